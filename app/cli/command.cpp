@@ -1,0 +1,201 @@
+#include "command.h"
+
+#include "duration.h"
+
+#include <QtCore/QFile>
+#include <QtCore/QJsonDocument>
+
+namespace QEtcd::Cli {
+
+namespace {
+QFile &standardStream(int fd)
+{
+    static QFile out, err;
+    QFile &file = fd == 1 ? out : err;
+    if (!file.isOpen())
+        file.open(fd, QIODevice::WriteOnly, QFileDevice::DontCloseHandle);
+    return file;
+}
+
+// The failure contract is one line, whatever the server or gRPC put in their messages.
+void printError(const QString &message)
+{
+    QFile &err = standardStream(2);
+    err.write((message.simplified() + QLatin1Char('\n')).toUtf8());
+    err.flush();
+}
+
+// Only the options section of QCommandLineParser's help, to show several groups.
+QString optionsHelp(const QList<QCommandLineOption> &options)
+{
+    QCommandLineParser parser;
+    parser.addOptions(options);
+    const QString text = parser.helpText();
+    const QLatin1String heading("Options:\n");
+    return text.mid(text.indexOf(heading) + heading.size());
+}
+
+QString synopsis(const Command &command)
+{
+    QStringList parts;
+    for (const Argument &argument : command.arguments)
+        parts.append(argument.optional ? QLatin1Char('[') + argument.name + QLatin1Char(']') : argument.name);
+    return parts.join(QLatin1Char(' '));
+}
+
+QString overviewHelp(const QList<Command> &commands)
+{
+    QString text = QStringLiteral("Usage: qetcd [global options] COMMAND [options] [arguments]\n\n"
+                                  "Reads and writes an etcd v3 cluster; flags and ETCDCTL_* variables\n"
+                                  "as etcdctl has them.\n\n"
+                                  "Commands:\n");
+    for (const Command &command : commands)
+        text += QStringLiteral("  %1  %2\n").arg(command.name.leftJustified(8), command.summary);
+    text += QStringLiteral("\nGlobal options:\n") + optionsHelp(globalOptions());
+    text += QStringLiteral("\nRun \"qetcd COMMAND --help\" for a command's options.\n"
+                           "Exit status: 0 success, 1 the operation failed, 2 the command line was wrong.\n");
+    return text;
+}
+
+QString commandHelp(const Command &command)
+{
+    QString text = QStringLiteral("Usage: qetcd %1 [options] %2\n\n%3\n").arg(command.name, synopsis(command),
+                                                                           command.summary);
+    if (!command.details.isEmpty())
+        text += QLatin1Char('\n') + command.details + QLatin1Char('\n');
+    if (!command.arguments.isEmpty()) {
+        text += QStringLiteral("\nArguments:\n");
+        for (const Argument &argument : command.arguments)
+            text += QStringLiteral("  %1  %2\n").arg(argument.name.leftJustified(10), argument.description);
+    }
+    if (!command.options.isEmpty())
+        text += QStringLiteral("\nOptions:\n") + optionsHelp(command.options);
+    text += QStringLiteral("\nGlobal options:\n") + optionsHelp(globalOptions());
+    return text;
+}
+
+// Global options may come before the command name, as with etcdctl: skip them and their values.
+qsizetype commandIndex(const QStringList &arguments)
+{
+    for (qsizetype i = 1; i < arguments.size(); ++i) {
+        const QString &argument = arguments[i];
+        if (argument == QLatin1String("--"))
+            return -1;
+        if (!argument.startsWith(QLatin1Char('-')) || argument.size() == 1)
+            return i;
+        const QString name = argument.mid(argument.startsWith(QLatin1String("--")) ? 2 : 1);
+        if (!name.contains(QLatin1Char('=')) && takesValue(name))
+            ++i;
+    }
+    return -1;
+}
+
+int usage(const QString &message)
+{
+    printError(message);
+    return Usage;
+}
+} // namespace
+
+Invocation::Invocation(const Command &command, const QCommandLineParser &parser, GlobalOptions options)
+    : m_command(command), m_parser(parser), m_options(std::move(options))
+{
+}
+
+Client &Invocation::client()
+{
+    if (!m_client)
+        m_client = std::make_unique<Client>(m_options.client);
+    return *m_client;
+}
+
+void Invocation::print(const QByteArray &line)
+{
+    standardStream(1).write(line + '\n');
+}
+
+void Invocation::print(const QJsonObject &object)
+{
+    print(QJsonDocument(object).toJson(QJsonDocument::Compact));
+}
+
+int Invocation::failed(const Status &status)
+{
+    standardStream(1).flush();
+    printError(QLatin1String("qetcd: ") + status.message());
+    return Failure;
+}
+
+int Invocation::usageError(const QString &message)
+{
+    return usage(QStringLiteral("qetcd %1: %2").arg(m_command.name, message));
+}
+
+Status Invocation::timedOut(const QString &what) const
+{
+    return Status(StatusCode::DeadlineExceeded,
+                  QStringLiteral("%1: no answer from %2 within %3 (--command-timeout)")
+                      .arg(what, m_options.client.endpoints.join(QLatin1Char(',')),
+                           formatDuration(m_options.commandTimeout)));
+}
+
+namespace {
+int dispatch(const QStringList &arguments, const QList<Command> &commands)
+{
+    const qsizetype index = commandIndex(arguments);
+    if (index < 0) {
+        const bool help = arguments.contains(QLatin1String("--help")) || arguments.contains(QLatin1String("-h"));
+        if (arguments.size() > 1 && !help)
+            return usage(QStringLiteral("qetcd: no command given; see qetcd --help"));
+        standardStream(1).write(overviewHelp(commands).toUtf8());
+        return Success;
+    }
+    const QString name = arguments[index];
+    const auto command = std::find_if(commands.cbegin(), commands.cend(),
+                                      [&](const Command &c) { return c.name == name; });
+    if (command == commands.cend()) {
+        QStringList names;
+        for (const Command &c : commands)
+            names.append(c.name);
+        return usage(QStringLiteral("qetcd: unknown command \"%1\"; commands: %2")
+                         .arg(name, names.join(QLatin1String(", "))));
+    }
+
+    QCommandLineParser parser;
+    parser.addOptions(command->options);
+    parser.addOptions(globalOptions());
+    QStringList rest = arguments;
+    rest.removeAt(index);
+    if (!parser.parse(rest))
+        return usage(QStringLiteral("qetcd %1: %2").arg(name, parser.errorText()));
+    if (parser.isSet(QStringLiteral("help"))) {
+        standardStream(1).write(commandHelp(*command).toUtf8());
+        return Success;
+    }
+    const qsizetype given = parser.positionalArguments().size();
+    const qsizetype required = std::count_if(command->arguments.cbegin(), command->arguments.cend(),
+                                             [](const Argument &a) { return !a.optional; });
+    if (given < required || given > command->arguments.size()) {
+        return usage(QStringLiteral("qetcd %1: expects %2 (got %3 arguments); see qetcd %1 --help")
+                         .arg(name, synopsis(*command))
+                         .arg(given));
+    }
+    QString error;
+    std::optional<GlobalOptions> options =
+        resolveGlobalOptions(parser, QProcessEnvironment::systemEnvironment(), &error);
+    if (!options)
+        return usage(QLatin1String("qetcd: ") + error);
+
+    Invocation invocation(*command, parser, std::move(*options));
+    return command->run(invocation);
+}
+} // namespace
+
+int runCommandLine(const QStringList &arguments, const QList<Command> &commands)
+{
+    const int code = dispatch(arguments, commands);
+    standardStream(1).flush();
+    return code;
+}
+
+} // namespace QEtcd::Cli

@@ -1,0 +1,110 @@
+#pragma once
+
+#include "globaloptions.h"
+
+#include <QEtcd/client.h>
+
+#include <QtCore/QCommandLineParser>
+#include <QtCore/QDeadlineTimer>
+#include <QtCore/QEventLoop>
+#include <QtCore/QFutureWatcher>
+#include <QtCore/QJsonObject>
+#include <QtCore/QTimer>
+
+#include <functional>
+#include <memory>
+
+namespace QEtcd::Cli {
+
+// 0: done; 1: the operation failed; 2: the command line was wrong (unknown command or option,
+// bad value) and nothing was sent. Both failures print one line on stderr.
+enum ExitCode { Success = 0, Failure = 1, Usage = 2 };
+
+class Invocation;
+
+struct Argument
+{
+    QString name;         // as shown in the synopsis: "KEY"
+    QString description;
+    bool optional = false;
+};
+
+// One subcommand. Its options are parsed together with the global ones, so
+// "qetcd get --help" shows both and global options may come before or after the command name.
+struct Command
+{
+    QString name;
+    QString summary;  // one line, for "qetcd --help"
+    QString details;  // more help: output formats, rules between options
+    QList<Argument> arguments;
+    QList<QCommandLineOption> options;
+    std::function<int(Invocation &)> run;
+};
+
+// A command being run: its parsed command line, the resolved global options, a client made on
+// first use, and the output conventions.
+class Invocation
+{
+public:
+    Invocation(const Command &command, const QCommandLineParser &parser, GlobalOptions options);
+    Q_DISABLE_COPY_MOVE(Invocation)
+
+    bool json() const { return m_options.json; }
+    QStringList arguments() const { return m_parser.positionalArguments(); }
+    bool isSet(const QString &option) const { return m_parser.isSet(option); }
+    QString value(const QString &option) const { return m_parser.value(option); }
+
+    Client &client();
+
+    // Waits for a call's result until deadline, by default --command-timeout from now; what
+    // names the request in the message of a timeout ("get \"k\""). Requests started together
+    // share one deadline, so a dead endpoint costs one timeout, not one per request.
+    template <class Result>
+    Result await(const QFuture<Result> &future, const QString &what, const QDeadlineTimer &deadline);
+    template <class Result>
+    Result await(const QFuture<Result> &future, const QString &what)
+    {
+        return await(future, what, requestDeadline());
+    }
+    QDeadlineTimer requestDeadline() const { return QDeadlineTimer(m_options.commandTimeout); }
+
+    void print(const QByteArray &line);
+    void print(const QJsonObject &object);
+    // Print "qetcd: <status message>" or "qetcd <command>: <message>" on stderr, return the code.
+    int failed(const Status &status);
+    int usageError(const QString &message);
+
+private:
+    Status timedOut(const QString &what) const;
+
+    const Command &m_command;
+    const QCommandLineParser &m_parser;
+    GlobalOptions m_options;
+    std::unique_ptr<Client> m_client;
+};
+
+template <class Result>
+Result Invocation::await(const QFuture<Result> &future, const QString &what, const QDeadlineTimer &deadline)
+{
+    if (!future.isFinished()) {
+        // The client's thread delivers the result; an event loop lets the timeout interrupt.
+        QEventLoop loop;
+        QFutureWatcher<Result> watcher;
+        QObject::connect(&watcher, &QFutureWatcherBase::finished, &loop, &QEventLoop::quit);
+        watcher.setFuture(future);
+        QTimer::singleShot(std::chrono::ceil<std::chrono::milliseconds>(deadline.remainingTimeAsDuration()), &loop,
+                           &QEventLoop::quit);
+        loop.exec();
+    }
+    if (!future.isFinished()) {
+        Result result;
+        result.status = timedOut(what);
+        return result;
+    }
+    return future.result();
+}
+
+// Runs "qetcd ARGS..." with commands and returns the exit code; arguments[0] is the program.
+int runCommandLine(const QStringList &arguments, const QList<Command> &commands);
+
+} // namespace QEtcd::Cli

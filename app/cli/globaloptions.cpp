@@ -1,0 +1,151 @@
+#include "globaloptions.h"
+
+#include "duration.h"
+
+#include <QtCore/QCommandLineParser>
+
+namespace QEtcd::Cli {
+
+namespace {
+struct Spec
+{
+    const char *name;
+    const char *valueName;  // nullptr: a flag without value
+    const char *description;
+    const char *defaultValue;
+};
+
+// etcdctl's defaults: 127.0.0.1:2379, a 2 s dial and a 5 s command timeout.
+constexpr Spec specs[] = {
+    {"endpoints", "LIST", "Comma-separated etcd endpoints; bare host:port is http, or https when TLS files are given",
+     "127.0.0.1:2379"},
+    {"cacert", "FILE", "Verify the server's certificate with this CA bundle", nullptr},
+    {"cert", "FILE", "Client certificate for mutual TLS", nullptr},
+    {"key", "FILE", "Private key of --cert", nullptr},
+    {"user", "USER[:PASSWORD]", "Authenticate as this user", nullptr},
+    {"password", "PASSWORD", "Password of --user", nullptr},
+    {"namespace", "PREFIX", "Prefix added to every key and stripped from every answer", nullptr},
+    {"dial-timeout", "DURATION", "Time to connect to an endpoint, e.g. 2s, 500ms", "2s"},
+    {"command-timeout", "DURATION", "Time limit of each request, e.g. 5s, 1m", "5s"},
+    {"json", nullptr, "Print one JSON object per line instead of text", nullptr},
+};
+
+QString environmentName(const QString &option)
+{
+    return QLatin1String("ETCDCTL_") + option.toUpper().replace(QLatin1Char('-'), QLatin1Char('_'));
+}
+
+// A setting and where it came from, so an error can name the flag or variable to fix.
+struct Setting
+{
+    QString value;
+    QString source;
+};
+
+Setting setting(const QCommandLineParser &parser, const QProcessEnvironment &environment, const Spec &spec)
+{
+    const QString name = QLatin1String(spec.name);
+    if (parser.isSet(name))
+        return {parser.value(name), QLatin1String("--") + name};
+    const QString variable = environmentName(name);
+    if (const QString value = environment.value(variable); !value.isEmpty())
+        return {value, variable};
+    return {QLatin1String(spec.defaultValue), QLatin1String("--") + name};
+}
+
+const Spec &spec(const char *name)
+{
+    for (const Spec &s : specs) {
+        if (qstrcmp(s.name, name) == 0)
+            return s;
+    }
+    Q_UNREACHABLE();
+}
+} // namespace
+
+QList<QCommandLineOption> globalOptions()
+{
+    QList<QCommandLineOption> options;
+    for (const Spec &s : specs) {
+        QString description = QLatin1String(s.description);
+        if (s.valueName) {
+            description += s.defaultValue ? QStringLiteral(" [default %1; env %2]").arg(QLatin1String(s.defaultValue),
+                                                                                      environmentName(s.name))
+                                          : QStringLiteral(" [env %1]").arg(environmentName(s.name));
+        }
+        options.append(QCommandLineOption(QLatin1String(s.name), description,
+                                          s.valueName ? QLatin1String(s.valueName) : QString()));
+    }
+    options.append(QCommandLineOption({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help")));
+    return options;
+}
+
+bool takesValue(const QString &globalOptionName)
+{
+    return std::any_of(std::begin(specs), std::end(specs), [&](const Spec &s) {
+        return s.valueName && globalOptionName == QLatin1String(s.name);
+    });
+}
+
+std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &parser,
+                                                  const QProcessEnvironment &environment, QString *error)
+{
+    const auto get = [&](const char *name) { return setting(parser, environment, spec(name)); };
+    const auto fail = [&](const QString &message) -> std::optional<GlobalOptions> {
+        *error = message;
+        return std::nullopt;
+    };
+    GlobalOptions options;
+    ClientOptions &client = options.client;
+    options.json = parser.isSet(QStringLiteral("json"));
+
+    client.tls.caFile = get("cacert").value;
+    client.tls.certFile = get("cert").value;
+    client.tls.keyFile = get("key").value;
+    const bool tlsFilesGiven = !client.tls.caFile.isEmpty() || !client.tls.certFile.isEmpty()
+        || !client.tls.keyFile.isEmpty();
+    const Setting endpoints = get("endpoints");
+    for (const QString &raw : endpoints.value.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const QString endpoint = raw.trimmed();
+        const bool bare = !endpoint.contains(QLatin1String("://"));
+        client.endpoints.append(bare && tlsFilesGiven ? QLatin1String("https://") + endpoint : endpoint);
+    }
+    if (client.endpoints.isEmpty())
+        return fail(QStringLiteral("%1: no endpoints given").arg(endpoints.source));
+
+    const Setting user = get("user");
+    const Setting password = get("password");
+    client.user = user.value;
+    client.password = password.value;
+    // etcdctl's "--user name:password"; with a separate password the whole value is the name.
+    if (!user.value.isEmpty() && password.value.isEmpty()) {
+        const qsizetype colon = user.value.indexOf(QLatin1Char(':'));
+        if (colon < 0) {
+            return fail(QStringLiteral("%1: user \"%2\" needs a password: write USER:PASSWORD, or set --password "
+                                       "or ETCDCTL_PASSWORD")
+                            .arg(user.source, user.value));
+        }
+        client.user = user.value.left(colon);
+        client.password = user.value.mid(colon + 1);
+    }
+    client.keyNamespace = get("namespace").value.toUtf8();
+
+    for (const auto &[name, target] : {std::pair{"dial-timeout", &client.dialTimeout},
+                                       std::pair{"command-timeout", &options.commandTimeout}}) {
+        const Setting duration = get(name);
+        QString why;
+        const auto parsed = parseDuration(duration.value, &why);
+        if (!parsed)
+            return fail(duration.source + QLatin1String(": ") + why);
+        if (*parsed <= std::chrono::milliseconds::zero())
+            return fail(QStringLiteral("%1: must be longer than 0").arg(duration.source));
+        *target = *parsed;
+    }
+    client.rpc.operationTimeout = options.commandTimeout;
+
+    if (const Status valid = client.validate(); !valid)
+        return fail(valid.message());
+    return options;
+}
+
+} // namespace QEtcd::Cli

@@ -1,0 +1,247 @@
+#include "commands.h"
+
+#include "kvformat.h"
+
+#include <QtCore/QJsonArray>
+
+namespace QEtcd::Cli {
+
+namespace {
+QCommandLineOption flag(const QString &name, const QString &description)
+{
+    return QCommandLineOption(name, description);
+}
+
+QCommandLineOption valued(const QString &name, const QString &valueName, const QString &description)
+{
+    return QCommandLineOption(name, description, valueName);
+}
+
+QString quoted(const QByteArray &key)
+{
+    return QLatin1Char('"') + QString::fromUtf8(key) + QLatin1Char('"');
+}
+
+const QString rangeHelp = QStringLiteral(
+    "Without options the command covers KEY alone; with RANGE_END the keys from KEY\n"
+    "up to, not including, RANGE_END; with --prefix every key that starts with KEY\n"
+    "(\"\" --prefix: all keys); with --from-key every key from KEY on.");
+
+// etcdctl's rules: one way of widening the range at a time.
+std::optional<KeyRange> keyRange(const Invocation &invocation, QString *error)
+{
+    const QStringList arguments = invocation.arguments();
+    const bool prefix = invocation.isSet(QStringLiteral("prefix"));
+    const bool fromKey = invocation.isSet(QStringLiteral("from-key"));
+    const bool rangeEnd = arguments.size() > 1;
+    if (int(prefix) + int(fromKey) + int(rangeEnd) > 1) {
+        *error = QStringLiteral("use only one of --prefix, --from-key and RANGE_END");
+        return std::nullopt;
+    }
+    if (prefix)
+        return KeyRange::prefix();
+    if (fromKey)
+        return KeyRange::fromKey();
+    if (rangeEnd)
+        return KeyRange::upTo(arguments[1].toUtf8());
+    return KeyRange::single();
+}
+
+std::optional<qint64> nonNegative(const Invocation &invocation, const QString &option, QString *error)
+{
+    if (!invocation.isSet(option))
+        return 0;
+    bool ok = false;
+    const qint64 value = invocation.value(option).toLongLong(&ok);
+    if (ok && value >= 0)
+        return value;
+    *error = QStringLiteral("--%1 must be a whole number >= 0, not \"%2\"").arg(option, invocation.value(option));
+    return std::nullopt;
+}
+
+int runGet(Invocation &invocation)
+{
+    const QByteArray key = invocation.arguments().value(0).toUtf8();
+    QString error;
+    RangeOptions options;
+    const auto range = keyRange(invocation, &error);
+    const auto limit = nonNegative(invocation, QStringLiteral("limit"), &error);
+    const auto revision = nonNegative(invocation, QStringLiteral("rev"), &error);
+    if (!range || !limit || !revision)
+        return invocation.usageError(error);
+    options.range = *range;
+    options.limit = *limit;
+    options.revision = *revision;
+    options.keysOnly = invocation.isSet(QStringLiteral("keys-only"));
+    options.countOnly = invocation.isSet(QStringLiteral("count-only"));
+    const bool valuesOnly = invocation.isSet(QStringLiteral("print-value-only"));
+    if (int(options.keysOnly) + int(options.countOnly) + int(valuesOnly) > 1)
+        return invocation.usageError(QStringLiteral("use one of --keys-only, --count-only and --print-value-only"));
+    if (valuesOnly && invocation.json())
+        return invocation.usageError(QStringLiteral("--print-value-only is for text; --json prints whole objects"));
+
+    const RangeResult result =
+        invocation.await(invocation.client().get(key, options), QLatin1String("get ") + quoted(key));
+    if (!result.status)
+        return invocation.failed(result.status);
+    if (options.countOnly) {
+        if (invocation.json())
+            invocation.print(QJsonObject{{QLatin1String("count"), result.count}});
+        else
+            invocation.print(QByteArray::number(result.count));
+        return Success;
+    }
+    for (const KeyValue &kv : result.kvs) {
+        if (invocation.json()) {
+            QJsonObject object = keyValueJson(kv);
+            if (options.keysOnly)
+                object.remove(QLatin1String("value"));
+            invocation.print(object);
+            continue;
+        }
+        if (!valuesOnly)
+            invocation.print(kv.key);
+        if (!options.keysOnly)
+            invocation.print(kv.value);
+    }
+    return Success;
+}
+
+int runPut(Invocation &invocation)
+{
+    const QByteArray key = invocation.arguments().value(0).toUtf8();
+    const QByteArray value = invocation.arguments().value(1).toUtf8();
+    PutOptions options;
+    options.prevKv = invocation.isSet(QStringLiteral("prev-kv"));
+    if (invocation.isSet(QStringLiteral("lease"))) {
+        QString error;
+        const auto lease = parseLeaseId(invocation.value(QStringLiteral("lease")), &error);
+        if (!lease)
+            return invocation.usageError(error);
+        options.lease = *lease;
+    }
+
+    const PutResult result = invocation.await(invocation.client().put(key, value, options),
+                                              QLatin1String("put ") + quoted(key));
+    if (!result.status)
+        return invocation.failed(result.status);
+    if (invocation.json()) {
+        QJsonObject object{{QLatin1String("revision"), result.header.revision}};
+        if (result.prevKv)
+            object.insert(QLatin1String("prev_kv"), keyValueJson(*result.prevKv));
+        invocation.print(object);
+        return Success;
+    }
+    invocation.print("OK");
+    if (result.prevKv) {
+        invocation.print(result.prevKv->key);
+        invocation.print(result.prevKv->value);
+    }
+    return Success;
+}
+
+int runDelete(Invocation &invocation)
+{
+    const QByteArray key = invocation.arguments().value(0).toUtf8();
+    QString error;
+    const auto range = keyRange(invocation, &error);
+    if (!range)
+        return invocation.usageError(error);
+    DeleteOptions options;
+    options.range = *range;
+    options.prevKv = invocation.isSet(QStringLiteral("prev-kv"));
+
+    const DeleteResult result = invocation.await(invocation.client().remove(key, options),
+                                                 QLatin1String("del ") + quoted(key));
+    if (!result.status)
+        return invocation.failed(result.status);
+    if (invocation.json()) {
+        QJsonObject object{{QLatin1String("deleted"), result.deleted},
+                           {QLatin1String("revision"), result.header.revision}};
+        if (options.prevKv) {
+            QJsonArray previous;
+            for (const KeyValue &kv : result.prevKvs)
+                previous.append(keyValueJson(kv));
+            object.insert(QLatin1String("prev_kvs"), previous);
+        }
+        invocation.print(object);
+        return Success;
+    }
+    invocation.print(QByteArray::number(result.deleted));
+    for (const KeyValue &kv : result.prevKvs) {
+        invocation.print(kv.key);
+        invocation.print(kv.value);
+    }
+    return Success;
+}
+} // namespace
+
+Command getCommand()
+{
+    Command command;
+    command.name = QStringLiteral("get");
+    command.summary = QStringLiteral("Read a key or a range of keys");
+    command.details = rangeHelp + QStringLiteral(
+        "\n\nText output: for each key a line with the key, then a line with the value\n"
+        "(raw bytes), as etcdctl prints them; --count-only prints the number alone.\n"
+        "--json: one object per key and line, with \"key\", \"value\", \"create_revision\",\n"
+        "\"mod_revision\", \"version\" and, for a key with a lease, \"lease\" (hex) and\n"
+        "\"lease_dec\"; a key or value that is not valid UTF-8 comes as \"key_base64\" or\n"
+        "\"value_base64\". --count-only prints {\"count\": N}.");
+    command.arguments = {{QStringLiteral("KEY"), QStringLiteral("The key, or the start of the range")},
+                         {QStringLiteral("RANGE_END"), QStringLiteral("End of the range (not included)"), true}};
+    command.options = {
+        flag(QStringLiteral("prefix"), QStringLiteral("Read every key that starts with KEY")),
+        flag(QStringLiteral("from-key"), QStringLiteral("Read every key from KEY on")),
+        valued(QStringLiteral("limit"), QStringLiteral("N"), QStringLiteral("Read at most N keys (0: no limit)")),
+        valued(QStringLiteral("rev"), QStringLiteral("REVISION"),
+               QStringLiteral("Read as of this revision (0: the latest)")),
+        flag(QStringLiteral("keys-only"), QStringLiteral("Print the keys without values")),
+        flag(QStringLiteral("count-only"), QStringLiteral("Print only how many keys there are")),
+        flag(QStringLiteral("print-value-only"), QStringLiteral("Print only the values (text output)")),
+    };
+    command.run = runGet;
+    return command;
+}
+
+Command putCommand()
+{
+    Command command;
+    command.name = QStringLiteral("put");
+    command.summary = QStringLiteral("Write a value to a key");
+    command.details = QStringLiteral(
+        "Prints OK; with --prev-kv also the previous key and value lines, if any.\n"
+        "--json: {\"revision\": N} and, with --prev-kv, \"prev_kv\" as get --json prints it.\n"
+        "Lease IDs are hex, as etcdctl prints and reads them: 694d7b0c0d1e0d0a or\n"
+        "0x694d7b0c0d1e0d0a; a decimal ID is written dec:7587856238879051018.");
+    command.arguments = {{QStringLiteral("KEY"), QStringLiteral("The key to write")},
+                         {QStringLiteral("VALUE"), QStringLiteral("The value; put -- before one that starts with -")}};
+    command.options = {
+        valued(QStringLiteral("lease"), QStringLiteral("ID"), QStringLiteral("Attach the key to this lease (hex ID)")),
+        flag(QStringLiteral("prev-kv"), QStringLiteral("Print the key-value pair this put replaced")),
+    };
+    command.run = runPut;
+    return command;
+}
+
+Command deleteCommand()
+{
+    Command command;
+    command.name = QStringLiteral("del");
+    command.summary = QStringLiteral("Delete a key or a range of keys");
+    command.details = rangeHelp + QStringLiteral(
+        "\n\nPrints the number of deleted keys; with --prev-kv then a key line and a value\n"
+        "line for each. --json: {\"deleted\": N, \"revision\": N} and, with --prev-kv,\n"
+        "\"prev_kvs\": [objects as get --json prints them].");
+    command.arguments = {{QStringLiteral("KEY"), QStringLiteral("The key, or the start of the range")},
+                         {QStringLiteral("RANGE_END"), QStringLiteral("End of the range (not included)"), true}};
+    command.options = {
+        flag(QStringLiteral("prefix"), QStringLiteral("Delete every key that starts with KEY")),
+        flag(QStringLiteral("from-key"), QStringLiteral("Delete every key from KEY on")),
+        flag(QStringLiteral("prev-kv"), QStringLiteral("Print the deleted key-value pairs")),
+    };
+    command.run = runDelete;
+    return command;
+}
+
+} // namespace QEtcd::Cli

@@ -1,0 +1,25 @@
+#pragma once
+
+#include <QEtcd/kvtypes.h>
+
+#include <QtCore/QJsonObject>
+#include <QtCore/QString>
+
+#include <optional>
+
+namespace QEtcd::Cli {
+
+// One key-value pair as JSON: "key" and "value" as text when the bytes are valid UTF-8, else
+// "key_base64" / "value_base64"; "create_revision", "mod_revision", "version"; and, when the key
+// is attached to a lease, "lease" in hex (as etcdctl prints it and --lease reads it) and
+// "lease_dec" as a number.
+QJsonObject keyValueJson(const KeyValue &kv);
+
+// The way etcdctl prints lease IDs: 16 hex digits.
+QString leaseHex(qint64 id);
+
+// etcdctl reads lease IDs as hex, so does qetcd: "694d7b0c0d1e0d0a" or "0x694d...". A decimal ID
+// (as in "lease_dec") is written "dec:7587856238879051018". The ID must be > 0.
+std::optional<qint64> parseLeaseId(const QString &text, QString *error = nullptr);
+
+} // namespace QEtcd::Cli

@@ -1,0 +1,119 @@
+#include "retrypolicy.h"
+
+#include "logging_p.h"
+
+#include <QtCore/QRandomGenerator>
+
+#include <cmath>
+
+namespace QEtcd {
+
+using std::chrono::milliseconds;
+
+/*!
+    \class QEtcd::RetryPolicy
+    \brief Decides how long to wait before the next attempt of a failed operation, or to stop.
+*/
+
+RetryPolicy::RetryPolicy()
+    : m_nextDelay([](int, milliseconds) { return Delay(); }), m_description(QStringLiteral("never"))
+{
+}
+
+RetryPolicy::RetryPolicy(Function nextDelay, QString description)
+    : m_nextDelay(std::move(nextDelay)), m_description(std::move(description))
+{
+    if (!m_nextDelay)
+        *this = invalid(QStringLiteral("RetryPolicy: the delay function is empty"));
+}
+
+RetryPolicy RetryPolicy::invalid(const QString &why)
+{
+    qCWarning(lcCore).noquote() << why;
+    RetryPolicy policy;
+    policy.m_description = QStringLiteral("invalid");
+    policy.m_validation = Status(StatusCode::InvalidArgument, why);
+    return policy;
+}
+
+RetryPolicy RetryPolicy::exponentialBackoff()
+{
+    return exponentialBackoff(ExponentialBackoff());
+}
+
+RetryPolicy RetryPolicy::exponentialBackoff(const ExponentialBackoff &p)
+{
+    const auto bad = [](const char *what, const QString &value) {
+        return invalid(QStringLiteral("RetryPolicy::exponentialBackoff: %1 (got %2)")
+                           .arg(QLatin1String(what), value));
+    };
+    if (p.initialDelay <= milliseconds::zero())
+        return bad("initialDelay must be > 0", QString::number(p.initialDelay.count()) + QLatin1String(" ms"));
+    if (p.maxDelay < p.initialDelay)
+        return bad("maxDelay must be >= initialDelay", QString::number(p.maxDelay.count()) + QLatin1String(" ms"));
+    if (!(p.factor >= 1.0) || !std::isfinite(p.factor))
+        return bad("factor must be a finite number >= 1", QString::number(p.factor));
+    if (!(p.jitterRatio >= 0.0 && p.jitterRatio <= 1.0))
+        return bad("jitterRatio must be within [0, 1]", QString::number(p.jitterRatio));
+    if (p.maxAttempts < 1)
+        return bad("maxAttempts must be >= 1", QString::number(p.maxAttempts));
+    if (p.maxElapsed <= milliseconds::zero())
+        return bad("maxElapsed must be > 0", QString::number(p.maxElapsed.count()) + QLatin1String(" ms"));
+
+    auto next = [p](int attempt, milliseconds elapsed) -> Delay {
+        if (attempt > p.maxAttempts || elapsed >= p.maxElapsed)
+            return {};
+        const double cap = double(p.maxDelay.count());
+        double base = double(p.initialDelay.count()) * std::pow(p.factor, attempt - 1);
+        if (!std::isfinite(base) || base > cap)
+            base = cap;
+        double delay = base;
+        if (p.jitterRatio > 0.0) {
+            const double unit = QRandomGenerator::global()->generateDouble() * 2.0 - 1.0;
+            delay = std::min(cap, base * (1.0 + unit * p.jitterRatio));
+        }
+        return milliseconds(qint64(std::llround(delay)));
+    };
+    return RetryPolicy(std::move(next),
+                       QStringLiteral("exponentialBackoff(initial=%1ms, max=%2ms, factor=%3, jitter=%4)")
+                           .arg(p.initialDelay.count())
+                           .arg(p.maxDelay.count())
+                           .arg(p.factor)
+                           .arg(p.jitterRatio));
+}
+
+RetryPolicy RetryPolicy::bounded(int maxAttempts, milliseconds delay)
+{
+    if (maxAttempts < 1)
+        return invalid(QStringLiteral("RetryPolicy::bounded: maxAttempts must be >= 1 (got %1)").arg(maxAttempts));
+    if (delay < milliseconds::zero())
+        return invalid(QStringLiteral("RetryPolicy::bounded: delay must be >= 0 (got %1 ms)").arg(delay.count()));
+    return RetryPolicy(
+        [maxAttempts, delay](int attempt, milliseconds) -> Delay {
+            return attempt <= maxAttempts ? Delay(delay) : Delay();
+        },
+        QStringLiteral("bounded(%1, %2ms)").arg(maxAttempts).arg(delay.count()));
+}
+
+RetryPolicy RetryPolicy::unlimited()
+{
+    RetryPolicy policy = exponentialBackoff();
+    policy.m_description = QStringLiteral("unlimited");
+    return policy;
+}
+
+RetryPolicy RetryPolicy::never()
+{
+    return RetryPolicy();
+}
+
+RetryPolicy::Delay RetryPolicy::nextDelay(int attempt, milliseconds elapsed) const
+{
+    if (attempt < 1) {
+        qCWarning(lcCore) << "RetryPolicy::nextDelay: attempt is 1-based, got" << attempt;
+        return {};
+    }
+    return m_nextDelay(attempt, elapsed);
+}
+
+} // namespace QEtcd

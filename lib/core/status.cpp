@@ -1,0 +1,45 @@
+#include "status.h"
+
+#include <QtCore/QMetaEnum>
+
+namespace QEtcd {
+
+/*!
+    \class QEtcd::Status
+    \brief The outcome of one library operation: a code and a message naming what went wrong.
+
+    No exception crosses qetcd's public API; every operation reports a Status instead.
+*/
+
+bool Status::isTransient() const
+{
+    return m_code == StatusCode::Unavailable || m_code == StatusCode::Internal
+        || m_code == StatusCode::DeadlineExceeded;
+}
+
+bool Status::isLeaseNotFound() const
+{
+    return m_code == StatusCode::NotFound && m_message.contains(QLatin1String("lease not found"));
+}
+
+Status Status::withContext(const QString &context) const
+{
+    if (isOk() || context.isEmpty())
+        return *this;
+    return Status(m_code, context + QLatin1String(": ") + m_message);
+}
+
+QString Status::codeName() const
+{
+    const char *key = QMetaEnum::fromType<StatusCode>().valueToKey(int(m_code));
+    return key ? QString::fromLatin1(key) : QString::number(int(m_code));
+}
+
+QString Status::toString() const
+{
+    if (isOk())
+        return QStringLiteral("Ok");
+    return codeName() + QLatin1String(": ") + m_message;
+}
+
+} // namespace QEtcd

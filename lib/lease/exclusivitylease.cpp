@@ -1,0 +1,166 @@
+#include "exclusivitylease.h"
+
+#include "client.h"
+#include "client_p.h"
+#include "keepalivehub_p.h"
+#include "mailbox_p.h"
+#include "threading_p.h"
+
+#include <QtCore/QMutex>
+
+namespace QEtcd {
+
+using namespace Internal;
+using namespace std::chrono;
+
+class ExclusivityLeasePrivate : public QObject, public LeaseSink
+{
+public:
+    ExclusivityLeasePrivate(ExclusivityLease *q, Client *client, qint64 ttlSeconds)
+        : q(q), client(client), clientPrivate(ClientPrivate::get(client)), ttl(ttlSeconds),
+          mailbox(Mailbox::create(this))
+    {
+        moveToThread(clientPrivate->dispatcher());
+    }
+
+    // --- LeaseSink: completion-queue thread, hub lock held ---------------------------------
+    void leaseRenewed(qint64 id, Clock::time_point deadline) override
+    {
+        deadlineNs = deadline.time_since_epoch().count();
+        if (suspended.exchange(false))
+            mailbox->post([this, id] { emitSignal([&] { Q_EMIT q->keepAliveResumed(id); }); });
+    }
+    void leaseGone(qint64 id, const Status &cause) override
+    {
+        markLost(cause);
+        mailbox->post([this, id, cause] {
+            emitEvent(LeaseEventKind::Expired, id, cause);
+            emitSignal([&] { Q_EMIT q->lost(cause); });
+        });
+    }
+    void keepAliveSuspended(qint64 id, const Status &cause) override
+    {
+        suspended = true;
+        mailbox->post([this, id, cause] { emitEvent(LeaseEventKind::Suspended, id, cause); });
+    }
+
+    void markLost(const Status &cause)
+    {
+        QMutexLocker locker(&causeMutex);
+        lostCause = cause;
+        lostFlag = true;
+    }
+
+    void emitEvent(LeaseEventKind kind, qint64 id, const Status &cause)
+    {
+        const LeaseEvent event{kind, id, -1, cause, duration_cast<milliseconds>(Clock::now().time_since_epoch()).count()};
+        emitSignal([&] { Q_EMIT q->leaseEvent(event); });
+    }
+
+    template <class Emit>
+    void emitSignal(Emit emitter)
+    {
+        if (q)
+            emitter();
+    }
+
+    ExclusivityLease *q;
+    Client *client;
+    ClientPrivate *clientPrivate;
+    const qint64 ttl;
+    const std::shared_ptr<Mailbox> mailbox;
+
+    std::atomic<qint64> leaseId{-1};
+    std::atomic<Clock::rep> deadlineNs{0};
+    std::atomic<bool> granting{false};
+    std::atomic<bool> released{false};
+    std::atomic<bool> lostFlag{false};
+    std::atomic<bool> suspended{false};
+    mutable QMutex causeMutex;
+    Status lostCause;
+};
+
+/*!
+    \class QEtcd::ExclusivityLease
+    \brief A lease that is never healed, whose loss is known before etcd can act on it.
+*/
+
+ExclusivityLease::ExclusivityLease(Client *client, qint64 ttlSeconds, QObject *parent)
+    : QObject(parent), d(std::make_unique<ExclusivityLeasePrivate>(this, client, ttlSeconds))
+{
+}
+
+ExclusivityLease::~ExclusivityLease()
+{
+    release();
+    ExclusivityLeasePrivate *priv = d.release();
+    runOn(priv, [priv] { priv->q = nullptr; });
+    priv->deleteLater();
+}
+
+QFuture<Status> ExclusivityLease::grant()
+{
+    if (!d->clientPrivate->configurationStatus)
+        return QtFuture::makeReadyFuture(d->clientPrivate->configurationStatus);
+    if (d->ttl <= 0)
+        return QtFuture::makeReadyFuture(
+            Status(StatusCode::InvalidArgument, QStringLiteral("TTL must be > 0 seconds (got %1)").arg(d->ttl)));
+    if (d->granting.exchange(true))
+        return QtFuture::makeReadyFuture(Status(StatusCode::AlreadyStarted, QStringLiteral("grant() was already called")));
+    const Clock::time_point sentAt = Clock::now();
+    ExclusivityLeasePrivate *priv = d.get();
+    return d->client->leaseGrant(d->ttl).then([priv, sentAt](const LeaseGrantResult &grant) {
+        if (!grant.status)
+            return grant.status;
+        if (priv->released) {
+            priv->client->leaseRevoke(grant.id);
+            return Status(StatusCode::Closed, QStringLiteral("released while the grant was in flight"));
+        }
+        priv->deadlineNs = (sentAt + seconds(grant.ttl) - KeepAliveHub::safetyMargin(grant.ttl)).time_since_epoch().count();
+        priv->leaseId = grant.id;
+        priv->clientPrivate->keepAliveHub()->add(grant.id, grant.ttl, sentAt, LeaseKind::Exclusivity, priv);
+        return Status();
+    });
+}
+
+void ExclusivityLease::release()
+{
+    if (d->released.exchange(true))
+        return;
+    d->mailbox->close();
+    const qint64 id = d->leaseId.load();
+    if (id <= 0)
+        return;
+    d->clientPrivate->keepAliveHub()->remove(id);
+    if (!d->lostFlag)
+        d->client->leaseRevoke(id);
+}
+
+qint64 ExclusivityLease::leaseId() const
+{
+    return d->leaseId.load();
+}
+
+qint64 ExclusivityLease::ttlSeconds() const
+{
+    return d->ttl;
+}
+
+bool ExclusivityLease::isValid() const
+{
+    return d->leaseId.load() > 0 && !d->released && !d->lostFlag
+        && Clock::now().time_since_epoch().count() < d->deadlineNs.load();
+}
+
+std::chrono::steady_clock::time_point ExclusivityLease::lossDeadline() const
+{
+    return Clock::time_point(Clock::duration(d->deadlineNs.load()));
+}
+
+Status ExclusivityLease::lossCause() const
+{
+    QMutexLocker locker(&d->causeMutex);
+    return d->lostCause;
+}
+
+} // namespace QEtcd

@@ -1,0 +1,56 @@
+#pragma once
+
+#include <QEtcd/leaseevent.h>
+
+#include <QtCore/QFuture>
+#include <QtCore/QObject>
+
+#include <chrono>
+#include <memory>
+
+namespace QEtcd {
+
+class Client;
+class ExclusivityLeasePrivate;
+
+// A lease behind something only one holder may have: a lock hold, a permit, a leadership.
+// It never heals. It is declared lost at
+//
+//     send time of the last renewal etcd acknowledged + TTL − max(250 ms, TTL/10)
+//
+// by the monotonic clock, partitioned or not, and when etcd says the lease is gone. etcd
+// cannot expire it earlier, so the holder hears of the loss before anyone else can be granted
+// the thing. isValid() compares the clock with that deadline when it is called, so a thread
+// that wakes from a long pause learns the truth before it acts, even before lost() arrives.
+class ExclusivityLease : public QObject
+{
+    Q_OBJECT
+
+public:
+    ExclusivityLease(Client *client, qint64 ttlSeconds, QObject *parent = nullptr);
+    ~ExclusivityLease() override;  // releases
+    Q_DISABLE_COPY_MOVE(ExclusivityLease)
+
+    // Grants the lease and starts renewing it; finishes once.
+    QFuture<Status> grant();
+    // Stops renewing and revokes; no lost() follows. Idempotent.
+    void release();
+
+    qint64 leaseId() const;  // -1 before grant
+    qint64 ttlSeconds() const;
+    bool isValid() const;    // granted, not released, not lost, and the deadline is ahead
+    std::chrono::steady_clock::time_point lossDeadline() const;
+    Status lossCause() const;
+
+Q_SIGNALS:
+    // Once, from the client's dispatcher thread, even while the holder's thread is busy.
+    void lost(const QEtcd::Status &cause);
+    // Suspended while renewals go unanswered; Expired when lost. Never Restored.
+    void leaseEvent(const QEtcd::LeaseEvent &event);
+    void keepAliveResumed(qint64 leaseId);
+
+private:
+    std::unique_ptr<ExclusivityLeasePrivate> d;
+};
+
+} // namespace QEtcd

@@ -1,0 +1,208 @@
+#include "keepalivehub_p.h"
+
+#include "logging_p.h"
+
+namespace QEtcd::Internal {
+
+using namespace std::chrono;
+using namespace std::chrono_literals;
+
+namespace {
+constexpr milliseconds tickInterval = 50ms;
+constexpr milliseconds firstReopenDelay = 250ms;
+constexpr milliseconds maxReopenDelay = 2000ms;
+} // namespace
+
+KeepAliveHub::KeepAliveHub(Transport *transport) : m_transport(transport) {}
+
+KeepAliveHub::~KeepAliveHub()
+{
+    std::unique_lock lock(m_mutex);
+    m_closing = true;
+    m_leases.clear();
+    if (m_tickArmed)
+        m_tick.Cancel();
+    if (m_stream)
+        m_stream->close();
+    // The tick and the stream each come back once more through the queue; wait for both.
+    m_quiet.wait(lock, [this] { return !m_tickArmed && !m_stream; });
+}
+
+milliseconds KeepAliveHub::stallThreshold(qint64 ttlSeconds)
+{
+    return std::max<milliseconds>(500ms, milliseconds(ttlSeconds * 1000 / 6));
+}
+
+milliseconds KeepAliveHub::safetyMargin(qint64 ttlSeconds)
+{
+    return std::max<milliseconds>(250ms, milliseconds(ttlSeconds * 1000 / 10));
+}
+
+Clock::time_point KeepAliveHub::deadlineAfter(const Registration &registration, Clock::time_point sentAt) const
+{
+    const milliseconds margin = registration.kind == LeaseKind::Exclusivity ? safetyMargin(registration.ttlSeconds)
+                                                                            : 0ms;
+    return sentAt + seconds(registration.ttlSeconds) - margin;
+}
+
+void KeepAliveHub::add(qint64 leaseId, qint64 ttlSeconds, Clock::time_point grantSentAt, LeaseKind kind,
+                       LeaseSink *sink)
+{
+    std::lock_guard lock(m_mutex);
+    if (m_closing)
+        return;
+    Registration registration;
+    registration.ttlSeconds = ttlSeconds;
+    registration.kind = kind;
+    registration.sink = sink;
+    registration.nextRenewal = grantSentAt + milliseconds(ttlSeconds * 1000 / 3);
+    registration.lossDeadline = deadlineAfter(registration, grantSentAt);
+    m_leases[leaseId] = std::move(registration);
+    if (!m_stream)
+        openStreamLocked();
+    armTickLocked();
+}
+
+void KeepAliveHub::remove(qint64 leaseId)
+{
+    std::lock_guard lock(m_mutex);
+    m_leases.erase(leaseId);
+}
+
+int KeepAliveHub::size() const
+{
+    std::lock_guard lock(m_mutex);
+    return int(m_leases.size());
+}
+
+void KeepAliveHub::armTickLocked()
+{
+    if (m_tickArmed || m_closing || m_leases.empty())
+        return;
+    m_tickArmed = true;
+    m_tick.Set(m_transport->queue(), system_clock::now() + tickInterval, this);
+}
+
+void KeepAliveHub::onEvent(bool)
+{
+    std::lock_guard lock(m_mutex);
+    m_tickArmed = false;
+    if (m_closing) {
+        m_quiet.notify_all();
+        return;
+    }
+    const Clock::time_point now = Clock::now();
+    for (auto it = m_leases.begin(); it != m_leases.end();) {
+        Registration &lease = it->second;
+        if (now >= lease.lossDeadline) {
+            const qint64 overdueMs = duration_cast<milliseconds>(now - lease.lossDeadline).count();
+            const Status cause(lease.kind == LeaseKind::Exclusivity ? StatusCode::LeaseLost : StatusCode::DeadlineExceeded,
+                               QStringLiteral("no renewal of lease %1 was acknowledged in time; its deadline passed "
+                                              "%2 ms ago")
+                                   .arg(it->first, 0, 16)
+                                   .arg(overdueMs));
+            LeaseSink *sink = lease.sink;
+            const qint64 id = it->first;
+            it = m_leases.erase(it);
+            sink->leaseGone(id, cause);
+            continue;
+        }
+        if (!lease.suspended && !lease.unacknowledged.empty()
+            && now - lease.unacknowledged.front() > stallThreshold(lease.ttlSeconds)) {
+            // Renewals go out but nothing comes back: a partition, or a paused server.
+            lease.suspended = true;
+            lease.sink->keepAliveSuspended(
+                it->first, Status(StatusCode::DeadlineExceeded,
+                                  QStringLiteral("renewal of lease %1 unanswered for %2 ms")
+                                      .arg(it->first, 0, 16)
+                                      .arg(duration_cast<milliseconds>(now - lease.unacknowledged.front()).count())));
+        }
+        if (m_streamReady && now >= lease.nextRenewal) {
+            etcdserverpb::LeaseKeepAliveRequest request;
+            request.set_id(it->first);
+            m_stream->write(request);
+            ++m_renewalsSent;
+            lease.unacknowledged.push_back(now);
+            lease.nextRenewal = now + milliseconds(lease.ttlSeconds * 1000 / 3);
+        }
+        ++it;
+    }
+    if (!m_stream && !m_leases.empty() && now >= m_reopenAt)
+        openStreamLocked();
+    armTickLocked();
+}
+
+void KeepAliveHub::openStreamLocked()
+{
+    m_streamReady = false;
+    m_stream = Stream::open(
+        m_transport,
+        [](EndpointChannel &c, grpc::ClientContext *ctx, grpc::CompletionQueue *q) {
+            return c.lease->PrepareAsyncLeaseKeepAlive(ctx, q);
+        },
+        Stream::Handlers{
+            [this] {
+                std::lock_guard lock(m_mutex);
+                m_streamReady = true;
+                // Whatever waited during the outage renews at the next tick.
+                for (auto &[id, lease] : m_leases)
+                    lease.nextRenewal = Clock::now();
+            },
+            [this](etcdserverpb::LeaseKeepAliveResponse &response) { onResponse(response); },
+            [this](const Status &status) { onStreamClosed(status); }});
+}
+
+void KeepAliveHub::onResponse(const etcdserverpb::LeaseKeepAliveResponse &response)
+{
+    std::lock_guard lock(m_mutex);
+    m_reopenBackoff = 0ms;
+    const auto it = m_leases.find(response.id());
+    if (it == m_leases.end())
+        return;
+    Registration &lease = it->second;
+    if (response.ttl() <= 0) {
+        LeaseSink *sink = lease.sink;
+        m_leases.erase(it);
+        sink->leaseGone(response.id(), Status(StatusCode::NotFound, QStringLiteral("etcdserver: requested lease not found")));
+        return;
+    }
+    if (lease.unacknowledged.empty())
+        return;  // an answer to a request sent on an earlier stream
+    const Clock::time_point sentAt = lease.unacknowledged.front();
+    lease.unacknowledged.pop_front();
+    lease.ttlSeconds = response.ttl();
+    lease.lossDeadline = std::max(lease.lossDeadline, deadlineAfter(lease, sentAt));
+    lease.suspended = false;
+    lease.sink->leaseRenewed(response.id(), lease.lossDeadline);
+}
+
+void KeepAliveHub::onStreamClosed(const Status &status)
+{
+    std::lock_guard lock(m_mutex);
+    m_stream = nullptr;
+    m_streamReady = false;
+    if (m_closing) {
+        m_quiet.notify_all();
+        return;
+    }
+    qCInfo(lcLease).noquote() << "keep-alive stream closed:" << status.toString();
+    if (status.code() == StatusCode::Unauthenticated) {
+        // The simple token expired; fetch a new one so the reopened stream carries it.
+        m_transport->invalidateToken(m_transport->token());
+        m_transport->withToken([](const Status &) {});
+    }
+    const Status cause = status.isOk() ? Status(StatusCode::Unavailable, QStringLiteral("keep-alive stream ended"))
+                                       : status.withContext(QStringLiteral("keep-alive stream"));
+    for (auto &[id, lease] : m_leases) {
+        lease.unacknowledged.clear();
+        if (!lease.suspended) {
+            lease.suspended = true;
+            lease.sink->keepAliveSuspended(id, cause);
+        }
+    }
+    m_reopenBackoff = m_reopenBackoff == 0ms ? firstReopenDelay : std::min(maxReopenDelay, m_reopenBackoff * 2);
+    m_reopenAt = Clock::now() + m_reopenBackoff;
+    armTickLocked();
+}
+
+} // namespace QEtcd::Internal

@@ -1,0 +1,361 @@
+#include "selfhealingkeepalive.h"
+
+#include "client.h"
+#include "client_p.h"
+#include "keepalivehub_p.h"
+#include "logging_p.h"
+#include "mailbox_p.h"
+#include "threading_p.h"
+
+#include <QtCore/QMetaEnum>
+#include <QtCore/QTimer>
+
+namespace QEtcd {
+
+using namespace Internal;
+using namespace std::chrono;
+
+QString LeaseEvent::toString() const
+{
+    QString text = QString::fromLatin1(QMetaEnum::fromType<LeaseEventKind>().valueToKey(int(kind)))
+        + QStringLiteral(" lease=%1").arg(leaseId, 0, 16);
+    if (kind == LeaseEventKind::Restored)
+        text += QStringLiteral(" new=%1").arg(newLeaseId, 0, 16);
+    if (!cause.isOk())
+        text += QStringLiteral(" cause=") + cause.toString();
+    return text;
+}
+
+namespace {
+// Failures a reachable server would not have produced: worth retrying the moment it answers.
+bool isConnectivity(const Status &status)
+{
+    return status.isTransient() || status.code() == StatusCode::LeaseLost;
+}
+} // namespace
+
+// Lives on the client's dispatcher thread; everything but the atomics is touched only there.
+class SelfHealingKeepAlivePrivate : public QObject, public LeaseSink
+{
+public:
+    SelfHealingKeepAlivePrivate(SelfHealingKeepAlive *q, Client *client, qint64 ttlSeconds,
+                                SelfHealingKeepAlive::Establish establish, const LeaseResilience &resilience)
+        : q(q), client(client), clientPrivate(ClientPrivate::get(client)), ttl(ttlSeconds),
+          establish(std::move(establish)), resilience(resilience), mailbox(Mailbox::create(this))
+    {
+        healTimer.setSingleShot(true);
+        connect(&healTimer, &QTimer::timeout, this, &SelfHealingKeepAlivePrivate::attemptHeal);
+        moveToThread(clientPrivate->dispatcher());
+        healTimer.moveToThread(clientPrivate->dispatcher());
+    }
+
+    // --- LeaseSink: completion-queue thread, hub lock held ---------------------------------
+    void leaseRenewed(qint64 id, Clock::time_point) override
+    {
+        if (suspended.exchange(false))
+            mailbox->post([this, id] { emitSignal([&] { Q_EMIT q->keepAliveResumed(id); }); });
+    }
+    void leaseGone(qint64 id, const Status &cause) override
+    {
+        mailbox->post([this, id, cause] { onExpired(id, cause); });
+    }
+    void keepAliveSuspended(qint64 id, const Status &cause) override
+    {
+        suspended = true;
+        mailbox->post([this, id, cause] { emitEvent(LeaseEventKind::Suspended, id, -1, cause); });
+    }
+
+    // --- dispatcher thread --------------------------------------------------------------
+    void start(std::shared_ptr<QPromise<Status>> promise)
+    {
+        const Clock::time_point sentAt = Clock::now();
+        client->leaseGrant(ttl, 0).then(this, [this, promise, sentAt](const LeaseGrantResult &grant) {
+            if (!grant.status || closed) {
+                finishStart(promise, grant.status ? closedStatus() : grant.status);
+                return revokeIfGranted(grant);
+            }
+            establish(grant.id, 0).then(this, [this, promise, grant, sentAt](const Status &established) {
+                if (!established || closed) {
+                    const Status outcome = established ? closedStatus()
+                                                       : established.withContext(
+                                                             QStringLiteral("establishing lease %1").arg(grant.id, 0, 16));
+                    // Finish only once the lease is gone, so the caller never sees it linger.
+                    client->leaseRevoke(grant.id).then(this, [this, promise, outcome](const Result &) {
+                        finishStart(promise, outcome);
+                    });
+                    return;
+                }
+                adopt(grant, sentAt);
+                finishStart(promise, {});
+            });
+        });
+    }
+
+    void onExpired(qint64 id, const Status &cause)
+    {
+        if (closed || healing || id != leaseId.load())
+            return;  // stale generation, or a second expiry while healing
+        healing = true;
+        setHealthy(false);
+        emitEvent(LeaseEventKind::Expired, id, -1, cause);
+        attempt = 0;
+        healStarted = Clock::now();
+        lastCause = cause;
+        scheduleHeal();
+    }
+
+    void scheduleHeal()
+    {
+        const auto elapsed = duration_cast<milliseconds>(Clock::now() - healStarted);
+        const auto delay = resilience.retryPolicy.nextDelay(attempt + 1, elapsed);
+        if (!delay)
+            return fail(lastCause);
+        healTimer.start(*delay);
+        if (isConnectivity(lastCause)) {
+            const quint64 generation = ++reachabilityGeneration;
+            clientPrivate->transport()->whenReachable([box = mailbox, this, generation] {
+                box->post([this, generation] {
+                    if (generation == reachabilityGeneration && healTimer.isActive()) {
+                        healTimer.stop();
+                        attemptHeal();
+                    }
+                });
+            });
+        }
+    }
+
+    void attemptHeal()
+    {
+        if (closed || !healing)
+            return;
+        ++attempt;
+        ++reachabilityGeneration;
+        const Clock::time_point sentAt = Clock::now();
+        const qint64 previous = leaseId.load();
+        const RpcResilience once{RetryPolicy::never(), resilience.healOperationTimeout};
+        client->leaseGrant(ttl, 0, once).then(this, [this, sentAt, previous](const LeaseGrantResult &grant) {
+            if (closed)
+                return revokeIfGranted(grant);
+            if (!grant.status) {
+                lastCause = grant.status;
+                return scheduleHeal();
+            }
+            establish(grant.id, previous).then(this, [this, grant, sentAt, previous](const Status &established) {
+                if (closed)
+                    return revokeIfGranted(grant);
+                if (!established) {
+                    revokeIfGranted(grant);
+                    if (established.code() == StatusCode::OwnershipLost)
+                        return fail(established);
+                    lastCause = established;
+                    return scheduleHeal();
+                }
+                healing = false;
+                adopt(grant, sentAt);
+                emitEvent(LeaseEventKind::Restored, previous, grant.id, {});
+                // The old lease may still be alive on the server if only our clock gave up on
+                // it; it owns nothing now, so let it go rather than wait out its TTL.
+                client->leaseRevoke(previous);
+            });
+        });
+    }
+
+    void adopt(const LeaseGrantResult &grant, Clock::time_point sentAt)
+    {
+        leaseId = grant.id;
+        suspended = false;
+        clientPrivate->keepAliveHub()->add(grant.id, grant.ttl, sentAt, LeaseKind::Presence, this);
+        emitSignal([&] { Q_EMIT q->currentLeaseIdChanged(grant.id); });
+        setHealthy(true);
+    }
+
+    void fail(const Status &cause)
+    {
+        healing = false;
+        failed = true;
+        qCWarning(lcLease).noquote() << "healing lease" << QString::number(leaseId.load(), 16)
+                                     << "stopped:" << cause.toString();
+        emitEvent(LeaseEventKind::Failed, leaseId.load(), -1, cause);
+    }
+
+    void shutDown()
+    {
+        healTimer.stop();
+        ++reachabilityGeneration;
+        const qint64 id = leaseId.load();
+        // A heal that completed while close() was on its way registered a new lease.
+        clientPrivate->keepAliveHub()->remove(id);
+        if (id > 0 && !failed)
+            client->leaseRevoke(id);
+        setHealthy(false);
+    }
+
+    void revokeIfGranted(const LeaseGrantResult &grant)
+    {
+        if (grant.status && grant.id > 0)
+            client->leaseRevoke(grant.id);
+    }
+
+    void finishStart(const std::shared_ptr<QPromise<Status>> &promise, const Status &status)
+    {
+        promise->addResult(status);
+        promise->finish();
+    }
+
+    static Status closedStatus() { return Status(StatusCode::Closed, QStringLiteral("closed before it started")); }
+
+    void setHealthy(bool value)
+    {
+        if (healthy.exchange(value) != value)
+            emitSignal([&] { Q_EMIT q->healthyChanged(value); });
+    }
+
+    void emitEvent(LeaseEventKind kind, qint64 id, qint64 newId, const Status &cause)
+    {
+        const LeaseEvent event{kind, id, newId, cause,
+                               duration_cast<milliseconds>(Clock::now().time_since_epoch()).count()};
+        qCDebug(lcLease).noquote() << event.toString();
+        emitSignal([&] { Q_EMIT q->leaseEvent(event); });
+    }
+
+    template <class Emit>
+    void emitSignal(Emit emitter)
+    {
+        if (q)
+            emitter();
+    }
+
+    SelfHealingKeepAlive *q;
+    Client *client;
+    ClientPrivate *clientPrivate;
+    const qint64 ttl;
+    const SelfHealingKeepAlive::Establish establish;
+    const LeaseResilience resilience;
+    const std::shared_ptr<Mailbox> mailbox;
+
+    std::atomic<qint64> leaseId{-1};
+    std::atomic<bool> healthy{false};
+    std::atomic<bool> closed{false};
+    std::atomic<bool> suspended{false};
+
+    bool healing = false;
+    bool failed = false;
+    int attempt = 0;
+    quint64 reachabilityGeneration = 0;
+    Clock::time_point healStarted;
+    Status lastCause;
+    QTimer healTimer;
+};
+
+/*!
+    \class QEtcd::SelfHealingKeepAlive
+    \brief A lease that is granted again, and its keys re-established by compare-and-set, after
+    it expires.
+*/
+
+SelfHealingKeepAlive::SelfHealingKeepAlive(Client *client, qint64 ttlSeconds, Establish establish,
+                                           const LeaseResilience &resilience, QObject *parent)
+    : QObject(parent),
+      d(std::make_unique<SelfHealingKeepAlivePrivate>(this, client, ttlSeconds, std::move(establish), resilience))
+{
+}
+
+SelfHealingKeepAlive::~SelfHealingKeepAlive()
+{
+    close();
+    SelfHealingKeepAlivePrivate *priv = d.release();
+    runOn(priv, [priv] { priv->q = nullptr; });
+    priv->deleteLater();
+}
+
+QFuture<Status> SelfHealingKeepAlive::start()
+{
+    auto promise = std::make_shared<QPromise<Status>>();
+    promise->start();
+    QFuture<Status> future = promise->future();
+    Status refused;
+    if (!d->clientPrivate->configurationStatus)
+        refused = d->clientPrivate->configurationStatus;
+    else if (d->ttl <= 0)
+        refused = Status(StatusCode::InvalidArgument, QStringLiteral("TTL must be > 0 seconds (got %1)").arg(d->ttl));
+    else if (!d->resilience.retryPolicy.isValid())
+        refused = d->resilience.retryPolicy.validation();
+    else if (!d->establish)
+        refused = Status(StatusCode::InvalidArgument, QStringLiteral("no establish function was given"));
+    else if (d->closed)
+        refused = Status(StatusCode::Closed, QStringLiteral("close() was already called"));
+    else if (d->leaseId.load() != -1)
+        refused = Status(StatusCode::AlreadyStarted, QStringLiteral("start() was already called"));
+    if (!refused.isOk()) {
+        promise->addResult(refused);
+        promise->finish();
+        return future;
+    }
+    d->mailbox->post([priv = d.get(), promise] { priv->start(promise); });
+    return future;
+}
+
+void SelfHealingKeepAlive::close()
+{
+    if (d->closed.exchange(true))
+        return;
+    d->mailbox->close();
+    if (auto *hub = d->clientPrivate->keepAliveHub())
+        hub->remove(d->leaseId.load());
+    SelfHealingKeepAlivePrivate *priv = d.get();
+    runOn(priv, [priv] { priv->shutDown(); });
+}
+
+qint64 SelfHealingKeepAlive::currentLeaseId() const
+{
+    return d->leaseId.load();
+}
+
+bool SelfHealingKeepAlive::isHealthy() const
+{
+    return d->healthy.load();
+}
+
+qint64 SelfHealingKeepAlive::ttlSeconds() const
+{
+    return d->ttl;
+}
+
+QFuture<Status> casEstablish(Client *client, const QByteArray &key, const QByteArray &value, qint64 newLeaseId,
+                             qint64 previousLeaseId)
+{
+    PutOptions onLease;
+    onLease.lease = newLeaseId;
+    Txn txn;
+    txn.compares = {Compare::absent(key)};
+    txn.success = {TxnOp::put(key, value, onLease)};
+    if (previousLeaseId > 0) {
+        Txn reclaim;
+        reclaim.compares = {Compare::lease(key, CompareResult::Equal, previousLeaseId)};
+        reclaim.success = {TxnOp::put(key, value, onLease)};
+        reclaim.failure = {TxnOp::range(key)};
+        txn.failure = {TxnOp::nested(reclaim)};
+    } else {
+        txn.failure = {TxnOp::range(key)};
+    }
+    return client->txn(txn).then([key, previousLeaseId](const TxnResult &result) {
+        if (!result.status)
+            return result.status;
+        if (result.succeeded)
+            return Status();
+        const TxnResult *last = &result;
+        if (previousLeaseId > 0 && !result.responses.isEmpty() && result.responses[0].txn) {
+            last = result.responses[0].txn.get();
+            if (last->succeeded)
+                return Status();
+        }
+        const KeyValue owner = last->responses.value(0).range.kvs.value(0);
+        return Status(StatusCode::OwnershipLost,
+                      QStringLiteral("%1 now belongs to %2; it is left alone")
+                          .arg(describeKey(key),
+                               owner.lease ? QStringLiteral("lease %1").arg(owner.lease, 0, 16)
+                                           : QStringLiteral("a key without a lease")));
+    });
+}
+
+} // namespace QEtcd

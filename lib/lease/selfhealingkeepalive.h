@@ -1,0 +1,68 @@
+#pragma once
+
+#include <QEtcd/leaseevent.h>
+#include <QEtcd/resilience.h>
+
+#include <QtCore/QFuture>
+#include <QtCore/QObject>
+
+#include <functional>
+#include <memory>
+
+namespace QEtcd {
+
+class Client;
+class SelfHealingKeepAlivePrivate;
+
+// A presence lease that heals: when it expires (a partition longer than its TTL, an
+// out-of-band revoke) a new lease is granted and establish re-creates the owned keys on it.
+//
+// establish(newLeaseId, previousLeaseId) runs once at start() (previousLeaseId = 0) and again
+// on every heal. Its future says what happened: Ok when the keys are in place; OwnershipLost
+// when they belong to someone else now (healing stops with Failed, and nothing is
+// overwritten); any other status is a failed attempt that the retry policy repeats.
+// casEstablish() below is the establish every qetcd recipe uses.
+//
+// Signals are emitted from the client's dispatcher thread; connect with the default
+// AutoConnection. Getters are safe from any thread.
+class SelfHealingKeepAlive : public QObject
+{
+    Q_OBJECT
+    Q_PROPERTY(qint64 currentLeaseId READ currentLeaseId NOTIFY currentLeaseIdChanged)
+    Q_PROPERTY(bool healthy READ isHealthy NOTIFY healthyChanged)
+
+public:
+    using Establish = std::function<QFuture<Status>(qint64 newLeaseId, qint64 previousLeaseId)>;
+
+    SelfHealingKeepAlive(Client *client, qint64 ttlSeconds, Establish establish,
+                         const LeaseResilience &resilience = {}, QObject *parent = nullptr);
+    ~SelfHealingKeepAlive() override;
+    Q_DISABLE_COPY_MOVE(SelfHealingKeepAlive)
+
+    // Grants the first lease and runs establish; finishes once. On failure the lease is revoked.
+    QFuture<Status> start();
+    // Idempotent: cancels a pending heal and revokes the lease so the owned keys go at once.
+    void close();
+
+    qint64 currentLeaseId() const;  // -1 before the first grant
+    bool isHealthy() const;         // false while healing, after Failed and after close()
+    qint64 ttlSeconds() const;
+
+Q_SIGNALS:
+    void leaseEvent(const QEtcd::LeaseEvent &event);
+    // Renewals flow again after a Suspended, on the same lease.
+    void keepAliveResumed(qint64 leaseId);
+    void currentLeaseIdChanged(qint64 leaseId);
+    void healthyChanged(bool healthy);
+
+private:
+    std::unique_ptr<SelfHealingKeepAlivePrivate> d;
+};
+
+// The compare-and-set that (re-)establishes one key on a lease: put when the key is absent, or
+// still bound to previousLeaseId (a heal must not lose to its own not-yet-expired key); any
+// other owner yields OwnershipLost and the key stays theirs.
+QFuture<Status> casEstablish(Client *client, const QByteArray &key, const QByteArray &value, qint64 newLeaseId,
+                             qint64 previousLeaseId);
+
+} // namespace QEtcd

@@ -1,0 +1,329 @@
+#include "client.h"
+
+#include "client_p.h"
+#include "keepalivehub_p.h"
+#include "watchhub_p.h"
+#include "logging_p.h"
+
+namespace QEtcd {
+
+using namespace Internal;
+
+ClientPrivate::ClientPrivate(Client *q, const ClientOptions &clientOptions)
+    : options(clientOptions), codec(clientOptions.keyNamespace)
+{
+    configurationStatus = options.validate(&endpoints);
+    if (!configurationStatus) {
+        qCWarning(lcTransport).noquote() << "client refused its options:" << configurationStatus.message();
+        return;
+    }
+    m_transport = std::make_unique<Transport>(options, endpoints, [q](int index) {
+        // Runs on the completion-queue thread; the Client outlives the transport's thread.
+        QMetaObject::invokeMethod(q, [q, index] {
+            Q_EMIT q->activeEndpointChanged(ClientPrivate::get(q)->endpoints.value(index).toString());
+        }, Qt::QueuedConnection);
+    });
+}
+
+ClientPrivate::~ClientPrivate()
+{
+    // The hub still needs the transport's thread to wind down its stream and tick.
+    m_hub.reset();
+    m_watchHub.reset();
+    if (m_dispatcher) {
+        m_dispatcher->quit();
+        m_dispatcher->wait();
+    }
+    m_transport.reset();
+}
+
+QThread *ClientPrivate::dispatcher()
+{
+    std::call_once(m_dispatcherStarted, [this] {
+        m_dispatcher = std::make_unique<QThread>();
+        m_dispatcher->setObjectName(QStringLiteral("qetcd-dispatch"));
+        m_dispatcher->start();
+    });
+    return m_dispatcher.get();
+}
+
+Internal::KeepAliveHub *ClientPrivate::keepAliveHub()
+{
+    if (!m_transport)
+        return nullptr;
+    std::call_once(m_hubCreated, [this] { m_hub = std::make_unique<Internal::KeepAliveHub>(m_transport.get()); });
+    return m_hub.get();
+}
+
+Internal::WatchHub *ClientPrivate::watchHub()
+{
+    if (!m_transport)
+        return nullptr;
+    std::call_once(m_watchHubCreated,
+                   [this] { m_watchHub = std::make_unique<Internal::WatchHub>(m_transport.get(), codec); });
+    return m_watchHub.get();
+}
+
+/*!
+    \class QEtcd::Client
+    \brief An asynchronous etcd v3 client over gRPC: KV, transactions, leases and cluster status.
+
+    Calls may start on any thread, including the GUI thread: each returns a QFuture at once and
+    the network work happens on the client's completion-queue thread. Several endpoints fail
+    over; TLS, mutual TLS and user/password authentication (with transparent token refresh) are
+    configured through ClientOptions.
+*/
+
+Client::Client(const ClientOptions &options, QObject *parent)
+    : QObject(parent), d(std::make_unique<ClientPrivate>(this, options))
+{
+}
+
+Client::~Client() = default;
+
+Status Client::configurationStatus() const
+{
+    return d->configurationStatus;
+}
+
+const ClientOptions &Client::options() const
+{
+    return d->options;
+}
+
+QStringList Client::endpoints() const
+{
+    QStringList list;
+    for (const Endpoint &endpoint : d->endpoints)
+        list.append(endpoint.toString());
+    return list;
+}
+
+QString Client::activeEndpoint() const
+{
+    if (!d->transport())
+        return {};
+    return d->endpoints.value(d->transport()->activeEndpoint()).toString();
+}
+
+namespace {
+CallSpec spec(const QString &what, const RpcResilience &resilience, bool retriable = true)
+{
+    CallSpec s;
+    s.what = what;
+    s.resilience = resilience;
+    s.retriable = retriable;
+    return s;
+}
+
+QString describeRange(const char *verb, const QByteArray &key, const KeyRange &range)
+{
+    QString text = QLatin1String(verb) + QLatin1Char(' ') + describeKey(key);
+    if (range.kind == KeyRange::Kind::Prefix)
+        text += QLatin1String(" (prefix)");
+    else if (range.kind == KeyRange::Kind::FromKey)
+        text += QLatin1String(" (from key)");
+    else if (range.kind == KeyRange::Kind::Explicit)
+        text += QLatin1String(" .. ") + describeKey(range.rangeEnd);
+    return text;
+}
+} // namespace
+
+// Each call below builds its request, names itself for error messages and says which stub
+// method carries it; ClientPrivate::call does the rest.
+#define QETCD_ISSUE(stub, method)                                                                  \
+    [](EndpointChannel &c, grpc::ClientContext *ctx, const auto &r, grpc::CompletionQueue *q) {   \
+        return c.stub->Async##method(ctx, r, q);                                                   \
+    }
+
+QFuture<RangeResult> Client::get(const QByteArray &key, const RangeOptions &options, const Rpc &rpc)
+{
+    etcdserverpb::RangeRequest request;
+    const Status built = d->codec.toProto(key, options, &request);
+    return d->call<RangeResult, etcdserverpb::RangeRequest, etcdserverpb::RangeResponse>(
+        spec(describeRange("get", key, options.range), d->resilience(rpc)), built, std::move(request),
+        QETCD_ISSUE(kv, Range), [codec = d->codec](const auto &response, RangeResult *result) {
+            codec.fromProto(response, result);
+        });
+}
+
+QFuture<PutResult> Client::put(const QByteArray &key, const QByteArray &value, const PutOptions &options,
+                               const Rpc &rpc)
+{
+    etcdserverpb::PutRequest request;
+    const Status built = d->codec.toProto(key, value, options, &request);
+    const QString what = QStringLiteral("put %1 (%2 bytes)").arg(describeKey(key)).arg(value.size());
+    return d->call<PutResult, etcdserverpb::PutRequest, etcdserverpb::PutResponse>(
+        spec(what, d->resilience(rpc)), built, std::move(request), QETCD_ISSUE(kv, Put),
+        [codec = d->codec](const auto &response, PutResult *result) { codec.fromProto(response, result); });
+}
+
+QFuture<DeleteResult> Client::remove(const QByteArray &key, const DeleteOptions &options, const Rpc &rpc)
+{
+    etcdserverpb::DeleteRangeRequest request;
+    const Status built = d->codec.toProto(key, options, &request);
+    return d->call<DeleteResult, etcdserverpb::DeleteRangeRequest, etcdserverpb::DeleteRangeResponse>(
+        spec(describeRange("delete", key, options.range), d->resilience(rpc)), built, std::move(request),
+        QETCD_ISSUE(kv, DeleteRange),
+        [codec = d->codec](const auto &response, DeleteResult *result) { codec.fromProto(response, result); });
+}
+
+QFuture<TxnResult> Client::txn(const Txn &txn, const Rpc &rpc)
+{
+    etcdserverpb::TxnRequest request;
+    const Status built = d->codec.toProto(txn, &request);
+    QString what = QStringLiteral("txn");
+    if (!txn.compares.isEmpty())
+        what += QStringLiteral(" comparing ") + describeKey(txn.compares.first().key);
+    return d->call<TxnResult, etcdserverpb::TxnRequest, etcdserverpb::TxnResponse>(
+        spec(what, d->resilience(rpc), false), built, std::move(request), QETCD_ISSUE(kv, Txn),
+        [codec = d->codec](const auto &response, TxnResult *result) { codec.fromProto(response, result); });
+}
+
+QFuture<LeaseGrantResult> Client::leaseGrant(qint64 ttlSeconds, qint64 id, const Rpc &rpc)
+{
+    etcdserverpb::LeaseGrantRequest request;
+    request.set_ttl(ttlSeconds);
+    request.set_id(id);
+    const Status built = ttlSeconds > 0 ? Status()
+                                        : Status(StatusCode::InvalidArgument,
+                                                 QStringLiteral("TTL must be > 0 seconds (got %1)").arg(ttlSeconds));
+    return d->call<LeaseGrantResult, etcdserverpb::LeaseGrantRequest, etcdserverpb::LeaseGrantResponse>(
+        spec(QStringLiteral("lease grant (TTL %1 s)").arg(ttlSeconds), d->resilience(rpc)), built,
+        std::move(request), QETCD_ISSUE(lease, LeaseGrant), [](const auto &response, LeaseGrantResult *result) {
+            result->header = headerFromProto(response.header());
+            result->id = response.id();
+            result->ttl = response.ttl();
+        });
+}
+
+QFuture<Result> Client::leaseRevoke(qint64 id, const Rpc &rpc)
+{
+    etcdserverpb::LeaseRevokeRequest request;
+    request.set_id(id);
+    return d->call<Result, etcdserverpb::LeaseRevokeRequest, etcdserverpb::LeaseRevokeResponse>(
+        spec(QStringLiteral("lease revoke %1").arg(id, 0, 16), d->resilience(rpc), false), {}, std::move(request),
+        QETCD_ISSUE(lease, LeaseRevoke),
+        [](const auto &response, Result *result) { result->header = headerFromProto(response.header()); });
+}
+
+QFuture<LeaseTimeToLiveResult> Client::leaseTimeToLive(qint64 id, bool withKeys, const Rpc &rpc)
+{
+    etcdserverpb::LeaseTimeToLiveRequest request;
+    request.set_id(id);
+    request.set_keys(withKeys);
+    return d->call<LeaseTimeToLiveResult, etcdserverpb::LeaseTimeToLiveRequest, etcdserverpb::LeaseTimeToLiveResponse>(
+        spec(QStringLiteral("lease time-to-live %1").arg(id, 0, 16), d->resilience(rpc)), {}, std::move(request),
+        QETCD_ISSUE(lease, LeaseTimeToLive),
+        [codec = d->codec](const auto &response, LeaseTimeToLiveResult *result) { codec.fromProto(response, result); });
+}
+
+QFuture<LeaseListResult> Client::leaseList(const Rpc &rpc)
+{
+    return d->call<LeaseListResult, etcdserverpb::LeaseLeasesRequest, etcdserverpb::LeaseLeasesResponse>(
+        spec(QStringLiteral("lease list"), d->resilience(rpc)), {}, {}, QETCD_ISSUE(lease, LeaseLeases),
+        [](const auto &response, LeaseListResult *result) {
+            result->header = headerFromProto(response.header());
+            for (const auto &lease : response.leases())
+                result->ids.append(lease.id());
+        });
+}
+
+QFuture<Result> Client::compact(qint64 revision, bool physical, const Rpc &rpc)
+{
+    etcdserverpb::CompactionRequest request;
+    request.set_revision(revision);
+    request.set_physical(physical);
+    const Status built = revision > 0 ? Status()
+                                      : Status(StatusCode::InvalidArgument,
+                                               QStringLiteral("revision must be > 0 (got %1)").arg(revision));
+    return d->call<Result, etcdserverpb::CompactionRequest, etcdserverpb::CompactionResponse>(
+        spec(QStringLiteral("compact to revision %1").arg(revision), d->resilience(rpc)), built, std::move(request),
+        QETCD_ISSUE(kv, Compact),
+        [](const auto &response, Result *result) { result->header = headerFromProto(response.header()); });
+}
+
+QFuture<MemberListResult> Client::memberList(const Rpc &rpc)
+{
+    return d->call<MemberListResult, etcdserverpb::MemberListRequest, etcdserverpb::MemberListResponse>(
+        spec(QStringLiteral("member list"), d->resilience(rpc)), {}, {}, QETCD_ISSUE(cluster, MemberList),
+        [](const auto &response, MemberListResult *result) {
+            result->header = headerFromProto(response.header());
+            for (const auto &member : response.members()) {
+                Member out;
+                out.id = member.id();
+                out.name = QString::fromStdString(member.name());
+                for (const std::string &url : member.peerurls())
+                    out.peerUrls.append(QString::fromStdString(url));
+                for (const std::string &url : member.clienturls())
+                    out.clientUrls.append(QString::fromStdString(url));
+                out.isLearner = member.islearner();
+                result->members.append(out);
+            }
+        });
+}
+
+QFuture<EndpointStatusResult> Client::endpointStatus(const QString &endpoint, const Rpc &rpc)
+{
+    int index = d->transport() ? d->transport()->activeEndpoint() : 0;
+    Status built;
+    if (!endpoint.isEmpty()) {
+        const Endpoint wanted = Endpoint::parse(endpoint, &built);
+        index = d->endpoints.indexOf(wanted);
+        if (built && index < 0)
+            built = Status(StatusCode::InvalidArgument,
+                           QStringLiteral("%1 is not one of this client's endpoints").arg(endpoint));
+    }
+    CallSpec callSpec = spec(QStringLiteral("status of ") + (endpoint.isEmpty() ? QStringLiteral("the active endpoint")
+                                                                                  : endpoint),
+                             d->resilience(rpc));
+    callSpec.fixedEndpoint = std::max(index, 0);
+    const QString name = d->endpoints.value(std::max(index, 0)).toString();
+    return d->call<EndpointStatusResult, etcdserverpb::StatusRequest, etcdserverpb::StatusResponse>(
+        callSpec, built, {}, QETCD_ISSUE(maintenance, Status), [name](const auto &response, EndpointStatusResult *result) {
+            result->header = headerFromProto(response.header());
+            result->endpoint = name;
+            result->version = QString::fromStdString(response.version());
+            result->dbSize = response.dbsize();
+            result->dbSizeInUse = response.dbsizeinuse();
+            result->leader = response.leader();
+            result->raftIndex = response.raftindex();
+            result->raftTerm = response.raftterm();
+            result->raftAppliedIndex = response.raftappliedindex();
+            for (const std::string &error : response.errors())
+                result->errors.append(QString::fromStdString(error));
+            result->isLearner = response.islearner();
+        });
+}
+
+QFuture<AlarmListResult> Client::alarms(const Rpc &rpc)
+{
+    etcdserverpb::AlarmRequest request;
+    request.set_action(etcdserverpb::AlarmRequest::GET);
+    return d->call<AlarmListResult, etcdserverpb::AlarmRequest, etcdserverpb::AlarmResponse>(
+        spec(QStringLiteral("alarm list"), d->resilience(rpc)), {}, std::move(request), QETCD_ISSUE(maintenance, Alarm),
+        [](const auto &response, AlarmListResult *result) {
+            result->header = headerFromProto(response.header());
+            for (const auto &alarm : response.alarms()) {
+                const AlarmType type = alarm.alarm() == etcdserverpb::NOSPACE ? AlarmType::NoSpace
+                    : alarm.alarm() == etcdserverpb::CORRUPT                  ? AlarmType::Corrupt
+                                                                              : AlarmType::None;
+                result->alarms.append(Alarm{alarm.memberid(), type});
+            }
+        });
+}
+
+QFuture<Result> Client::ping(const Rpc &rpc)
+{
+    RangeOptions options;
+    options.countOnly = true;
+    etcdserverpb::RangeRequest request;
+    const Status built = d->codec.toProto(QByteArrayLiteral("health-check-probe"), options, &request);
+    return d->call<Result, etcdserverpb::RangeRequest, etcdserverpb::RangeResponse>(
+        spec(QStringLiteral("ping"), d->resilience(rpc)), built, std::move(request), QETCD_ISSUE(kv, Range),
+        [](const auto &response, Result *result) { result->header = headerFromProto(response.header()); });
+}
+
+#undef QETCD_ISSUE
+
+} // namespace QEtcd

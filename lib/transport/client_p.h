@@ -1,0 +1,86 @@
+#pragma once
+
+#include "client.h"
+#include "transport_p.h"
+#include "unarycall_p.h"
+
+#include <QtCore/QPromise>
+#include <QtCore/QThread>
+
+#include <mutex>
+
+namespace QEtcd {
+
+namespace Internal {
+class KeepAliveHub;
+class WatchHub;
+}
+
+class ClientPrivate
+{
+public:
+    ClientPrivate(Client *q, const ClientOptions &options);
+    ~ClientPrivate();
+
+    static ClientPrivate *get(Client *client) { return client->d.get(); }
+    Internal::Transport *transport() const { return m_transport.get(); }
+    // The library's own thread: lease healing and watch dispatch run there, and the loss and
+    // lease-event signals are emitted from it. Started on first use.
+    QThread *dispatcher();
+    // Null when the options were refused.
+    Internal::KeepAliveHub *keepAliveHub();
+    // Every Watcher of this client shares its one Watch stream. Null when the options were refused.
+    Internal::WatchHub *watchHub();
+
+    RpcResilience resilience(const Client::Rpc &rpc) const { return rpc.value_or(options.rpc); }
+
+    template <class Result>
+    static QFuture<Result> finished(const Status &status)
+    {
+        Result result;
+        result.status = status;
+        return QtFuture::makeReadyFuture(result);
+    }
+
+    // Runs one unary RPC and turns its answer into a Result through convert(response, &result);
+    // requestStatus carries a problem found while building the request; nothing is sent then.
+    template <class Result, class Request, class Response, class Convert>
+    QFuture<Result> call(Internal::CallSpec spec, const Status &requestStatus, Request request,
+                         typename Internal::UnaryCall<Request, Response>::Issue issue, Convert convert)
+    {
+        if (!configurationStatus)
+            return finished<Result>(configurationStatus.withContext(spec.what));
+        if (!requestStatus)
+            return finished<Result>(requestStatus.withContext(spec.what));
+        auto promise = std::make_shared<QPromise<Result>>();
+        QFuture<Result> future = promise->future();
+        promise->start();
+        Internal::UnaryCall<Request, Response>::start(
+            m_transport.get(), std::move(spec), std::move(request), std::move(issue),
+            [promise, convert](const Status &status, const Response &response) {
+                Result result;
+                result.status = status;
+                if (status)
+                    convert(response, &result);
+                promise->addResult(std::move(result));
+                promise->finish();
+            });
+        return future;
+    }
+
+    ClientOptions options;
+    Internal::KeyCodec codec;
+    Status configurationStatus;
+    QList<Endpoint> endpoints;
+
+private:
+    std::unique_ptr<Internal::Transport> m_transport;
+    std::once_flag m_dispatcherStarted;
+    std::unique_ptr<QThread> m_dispatcher;
+    std::once_flag m_hubCreated;
+    std::unique_ptr<Internal::KeepAliveHub> m_hub;
+    std::once_flag m_watchHubCreated;
+    std::unique_ptr<Internal::WatchHub> m_watchHub;
+};
+
+} // namespace QEtcd

@@ -1,0 +1,64 @@
+#pragma once
+
+#include <QEtcd/resilience.h>
+#include <QEtcd/status.h>
+
+#include <QtCore/QList>
+#include <QtCore/QString>
+#include <QtCore/QStringList>
+
+#include <chrono>
+
+namespace QEtcd {
+
+// One etcd client URL. A bare "host:port" means plain http, as etcdctl reads it.
+struct Endpoint
+{
+    QString host;
+    quint16 port = 0;
+    bool tls = false;
+
+    QString toString() const;
+    // "host:port" as gRPC wants it, IPv6 literals bracketed.
+    QString authority() const;
+    static Endpoint parse(const QString &text, Status *status);
+    friend bool operator==(const Endpoint &a, const Endpoint &b)
+    {
+        return a.host == b.host && a.port == b.port && a.tls == b.tls;
+    }
+};
+
+struct TlsOptions
+{
+    QString caFile;    // PEM bundle that must sign the server's certificate; empty: system roots
+    QString certFile;  // client certificate (PEM) for mutual TLS; needs keyFile too
+    QString keyFile;
+    QString serverNameOverride;  // verify the server's certificate against this name instead
+};
+
+struct ClientOptions
+{
+    QStringList endpoints;
+    std::chrono::milliseconds dialTimeout{5000};
+    // etcd closes connections that ping more often than its --grpc-keepalive-min-time
+    // (5 s by default) with "too_many_pings"; serverMinKeepAliveTime states what the
+    // server accepts, and a keepAliveTime below it is refused rather than silently broken.
+    std::chrono::milliseconds keepAliveTime{10000};
+    std::chrono::milliseconds keepAliveTimeout{5000};
+    std::chrono::milliseconds serverMinKeepAliveTime{5000};
+    // etcd's ranges can be far larger than gRPC's 4 MiB receive default.
+    int maxReceiveMessageSize = 256 * 1024 * 1024;
+    TlsOptions tls;
+    QString user;
+    QString password;
+    // Prefix applied to every key, range and watch, and stripped from every answer.
+    QByteArray keyNamespace;
+    RpcResilience rpc;
+
+    // Parses the endpoint list; the first problem found, naming the offending value, or Ok.
+    Status validate(QList<Endpoint> *parsedEndpoints = nullptr) const;
+
+    static ClientOptions fromEndpoints(const QStringList &endpoints);
+};
+
+} // namespace QEtcd

@@ -1,0 +1,40 @@
+#pragma once
+
+#include <QtCore/QObject>
+
+#include <memory>
+#include <mutex>
+
+namespace QEtcd::Internal {
+
+// Hands work from the completion-queue thread to a QObject's own thread. The owner closes the
+// mailbox first thing in its destructor; after that nothing more is posted, and what was
+// already posted is discarded by Qt when the object dies. This is the one sanctioned way for
+// transport code to reach a QObject.
+class Mailbox
+{
+public:
+    explicit Mailbox(QObject *target) : m_target(target) {}
+
+    static std::shared_ptr<Mailbox> create(QObject *target) { return std::make_shared<Mailbox>(target); }
+
+    template <class Function>
+    void post(Function &&function)
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_target)
+            QMetaObject::invokeMethod(m_target, std::forward<Function>(function), Qt::QueuedConnection);
+    }
+
+    void close()
+    {
+        std::lock_guard lock(m_mutex);
+        m_target = nullptr;
+    }
+
+private:
+    std::mutex m_mutex;
+    QObject *m_target;
+};
+
+} // namespace QEtcd::Internal

@@ -1,0 +1,111 @@
+#pragma once
+
+#include <QEtcd/enums.h>
+#include <QEtcd/kvtypes.h>
+#include <QEtcd/resilience.h>
+#include <QEtcd/status.h>
+
+#include <QtCore/QFuture>
+#include <QtCore/QList>
+#include <QtCore/QMetaType>
+#include <QtCore/QObject>
+
+#include <functional>
+#include <memory>
+#include <optional>
+
+namespace QEtcd {
+
+class Client;
+class WatcherPrivate;
+
+// One change etcd reported, in etcd's order. The key has the client's namespace stripped.
+struct WatchEvent
+{
+    enum class Type { Put, Delete };
+    Type type = Type::Put;
+    KeyValue kv;                    // for a Delete: the key and the deleting revision (modRevision)
+    std::optional<KeyValue> prevKv; // only with WatchOptions::prevKv, and only if etcd still had it
+};
+
+struct WatchOptions
+{
+    KeyRange range;             // single key (default), prefix, from-key or an explicit end
+    qint64 startRevision = 0;   // 0: changes from now on; > 0: replay history from this revision
+    bool prevKv = false;
+    bool noPut = false;
+    bool noDelete = false;
+};
+
+// What happened to a watch's connection to etcd (see Watcher::recovery).
+struct WatchRecoveryEvent
+{
+    WatchRecoveryKind kind = WatchRecoveryKind::Suspended;
+    QByteArray watchedKey;
+    qint64 resumeRevision = 0;   // Resubscribed: the revision the watch was re-created from (0: "now")
+    qint64 compactRevision = 0;  // Resynced: etcd had compacted its history up to here
+    qint64 anchorRevision = 0;   // Resynced: the revision the watch was re-created from
+    Status cause;                // Suspended and Failed
+    qint64 monotonicMs = 0;      // std::chrono::steady_clock, in milliseconds
+
+    QString toString() const;
+};
+
+// A watch that survives its stream: after a broken connection, a member restart or a leader
+// change it is re-created from the revision after the last one it delivered, so no change is
+// lost and none is delivered twice. Every Watcher of a Client shares that Client's one Watch
+// stream.
+//
+// When etcd has compacted away the revisions a recovering watch needs, the resyncWith hook (if
+// set) re-reads the world and says where to resume; the watcher then reports
+// Resynced(compactRevision, anchorRevision). Without a hook it resumes after the compaction
+// and the gap is only reported.
+//
+// Signals are emitted from the client's dispatcher thread, events in etcd's order; connect
+// with the default AutoConnection. Getters are safe from any thread. Destroy every Watcher
+// before its Client.
+class Watcher : public QObject
+{
+    Q_OBJECT
+
+public:
+    // Runs on the dispatcher thread after a compaction: re-read, rebuild, and return the
+    // revision to resume from (typically the read's header.revision + 1). A failed or
+    // cancelled future, or a revision <= 0, counts as a failed recovery attempt.
+    using Resync = std::function<QFuture<qint64>()>;
+
+    Watcher(Client *client, const QByteArray &key, const WatchOptions &options = {},
+            const WatchResilience &resilience = {}, QObject *parent = nullptr);
+    ~Watcher() override;
+    Q_DISABLE_COPY_MOVE(Watcher)
+
+    // Before start(); ignored (with a warning) afterwards.
+    void setResyncWith(Resync resync);
+
+    // Finishes once: Ok when etcd has created the watch, else why not (a refused request,
+    // close() first, or the retry policy gave up before the watch was ever created).
+    QFuture<Status> start();
+    // Idempotent; no signal is emitted after it returns.
+    void close();
+
+    QByteArray key() const;
+    // The revision the watch would be re-created from: the one after the last delivered event,
+    // or after the last progress notification, whichever is newer. Thread-safe.
+    qint64 resumeRevision() const;
+    // Created on the server and not in an outage. Thread-safe.
+    bool isHealthy() const;
+
+Q_SIGNALS:
+    void eventsReceived(const QList<QEtcd::WatchEvent> &events, qint64 headerRevision);
+    // etcd confirmed every change up to revision has been delivered (progress notification).
+    void progressed(qint64 revision);
+    void recovery(const QEtcd::WatchRecoveryEvent &event);
+
+private:
+    std::unique_ptr<WatcherPrivate> d;
+};
+
+} // namespace QEtcd
+
+Q_DECLARE_METATYPE(QEtcd::WatchEvent)
+Q_DECLARE_METATYPE(QEtcd::WatchRecoveryEvent)

@@ -1,0 +1,400 @@
+// The qetcd CLI against a real etcd member: the binary is run as an operator would run it.
+#include <QEtcd/etcdcluster.h>
+#include <QEtcd/testtimeouts.h>
+
+#include <QtCore/QElapsedTimer>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+#include <QtCore/QProcess>
+#include <QtCore/QRegularExpression>
+#include <QtNetwork/QTcpServer>
+#include <QtTest/QtTest>
+
+using namespace QEtcd::Testing;
+using namespace std::chrono_literals;
+
+namespace {
+struct Run
+{
+    int exitCode = -1;
+    QByteArray out;
+    QByteArray err;
+    qint64 elapsedMs = 0;
+};
+
+QList<QJsonObject> jsonLines(const QByteArray &out)
+{
+    QList<QJsonObject> objects;
+    for (const QByteArray &line : out.split('\n')) {
+        if (line.isEmpty())
+            continue;
+        QJsonParseError error;
+        const QJsonDocument document = QJsonDocument::fromJson(line, &error);
+        if (error.error != QJsonParseError::NoError || !document.isObject())
+            qWarning() << "not a JSON object line:" << line;
+        objects.append(document.object());
+    }
+    return objects;
+}
+
+// A failure is reported as exactly one line on stderr.
+bool isOneLine(const QByteArray &err)
+{
+    return err.endsWith('\n') && err.count('\n') == 1 && err.startsWith("qetcd");
+}
+} // namespace
+
+class tst_Cli : public QObject
+{
+    Q_OBJECT
+
+private:
+    EtcdCluster m_cluster;
+
+    // Runs qetcd with no ETCDCTL_* variables but those given.
+    Run qetcdWithEnvironment(const QStringList &arguments, const QList<std::pair<QString, QString>> &variables)
+    {
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        for (const QString &name : environment.keys()) {
+            if (name.startsWith(QLatin1String("ETCDCTL_")))
+                environment.remove(name);
+        }
+        for (const auto &[name, value] : variables)
+            environment.insert(name, value);
+        QProcess process;
+        process.setProcessEnvironment(environment);
+        QElapsedTimer timer;
+        timer.start();
+        process.start(QStringLiteral(QETCD_CLI_PATH), arguments);
+        Run run;
+        if (!process.waitForFinished(scaledMs(30000))) {
+            process.kill();
+            process.waitForFinished();
+            qWarning() << "qetcd" << arguments << "did not finish";
+            return run;
+        }
+        run.elapsedMs = timer.elapsed();
+        run.exitCode = process.exitStatus() == QProcess::NormalExit ? process.exitCode() : -1;
+        run.out = process.readAllStandardOutput();
+        run.err = process.readAllStandardError();
+        return run;
+    }
+
+    // Runs qetcd against the test member.
+    Run qetcd(const QStringList &arguments)
+    {
+        return qetcdWithEnvironment(QStringList{QStringLiteral("--endpoints"), m_cluster.clientUrl(0)} + arguments, {});
+    }
+
+    QString grantLease()
+    {
+        int exitCode = -1;
+        const QByteArray out = m_cluster.etcdctl({"lease", "grant", "30"}, &exitCode);
+        // "lease 694d7b0c0d1e0d0a granted with TTL(30s)"
+        const QRegularExpressionMatch match =
+            QRegularExpression(QStringLiteral("lease ([0-9a-f]+) granted")).match(QString::fromUtf8(out));
+        if (exitCode != 0 || !match.hasMatch()) {
+            qWarning() << "etcdctl lease grant failed:" << out;
+            return {};
+        }
+        return match.captured(1);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
+    }
+
+    void putGetRoundTrip()
+    {
+        Run run = qetcd({"put", "/cli/a", "hello world"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, QByteArray("OK\n"));
+        QVERIFY(run.err.isEmpty());
+
+        run = qetcd({"get", "/cli/a"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, QByteArray("/cli/a\nhello world\n"));
+
+        run = qetcd({"get", "/cli/a", "--print-value-only"});
+        QCOMPARE(run.out, QByteArray("hello world\n"));
+
+        // Global options may also come before the command, and a value may start with "-".
+        run = qetcdWithEnvironment({"--endpoints", m_cluster.clientUrl(0), "put", "--prev-kv", "/cli/a", "--", "-1"},
+                                   {});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, QByteArray("OK\n/cli/a\nhello world\n"));
+        QCOMPARE(qetcd({"get", "/cli/a", "--print-value-only"}).out, QByteArray("-1\n"));
+
+        // etcdctl sees what qetcd wrote.
+        QCOMPARE(m_cluster.etcdctl({"get", "/cli/a", "--print-value-only"}), QByteArray("-1\n"));
+    }
+
+    void getJson()
+    {
+        QCOMPARE(qetcd({"put", "/cli/json", "h\xc3\xa9llo"}).exitCode, 0);
+        const Run run = qetcd({"get", "/cli/json", "--json"});
+        QCOMPARE(run.exitCode, 0);
+        const QList<QJsonObject> objects = jsonLines(run.out);
+        QCOMPARE(objects.size(), 1);
+        const QJsonObject kv = objects.first();
+        QCOMPARE(kv.value("key").toString(), QStringLiteral("/cli/json"));
+        QCOMPARE(kv.value("value").toString(), QString::fromUtf8("h\xc3\xa9llo"));
+        QCOMPARE(kv.value("version").toInteger(), 1);
+        QVERIFY(kv.value("create_revision").toInteger() > 0);
+        QCOMPARE(kv.value("mod_revision").toInteger(), kv.value("create_revision").toInteger());
+        QVERIFY(!kv.contains("lease"));
+
+        const Run put = qetcd({"put", "/cli/json", "v2", "--json", "--prev-kv"});
+        QCOMPARE(put.exitCode, 0);
+        const QJsonObject written = jsonLines(put.out).value(0);
+        QVERIFY(written.value("revision").toInteger() > kv.value("mod_revision").toInteger());
+        QCOMPARE(written.value("prev_kv").toObject().value("value").toString(), QString::fromUtf8("h\xc3\xa9llo"));
+    }
+
+    void getPrefix()
+    {
+        for (const char *key : {"/cli/p/2", "/cli/p/1", "/cli/p/3", "/cli/q"})
+            QCOMPARE(qetcd({"put", key, QString::fromUtf8(key).toUpper()}).exitCode, 0);
+
+        Run run = qetcd({"get", "/cli/p/", "--prefix"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, QByteArray("/cli/p/1\n/CLI/P/1\n/cli/p/2\n/CLI/P/2\n/cli/p/3\n/CLI/P/3\n"));
+
+        run = qetcd({"get", "/cli/p/", "--prefix", "--keys-only"});
+        QCOMPARE(run.out, QByteArray("/cli/p/1\n/cli/p/2\n/cli/p/3\n"));
+        run = qetcd({"get", "/cli/p/", "--prefix", "--count-only"});
+        QCOMPARE(run.out, QByteArray("3\n"));
+        run = qetcd({"get", "/cli/p/", "--prefix", "--limit", "2", "--keys-only"});
+        QCOMPARE(run.out, QByteArray("/cli/p/1\n/cli/p/2\n"));
+        run = qetcd({"get", "/cli/p/1", "/cli/p/3", "--keys-only"});
+        QCOMPARE(run.out, QByteArray("/cli/p/1\n/cli/p/2\n"));
+
+        run = qetcd({"get", "/cli/p/", "--prefix", "--json"});
+        const QList<QJsonObject> objects = jsonLines(run.out);
+        QCOMPARE(objects.size(), 3);
+        QCOMPARE(objects[2].value("key").toString(), QStringLiteral("/cli/p/3"));
+
+        run = qetcd({"get", "/cli/p/", "--prefix", "--from-key"});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(isOneLine(run.err), run.err.constData());
+    }
+
+    void getAtRevision()
+    {
+        const Run first = qetcd({"put", "/cli/rev", "old", "--json"});
+        const qint64 revision = jsonLines(first.out).value(0).value("revision").toInteger();
+        QVERIFY(revision > 0);
+        QCOMPARE(qetcd({"put", "/cli/rev", "new"}).exitCode, 0);
+        const Run run = qetcd({"get", "/cli/rev", "--rev", QString::number(revision), "--print-value-only"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, QByteArray("old\n"));
+    }
+
+    void deletePrefixCount()
+    {
+        for (const char *key : {"/cli/d/1", "/cli/d/2", "/cli/d/3", "/cli/e"})
+            QCOMPARE(qetcd({"put", key, "x"}).exitCode, 0);
+        Run run = qetcd({"del", "/cli/d/", "--prefix"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, QByteArray("3\n"));
+        QCOMPARE(qetcd({"get", "/cli/d/", "--prefix", "--count-only"}).out, QByteArray("0\n"));
+        QCOMPARE(qetcd({"get", "/cli/e", "--print-value-only"}).out, QByteArray("x\n"));
+
+        run = qetcd({"del", "/cli/d/", "--prefix"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, QByteArray("0\n"));
+
+        run = qetcd({"del", "/cli/e", "--prev-kv", "--json"});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject deleted = jsonLines(run.out).value(0);
+        QCOMPARE(deleted.value("deleted").toInteger(), 1);
+        const QJsonObject previous = deleted.value("prev_kvs").toArray().at(0).toObject();
+        QCOMPARE(previous.value("key").toString(), QStringLiteral("/cli/e"));
+    }
+
+    void putWithLease()
+    {
+        const QString lease = grantLease();
+        QVERIFY(!lease.isEmpty());
+        Run run = qetcd({"put", "/cli/leased", "v", "--lease", lease});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, QByteArray("OK\n"));
+
+        run = qetcd({"get", "/cli/leased", "--json"});
+        const QJsonObject kv = jsonLines(run.out).value(0);
+        QCOMPARE(kv.value("lease").toString(), lease.rightJustified(16, '0'));
+        const qint64 decimal = lease.toLongLong(nullptr, 16);
+        QCOMPARE(kv.value("lease_dec").toInteger(), decimal);
+        QVERIFY(m_cluster.etcdctl({"lease", "timetolive", lease, "--keys"}).contains("/cli/leased"));
+
+        // The decimal spelling names the same lease.
+        run = qetcd({"put", "/cli/leased2", "v", "--lease", "dec:" + QString::number(decimal)});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(m_cluster.etcdctl({"lease", "timetolive", lease, "--keys"}).contains("/cli/leased2"));
+
+        // Revoking the lease takes its keys along.
+        m_cluster.etcdctl({"lease", "revoke", lease});
+        QCOMPARE(qetcd({"get", "/cli/leased", "--count-only"}).out, QByteArray("0\n"));
+    }
+
+    void putWithBadLease()
+    {
+        Run run = qetcd({"put", "/cli/x", "v", "--lease", "nothex"});
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(isOneLine(run.err) && run.err.contains("nothex"), run.err.constData());
+
+        run = qetcd({"put", "/cli/x", "v", "--lease", "123abc"});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(isOneLine(run.err) && run.err.contains("lease not found"), run.err.constData());
+    }
+
+    void endpointsFromEnvironment()
+    {
+        QCOMPARE(qetcd({"put", "/cli/env", "from-env"}).exitCode, 0);
+        Run run = qetcdWithEnvironment({"get", "/cli/env", "--print-value-only"},
+                                       {{"ETCDCTL_ENDPOINTS", m_cluster.clientUrl(0)}});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, QByteArray("from-env\n"));
+
+        // The flag wins over the variable.
+        run = qetcdWithEnvironment({"--endpoints", m_cluster.clientUrl(0), "get", "/cli/env", "--print-value-only"},
+                                   {{"ETCDCTL_ENDPOINTS", "http://127.0.0.1:1"}});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, QByteArray("from-env\n"));
+
+        // A bare host:port is read as etcdctl reads it.
+        const QString bare = m_cluster.clientUrl(0).section(QStringLiteral("://"), 1);
+        run = qetcdWithEnvironment({"get", "/cli/env", "--print-value-only"}, {{"ETCDCTL_ENDPOINTS", bare}});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, QByteArray("from-env\n"));
+    }
+
+    void statusShowsEndpointAndVersion()
+    {
+        Run run = qetcd({"status"});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.contains(m_cluster.clientUrl(0).toUtf8()), run.out.constData());
+        const QRegularExpression version(QStringLiteral("\\b3\\.\\d+\\.\\d+\\b"));
+        QVERIFY2(version.match(QString::fromUtf8(run.out)).hasMatch(), run.out.constData());
+        QVERIFY2(run.out.contains("yes"), run.out.constData());
+        QVERIFY2(run.out.contains(m_cluster.memberName(0).toUtf8()), run.out.constData());
+
+        run = qetcd({"status", "--json"});
+        QCOMPARE(run.exitCode, 0);
+        const QList<QJsonObject> objects = jsonLines(run.out);
+        QCOMPARE(objects.size(), 2);
+        const QJsonObject endpoint = objects[0];
+        QCOMPARE(endpoint.value("type").toString(), QStringLiteral("endpoint"));
+        QCOMPARE(endpoint.value("endpoint").toString(), m_cluster.clientUrl(0));
+        QVERIFY(endpoint.value("version").toString().startsWith("3."));
+        QCOMPARE(endpoint.value("leader").toBool(), true);
+        QCOMPARE(endpoint.value("leader_id").toString(), endpoint.value("id").toString());
+        QVERIFY(endpoint.value("raft_term").toInteger() > 0);
+        QVERIFY(endpoint.value("raft_index").toInteger() > 0);
+        QVERIFY(endpoint.value("db_size").toInteger() > 0);
+        const QJsonObject member = objects[1];
+        QCOMPARE(member.value("type").toString(), QStringLiteral("member"));
+        QCOMPARE(member.value("id").toString(), endpoint.value("id").toString());
+        QCOMPARE(member.value("name").toString(), m_cluster.memberName(0));
+    }
+
+    void helpOnEveryCommand_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QStringList>("mentions");
+        const QStringList global{"--endpoints", "--cacert", "--cert", "--key", "--user", "--password",
+                                 "--command-timeout", "--dial-timeout", "--json", "ETCDCTL_ENDPOINTS"};
+        QTest::newRow("qetcd") << QStringList{} << QStringList{"status", "get", "put", "del"} + global;
+        QTest::newRow("qetcd --help") << QStringList{"--help"} << QStringList{"status", "get", "put", "del"} + global;
+        QTest::newRow("status") << QStringList{"status", "--help"} << global;
+        QTest::newRow("get") << QStringList{"get", "--help"}
+                             << QStringList{"--prefix", "--from-key", "--limit", "--rev", "--keys-only", "--count-only",
+                                            "--print-value-only", "KEY", "RANGE_END"} + global;
+        QTest::newRow("put") << QStringList{"put", "-h"}
+                             << QStringList{"--lease", "--prev-kv", "KEY", "VALUE"} + global;
+        QTest::newRow("del") << QStringList{"del", "--help"}
+                             << QStringList{"--prefix", "--from-key", "--prev-kv", "KEY"} + global;
+    }
+
+    void helpOnEveryCommand()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QStringList, mentions);
+        const Run run = qetcdWithEnvironment(arguments, {});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY(run.err.isEmpty());
+        for (const QString &mention : mentions)
+            QVERIFY2(run.out.contains(mention.toUtf8()), qPrintable(mention + " missing in:\n" + run.out));
+    }
+
+    void unreachableEndpointFailsWithinTheTimeout()
+    {
+        const Run run =
+            qetcdWithEnvironment({"--endpoints", "http://127.0.0.1:1", "--command-timeout", "2s", "get", "k"}, {});
+        QVERIFY2(run.exitCode != 0 && run.exitCode != -1, qPrintable(QString::number(run.exitCode)));
+        QVERIFY2(run.elapsedMs < scaledMs(2000) + 3000, qPrintable(QString::number(run.elapsedMs)));
+        QVERIFY2(isOneLine(run.err), run.err.constData());
+        QVERIFY(run.out.isEmpty());
+    }
+
+    void silentEndpointHitsTheCommandTimeout()
+    {
+        // Accepts connections (the kernel does) but never speaks HTTP/2: only the deadline ends it.
+        QTcpServer silent;
+        QVERIFY(silent.listen(QHostAddress::LocalHost));
+        const QString endpoint = QStringLiteral("127.0.0.1:%1").arg(silent.serverPort());
+        const Run run = qetcdWithEnvironment(
+            {"--endpoints", endpoint, "--dial-timeout", "1m", "--command-timeout", "1s", "get", "k"}, {});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.elapsedMs >= 1000, qPrintable(QString::number(run.elapsedMs)));
+        QVERIFY2(run.elapsedMs < scaledMs(1000) + 3000, qPrintable(QString::number(run.elapsedMs)));
+        QVERIFY2(isOneLine(run.err) && run.err.contains("--command-timeout"), run.err.constData());
+    }
+
+    void namespacePrefixesKeys()
+    {
+        Run run = qetcd({"--namespace", "/cli/ns/", "put", "k", "v"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(m_cluster.etcdctl({"get", "/cli/ns/k", "--print-value-only"}), QByteArray("v\n"));
+        run = qetcdWithEnvironment({"get", "k"}, {{"ETCDCTL_ENDPOINTS", m_cluster.clientUrl(0)},
+                                                  {"ETCDCTL_NAMESPACE", "/cli/ns/"}});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, QByteArray("k\nv\n"));
+    }
+
+    void usageErrorsExitTwo_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QByteArray>("mentions");
+        QTest::newRow("unknown command") << QStringList{"frobnicate"} << QByteArray("frobnicate");
+        QTest::newRow("unknown option") << QStringList{"get", "k", "--bogus"} << QByteArray("bogus");
+        QTest::newRow("missing argument") << QStringList{"put", "k"} << QByteArray("KEY VALUE");
+        QTest::newRow("bad duration") << QStringList{"get", "k", "--command-timeout", "5"}
+                                      << QByteArray("--command-timeout");
+        QTest::newRow("bad limit") << QStringList{"get", "k", "--limit", "-1"} << QByteArray("--limit");
+        QTest::newRow("no command") << QStringList{"--json"} << QByteArray("no command");
+    }
+
+    void usageErrorsExitTwo()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QByteArray, mentions);
+        const Run run = qetcd(arguments);
+        QCOMPARE(run.exitCode, 2);
+        QVERIFY2(isOneLine(run.err) && run.err.contains(mentions), run.err.constData());
+        QVERIFY(run.out.isEmpty());
+    }
+
+    void emptyKeyIsRefused()
+    {
+        const Run run = qetcd({"put", "", "value"});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(isOneLine(run.err) && run.err.contains("key is empty"), run.err.constData());
+        QVERIFY(run.out.isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_Cli)
+#include "tst_cli.moc"

@@ -1,0 +1,422 @@
+#include "../common/awaitfuture.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/etcdcluster.h>
+#include <QEtcd/faultproxy.h>
+
+#include <QtCore/QElapsedTimer>
+#include <QtTest/QtTest>
+
+using namespace QEtcd;
+using namespace QEtcd::Testing;
+using namespace std::chrono_literals;
+
+class tst_Client : public QObject
+{
+    Q_OBJECT
+
+private:
+    EtcdCluster m_cluster;
+    std::unique_ptr<Client> m_client;
+
+    ClientOptions options() const { return ClientOptions::fromEndpoints(m_cluster.clientUrls()); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
+        m_client = std::make_unique<Client>(options());
+        QVERIFY(m_client->configurationStatus().isOk());
+    }
+
+    void putGetDelete()
+    {
+        PutResult put;
+        QETCD_AWAIT(m_client->put("/kv/a", "1"), put);
+        QVERIFY2(put.status.isOk(), qPrintable(put.status.toString()));
+        QVERIFY(put.header.revision > 0);
+
+        RangeResult got;
+        QETCD_AWAIT(m_client->get("/kv/a"), got);
+        QVERIFY(got.status.isOk());
+        QCOMPARE(got.kvs.size(), 1);
+        QCOMPARE(got.kvs[0].key, QByteArray("/kv/a"));
+        QCOMPARE(got.kvs[0].value, QByteArray("1"));
+        QCOMPARE(got.kvs[0].version, 1);
+        QCOMPARE(got.kvs[0].createRevision, put.header.revision);
+
+        PutOptions withPrev;
+        withPrev.prevKv = true;
+        QETCD_AWAIT(m_client->put("/kv/a", "2", withPrev), put);
+        QVERIFY(put.prevKv.has_value());
+        QCOMPARE(put.prevKv->value, QByteArray("1"));
+
+        DeleteOptions deletePrev;
+        deletePrev.prevKv = true;
+        DeleteResult removed;
+        QETCD_AWAIT(m_client->remove("/kv/a", deletePrev), removed);
+        QVERIFY(removed.status.isOk());
+        QCOMPARE(removed.deleted, 1);
+        QCOMPARE(removed.prevKvs.size(), 1);
+        QCOMPARE(removed.prevKvs[0].value, QByteArray("2"));
+
+        QETCD_AWAIT(m_client->get("/kv/a"), got);
+        QVERIFY(got.status.isOk());
+        QVERIFY(got.kvs.isEmpty());
+    }
+
+    void rangeOptions()
+    {
+        for (const char *k : {"/r/c", "/r/a", "/r/b", "/r2/x"}) {
+            PutResult put;
+            QETCD_AWAIT(m_client->put(k, QByteArray(k).toUpper()), put);
+            QVERIFY(put.status.isOk());
+        }
+        RangeOptions prefix;
+        prefix.range = KeyRange::prefix();
+        RangeResult got;
+        QETCD_AWAIT(m_client->get("/r/", prefix), got);
+        QCOMPARE(got.kvs.size(), 3);  // "/r/" never matches "/r2/x"
+        QCOMPARE(got.kvs[0].key, QByteArray("/r/a"));
+
+        RangeOptions sorted = prefix;
+        sorted.sortTarget = SortTarget::Key;
+        sorted.sortOrder = SortOrder::Descending;
+        sorted.limit = 2;
+        QETCD_AWAIT(m_client->get("/r/", sorted), got);
+        QCOMPARE(got.kvs.size(), 2);
+        QCOMPARE(got.kvs[0].key, QByteArray("/r/c"));
+        QVERIFY(got.more);
+        QCOMPARE(got.count, 3);
+
+        RangeOptions keysOnly = prefix;
+        keysOnly.keysOnly = true;
+        QETCD_AWAIT(m_client->get("/r/", keysOnly), got);
+        QCOMPARE(got.kvs.size(), 3);
+        QVERIFY(got.kvs[0].value.isEmpty());
+
+        RangeOptions countOnly = prefix;
+        countOnly.countOnly = true;
+        QETCD_AWAIT(m_client->get("/r/", countOnly), got);
+        QVERIFY(got.kvs.isEmpty());
+        QCOMPARE(got.count, 3);
+
+        RangeOptions explicitRange;
+        explicitRange.range = KeyRange::upTo("/r/c");
+        QETCD_AWAIT(m_client->get("/r/a", explicitRange), got);
+        QCOMPARE(got.kvs.size(), 2);
+
+        RangeOptions serializable = prefix;
+        serializable.serializable = true;
+        QETCD_AWAIT(m_client->get("/r/", serializable), got);
+        QCOMPARE(got.kvs.size(), 3);
+
+        RangeOptions fromKey;
+        fromKey.range = KeyRange::fromKey();
+        fromKey.countOnly = true;
+        QETCD_AWAIT(m_client->get("/r/b", fromKey), got);
+        QVERIFY(got.count >= 3);  // /r/b, /r/c, /r2/x and anything after
+    }
+
+    void readAtRevision()
+    {
+        PutResult first, second;
+        QETCD_AWAIT(m_client->put("/rev/k", "old"), first);
+        QETCD_AWAIT(m_client->put("/rev/k", "new"), second);
+        RangeOptions atFirst;
+        atFirst.revision = first.header.revision;
+        RangeResult got;
+        QETCD_AWAIT(m_client->get("/rev/k", atFirst), got);
+        QCOMPARE(got.kvs.value(0).value, QByteArray("old"));
+    }
+
+    void putIgnoreValueAndLease()
+    {
+        LeaseGrantResult lease;
+        QETCD_AWAIT(m_client->leaseGrant(60), lease);
+        QVERIFY(lease.status.isOk());
+        PutOptions leased;
+        leased.lease = lease.id;
+        PutResult put;
+        QETCD_AWAIT(m_client->put("/ign/k", "v1", leased), put);
+        QVERIFY(put.status.isOk());
+
+        PutOptions keepValue;
+        keepValue.ignoreValue = true;
+        keepValue.lease = lease.id;
+        QETCD_AWAIT(m_client->put("/ign/k", {}, keepValue), put);
+        QVERIFY2(put.status.isOk(), qPrintable(put.status.toString()));
+        PutOptions keepLease;
+        keepLease.ignoreLease = true;
+        QETCD_AWAIT(m_client->put("/ign/k", "v2", keepLease), put);
+        QVERIFY(put.status.isOk());
+        RangeResult got;
+        QETCD_AWAIT(m_client->get("/ign/k"), got);
+        QCOMPARE(got.kvs.value(0).value, QByteArray("v2"));
+        QCOMPARE(got.kvs.value(0).lease, lease.id);
+
+        // ignoreValue on a key that does not exist is refused by etcd, and named.
+        QETCD_AWAIT(m_client->put("/ign/missing", {}, keepValue), put);
+        QVERIFY(!put.status.isOk());
+        QVERIFY2(put.status.message().contains("/ign/missing"), qPrintable(put.status.message()));
+        Result revoked;
+        QETCD_AWAIT(m_client->leaseRevoke(lease.id), revoked);
+        QVERIFY(revoked.status.isOk());
+    }
+
+    void txnComparesAndBranches()
+    {
+        PutResult put;
+        QETCD_AWAIT(m_client->put("/txn/a", "x"), put);
+        const qint64 created = put.header.revision;
+
+        Txn txn;
+        txn.compares = {Compare::value("/txn/a", CompareResult::Equal, "x"),
+                        Compare::version("/txn/a", CompareResult::Equal, 1),
+                        Compare::createRevision("/txn/a", CompareResult::Equal, created),
+                        Compare::modRevision("/txn/a", CompareResult::Less, created + 1),
+                        Compare::lease("/txn/a", CompareResult::Equal, 0),
+                        Compare::absent("/txn/b")};
+        Txn inner;
+        inner.success = {TxnOp::range("/txn/a")};
+        txn.success = {TxnOp::put("/txn/b", "y"), TxnOp::range("/txn/a"), TxnOp::nested(inner)};
+        txn.failure = {TxnOp::put("/txn/failed", "1")};
+        TxnResult result;
+        QETCD_AWAIT(m_client->txn(txn), result);
+        QVERIFY2(result.status.isOk(), qPrintable(result.status.toString()));
+        QVERIFY(result.succeeded);
+        QCOMPARE(result.responses.size(), 3);
+        QCOMPARE(result.responses[1].kind, TxnOp::Kind::Range);
+        QCOMPARE(result.responses[1].range.kvs.value(0).value, QByteArray("x"));
+        QCOMPARE(result.responses[2].kind, TxnOp::Kind::Txn);
+        QVERIFY(result.responses[2].txn);
+        QCOMPARE(result.responses[2].txn->responses.value(0).range.kvs.value(0).key, QByteArray("/txn/a"));
+
+        // Same compares again: /txn/b now exists, so the else branch runs.
+        QETCD_AWAIT(m_client->txn(txn), result);
+        QVERIFY(result.status.isOk());
+        QVERIFY(!result.succeeded);
+        RangeResult got;
+        QETCD_AWAIT(m_client->get("/txn/failed"), got);
+        QCOMPARE(got.kvs.size(), 1);
+
+        Txn bad;
+        bad.success = {TxnOp::put(QByteArray(), "v")};
+        QETCD_AWAIT(m_client->txn(bad), result);
+        QCOMPARE(result.status.code(), StatusCode::InvalidArgument);
+        QVERIFY(result.status.message().contains("key is empty"));
+    }
+
+    void leases()
+    {
+        LeaseGrantResult lease;
+        QETCD_AWAIT(m_client->leaseGrant(30), lease);
+        QVERIFY(lease.status.isOk());
+        QVERIFY(lease.id != 0);
+        QCOMPARE(lease.ttl, 30);
+        PutOptions leased;
+        leased.lease = lease.id;
+        PutResult put;
+        QETCD_AWAIT(m_client->put("/lease/k1", "v", leased), put);
+        QETCD_AWAIT(m_client->put("/lease/k2", "v", leased), put);
+
+        LeaseTimeToLiveResult ttl;
+        QETCD_AWAIT(m_client->leaseTimeToLive(lease.id, true), ttl);
+        QVERIFY(ttl.status.isOk());
+        QCOMPARE(ttl.grantedTtl, 30);
+        QVERIFY(ttl.ttl > 0 && ttl.ttl <= 30);
+        QCOMPARE(ttl.keys.size(), 2);
+        QVERIFY(ttl.keys.contains("/lease/k1"));
+
+        LeaseListResult list;
+        QETCD_AWAIT(m_client->leaseList(), list);
+        QVERIFY(list.ids.contains(lease.id));
+
+        Result revoked;
+        QETCD_AWAIT(m_client->leaseRevoke(lease.id), revoked);
+        QVERIFY(revoked.status.isOk());
+        RangeResult got;
+        QETCD_AWAIT(m_client->get("/lease/k1"), got);
+        QVERIFY(got.kvs.isEmpty());
+        QETCD_AWAIT(m_client->leaseTimeToLive(lease.id), ttl);
+        QCOMPARE(ttl.ttl, -1);
+        QETCD_AWAIT(m_client->leaseRevoke(lease.id), revoked);
+        QCOMPARE(revoked.status.code(), StatusCode::NotFound);
+        QVERIFY(revoked.status.isLeaseNotFound());
+
+        LeaseGrantResult chosen;
+        QETCD_AWAIT(m_client->leaseGrant(10, 0x1234abcd), chosen);
+        QCOMPARE(chosen.id, 0x1234abcd);
+        QETCD_AWAIT(m_client->leaseRevoke(chosen.id), revoked);
+    }
+
+    void compaction()
+    {
+        PutResult first, second;
+        QETCD_AWAIT(m_client->put("/compact/k", "v1"), first);
+        QETCD_AWAIT(m_client->put("/compact/k", "v2"), second);
+        Result compacted;
+        QETCD_AWAIT(m_client->compact(second.header.revision, true), compacted);
+        QVERIFY2(compacted.status.isOk(), qPrintable(compacted.status.toString()));
+        RangeOptions old;
+        old.revision = first.header.revision;
+        RangeResult got;
+        QETCD_AWAIT(m_client->get("/compact/k", old), got);
+        QCOMPARE(got.status.code(), StatusCode::OutOfRange);
+        QVERIFY(got.status.message().contains("compacted"));
+        QETCD_AWAIT(m_client->get("/compact/k"), got);
+        QCOMPARE(got.kvs.value(0).value, QByteArray("v2"));
+    }
+
+    void clusterCalls()
+    {
+        MemberListResult members;
+        QETCD_AWAIT(m_client->memberList(), members);
+        QVERIFY(members.status.isOk());
+        QCOMPARE(members.members.size(), 1);
+        QCOMPARE(members.members[0].name, m_cluster.memberName(0));
+        QCOMPARE(members.members[0].clientUrls.value(0), m_cluster.clientUrl(0));
+
+        EndpointStatusResult status;
+        QETCD_AWAIT(m_client->endpointStatus(), status);
+        QVERIFY2(status.status.isOk(), qPrintable(status.status.toString()));
+        QVERIFY(status.version.startsWith("3."));
+        QCOMPARE(status.leader, members.members[0].id);
+        QVERIFY(status.dbSize > 0);
+        QVERIFY(status.raftIndex > 0);
+        QCOMPARE(status.endpoint, m_cluster.clientUrl(0));
+
+        QETCD_AWAIT(m_client->endpointStatus("http://127.0.0.1:1"), status);
+        QCOMPARE(status.status.code(), StatusCode::InvalidArgument);
+
+        AlarmListResult alarms;
+        QETCD_AWAIT(m_client->alarms(), alarms);
+        QVERIFY(alarms.status.isOk());
+        QVERIFY(alarms.alarms.isEmpty());
+
+        Result ping;
+        QETCD_AWAIT(m_client->ping(), ping);
+        QVERIFY(ping.status.isOk());
+    }
+
+    void keyNamespace()
+    {
+        ClientOptions spaced = options();
+        spaced.keyNamespace = "/tenant-a";
+        Client tenant(spaced);
+        PutResult put;
+        QETCD_AWAIT(tenant.put("/k", "inside"), put);
+        QVERIFY(put.status.isOk());
+        QETCD_AWAIT(m_client->put("/tenant-b/k", "outside"), put);
+
+        RangeResult got;
+        QETCD_AWAIT(m_client->get("/tenant-a/k"), got);
+        QCOMPARE(got.kvs.value(0).value, QByteArray("inside"));
+
+        RangeOptions all;
+        all.range = KeyRange::prefix();
+        QETCD_AWAIT(tenant.get(QByteArray(), all), got);
+        QCOMPARE(got.kvs.size(), 1);
+        QCOMPARE(got.kvs[0].key, QByteArray("/k"));  // stripped on the way back
+
+        RangeOptions fromStart;
+        fromStart.range = KeyRange::fromKey();
+        QETCD_AWAIT(tenant.get("/", fromStart), got);
+        QCOMPARE(got.kvs.size(), 1);  // never leaks past the namespace
+
+        DeleteOptions everything;
+        everything.range = KeyRange::prefix();
+        DeleteResult removed;
+        QETCD_AWAIT(tenant.remove(QByteArray(), everything), removed);
+        QCOMPARE(removed.deleted, 1);
+        QETCD_AWAIT(m_client->get("/tenant-b/k"), got);
+        QCOMPARE(got.kvs.size(), 1);
+    }
+
+    void oversizedValueIsRefusedAndNothingWritten()
+    {
+        const QByteArray big(3 * 1024 * 1024, 'x');  // etcd's default limit is 1.5 MiB
+        PutResult put;
+        QETCD_AWAIT(m_client->put("/big/k", big), put);
+        QVERIFY(!put.status.isOk());
+        QVERIFY2(put.status.message().contains("/big/k"), qPrintable(put.status.message()));
+        QVERIFY2(put.status.message().contains("large") || put.status.message().contains("max"),
+                 qPrintable(put.status.message()));
+        RangeResult got;
+        QETCD_AWAIT(m_client->get("/big/k"), got);
+        QVERIFY(got.status.isOk());
+        QVERIFY(got.kvs.isEmpty());
+    }
+
+    void largeRangesArrive()
+    {
+        // Well past gRPC's 4 MiB receive default: 6 x 1 MiB values in one answer.
+        const QByteArray value(1024 * 1024, 'v');
+        for (int i = 0; i < 6; ++i) {
+            PutResult put;
+            QETCD_AWAIT(m_client->put("/large/" + QByteArray::number(i), value), put);
+            QVERIFY(put.status.isOk());
+        }
+        RangeOptions prefix;
+        prefix.range = KeyRange::prefix();
+        RangeResult got;
+        QETCD_AWAIT(m_client->get("/large/", prefix), got);
+        QVERIFY2(got.status.isOk(), qPrintable(got.status.toString()));
+        QCOMPARE(got.kvs.size(), 6);
+    }
+
+    void resultsReachTheGuiThreadThroughThen()
+    {
+        bool delivered = false;
+        bool onMainThread = false;
+        m_client->put("/then/k", "v").then(this, [&](const PutResult &result) {
+            delivered = result.status.isOk();
+            onMainThread = QThread::currentThread() == qApp->thread();
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(delivered, scaledMs(10000));
+        QVERIFY(onMainThread);
+    }
+
+    void unreachableEndpointIsBoundedByTheDeadline()
+    {
+        ClientOptions nowhere = ClientOptions::fromEndpoints({QStringLiteral("http://127.0.0.1:1")});
+        nowhere.rpc = RpcResilience{RetryPolicy::bounded(2, 100ms), 2s};
+        Client client(nowhere);
+        QElapsedTimer clock;
+        clock.start();
+        RangeResult got;
+        QETCD_AWAIT(client.get("/k"), got);
+        QCOMPARE(got.status.code(), StatusCode::Unavailable);
+        QVERIFY2(got.status.message().contains("after 3 attempts"), qPrintable(got.status.message()));
+        QVERIFY2(clock.elapsed() < scaledMs(8000), qPrintable(QString::number(clock.elapsed())));
+    }
+
+    void blackholedCallsFailWithinTheirDeadlineAndRecover()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY2(proxy.start(), qPrintable(proxy.errorString()));
+        ClientOptions viaProxy = ClientOptions::fromEndpoints({proxy.url()});
+        viaProxy.rpc = RpcResilience{RetryPolicy::never(), 1500ms};
+        Client client(viaProxy);
+        PutResult put;
+        QETCD_AWAIT(client.put("/proxy/k", "1"), put);
+        QVERIFY2(put.status.isOk(), qPrintable(put.status.toString()));
+
+        proxy.setMode(FaultProxy::Mode::Blackhole);
+        QElapsedTimer clock;
+        clock.start();
+        RangeResult got;
+        QETCD_AWAIT(client.get("/proxy/k"), got);
+        QCOMPARE(got.status.code(), StatusCode::DeadlineExceeded);
+        QVERIFY(clock.elapsed() >= 1400);
+        QVERIFY2(clock.elapsed() < scaledMs(5000), qPrintable(QString::number(clock.elapsed())));
+
+        proxy.setMode(FaultProxy::Mode::Pass);
+        QETCD_AWAIT(client.get("/proxy/k"), got);
+        QVERIFY2(got.status.isOk(), qPrintable(got.status.toString()));
+        QCOMPARE(got.kvs.value(0).value, QByteArray("1"));
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_Client)
+#include "tst_client.moc"

@@ -1,0 +1,251 @@
+#include "../common/awaitfuture.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/etcdcluster.h>
+#include <QEtcd/faultproxy.h>
+#include <QEtcd/selfhealingkeepalive.h>
+
+#include <QtTest/QtTest>
+
+using namespace QEtcd;
+using namespace QEtcd::Testing;
+using namespace std::chrono_literals;
+
+namespace {
+QList<LeaseEventKind> kinds(const QSignalSpy &spy)
+{
+    QList<LeaseEventKind> list;
+    for (const QList<QVariant> &arguments : spy)
+        list.append(arguments.at(0).value<LeaseEvent>().kind);
+    return list;
+}
+
+LeaseEvent eventAt(const QSignalSpy &spy, int index)
+{
+    return spy.at(index).at(0).value<LeaseEvent>();
+}
+} // namespace
+
+// A key kept alive by a SelfHealingKeepAlive, seen by a participant behind a FaultProxy and
+// checked by an observer that talks to etcd directly.
+class tst_SelfHealingKeepAlive : public QObject
+{
+    Q_OBJECT
+
+private:
+    EtcdCluster m_cluster;
+    std::unique_ptr<Client> m_observer;
+    std::unique_ptr<FaultProxy> m_proxy;
+    std::unique_ptr<Client> m_participant;
+
+    LeaseResilience fastHeals() const
+    {
+        RetryPolicy::ExponentialBackoff backoff;
+        backoff.initialDelay = 250ms;
+        backoff.maxDelay = 2s;
+        return LeaseResilience{RetryPolicy::exponentialBackoff(backoff), 1s};
+    }
+
+    std::unique_ptr<SelfHealingKeepAlive> keepKey(const QByteArray &key, const QByteArray &value, qint64 ttl,
+                                                  const LeaseResilience &resilience)
+    {
+        Client *client = m_participant.get();
+        return std::make_unique<SelfHealingKeepAlive>(
+            client, ttl,
+            [client, key, value](qint64 lease, qint64 previous) {
+                return casEstablish(client, key, value, lease, previous);
+            },
+            resilience);
+    }
+
+    int leaseCount()
+    {
+        LeaseListResult leases;
+        [&] { QETCD_AWAIT(m_observer->leaseList(), leases); }();
+        return int(leases.ids.size());
+    }
+
+    KeyValue read(const QByteArray &key)
+    {
+        RangeResult got;
+        [&] { QETCD_AWAIT(m_observer->get(key), got); }();
+        return got.kvs.value(0);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        qRegisterMetaType<LeaseEvent>();
+        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
+        m_observer = std::make_unique<Client>(ClientOptions::fromEndpoints(m_cluster.clientUrls()));
+    }
+
+    void init()
+    {
+        m_proxy = std::make_unique<FaultProxy>(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY2(m_proxy->start(), qPrintable(m_proxy->errorString()));
+        m_participant = std::make_unique<Client>(ClientOptions::fromEndpoints({m_proxy->url()}));
+    }
+
+    void cleanup()
+    {
+        m_participant.reset();
+        m_proxy.reset();
+    }
+
+    void startEstablishesAndCloseRemovesAtOnce()
+    {
+        auto keeper = keepKey("/shka/close", "v", 30, fastHeals());
+        QCOMPARE(keeper->currentLeaseId(), -1);
+        Status started;
+        QETCD_AWAIT(keeper->start(), started);
+        QVERIFY2(started.isOk(), qPrintable(started.toString()));
+        QVERIFY(keeper->isHealthy());
+        QCOMPARE(read("/shka/close").lease, keeper->currentLeaseId());
+
+        keeper->close();
+        QVERIFY(!keeper->isHealthy());
+        // The lease is revoked, not left to run out its 30 s.
+        QTRY_VERIFY_WITH_TIMEOUT(read("/shka/close").key.isEmpty(), scaledMs(3000));
+        keeper->close();  // idempotent
+        Status again;
+        QETCD_AWAIT(keeper->start(), again);
+        QCOMPARE(again.code(), StatusCode::Closed);
+    }
+
+    void initialEstablishDeclinedRevokesTheLease()
+    {
+        QTRY_VERIFY_WITH_TIMEOUT(leaseCount() == 0, scaledMs(5000));  // earlier tests' revokes landed
+        PutResult put;
+        QETCD_AWAIT(m_observer->put("/shka/taken", "theirs"), put);
+        auto keeper = keepKey("/shka/taken", "mine", 30, fastHeals());
+        Status started;
+        QETCD_AWAIT(keeper->start(), started);
+        QCOMPARE(started.code(), StatusCode::OwnershipLost);
+        QVERIFY(started.message().contains("/shka/taken"));
+        QCOMPARE(read("/shka/taken").value, QByteArray("theirs"));
+        // The only lease this test made was revoked before start() reported.
+        LeaseListResult leases;
+        QETCD_AWAIT(m_observer->leaseList(), leases);
+        QVERIFY2(leases.ids.isEmpty(), qPrintable(QString::number(leases.ids.size())));
+    }
+
+    void partitionLongerThanTtlExpiresThenRestores()
+    {
+        auto keeper = keepKey("/shka/long", "v", 2, fastHeals());
+        QSignalSpy events(keeper.get(), &SelfHealingKeepAlive::leaseEvent);
+        Status started;
+        QETCD_AWAIT(keeper->start(), started);
+        QVERIFY(started.isOk());
+        const qint64 first = keeper->currentLeaseId();
+
+        m_proxy->setMode(FaultProxy::Mode::Blackhole);
+        QTRY_COMPARE_WITH_TIMEOUT(kinds(events), (QList{LeaseEventKind::Suspended, LeaseEventKind::Expired}),
+                                  scaledMs(10000));
+        QVERIFY(!keeper->isHealthy());
+        QCOMPARE(eventAt(events, 1).leaseId, first);
+        QTRY_VERIFY_WITH_TIMEOUT(read("/shka/long").key.isEmpty(), scaledMs(10000));  // etcd expired it
+
+        m_proxy->setMode(FaultProxy::Mode::Pass);
+        QTRY_COMPARE_WITH_TIMEOUT(events.size(), 3, scaledMs(15000));
+        const LeaseEvent restored = eventAt(events, 2);
+        QCOMPARE(restored.kind, LeaseEventKind::Restored);
+        QCOMPARE(restored.leaseId, first);
+        QVERIFY(restored.newLeaseId != first);
+        QCOMPARE(keeper->currentLeaseId(), restored.newLeaseId);
+        QVERIFY(keeper->isHealthy());
+        const KeyValue back = read("/shka/long");
+        QCOMPARE(back.value, QByteArray("v"));
+        QCOMPARE(back.lease, restored.newLeaseId);
+        QVERIFY(eventAt(events, 0).monotonicMs <= eventAt(events, 1).monotonicMs);
+        QVERIFY(eventAt(events, 1).monotonicMs <= restored.monotonicMs);
+    }
+
+    void partitionShorterThanTtlOnlySuspends()
+    {
+        auto keeper = keepKey("/shka/short", "v", 6, fastHeals());
+        QSignalSpy events(keeper.get(), &SelfHealingKeepAlive::leaseEvent);
+        QSignalSpy resumed(keeper.get(), &SelfHealingKeepAlive::keepAliveResumed);
+        Status started;
+        QETCD_AWAIT(keeper->start(), started);
+        const qint64 lease = keeper->currentLeaseId();
+
+        m_proxy->setMode(FaultProxy::Mode::Blackhole);
+        QTRY_COMPARE_WITH_TIMEOUT(events.size(), 1, scaledMs(6000));
+        QCOMPARE(eventAt(events, 0).kind, LeaseEventKind::Suspended);
+        m_proxy->setMode(FaultProxy::Mode::Pass);
+        QTRY_COMPARE_WITH_TIMEOUT(resumed.size(), 1, scaledMs(6000));
+        QCOMPARE(resumed.at(0).at(0).toLongLong(), lease);
+        QCOMPARE(events.size(), 1);  // no Expired
+        QCOMPARE(keeper->currentLeaseId(), lease);
+        QVERIFY(keeper->isHealthy());
+        QCOMPARE(read("/shka/short").lease, lease);
+    }
+
+    void anotherOwnerDuringThePartitionMakesTheHealFail()
+    {
+        auto keeper = keepKey("/shka/stolen", "mine", 2, fastHeals());
+        QSignalSpy events(keeper.get(), &SelfHealingKeepAlive::leaseEvent);
+        Status started;
+        QETCD_AWAIT(keeper->start(), started);
+
+        m_proxy->setMode(FaultProxy::Mode::Blackhole);
+        QTRY_VERIFY_WITH_TIMEOUT(kinds(events).contains(LeaseEventKind::Expired), scaledMs(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(read("/shka/stolen").key.isEmpty(), scaledMs(10000));
+        LeaseGrantResult theirLease;
+        QETCD_AWAIT(m_observer->leaseGrant(60), theirLease);
+        TxnResult taken;
+        Txn take;
+        PutOptions onTheirLease;
+        onTheirLease.lease = theirLease.id;
+        take.compares = {Compare::absent("/shka/stolen")};
+        take.success = {TxnOp::put("/shka/stolen", "theirs", onTheirLease)};
+        QETCD_AWAIT(m_observer->txn(take), taken);
+        QVERIFY(taken.succeeded);
+
+        m_proxy->setMode(FaultProxy::Mode::Pass);
+        QTRY_VERIFY_WITH_TIMEOUT(kinds(events).contains(LeaseEventKind::Failed), scaledMs(15000));
+        QCOMPARE(kinds(events).last(), LeaseEventKind::Failed);
+        QCOMPARE(eventAt(events, events.size() - 1).cause.code(), StatusCode::OwnershipLost);
+        QVERIFY(!kinds(events).contains(LeaseEventKind::Restored));
+        QVERIFY(!keeper->isHealthy());
+        const KeyValue kv = read("/shka/stolen");
+        QCOMPARE(kv.value, QByteArray("theirs"));
+        QCOMPARE(kv.lease, theirLease.id);
+    }
+
+    void neverRetryingPolicyFailsInsteadOfHealing()
+    {
+        auto keeper = keepKey("/shka/never", "v", 2, LeaseResilience{RetryPolicy::never(), 1s});
+        QSignalSpy events(keeper.get(), &SelfHealingKeepAlive::leaseEvent);
+        Status started;
+        QETCD_AWAIT(keeper->start(), started);
+        const qint64 lease = keeper->currentLeaseId();
+        int exitCode = -1;
+        m_cluster.etcdctl({"lease", "revoke", QString::number(lease, 16)}, &exitCode);
+        QCOMPARE(exitCode, 0);
+        QTRY_COMPARE_WITH_TIMEOUT(kinds(events), (QList{LeaseEventKind::Expired, LeaseEventKind::Failed}),
+                                  scaledMs(10000));
+        QVERIFY(read("/shka/never").key.isEmpty());
+    }
+
+    void outOfBandRevokeExpiresThenRestores()
+    {
+        auto keeper = keepKey("/shka/revoked", "v", 3, fastHeals());
+        QSignalSpy events(keeper.get(), &SelfHealingKeepAlive::leaseEvent);
+        Status started;
+        QETCD_AWAIT(keeper->start(), started);
+        const qint64 lease = keeper->currentLeaseId();
+        int exitCode = -1;
+        m_cluster.etcdctl({"lease", "revoke", QString::number(lease, 16)}, &exitCode);
+        QCOMPARE(exitCode, 0);
+        QTRY_COMPARE_WITH_TIMEOUT(kinds(events), (QList{LeaseEventKind::Expired, LeaseEventKind::Restored}),
+                                  scaledMs(10000));
+        QCOMPARE(eventAt(events, 0).cause.code(), StatusCode::NotFound);
+        QCOMPARE(read("/shka/revoked").lease, keeper->currentLeaseId());
+        QVERIFY(keeper->currentLeaseId() != lease);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_SelfHealingKeepAlive)
+#include "tst_selfhealingkeepalive.moc"

@@ -1,0 +1,154 @@
+#include "../common/awaitfuture.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/etcdcluster.h>
+
+#include <QtCore/QProcess>
+#include <QtCore/QTemporaryDir>
+#include <QtTest/QtTest>
+
+using namespace QEtcd;
+using namespace QEtcd::Testing;
+using namespace std::chrono_literals;
+
+// etcd serving mutual TLS with certificates made by openssl for this run only.
+class tst_Tls : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_dir;
+    std::unique_ptr<EtcdCluster> m_cluster;
+
+    QString path(const QString &name) const { return m_dir.filePath(name); }
+
+    bool openssl(const QStringList &args)
+    {
+        QProcess process;
+        process.setWorkingDirectory(m_dir.path());
+        process.start(QStringLiteral("openssl"), args);
+        if (!process.waitForFinished(scaledMs(30000)) || process.exitCode() != 0) {
+            qWarning().noquote() << "openssl" << args.join(' ') << "failed:" << process.readAllStandardError();
+            return false;
+        }
+        return true;
+    }
+
+    // A CA, and a certificate named `name` signed by it with the given subjectAltName.
+    bool makeCa(const QString &ca)
+    {
+        return openssl({"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=" + ca,
+                        "-keyout", ca + ".key", "-out", ca + ".pem"});
+    }
+
+    bool makeCert(const QString &name, const QString &ca, const QString &altNames)
+    {
+        QFile ext(path(name + ".ext"));
+        if (!ext.open(QIODevice::WriteOnly))
+            return false;
+        ext.write("subjectAltName=" + altNames.toUtf8() + "\nextendedKeyUsage=serverAuth,clientAuth\n");
+        ext.close();
+        return openssl({"req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=" + name, "-keyout", name + ".key",
+                        "-out", name + ".csr"})
+            && openssl({"x509", "-req", "-in", name + ".csr", "-CA", ca + ".pem", "-CAkey", ca + ".key",
+                        "-CAcreateserial", "-days", "2", "-extfile", name + ".ext", "-out", name + ".pem"});
+    }
+
+    ClientOptions tlsOptions() const
+    {
+        ClientOptions options = ClientOptions::fromEndpoints(m_cluster->clientUrls());
+        options.tls.caFile = path("ca.pem");
+        options.tls.certFile = path("client.pem");
+        options.tls.keyFile = path("client.key");
+        options.rpc = RpcResilience{RetryPolicy::bounded(1, 100ms), 5s};
+        return options;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_dir.isValid());
+        QVERIFY(makeCa("ca"));
+        QVERIFY(makeCa("other-ca"));
+        QVERIFY(makeCert("server", "ca", "IP:127.0.0.1,DNS:localhost"));
+        QVERIFY(makeCert("client", "ca", "DNS:client"));
+        QVERIFY(makeCert("stranger", "other-ca", "DNS:stranger"));
+
+        EtcdCluster::Options options;
+        options.caFile = path("ca.pem");
+        options.certFile = path("server.pem");
+        options.keyFile = path("server.key");
+        options.clientCertAuth = true;
+        options.clientCertFile = path("client.pem");
+        options.clientKeyFile = path("client.key");
+        m_cluster = std::make_unique<EtcdCluster>(options);
+        QVERIFY2(m_cluster->start(), qPrintable(m_cluster->errorString()));
+        QVERIFY(m_cluster->clientUrl(0).startsWith("https://"));
+    }
+
+    void mutualTlsWorks()
+    {
+        Client client(tlsOptions());
+        PutResult put;
+        QETCD_AWAIT(client.put("/tls/k", "v"), put);
+        QVERIFY2(put.status.isOk(), qPrintable(put.status.toString()));
+        RangeResult got;
+        QETCD_AWAIT(client.get("/tls/k"), got);
+        QCOMPARE(got.kvs.value(0).value, QByteArray("v"));
+    }
+
+    void wrongCaFailsWithAClearStatus()
+    {
+        ClientOptions options = tlsOptions();
+        options.tls.caFile = path("other-ca.pem");
+        Client client(options);
+        RangeResult got;
+        QETCD_AWAIT(client.get("/tls/k"), got);
+        QCOMPARE(got.status.code(), StatusCode::TlsError);
+        QVERIFY2(got.status.message().contains("TLS handshake failed"), qPrintable(got.status.message()));
+        QVERIFY2(got.status.message().contains("CA"), qPrintable(got.status.message()));
+    }
+
+    void systemRootsDoNotTrustAPrivateCa()
+    {
+        ClientOptions options = tlsOptions();
+        options.tls.caFile.clear();
+        Client client(options);
+        RangeResult got;
+        QETCD_AWAIT(client.get("/tls/k"), got);
+        QCOMPARE(got.status.code(), StatusCode::TlsError);
+    }
+
+    void missingOrForeignClientCertificateIsRejected()
+    {
+        ClientOptions noCert = tlsOptions();
+        noCert.tls.certFile.clear();
+        noCert.tls.keyFile.clear();
+        Client anonymous(noCert);
+        RangeResult got;
+        QETCD_AWAIT(anonymous.get("/tls/k"), got);
+        QVERIFY(!got.status.isOk());
+
+        ClientOptions foreign = tlsOptions();
+        foreign.tls.certFile = path("stranger.pem");
+        foreign.tls.keyFile = path("stranger.key");
+        Client stranger(foreign);
+        QETCD_AWAIT(stranger.get("/tls/k"), got);
+        QVERIFY(!got.status.isOk());
+    }
+
+    void plaintextToATlsServerNeverSucceeds()
+    {
+        QString url = m_cluster->clientUrl(0);
+        url.replace("https://", "http://");
+        ClientOptions options = ClientOptions::fromEndpoints({url});
+        options.rpc = RpcResilience{RetryPolicy::never(), 3s};
+        Client client(options);
+        RangeResult got;
+        QETCD_AWAIT(client.get("/tls/k"), got);
+        QVERIFY(!got.status.isOk());
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_Tls)
+#include "tst_tls.moc"

@@ -1,0 +1,376 @@
+// The qetcd CLI's conventions, without a server: durations, global options and the
+// ETCDCTL_* environment, lease IDs, JSON for key-value pairs, the event stream and the
+// shutdown signals that long-running commands use.
+#include <duration.h>
+#include <eventwriter.h>
+#include <globaloptions.h>
+#include <kvformat.h>
+#include <shutdownsignals.h>
+
+#include <QtCore/QBuffer>
+#include <QtCore/QCommandLineParser>
+#include <QtCore/QJsonDocument>
+#include <QtTest/QtTest>
+
+#include <csignal>
+
+using namespace QEtcd;
+using namespace QEtcd::Cli;
+using namespace std::chrono_literals;
+
+namespace {
+std::optional<GlobalOptions> resolve(const QStringList &flags, const QProcessEnvironment &environment,
+                                     QString *error)
+{
+    QCommandLineParser parser;
+    parser.addOptions(globalOptions());
+    if (!parser.parse(QStringList{QStringLiteral("qetcd")} + flags)) {
+        *error = parser.errorText();
+        return std::nullopt;
+    }
+    return resolveGlobalOptions(parser, environment, error);
+}
+
+QProcessEnvironment environment(const QList<std::pair<QString, QString>> &variables)
+{
+    QProcessEnvironment env;
+    for (const auto &[name, value] : variables)
+        env.insert(name, value);
+    return env;
+}
+
+// Any file that certainly exists and is readable, standing in for a PEM file.
+QString existingFile()
+{
+    return QCoreApplication::applicationFilePath();
+}
+} // namespace
+
+class tst_CliConventions : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void parsesDurations_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<qint64>("ms");
+        QTest::newRow("seconds") << "5s" << qint64(5000);
+        QTest::newRow("milliseconds") << "500ms" << qint64(500);
+        QTest::newRow("minutes") << "2m" << qint64(120000);
+        QTest::newRow("hours") << "1h" << qint64(3600000);
+        QTest::newRow("compound") << "1m30s" << qint64(90000);
+        QTest::newRow("fraction") << "1.5s" << qint64(1500);
+        QTest::newRow("leading dot") << ".25s" << qint64(250);
+        QTest::newRow("micro rounds up") << "1us" << qint64(1);
+        QTest::newRow("nanoseconds") << "2000000ns" << qint64(2);
+        QTest::newRow("zero") << "0" << qint64(0);
+        QTest::newRow("explicit plus") << "+3s" << qint64(3000);
+    }
+
+    void parsesDurations()
+    {
+        QFETCH(QString, text);
+        QFETCH(qint64, ms);
+        QString error;
+        const auto parsed = parseDuration(text, &error);
+        QVERIFY2(parsed.has_value(), qPrintable(error));
+        QCOMPARE(parsed->count(), ms);
+    }
+
+    void refusesBadDurations_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("empty") << "" << "empty";
+        QTest::newRow("bare number") << "5" << "missing unit";
+        QTest::newRow("unknown unit") << "5x" << "unknown unit";
+        QTest::newRow("unit alone") << "s" << "expected a number";
+        QTest::newRow("negative") << "-1s" << "negative";
+        QTest::newRow("trailing junk") << "5s!" << "expected a number";
+        QTest::newRow("space") << "5 s" << "unknown unit";
+    }
+
+    void refusesBadDurations()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, reason);
+        QString error;
+        QVERIFY(!parseDuration(text, &error).has_value());
+        QVERIFY2(error.contains(reason), qPrintable(error));
+        QVERIFY2(error.contains(QLatin1Char('"') + text + QLatin1Char('"')), qPrintable(error));
+    }
+
+    void formatsDurationsReadably()
+    {
+        QCOMPARE(formatDuration(2s), QStringLiteral("2s"));
+        QCOMPARE(formatDuration(1500ms), QStringLiteral("1500ms"));
+        QCOMPARE(formatDuration(3min), QStringLiteral("3m"));
+        QCOMPARE(formatDuration(90s), QStringLiteral("90s"));
+        for (std::chrono::milliseconds d : std::initializer_list<std::chrono::milliseconds>{2s, 1500ms, 3min, 90s, 2h})
+            QCOMPARE(parseDuration(formatDuration(d)), std::optional<std::chrono::milliseconds>(d));
+    }
+
+    void defaultsAreEtcdctls()
+    {
+        QString error;
+        const auto options = resolve({}, {}, &error);
+        QVERIFY2(options.has_value(), qPrintable(error));
+        QCOMPARE(options->client.endpoints, QStringList{QStringLiteral("127.0.0.1:2379")});
+        QCOMPARE(options->client.dialTimeout, 2s);
+        QCOMPARE(options->commandTimeout, 5s);
+        QCOMPARE(options->client.rpc.operationTimeout, 5s);
+        QVERIFY(!options->json);
+    }
+
+    void flagsWinOverEnvironment()
+    {
+        const QProcessEnvironment env = environment({{"ETCDCTL_ENDPOINTS", "10.0.0.1:2379,10.0.0.2:2379"},
+                                                     {"ETCDCTL_COMMAND_TIMEOUT", "9s"},
+                                                     {"ETCDCTL_DIAL_TIMEOUT", "3s"},
+                                                     {"ETCDCTL_NAMESPACE", "/app/"}});
+        QString error;
+        auto options = resolve({}, env, &error);
+        QVERIFY2(options.has_value(), qPrintable(error));
+        QCOMPARE(options->client.endpoints, (QStringList{"10.0.0.1:2379", "10.0.0.2:2379"}));
+        QCOMPARE(options->commandTimeout, 9s);
+        QCOMPARE(options->client.dialTimeout, 3s);
+        QCOMPARE(options->client.keyNamespace, QByteArray("/app/"));
+
+        options = resolve({"--endpoints", "http://127.0.0.1:1", "--command-timeout=500ms", "--json"}, env, &error);
+        QVERIFY2(options.has_value(), qPrintable(error));
+        QCOMPARE(options->client.endpoints, QStringList{"http://127.0.0.1:1"});
+        QCOMPARE(options->commandTimeout, 500ms);
+        QCOMPARE(options->client.dialTimeout, 3s);
+        QVERIFY(options->json);
+    }
+
+    void bareEndpointsUseTlsWhenTlsFilesAreGiven()
+    {
+        QString error;
+        auto options = resolve({"--endpoints", "a:2379, b:2379", "--cacert", existingFile()}, {}, &error);
+        QVERIFY2(options.has_value(), qPrintable(error));
+        QCOMPARE(options->client.endpoints, (QStringList{"https://a:2379", "https://b:2379"}));
+        QCOMPARE(options->client.tls.caFile, existingFile());
+
+        options = resolve({"--endpoints", "a:2379"},
+                          environment({{"ETCDCTL_CERT", existingFile()}, {"ETCDCTL_KEY", existingFile()}}), &error);
+        QVERIFY2(options.has_value(), qPrintable(error));
+        QCOMPARE(options->client.endpoints, QStringList{"https://a:2379"});
+
+        // An explicit http:// with TLS files is a contradiction, not something to guess about.
+        QVERIFY(!resolve({"--endpoints", "http://a:2379", "--cacert", existingFile()}, {}, &error));
+        QVERIFY2(error.contains("http://"), qPrintable(error));
+    }
+
+    void splitsUserAndPasswordLikeEtcdctl()
+    {
+        QString error;
+        auto options = resolve({"--user", "root:se:cret"}, {}, &error);
+        QVERIFY2(options.has_value(), qPrintable(error));
+        QCOMPARE(options->client.user, QStringLiteral("root"));
+        QCOMPARE(options->client.password, QStringLiteral("se:cret"));
+
+        options = resolve({"--user", "ro:ot"}, environment({{"ETCDCTL_PASSWORD", "pw"}}), &error);
+        QVERIFY2(options.has_value(), qPrintable(error));
+        QCOMPARE(options->client.user, QStringLiteral("ro:ot"));
+        QCOMPARE(options->client.password, QStringLiteral("pw"));
+
+        QVERIFY(!resolve({}, environment({{"ETCDCTL_USER", "root"}}), &error));
+        QVERIFY2(error.startsWith("ETCDCTL_USER:") && error.contains("needs a password"), qPrintable(error));
+    }
+
+    void badSettingsNameTheirSource()
+    {
+        QString error;
+        QVERIFY(!resolve({"--dial-timeout", "5"}, {}, &error));
+        QVERIFY2(error.startsWith("--dial-timeout:") && error.contains("missing unit"), qPrintable(error));
+        QVERIFY(!resolve({}, environment({{"ETCDCTL_COMMAND_TIMEOUT", "soon"}}), &error));
+        QVERIFY2(error.startsWith("ETCDCTL_COMMAND_TIMEOUT:"), qPrintable(error));
+        QVERIFY(!resolve({"--command-timeout", "0"}, {}, &error));
+        QVERIFY2(error.contains("longer than 0"), qPrintable(error));
+        QVERIFY(!resolve({"--endpoints", ","}, {}, &error));
+        QVERIFY2(error.contains("no endpoints"), qPrintable(error));
+        QVERIFY(!resolve({"--endpoints", "ftp://x:1"}, {}, &error));
+        QVERIFY2(error.contains("ftp://x:1"), qPrintable(error));
+    }
+
+    void everyValueOptionNamesItsVariable()
+    {
+        for (const QCommandLineOption &option : globalOptions()) {
+            if (option.valueName().isEmpty())
+                continue;
+            const QString variable = "ETCDCTL_" + option.names().first().toUpper().replace('-', '_');
+            QVERIFY2(option.description().contains(variable), qPrintable(option.description()));
+            QVERIFY(takesValue(option.names().first()));
+        }
+        QVERIFY(!takesValue("json"));
+        QVERIFY(!takesValue("help"));
+    }
+
+    void parsesLeaseIds_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<qint64>("id");
+        QTest::newRow("hex as etcdctl prints") << "694d7b0c0d1e0d0a" << qint64(0x694d7b0c0d1e0d0a);
+        QTest::newRow("0x") << "0x694d7b0c0d1e0d0a" << qint64(0x694d7b0c0d1e0d0a);
+        QTest::newRow("digits only are still hex") << "10" << qint64(16);
+        QTest::newRow("decimal") << "dec:7587856238879051018" << qint64(7587856238879051018);
+    }
+
+    void parsesLeaseIds()
+    {
+        QFETCH(QString, text);
+        QFETCH(qint64, id);
+        QString error;
+        const auto parsed = parseLeaseId(text, &error);
+        QVERIFY2(parsed.has_value(), qPrintable(error));
+        QCOMPARE(*parsed, id);
+    }
+
+    void refusesBadLeaseIds()
+    {
+        QString error;
+        for (const char *text : {"", "xyz", "0", "-5", "ffffffffffffffff", "dec:12ab", "dec:0"}) {
+            QVERIFY2(!parseLeaseId(text, &error).has_value(), text);
+            QVERIFY2(error.contains(QLatin1Char('"') + QLatin1String(text) + QLatin1Char('"')), qPrintable(error));
+        }
+    }
+
+    void leaseHexRoundTrips()
+    {
+        QCOMPARE(leaseHex(0x694d7b0c0d1e0d0a), QStringLiteral("694d7b0c0d1e0d0a"));
+        QCOMPARE(leaseHex(0x1f), QStringLiteral("000000000000001f"));
+        QCOMPARE(parseLeaseId(leaseHex(0x1f)), std::optional<qint64>(0x1f));
+    }
+
+    void keyValueJsonKeepsBytes()
+    {
+        KeyValue kv;
+        kv.key = "/k";
+        kv.value = "h\xc3\xa9llo";
+        kv.createRevision = 2;
+        kv.modRevision = 5;
+        kv.version = 3;
+        QJsonObject json = keyValueJson(kv);
+        QCOMPARE(json.value("key").toString(), QStringLiteral("/k"));
+        QCOMPARE(json.value("value").toString(), QString::fromUtf8("h\xc3\xa9llo"));
+        QCOMPARE(json.value("create_revision").toInteger(), 2);
+        QCOMPARE(json.value("mod_revision").toInteger(), 5);
+        QCOMPARE(json.value("version").toInteger(), 3);
+        QVERIFY(!json.contains("lease"));
+        QVERIFY(!json.contains("value_base64"));
+
+        kv.key = QByteArray("\xef\xbb\xbf/bom");
+        kv.value = QByteArray("\x00\xff\xfe", 3);
+        kv.lease = 0x694d7b0c0d1e0d0a;
+        json = keyValueJson(kv);
+        QCOMPARE(json.value("key").toString().toUtf8(), kv.key);  // the BOM is kept
+        QVERIFY(!json.contains("value"));
+        QCOMPARE(QByteArray::fromBase64(json.value("value_base64").toString().toLatin1()), kv.value);
+        QCOMPARE(json.value("lease").toString(), QStringLiteral("694d7b0c0d1e0d0a"));
+        // Written as an exact integer, not rounded through a double.
+        QVERIFY(QJsonDocument(json).toJson(QJsonDocument::Compact).contains("\"lease_dec\":7587856238879051018"));
+    }
+
+    void eventLinesStartWithEventAndMonotonicTime()
+    {
+        QBuffer buffer;
+        buffer.open(QIODevice::WriteOnly);
+        EventWriter writer(&buffer);
+        const qint64 before = EventWriter::monotonicMs();
+        writer.write("acquired", {{"key", "/lock/a"}, {"event", "spoofed"}, {"mono_ms", 1}, {"lease", "694d"}});
+        writer.write("released");
+        const qint64 after = EventWriter::monotonicMs();
+
+        const QList<QByteArray> lines = buffer.data().split('\n');
+        QCOMPARE(lines.size(), 3);
+        QVERIFY(lines[2].isEmpty());
+        QVERIFY2(lines[0].startsWith("{\"event\":\"acquired\",\"mono_ms\":"), lines[0].constData());
+        QVERIFY2(lines[1].startsWith("{\"event\":\"released\",\"mono_ms\":"), lines[1].constData());
+        for (const QByteArray &line : lines.first(2)) {
+            QJsonParseError parseError;
+            const QJsonObject object = QJsonDocument::fromJson(line, &parseError).object();
+            QVERIFY2(parseError.error == QJsonParseError::NoError, line.constData());
+            QVERIFY(object.value("mono_ms").toInteger() >= before);
+            QVERIFY(object.value("mono_ms").toInteger() <= after);
+        }
+        const QJsonObject first = QJsonDocument::fromJson(lines[0]).object();
+        QCOMPARE(first.value("event").toString(), QStringLiteral("acquired"));
+        QCOMPARE(first.value("key").toString(), QStringLiteral("/lock/a"));
+        QCOMPARE(first.value("lease").toString(), QStringLiteral("694d"));
+        QCOMPARE(first.size(), 4);
+    }
+
+    void monotonicMsIsTheSystemsMonotonicClock()
+    {
+        timespec now{};
+        clock_gettime(CLOCK_MONOTONIC, &now);
+        const qint64 reference = qint64(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
+        QVERIFY(qAbs(EventWriter::monotonicMs() - reference) < 1000);
+    }
+
+    void signalsBecomeOneShutdownRequest_data()
+    {
+        QTest::addColumn<int>("signo");
+        QTest::addColumn<QString>("reason");
+        QTest::newRow("SIGINT") << SIGINT << "SIGINT";
+        QTest::newRow("SIGTERM") << SIGTERM << "SIGTERM";
+    }
+
+    void signalsBecomeOneShutdownRequest()
+    {
+        QFETCH(int, signo);
+        QFETCH(QString, reason);
+        // A second signal must meet the handler that was there before; here it is one that
+        // counts, so the test survives it.
+        static volatile sig_atomic_t previousHandlerCalls = 0;
+        previousHandlerCalls = 0;
+        struct sigaction counting = {}, original = {};
+        counting.sa_handler = [](int) { previousHandlerCalls = previousHandlerCalls + 1; };
+        sigemptyset(&counting.sa_mask);
+        sigaction(signo, &counting, &original);
+        {
+            ShutdownSignals shutdown;
+            QSignalSpy spy(&shutdown, &ShutdownSignals::shutdownRequested);
+            ::raise(signo);
+            QTRY_COMPARE(spy.size(), 1);
+            QCOMPARE(spy.at(0).at(0).toString(), reason);
+            QCOMPARE(int(previousHandlerCalls), 0);
+
+            ::raise(signo);
+            QCOMPARE(int(previousHandlerCalls), 1);
+            QCoreApplication::processEvents();
+            QCOMPARE(spy.size(), 1);
+        }
+        struct sigaction restored = {};
+        sigaction(signo, &original, &restored);
+        QVERIFY(restored.sa_handler == counting.sa_handler);
+    }
+
+    void holdEndsOnceLikeASignal()
+    {
+        ShutdownSignals shutdown;
+        QSignalSpy spy(&shutdown, &ShutdownSignals::shutdownRequested);
+        shutdown.holdFor(20ms);
+        QTRY_COMPARE(spy.size(), 1);
+        QCOMPARE(spy.at(0).at(0).toString(), QStringLiteral("hold"));
+    }
+
+    void handlersAreRestoredOnDestruction()
+    {
+        struct sigaction before = {}, after = {};
+        sigaction(SIGTERM, nullptr, &before);
+        {
+            ShutdownSignals shutdown;
+            struct sigaction during = {};
+            sigaction(SIGTERM, nullptr, &during);
+            QVERIFY(during.sa_handler != before.sa_handler);
+        }
+        sigaction(SIGTERM, nullptr, &after);
+        QVERIFY(after.sa_handler == before.sa_handler);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_CliConventions)
+#include "tst_cliconventions.moc"

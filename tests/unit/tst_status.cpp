@@ -1,0 +1,75 @@
+#include <QEtcd/kvtypes.h>
+#include <QEtcd/status.h>
+
+#include <QtTest/QtTest>
+
+using namespace QEtcd;
+
+class tst_Status : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void grpcCodesKeepTheirWireValues()
+    {
+        QCOMPARE(int(StatusCode::Cancelled), 1);
+        QCOMPARE(int(StatusCode::DeadlineExceeded), 4);
+        QCOMPARE(int(StatusCode::NotFound), 5);
+        QCOMPARE(int(StatusCode::PermissionDenied), 7);
+        QCOMPARE(int(StatusCode::Unavailable), 14);
+        QCOMPARE(int(StatusCode::Unauthenticated), 16);
+        QCOMPARE(int(StatusCode::InvalidConfiguration), 256);
+        QVERIFY(int(StatusCode::TlsError) > 256);
+    }
+
+    void transientCodes()
+    {
+        QVERIFY(Status(StatusCode::Unavailable, "x").isTransient());
+        QVERIFY(Status(StatusCode::Internal, "x").isTransient());
+        QVERIFY(Status(StatusCode::DeadlineExceeded, "x").isTransient());
+        QVERIFY(!Status(StatusCode::NotFound, "x").isTransient());
+        QVERIFY(!Status(StatusCode::InvalidArgument, "x").isTransient());
+        QVERIFY(!Status(StatusCode::PermissionDenied, "x").isTransient());
+        QVERIFY(!Status(StatusCode::TlsError, "x").isTransient());
+        QVERIFY(!Status().isTransient());
+    }
+
+    void leaseNotFound()
+    {
+        QVERIFY(Status(StatusCode::NotFound, "etcdserver: requested lease not found").isLeaseNotFound());
+        QVERIFY(!Status(StatusCode::NotFound, "key not found").isLeaseNotFound());
+    }
+
+    void contextAndText()
+    {
+        const Status status = Status(StatusCode::PermissionDenied, "etcdserver: permission denied")
+                                  .withContext("put \"/other/k\"");
+        QCOMPARE(status.message(), QString("put \"/other/k\": etcdserver: permission denied"));
+        QCOMPARE(status.toString(), QString("PermissionDenied: put \"/other/k\": etcdserver: permission denied"));
+        QCOMPARE(Status().withContext("anything"), Status());
+        QVERIFY(Status().isOk());
+        QVERIFY(bool(Status()));
+        QVERIFY(!bool(Status(StatusCode::Closed, "closed")));
+        QCOMPARE(Status(StatusCode::Closed, "c").codeName(), QString("Closed"));
+    }
+
+    void prefixRangeEnd_data()
+    {
+        QTest::addColumn<QByteArray>("prefix");
+        QTest::addColumn<QByteArray>("end");
+        QTest::newRow("plain") << QByteArray("/locks/a") << QByteArray("/locks/b");
+        QTest::newRow("trailing 0xff") << QByteArray("a\xff") << QByteArray("b");
+        QTest::newRow("all 0xff") << QByteArray("\xff\xff") << QByteArray(1, '\0');
+        QTest::newRow("empty") << QByteArray() << QByteArray(1, '\0');
+    }
+
+    void prefixRangeEnd()
+    {
+        QFETCH(QByteArray, prefix);
+        QFETCH(QByteArray, end);
+        QCOMPARE(QEtcd::prefixRangeEnd(prefix), end);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_Status)
+#include "tst_status.moc"
