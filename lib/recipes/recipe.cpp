@@ -1,0 +1,291 @@
+#include "recipe.h"
+
+#include "client.h"
+#include "client_p.h"
+#include "exclusivitylease.h"
+#include "logging_p.h"
+#include "selfhealingkeepalive.h"
+
+#include <QtCore/QCoreApplication>
+#include <QtCore/QHash>
+#include <QtCore/QMetaEnum>
+#include <QtCore/QMutex>
+#include <QtCore/QRandomGenerator>
+#include <QtCore/QSysInfo>
+
+#include <deque>
+
+namespace QEtcd {
+
+namespace {
+qint64 monotonicMs()
+{
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+template <class Enum>
+QString enumName(Enum value)
+{
+    return QString::fromLatin1(QMetaEnum::fromType<Enum>().valueToKey(int(value)));
+}
+} // namespace
+
+class RecipePrivate
+{
+public:
+    Client *client;
+    RecipeOptions options;
+    QString context;
+
+    std::atomic<bool> started{false};
+    std::atomic<bool> closed{false};
+    std::atomic<ConnectionState> state{ConnectionState::Connected};
+
+    mutable QMutex mutex;
+    QHash<int, Recipe::SourceHealth> sources;  // guarded by mutex
+    int nextSource = 0;
+    std::deque<RecipeError> errors;
+    std::deque<RecipeHistoryEntry> history;
+};
+
+/*!
+    \class QEtcd::Recipe
+    \brief The lifecycle, connection state, errors and history every qetcd recipe shares.
+*/
+
+Recipe::Recipe(Client *client, const QString &typeName, const QByteArray &path, const RecipeOptions &options,
+               QObject *parent)
+    : QObject(parent), d(std::make_unique<RecipePrivate>())
+{
+    d->client = client;
+    d->options = options;
+    if (d->options.clientId.isEmpty())
+        d->options.clientId = defaultClientId();
+    d->context = typeName + QLatin1Char('[') + QString::fromUtf8(path) + QLatin1Char(']');
+}
+
+Recipe::~Recipe() = default;
+
+Client *Recipe::client() const
+{
+    return d->client;
+}
+
+QString Recipe::clientId() const
+{
+    return d->options.clientId;
+}
+
+QString Recipe::context() const
+{
+    return d->context;
+}
+
+const RecipeOptions &Recipe::options() const
+{
+    return d->options;
+}
+
+Status Recipe::validate() const
+{
+    if (!d->client)
+        return Status(StatusCode::InvalidArgument, d->context + QStringLiteral(": no client"));
+    if (Status status = d->client->configurationStatus(); !status)
+        return status.withContext(d->context);
+    if (d->options.ttlSeconds <= 0)
+        return Status(StatusCode::InvalidArgument,
+                      d->context + QStringLiteral(": TTL must be > 0 seconds (got %1)").arg(d->options.ttlSeconds));
+    return d->options.resilience.validate().withContext(d->context);
+}
+
+ConnectionState Recipe::connectionState() const
+{
+    return d->state.load();
+}
+
+bool Recipe::isStarted() const
+{
+    return d->started.load();
+}
+
+bool Recipe::isClosed() const
+{
+    return d->closed.load();
+}
+
+bool Recipe::isHealthy() const
+{
+    return !d->closed.load() && d->state.load() != ConnectionState::Lost;
+}
+
+QFuture<Status> Recipe::ping(const RpcResilience &rpc) const
+{
+    return d->client->ping(rpc).then([](const Result &result) { return result.status; });
+}
+
+QList<RecipeError> Recipe::recentErrors() const
+{
+    QMutexLocker locker(&d->mutex);
+    return QList<RecipeError>(d->errors.cbegin(), d->errors.cend());
+}
+
+void Recipe::clearErrors()
+{
+    QMutexLocker locker(&d->mutex);
+    d->errors.clear();
+}
+
+QList<RecipeHistoryEntry> Recipe::history() const
+{
+    QMutexLocker locker(&d->mutex);
+    return QList<RecipeHistoryEntry>(d->history.cbegin(), d->history.cend());
+}
+
+void Recipe::close()
+{
+    if (!d->started.load() || d->closed.exchange(true))
+        return;
+    doClose();
+    recordHistory(RecipeHistoryEntry::Source::Recipe, QStringLiteral("closed"));
+}
+
+QString Recipe::defaultClientId()
+{
+    static const char alphabet[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+    QString token;
+    for (int i = 0; i < 6; ++i)
+        token += QLatin1Char(alphabet[QRandomGenerator::global()->bounded(36)]);
+    return QSysInfo::machineHostName() + QLatin1Char(':') + QString::number(QCoreApplication::applicationPid())
+        + QLatin1Char(':') + token;
+}
+
+bool Recipe::beginStart()
+{
+    if (d->closed.load())
+        return false;
+    return !d->started.exchange(true);
+}
+
+int Recipe::addSource(const QString &name)
+{
+    QMutexLocker locker(&d->mutex);
+    const int id = d->nextSource++;
+    d->sources.insert(id, SourceHealth::Healthy);
+    locker.unlock();
+    qCDebug(lcCore).noquote() << d->context << "tracks" << name;
+    return id;
+}
+
+void Recipe::reportSource(int source, SourceHealth health)
+{
+    QMutexLocker locker(&d->mutex);
+    if (!d->sources.contains(source))
+        return;
+    d->sources[source] = health;
+    bool anyLost = false;
+    bool anySuspended = false;
+    for (SourceHealth each : std::as_const(d->sources)) {
+        anyLost |= each == SourceHealth::Lost;
+        anySuspended |= each == SourceHealth::Suspended;
+    }
+    const ConnectionState previous = d->state.load();
+    // Connected is only ever the first state: once anything went wrong, health is Reconnected.
+    const ConnectionState next = anyLost        ? ConnectionState::Lost
+        : anySuspended                          ? ConnectionState::Suspended
+        : previous == ConnectionState::Connected ? ConnectionState::Connected
+                                                 : ConnectionState::Reconnected;
+    if (next == previous)
+        return;
+    d->state = next;
+    locker.unlock();
+    recordHistory(RecipeHistoryEntry::Source::ConnectionState,
+                  enumName(previous) + QStringLiteral(" → ") + enumName(next));
+    Q_EMIT connectionStateChanged(next, previous);
+}
+
+void Recipe::removeSource(int source)
+{
+    QMutexLocker locker(&d->mutex);
+    d->sources.remove(source);
+}
+
+namespace {
+Recipe::SourceHealth healthAfter(LeaseEventKind kind)
+{
+    switch (kind) {
+    case LeaseEventKind::Suspended: return Recipe::SourceHealth::Suspended;
+    case LeaseEventKind::Restored: return Recipe::SourceHealth::Healthy;
+    case LeaseEventKind::Expired:
+    case LeaseEventKind::Failed: break;
+    }
+    return Recipe::SourceHealth::Lost;
+}
+} // namespace
+
+void Recipe::onLeaseEvent(int source, const QString &name, const LeaseEvent &event)
+{
+    recordHistory(RecipeHistoryEntry::Source::Lease, name + QStringLiteral(": ") + event.toString());
+    if (event.kind != LeaseEventKind::Restored)
+        recordError(name, event.cause);
+    reportSource(source, healthAfter(event.kind));
+}
+
+void Recipe::onLeaseResumed(int source, const QString &name, qint64 leaseId)
+{
+    recordHistory(RecipeHistoryEntry::Source::Lease,
+                  name + QStringLiteral(": renewals resumed on lease %1").arg(leaseId, 0, 16));
+    reportSource(source, SourceHealth::Healthy);
+}
+
+// Direct connections: leases emit on the dispatcher thread, and so must the recipe, so that a
+// loss is told even while the recipe's own thread is busy.
+int Recipe::track(SelfHealingKeepAlive *lease, const QString &name)
+{
+    const int source = addSource(name);
+    connect(lease, &SelfHealingKeepAlive::leaseEvent, this,
+            [=, this](const LeaseEvent &event) { onLeaseEvent(source, name, event); }, Qt::DirectConnection);
+    connect(lease, &SelfHealingKeepAlive::keepAliveResumed, this,
+            [=, this](qint64 leaseId) { onLeaseResumed(source, name, leaseId); }, Qt::DirectConnection);
+    return source;
+}
+
+int Recipe::track(ExclusivityLease *lease, const QString &name)
+{
+    const int source = addSource(name);
+    connect(lease, &ExclusivityLease::leaseEvent, this,
+            [=, this](const LeaseEvent &event) { onLeaseEvent(source, name, event); }, Qt::DirectConnection);
+    connect(lease, &ExclusivityLease::keepAliveResumed, this,
+            [=, this](qint64 leaseId) { onLeaseResumed(source, name, leaseId); }, Qt::DirectConnection);
+    return source;
+}
+
+void Recipe::recordError(const QString &context, const Status &status)
+{
+    if (status.isOk())
+        return;
+    const RecipeError error{monotonicMs(), d->context + QStringLiteral(" ") + context, status};
+    {
+        QMutexLocker locker(&d->mutex);
+        d->errors.push_back(error);
+        if (d->errors.size() > MaxRecentErrors)
+            d->errors.pop_front();
+    }
+    recordHistory(RecipeHistoryEntry::Source::Error, error.context + QStringLiteral(": ") + status.toString());
+    Q_EMIT backgroundError(error.context, status);
+}
+
+void Recipe::recordHistory(RecipeHistoryEntry::Source source, const QString &text)
+{
+    const RecipeHistoryEntry entry{source, monotonicMs(), text};
+    {
+        QMutexLocker locker(&d->mutex);
+        d->history.push_back(entry);
+        if (d->history.size() > MaxHistory)
+            d->history.pop_front();
+    }
+    Q_EMIT historyAppended(entry);
+}
+
+} // namespace QEtcd

@@ -1,0 +1,129 @@
+#pragma once
+
+#include <QEtcd/enums.h>
+#include <QEtcd/leaseevent.h>
+#include <QEtcd/resilience.h>
+#include <QEtcd/status.h>
+
+#include <QtCore/QFuture>
+#include <QtCore/QList>
+#include <QtCore/QObject>
+
+#include <memory>
+
+namespace QEtcd {
+
+class Client;
+class RecipePrivate;
+class SelfHealingKeepAlive;
+class ExclusivityLease;
+
+// What most recipes are configured with besides their client and path.
+struct RecipeOptions
+{
+    qint64 ttlSeconds = 2;
+    ResilienceConfig resilience;
+    QString clientId;  // empty: Recipe::defaultClientId()
+};
+
+// One line of a recipe's recent history, for the console's heal timeline.
+struct RecipeHistoryEntry
+{
+    enum class Source { Lease, Watch, ConnectionState, Error, Recipe };
+    Source source = Source::Recipe;
+    qint64 monotonicMs = 0;  // std::chrono::steady_clock, in milliseconds
+    QString text;
+};
+
+struct RecipeError
+{
+    qint64 monotonicMs = 0;
+    QString context;
+    Status status;
+};
+
+// What every recipe shares: a lifecycle, a connection state aggregated over every lease and
+// watch it owns, a bounded ring of recent background errors and a bounded event history.
+//
+// State, errors and history are updated on the client's dispatcher thread and the signals
+// below are emitted from it, so they arrive even while the thread that owns the recipe is
+// busy (for example inside a critical section). Getters are safe from any thread.
+class Recipe : public QObject
+{
+    Q_OBJECT
+    Q_PROPERTY(QEtcd::ConnectionState connectionState READ connectionState NOTIFY connectionStateChanged)
+    Q_PROPERTY(QString clientId READ clientId CONSTANT)
+    Q_PROPERTY(QString context READ context CONSTANT)
+
+public:
+    static constexpr int MaxRecentErrors = 64;
+    static constexpr int MaxHistory = 256;
+
+    enum class SourceHealth { Healthy, Suspended, Lost };
+
+    ~Recipe() override;
+    Q_DISABLE_COPY_MOVE(Recipe)
+
+    Client *client() const;
+    QString clientId() const;
+    // "<Type>[<path>]", as in error messages and logs.
+    QString context() const;
+
+    ConnectionState connectionState() const;
+    bool isStarted() const;
+    bool isClosed() const;
+    // No RPC: not closed and not Lost.
+    bool isHealthy() const;
+    // One bounded read (2 s, no retries by default): can the cluster be reached right now?
+    QFuture<Status> ping(const RpcResilience &rpc = RpcResilience::probe()) const;
+
+    QList<RecipeError> recentErrors() const;
+    void clearErrors();
+    QList<RecipeHistoryEntry> history() const;
+
+    // Idempotent; before start() a no-op. Releases what the recipe holds and wakes its waiters.
+    void close();
+
+    // "<host>:<pid>:<random>", so an operator can tell participants apart.
+    static QString defaultClientId();
+
+Q_SIGNALS:
+    void connectionStateChanged(QEtcd::ConnectionState state, QEtcd::ConnectionState previous);
+    void backgroundError(const QString &context, const QEtcd::Status &status);
+    void historyAppended(const QEtcd::RecipeHistoryEntry &entry);
+
+protected:
+    Recipe(Client *client, const QString &typeName, const QByteArray &path, const RecipeOptions &options,
+           QObject *parent);
+
+    const RecipeOptions &options() const;
+    // Ok, or why the recipe cannot start (refused client options, an invalid retry policy...).
+    Status validate() const;
+
+    // Subclasses release what they hold here; runs once, on the first close() after start().
+    virtual void doClose() = 0;
+
+    // False (and nothing changes) when start() was already called or close() was.
+    bool beginStart();
+
+    // Every lease and watch the recipe owns is a source of connection health.
+    int addSource(const QString &name);
+    void reportSource(int source, SourceHealth health);
+    void removeSource(int source);
+    // Wires a lease's events into the state, the error ring and the history.
+    int track(SelfHealingKeepAlive *lease, const QString &name);
+    int track(ExclusivityLease *lease, const QString &name);
+
+    void recordError(const QString &context, const Status &status);
+    void recordHistory(RecipeHistoryEntry::Source source, const QString &text);
+
+private:
+    void onLeaseEvent(int source, const QString &name, const LeaseEvent &event);
+    void onLeaseResumed(int source, const QString &name, qint64 leaseId);
+
+    std::unique_ptr<RecipePrivate> d;
+};
+
+} // namespace QEtcd
+
+Q_DECLARE_METATYPE(QEtcd::RecipeHistoryEntry)

@@ -1,0 +1,74 @@
+#include "transientkeyvalue.h"
+
+#include "client.h"
+#include "selfhealingkeepalive.h"
+
+namespace QEtcd {
+
+class TransientKeyValuePrivate
+{
+public:
+    QByteArray key;
+    QByteArray value;
+    std::unique_ptr<SelfHealingKeepAlive> keeper;
+};
+
+/*!
+    \class QEtcd::TransientKeyValue
+    \brief A key/value pair that lives as long as its participant, healed by compare-and-set.
+*/
+
+TransientKeyValue::TransientKeyValue(Client *client, const QByteArray &key, const QByteArray &value,
+                                     const RecipeOptions &options, QObject *parent)
+    : Recipe(client, QStringLiteral("TransientKeyValue"), key, options, parent),
+      d(std::make_unique<TransientKeyValuePrivate>())
+{
+    d->key = key;
+    d->value = value;
+    d->keeper = std::make_unique<SelfHealingKeepAlive>(
+        client, options.ttlSeconds,
+        [client, key, value](qint64 lease, qint64 previous) { return casEstablish(client, key, value, lease, previous); },
+        options.resilience.lease);
+    connect(d->keeper.get(), &SelfHealingKeepAlive::leaseEvent, this, &TransientKeyValue::leaseEvent,
+            Qt::DirectConnection);
+    track(d->keeper.get(), QStringLiteral("lease"));
+}
+
+TransientKeyValue::~TransientKeyValue()
+{
+    close();
+}
+
+QFuture<Status> TransientKeyValue::start()
+{
+    if (Status status = validate(); !status)
+        return QtFuture::makeReadyFuture(status);
+    if (d->key.isEmpty())
+        return QtFuture::makeReadyFuture(Status(StatusCode::InvalidArgument, context() + QStringLiteral(": key is empty")));
+    if (!beginStart())
+        return QtFuture::makeReadyFuture(Status(StatusCode::AlreadyStarted,
+                                                context() + QStringLiteral(": start() was already called")));
+    return d->keeper->start();
+}
+
+void TransientKeyValue::doClose()
+{
+    d->keeper->close();
+}
+
+QByteArray TransientKeyValue::key() const
+{
+    return d->key;
+}
+
+QByteArray TransientKeyValue::value() const
+{
+    return d->value;
+}
+
+qint64 TransientKeyValue::currentLeaseId() const
+{
+    return d->keeper->currentLeaseId();
+}
+
+} // namespace QEtcd
