@@ -167,8 +167,11 @@ public:
         setHealthy(false);
         const Status described = cause.withContext(QStringLiteral("watch on ") + describeKey(key));
         if (refused && startPromise) {
-            // etcd turned down the very first create (a bad range, no permission): nothing to
-            // recover, the caller hears it from start().
+            // etcd turned down the create before the watch ever existed (a bad range, no
+            // permission): nothing to recover, the caller hears it from start(). Listeners that
+            // already heard Suspended hear Failed.
+            if (suspended)
+                return fail(described);
             dead = true;
             removeFromHub();
             return finishStart(described);
