@@ -92,6 +92,10 @@ Status KeyCodec::toProto(const QByteArray &key, const RangeOptions &options, etc
     request->set_revision(options.revision);
     request->set_serializable(options.serializable);
     request->set_keys_only(options.keysOnly);
+    request->set_min_create_revision(options.minCreateRevision);
+    request->set_max_create_revision(options.maxCreateRevision);
+    request->set_min_mod_revision(options.minModRevision);
+    request->set_max_mod_revision(options.maxModRevision);
     request->set_count_only(options.countOnly);
     switch (options.sortOrder) {
     case SortOrder::None: request->set_sort_order(etcdserverpb::RangeRequest::NONE); break;

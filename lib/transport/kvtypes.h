@@ -61,6 +61,11 @@ struct RangeOptions
     bool countOnly = false;
     qint64 revision = 0;
     bool serializable = false;
+    // Only keys whose revisions fall within these bounds (0: unbounded).
+    qint64 minCreateRevision = 0;
+    qint64 maxCreateRevision = 0;
+    qint64 minModRevision = 0;
+    qint64 maxModRevision = 0;
 };
 
 struct PutOptions

@@ -1,0 +1,506 @@
+#include "distributedmutex.h"
+
+#include "blockingwait_p.h"
+#include "client.h"
+#include "client_p.h"
+#include "exclusivitylease.h"
+#include "grpcconvert_p.h"
+#include "threading_p.h"
+#include "waiting_p.h"
+
+#include <QtCore/QHash>
+#include <QtCore/QMutex>
+#include <QtCore/QPromise>
+#include <QtCore/QTimer>
+
+namespace QEtcd {
+
+using namespace Internal;
+
+namespace {
+// One thread's hold. The lease's own atomics make validity readable from any thread.
+struct Hold
+{
+    QThread *owner = nullptr;
+    std::unique_ptr<ExclusivityLease> lease;
+    QByteArray key;
+    qint64 revision = 0;
+    int count = 1;
+    int source = -1;
+    std::atomic<bool> lost{false};
+    bool released = false;  // dispatcher thread
+    StopSource stop;
+};
+
+// One acquisition in flight, driven on the dispatcher thread.
+struct Attempt
+{
+    QThread *requester = nullptr;
+    std::shared_ptr<QPromise<Status>> promise = std::make_shared<QPromise<Status>>();
+    StopSource stop;
+    Status stopReason;  // why stop was requested
+    std::unique_ptr<ExclusivityLease> lease;
+    QByteArray key;
+    qint64 revision = 0;
+    std::unique_ptr<QTimer> deadline;
+};
+} // namespace
+
+class DistributedMutexPrivate : public QObject
+{
+public:
+    DistributedMutexPrivate(DistributedMutex *q, Client *client, const QByteArray &path, const LockOptions &options)
+        : q(q), client(client), path(path), prefix(path + '/'), options(options)
+    {
+        moveToThread(ClientPrivate::get(client)->dispatcher());
+    }
+
+    // --- any thread -----------------------------------------------------------------------
+    std::shared_ptr<Hold> holdOf(QThread *thread) const
+    {
+        QMutexLocker locker(&mutex);
+        return holds.value(thread);
+    }
+
+    QFuture<Status> startAttempt(std::chrono::milliseconds timeout, std::shared_ptr<Attempt> *started)
+    {
+        if (Status status = q->validate(); !status)
+            return QtFuture::makeReadyFuture(status);
+        if (path.isEmpty())
+            return QtFuture::makeReadyFuture(
+                Status(StatusCode::InvalidArgument, q->context() + QStringLiteral(": path is empty")));
+        if (q->isClosed())
+            return QtFuture::makeReadyFuture(Status(StatusCode::Closed, q->context() + QStringLiteral(": closed")));
+        q->beginStart();
+        if (auto hold = holdOf(QThread::currentThread()); hold && !hold->lost) {
+            ++hold->count;
+            return QtFuture::makeReadyFuture(Status());
+        }
+        auto attempt = std::make_shared<Attempt>();
+        attempt->requester = QThread::currentThread();
+        attempt->promise->start();
+        *started = attempt;
+        QMetaObject::invokeMethod(this, [this, attempt, timeout] { begin(attempt, timeout); }, Qt::QueuedConnection);
+        return attempt->promise->future();
+    }
+
+    // --- dispatcher thread ----------------------------------------------------------------
+    void abandonHoldOf(QThread *thread)
+    {
+        std::shared_ptr<Hold> hold;
+        {
+            QMutexLocker locker(&mutex);
+            hold = holds.take(thread);
+        }
+        if (hold)
+            release(hold);
+    }
+
+    void begin(std::shared_ptr<Attempt> attempt, std::chrono::milliseconds timeout)
+    {
+        attempts.append(attempt);
+        if (timeout != DistributedMutex::WaitForever) {
+            attempt->deadline = std::make_unique<QTimer>();
+            attempt->deadline->setSingleShot(true);
+            connect(attempt->deadline.get(), &QTimer::timeout, this, [this, attempt] {
+                stopAttempt(attempt, Status(StatusCode::DeadlineExceeded,
+                                            q->context() + QStringLiteral(": not acquired in time")));
+            });
+            attempt->deadline->start(timeout);
+        }
+        enqueue(attempt);
+    }
+
+    void stopAttempt(const std::shared_ptr<Attempt> &attempt, const Status &why)
+    {
+        if (attempt->stopReason.isOk())
+            attempt->stopReason = why;
+        attempt->stop.requestStop();
+    }
+
+    bool stopped(const std::shared_ptr<Attempt> &attempt)
+    {
+        if (!attempt->stop.stopRequested())
+            return false;
+        finish(attempt, attempt->stopReason);
+        return true;
+    }
+
+    void enqueue(std::shared_ptr<Attempt> attempt)
+    {
+        if (stopped(attempt))
+            return;
+        if (takeSpareLease(attempt))
+            return joinQueue(attempt);
+        attempt->lease = std::make_unique<ExclusivityLease>(client, options.ttlSeconds);
+        watchLease(attempt);
+        attempt->lease->grant().then(this, [this, attempt](const Status &granted) {
+            if (stopped(attempt))
+                return;
+            if (!granted)
+                return finish(attempt, granted);
+            joinQueue(attempt);
+        });
+    }
+
+    void watchLease(const std::shared_ptr<Attempt> &attempt)
+    {
+        // Losing the lease while queued means our key is gone: stop waiting and queue again.
+        connect(attempt->lease.get(), &ExclusivityLease::lost, this, [this, weak = std::weak_ptr(attempt)] {
+            if (auto attempt = weak.lock())
+                stopAttempt(attempt, Status(StatusCode::LeaseLost, QStringLiteral("lease lost while queued")));
+        });
+    }
+
+    void joinQueue(std::shared_ptr<Attempt> attempt)
+    {
+        attempt->key = prefix + QByteArray::number(attempt->lease->leaseId(), 16);
+        RangeOptions firstCreated;
+        firstCreated.range = KeyRange::prefix();
+        firstCreated.sortTarget = SortTarget::CreateRevision;
+        firstCreated.sortOrder = SortOrder::Ascending;
+        firstCreated.limit = 1;
+        PutOptions onLease;
+        onLease.lease = attempt->lease->leaseId();
+        Txn txn;
+        txn.compares = {Compare::createRevision(attempt->key, CompareResult::Equal, 0)};
+        txn.success = {TxnOp::put(attempt->key, identityValue(q->clientId()), onLease),
+                       TxnOp::range(prefix, firstCreated)};
+        txn.failure = {TxnOp::range(attempt->key), TxnOp::range(prefix, firstCreated)};
+        client->txn(txn).then(this, [this, attempt](const TxnResult &result) {
+            if (stopped(attempt))
+                return;
+            if (!result.status)
+                return finish(attempt, result.status);
+            attempt->revision = result.succeeded ? result.header.revision
+                                                 : result.responses.value(0).range.kvs.value(0).createRevision;
+            const QList<KeyValue> owner = result.responses.value(1).range.kvs;
+            if (owner.isEmpty() || owner.first().createRevision == attempt->revision)
+                return claim(attempt);
+            waitTurn(attempt);
+        });
+    }
+
+    // Until no key created before ours is left; each round watches only the nearest one.
+    void waitTurn(std::shared_ptr<Attempt> attempt)
+    {
+        RangeOptions predecessor;
+        predecessor.range = KeyRange::prefix();
+        predecessor.sortTarget = SortTarget::CreateRevision;
+        predecessor.sortOrder = SortOrder::Descending;
+        predecessor.limit = 1;
+        predecessor.maxCreateRevision = attempt->revision - 1;
+        Txn txn;
+        txn.compares = {Compare::createRevision(attempt->key, CompareResult::Equal, attempt->revision)};
+        txn.success = {TxnOp::range(prefix, predecessor)};
+        client->txn(txn).then(this, [this, attempt](const TxnResult &result) {
+            if (stopped(attempt))
+                return;
+            if (!result.status)
+                return finish(attempt, result.status);
+            if (!result.succeeded)
+                return requeue(attempt, QStringLiteral("our key vanished while queued"));
+            const QList<KeyValue> before = result.responses.value(0).range.kvs;
+            if (before.isEmpty())
+                return claim(attempt);
+            waitForDeletion(client, before.first().key, result.header.revision, options.resilience.watch,
+                            attempt->stop.token())
+                .then(this, [this, attempt](const Status &deleted) {
+                    if (stopped(attempt))
+                        return;
+                    if (!deleted)
+                        return finish(attempt, deleted);
+                    waitTurn(attempt);
+                });
+        });
+    }
+
+    void requeue(std::shared_ptr<Attempt> attempt, const QString &why)
+    {
+        q->recordHistory(RecipeHistoryEntry::Source::Recipe,
+                         QStringLiteral("waiter requeues with a fresh lease: ") + why);
+        attempt->lease.reset();
+        enqueue(attempt);
+    }
+
+    void claim(std::shared_ptr<Attempt> attempt)
+    {
+        if (!attempt->lease->isValid())
+            return requeue(attempt, QStringLiteral("lease lost just before the lock was claimed"));
+        auto hold = std::make_shared<Hold>();
+        hold->owner = attempt->requester;
+        hold->key = attempt->key;
+        hold->revision = attempt->revision;
+        hold->lease = std::move(attempt->lease);
+        disconnect(hold->lease.get(), &ExclusivityLease::lost, this, nullptr);
+        hold->source = q->track(hold->lease.get(), QStringLiteral("hold ") + QString::fromUtf8(hold->key));
+        connect(hold->lease.get(), &ExclusivityLease::lost, this,
+                [this, weak = std::weak_ptr(hold)](const Status &cause) {
+                    if (auto hold = weak.lock())
+                        onHoldLost(hold, cause);
+                },
+                Qt::DirectConnection);
+        {
+            QMutexLocker locker(&mutex);
+            holds.insert(hold->owner, hold);
+        }
+        q->recordHistory(RecipeHistoryEntry::Source::Recipe,
+                         QStringLiteral("acquired %1 (fencing token %2)").arg(QString::fromUtf8(hold->key)).arg(hold->revision));
+        Q_EMIT q->acquired(hold->revision, hold->key);
+        finish(attempt, {});
+    }
+
+    void onHoldLost(const std::shared_ptr<Hold> &hold, const Status &cause)
+    {
+        if (hold->lost.exchange(true))
+            return;
+        q->recordError(QStringLiteral("hold ") + QString::fromUtf8(hold->key), cause);
+        Q_EMIT q->lockLost(cause);
+        if (options.interruptOnLockLoss) {
+            hold->stop.requestStop();
+            hold->owner->requestInterruption();
+        }
+    }
+
+    void finish(const std::shared_ptr<Attempt> &attempt, const Status &status)
+    {
+        attempts.removeOne(attempt);
+        attempt->deadline.reset();
+        if (!status && attempt->lease)
+            attempt->lease->release();  // revoking deletes our queue key at once
+        attempt->promise->addResult(status);
+        attempt->promise->finish();
+    }
+
+    bool takeSpareLease(const std::shared_ptr<Attempt> &attempt)
+    {
+        auto lease = std::move(spareLease);
+        if (!lease || !lease->isValid())
+            return false;
+        attempt->lease = std::move(lease);
+        watchLease(attempt);
+        return true;
+    }
+
+    void release(std::shared_ptr<Hold> hold)
+    {
+        if (std::exchange(hold->released, true))
+            return;
+        q->removeSource(hold->source);
+        disconnect(hold->lease.get(), nullptr, this, nullptr);
+        disconnect(hold->lease.get(), nullptr, q, nullptr);
+        Q_EMIT q->released(hold->revision);
+        if (hold->lost || closing) {
+            hold->lease->release();
+            return;
+        }
+        // Keep the lease for the next acquisition: the hand-off then costs one delete here
+        // and one transaction there, like a bare etcd lock.
+        Txn txn;
+        txn.compares = {Compare::createRevision(hold->key, CompareResult::Equal, hold->revision)};
+        txn.success = {TxnOp::remove(hold->key)};
+        client->txn(txn);
+        if (!spareLease)
+            spareLease = std::move(hold->lease);
+        else
+            hold->lease->release();
+    }
+
+    void shutDown()
+    {
+        closing = true;
+        for (const auto &attempt : QList(attempts))
+            stopAttempt(attempt, Status(StatusCode::Cancelled, q->context() + QStringLiteral(": closed")));
+        QList<std::shared_ptr<Hold>> all;
+        {
+            QMutexLocker locker(&mutex);
+            all = holds.values();
+        }
+        // The holds stay listed so that unlock() can report there was nothing left to release.
+        for (const auto &hold : all) {
+            hold->lost = true;
+            release(hold);
+        }
+        if (spareLease)
+            spareLease->release();
+    }
+
+    DistributedMutex *q;
+    Client *client;
+    const QByteArray path;
+    const QByteArray prefix;
+    const LockOptions options;
+
+    mutable QMutex mutex;
+    QHash<QThread *, std::shared_ptr<Hold>> holds;  // guarded by mutex
+
+    // dispatcher thread only
+    QList<std::shared_ptr<Attempt>> attempts;
+    std::unique_ptr<ExclusivityLease> spareLease;
+    bool closing = false;
+};
+
+/*!
+    \class QEtcd::DistributedMutex
+    \brief A reentrant lock on etcd's native lock layout whose loss is always told.
+*/
+
+DistributedMutex::DistributedMutex(Client *client, const QByteArray &path, const LockOptions &options,
+                                   QObject *parent)
+    : Recipe(client, QStringLiteral("DistributedMutex"), path, options, parent),
+      d(std::make_unique<DistributedMutexPrivate>(this, client, path, options))
+{
+}
+
+DistributedMutex::~DistributedMutex()
+{
+    close();
+    DistributedMutexPrivate *priv = d.release();
+    runOn(priv, [priv] { priv->q = nullptr; });
+    priv->deleteLater();
+}
+
+QByteArray DistributedMutex::path() const
+{
+    return d->path;
+}
+
+QFuture<Status> DistributedMutex::lockAsync(std::chrono::milliseconds timeout)
+{
+    std::shared_ptr<Attempt> attempt;
+    return d->startAttempt(timeout, &attempt);
+}
+
+Status DistributedMutex::lock(std::chrono::milliseconds timeout)
+{
+    std::shared_ptr<Attempt> attempt;
+    const QFuture<Status> future = d->startAttempt(timeout, &attempt);
+    const Status waited = waitBlocking(client(), future, QDeadlineTimer::Forever, stopToken(),
+                                       context() + QStringLiteral(": lock"));
+    if (waited)
+        return future.result();
+    // Interrupted. Stop the attempt; should it have won just now, give that hold back.
+    QMetaObject::invokeMethod(d.get(), [priv = d.get(), attempt, waited] { priv->stopAttempt(attempt, waited); },
+                              Qt::QueuedConnection);
+    QFuture<Status>(future).then(d.get(), [priv = d.get(), requester = QThread::currentThread()](const Status &won) {
+        if (won)
+            priv->abandonHoldOf(requester);
+    });
+    return waited;
+}
+
+bool DistributedMutex::tryLock(std::chrono::milliseconds timeout)
+{
+    return lock(timeout).isOk();
+}
+
+bool DistributedMutex::unlock()
+{
+    std::shared_ptr<Hold> hold = d->holdOf(QThread::currentThread());
+    if (!hold) {
+        qWarning().noquote() << context() << "unlock() by a thread that holds nothing";
+        return false;
+    }
+    if (--hold->count > 0)
+        return !hold->lost;
+    {
+        QMutexLocker locker(&d->mutex);
+        d->holds.remove(hold->owner);
+    }
+    const bool stillOurs = !hold->lost && hold->lease->isValid();
+    QMetaObject::invokeMethod(d.get(), [priv = d.get(), hold] { priv->release(hold); }, Qt::QueuedConnection);
+    return stillOurs;
+}
+
+bool DistributedMutex::isHeldByCurrentThread() const
+{
+    const auto hold = d->holdOf(QThread::currentThread());
+    return hold && !hold->lost && hold->lease->isValid();
+}
+
+int DistributedMutex::holdCount() const
+{
+    const auto hold = d->holdOf(QThread::currentThread());
+    return hold && !hold->lost ? hold->count : 0;
+}
+
+QFuture<bool> DistributedMutex::isLocked() const
+{
+    RangeOptions countOnly;
+    countOnly.range = KeyRange::prefix();
+    countOnly.countOnly = true;
+    return client()->get(d->prefix, countOnly).then([](const RangeResult &result) { return result.count > 0; });
+}
+
+qint64 DistributedMutex::fencingToken() const
+{
+    const auto hold = d->holdOf(QThread::currentThread());
+    return hold ? hold->revision : 0;
+}
+
+QByteArray DistributedMutex::holdKey() const
+{
+    const auto hold = d->holdOf(QThread::currentThread());
+    return hold ? hold->key : QByteArray();
+}
+
+qint64 DistributedMutex::leaseId() const
+{
+    const auto hold = d->holdOf(QThread::currentThread());
+    return hold ? hold->lease->leaseId() : -1;
+}
+
+Compare DistributedMutex::ownershipCompare() const
+{
+    const auto hold = d->holdOf(QThread::currentThread());
+    // Without a hold the compare can never succeed: no key has create revision -1.
+    return hold ? Compare::createRevision(hold->key, CompareResult::Equal, hold->revision)
+                : Compare::createRevision(d->prefix, CompareResult::Equal, -1);
+}
+
+StopToken DistributedMutex::stopToken() const
+{
+    const auto hold = d->holdOf(QThread::currentThread());
+    return hold ? hold->stop.token() : StopToken();
+}
+
+QFuture<TxnResult> DistributedMutex::guardedTxn(const Txn &txn)
+{
+    // The caller's transaction runs nested inside ours, so neither of its branches can commit
+    // once the hold's key is gone.
+    Txn guarded;
+    guarded.compares = {ownershipCompare()};
+    guarded.success = {TxnOp::nested(txn)};
+    const QString where = context();
+    return client()->txn(guarded).then([where](const TxnResult &result) {
+        if (!result.status)
+            return result;
+        if (!result.succeeded) {
+            TxnResult lost;
+            lost.header = result.header;
+            lost.status = Status(StatusCode::OwnershipLost, where + QStringLiteral(": the hold is no longer ours"));
+            return lost;
+        }
+        TxnResult inner = *result.responses.value(0).txn;
+        inner.status = result.status;
+        return inner;
+    });
+}
+
+QFuture<Status> DistributedMutex::guardedPut(const QByteArray &key, const QByteArray &value, const PutOptions &options)
+{
+    Txn txn;
+    txn.success = {TxnOp::put(key, value, options)};
+    return guardedTxn(txn).then([](const TxnResult &result) {
+        if (!result.status)
+            return result.status;
+        return result.succeeded ? Status() : Status(StatusCode::FailedPrecondition, QStringLiteral("compare failed"));
+    });
+}
+
+void DistributedMutex::doClose()
+{
+    runOn(d.get(), [priv = d.get()] { priv->shutDown(); });
+}
+
+} // namespace QEtcd

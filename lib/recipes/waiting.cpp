@@ -1,0 +1,116 @@
+#include "waiting_p.h"
+
+#include "client_p.h"
+#include "threading_p.h"
+#include "watcher.h"
+
+#include <QtCore/QCoreApplication>
+#include <QtCore/QDateTime>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+#include <QtCore/QPromise>
+#include <QtCore/QSysInfo>
+
+namespace QEtcd::Internal {
+
+QByteArray identityValue(const QString &clientId)
+{
+    return QJsonDocument(QJsonObject{{QStringLiteral("clientId"), clientId},
+                                     {QStringLiteral("host"), QSysInfo::machineHostName()},
+                                     {QStringLiteral("pid"), QCoreApplication::applicationPid()},
+                                     {QStringLiteral("requestedAt"), QDateTime::currentMSecsSinceEpoch()}})
+        .toJson(QJsonDocument::Compact);
+}
+
+namespace {
+// Owns the watch for one wait and finishes the promise once; lives on the dispatcher thread.
+class DeletionWait : public QObject
+{
+public:
+    DeletionWait(Client *client, const QByteArray &key, qint64 observedRevision, const WatchResilience &resilience,
+                 const StopToken &stop)
+        : m_client(client), m_key(key), m_stop(stop)
+    {
+        WatchOptions options;
+        options.startRevision = observedRevision + 1;
+        options.noPut = true;
+        m_watcher = new Watcher(client, key, options, resilience, this);
+    }
+
+    QFuture<Status> begin()
+    {
+        m_promise.start();
+        QFuture<Status> future = m_promise.future();
+        connect(m_watcher, &Watcher::eventsReceived, this, [this](const QList<WatchEvent> &events) {
+            for (const WatchEvent &event : events) {
+                if (event.type == WatchEvent::Type::Delete)
+                    return finish({});
+            }
+        });
+        connect(m_watcher, &Watcher::recovery, this, [this](const WatchRecoveryEvent &event) {
+            switch (event.kind) {
+            case WatchRecoveryKind::Suspended:
+            case WatchRecoveryKind::Resubscribed:
+                return;  // resumed from the last revision seen: nothing was missed
+            case WatchRecoveryKind::Resynced:
+                return probe();  // a compaction may have swallowed the deletion
+            case WatchRecoveryKind::Failed:
+                return finish(event.cause);
+            }
+        });
+        m_onStop = std::make_unique<StopCallback>(m_stop, [this] {
+            QMetaObject::invokeMethod(this, [this] {
+                finish(Status(StatusCode::Cancelled, QStringLiteral("stopped while waiting")));
+            }, Qt::QueuedConnection);
+        });
+        m_watcher->start().then(this, [this](const Status &started) {
+            if (!started)
+                finish(started);
+        });
+        return future;
+    }
+
+private:
+    void probe()
+    {
+        RangeOptions countOnly;
+        countOnly.countOnly = true;
+        m_client->get(m_key, countOnly).then(this, [this](const RangeResult &result) {
+            if (result.status && result.count == 0)
+                finish({});
+        });
+    }
+
+    void finish(const Status &status)
+    {
+        if (m_finished)
+            return;
+        m_finished = true;
+        m_onStop.reset();
+        m_watcher->close();
+        m_promise.addResult(status);
+        m_promise.finish();
+        deleteLater();
+    }
+
+    Client *m_client;
+    QByteArray m_key;
+    StopToken m_stop;
+    Watcher *m_watcher = nullptr;
+    std::unique_ptr<StopCallback> m_onStop;
+    QPromise<Status> m_promise;
+    bool m_finished = false;
+};
+} // namespace
+
+QFuture<Status> waitForDeletion(Client *client, const QByteArray &key, qint64 observedRevision,
+                                const WatchResilience &resilience, const StopToken &stop)
+{
+    auto *wait = new DeletionWait(client, key, observedRevision, resilience, stop);
+    wait->moveToThread(ClientPrivate::get(client)->dispatcher());
+    QFuture<Status> future;
+    runOn(wait, [wait, &future] { future = wait->begin(); });
+    return future;
+}
+
+} // namespace QEtcd::Internal

@@ -1,0 +1,253 @@
+#include "../common/awaitfuture.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/distributedmutex.h>
+#include <QEtcd/etcdcluster.h>
+#include <QEtcd/faultproxy.h>
+
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+#include <QtCore/QProcess>
+#include <QtTest/QtTest>
+
+using namespace QEtcd;
+using namespace QEtcd::Testing;
+using namespace std::chrono;
+using namespace std::chrono_literals;
+
+class tst_DistributedMutex : public QObject
+{
+    Q_OBJECT
+
+private:
+    EtcdCluster m_cluster;
+    std::unique_ptr<Client> m_client;
+    std::unique_ptr<Client> m_other;
+
+    ClientOptions direct() const { return ClientOptions::fromEndpoints(m_cluster.clientUrls()); }
+
+    QList<KeyValue> queue(const QByteArray &path)
+    {
+        RangeOptions prefix;
+        prefix.range = KeyRange::prefix();
+        prefix.sortTarget = SortTarget::CreateRevision;
+        prefix.sortOrder = SortOrder::Ascending;
+        const auto future = m_client->get(path + '/', prefix);
+        return awaitFuture(future) ? future.result().kvs : QList<KeyValue>();
+    }
+
+    static LockOptions ttl(qint64 seconds)
+    {
+        LockOptions options;
+        options.ttlSeconds = seconds;
+        return options;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        qRegisterMetaType<Status>();
+        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
+        m_client = std::make_unique<Client>(direct());
+        m_other = std::make_unique<Client>(direct());
+    }
+
+    void lockIsReentrantAndUsesEtcdsLayout()
+    {
+        DistributedMutex mutex(m_client.get(), "/locks/basic", ttl(10));
+        QVERIFY(!mutex.isHeldByCurrentThread());
+        QCOMPARE(mutex.lock(), Status());
+        QVERIFY(mutex.isHeldByCurrentThread());
+        QCOMPARE(mutex.holdCount(), 1);
+        QCOMPARE(mutex.lock(), Status());
+        QCOMPARE(mutex.holdCount(), 2);
+
+        const QList<KeyValue> keys = queue("/locks/basic");
+        QCOMPARE(keys.size(), 1);
+        QCOMPARE(keys[0].key, "/locks/basic/" + QByteArray::number(mutex.leaseId(), 16));
+        QCOMPARE(keys[0].lease, mutex.leaseId());
+        QCOMPARE(mutex.fencingToken(), keys[0].createRevision);
+        QCOMPARE(mutex.holdKey(), keys[0].key);
+        const QJsonObject identity = QJsonDocument::fromJson(keys[0].value).object();
+        QCOMPARE(identity.value("clientId").toString(), mutex.clientId());
+        QCOMPARE(identity.value("pid").toInteger(), QCoreApplication::applicationPid());
+        bool locked = false;
+        QETCD_AWAIT(mutex.isLocked(), locked);
+        QVERIFY(locked);
+
+        QVERIFY(mutex.unlock());
+        QVERIFY(mutex.isHeldByCurrentThread());
+        QVERIFY(mutex.unlock());
+        QVERIFY(!mutex.isHeldByCurrentThread());
+        QCOMPARE(mutex.holdCount(), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(queue("/locks/basic").isEmpty(), scaledMs(5000));
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression("holds nothing"));
+        QVERIFY(!mutex.unlock());
+    }
+
+    void waitersAreServedInOrder()
+    {
+        DistributedMutex holder(m_client.get(), "/locks/fifo", ttl(10));
+        QCOMPARE(holder.lock(), Status());
+        DistributedMutex first(m_other.get(), "/locks/fifo", ttl(10));
+        QFuture<Status> firstTurn = first.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/fifo").size(), 2, scaledMs(5000));
+        Client third(direct());
+        DistributedMutex second(&third, "/locks/fifo", ttl(10));
+        QFuture<Status> secondTurn = second.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/fifo").size(), 3, scaledMs(5000));
+        QVERIFY(!firstTurn.isFinished());
+
+        QVERIFY(holder.unlock());
+        Status turn;
+        QETCD_AWAIT(firstTurn, turn);
+        QVERIFY2(turn.isOk(), qPrintable(turn.toString()));
+        QVERIFY(!secondTurn.isFinished());
+        QVERIFY(first.isHeldByCurrentThread());
+        QVERIFY(first.fencingToken() > 0);
+        QVERIFY(first.unlock());
+        QETCD_AWAIT(secondTurn, turn);
+        QVERIFY(turn.isOk());
+        QVERIFY(second.unlock());
+    }
+
+    void tryLockTimesOutAndLeavesNoKey()
+    {
+        DistributedMutex holder(m_client.get(), "/locks/timeout", ttl(10));
+        QCOMPARE(holder.lock(), Status());
+        DistributedMutex waiter(m_other.get(), "/locks/timeout", ttl(10));
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY(!waiter.tryLock(500ms));
+        QVERIFY(clock.elapsed() >= 450);
+        QVERIFY(!waiter.isHeldByCurrentThread());
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/timeout").size(), 1, scaledMs(5000));
+        QVERIFY(holder.unlock());
+    }
+
+    void excludesAndIsExcludedByEtcdctlLock()
+    {
+        DistributedMutex mutex(m_client.get(), "/locks/interop", ttl(10));
+        QCOMPARE(mutex.lock(), Status());
+        QProcess etcdctl;
+        QStringList arguments{"--endpoints", m_cluster.clientUrls().join(','), "lock", "/locks/interop"};
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert("ETCDCTL_API", "3");
+        etcdctl.setProcessEnvironment(environment);
+        etcdctl.start("etcdctl", arguments);
+        QVERIFY(etcdctl.waitForStarted());
+        // etcdctl queues behind us: its key appears, and it prints nothing while we hold.
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/interop").size(), 2, scaledMs(5000));
+        QCOMPARE(etcdctl.bytesAvailable(), 0);
+        QVERIFY(mutex.unlock());
+        // It prints the key it holds once it has the lock.
+        QByteArray printed;
+        QTRY_VERIFY_WITH_TIMEOUT((printed += etcdctl.readAllStandardOutput()).contains("/locks/interop/"),
+                                 scaledMs(10000));
+
+        // Now etcdctl holds: we must not get in.
+        DistributedMutex blocked(m_other.get(), "/locks/interop", ttl(10));
+        QVERIFY(!blocked.tryLock(700ms));
+        etcdctl.terminate();
+        QVERIFY(etcdctl.waitForFinished(scaledMs(10000)));
+        QCOMPARE(blocked.lock(10s), Status());
+        QVERIFY(blocked.unlock());
+    }
+
+    void lossIsToldAndTheWaiterGetsInAfterwards()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
+        DistributedMutex holder(&cutOff, "/locks/loss", ttl(2));
+        QSignalSpy lost(&holder, &DistributedMutex::lockLost);
+        QSignalSpy states(&holder, &Recipe::connectionStateChanged);
+        std::atomic<qint64> lostAt{0};
+        connect(&holder, &DistributedMutex::lockLost, this,
+                [&] { lostAt = steady_clock::now().time_since_epoch().count(); }, Qt::DirectConnection);
+        QCOMPARE(holder.lock(), Status());
+        const qint64 token = holder.fencingToken();
+
+        DistributedMutex waiter(m_other.get(), "/locks/loss", ttl(10));
+        std::atomic<qint64> acquiredAt{0};
+        connect(&waiter, &DistributedMutex::acquired, this,
+                [&] { acquiredAt = steady_clock::now().time_since_epoch().count(); }, Qt::DirectConnection);
+        QFuture<Status> waiting = waiter.lockAsync();
+
+        proxy.setMode(FaultProxy::Mode::Blackhole);
+        Status turn;
+        QETCD_AWAIT(waiting, turn);
+        QVERIFY(turn.isOk());
+        QCOMPARE(lost.size(), 1);
+        QVERIFY(lostAt.load() > 0 && lostAt.load() < acquiredAt.load());
+        QCOMPARE(holder.connectionState(), ConnectionState::Lost);
+        QVERIFY(!holder.isHeldByCurrentThread());
+        QCOMPARE(holder.fencingToken(), token);
+
+        // Without interruption the holder runs on; its guarded write is refused.
+        Status written;
+        proxy.setMode(FaultProxy::Mode::Pass);
+        QETCD_AWAIT(holder.guardedPut("/locks/loss-data", "stale"), written);
+        QCOMPARE(written.code(), StatusCode::OwnershipLost);
+        QETCD_AWAIT(waiter.guardedPut("/locks/loss-data", "fresh"), written);
+        QVERIFY2(written.isOk(), qPrintable(written.toString()));
+        QVERIFY(!holder.unlock());
+        QVERIFY(waiter.unlock());
+        QCOMPARE(lost.size(), 1);
+    }
+
+    void interruptOnLockLossCancelsALibraryWait()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
+        LockOptions interrupting = ttl(2);
+        interrupting.interruptOnLockLoss = true;
+        DistributedMutex holder(&cutOff, "/locks/interrupt", interrupting);
+        DistributedMutex blocker(m_other.get(), "/locks/other", ttl(10));
+        QCOMPARE(blocker.lock(), Status());
+
+        // The holder's thread takes the lock, then parks in a library wait on another lock.
+        Status parkedOutcome(StatusCode::Unknown, "not run");
+        bool sawStop = false;
+        QThread *worker = QThread::create([&] {
+            if (!holder.lock().isOk())
+                return;
+            DistributedMutex other(&cutOff, "/locks/other", ttl(10));
+            parkedOutcome = other.lock();
+            sawStop = holder.stopToken().stopRequested();
+        });
+        worker->start();
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/other").size(), 2, scaledMs(5000));
+        proxy.setMode(FaultProxy::Mode::Blackhole);
+        QVERIFY(worker->wait(scaledMs(15000)));
+        delete worker;
+        QCOMPARE(parkedOutcome.code(), StatusCode::Cancelled);
+        QVERIFY(sawStop);
+        proxy.setMode(FaultProxy::Mode::Pass);
+        QVERIFY(blocker.unlock());
+    }
+
+    void closeWakesWaitersAndReleases()
+    {
+        DistributedMutex holder(m_client.get(), "/locks/close", ttl(10));
+        QCOMPARE(holder.lock(), Status());
+        DistributedMutex waiter(m_other.get(), "/locks/close", ttl(10));
+        QFuture<Status> waiting = waiter.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/close").size(), 2, scaledMs(5000));
+        waiter.close();
+        Status turn;
+        QETCD_AWAIT(waiting, turn);
+        QCOMPARE(turn.code(), StatusCode::Cancelled);
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/close").size(), 1, scaledMs(5000));
+        holder.close();
+        QVERIFY(!holder.isHeldByCurrentThread());
+        QVERIFY(!holder.unlock());  // released by close(): nothing was left to release
+        QTRY_VERIFY_WITH_TIMEOUT(queue("/locks/close").isEmpty(), scaledMs(5000));
+        QETCD_AWAIT(waiter.lockAsync(), turn);
+        QCOMPARE(turn.code(), StatusCode::Closed);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_DistributedMutex)
+#include "tst_distributedmutex.moc"
