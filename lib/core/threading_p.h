@@ -6,11 +6,13 @@
 namespace QEtcd::Internal {
 
 // Runs function on context's thread and waits for it: directly when already there, so a call
-// from the dispatcher thread itself cannot deadlock.
+// from the dispatcher thread itself cannot deadlock, and directly when that thread has stopped
+// (a client being torn down), where nothing could ever answer.
 template <class Function>
 void runOn(QObject *context, Function function)
 {
-    if (QThread::currentThread() == context->thread())
+    QThread *thread = context->thread();
+    if (QThread::currentThread() == thread || !thread->isRunning())
         function();
     else
         QMetaObject::invokeMethod(context, std::move(function), Qt::BlockingQueuedConnection);

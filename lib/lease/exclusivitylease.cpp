@@ -117,8 +117,11 @@ QFuture<Status> ExclusivityLease::grant()
             return Status(StatusCode::Closed, QStringLiteral("released while the grant was in flight"));
         }
         priv->deadlineNs = (sentAt + seconds(grant.ttl) - KeepAliveHub::safetyMargin(grant.ttl)).time_since_epoch().count();
+        auto *hub = priv->clientPrivate->keepAliveHub();
+        if (!hub)
+            return Status(StatusCode::Closed, QStringLiteral("the client is closing"));
         priv->leaseId = grant.id;
-        priv->clientPrivate->keepAliveHub()->add(grant.id, grant.ttl, sentAt, LeaseKind::Exclusivity, priv);
+        hub->add(grant.id, grant.ttl, sentAt, LeaseKind::Exclusivity, priv);
         return Status();
     });
 }
@@ -131,7 +134,8 @@ void ExclusivityLease::release()
     const qint64 id = d->leaseId.load();
     if (id <= 0)
         return;
-    d->clientPrivate->keepAliveHub()->remove(id);
+    if (auto *hub = d->clientPrivate->keepAliveHub())  // gone while the client is torn down
+        hub->remove(id);
     if (!d->lostFlag)
         d->client->leaseRevoke(id);
 }

@@ -164,7 +164,8 @@ public:
     {
         leaseId = grant.id;
         suspended = false;
-        clientPrivate->keepAliveHub()->add(grant.id, grant.ttl, sentAt, LeaseKind::Presence, this);
+        if (auto *hub = clientPrivate->keepAliveHub())
+            hub->add(grant.id, grant.ttl, sentAt, LeaseKind::Presence, this);
         emitSignal([&] { Q_EMIT q->currentLeaseIdChanged(grant.id); });
         setHealthy(true);
     }
@@ -184,7 +185,8 @@ public:
         ++reachabilityGeneration;
         const qint64 id = leaseId.load();
         // A heal that completed while close() was on its way registered a new lease.
-        clientPrivate->keepAliveHub()->remove(id);
+        if (auto *hub = clientPrivate->keepAliveHub())
+            hub->remove(id);
         if (id > 0 && !failed)
             client->leaseRevoke(id);
         setHealthy(false);

@@ -295,15 +295,26 @@ public:
             return;
         }
         // Keep the lease for the next acquisition: the hand-off then costs one delete here
-        // and one transaction there, like a bare etcd lock.
+        // and one transaction there, like a bare etcd lock. The lease becomes reusable only
+        // once the delete has landed: a new queue key under the same name must never be
+        // created before the old one is gone, or the old delete would remove the new key.
         Txn txn;
         txn.compares = {Compare::createRevision(hold->key, CompareResult::Equal, hold->revision)};
         txn.success = {TxnOp::remove(hold->key)};
-        client->txn(txn);
-        if (!spareLease)
-            spareLease = std::move(hold->lease);
-        else
-            hold->lease->release();
+        // The hold waits in `releasing`, not in the continuation: if this object dies first,
+        // its lease is then destroyed here on the dispatcher thread rather than on whichever
+        // thread drops the continuation.
+        releasing.append(hold);
+        client->txn(txn).then(this, [this, raw = hold.get()](const TxnResult &deleted) {
+            const auto it = std::find_if(releasing.begin(), releasing.end(),
+                                         [raw](const std::shared_ptr<Hold> &each) { return each.get() == raw; });
+            std::shared_ptr<Hold> hold = *it;
+            releasing.erase(it);
+            if (deleted.status && !closing && !spareLease)
+                spareLease = std::move(hold->lease);
+            else
+                hold->lease->release();
+        });
     }
 
     void shutDown()
@@ -337,6 +348,7 @@ public:
     // dispatcher thread only
     QList<std::shared_ptr<Attempt>> attempts;
     std::unique_ptr<ExclusivityLease> spareLease;
+    QList<std::shared_ptr<Hold>> releasing;
     bool closing = false;
 };
 
