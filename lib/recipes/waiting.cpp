@@ -9,6 +9,7 @@
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QPromise>
+#include <QtCore/QRandomGenerator>
 #include <QtCore/QSysInfo>
 
 namespace QEtcd::Internal {
@@ -22,50 +23,67 @@ QByteArray identityValue(const QString &clientId)
         .toJson(QJsonDocument::Compact);
 }
 
+QByteArray uniqueToken(const QString &clientId)
+{
+    static const char alphabet[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    QByteArray token = clientId.toUtf8() + ':';
+    for (int i = 0; i < 7; ++i)
+        token += alphabet[QRandomGenerator::global()->bounded(int(sizeof(alphabet) - 1))];
+    return token;
+}
+
 namespace {
 // Owns the watch for one wait and finishes the promise once; lives on the dispatcher thread.
 class DeletionWait : public QObject
 {
 public:
     DeletionWait(Client *client, const QByteArray &key, qint64 observedRevision, const WatchResilience &resilience,
-                 const StopToken &stop)
-        : m_client(client), m_key(key), m_stop(stop)
+                 const StopToken &stop, const DeletionWatch &how)
+        : m_client(client), m_key(key), m_stop(stop), m_how(how)
     {
         WatchOptions options;
         options.startRevision = observedRevision + 1;
         options.noPut = true;
+        options.prevKv = how.previousValue;
+        options.range = how.range;
         m_watcher = new Watcher(client, key, options, resilience, this);
     }
 
-    QFuture<Status> begin()
+    QFuture<Deletion> begin()
     {
         m_promise.start();
-        QFuture<Status> future = m_promise.future();
+        QFuture<Deletion> future = m_promise.future();
         connect(m_watcher, &Watcher::eventsReceived, this, [this](const QList<WatchEvent> &events) {
             for (const WatchEvent &event : events) {
                 if (event.type == WatchEvent::Type::Delete)
-                    return finish({});
+                    return finish({{}, event.prevKv});
             }
         });
         connect(m_watcher, &Watcher::recovery, this, [this](const WatchRecoveryEvent &event) {
+            if (m_how.onRecovery)
+                m_how.onRecovery(event);
             switch (event.kind) {
             case WatchRecoveryKind::Suspended:
             case WatchRecoveryKind::Resubscribed:
                 return;  // resumed from the last revision seen: nothing was missed
             case WatchRecoveryKind::Resynced:
-                return probe();  // a compaction may have swallowed the deletion
+                if (m_how.range.kind != KeyRange::Kind::Single)
+                    return finish({});
+                if (m_how.absenceAfterResync)
+                    probe();  // a compaction may have swallowed the deletion
+                return;
             case WatchRecoveryKind::Failed:
-                return finish(event.cause);
+                return finish({event.cause, {}});
             }
         });
         m_onStop = std::make_unique<StopCallback>(m_stop, [this] {
             QMetaObject::invokeMethod(this, [this] {
-                finish(Status(StatusCode::Cancelled, QStringLiteral("stopped while waiting")));
+                finish({Status(StatusCode::Cancelled, QStringLiteral("stopped while waiting")), {}});
             }, Qt::QueuedConnection);
         });
         m_watcher->start().then(this, [this](const Status &started) {
             if (!started)
-                finish(started);
+                finish({started, {}});
         });
         return future;
     }
@@ -81,14 +99,14 @@ private:
         });
     }
 
-    void finish(const Status &status)
+    void finish(const Deletion &outcome)
     {
         if (m_finished)
             return;
         m_finished = true;
         m_onStop.reset();
         m_watcher->close();
-        m_promise.addResult(status);
+        m_promise.addResult(outcome);
         m_promise.finish();
         deleteLater();
     }
@@ -96,21 +114,29 @@ private:
     Client *m_client;
     QByteArray m_key;
     StopToken m_stop;
+    const DeletionWatch m_how;
     Watcher *m_watcher = nullptr;
     std::unique_ptr<StopCallback> m_onStop;
-    QPromise<Status> m_promise;
+    QPromise<Deletion> m_promise;
     bool m_finished = false;
 };
 } // namespace
 
+QFuture<Deletion> watchDeletion(Client *client, const QByteArray &key, qint64 observedRevision,
+                                const WatchResilience &resilience, const StopToken &stop, const DeletionWatch &how)
+{
+    auto *wait = new DeletionWait(client, key, observedRevision, resilience, stop, how);
+    wait->moveToThread(ClientPrivate::get(client)->dispatcher());
+    QFuture<Deletion> future;
+    runOn(wait, [wait, &future] { future = wait->begin(); });
+    return future;
+}
+
 QFuture<Status> waitForDeletion(Client *client, const QByteArray &key, qint64 observedRevision,
                                 const WatchResilience &resilience, const StopToken &stop)
 {
-    auto *wait = new DeletionWait(client, key, observedRevision, resilience, stop);
-    wait->moveToThread(ClientPrivate::get(client)->dispatcher());
-    QFuture<Status> future;
-    runOn(wait, [wait, &future] { future = wait->begin(); });
-    return future;
+    return watchDeletion(client, key, observedRevision, resilience, stop, {})
+        .then([](const Deletion &deletion) { return deletion.status; });
 }
 
 } // namespace QEtcd::Internal

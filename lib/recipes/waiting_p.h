@@ -6,8 +6,12 @@
 #include "client.h"
 #include "resilience.h"
 #include "stoptoken.h"
+#include "watcher.h"
 
 #include <QtCore/QFuture>
+
+#include <functional>
+#include <optional>
 
 namespace QEtcd::Internal {
 
@@ -15,11 +19,39 @@ namespace QEtcd::Internal {
 // behind a key. Other tools write nothing; readers must accept an empty value.
 QByteArray identityValue(const QString &clientId);
 
+// "<clientId>:<7-char random token>": etcd-recipes' per-participant value and key suffix.
+QByteArray uniqueToken(const QString &clientId);
+
 // Finishes Ok once key is deleted after revision observedRevision (at which the caller saw it),
 // Cancelled when stop is requested, or with the watch's failure when it cannot be recovered.
 // The watch is anchored at observedRevision + 1: a deletion that lands while the watch is
 // being set up is replayed, and etcd serves the watch from its fast "synced" path.
 QFuture<Status> waitForDeletion(Client *client, const QByteArray &key, qint64 observedRevision,
                                 const WatchResilience &resilience, const StopToken &stop);
+
+// The same wait for callers that need to know more than "it is gone".
+struct DeletionWatch
+{
+    // Ask etcd for the key as it was just before the deletion (what the deleter left there).
+    bool previousValue = false;
+    // After a compaction swallowed part of the history, a read that finds the key absent
+    // counts as its deletion. Turn it off for a key that was already absent when the wait
+    // began: its absence then proves nothing.
+    bool absenceAfterResync = true;
+    // Told every recovery event of the watch, on the dispatcher thread, while the wait lasts.
+    std::function<void(const WatchRecoveryEvent &)> onRecovery;
+    // KeyRange::prefix(): the deletion of any key under key. After a compaction no read can
+    // tell which one went, so a resync then ends the wait and the caller re-checks.
+    KeyRange range;
+};
+
+struct Deletion
+{
+    Status status;
+    std::optional<KeyValue> previous;  // with previousValue, when etcd still had it
+};
+
+QFuture<Deletion> watchDeletion(Client *client, const QByteArray &key, qint64 observedRevision,
+                                const WatchResilience &resilience, const StopToken &stop, const DeletionWatch &how);
 
 } // namespace QEtcd::Internal

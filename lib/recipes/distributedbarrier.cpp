@@ -1,0 +1,457 @@
+#include "distributedbarrier.h"
+
+#include "blockingwait_p.h"
+#include "client.h"
+#include "client_p.h"
+#include "keymirror_p.h"
+#include "selfhealingkeepalive.h"
+#include "threading_p.h"
+#include "waiting_p.h"
+
+#include <QtCore/QPointer>
+#include <QtCore/QPromise>
+#include <QtCore/QTimer>
+
+namespace QEtcd {
+
+using namespace Internal;
+using LiftReason = DistributedBarrier::LiftReason;
+using WaitResult = DistributedBarrier::WaitResult;
+
+namespace {
+// What removeBarrier() leaves in the key for the instant before it deletes it, so that a
+// waiter reading the deleted key's last value can tell a removal from an expiry. A token ends
+// in ':' and seven alphanumerics, so it never ends like this.
+constexpr char removingSuffix[] = ";removing";
+
+// The barrier key while this instance owns it. Lives on the dispatcher thread. lift() is its
+// last act: once the key is set (or failed to be), it deletes the key if it is still ours, then
+// the Arming deletes itself, so a removal started by close() completes even after the barrier
+// object is gone.
+class Arming : public QObject
+{
+public:
+    Arming(quint64 generation, Client *client, const QByteArray &key, const QString &clientId,
+           const BarrierOptions &options, const QString &context)
+        : generation(generation), client(client), key(key), token(uniqueToken(clientId)), context(context)
+    {
+        keeper = std::make_unique<SelfHealingKeepAlive>(
+            client, options.ttlSeconds,
+            [this](qint64 lease, qint64 previous) {
+                if (lifting)
+                    return QtFuture::makeReadyFuture(
+                        Status(StatusCode::OwnershipLost, QStringLiteral("the barrier is being removed")));
+                return casEstablish(this->client, this->key, token, lease, previous);
+            },
+            options.resilience.lease);
+    }
+
+    void start()
+    {
+        keeper->start().then(this, [this](const Status &started) {
+            outcome = started.code() == StatusCode::OwnershipLost
+                ? Status(StatusCode::AlreadyExists, context + QStringLiteral(": already set by someone else"))
+                : started;
+            for (const auto &promise : std::exchange(waiting, {})) {
+                promise->addResult(*outcome);
+                promise->finish();
+            }
+        });
+    }
+
+    // The outcome of start(), for however many ask: a QFuture takes only one continuation.
+    QFuture<Status> whenStarted()
+    {
+        if (outcome)
+            return QtFuture::makeReadyFuture(*outcome);
+        auto promise = std::make_shared<QPromise<Status>>();
+        promise->start();
+        waiting.append(promise);
+        return promise->future();
+    }
+
+    QFuture<Status> lift()
+    {
+        lifting = true;
+        promise.start();
+        whenStarted().then(this, [this](const Status &started) {
+            if (!started)
+                return finish(Status(StatusCode::FailedPrecondition, context + QStringLiteral(": not set")));
+            const qint64 lease = keeper->currentLeaseId();
+            PutOptions onLease;
+            onLease.lease = lease;
+            Txn mark;
+            mark.compares = {Compare::lease(key, CompareResult::Equal, lease)};
+            mark.success = {TxnOp::put(key, token + removingSuffix, onLease)};
+            mark.failure = {TxnOp::range(key)};
+            client->txn(mark).then(this, [this, lease](const TxnResult &marked) {
+                if (!marked.status)
+                    return finish(marked.status);
+                if (!marked.succeeded) {
+                    const QList<KeyValue> now = marked.responses.value(0).range.kvs;
+                    // Absent: our lease expired and the heal had not re-armed it yet; it is down.
+                    return finish(now.isEmpty() ? Status()
+                                                : Status(StatusCode::OwnershipLost,
+                                                         context + QStringLiteral(": set again by someone else "
+                                                                                  "(lease %1); left alone")
+                                                                       .arg(now.first().lease, 0, 16)));
+                }
+                Txn remove;
+                remove.compares = {Compare::lease(key, CompareResult::Equal, lease)};
+                remove.success = {TxnOp::remove(key)};
+                client->txn(remove).then(this, [this](const TxnResult &removed) { finish(removed.status); });
+            });
+        });
+        return promise.future();
+    }
+
+    // For an arming that owns nothing: its start failed, or its heal lost to another owner.
+    void discard()
+    {
+        keeper->close();
+        deleteLater();
+    }
+
+    const quint64 generation;
+    Client *const client;
+    const QByteArray key;
+    const QByteArray token;
+    const QString context;
+    std::unique_ptr<SelfHealingKeepAlive> keeper;
+    int source = -1;
+    bool failed = false;
+
+private:
+    void finish(const Status &status)
+    {
+        // Revokes the lease: should the delete not have landed, the key goes with it.
+        keeper->close();
+        promise.addResult(status);
+        promise.finish();
+        deleteLater();
+    }
+
+    std::optional<Status> outcome;
+    QList<std::shared_ptr<QPromise<Status>>> waiting;
+    bool lifting = false;
+    QPromise<Status> promise;
+};
+
+// One waitOnBarrier() in flight, driven on the dispatcher thread.
+struct Wait
+{
+    std::shared_ptr<QPromise<WaitResult>> promise = std::make_shared<QPromise<WaitResult>>();
+    StopSource stop;  // ends the watch
+    std::unique_ptr<QTimer> deadline;
+    int source = -1;
+    bool finished = false;
+};
+} // namespace
+
+class DistributedBarrierPrivate : public QObject
+{
+public:
+    DistributedBarrierPrivate(DistributedBarrier *q, Client *client, const QByteArray &path,
+                              const BarrierOptions &options)
+        : q(q), client(client), path(path), options(options), context(q->context())
+    {
+        moveToThread(ClientPrivate::get(client)->dispatcher());
+    }
+
+    // --- any thread -----------------------------------------------------------------------
+    Status admit()
+    {
+        if (Status status = q->validate(); !status)
+            return status;
+        if (path.isEmpty())
+            return Status(StatusCode::InvalidArgument, context + QStringLiteral(": path is empty"));
+        if (q->isClosed())
+            return Status(StatusCode::Closed, context + QStringLiteral(": closed"));
+        q->beginStart();
+        return {};
+    }
+
+    template <class Work>
+    auto onDispatcher(Work work)
+    {
+        return QtFuture::makeReadyFuture().then(this, std::move(work)).unwrap();
+    }
+
+    QFuture<WaitResult> startWait(std::chrono::milliseconds timeout, std::shared_ptr<Wait> *started)
+    {
+        if (Status refused = admit(); !refused)
+            return QtFuture::makeReadyFuture(WaitResult{refused});
+        auto wait = std::make_shared<Wait>();
+        wait->promise->start();
+        *started = wait;
+        QMetaObject::invokeMethod(this, [this, wait, timeout] { beginWait(wait, timeout); }, Qt::QueuedConnection);
+        return wait->promise->future();
+    }
+
+    // --- dispatcher thread: owning the barrier ---------------------------------------------
+    bool isCurrent(quint64 generation) const { return arming && arming->generation == generation; }
+
+    QFuture<Status> set()
+    {
+        if (closing)
+            return QtFuture::makeReadyFuture(Status(StatusCode::Closed, context + QStringLiteral(": closed")));
+        if (arming && !arming->failed)
+            return arming->whenStarted();
+        if (arming)
+            disown()->discard();
+        arming = new Arming(++generations, client, path, q->clientId(), options, context);
+        arming->source = q->track(arming->keeper.get(), QStringLiteral("barrier lease"));
+        connect(arming->keeper.get(), &SelfHealingKeepAlive::leaseEvent, q, &DistributedBarrier::leaseEvent,
+                Qt::DirectConnection);
+        connect(arming->keeper.get(), &SelfHealingKeepAlive::leaseEvent, this, [this](const LeaseEvent &event) {
+            if (event.kind == LeaseEventKind::Failed) {
+                arming->failed = true;
+                owner = false;
+            }
+        });
+        // Our own barrier on its way down would make the new one look taken.
+        if (lifting)
+            connect(lifting, &QObject::destroyed, arming, [armed = arming] { armed->start(); });
+        else
+            arming->start();
+        // Told before the caller is: the caller's continuation is attached after this one.
+        arming->whenStarted().then(this, [this, generation = arming->generation](const Status &started) {
+            if (!isCurrent(generation))
+                return;
+            if (!started)
+                return disown()->discard();
+            owner = true;
+            q->recordHistory(RecipeHistoryEntry::Source::Recipe, QStringLiteral("barrier set"));
+        });
+        return arming->whenStarted();
+    }
+
+    QFuture<Status> remove()
+    {
+        if (!arming)
+            return QtFuture::makeReadyFuture(
+                Status(StatusCode::FailedPrecondition, context + QStringLiteral(": not set by this instance")));
+        lifting = disown();
+        return lifting->lift();
+    }
+
+    // Stops reporting the arming's lease; lifting or discarding it is the caller's to do.
+    Arming *disown()
+    {
+        Arming *armed = std::exchange(arming, nullptr);
+        owner = false;
+        if (q) {
+            q->removeSource(armed->source);
+            disconnect(armed->keeper.get(), nullptr, q, nullptr);
+        }
+        disconnect(armed->keeper.get(), nullptr, this, nullptr);
+        return armed;
+    }
+
+    // --- dispatcher thread: waiting ---------------------------------------------------------
+    void beginWait(std::shared_ptr<Wait> wait, std::chrono::milliseconds timeout)
+    {
+        if (closing)
+            return finishWait(wait, {Status(StatusCode::Cancelled, context + QStringLiteral(": closed"))});
+        waits.append(wait);
+        if (timeout != DistributedBarrier::WaitForever) {
+            wait->deadline = std::make_unique<QTimer>();
+            wait->deadline->setSingleShot(true);
+            connect(wait->deadline.get(), &QTimer::timeout, this, [this, weak = std::weak_ptr(wait)] {
+                if (const auto wait = weak.lock())
+                    finishWait(wait, {Status(StatusCode::DeadlineExceeded, context + QStringLiteral(": still set"))});
+            });
+            wait->deadline->start(timeout);
+        }
+        client->get(path, {}, options.resilience.rpc).then(this, [this, wait](const RangeResult &read) {
+            if (wait->finished)
+                return;
+            if (!read.status)
+                return finishWait(wait, {read.status});
+            const bool present = !read.kvs.isEmpty();
+            if (!present && !options.waitOnMissingBarriers)
+                return finishWait(wait, {Status(), LiftReason::NotSet});
+            wait->source = q->addSource(QStringLiteral("barrier watch"));
+            DeletionWatch how;
+            how.previousValue = true;
+            how.absenceAfterResync = present;
+            how.onRecovery = [this, source = wait->source](const WatchRecoveryEvent &event) {
+                if (!q)
+                    return;
+                q->recordHistory(RecipeHistoryEntry::Source::Watch, event.toString());
+                if (event.kind == WatchRecoveryKind::Failed)
+                    q->recordError(QStringLiteral("barrier watch"), event.cause);
+                q->reportSource(source, healthAfter(event.kind));
+            };
+            watchDeletion(client, path, read.header.revision, options.resilience.watch, wait->stop.token(), how)
+                .then(this, [this, wait](const Deletion &deletion) {
+                    if (wait->finished)
+                        return;
+                    if (!deletion.status)
+                        return finishWait(wait, {deletion.status});
+                    liftReason(deletion.previous).then(this, [this, wait](LiftReason reason) {
+                        finishWait(wait, {Status(), reason});
+                    });
+                });
+        });
+    }
+
+    QFuture<LiftReason> liftReason(const std::optional<KeyValue> &previous)
+    {
+        if (!previous)
+            return QtFuture::makeReadyFuture(LiftReason::Unknown);
+        if (previous->value.endsWith(removingSuffix))
+            return QtFuture::makeReadyFuture(LiftReason::Removed);
+        if (previous->lease == 0)
+            return QtFuture::makeReadyFuture(LiftReason::Deleted);
+        // Unmarked: it went with its lease, unless that lease is still alive.
+        return client->leaseTimeToLive(previous->lease, false, options.resilience.rpc)
+            .then([](const LeaseTimeToLiveResult &lease) {
+                if (lease.status ? lease.ttl < 0 : lease.status.isLeaseNotFound())
+                    return LiftReason::LeaseExpired;
+                return lease.status ? LiftReason::Deleted : LiftReason::Unknown;
+            });
+    }
+
+    void finishWait(const std::shared_ptr<Wait> &wait, const WaitResult &result)
+    {
+        if (std::exchange(wait->finished, true))
+            return;
+        waits.removeOne(wait);
+        if (wait->deadline) {
+            wait->deadline->stop();
+            wait->deadline.release()->deleteLater();
+        }  // this may be its own timeout signal
+        wait->stop.requestStop();  // ends the watch, if it is still on
+        if (q && wait->source >= 0)
+            q->removeSource(wait->source);
+        wait->promise->addResult(result);
+        wait->promise->finish();
+    }
+
+    void shutDown()
+    {
+        closing = true;
+        // Finished here, not when their watches wind down: the barrier may be on its way to
+        // destruction, and a waiter must hear Cancelled, not a broken promise.
+        for (const auto &wait : QList(waits))
+            finishWait(wait, {Status(StatusCode::Cancelled, context + QStringLiteral(": closed"))});
+        if (arming)
+            disown()->lift();  // completes on its own; nothing may wait for it now
+    }
+
+    DistributedBarrier *q;
+    Client *client;
+    const QByteArray path;
+    const BarrierOptions options;
+    const QString context;
+    std::atomic<bool> owner{false};
+
+    // dispatcher thread only
+    Arming *arming = nullptr;
+    QPointer<Arming> lifting;  // the last removal, until it is done
+    quint64 generations = 0;
+    QList<std::shared_ptr<Wait>> waits;
+    bool closing = false;
+};
+
+/*!
+    \class QEtcd::DistributedBarrier
+    \brief A barrier that is up while its key exists; waiters learn whether it was removed or
+    lifted by a lease expiry.
+*/
+
+DistributedBarrier::DistributedBarrier(Client *client, const QByteArray &path, const BarrierOptions &options,
+                                       QObject *parent)
+    : Recipe(client, QStringLiteral("DistributedBarrier"), path, options, parent),
+      d(std::make_unique<DistributedBarrierPrivate>(this, client, path, options))
+{
+    qRegisterMetaType<LeaseEvent>();
+}
+
+DistributedBarrier::~DistributedBarrier()
+{
+    close();
+    DistributedBarrierPrivate *priv = d.release();
+    runOn(priv, [priv] { priv->q = nullptr; });
+    priv->deleteLater();
+}
+
+QByteArray DistributedBarrier::path() const
+{
+    return d->path;
+}
+
+bool DistributedBarrier::waitOnMissingBarriers() const
+{
+    return d->options.waitOnMissingBarriers;
+}
+
+QFuture<Status> DistributedBarrier::setBarrierAsync()
+{
+    if (Status refused = d->admit(); !refused)
+        return QtFuture::makeReadyFuture(refused);
+    return d->onDispatcher([priv = d.get()] { return priv->set(); });
+}
+
+bool DistributedBarrier::setBarrier()
+{
+    const QFuture<Status> future = setBarrierAsync();
+    return waitBlocking(client(), future, QDeadlineTimer::Forever, StopToken(), context() + QStringLiteral(": setBarrier"))
+        && future.result().isOk();
+}
+
+QFuture<Status> DistributedBarrier::removeBarrierAsync()
+{
+    if (Status refused = d->admit(); !refused)
+        return QtFuture::makeReadyFuture(refused);
+    return d->onDispatcher([priv = d.get()] { return priv->remove(); });
+}
+
+bool DistributedBarrier::removeBarrier()
+{
+    const QFuture<Status> future = removeBarrierAsync();
+    return waitBlocking(client(), future, QDeadlineTimer::Forever, StopToken(),
+                        context() + QStringLiteral(": removeBarrier"))
+        && future.result().isOk();
+}
+
+QFuture<bool> DistributedBarrier::isBarrierSet() const
+{
+    RangeOptions countOnly;
+    countOnly.countOnly = true;
+    return client()->get(d->path, countOnly, d->options.resilience.rpc).then([](const RangeResult &result) {
+        return result.status && result.count > 0;
+    });
+}
+
+bool DistributedBarrier::isOwner() const
+{
+    return d->owner.load();
+}
+
+QFuture<DistributedBarrier::WaitResult> DistributedBarrier::waitOnBarrierAsync(std::chrono::milliseconds timeout)
+{
+    std::shared_ptr<Wait> wait;
+    return d->startWait(timeout, &wait);
+}
+
+DistributedBarrier::WaitResult DistributedBarrier::waitOnBarrier(std::chrono::milliseconds timeout)
+{
+    std::shared_ptr<Wait> wait;
+    const QFuture<WaitResult> future = d->startWait(timeout, &wait);
+    const Status waited = waitBlocking(client(), future, QDeadlineTimer::Forever, StopToken(),
+                                       context() + QStringLiteral(": waitOnBarrier"));
+    if (waited)
+        return future.result();
+    QMetaObject::invokeMethod(d.get(), [priv = d.get(), wait, waited] { priv->finishWait(wait, {waited}); },
+                              Qt::QueuedConnection);
+    return {waited};
+}
+
+void DistributedBarrier::doClose()
+{
+    runOn(d.get(), [priv = d.get()] { priv->shutDown(); });
+}
+
+} // namespace QEtcd

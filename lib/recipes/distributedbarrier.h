@@ -1,0 +1,106 @@
+#pragma once
+
+#include <QEtcd/leaseevent.h>
+#include <QEtcd/recipe.h>
+
+#include <chrono>
+#include <memory>
+
+namespace QEtcd {
+
+struct BarrierOptions : RecipeOptions
+{
+    // A waiter that arrives before anyone set the barrier waits for it to be set and then
+    // removed. Off: it passes at once (LiftReason::NotSet).
+    bool waitOnMissingBarriers = true;
+};
+
+class DistributedBarrierPrivate;
+
+// A barrier that is up while its key exists: waiters block until the key is deleted. The key is
+// the barrier path itself, its value "<clientId>:<7-char token>" (etcd-recipes' layout, so
+// either library can wait on a barrier the other set). Waiters write nothing.
+//
+// The key is held by a self-healing lease. If the owner is cut off for longer than the TTL,
+// etcd deletes the key and every waiter sees the barrier lift; nothing can take that back.
+// The healer then re-arms the barrier by compare-and-set so later waiters block again, the
+// expiry is recorded and the connection state goes Lost, then Reconnected. If someone else set
+// the barrier meanwhile, the heal fails (Lost, for good) and their barrier is left alone.
+//
+// Waiters learn how the barrier lifted, so they can wait again after a spurious lift:
+// removeBarrier() and close() first rewrite the value to "<token>;removing", then delete it,
+// and a waiter reads the deleted key's last value from its watch. A key that went with its
+// lease lifted with LeaseExpired. etcd-recipes writes no marker, so its removals read as
+// LeaseExpired (it revokes first) or Deleted. Choose a TTL longer than any partition you
+// expect to survive, and let released work re-check a condition that is authoritative on its
+// own.
+//
+// close() takes down a barrier this instance set, as removeBarrier() does, and, unlike the
+// reference, wakes this instance's parked waiters with Cancelled. Every blocking call has a
+// non-blocking twin.
+class DistributedBarrier : public Recipe
+{
+    Q_OBJECT
+
+public:
+    static constexpr std::chrono::milliseconds WaitForever = std::chrono::milliseconds::max();
+
+    enum class LiftReason {
+        NotSet,        // there was no barrier to wait for (waitOnMissingBarriers off)
+        Removed,       // its owner lifted it: removeBarrier() or close()
+        LeaseExpired,  // it went with its owner's lease: a spurious lift if the owner lives
+        Deleted,       // someone deleted the key while its lease was alive (etcdctl del, ...)
+        Unknown,       // gone, but etcd no longer had its last value (compaction)
+    };
+    Q_ENUM(LiftReason)
+
+    struct WaitResult
+    {
+        // Ok: the barrier is down. DeadlineExceeded, Cancelled (close(), interruption),
+        // WouldDeadlock on the library's own threads, or the watch's failure otherwise.
+        Status status;
+        LiftReason reason = LiftReason::Unknown;
+
+        bool isLifted() const { return status.isOk(); }
+        bool isSpurious() const { return isLifted() && reason == LiftReason::LeaseExpired; }
+    };
+
+    DistributedBarrier(Client *client, const QByteArray &path, const BarrierOptions &options = BarrierOptions(),
+                       QObject *parent = nullptr);
+    ~DistributedBarrier() override;
+
+    QByteArray path() const;
+    bool waitOnMissingBarriers() const;
+
+    // True when this instance set the barrier (or already had it set; unlike the reference, also
+    // again after removeBarrier()); false when someone else had, or on failure. The twin says
+    // which: Ok, AlreadyExists or the failure.
+    bool setBarrier();
+    QFuture<Status> setBarrierAsync();
+    // True when this instance's barrier was up (or healing) and is now down. False when this
+    // instance had not set it, or lost it to another client: unlike the reference, it never
+    // deletes a barrier someone else set. The twin: Ok, FailedPrecondition (not set here),
+    // OwnershipLost, or the failure.
+    bool removeBarrier();
+    QFuture<Status> removeBarrierAsync();
+    // Someone has the barrier set right now. Advisory; false when the read failed.
+    QFuture<bool> isBarrierSet() const;
+    // Set by this instance and maintained by its lease (also while that lease heals).
+    bool isOwner() const;
+
+    WaitResult waitOnBarrier(std::chrono::milliseconds timeout = WaitForever);
+    QFuture<WaitResult> waitOnBarrierAsync(std::chrono::milliseconds timeout = WaitForever);
+
+Q_SIGNALS:
+    // The barrier lease's events while this instance owns it.
+    void leaseEvent(const QEtcd::LeaseEvent &event);
+
+protected:
+    void doClose() override;
+
+private:
+    friend class DistributedBarrierPrivate;
+    std::unique_ptr<DistributedBarrierPrivate> d;
+};
+
+} // namespace QEtcd

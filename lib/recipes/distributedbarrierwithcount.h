@@ -1,0 +1,55 @@
+#pragma once
+
+#include <QEtcd/recipe.h>
+
+#include <chrono>
+#include <memory>
+
+namespace QEtcd {
+
+class DistributedBarrierWithCountPrivate;
+
+// A rendezvous of memberCount participants: each waiter blocks until that many have arrived,
+// and the last to arrive releases them all. etcd-recipes' layout:
+//
+//   <path>/ready                       the open round; value: the first arriver's token. Not
+//                                      leased, so an abandoned round leaves it behind.
+//   <path>/waiting/<clientId>:<token>  one per waiting member, value: the same token, on the
+//                                      member's own self-healing lease
+//
+// The last arrival deletes <path>/ready, which every waiter sees. Only members that arrived
+// after the round opened are counted, so keys left by the previous round cannot trip it.
+// Every way out of a wait (release, timeout, close(), interruption, failure) removes the
+// waiter's key, so a member that gave up stops counting. close() releases parked waiters with
+// false (Cancelled).
+class DistributedBarrierWithCount : public Recipe
+{
+    Q_OBJECT
+
+public:
+    static constexpr std::chrono::milliseconds WaitForever = std::chrono::milliseconds::max();
+
+    DistributedBarrierWithCount(Client *client, const QByteArray &path, qint64 memberCount,
+                                const RecipeOptions &options = RecipeOptions(), QObject *parent = nullptr);
+    ~DistributedBarrierWithCount() override;
+
+    QByteArray path() const;
+    qint64 memberCount() const;
+
+    // True once memberCount members have arrived; false on timeout, close(), interruption or
+    // failure. The twin says which: Ok, DeadlineExceeded, Cancelled, WouldDeadlock, ...
+    bool waitOnBarrier(std::chrono::milliseconds timeout = WaitForever);
+    QFuture<Status> waitOnBarrierAsync(std::chrono::milliseconds timeout = WaitForever);
+
+    // How many members wait right now (keys under <path>/waiting/); -1 when the read failed.
+    QFuture<qint64> waiterCount() const;
+
+protected:
+    void doClose() override;
+
+private:
+    friend class DistributedBarrierWithCountPrivate;
+    std::unique_ptr<DistributedBarrierWithCountPrivate> d;
+};
+
+} // namespace QEtcd

@@ -1,0 +1,261 @@
+#include "keymirror_p.h"
+
+#include "client_p.h"
+#include "threading_p.h"
+
+namespace QEtcd::Internal {
+
+KeyMirror::KeyMirror(Client *client, const QByteArray &key, const KeyRange &range, const WatchResilience &resilience,
+                     Handlers handlers)
+    : m_client(client), m_key(key), m_range(range), m_resilience(resilience), m_handlers(std::move(handlers))
+{
+    moveToThread(ClientPrivate::get(client)->dispatcher());
+}
+
+QFuture<Status> KeyMirror::start(bool readFirst)
+{
+    auto promise = std::make_shared<QPromise<Status>>();
+    promise->start();
+    QFuture<Status> future = promise->future();
+    QMetaObject::invokeMethod(this, [this, promise, readFirst] { begin(promise, readFirst); }, Qt::QueuedConnection);
+    return future;
+}
+
+QFuture<Status> KeyMirror::rebuild()
+{
+    auto promise = std::make_shared<QPromise<Status>>();
+    promise->start();
+    QFuture<Status> future = promise->future();
+    QMetaObject::invokeMethod(this, [this, promise] {
+        if (m_closed)
+            return settle(promise, Status(StatusCode::Closed, QStringLiteral("closed")));
+        m_pending.append(promise);
+        read().then(this, [this, promise](const RangeResult &result) {
+            if (m_closed)
+                return;
+            if (result.status)
+                reconcile(result);
+            settle(promise, result.status);
+        });
+    }, Qt::QueuedConnection);
+    return future;
+}
+
+void KeyMirror::clear()
+{
+    runOn(this, [this] {
+        QMutexLocker locker(&m_mutex);
+        m_copy.clear();
+    });
+}
+
+void KeyMirror::close()
+{
+    runOn(this, [this] {
+        if (std::exchange(m_closed, true))
+            return;
+        // The handler that called close() may still be running: destroy it later.
+        QMetaObject::invokeMethod(this, [dropped = std::exchange(m_handlers, {})] {}, Qt::QueuedConnection);
+        if (m_watcher)
+            m_watcher->close();
+        for (const Promise &promise : QList(m_pending))
+            settle(promise, Status(StatusCode::Closed, QStringLiteral("closed")));
+    });
+}
+
+QList<KeyValue> KeyMirror::entries() const
+{
+    QMutexLocker locker(&m_mutex);
+    QList<KeyValue> list;
+    list.reserve(qsizetype(m_copy.size()));
+    for (const auto &[key, kv] : m_copy)
+        list.append(kv);
+    return list;
+}
+
+std::optional<KeyValue> KeyMirror::entry(const QByteArray &key) const
+{
+    QMutexLocker locker(&m_mutex);
+    const auto found = m_copy.find(key);
+    if (found == m_copy.end())
+        return std::nullopt;
+    return found->second;
+}
+
+int KeyMirror::size() const
+{
+    QMutexLocker locker(&m_mutex);
+    return int(m_copy.size());
+}
+
+void KeyMirror::begin(Promise promise, bool readFirst)
+{
+    if (m_closed)
+        return settle(promise, Status(StatusCode::Closed, QStringLiteral("closed before it started")));
+    m_pending.append(promise);
+    if (!readFirst)
+        return watchFrom(0, promise);
+    read().then(this, [this, promise](const RangeResult &result) {
+        if (m_closed)
+            return;
+        if (!result.status)
+            return settle(promise, result.status);
+        QList<MirrorChange> loaded;
+        {
+            QMutexLocker locker(&m_mutex);
+            m_copy.clear();
+            for (const KeyValue &kv : result.kvs) {
+                m_copy[kv.key] = kv;
+                loaded.append({MirrorChange::Kind::Added, kv.key, kv});
+            }
+        }
+        report(loaded, MirrorOrigin::Snapshot);
+        watchFrom(result.header.revision + 1, promise);
+    });
+}
+
+void KeyMirror::watchFrom(qint64 revision, Promise promise)
+{
+    WatchOptions options;
+    options.range = m_range;
+    options.startRevision = revision;
+    m_watcher = new Watcher(m_client, m_key, options, m_resilience, this);
+    // After a compaction the events in the gap are gone: re-read, report the difference.
+    m_watcher->setResyncWith([this] {
+        return read().then(this, [this](const RangeResult &result) -> qint64 {
+            if (m_closed || !result.status)
+                return 0;  // a failed attempt; the watcher retries under its policy
+            return reconcile(result);
+        });
+    });
+    connect(m_watcher, &Watcher::eventsReceived, this, [this](const QList<WatchEvent> &events) { onEvents(events); });
+    connect(m_watcher, &Watcher::recovery, this, [this](const WatchRecoveryEvent &event) {
+        if (m_handlers.recovery)
+            m_handlers.recovery(event);
+    });
+    m_watcher->start().then(this, [this, promise](const Status &started) {
+        if (!m_closed)
+            settle(promise, started);
+    });
+}
+
+QFuture<RangeResult> KeyMirror::read()
+{
+    RangeOptions options;
+    options.range = m_range;
+    options.sortTarget = SortTarget::Key;
+    options.sortOrder = SortOrder::Ascending;
+    ++m_readsInFlight;
+    return m_client->get(m_key, options).then(this, [this](const RangeResult &result) {
+        --m_readsInFlight;
+        return result;
+    });
+}
+
+// The copy becomes what the read saw, except where the watch already told something newer.
+qint64 KeyMirror::reconcile(const RangeResult &result)
+{
+    const qint64 readAt = result.header.revision;
+    QList<MirrorChange> changes;
+    {
+        QMutexLocker locker(&m_mutex);
+        std::map<QByteArray, KeyValue> seen;
+        for (const KeyValue &kv : result.kvs)
+            seen[kv.key] = kv;
+        for (auto it = m_copy.begin(); it != m_copy.end();) {
+            if (!seen.count(it->first) && it->second.modRevision <= readAt) {
+                changes.append({MirrorChange::Kind::Removed, it->first, it->second});
+                it = m_copy.erase(it);
+            } else {
+                ++it;
+            }
+        }
+        for (const auto &[key, kv] : seen) {
+            const auto held = m_copy.find(key);
+            if (held == m_copy.end()) {
+                const auto deleted = m_recentDeletes.find(key);
+                if (deleted != m_recentDeletes.end() && deleted->second > readAt)
+                    continue;
+                m_copy[key] = kv;
+                changes.append({MirrorChange::Kind::Added, key, kv});
+            } else if (held->second.modRevision < kv.modRevision) {
+                held->second = kv;
+                changes.append({MirrorChange::Kind::Updated, key, kv});
+            }
+        }
+    }
+    if (m_readsInFlight == 0)
+        m_recentDeletes.clear();
+    if (!changes.isEmpty())
+        report(changes, MirrorOrigin::Reconcile);
+    return readAt + 1;
+}
+
+void KeyMirror::onEvents(const QList<WatchEvent> &events)
+{
+    QList<MirrorChange> changes;
+    {
+        QMutexLocker locker(&m_mutex);
+        for (const WatchEvent &event : events) {
+            const QByteArray &key = event.kv.key;
+            const auto held = m_copy.find(key);
+            // A re-read may already have shown something newer than this event.
+            if (held != m_copy.end() && held->second.modRevision >= event.kv.modRevision)
+                continue;
+            if (event.type == WatchEvent::Type::Put) {
+                const bool added = held == m_copy.end();
+                m_copy[key] = event.kv;
+                changes.append({added ? MirrorChange::Kind::Added : MirrorChange::Kind::Updated, key, event.kv});
+                continue;
+            }
+            if (m_readsInFlight > 0)
+                m_recentDeletes[key] = event.kv.modRevision;
+            MirrorChange removed{MirrorChange::Kind::Removed, key, std::nullopt};
+            if (held != m_copy.end()) {
+                removed.kv = held->second;
+                m_copy.erase(held);
+            }
+            changes.append(removed);
+        }
+    }
+    if (!changes.isEmpty())
+        report(changes, MirrorOrigin::Watch);
+}
+
+void KeyMirror::report(const QList<MirrorChange> &changes, MirrorOrigin origin)
+{
+    if (m_handlers.changed)
+        m_handlers.changed(changes, origin);
+}
+
+void KeyMirror::settle(Promise promise, const Status &status)
+{
+    if (!m_pending.removeOne(promise) && promise->future().isFinished())
+        return;
+    promise->addResult(status);
+    promise->finish();
+}
+
+Recipe::SourceHealth healthAfter(WatchRecoveryKind kind)
+{
+    switch (kind) {
+    case WatchRecoveryKind::Suspended: return Recipe::SourceHealth::Suspended;
+    case WatchRecoveryKind::Resubscribed:
+    case WatchRecoveryKind::Resynced: return Recipe::SourceHealth::Healthy;
+    case WatchRecoveryKind::Failed: break;
+    }
+    return Recipe::SourceHealth::Lost;
+}
+
+Recipe::SourceHealth healthOf(ConnectionState state)
+{
+    switch (state) {
+    case ConnectionState::Suspended: return Recipe::SourceHealth::Suspended;
+    case ConnectionState::Lost: return Recipe::SourceHealth::Lost;
+    case ConnectionState::Connected:
+    case ConnectionState::Reconnected: break;
+    }
+    return Recipe::SourceHealth::Healthy;
+}
+
+} // namespace QEtcd::Internal

@@ -1,0 +1,99 @@
+#pragma once
+
+// The engine under every cache (PathChildrenCache, ServiceCache, NodeCache): a local copy of a
+// key or a prefix kept current by a resilient watch, re-read after a compaction.
+
+#include "client.h"
+#include "recipe.h"
+#include "watcher.h"
+
+#include <QtCore/QFuture>
+#include <QtCore/QMutex>
+#include <QtCore/QObject>
+#include <QtCore/QPromise>
+
+#include <functional>
+#include <map>
+#include <optional>
+
+namespace QEtcd::Internal {
+
+struct MirrorChange
+{
+    enum class Kind { Added, Updated, Removed };
+    Kind kind = Kind::Added;
+    QByteArray key;
+    std::optional<KeyValue> kv;  // Removed: the copy the mirror held, if it held one
+};
+
+// Where a batch of changes came from.
+enum class MirrorOrigin {
+    Snapshot,  // the first read: every entry, as Added
+    Watch,     // live events
+    Reconcile, // a re-read after a compaction, or rebuild(): the difference to the copy
+};
+
+// Lives on the client's dispatcher thread; handlers are called there, in etcd's order, and
+// never after close() returned. Reads of the copy are safe from any thread.
+class KeyMirror : public QObject
+{
+public:
+    struct Handlers
+    {
+        std::function<void(const QList<MirrorChange> &changes, MirrorOrigin origin)> changed;
+        std::function<void(const WatchRecoveryEvent &event)> recovery;
+    };
+
+    KeyMirror(Client *client, const QByteArray &key, const KeyRange &range, const WatchResilience &resilience,
+              Handlers handlers);
+
+    // Finishes once the watch is created; with readFirst the copy is loaded before, and the
+    // watch starts right after the read's revision, so nothing falls between the two.
+    QFuture<Status> start(bool readFirst);
+    // Re-reads and applies the difference; changes the watch delivered meanwhile are kept.
+    QFuture<Status> rebuild();
+    // Forgets the copy locally; etcd is not touched and no change is reported.
+    void clear();
+    // Idempotent; pending futures finish with Closed.
+    void close();
+
+    QList<KeyValue> entries() const;  // sorted by key
+    std::optional<KeyValue> entry(const QByteArray &key) const;
+    int size() const;
+
+private:
+    using Promise = std::shared_ptr<QPromise<Status>>;
+
+    void begin(Promise promise, bool readFirst);
+    void watchFrom(qint64 revision, Promise promise);
+    QFuture<RangeResult> read();
+    qint64 reconcile(const RangeResult &result);
+    void onEvents(const QList<WatchEvent> &events);
+    void report(const QList<MirrorChange> &changes, MirrorOrigin origin);
+    void settle(Promise promise, const Status &status);
+
+    Client *const m_client;
+    const QByteArray m_key;
+    const KeyRange m_range;
+    const WatchResilience m_resilience;
+
+    mutable QMutex m_mutex;
+    std::map<QByteArray, KeyValue> m_copy;  // written on the dispatcher thread, under m_mutex
+
+    // dispatcher thread only
+    Handlers m_handlers;
+    Watcher *m_watcher = nullptr;
+    QList<Promise> m_pending;
+    bool m_closed = false;
+    int m_readsInFlight = 0;
+    // Keys the watch deleted while a read was in flight, with the deleting revision: the
+    // read may still show them.
+    std::map<QByteArray, qint64> m_recentDeletes;
+};
+
+// How a watch's recovery event moves its recipe's connection state.
+Recipe::SourceHealth healthAfter(WatchRecoveryKind kind);
+// How a recipe that follows another (a provider its cache) maps that one's state.
+Recipe::SourceHealth healthOf(ConnectionState state);
+
+} // namespace QEtcd::Internal

@@ -1,0 +1,59 @@
+#pragma once
+
+#include <QEtcd/leaseevent.h>
+#include <QEtcd/recipe.h>
+#include <QEtcd/serviceinstance.h>
+
+#include <memory>
+
+namespace QEtcd {
+
+class ServiceRegistryPrivate;
+
+// Publishes service instances at <servicePath>/names/<name>/<id> (etcd-recipes' layout), each
+// on its own self-healing lease: after a partition longer than the TTL the instance is put
+// back by compare-and-set with its current JSON, unless someone else owns the key by then
+// (Failed, and their value stays).
+//
+// Every call returns at once and its future finishes exactly once. Lease events and state
+// changes are emitted from the client's dispatcher thread.
+class ServiceRegistry : public Recipe
+{
+    Q_OBJECT
+
+public:
+    ServiceRegistry(Client *client, const QByteArray &servicePath, const RecipeOptions &options = RecipeOptions(),
+                    QObject *parent = nullptr);
+    ~ServiceRegistry() override;
+
+    QByteArray servicePath() const;
+    QByteArray namesPath() const;  // <servicePath>/names
+    QByteArray instanceKey(const ServiceInstance &instance) const;
+
+    // OwnershipLost when the key already exists; AlreadyExists when this registry already
+    // publishes that id.
+    QFuture<Status> registerService(const ServiceInstance &instance);
+    // Replaces the JSON of an instance registered here (same name and id), on its current
+    // lease; from now on a heal re-establishes the new JSON. NotFound when the id was not
+    // registered here; FailedPrecondition when the key is not ours in etcd at that moment
+    // (a heal in progress, or someone else took it).
+    QFuture<Status> updateService(const ServiceInstance &instance);
+    // Revokes the instance's lease and removes its key (only while it is still ours).
+    QFuture<Status> unregisterService(const ServiceInstance &instance);
+
+    QList<ServiceInstance> registeredInstances() const;
+    // The lease an instance registered here is bound to now; -1 when unknown.
+    qint64 leaseIdOf(const ServiceInstance &instance) const;
+
+Q_SIGNALS:
+    void leaseEvent(const QByteArray &instanceKey, const QEtcd::LeaseEvent &event);
+
+protected:
+    void doClose() override;
+
+private:
+    friend class ServiceRegistryPrivate;
+    std::unique_ptr<ServiceRegistryPrivate> d;
+};
+
+} // namespace QEtcd
