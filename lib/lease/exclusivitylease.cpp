@@ -109,7 +109,9 @@ QFuture<Status> ExclusivityLease::grant()
         return QtFuture::makeReadyFuture(Status(StatusCode::AlreadyStarted, QStringLiteral("grant() was already called")));
     const Clock::time_point sentAt = Clock::now();
     ExclusivityLeasePrivate *priv = d.get();
-    return d->client->leaseGrant(d->ttl).then([priv, sentAt](const LeaseGrantResult &grant) {
+    // Continues on the dispatcher thread with priv as context: a lease destroyed while its
+    // grant is in flight must not be touched when the answer arrives.
+    return d->client->leaseGrant(d->ttl).then(priv, [priv, sentAt](const LeaseGrantResult &grant) {
         if (!grant.status)
             return grant.status;
         if (priv->released) {

@@ -4,6 +4,7 @@
 #include "client.h"
 #include "client_p.h"
 #include "exclusivitylease.h"
+#include "fencing_p.h"
 #include "grpcconvert_p.h"
 #include "threading_p.h"
 #include "waiting_p.h"
@@ -43,6 +44,7 @@ struct Attempt
     QByteArray key;
     qint64 revision = 0;
     std::unique_ptr<QTimer> deadline;
+    bool done = false;  // the promise has finished
 };
 } // namespace
 
@@ -111,18 +113,31 @@ public:
         enqueue(attempt);
     }
 
+    // A deadline, close() or an interruption ends the attempt at once, even with an RPC in
+    // flight; a lost lease only ends the current round, and the attempt queues again.
     void stopAttempt(const std::shared_ptr<Attempt> &attempt, const Status &why)
     {
-        if (attempt->stopReason.isOk())
+        if (!attempt || attempt->done)
+            return;
+        if (why.code() != StatusCode::LeaseLost)
+            finish(attempt, why);
+        else if (attempt->stopReason.isOk())
             attempt->stopReason = why;
         attempt->stop.requestStop();
     }
 
+    // Every continuation asks this first: the attempt may have ended, or its round been cut,
+    // while the answer was on its way.
     bool stopped(const std::shared_ptr<Attempt> &attempt)
     {
+        if (attempt->done) {
+            if (attempt->lease)
+                attempt->lease->release();  // granted after the attempt ended
+            return true;
+        }
         if (!attempt->stop.stopRequested())
             return false;
-        finish(attempt, attempt->stopReason);
+        requeue(attempt, attempt->stopReason.message());
         return true;
     }
 
@@ -220,6 +235,8 @@ public:
         q->recordHistory(RecipeHistoryEntry::Source::Recipe,
                          QStringLiteral("waiter requeues with a fresh lease: ") + why);
         attempt->lease.reset();
+        attempt->stop = StopSource();
+        attempt->stopReason = {};
         enqueue(attempt);
     }
 
@@ -264,6 +281,8 @@ public:
 
     void finish(const std::shared_ptr<Attempt> &attempt, const Status &status)
     {
+        if (std::exchange(attempt->done, true))
+            return;
         attempts.removeOne(attempt);
         attempt->deadline.reset();
         if (!status && attempt->lease)
@@ -478,36 +497,12 @@ StopToken DistributedMutex::stopToken() const
 
 QFuture<TxnResult> DistributedMutex::guardedTxn(const Txn &txn)
 {
-    // The caller's transaction runs nested inside ours, so neither of its branches can commit
-    // once the hold's key is gone.
-    Txn guarded;
-    guarded.compares = {ownershipCompare()};
-    guarded.success = {TxnOp::nested(txn)};
-    const QString where = context();
-    return client()->txn(guarded).then([where](const TxnResult &result) {
-        if (!result.status)
-            return result;
-        if (!result.succeeded) {
-            TxnResult lost;
-            lost.header = result.header;
-            lost.status = Status(StatusCode::OwnershipLost, where + QStringLiteral(": the hold is no longer ours"));
-            return lost;
-        }
-        TxnResult inner = *result.responses.value(0).txn;
-        inner.status = result.status;
-        return inner;
-    });
+    return Internal::guardedTxn(client(), {ownershipCompare()}, txn, context());
 }
 
 QFuture<Status> DistributedMutex::guardedPut(const QByteArray &key, const QByteArray &value, const PutOptions &options)
 {
-    Txn txn;
-    txn.success = {TxnOp::put(key, value, options)};
-    return guardedTxn(txn).then([](const TxnResult &result) {
-        if (!result.status)
-            return result.status;
-        return result.succeeded ? Status() : Status(StatusCode::FailedPrecondition, QStringLiteral("compare failed"));
-    });
+    return Internal::guardedPut(client(), {ownershipCompare()}, key, value, options, context());
 }
 
 void DistributedMutex::doClose()

@@ -228,6 +228,46 @@ private Q_SLOTS:
         QVERIFY(blocker.unlock());
     }
 
+    void waiterWhoseLeaseDiesRequeues()
+    {
+        DistributedMutex holder(m_client.get(), "/locks/requeue", ttl(10));
+        QCOMPARE(holder.lock(), Status());
+        DistributedMutex waiter(m_other.get(), "/locks/requeue", ttl(10));
+        QFuture<Status> waiting = waiter.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/requeue").size(), 2, scaledMs(5000));
+        const KeyValue queued = queue("/locks/requeue").at(1);
+        int exitCode = -1;
+        m_cluster.etcdctl({"lease", "revoke", QString::number(queued.lease, 16)}, &exitCode);
+        QCOMPARE(exitCode, 0);
+        // A fresh key, under a fresh lease, at the tail of the queue.
+        QTRY_VERIFY_WITH_TIMEOUT(queue("/locks/requeue").size() == 2
+                                     && queue("/locks/requeue").at(1).lease != queued.lease,
+                                 scaledMs(10000));
+        QVERIFY(!waiting.isFinished());
+        const QList<RecipeHistoryEntry> history = waiter.history();
+        QVERIFY(std::any_of(history.cbegin(), history.cend(),
+                            [](const RecipeHistoryEntry &entry) { return entry.text.contains("requeues"); }));
+        QVERIFY(holder.unlock());
+        Status turn;
+        QETCD_AWAIT(waiting, turn);
+        QVERIFY2(turn.isOk(), qPrintable(turn.toString()));
+        QVERIFY(waiter.unlock());
+    }
+
+    void deadlineEndsAnAttemptStuckInAPartition()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
+        DistributedMutex mutex(&cutOff, "/locks/stuck", ttl(10));
+        proxy.setMode(FaultProxy::Mode::Blackhole);
+        QElapsedTimer clock;
+        clock.start();
+        QVERIFY(!mutex.tryLock(700ms));  // the grant is still in flight: the deadline wins anyway
+        QVERIFY2(clock.elapsed() < scaledMs(3000), qPrintable(QString::number(clock.elapsed())));
+        proxy.setMode(FaultProxy::Mode::Pass);
+    }
+
     void closeWakesWaitersAndReleases()
     {
         DistributedMutex holder(m_client.get(), "/locks/close", ttl(10));

@@ -1,0 +1,383 @@
+#include "distributedsemaphore.h"
+
+#include "client.h"
+#include "fencing_p.h"
+#include "holdqueue_p.h"
+#include "threading_p.h"
+#include "waiting_p.h"
+
+#include <QtCore/QDebug>
+#include <QtCore/QMutex>
+#include <QtCore/QtEndian>
+
+#include <optional>
+
+namespace QEtcd {
+
+using namespace Internal;
+
+class DistributedSemaphorePrivate : public HoldQueue
+{
+public:
+    DistributedSemaphorePrivate(DistributedSemaphore *q, Client *client, const QByteArray &path, int permits,
+                                const SemaphoreOptions &options)
+        : HoldQueue(client, q->context(), q->options(), options.interruptOnPermitLoss), q(q), path(path),
+          permitsKey(path + "/permits"), holdersPrefix(path + "/holders/"), permits(permits)
+    {
+    }
+
+    // --- any thread -----------------------------------------------------------------------
+    Status usable() const
+    {
+        if (Status status = q->validate(); !status)
+            return status;
+        if (path.isEmpty())
+            return Status(StatusCode::InvalidArgument, context + QStringLiteral(": path is empty"));
+        if (permits < 1)
+            return Status(StatusCode::InvalidArgument,
+                          context + QStringLiteral(": permits must be at least 1 (got %1)").arg(permits));
+        return {};
+    }
+
+    QFuture<Status> acquireAsync(std::chrono::milliseconds timeout, std::shared_ptr<QueuedAttempt> *started)
+    {
+        if (Status status = usable(); !status)
+            return QtFuture::makeReadyFuture(status);
+        if (q->isClosed())
+            return QtFuture::makeReadyFuture(Status(StatusCode::Closed, context + QStringLiteral(": closed")));
+        q->beginStart();
+        auto attempt = std::make_shared<QueuedAttempt>();
+        attempt->requester = QThread::currentThread();
+        *started = attempt;
+        return submit(attempt, timeout);
+    }
+
+    // Whoever comes first stores the count; everyone else must agree with it. Asked once per
+    // instance: only an answer from etcd is kept, an error is asked again next time.
+    QFuture<Status> checkPermits()
+    {
+        {
+            QMutexLocker locker(&mutex);
+            if (verdict)
+                return QtFuture::makeReadyFuture(*verdict);
+        }
+        QByteArray encoded(4, '\0');
+        qToBigEndian<qint32>(permits, encoded.data());
+        Txn txn;
+        txn.compares = {Compare::absent(permitsKey)};
+        txn.success = {TxnOp::put(permitsKey, encoded)};
+        txn.failure = {TxnOp::range(permitsKey)};
+        return client->txn(txn).then(this, [this](const TxnResult &result) {
+            if (!result.status)
+                return result.status;
+            Status answer;
+            if (!result.succeeded) {
+                const QByteArray stored = result.responses.value(0).range.kvs.value(0).value;
+                if (stored.size() != 4) {
+                    answer = Status(StatusCode::Mismatch,
+                                    context + QStringLiteral(": %1 holds %2 bytes, not a 4-byte big-endian permit count")
+                                        .arg(QString::fromUtf8(permitsKey))
+                                        .arg(stored.size()));
+                } else if (const qint32 canonical = qFromBigEndian<qint32>(stored.constData()); canonical != permits) {
+                    answer = Status(StatusCode::Mismatch,
+                                    context + QStringLiteral(": this instance asks for %1 permits, but %2 says %3")
+                                        .arg(permits)
+                                        .arg(QString::fromUtf8(permitsKey))
+                                        .arg(canonical));
+                }
+            }
+            QMutexLocker locker(&mutex);
+            verdict = answer;
+            return answer;
+        });
+    }
+
+    // The permit release() gives back: the most recent one still held, else the most recent.
+    qsizetype topIndex() const
+    {
+        for (qsizetype i = stack.size() - 1; i >= 0; --i) {
+            if (stack[i]->isValid())
+                return i;
+        }
+        return stack.size() - 1;
+    }
+
+    std::shared_ptr<QueuedHold> top() const
+    {
+        QMutexLocker locker(&mutex);
+        const qsizetype index = topIndex();
+        return index >= 0 ? stack[index] : nullptr;
+    }
+
+    QList<Compare> guards(const std::shared_ptr<QueuedHold> &hold) const
+    {
+        // Without a permit we believe in, the compare can never succeed: no key has create
+        // revision -1.
+        return {hold && hold->isValid() ? Compare::createRevision(hold->key, CompareResult::Equal, hold->revision)
+                     : Compare::createRevision(holdersPrefix, CompareResult::Equal, -1)};
+    }
+
+    // --- dispatcher thread ----------------------------------------------------------------
+    void prepare(std::shared_ptr<QueuedAttempt> attempt) override
+    {
+        checkPermits().then(this, [this, attempt](const Status &agreed) {
+            if (stopped(attempt))
+                return;
+            if (!agreed)
+                return finish(attempt, agreed);
+            enqueue(attempt);
+        });
+    }
+
+    QByteArray entryKey(const QueuedAttempt &) const override { return holdersPrefix + uniqueToken(options.clientId); }
+
+    // In while fewer than `permits` entries were created before ours. Any of them may go
+    // first, so the wait is on the whole prefix.
+    void admit(std::shared_ptr<QueuedAttempt> attempt) override
+    {
+        // Keys, not a count: etcd counts before it applies the create-revision bound.
+        RangeOptions ahead;
+        ahead.range = KeyRange::prefix();
+        ahead.keysOnly = true;
+        ahead.limit = permits;
+        ahead.maxCreateRevision = attempt->revision - 1;
+        Txn txn;
+        txn.compares = {Compare::createRevision(attempt->key, CompareResult::Equal, attempt->revision)};
+        txn.success = {TxnOp::range(holdersPrefix, ahead)};
+        client->txn(txn).then(this, [this, attempt](const TxnResult &result) {
+            if (interrupted(attempt))
+                return;
+            if (!result.status)
+                return finish(attempt, result.status);
+            if (!result.succeeded)
+                return requeue(attempt, QStringLiteral("its entry vanished while it waited"));
+            if (result.responses.value(0).range.kvs.size() < permits)
+                return claim(attempt);
+            DeletionWatch anyHolder;
+            anyHolder.range = KeyRange::prefix();
+            watchDeletion(client, holdersPrefix, result.header.revision, options.resilience.watch,
+                          attempt->round.token(), anyHolder)
+                .then(this, [this, attempt](const Deletion &deletion) {
+                    if (interrupted(attempt))
+                        return;
+                    if (!deletion.status)
+                        return finish(attempt, deletion.status);
+                    admit(attempt);
+                });
+        });
+    }
+
+    void publish(const std::shared_ptr<QueuedHold> &hold) override
+    {
+        {
+            QMutexLocker locker(&mutex);
+            stack.append(hold);
+        }
+        if (!q)
+            return;
+        q->recordHistory(RecipeHistoryEntry::Source::Recipe, QStringLiteral("acquired a permit: %1 (fencing token %2)")
+                                                                 .arg(QString::fromUtf8(hold->key))
+                                                                 .arg(hold->revision));
+        Q_EMIT q->acquired(hold->revision, hold->key);
+    }
+
+    void withdraw(const std::shared_ptr<QueuedHold> &hold) override
+    {
+        QMutexLocker locker(&mutex);
+        stack.removeOne(hold);
+    }
+
+    void announceLoss(const std::shared_ptr<QueuedHold> &hold, const Status &cause) override
+    {
+        if (!q)
+            return;
+        q->recordError(QStringLiteral("permit ") + QString::fromUtf8(hold->key), cause);
+        Q_EMIT q->permitLost(cause);
+    }
+
+    void announceRelease(const std::shared_ptr<QueuedHold> &hold) override
+    {
+        if (q)
+            Q_EMIT q->released(hold->revision);
+    }
+
+    void note(const QString &text) override
+    {
+        if (q)
+            q->recordHistory(RecipeHistoryEntry::Source::Recipe, text);
+    }
+
+    int track(ExclusivityLease *lease, const QString &name) override { return q ? q->track(lease, name) : -1; }
+
+    void untrack(int source, ExclusivityLease *lease) override
+    {
+        if (!q)
+            return;
+        q->removeSource(source);
+        disconnect(lease, nullptr, q, nullptr);
+    }
+
+    QList<std::shared_ptr<QueuedHold>> allHolds() const
+    {
+        QMutexLocker locker(&mutex);
+        return stack;
+    }
+
+    DistributedSemaphore *q;
+    const QByteArray path;
+    const QByteArray permitsKey;
+    const QByteArray holdersPrefix;
+    const int permits;
+
+    mutable QMutex mutex;
+    QList<std::shared_ptr<QueuedHold>> stack;  // oldest first; guarded by mutex
+    std::optional<Status> verdict;  // guarded by mutex
+};
+
+/*!
+    \class QEtcd::DistributedSemaphore
+    \brief A counting semaphore whose permits are owned by the instance and whose loss is told.
+*/
+
+DistributedSemaphore::DistributedSemaphore(Client *client, const QByteArray &path, int permits,
+                                           const SemaphoreOptions &options, QObject *parent)
+    : Recipe(client, QStringLiteral("DistributedSemaphore"), path, options, parent),
+      d(std::make_unique<DistributedSemaphorePrivate>(this, client, path, permits, options))
+{
+}
+
+DistributedSemaphore::~DistributedSemaphore()
+{
+    close();
+    DistributedSemaphorePrivate *priv = d.release();
+    runOn(priv, [priv] { priv->q = nullptr; });
+    priv->deleteLater();
+}
+
+QByteArray DistributedSemaphore::path() const
+{
+    return d->path;
+}
+
+int DistributedSemaphore::permits() const
+{
+    return d->permits;
+}
+
+QFuture<Status> DistributedSemaphore::acquireAsync(std::chrono::milliseconds timeout)
+{
+    std::shared_ptr<QueuedAttempt> attempt;
+    return d->acquireAsync(timeout, &attempt);
+}
+
+Status DistributedSemaphore::acquire(std::chrono::milliseconds timeout)
+{
+    std::shared_ptr<QueuedAttempt> attempt;
+    const QFuture<Status> future = d->acquireAsync(timeout, &attempt);
+    return d->await(attempt, future, StopToken(), context() + QStringLiteral(": acquire"));
+}
+
+bool DistributedSemaphore::tryAcquire(std::chrono::milliseconds timeout)
+{
+    return acquire(timeout).isOk();
+}
+
+bool DistributedSemaphore::release()
+{
+    std::shared_ptr<QueuedHold> hold;
+    {
+        QMutexLocker locker(&d->mutex);
+        if (const qsizetype index = d->topIndex(); index >= 0)
+            hold = d->stack.takeAt(index);
+    }
+    if (!hold) {
+        qWarning().noquote() << context() << "release() without a permit";
+        return false;
+    }
+    const bool stillOurs = hold->isValid();
+    d->postRelease(hold);
+    return stillOurs;
+}
+
+int DistributedSemaphore::heldPermits() const
+{
+    QMutexLocker locker(&d->mutex);
+    return int(std::count_if(d->stack.cbegin(), d->stack.cend(), [](const auto &hold) { return hold->isValid(); }));
+}
+
+QFuture<AvailablePermitsResult> DistributedSemaphore::availablePermits() const
+{
+    if (Status status = d->usable(); !status) {
+        AvailablePermitsResult refused;
+        refused.status = status;
+        return QtFuture::makeReadyFuture(refused);
+    }
+    DistributedSemaphorePrivate *priv = d.get();
+    return d->checkPermits()
+        .then(priv, [priv](const Status &agreed) {
+            if (!agreed) {
+                AvailablePermitsResult refused;
+                refused.status = agreed;
+                return QtFuture::makeReadyFuture(refused);
+            }
+            RangeOptions count;
+            count.range = KeyRange::prefix();
+            count.countOnly = true;
+            return priv->client->get(priv->holdersPrefix, count).then([permits = priv->permits](const RangeResult &taken) {
+                AvailablePermitsResult result;
+                result.status = taken.status;
+                result.header = taken.header;
+                result.permits = permits;
+                result.available = taken.status ? int(std::max<qint64>(0, permits - taken.count)) : 0;
+                return result;
+            });
+        })
+        .unwrap();
+}
+
+qint64 DistributedSemaphore::fencingToken() const
+{
+    const auto hold = d->top();
+    return hold ? hold->revision : 0;
+}
+
+QByteArray DistributedSemaphore::holdKey() const
+{
+    const auto hold = d->top();
+    return hold ? hold->key : QByteArray();
+}
+
+qint64 DistributedSemaphore::leaseId() const
+{
+    const auto hold = d->top();
+    return hold ? hold->lease->leaseId() : -1;
+}
+
+Compare DistributedSemaphore::ownershipCompare() const
+{
+    return d->guards(d->top()).first();
+}
+
+StopToken DistributedSemaphore::stopToken() const
+{
+    const auto hold = d->top();
+    return hold ? hold->stop.token() : StopToken();
+}
+
+QFuture<TxnResult> DistributedSemaphore::guardedTxn(const Txn &txn)
+{
+    return Internal::guardedTxn(client(), d->guards(d->top()), txn, context());
+}
+
+QFuture<Status> DistributedSemaphore::guardedPut(const QByteArray &key, const QByteArray &value,
+                                                 const PutOptions &options)
+{
+    return Internal::guardedPut(client(), d->guards(d->top()), key, value, options, context());
+}
+
+void DistributedSemaphore::doClose()
+{
+    runOn(d.get(), [priv = d.get()] { priv->shutDown(priv->allHolds()); });
+}
+
+} // namespace QEtcd

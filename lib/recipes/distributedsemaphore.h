@@ -1,0 +1,97 @@
+#pragma once
+
+#include <QEtcd/kvtypes.h>
+#include <QEtcd/recipe.h>
+#include <QEtcd/stoptoken.h>
+
+#include <chrono>
+#include <memory>
+
+namespace QEtcd {
+
+struct SemaphoreOptions : RecipeOptions
+{
+    // On loss, set the permit's stop token and call QThread::requestInterruption() on the
+    // thread that acquired it; every blocking qetcd call on that thread then returns
+    // Cancelled. Off by default: the holder may be halfway through something only it knows how
+    // to stop safely.
+    bool interruptOnPermitLoss = false;
+};
+
+struct AvailablePermitsResult : Result
+{
+    int permits = 0;    // as stored at <path>/permits
+    int available = 0;  // permits minus the entries under <path>/holders/, waiters included
+};
+
+class DistributedSemaphorePrivate;
+
+// A counting semaphore on the reference's layout. <path>/permits holds the permit count
+// (int32 big-endian), created by compare-and-set by whoever comes first and never leased;
+// an instance that asks for another count is refused with Mismatch. Each acquisition is an
+// entry <path>/holders/<clientId>:<token>, valued with the clientId and bound to its own
+// lease; the first `permits` entries by create revision hold, the rest wait in that order.
+//
+// Permits belong to the instance, not to a thread: they are not reentrant (a second acquire
+// queues like anyone else's) and any thread may release(), which gives back the most recently
+// acquired permit still held.
+//
+// A permit's lease never heals. When it is lost permitLost() fires (from the client's
+// dispatcher thread, even while the holder is busy), the connection state becomes Lost, and
+// the release() that meets it returns false. heldPermits() compares the monotonic clock with
+// each lease's loss deadline when it is called. For writes that must never land after a loss,
+// use the fencing token or guardedTxn().
+class DistributedSemaphore : public Recipe
+{
+    Q_OBJECT
+
+public:
+    static constexpr std::chrono::milliseconds WaitForever = std::chrono::milliseconds::max();
+
+    DistributedSemaphore(Client *client, const QByteArray &path, int permits,
+                         const SemaphoreOptions &options = SemaphoreOptions(), QObject *parent = nullptr);
+    ~DistributedSemaphore() override;
+
+    QByteArray path() const;
+    int permits() const;
+
+    // Blocks until a permit is held (Ok) or why not: DeadlineExceeded, Cancelled (close(),
+    // interruption), Mismatch (another permit count is stored), WouldDeadlock on the library's
+    // own threads, or the error that stopped it.
+    Status acquire(std::chrono::milliseconds timeout = WaitForever);
+    bool tryAcquire(std::chrono::milliseconds timeout);
+    // The non-blocking twin.
+    QFuture<Status> acquireAsync(std::chrono::milliseconds timeout = WaitForever);
+    // Gives back the most recently acquired permit still held (true); when none is, one that
+    // was lost or released by close() (false). False with a warning when nothing was acquired.
+    bool release();
+
+    // Permits this instance holds and still believes valid right now.
+    int heldPermits() const;
+    // Advisory: one read. Also checks the stored permit count, as acquire() does.
+    QFuture<AvailablePermitsResult> availablePermits() const;
+
+    // About the permit release() would give back; empty when none was acquired.
+    qint64 fencingToken() const;  // the create revision of its entry
+    QByteArray holdKey() const;
+    qint64 leaseId() const;
+    Compare ownershipCompare() const;
+    StopToken stopToken() const;
+    // Commit only while that permit is still ours: OwnershipLost otherwise, and nothing written.
+    QFuture<TxnResult> guardedTxn(const Txn &txn);
+    QFuture<Status> guardedPut(const QByteArray &key, const QByteArray &value, const PutOptions &options = {});
+
+Q_SIGNALS:
+    void acquired(qint64 fencingToken, const QByteArray &key);
+    void permitLost(const QEtcd::Status &cause);
+    void released(qint64 fencingToken);
+
+protected:
+    void doClose() override;
+
+private:
+    friend class DistributedSemaphorePrivate;
+    std::unique_ptr<DistributedSemaphorePrivate> d;
+};
+
+} // namespace QEtcd

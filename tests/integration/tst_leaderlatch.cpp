@@ -1,0 +1,212 @@
+#include "../common/awaitfuture.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/etcdcluster.h>
+#include <QEtcd/leaderlatch.h>
+
+#include <QtCore/QMutex>
+#include <QtTest/QtTest>
+
+using namespace QEtcd;
+using namespace QEtcd::Testing;
+using namespace std::chrono_literals;
+
+namespace {
+RecipeOptions ttl(qint64 seconds)
+{
+    RecipeOptions options;
+    options.ttlSeconds = seconds;
+    return options;
+}
+
+// isLeader()/notLeader() in emission order, recorded on the dispatcher thread.
+class Transitions : public QObject
+{
+public:
+    explicit Transitions(LeaderLatch *latch)
+    {
+        connect(latch, &LeaderLatch::isLeader, this, [this] { append("isLeader"); }, Qt::DirectConnection);
+        connect(latch, &LeaderLatch::notLeader, this, [this] { append("notLeader"); }, Qt::DirectConnection);
+    }
+    QStringList list() const
+    {
+        QMutexLocker locker(&m_mutex);
+        return m_list;
+    }
+
+private:
+    void append(const QString &what)
+    {
+        QMutexLocker locker(&m_mutex);
+        m_list.append(what);
+    }
+    mutable QMutex m_mutex;
+    QStringList m_list;
+};
+
+using StateChange = QPair<ConnectionState, ConnectionState>;
+QList<StateChange> changes(const QSignalSpy &spy)
+{
+    QList<StateChange> result;
+    for (const QList<QVariant> &arguments : spy)
+        result.append({arguments[0].value<ConnectionState>(), arguments[1].value<ConnectionState>()});
+    return result;
+}
+} // namespace
+
+class tst_LeaderLatch : public QObject
+{
+    Q_OBJECT
+
+private:
+    EtcdCluster m_cluster;
+    std::unique_ptr<Client> m_client;
+    std::unique_ptr<Client> m_other;
+
+    ClientOptions direct() const { return ClientOptions::fromEndpoints(m_cluster.clientUrls()); }
+
+    QList<KeyValue> queue(const QByteArray &path)
+    {
+        RangeOptions prefix;
+        prefix.range = KeyRange::prefix();
+        prefix.sortTarget = SortTarget::CreateRevision;
+        prefix.sortOrder = SortOrder::Ascending;
+        const auto future = m_client->get(path + '/', prefix);
+        return awaitFuture(future) ? future.result().kvs : QList<KeyValue>();
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        qRegisterMetaType<Status>();
+        qRegisterMetaType<ConnectionState>();
+        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
+        m_client = std::make_unique<Client>(direct());
+        m_other = std::make_unique<Client>(direct());
+    }
+
+    void firstLeadsTheOtherWaitsUntilItCloses()
+    {
+        LeaderLatch first(m_client.get(), "/latch/basic", {}, ttl(10));
+        Transitions firstTransitions(&first);
+        QCOMPARE(first.await(100ms).code(), StatusCode::NotStarted);
+        Status status;
+        QETCD_AWAIT(first.start(), status);
+        QVERIFY2(status.isOk(), qPrintable(status.toString()));
+        QCOMPARE(first.await(scaled(10s)), Status());
+        QVERIFY(first.hasLeadership());
+        QCOMPARE(firstTransitions.list(), QStringList{"isLeader"});
+        const QList<KeyValue> keys = queue("/latch/basic");
+        QCOMPARE(keys.size(), 1);
+        QCOMPARE(first.key(), keys[0].key);
+        QCOMPARE(first.fencingToken(), keys[0].createRevision);
+
+        LeaderLatch second(m_other.get(), "/latch/basic", "second", ttl(10));
+        Transitions secondTransitions(&second);
+        QETCD_AWAIT(second.start(), status);
+        QVERIFY(status.isOk());
+        QElapsedTimer clock;
+        clock.start();
+        QCOMPARE(second.await(300ms).code(), StatusCode::DeadlineExceeded);
+        QVERIFY(clock.elapsed() >= 250);
+        QVERIFY(!second.hasLeadership());
+        QCOMPARE(queue("/latch/basic").size(), 2);  // a timed-out await stays a candidate
+        QFuture<Status> turn = second.awaitAsync();
+        QVERIFY(!turn.isFinished());
+
+        first.close();
+        QCOMPARE(firstTransitions.list(), (QStringList{"isLeader", "notLeader"}));
+        QVERIFY(!first.hasLeadership());
+        QETCD_AWAIT(turn, status);
+        QVERIFY2(status.isOk(), qPrintable(status.toString()));
+        QVERIFY(second.hasLeadership());
+        QCOMPARE(secondTransitions.list(), QStringList{"isLeader"});
+        QVERIFY(second.fencingToken() > keys[0].createRevision);
+        QCOMPARE(queue("/latch/basic")[0].value, QByteArray("second"));
+
+        Txn write;
+        write.success = {TxnOp::put("/latch/basic-data", "x")};
+        TxnResult written;
+        QETCD_AWAIT(second.guardedTxn(write), written);
+        QVERIFY(written.status.isOk());
+        QETCD_AWAIT(first.guardedTxn(write), written);
+        QCOMPARE(written.status.code(), StatusCode::OwnershipLost);
+        second.close();
+        QTRY_VERIFY_WITH_TIMEOUT(queue("/latch/basic").isEmpty(), scaledMs(5000));
+    }
+
+    void closeReleasesWaitersAndRemovesTheKey()
+    {
+        LeaderLatch leader(m_client.get(), "/latch/close", {}, ttl(10));
+        Status status;
+        QETCD_AWAIT(leader.start(), status);
+        QCOMPARE(leader.await(scaled(10s)), Status());
+
+        LeaderLatch waiter(m_other.get(), "/latch/close", {}, ttl(10));
+        QETCD_AWAIT(waiter.start(), status);
+        QFuture<Status> unbounded = waiter.awaitAsync();
+        Status blocked(StatusCode::Unknown, "not run");
+        QThread *thread = QThread::create([&] { blocked = waiter.await(); });
+        thread->start();
+        QCOMPARE(queue("/latch/close").size(), 2);
+        waiter.close();
+        QETCD_AWAIT(unbounded, status);
+        QCOMPARE(status.code(), StatusCode::Cancelled);
+        QVERIFY(thread->wait(scaledMs(5000)));
+        delete thread;
+        QVERIFY(blocked.code() == StatusCode::Cancelled || blocked.code() == StatusCode::Closed);
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/latch/close").size(), 1, scaledMs(5000));
+        QCOMPARE(waiter.await(10ms).code(), StatusCode::Closed);
+        QVERIFY(leader.hasLeadership());
+    }
+
+    void aBlockingAwaitReturnsWhenItsThreadIsInterrupted()
+    {
+        LeaderLatch leader(m_client.get(), "/latch/interrupt", {}, ttl(10));
+        Status status;
+        QETCD_AWAIT(leader.start(), status);
+        QCOMPARE(leader.await(scaled(10s)), Status());
+        LeaderLatch waiter(m_other.get(), "/latch/interrupt", {}, ttl(10));
+        QETCD_AWAIT(waiter.start(), status);
+        Status blocked(StatusCode::Unknown, "not run");
+        QThread *thread = QThread::create([&] { blocked = waiter.await(); });
+        thread->start();
+        QTest::qWait(200);  // let it park
+        thread->requestInterruption();
+        QVERIFY(thread->wait(scaledMs(5000)));
+        delete thread;
+        QCOMPARE(blocked.code(), StatusCode::Cancelled);
+        QCOMPARE(queue("/latch/interrupt").size(), 2);  // interrupting an await is no withdrawal
+    }
+
+    void aLostLeadershipIsToldAndContestedAgain()
+    {
+        LeaderLatch latch(m_client.get(), "/latch/loss", {}, ttl(3));
+        Transitions transitions(&latch);
+        QSignalSpy states(&latch, &Recipe::connectionStateChanged);
+        Status status;
+        QETCD_AWAIT(latch.start(), status);
+        QCOMPARE(latch.await(scaled(10s)), Status());
+        const QList<KeyValue> before = queue("/latch/loss");
+        QCOMPARE(before.size(), 1);
+
+        Result revoked;
+        QETCD_AWAIT(m_other->leaseRevoke(before[0].lease), revoked);
+        QVERIFY(revoked.status.isOk());
+        QTRY_COMPARE_WITH_TIMEOUT(transitions.list(), (QStringList{"isLeader", "notLeader", "isLeader"}),
+                                  scaledMs(10000));
+        QVERIFY(latch.hasLeadership());
+        const QList<KeyValue> after = queue("/latch/loss");
+        QCOMPARE(after.size(), 1);
+        QVERIFY(after[0].lease != before[0].lease);
+        QVERIFY(latch.fencingToken() > before[0].createRevision);
+        QTRY_COMPARE_WITH_TIMEOUT(changes(states),
+                                  (QList<StateChange>{{ConnectionState::Lost, ConnectionState::Connected},
+                                                      {ConnectionState::Reconnected, ConnectionState::Lost}}),
+                                  scaledMs(5000));
+        QVERIFY(!latch.recentErrors().isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_LeaderLatch)
+#include "tst_leaderlatch.moc"
