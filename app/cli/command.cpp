@@ -114,6 +114,11 @@ void Invocation::print(const QByteArray &line)
     standardStream(1).write(line + '\n');
 }
 
+QIODevice *Invocation::standardOutput()
+{
+    return &standardStream(1);
+}
+
 void Invocation::print(const QJsonObject &object)
 {
     print(QJsonDocument(object).toJson(QJsonDocument::Compact));

@@ -70,33 +70,42 @@ public:
 
     void print(const QByteArray &line);
     void print(const QJsonObject &object);
+    // Standard output as print() writes it, for an EventWriter.
+    QIODevice *standardOutput();
     // Print "qetcd: <status message>" or "qetcd <command>: <message>" on stderr, return the code.
     int failed(const Status &status);
     int usageError(const QString &message);
-
-private:
+    // The DeadlineExceeded status await() gives when --command-timeout ran out on what.
     Status timedOut(const QString &what) const;
 
+private:
     const Command &m_command;
     const QCommandLineParser &m_parser;
     GlobalOptions m_options;
     std::unique_ptr<Client> m_client;
 };
 
-template <class Result>
-Result Invocation::await(const QFuture<Result> &future, const QString &what, const QDeadlineTimer &deadline)
+// Runs an event loop until future has finished or deadline has passed; true when it finished.
+template <class T>
+bool waitFor(const QFuture<T> &future, const QDeadlineTimer &deadline)
 {
     if (!future.isFinished()) {
         // The client's thread delivers the result; an event loop lets the timeout interrupt.
         QEventLoop loop;
-        QFutureWatcher<Result> watcher;
+        QFutureWatcher<T> watcher;
         QObject::connect(&watcher, &QFutureWatcherBase::finished, &loop, &QEventLoop::quit);
         watcher.setFuture(future);
         QTimer::singleShot(std::chrono::ceil<std::chrono::milliseconds>(deadline.remainingTimeAsDuration()), &loop,
                            &QEventLoop::quit);
         loop.exec();
     }
-    if (!future.isFinished()) {
+    return future.isFinished();
+}
+
+template <class Result>
+Result Invocation::await(const QFuture<Result> &future, const QString &what, const QDeadlineTimer &deadline)
+{
+    if (!waitFor(future, deadline)) {
         Result result;
         result.status = timedOut(what);
         return result;

@@ -8,5 +8,7 @@ Command statusCommand();
 Command getCommand();
 Command putCommand();
 Command deleteCommand();
+Command watchCommand();
+Command leaseCommand();
 
 } // namespace QEtcd::Cli

@@ -4,8 +4,7 @@
 
 namespace QEtcd::Cli {
 
-namespace {
-void addBytes(QJsonObject *object, const QString &name, const QByteArray &bytes)
+void insertBytes(QJsonObject *object, const QString &name, const QByteArray &bytes)
 {
     // Kept byte for byte: a BOM stays a character rather than being swallowed.
     QStringDecoder decoder(QStringDecoder::Utf8,
@@ -16,7 +15,6 @@ void addBytes(QJsonObject *object, const QString &name, const QByteArray &bytes)
     else
         object->insert(name, text);
 }
-} // namespace
 
 QJsonObject keyValueJson(const KeyValue &kv)
 {
@@ -25,8 +23,8 @@ QJsonObject keyValueJson(const KeyValue &kv)
         {QLatin1String("mod_revision"), kv.modRevision},
         {QLatin1String("version"), kv.version},
     };
-    addBytes(&object, QStringLiteral("key"), kv.key);
-    addBytes(&object, QStringLiteral("value"), kv.value);
+    insertBytes(&object, QStringLiteral("key"), kv.key);
+    insertBytes(&object, QStringLiteral("value"), kv.value);
     if (kv.lease != 0) {
         object.insert(QLatin1String("lease"), leaseHex(kv.lease));
         object.insert(QLatin1String("lease_dec"), kv.lease);

@@ -14,6 +14,9 @@ namespace QEtcd::Cli {
 // is attached to a lease, "lease" in hex (as etcdctl prints it and --lease reads it) and
 // "lease_dec" as a number.
 QJsonObject keyValueJson(const KeyValue &kv);
+// One field the way keyValueJson() writes "key" and "value": name as text when bytes are valid
+// UTF-8, else name_base64.
+void insertBytes(QJsonObject *object, const QString &name, const QByteArray &bytes);
 
 // The way etcdctl prints lease IDs: 16 hex digits.
 QString leaseHex(qint64 id);

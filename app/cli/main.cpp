@@ -15,5 +15,6 @@ int main(int argc, char *argv[])
 
     using namespace QEtcd::Cli;
     return runCommandLine(QCoreApplication::arguments(),
-                          {statusCommand(), getCommand(), putCommand(), deleteCommand()});
+                          {statusCommand(), getCommand(), putCommand(), deleteCommand(), watchCommand(),
+                           leaseCommand()});
 }

@@ -45,6 +45,8 @@ ShutdownSignals::ShutdownSignals(QObject *parent) : QObject(parent)
     m_handlersInstalled = true;
 
     m_hold.setSingleShot(true);
+    // A coarse timer may fire 5 % early; --hold 1s means at least a second.
+    m_hold.setTimerType(Qt::PreciseTimer);
     connect(&m_hold, &QTimer::timeout, this, [this] { request(QStringLiteral("hold")); });
 }
 

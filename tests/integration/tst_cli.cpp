@@ -306,8 +306,9 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("mentions");
         const QStringList global{"--endpoints", "--cacert", "--cert", "--key", "--user", "--password",
                                  "--command-timeout", "--dial-timeout", "--json", "ETCDCTL_ENDPOINTS"};
-        QTest::newRow("qetcd") << QStringList{} << QStringList{"status", "get", "put", "del"} + global;
-        QTest::newRow("qetcd --help") << QStringList{"--help"} << QStringList{"status", "get", "put", "del"} + global;
+        const QStringList commands{"status", "get", "put", "del", "watch", "lease"};
+        QTest::newRow("qetcd") << QStringList{} << commands + global;
+        QTest::newRow("qetcd --help") << QStringList{"--help"} << commands + global;
         QTest::newRow("status") << QStringList{"status", "--help"} << global;
         QTest::newRow("get") << QStringList{"get", "--help"}
                              << QStringList{"--prefix", "--from-key", "--limit", "--rev", "--keys-only", "--count-only",

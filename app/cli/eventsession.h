@@ -1,0 +1,84 @@
+#pragma once
+
+#include "command.h"
+#include "eventwriter.h"
+#include "shutdownsignals.h"
+
+#include <QtCore/QMetaEnum>
+
+#include <chrono>
+#include <functional>
+#include <optional>
+
+namespace QEtcd::Cli {
+
+// --hold DURATION, which every long-running command takes.
+QCommandLineOption holdOption();
+// False with error when --hold is malformed; *hold stays nullopt when it was not given.
+bool parseHold(const Invocation &invocation, std::optional<std::chrono::milliseconds> *hold, QString *error);
+
+// "cause" (the message) and "cause_code" (the StatusCode's name), unless cause is Ok.
+void insertCause(QJsonObject *object, const Status &cause);
+
+template <class Enum>
+QString enumName(Enum value)
+{
+    return QString::fromLatin1(QMetaEnum::fromType<Enum>().valueToKey(int(value)));
+}
+
+// The life of a long-running command (watch, lease keep, ...) on the main thread's event loop:
+//
+//   EventSession session(invocation, hold);          // SIGINT/SIGTERM are caught from here on
+//   connect(&recipe, &Recipe::..., &session, ...);    // the library emits on its own thread;
+//                                                     // the session lives on the main thread, so
+//                                                     // AutoConnection queues the printing here
+//   session.run(recipe.start(), what, [&] { session.write("established", ...); });
+//   recipe.close();                                   // release, resign, revoke
+//   return session.finish({...});                     // "closed", then the exit code
+//
+// run() waits up to --command-timeout for the start, prints through the callback once it
+// succeeded, starts the --hold timer, and returns on SIGINT, SIGTERM, the end of --hold or
+// fail(). Everything is printed from the main thread, in the order the library reported it.
+class EventSession : public QObject
+{
+    Q_OBJECT
+public:
+    EventSession(Invocation &invocation, std::optional<std::chrono::milliseconds> hold);
+    ~EventSession() override;
+    Q_DISABLE_COPY_MOVE(EventSession)
+
+    // One JSON line on stdout, flushed; nothing after finish() printed "closed".
+    void write(const QString &event, const QJsonObject &fields = {});
+
+    void run(const QFuture<Status> &start, const QString &what, const std::function<void()> &established);
+    // Ends run() (or, after it, the command) with this failure; the first failure wins.
+    void fail(const Status &status);
+
+    // Prints what the library reported before the recipe's close() returned and is still
+    // queued for this thread; finish() does it too.
+    void drain();
+
+    bool isEstablished() const { return m_established; }
+    bool hasFailed() const { return !m_failure.isOk(); }
+
+    // Drains, prints {"event":"closed","reason":...} with fields, unless the start failed, and returns
+    // the exit code: 0, or 1 after the failure's line on stderr. reason is "SIGINT", "SIGTERM",
+    // "hold" or "failed".
+    int finish(QJsonObject fields = {});
+
+private:
+    void end(const QString &reason);
+
+    Invocation &m_invocation;
+    EventWriter m_writer;
+    ShutdownSignals m_shutdown;
+    std::optional<std::chrono::milliseconds> m_hold;
+    QEventLoop *m_loop = nullptr;
+    bool m_established = false;
+    bool m_ended = false;
+    bool m_closed = false;
+    QString m_reason;
+    Status m_failure;
+};
+
+} // namespace QEtcd::Cli

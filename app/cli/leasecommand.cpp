@@ -1,0 +1,168 @@
+#include "commands.h"
+
+#include "duration.h"
+#include "eventsession.h"
+#include "kvformat.h"
+
+#include <QEtcd/transientkeyvalue.h>
+
+namespace QEtcd::Cli {
+
+namespace {
+constexpr qint64 defaultTtlSeconds = 10;
+
+QJsonObject leaseEventJson(const LeaseEvent &event)
+{
+    QJsonObject object{{QLatin1String("kind"), enumName(event.kind)},
+                       {QLatin1String("lease_id"), leaseHex(event.leaseId)}};
+    if (event.kind == LeaseEventKind::Restored)
+        object.insert(QLatin1String("new_lease_id"), leaseHex(event.newLeaseId));
+    insertCause(&object, event.cause);
+    return object;
+}
+
+// etcdctl's "lease grant TTL" takes whole seconds; a duration such as 10s or 1m is read too.
+std::optional<qint64> parseTtl(const QString &text, QString *error)
+{
+    bool ok = false;
+    qint64 seconds = text.toLongLong(&ok);
+    if (!ok) {
+        const auto duration = parseDuration(text);
+        ok = duration && duration->count() % 1000 == 0;
+        seconds = ok ? duration->count() / 1000 : 0;
+    }
+    if (ok && seconds > 0)
+        return seconds;
+    *error = QStringLiteral("--ttl must be a whole number of seconds > 0, such as 10 or 1m, not \"%1\"").arg(text);
+    return std::nullopt;
+}
+
+int runKeep(Invocation &invocation)
+{
+    const QByteArray key = invocation.arguments().value(1).toUtf8();
+    const QByteArray value = invocation.arguments().value(2).toUtf8();
+    RecipeOptions options;
+    options.ttlSeconds = defaultTtlSeconds;
+    QString error;
+    if (invocation.isSet(QStringLiteral("ttl"))) {
+        const auto ttl = parseTtl(invocation.value(QStringLiteral("ttl")), &error);
+        if (!ttl)
+            return invocation.usageError(error);
+        options.ttlSeconds = *ttl;
+    }
+    std::optional<std::chrono::milliseconds> hold;
+    if (!parseHold(invocation, &hold, &error))
+        return invocation.usageError(error);
+
+    EventSession session(invocation, hold);
+    TransientKeyValue keeper(&invocation.client(), key, value, options);
+    bool healingFailed = false;
+    QObject::connect(&keeper, &TransientKeyValue::leaseEvent, &session, [&](const LeaseEvent &event) {
+        session.write(QStringLiteral("leaseEvent"), leaseEventJson(event));
+        if (event.kind == LeaseEventKind::Failed) {
+            healingFailed = true;
+            session.fail(event.cause.withContext(QStringLiteral("lease keep: healing lease %1 stopped")
+                                                     .arg(leaseHex(event.leaseId))));
+        }
+    });
+    QObject::connect(&keeper, &Recipe::connectionStateChanged, &session,
+                     [&session](ConnectionState state, ConnectionState previous) {
+                         session.write(QStringLiteral("connectionState"),
+                                       {{QLatin1String("state"), enumName(state)},
+                                        {QLatin1String("previous"), enumName(previous)}});
+                     });
+
+    const QFuture<Status> started = keeper.start();
+    session.run(started, QStringLiteral("lease keep \"%1\"").arg(QString::fromUtf8(key)), [&] {
+        QJsonObject established{{QLatin1String("lease_id"), leaseHex(keeper.currentLeaseId())},
+                                {QLatin1String("ttl"), options.ttlSeconds}};
+        insertBytes(&established, QStringLiteral("key"), key);
+        insertBytes(&established, QStringLiteral("value"), value);
+        session.write(QStringLiteral("established"), established);
+    });
+
+    keeper.close();
+    // A start still on its way revokes what it granted before it finishes.
+    waitFor(started, invocation.requestDeadline());
+    // close() sends the revoke without waiting for its answer, and destroying the client
+    // cancels calls still in flight: revoke once more and wait, so that the key is gone when
+    // the process exits. NotFound means the first revoke got there first.
+    const qint64 leaseId = keeper.currentLeaseId();
+    bool revoked = false;
+    if (!healingFailed && leaseId > 0) {
+        const QString what = QStringLiteral("revoke lease ") + leaseHex(leaseId);
+        const Result result = invocation.await(invocation.client().leaseRevoke(leaseId), what);
+        revoked = result.status.isOk() || result.status.isLeaseNotFound();
+        if (!revoked) {
+            session.fail(Status(result.status.code(), result.status.message()
+                                    + QStringLiteral("; the key stays until the lease's TTL runs out")));
+        }
+    }
+    QJsonObject closed;
+    insertBytes(&closed, QStringLiteral("key"), key);
+    if (leaseId > 0) {
+        closed.insert(QLatin1String("lease_id"), leaseHex(leaseId));
+        closed.insert(QLatin1String("revoked"), revoked);
+    }
+    return session.finish(closed);
+}
+
+int runLease(Invocation &invocation)
+{
+    const QString action = invocation.arguments().value(0);
+    if (action == QLatin1String("keep"))
+        return runKeep(invocation);
+    return invocation.usageError(QStringLiteral("unknown action \"%1\"; actions: keep").arg(action));
+}
+} // namespace
+
+Command leaseCommand()
+{
+    Command command;
+    command.name = QStringLiteral("lease");
+    command.summary = QStringLiteral("Keep a key alive on a self-healing lease (lease keep KEY VALUE)");
+    command.details = QStringLiteral(
+        "Actions:\n"
+        "  keep KEY VALUE  Grants a lease of --ttl seconds, creates KEY with VALUE on it\n"
+        "                  and keeps the lease alive. When the lease expires anyway (a\n"
+        "                  partition longer than the TTL, an out-of-band revoke) a new one\n"
+        "                  is granted and the key put back, unless someone else has taken\n"
+        "                  it by then. Runs until SIGINT or SIGTERM, or until --hold has\n"
+        "                  passed, then revokes the lease, so the key is gone at once, and\n"
+        "                  exits 0. Fails (exit 1) when KEY already exists.\n"
+        "\n"
+        "KEY and VALUE are arguments, not options: --key is the TLS key file, as in\n"
+        "etcdctl.\n"
+        "\n"
+        "Output: JSON lines (whatever --json says), each starting with \"event\" and\n"
+        "\"mono_ms\" (CLOCK_MONOTONIC in milliseconds). Lease IDs are hex, as etcdctl\n"
+        "prints them.\n"
+        "  established      \"key\", \"value\", \"lease_id\", \"ttl\" (seconds)\n"
+        "  leaseEvent       \"kind\": Suspended (renewals failed; the lease is probably\n"
+        "                   fine), Expired (healing starts), Restored (the key is back on\n"
+        "                   \"new_lease_id\") or Failed (healing gave up, or the key\n"
+        "                   belongs to someone else now: exit 1); \"lease_id\"; \"cause\"\n"
+        "                   and \"cause_code\" when known\n"
+        "  connectionState  \"state\" and \"previous\": Connected, Suspended, Reconnected\n"
+        "                   or Lost\n"
+        "  closed           \"reason\" (SIGINT, SIGTERM, hold or failed), \"key\",\n"
+        "                   \"lease_id\", \"revoked\": true when the lease is gone; false\n"
+        "                   after a Failed heal (nothing of ours is left), or when the\n"
+        "                   revoke got no answer (exit 1; the key stays until the TTL\n"
+        "                   runs out)\n"
+        "A start that fails or gets no answer within --command-timeout exits 1.");
+    command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("keep (the only action so far)")},
+                         {QStringLiteral("KEY"), QStringLiteral("The key to keep")},
+                         {QStringLiteral("VALUE"), QStringLiteral("Its value; put -- before one that starts with -")}};
+    command.options = {
+        QCommandLineOption(QStringLiteral("ttl"),
+                           QStringLiteral("The lease's time to live in seconds, or a duration such as 1m "
+                                          "[default %1]").arg(defaultTtlSeconds),
+                           QStringLiteral("SECONDS")),
+        holdOption(),
+    };
+    command.run = runLease;
+    return command;
+}
+
+} // namespace QEtcd::Cli

@@ -1,0 +1,176 @@
+#include "commands.h"
+
+#include "eventsession.h"
+#include "kvformat.h"
+
+#include <QEtcd/watcher.h>
+
+#include <algorithm>
+#include <atomic>
+#include <memory>
+#include <utility>
+
+namespace QEtcd::Cli {
+
+namespace {
+QJsonObject watchEventJson(const WatchEvent &event)
+{
+    QJsonObject object = keyValueJson(event.kv);
+    if (event.type == WatchEvent::Type::Delete) {
+        // etcd reports a deletion with the key and the deleting revision only.
+        for (const char *field : {"value", "value_base64", "create_revision", "version", "lease", "lease_dec"})
+            object.remove(QLatin1String(field));
+    }
+    if (event.prevKv)
+        object.insert(QLatin1String("prev_kv"), keyValueJson(*event.prevKv));
+    return object;
+}
+
+QJsonObject recoveryJson(const WatchRecoveryEvent &event)
+{
+    QJsonObject object{{QLatin1String("kind"), enumName(event.kind)},
+                       {QLatin1String("resume_revision"), event.resumeRevision}};
+    if (event.kind == WatchRecoveryKind::Resynced) {
+        object.insert(QLatin1String("compact_revision"), event.compactRevision);
+        object.insert(QLatin1String("anchor_revision"), event.anchorRevision);
+    }
+    insertCause(&object, event.cause);
+    return object;
+}
+
+int runWatch(Invocation &invocation)
+{
+    const QStringList arguments = invocation.arguments();
+    const QByteArray key = arguments.value(0).toUtf8();
+    WatchOptions options;
+    if (invocation.isSet(QStringLiteral("prefix")) && arguments.size() > 1)
+        return invocation.usageError(QStringLiteral("use either --prefix or RANGE_END"));
+    if (invocation.isSet(QStringLiteral("prefix")))
+        options.range = KeyRange::prefix();
+    else if (arguments.size() > 1)
+        options.range = KeyRange::upTo(arguments[1].toUtf8());
+    if (invocation.isSet(QStringLiteral("rev"))) {
+        bool ok = false;
+        options.startRevision = invocation.value(QStringLiteral("rev")).toLongLong(&ok);
+        if (!ok || options.startRevision < 0) {
+            return invocation.usageError(QStringLiteral("--rev must be a whole number >= 0, not \"%1\"")
+                                             .arg(invocation.value(QStringLiteral("rev"))));
+        }
+    }
+    options.prevKv = invocation.isSet(QStringLiteral("prev-kv"));
+    std::optional<std::chrono::milliseconds> hold;
+    QString error;
+    if (!parseHold(invocation, &hold, &error))
+        return invocation.usageError(error);
+
+    EventSession session(invocation, hold);
+    Watcher watcher(&invocation.client(), key, options);
+    // The revision a new watch would go on from, after what this one printed: counted here
+    // rather than read from the watcher, whose resumeRevision() may already include events that
+    // are still on their way to this thread.
+    qint64 nextRevision = 0;
+    QObject::connect(&watcher, &Watcher::eventsReceived, &session,
+                     [&](const QList<WatchEvent> &events, qint64) {
+                         for (const WatchEvent &event : events) {
+                             session.write(event.type == WatchEvent::Type::Put ? QStringLiteral("put")
+                                                                              : QStringLiteral("delete"),
+                                           watchEventJson(event));
+                             nextRevision = std::max(nextRevision, event.kv.modRevision + 1);
+                         }
+                     });
+    QObject::connect(&watcher, &Watcher::progressed, &session,
+                     [&](qint64 revision) { nextRevision = std::max(nextRevision, revision + 1); });
+    // Trouble before the watch was first created is the start's business (it fails after
+    // --command-timeout with the cause), so the outage and its recovery are not printed.
+    bool outageBeforeStart = false;
+    QObject::connect(&watcher, &Watcher::recovery, &session, [&](const WatchRecoveryEvent &event) {
+        if (!session.isEstablished()) {
+            outageBeforeStart = event.kind == WatchRecoveryKind::Suspended;
+            return;
+        }
+        if (std::exchange(outageBeforeStart, false) && event.kind != WatchRecoveryKind::Suspended
+            && event.kind != WatchRecoveryKind::Failed) {
+            return;
+        }
+        session.write(QStringLiteral("watchRecovery"), recoveryJson(event));
+        if (event.kind == WatchRecoveryKind::Resynced)
+            nextRevision = std::max(nextRevision, event.anchorRevision);
+        if (event.kind == WatchRecoveryKind::Failed)
+            session.fail(event.cause);
+    });
+
+    // The revision the watch starts from, read on the library's thread the moment the watch is
+    // created: by the time the main thread hears of it, events may have moved it on.
+    auto startRevision = std::make_shared<std::atomic<qint64>>(0);
+    const QFuture<Status> started =
+        watcher.start().then(QtFuture::Launch::Sync, [&watcher, startRevision](const Status &status) {
+            startRevision->store(watcher.resumeRevision());
+            return status;
+        });
+    const QString what = QStringLiteral("watch \"%1\"").arg(QString::fromUtf8(key));
+    session.run(started, what, [&] {
+        QJsonObject established;
+        insertBytes(&established, QStringLiteral("key"), key);
+        if (options.range.kind == KeyRange::Kind::Prefix)
+            established.insert(QLatin1String("prefix"), true);
+        if (options.range.kind == KeyRange::Kind::Explicit)
+            established.insert(QLatin1String("range_end"), arguments[1]);
+        nextRevision = std::max(nextRevision, startRevision->load());
+        established.insert(QLatin1String("start_revision"), nextRevision);
+        session.write(QStringLiteral("established"), established);
+    });
+    watcher.close();
+    session.drain();  // what the watcher reported before close() returned
+    QJsonObject closed;
+    if (session.isEstablished())
+        closed.insert(QLatin1String("resume_revision"), nextRevision);
+    return session.finish(closed);
+}
+} // namespace
+
+Command watchCommand()
+{
+    Command command;
+    command.name = QStringLiteral("watch");
+    command.summary = QStringLiteral("Print the changes to a key or range as they happen");
+    command.details = QStringLiteral(
+        "Watches KEY; with RANGE_END the keys from KEY up to, not including, RANGE_END;\n"
+        "with --prefix every key that starts with KEY. Runs until SIGINT or SIGTERM, or\n"
+        "until --hold has passed, then closes the watch and exits 0. The watch survives\n"
+        "broken connections and member restarts: it is re-created from the revision after\n"
+        "the last one printed, so no change is lost or printed twice.\n"
+        "\n"
+        "Output: JSON lines (whatever --json says), each starting with \"event\" and\n"
+        "\"mono_ms\" (CLOCK_MONOTONIC in milliseconds):\n"
+        "  established    the watch exists: \"key\", \"prefix\" or \"range_end\",\n"
+        "                 \"start_revision\" (the first revision it reports)\n"
+        "  put            \"key\", \"value\", \"create_revision\", \"mod_revision\", \"version\",\n"
+        "                 and for a key with a lease \"lease\" (hex) and \"lease_dec\"\n"
+        "  delete         \"key\", \"mod_revision\" (the deleting revision)\n"
+        "                 With --prev-kv both carry \"prev_kv\" (as get --json prints it)\n"
+        "                 when etcd still had it. A key or value that is not UTF-8 comes\n"
+        "                 as \"key_base64\" or \"value_base64\".\n"
+        "  watchRecovery  \"kind\": Suspended, Resubscribed, Resynced or Failed;\n"
+        "                 \"resume_revision\"; for Resynced \"compact_revision\" and\n"
+        "                 \"anchor_revision\"; \"cause\" and \"cause_code\" when known.\n"
+        "                 Failed means the watch gave up: exit 1.\n"
+        "  closed         \"reason\" (SIGINT, SIGTERM, hold or failed), \"resume_revision\"\n"
+        "                 (pass it to --rev to go on where this watch stopped)\n"
+        "A start that fails or gets no answer within --command-timeout exits 1, with\n"
+        "nothing on stdout; outages before the watch is first created are not printed.");
+    command.arguments = {{QStringLiteral("KEY"), QStringLiteral("The key, or the start of the range")},
+                         {QStringLiteral("RANGE_END"), QStringLiteral("End of the range (not included)"), true}};
+    command.options = {
+        QCommandLineOption(QStringLiteral("prefix"), QStringLiteral("Watch every key that starts with KEY")),
+        QCommandLineOption(QStringLiteral("rev"),
+                           QStringLiteral("Replay the history from this revision on (0: changes from now)"),
+                           QStringLiteral("REVISION")),
+        QCommandLineOption(QStringLiteral("prev-kv"),
+                           QStringLiteral("Print each changed key's previous key-value pair as \"prev_kv\"")),
+        holdOption(),
+    };
+    command.run = runWatch;
+    return command;
+}
+
+} // namespace QEtcd::Cli

@@ -1,0 +1,474 @@
+// The long-running qetcd commands (watch, lease keep) against a real etcd member: the binary is
+// run as an operator would run it, its JSON lines are read as they arrive, and it is stopped with
+// real signals.
+#include "../common/awaitfuture.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/etcdcluster.h>
+#include <QEtcd/testtimeouts.h>
+
+#include <QtCore/QElapsedTimer>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+#include <QtCore/QProcess>
+#include <QtTest/QtTest>
+
+#include <csignal>
+#include <memory>
+
+using namespace QEtcd;
+using namespace QEtcd::Testing;
+
+namespace {
+// A running qetcd whose stdout is parsed line by line as it comes in. Reading happens inside
+// the QTRY_* conditions, whose event loop also feeds QProcess.
+class Qetcd
+{
+public:
+    Qetcd(const QString &endpoint, const QStringList &arguments)
+    {
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        for (const QString &name : environment.keys()) {
+            if (name.startsWith(QLatin1String("ETCDCTL_")))
+                environment.remove(name);
+        }
+        m_process.setProcessEnvironment(environment);
+        m_process.start(QStringLiteral(QETCD_CLI_PATH), QStringList{QStringLiteral("--endpoints"), endpoint} + arguments);
+    }
+    ~Qetcd()
+    {
+        if (m_process.state() != QProcess::NotRunning) {
+            m_process.kill();
+            m_process.waitForFinished();
+        }
+    }
+    Q_DISABLE_COPY_MOVE(Qetcd)
+
+    bool waitForStarted() { return m_process.waitForStarted(scaledMs(10000)); }
+    qint64 pid() const { return m_process.processId(); }
+    void signal(int signo) { ::kill(pid_t(m_process.processId()), signo); }
+    void terminate() { m_process.terminate(); }  // SIGTERM
+
+    // Waits for the exit; the exit code, or -1 when it crashed or did not exit in time.
+    int waitForExit(int timeoutMs = scaledMs(20000))
+    {
+        if (!m_process.waitForFinished(timeoutMs))
+            return -1;
+        standardOutput();
+        return m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
+    }
+
+    QList<QJsonObject> events()
+    {
+        poll();
+        return m_events;
+    }
+    QStringList names()
+    {
+        QStringList list;
+        for (const QJsonObject &event : events())
+            list.append(event.value(QLatin1String("event")).toString());
+        return list;
+    }
+    // The nth event called name (0: the first), or an empty object.
+    QJsonObject event(const QString &name, int nth = 0)
+    {
+        for (const QJsonObject &each : events()) {
+            if (each.value(QLatin1String("event")).toString() == name && nth-- == 0)
+                return each;
+        }
+        return {};
+    }
+    int count(const QString &name) { return int(names().count(name)); }
+    bool has(const QString &name, int nth = 0) { return !event(name, nth).isEmpty(); }
+    QByteArray standardError() { return m_err += m_process.readAllStandardError(); }
+    // Everything on stdout so far, unparsed (help texts).
+    QByteArray standardOutput()
+    {
+        m_out += m_process.readAllStandardOutput();
+        return m_out;
+    }
+    QList<QByteArray> rawLines()
+    {
+        poll();
+        return m_lines;
+    }
+    // For failure messages.
+    QByteArray transcript() { return rawLines().join('\n') + "\n--- stderr:\n" + standardError(); }
+
+private:
+    void poll()
+    {
+        standardOutput();
+        qsizetype newline;
+        while ((newline = m_out.indexOf('\n', m_parsed)) >= 0) {
+            const QByteArray line = m_out.mid(m_parsed, newline - m_parsed);
+            m_parsed = newline + 1;
+            m_lines.append(line);
+            QJsonParseError error;
+            const QJsonDocument document = QJsonDocument::fromJson(line, &error);
+            if (error.error != QJsonParseError::NoError || !document.isObject()) {
+                qWarning() << "not a JSON object line:" << line;
+                m_events.append(QJsonObject{{QLatin1String("event"), QLatin1String("<not JSON>")}});
+                continue;
+            }
+            m_events.append(document.object());
+        }
+    }
+
+    QProcess m_process;
+    QByteArray m_out;
+    qsizetype m_parsed = 0;
+    QByteArray m_err;
+    QList<QByteArray> m_lines;
+    QList<QJsonObject> m_events;
+};
+
+qint64 integer(const QJsonObject &object, const char *field)
+{
+    return object.value(QLatin1String(field)).toInteger(-1);
+}
+
+QString text(const QJsonObject &object, const char *field)
+{
+    return object.value(QLatin1String(field)).toString();
+}
+
+// A failure is reported as exactly one line on stderr.
+bool isOneLine(const QByteArray &err)
+{
+    return err.endsWith('\n') && err.count('\n') == 1 && err.startsWith("qetcd");
+}
+} // namespace
+
+class tst_CliStreams : public QObject
+{
+    Q_OBJECT
+
+private:
+    EtcdCluster m_cluster;
+    std::unique_ptr<Client> m_client;
+
+    std::unique_ptr<Qetcd> qetcd(const QStringList &arguments)
+    {
+        return std::make_unique<Qetcd>(m_cluster.clientUrl(0), arguments);
+    }
+
+    KeyValue read(const QByteArray &key)
+    {
+        const QFuture<RangeResult> future = m_client->get(key);
+        if (!awaitFuture(future) || !future.result().status) {
+            qWarning() << "get" << key << "failed";
+            return {};
+        }
+        return future.result().kvs.value(0);
+    }
+
+    qint64 put(const QByteArray &key, const QByteArray &value)
+    {
+        const QFuture<PutResult> future = m_client->put(key, value);
+        return awaitFuture(future) && future.result().status ? future.result().header.revision : -1;
+    }
+
+    qint64 remove(const QByteArray &key)
+    {
+        const QFuture<DeleteResult> future = m_client->remove(key);
+        return awaitFuture(future) && future.result().status ? future.result().header.revision : -1;
+    }
+
+    // Every line starts with "event" and "mono_ms", and mono_ms never goes back.
+    static bool followsTheConvention(Qetcd &run)
+    {
+        qint64 previous = 0;
+        for (const QByteArray &line : run.rawLines()) {
+            if (!line.startsWith("{\"event\":\"") || !line.contains(",\"mono_ms\":")) {
+                qWarning() << "line breaks the convention:" << line;
+                return false;
+            }
+            const qint64 mono = QJsonDocument::fromJson(line).object().value(QLatin1String("mono_ms")).toInteger();
+            if (mono <= 0 || mono < previous) {
+                qWarning() << "mono_ms went back:" << line;
+                return false;
+            }
+            previous = mono;
+        }
+        return true;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
+        m_client = std::make_unique<Client>(ClientOptions::fromEndpoints(m_cluster.clientUrls()));
+    }
+
+    void cleanupTestCase()
+    {
+        m_client.reset();
+    }
+
+    void watchPrefixPrintsPutsAndDeletes()
+    {
+        auto run = qetcd({"watch", "/cs/w/", "--prefix"});
+        QTRY_VERIFY_WITH_TIMEOUT(run->has("established"), scaledMs(15000));
+        const QJsonObject established = run->event("established");
+        QCOMPARE(text(established, "key"), QStringLiteral("/cs/w/"));
+        QCOMPARE(established.value("prefix").toBool(), true);
+        QVERIFY(integer(established, "start_revision") > 0);
+
+        const qint64 first = put("/cs/w/a", "1");
+        const qint64 second = put("/cs/w/b", "h\xc3\xa9");
+        QVERIFY(put("/cs/other", "outside") > 0);
+        const qint64 binary = put("/cs/w/bin", QByteArray("\xff\xfe", 2));
+        const qint64 updated = put("/cs/w/a", "2");
+        const qint64 deleted = remove("/cs/w/a");
+        QVERIFY(first > 0 && second > 0 && binary > 0 && updated > 0 && deleted > 0);
+        QVERIFY(integer(established, "start_revision") <= first);
+
+        QTRY_VERIFY_WITH_TIMEOUT(run->has("delete"), scaledMs(15000));
+        QCOMPARE(run->names(), (QStringList{"established", "put", "put", "put", "put", "delete"}));
+        const QList<QJsonObject> events = run->events();
+        QCOMPARE(text(events[1], "key"), QStringLiteral("/cs/w/a"));
+        QCOMPARE(text(events[1], "value"), QStringLiteral("1"));
+        QCOMPARE(integer(events[1], "mod_revision"), first);
+        QCOMPARE(integer(events[1], "create_revision"), first);
+        QCOMPARE(integer(events[1], "version"), 1);
+        QVERIFY(!events[1].contains("lease"));
+        QCOMPARE(text(events[2], "key"), QStringLiteral("/cs/w/b"));
+        QCOMPARE(text(events[2], "value"), QString::fromUtf8("h\xc3\xa9"));
+        QCOMPARE(integer(events[2], "mod_revision"), second);
+        QCOMPARE(text(events[3], "key"), QStringLiteral("/cs/w/bin"));
+        QVERIFY(!events[3].contains("value"));
+        QCOMPARE(text(events[3], "value_base64"), QStringLiteral("//4="));
+        QCOMPARE(text(events[4], "value"), QStringLiteral("2"));
+        QCOMPARE(integer(events[4], "version"), 2);
+        QCOMPARE(integer(events[4], "create_revision"), first);
+        QCOMPARE(integer(events[4], "mod_revision"), updated);
+        QCOMPARE(text(events[5], "key"), QStringLiteral("/cs/w/a"));
+        QCOMPARE(integer(events[5], "mod_revision"), deleted);
+        QVERIFY(!events[5].contains("value"));
+
+        // SIGTERM: the watch closes and the process exits 0 with a last "closed" line.
+        run->terminate();
+        QCOMPARE(run->waitForExit(), 0);
+        QCOMPARE(run->names().last(), QStringLiteral("closed"));
+        const QJsonObject closed = run->event("closed");
+        QCOMPARE(text(closed, "reason"), QStringLiteral("SIGTERM"));
+        QCOMPARE(integer(closed, "resume_revision"), deleted + 1);
+        QVERIFY2(followsTheConvention(*run), run->transcript().constData());
+        QVERIFY2(run->standardError().isEmpty(), run->standardError().constData());
+    }
+
+    void watchRevReplaysHistory()
+    {
+        const qint64 first = put("/cs/h/k", "v1");
+        const qint64 second = put("/cs/h/k", "v2");
+        const qint64 deleted = remove("/cs/h/k");
+        QVERIFY(first > 0 && second > 0 && deleted > 0);
+
+        auto run = qetcd({"watch", "/cs/h/k", "--rev", QString::number(first), "--prev-kv"});
+        QTRY_COMPARE_WITH_TIMEOUT(run->count("put") + run->count("delete"), 3, scaledMs(15000));
+        QCOMPARE(run->names(), (QStringList{"established", "put", "put", "delete"}));
+        QCOMPARE(integer(run->event("established"), "start_revision"), first);
+        const QList<QJsonObject> events = run->events();
+        QCOMPARE(text(events[1], "value"), QStringLiteral("v1"));
+        QCOMPARE(integer(events[1], "mod_revision"), first);
+        QCOMPARE(text(events[2], "value"), QStringLiteral("v2"));
+        QCOMPARE(integer(events[2], "mod_revision"), second);
+        QCOMPARE(text(events[2].value("prev_kv").toObject(), "value"), QStringLiteral("v1"));
+        QCOMPARE(integer(events[3], "mod_revision"), deleted);
+        QCOMPARE(text(events[3].value("prev_kv").toObject(), "value"), QStringLiteral("v2"));
+
+        // Live changes follow the replay.
+        const qint64 live = put("/cs/h/k", "v3");
+        QTRY_COMPARE_WITH_TIMEOUT(run->count("put"), 3, scaledMs(15000));
+        QCOMPARE(integer(run->event("put", 2), "mod_revision"), live);
+
+        run->signal(SIGINT);
+        QCOMPARE(run->waitForExit(), 0);
+        QCOMPARE(text(run->event("closed"), "reason"), QStringLiteral("SIGINT"));
+        QCOMPARE(integer(run->event("closed"), "resume_revision"), live + 1);
+    }
+
+    void watchHoldExitsByItself()
+    {
+        QElapsedTimer timer;
+        timer.start();
+        auto run = qetcd({"watch", "/cs/hold", "--hold", "1s"});
+        QVERIFY(run->waitForStarted());
+        QCOMPARE(run->waitForExit(), 0);
+        QVERIFY2(timer.elapsed() >= 1000, qPrintable(QString::number(timer.elapsed())));
+        QCOMPARE(run->names(), (QStringList{"established", "closed"}));
+        QCOMPARE(text(run->event("closed"), "reason"), QStringLiteral("hold"));
+        const qint64 held = integer(run->event("closed"), "mono_ms") - integer(run->event("established"), "mono_ms");
+        QVERIFY2(held >= 1000, qPrintable(QString::number(held)));
+        QVERIFY(run->standardError().isEmpty());
+    }
+
+    void watchUnreachableEndpointFails()
+    {
+        Qetcd run(QStringLiteral("http://127.0.0.1:1"), {"--command-timeout", "1s", "watch", "k"});
+        QCOMPARE(run.waitForExit(), 1);
+        QVERIFY2(run.standardOutput().isEmpty(), run.transcript().constData());
+        const QByteArray err = run.standardError();
+        QVERIFY2(isOneLine(err) && err.contains("--command-timeout"), err.constData());
+    }
+
+    void leaseKeepHoldsTheKeyAndRevokesOnSigint()
+    {
+        auto run = qetcd({"lease", "keep", "/cs/lk/a", "hello", "--ttl", "5"});
+        QTRY_VERIFY_WITH_TIMEOUT(run->has("established"), scaledMs(15000));
+        const QJsonObject established = run->event("established");
+        QCOMPARE(text(established, "key"), QStringLiteral("/cs/lk/a"));
+        QCOMPARE(text(established, "value"), QStringLiteral("hello"));
+        QCOMPARE(integer(established, "ttl"), 5);
+        const QString leaseHex = text(established, "lease_id");
+        QCOMPARE(leaseHex.size(), 16);
+        bool ok = false;
+        const qint64 leaseId = leaseHex.toLongLong(&ok, 16);
+        QVERIFY(ok && leaseId > 0);
+
+        const KeyValue kv = read("/cs/lk/a");
+        QCOMPARE(kv.value, QByteArray("hello"));
+        QCOMPARE(kv.lease, leaseId);
+
+        run->signal(SIGINT);
+        QCOMPARE(run->waitForExit(), 0);
+        // Gone at once, not after the TTL.
+        QVERIFY(read("/cs/lk/a").key.isEmpty());
+        const QFuture<LeaseTimeToLiveResult> ttl = m_client->leaseTimeToLive(leaseId);
+        QVERIFY(awaitFuture(ttl));
+        QVERIFY2(!ttl.result().status || ttl.result().ttl == -1, qPrintable(ttl.result().status.toString()));
+
+        QCOMPARE(run->names(), (QStringList{"established", "closed"}));
+        const QJsonObject closed = run->event("closed");
+        QCOMPARE(text(closed, "reason"), QStringLiteral("SIGINT"));
+        QCOMPARE(text(closed, "lease_id"), leaseHex);
+        QCOMPARE(closed.value("revoked").toBool(), true);
+        QVERIFY2(followsTheConvention(*run), run->transcript().constData());
+        QVERIFY2(run->standardError().isEmpty(), run->standardError().constData());
+    }
+
+    void leaseKeepOnAnExistingKeyFails()
+    {
+        QVERIFY(put("/cs/lk/taken", "theirs") > 0);
+        auto run = qetcd({"lease", "keep", "/cs/lk/taken", "mine", "--ttl", "5"});
+        QCOMPARE(run->waitForExit(), 1);
+        const QByteArray err = run->standardError();
+        QVERIFY2(isOneLine(err) && err.contains("/cs/lk/taken") && err.contains("belongs to"), err.constData());
+        QVERIFY2(run->names().isEmpty(), run->transcript().constData());
+        const KeyValue kv = read("/cs/lk/taken");
+        QCOMPARE(kv.value, QByteArray("theirs"));
+        QCOMPARE(kv.lease, 0);
+    }
+
+    void leaseKeepHealsAfterAnOutOfBandRevoke()
+    {
+        auto run = qetcd({"lease", "keep", "/cs/lk/heal", "again", "--ttl", "5"});
+        QTRY_VERIFY_WITH_TIMEOUT(run->has("established"), scaledMs(15000));
+        const QString first = text(run->event("established"), "lease_id");
+
+        int exitCode = -1;
+        QByteArray err;
+        m_cluster.etcdctl({"lease", "revoke", first}, &exitCode, &err);
+        QVERIFY2(exitCode == 0, err.constData());
+
+        // Renewals run every TTL/3; the next one finds the lease gone.
+        QTRY_VERIFY_WITH_TIMEOUT(run->has("connectionState", 1), scaledMs(20000));
+        QStringList sequence;
+        for (const QJsonObject &event : run->events()) {
+            if (text(event, "event") == QLatin1String("leaseEvent"))
+                sequence.append(QStringLiteral("lease:") + text(event, "kind"));
+            else if (text(event, "event") == QLatin1String("connectionState"))
+                sequence.append(QStringLiteral("state:%1<-%2").arg(text(event, "state"), text(event, "previous")));
+        }
+        QCOMPARE(sequence, (QStringList{"lease:Expired", "state:Lost<-Connected", "lease:Restored",
+                                        "state:Reconnected<-Lost"}));
+        const QJsonObject expired = run->event("leaseEvent", 0);
+        QCOMPARE(text(expired, "lease_id"), first);
+        const QJsonObject restored = run->event("leaseEvent", 1);
+        QCOMPARE(text(restored, "lease_id"), first);
+        const QString second = text(restored, "new_lease_id");
+        QVERIFY(!second.isEmpty() && second != first);
+
+        const KeyValue kv = read("/cs/lk/heal");
+        QCOMPARE(kv.value, QByteArray("again"));
+        QCOMPARE(kv.lease, second.toLongLong(nullptr, 16));
+
+        run->terminate();
+        QCOMPARE(run->waitForExit(), 0);
+        QVERIFY(read("/cs/lk/heal").key.isEmpty());
+        const QJsonObject closed = run->event("closed");
+        QCOMPARE(text(closed, "reason"), QStringLiteral("SIGTERM"));
+        QCOMPARE(text(closed, "lease_id"), second);
+        QCOMPARE(closed.value("revoked").toBool(), true);
+        QVERIFY2(followsTheConvention(*run), run->transcript().constData());
+    }
+
+    void leaseKeepHoldExitsByItself()
+    {
+        auto run = qetcd({"lease", "keep", "/cs/lk/hold", "v", "--ttl", "1m", "--hold", "500ms"});
+        QCOMPARE(run->waitForExit(), 0);
+        QCOMPARE(run->names(), (QStringList{"established", "closed"}));
+        QCOMPARE(integer(run->event("established"), "ttl"), 60);
+        QCOMPARE(text(run->event("closed"), "reason"), QStringLiteral("hold"));
+        QVERIFY(read("/cs/lk/hold").key.isEmpty());
+    }
+
+    void help_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QStringList>("mentions");
+        const QStringList global{"--endpoints", "--command-timeout", "--cacert", "--key"};
+        QTest::newRow("overview") << QStringList{"--help"} << QStringList{"watch", "lease"};
+        QTest::newRow("watch") << QStringList{"watch", "--help"}
+                               << QStringList{"--prefix", "--rev", "--prev-kv", "--hold", "KEY", "RANGE_END",
+                                              "established", "put", "delete", "watchRecovery", "closed", "mono_ms"}
+                + global;
+        QTest::newRow("lease") << QStringList{"lease", "--help"}
+                               << QStringList{"keep", "--ttl", "--hold", "ACTION", "KEY", "VALUE", "established",
+                                              "leaseEvent", "connectionState", "closed", "lease_id",
+                                              "new_lease_id"}
+                + global;
+        QTest::newRow("lease keep") << QStringList{"lease", "keep", "-h"} << QStringList{"keep", "--ttl"};
+    }
+
+    void help()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QStringList, mentions);
+        Qetcd run(m_cluster.clientUrl(0), arguments);
+        QCOMPARE(run.waitForExit(), 0);
+        QVERIFY(run.standardError().isEmpty());
+        const QByteArray out = run.standardOutput();
+        for (const QString &mention : mentions)
+            QVERIFY2(out.contains(mention.toUtf8()), qPrintable(mention + " missing in:\n" + out));
+    }
+
+    void usageErrorsExitTwo_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QByteArray>("mentions");
+        QTest::newRow("unknown action") << QStringList{"lease", "grab", "k", "v"} << QByteArray("grab");
+        QTest::newRow("lease without key") << QStringList{"lease", "keep"} << QByteArray("ACTION KEY VALUE");
+        QTest::newRow("bad ttl") << QStringList{"lease", "keep", "k", "v", "--ttl", "0"} << QByteArray("--ttl");
+        QTest::newRow("bad hold") << QStringList{"watch", "k", "--hold", "5"} << QByteArray("--hold");
+        QTest::newRow("bad rev") << QStringList{"watch", "k", "--rev", "-3"} << QByteArray("--rev");
+        QTest::newRow("prefix and range end") << QStringList{"watch", "a", "b", "--prefix"} << QByteArray("--prefix");
+        QTest::newRow("watch without key") << QStringList{"watch"} << QByteArray("KEY");
+    }
+
+    void usageErrorsExitTwo()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QByteArray, mentions);
+        Qetcd run(m_cluster.clientUrl(0), arguments);
+        QCOMPARE(run.waitForExit(), 2);
+        const QByteArray err = run.standardError();
+        QVERIFY2(isOneLine(err) && err.contains(mentions), err.constData());
+        QVERIFY(run.standardOutput().isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_CliStreams)
+#include "tst_cli_streams.moc"
