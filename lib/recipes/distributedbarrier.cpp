@@ -278,10 +278,7 @@ public:
             how.onRecovery = [this, source = wait->source](const WatchRecoveryEvent &event) {
                 if (!q)
                     return;
-                q->recordHistory(RecipeHistoryEntry::Source::Watch, event.toString());
-                if (event.kind == WatchRecoveryKind::Failed)
-                    q->recordError(QStringLiteral("barrier watch"), event.cause);
-                q->reportSource(source, healthAfter(event.kind));
+                q->reportWatchRecovery(source, QStringLiteral("barrier watch"), event);
             };
             watchDeletion(client, path, read.header.revision, options.resilience.watch, wait->stop.token(), how)
                 .then(this, [this, wait](const Deletion &deletion) {

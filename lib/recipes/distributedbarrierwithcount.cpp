@@ -192,8 +192,7 @@ public:
             const auto arrival = weak.lock();
             if (!arrival)
                 return;
-            q->recordHistory(RecipeHistoryEntry::Source::Watch, event.toString());
-            q->reportSource(arrival->watchSource, healthAfter(event.kind));
+            q->reportWatchRecovery(arrival->watchSource, QStringLiteral("rendezvous watch"), event);
             switch (event.kind) {
             case WatchRecoveryKind::Suspended:
                 return;

@@ -29,14 +29,7 @@ DistributedDoubleBarrier::DistributedDoubleBarrier(Client *client, const QByteAr
     d->leaving = std::make_unique<DistributedBarrierWithCount>(client, path + "/leave", memberCount, this->options());
     for (const auto &[inner, name] : {std::pair(d->entering.get(), QStringLiteral("enter")),
                                       std::pair(d->leaving.get(), QStringLiteral("leave"))}) {
-        const int source = addSource(name);
-        // Direct: the rendezvous report from the dispatcher thread, and so must we.
-        connect(inner, &Recipe::connectionStateChanged, this,
-                [this, source](ConnectionState state) { reportSource(source, Internal::healthOf(state)); },
-                Qt::DirectConnection);
-        connect(inner, &Recipe::backgroundError, this,
-                [this, name](const QString &, const Status &status) { recordError(name, status); },
-                Qt::DirectConnection);
+        follow(inner, name);
         // State changes and errors are recorded here on their own.
         connect(inner, &Recipe::historyAppended, this,
                 [this, name](const RecipeHistoryEntry &entry) {

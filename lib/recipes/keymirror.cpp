@@ -236,26 +236,5 @@ void KeyMirror::settle(Promise promise, const Status &status)
     promise->finish();
 }
 
-Recipe::SourceHealth healthAfter(WatchRecoveryKind kind)
-{
-    switch (kind) {
-    case WatchRecoveryKind::Suspended: return Recipe::SourceHealth::Suspended;
-    case WatchRecoveryKind::Resubscribed:
-    case WatchRecoveryKind::Resynced: return Recipe::SourceHealth::Healthy;
-    case WatchRecoveryKind::Failed: break;
-    }
-    return Recipe::SourceHealth::Lost;
-}
-
-Recipe::SourceHealth healthOf(ConnectionState state)
-{
-    switch (state) {
-    case ConnectionState::Suspended: return Recipe::SourceHealth::Suspended;
-    case ConnectionState::Lost: return Recipe::SourceHealth::Lost;
-    case ConnectionState::Connected:
-    case ConnectionState::Reconnected: break;
-    }
-    return Recipe::SourceHealth::Healthy;
-}
 
 } // namespace QEtcd::Internal

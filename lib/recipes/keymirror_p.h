@@ -1,5 +1,7 @@
 #pragma once
 
+#include "recipe_p.h"
+
 // The engine under every cache (PathChildrenCache, ServiceCache, NodeCache): a local copy of a
 // key or a prefix kept current by a resilient watch, re-read after a compaction.
 
@@ -90,10 +92,5 @@ private:
     // read may still show them.
     std::map<QByteArray, qint64> m_recentDeletes;
 };
-
-// How a watch's recovery event moves its recipe's connection state.
-Recipe::SourceHealth healthAfter(WatchRecoveryKind kind);
-// How a recipe that follows another (a provider its cache) maps that one's state.
-Recipe::SourceHealth healthOf(ConnectionState state);
 
 } // namespace QEtcd::Internal

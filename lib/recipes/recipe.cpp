@@ -4,6 +4,8 @@
 #include "client_p.h"
 #include "exclusivitylease.h"
 #include "logging_p.h"
+#include "recipe_p.h"
+#include "watcher.h"
 #include "selfhealingkeepalive.h"
 
 #include <QtCore/QCoreApplication>
@@ -260,6 +262,53 @@ int Recipe::track(ExclusivityLease *lease, const QString &name)
             [=, this](qint64 leaseId) { onLeaseResumed(source, name, leaseId); }, Qt::DirectConnection);
     return source;
 }
+
+int Recipe::follow(Recipe *part, const QString &name)
+{
+    const int source = addSource(name);
+    // Direct: the part reports from the dispatcher thread, and so must we.
+    connect(part, &Recipe::connectionStateChanged, this,
+            [this, source](ConnectionState state) { reportSource(source, Internal::healthOf(state)); },
+            Qt::DirectConnection);
+    connect(part, &Recipe::backgroundError, this,
+            [this, name](const QString &where, const Status &status) {
+                recordError(name + QStringLiteral(": ") + where, status);
+            },
+            Qt::DirectConnection);
+    return source;
+}
+
+void Recipe::reportWatchRecovery(int source, const QString &name, const WatchRecoveryEvent &event)
+{
+    recordHistory(RecipeHistoryEntry::Source::Watch, name + QStringLiteral(": ") + event.toString());
+    if (event.kind == WatchRecoveryKind::Failed)
+        recordError(name, event.cause);
+    reportSource(source, Internal::healthAfter(event.kind));
+}
+
+namespace Internal {
+Recipe::SourceHealth healthAfter(WatchRecoveryKind kind)
+{
+    switch (kind) {
+    case WatchRecoveryKind::Suspended: return Recipe::SourceHealth::Suspended;
+    case WatchRecoveryKind::Resubscribed:
+    case WatchRecoveryKind::Resynced: return Recipe::SourceHealth::Healthy;
+    case WatchRecoveryKind::Failed: break;
+    }
+    return Recipe::SourceHealth::Lost;
+}
+
+Recipe::SourceHealth healthOf(ConnectionState state)
+{
+    switch (state) {
+    case ConnectionState::Suspended: return Recipe::SourceHealth::Suspended;
+    case ConnectionState::Lost: return Recipe::SourceHealth::Lost;
+    case ConnectionState::Connected:
+    case ConnectionState::Reconnected: break;
+    }
+    return Recipe::SourceHealth::Healthy;
+}
+} // namespace Internal
 
 void Recipe::recordError(const QString &context, const Status &status)
 {

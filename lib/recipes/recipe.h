@@ -17,6 +17,7 @@ class Client;
 class RecipePrivate;
 class SelfHealingKeepAlive;
 class ExclusivityLease;
+struct WatchRecoveryEvent;
 
 // What most recipes are configured with besides their client and path.
 struct RecipeOptions
@@ -113,6 +114,12 @@ protected:
     // Wires a lease's events into the state, the error ring and the history.
     int track(SelfHealingKeepAlive *lease, const QString &name);
     int track(ExclusivityLease *lease, const QString &name);
+
+    // A recipe made of other recipes (a provider over its cache, a double barrier over two
+    // rendezvous) takes their health and errors as its own.
+    int follow(Recipe *part, const QString &name);
+    // A watch the recipe owns recovered, or did not: history, error ring and state in one go.
+    void reportWatchRecovery(int source, const QString &name, const WatchRecoveryEvent &event);
 
     void recordError(const QString &context, const Status &status);
     void recordHistory(RecipeHistoryEntry::Source source, const QString &text);

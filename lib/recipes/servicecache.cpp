@@ -128,10 +128,7 @@ QFuture<Status> ServiceCache::start()
         d->onChanges(changes, origin);
     };
     handlers.recovery = [this, watchSource](const WatchRecoveryEvent &event) {
-        recordHistory(RecipeHistoryEntry::Source::Watch, event.toString());
-        if (event.kind == WatchRecoveryKind::Failed)
-            recordError(QStringLiteral("watch"), event.cause);
-        reportSource(watchSource, healthAfter(event.kind));
+        reportWatchRecovery(watchSource, QStringLiteral("watch"), event);
         Q_EMIT watchRecovery(event);
     };
     auto *mirror = new KeyMirror(client(), d->prefix, KeyRange::prefix(), options().resilience.watch, handlers);

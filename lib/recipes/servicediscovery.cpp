@@ -97,15 +97,6 @@ ServiceDiscovery::~ServiceDiscovery()
     close();
 }
 
-// The facade's health is that of everything it made.
-void ServiceDiscovery::follow(Recipe *recipe, const QString &name)
-{
-    const int source = addSource(name);
-    connect(recipe, &Recipe::connectionStateChanged, this,
-            [this, source](ConnectionState state) { reportSource(source, healthOf(state)); }, Qt::DirectConnection);
-    connect(recipe, &Recipe::backgroundError, this,
-            [this](const QString &where, const Status &status) { recordError(where, status); }, Qt::DirectConnection);
-}
 
 QByteArray ServiceDiscovery::servicePath() const
 {

@@ -50,8 +50,6 @@ protected:
     void doClose() override;
 
 private:
-    void follow(Recipe *recipe, const QString &name);
-
     std::unique_ptr<ServiceDiscoveryPrivate> d;
 };
 

@@ -147,12 +147,7 @@ ServiceProvider::ServiceProvider(Client *client, const QByteArray &namesPath, co
     d->selection->serviceName = serviceName;
     d->cache = std::make_unique<ServiceCache>(client, namesPath, serviceName, options);
     // The provider's health is its cache's.
-    const int cacheSource = addSource(QStringLiteral("cache"));
-    connect(d->cache.get(), &Recipe::connectionStateChanged, this,
-            [this, cacheSource](ConnectionState state) { reportSource(cacheSource, healthOf(state)); },
-            Qt::DirectConnection);
-    connect(d->cache.get(), &Recipe::backgroundError, this,
-            [this](const QString &where, const Status &status) { recordError(where, status); }, Qt::DirectConnection);
+    follow(d->cache.get(), QStringLiteral("cache"));
 }
 
 ServiceProvider::~ServiceProvider()

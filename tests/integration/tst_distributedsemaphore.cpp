@@ -1,4 +1,5 @@
 #include "../common/awaitfuture.h"
+#include "../common/queuedkeys.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/distributedmutex.h>
@@ -24,15 +25,7 @@ private:
 
     ClientOptions direct() const { return ClientOptions::fromEndpoints(m_cluster.clientUrls()); }
 
-    QList<KeyValue> holders(const QByteArray &path)
-    {
-        RangeOptions prefix;
-        prefix.range = KeyRange::prefix();
-        prefix.sortTarget = SortTarget::CreateRevision;
-        prefix.sortOrder = SortOrder::Ascending;
-        const auto future = m_client->get(path + "/holders/", prefix);
-        return awaitFuture(future) ? future.result().kvs : QList<KeyValue>();
-    }
+    QList<KeyValue> holders(const QByteArray &path) { return keysByCreation(m_client.get(), path + "/holders/"); }
 
     qint64 countUnder(const QByteArray &prefix)
     {

@@ -1,4 +1,5 @@
 #include "../common/awaitfuture.h"
+#include "../common/queuedkeys.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
@@ -65,15 +66,7 @@ private:
 
     ClientOptions direct() const { return ClientOptions::fromEndpoints(m_cluster.clientUrls()); }
 
-    QList<KeyValue> queue(const QByteArray &path)
-    {
-        RangeOptions prefix;
-        prefix.range = KeyRange::prefix();
-        prefix.sortTarget = SortTarget::CreateRevision;
-        prefix.sortOrder = SortOrder::Ascending;
-        const auto future = m_client->get(path + '/', prefix);
-        return awaitFuture(future) ? future.result().kvs : QList<KeyValue>();
-    }
+    QList<KeyValue> queue(const QByteArray &path) { return keysByCreation(m_client.get(), path + '/'); }
 
 private Q_SLOTS:
     void initTestCase()
