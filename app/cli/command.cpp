@@ -38,8 +38,10 @@ QString optionsHelp(const QList<QCommandLineOption> &options)
 QString synopsis(const Command &command)
 {
     QStringList parts;
-    for (const Argument &argument : command.arguments)
-        parts.append(argument.optional ? QLatin1Char('[') + argument.name + QLatin1Char(']') : argument.name);
+    for (const Argument &argument : command.arguments) {
+        const QString name = argument.repeats ? argument.name + QStringLiteral("...") : argument.name;
+        parts.append(argument.optional ? QLatin1Char('[') + name + QLatin1Char(']') : name);
+    }
     return parts.join(QLatin1Char(' '));
 }
 
@@ -180,7 +182,8 @@ int dispatch(const QStringList &arguments, const QList<Command> &commands)
     const qsizetype given = parser.positionalArguments().size();
     const qsizetype required = std::count_if(command->arguments.cbegin(), command->arguments.cend(),
                                              [](const Argument &a) { return !a.optional; });
-    if (given < required || given > command->arguments.size()) {
+    const bool repeats = !command->arguments.isEmpty() && command->arguments.constLast().repeats;
+    if (given < required || (given > command->arguments.size() && !repeats)) {
         return usage(QStringLiteral("qetcd %1: expects %2 (got %3 arguments); see qetcd %1 --help")
                          .arg(name, synopsis(*command))
                          .arg(given));

@@ -27,6 +27,8 @@ struct Argument
     QString name;         // as shown in the synopsis: "KEY"
     QString description;
     bool optional = false;
+    // Only the last argument: it takes every remaining argument (a command line to run).
+    bool repeats = false;
 };
 
 // One subcommand. Its options are parsed together with the global ones, so

@@ -10,5 +10,12 @@ Command putCommand();
 Command deleteCommand();
 Command watchCommand();
 Command leaseCommand();
+Command lockCommand();
+Command electCommand();
+Command semaphoreCommand();
+Command barrierCommand();
+Command doubleBarrierCommand();
+Command serviceCommand();
+Command counterCommand();
 
 } // namespace QEtcd::Cli

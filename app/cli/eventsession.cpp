@@ -1,6 +1,9 @@
 #include "eventsession.h"
 
+#include "recipeoutput.h"
+
 #include "duration.h"
+#include "kvformat.h"
 
 #include <QtCore/QCoreApplication>
 
@@ -32,6 +35,34 @@ bool parseHold(const Invocation &invocation, std::optional<std::chrono::millisec
     return true;
 }
 
+QCommandLineOption ttlOption(qint64 defaultSeconds)
+{
+    return QCommandLineOption(QStringLiteral("ttl"),
+                              QStringLiteral("The lease's time to live in seconds, or a duration such as 1m "
+                                             "[default %1]").arg(defaultSeconds),
+                              QStringLiteral("SECONDS"));
+}
+
+bool parseTtl(const Invocation &invocation, qint64 *seconds, QString *error)
+{
+    if (!invocation.isSet(QStringLiteral("ttl")))
+        return true;
+    const QString text = invocation.value(QStringLiteral("ttl"));
+    bool ok = false;
+    qint64 parsed = text.toLongLong(&ok);
+    if (!ok) {
+        const auto duration = parseDuration(text);
+        ok = duration && duration->count() % 1000 == 0;
+        parsed = ok ? duration->count() / 1000 : 0;
+    }
+    if (!ok || parsed <= 0) {
+        *error = QStringLiteral("--ttl must be a whole number of seconds > 0, such as 10 or 1m, not \"%1\"").arg(text);
+        return false;
+    }
+    *seconds = parsed;
+    return true;
+}
+
 void insertCause(QJsonObject *object, const Status &cause)
 {
     if (cause.isOk())
@@ -55,7 +86,7 @@ void EventSession::write(const QString &event, const QJsonObject &fields)
 }
 
 void EventSession::run(const QFuture<Status> &start, const QString &what,
-                       const std::function<void()> &established)
+                       const std::function<void()> &established, StartWait wait)
 {
     QEventLoop loop;
     m_loop = &loop;
@@ -80,8 +111,10 @@ void EventSession::run(const QFuture<Status> &start, const QString &what,
             m_shutdown.holdFor(*m_hold);
     });
     connect(&startTimeout, &QTimer::timeout, this, [&] { fail(m_invocation.timedOut(what)); });
-    startTimeout.start(std::chrono::ceil<std::chrono::milliseconds>(
-        m_invocation.requestDeadline().remainingTimeAsDuration()));
+    if (wait == StartWait::CommandTimeout) {
+        startTimeout.start(std::chrono::ceil<std::chrono::milliseconds>(
+            m_invocation.requestDeadline().remainingTimeAsDuration()));
+    }
     watcher.setFuture(start);
     if (!m_ended)
         loop.exec();
@@ -104,6 +137,24 @@ void EventSession::end(const QString &reason)
     m_reason = reason;
     if (m_loop)
         m_loop->quit();
+}
+
+void EventSession::reportConnectionState(Recipe &recipe)
+{
+    connect(&recipe, &Recipe::connectionStateChanged, this, [this](ConnectionState state, ConnectionState previous) {
+        write(QStringLiteral("connectionState"), connectionStateFields(state, previous));
+    });
+}
+
+bool EventSession::revokeLease(qint64 leaseId)
+{
+    const QString what = QStringLiteral("revoke lease ") + leaseHex(leaseId);
+    const Result result = m_invocation.await(m_invocation.client().leaseRevoke(leaseId), what);
+    if (result.status.isOk() || result.status.isLeaseNotFound())
+        return true;
+    fail(Status(result.status.code(),
+                result.status.message() + QStringLiteral("; the key stays until the lease's TTL runs out")));
+    return false;
 }
 
 void EventSession::drain()

@@ -4,6 +4,8 @@
 #include "eventwriter.h"
 #include "shutdownsignals.h"
 
+#include <QEtcd/recipe.h>
+
 #include <QtCore/QMetaEnum>
 
 #include <chrono>
@@ -16,6 +18,12 @@ namespace QEtcd::Cli {
 QCommandLineOption holdOption();
 // False with error when --hold is malformed; *hold stays nullopt when it was not given.
 bool parseHold(const Invocation &invocation, std::optional<std::chrono::milliseconds> *hold, QString *error);
+
+// --ttl SECONDS, for the commands that hold a lease.
+QCommandLineOption ttlOption(qint64 defaultSeconds);
+// False with error when --ttl is malformed; *seconds stays as it is when it was not given. Whole
+// seconds, as etcdctl's "lease grant TTL" takes them; a duration such as 10s or 1m is read too.
+bool parseTtl(const Invocation &invocation, qint64 *seconds, QString *error);
 
 // "cause" (the message) and "cause_code" (the StatusCode's name), unless cause is Ok.
 void insertCause(QJsonObject *object, const Status &cause);
@@ -50,9 +58,27 @@ public:
     // One JSON line on stdout, flushed; nothing after finish() printed "closed".
     void write(const QString &event, const QJsonObject &fields = {});
 
-    void run(const QFuture<Status> &start, const QString &what, const std::function<void()> &established);
+    // How long run() waits for the start: a connection or a first read gets --command-timeout,
+    // an acquisition (lock, semaphore) may queue behind other holders for as long as it takes.
+    enum class StartWait { CommandTimeout, Unbounded };
+
+    void run(const QFuture<Status> &start, const QString &what, const std::function<void()> &established,
+             StartWait wait = StartWait::CommandTimeout);
     // Ends run() (or, after it, the command) with this failure; the first failure wins.
     void fail(const Status &status);
+    // Ends run() without a failure, for a reason of the command's own ("exited"); the first
+    // end, a signal's included, wins.
+    void end(const QString &reason);
+
+    // Prints a connectionState line ("state", "previous") for each change of recipe's state.
+    void reportConnectionState(Recipe &recipe);
+
+    // Revokes leaseId and waits up to --command-timeout for the answer; true when the lease is
+    // gone (NotFound included: an earlier revoke got there first). A recipe's close() sends its
+    // revoke without waiting, and destroying the client cancels calls still in flight, so a
+    // command revokes once more before it exits to leave no key behind. A revoke without an
+    // answer fails the session: the keys stay until the lease's TTL runs out.
+    bool revokeLease(qint64 leaseId);
 
     // Prints what the library reported before the recipe's close() returned and is still
     // queued for this thread; finish() does it too.
@@ -67,8 +93,6 @@ public:
     int finish(QJsonObject fields = {});
 
 private:
-    void end(const QString &reason);
-
     Invocation &m_invocation;
     EventWriter m_writer;
     ShutdownSignals m_shutdown;

@@ -1,8 +1,8 @@
 #include "commands.h"
 
-#include "duration.h"
 #include "eventsession.h"
 #include "kvformat.h"
+#include "recipeoutput.h"
 
 #include <QEtcd/transientkeyvalue.h>
 
@@ -11,32 +11,6 @@ namespace QEtcd::Cli {
 namespace {
 constexpr qint64 defaultTtlSeconds = 10;
 
-QJsonObject leaseEventJson(const LeaseEvent &event)
-{
-    QJsonObject object{{QLatin1String("kind"), enumName(event.kind)},
-                       {QLatin1String("lease_id"), leaseHex(event.leaseId)}};
-    if (event.kind == LeaseEventKind::Restored)
-        object.insert(QLatin1String("new_lease_id"), leaseHex(event.newLeaseId));
-    insertCause(&object, event.cause);
-    return object;
-}
-
-// etcdctl's "lease grant TTL" takes whole seconds; a duration such as 10s or 1m is read too.
-std::optional<qint64> parseTtl(const QString &text, QString *error)
-{
-    bool ok = false;
-    qint64 seconds = text.toLongLong(&ok);
-    if (!ok) {
-        const auto duration = parseDuration(text);
-        ok = duration && duration->count() % 1000 == 0;
-        seconds = ok ? duration->count() / 1000 : 0;
-    }
-    if (ok && seconds > 0)
-        return seconds;
-    *error = QStringLiteral("--ttl must be a whole number of seconds > 0, such as 10 or 1m, not \"%1\"").arg(text);
-    return std::nullopt;
-}
-
 int runKeep(Invocation &invocation)
 {
     const QByteArray key = invocation.arguments().value(1).toUtf8();
@@ -44,12 +18,8 @@ int runKeep(Invocation &invocation)
     RecipeOptions options;
     options.ttlSeconds = defaultTtlSeconds;
     QString error;
-    if (invocation.isSet(QStringLiteral("ttl"))) {
-        const auto ttl = parseTtl(invocation.value(QStringLiteral("ttl")), &error);
-        if (!ttl)
-            return invocation.usageError(error);
-        options.ttlSeconds = *ttl;
-    }
+    if (!parseTtl(invocation, &options.ttlSeconds, &error))
+        return invocation.usageError(error);
     std::optional<std::chrono::milliseconds> hold;
     if (!parseHold(invocation, &hold, &error))
         return invocation.usageError(error);
@@ -58,19 +28,14 @@ int runKeep(Invocation &invocation)
     TransientKeyValue keeper(&invocation.client(), key, value, options);
     bool healingFailed = false;
     QObject::connect(&keeper, &TransientKeyValue::leaseEvent, &session, [&](const LeaseEvent &event) {
-        session.write(QStringLiteral("leaseEvent"), leaseEventJson(event));
+        session.write(QStringLiteral("leaseEvent"), leaseEventFields(event));
         if (event.kind == LeaseEventKind::Failed) {
             healingFailed = true;
             session.fail(event.cause.withContext(QStringLiteral("lease keep: healing lease %1 stopped")
                                                      .arg(leaseHex(event.leaseId))));
         }
     });
-    QObject::connect(&keeper, &Recipe::connectionStateChanged, &session,
-                     [&session](ConnectionState state, ConnectionState previous) {
-                         session.write(QStringLiteral("connectionState"),
-                                       {{QLatin1String("state"), enumName(state)},
-                                        {QLatin1String("previous"), enumName(previous)}});
-                     });
+    session.reportConnectionState(keeper);
 
     const QFuture<Status> started = keeper.start();
     session.run(started, QStringLiteral("lease keep \"%1\"").arg(QString::fromUtf8(key)), [&] {
@@ -84,20 +49,8 @@ int runKeep(Invocation &invocation)
     keeper.close();
     // A start still on its way revokes what it granted before it finishes.
     waitFor(started, invocation.requestDeadline());
-    // close() sends the revoke without waiting for its answer, and destroying the client
-    // cancels calls still in flight: revoke once more and wait, so that the key is gone when
-    // the process exits. NotFound means the first revoke got there first.
     const qint64 leaseId = keeper.currentLeaseId();
-    bool revoked = false;
-    if (!healingFailed && leaseId > 0) {
-        const QString what = QStringLiteral("revoke lease ") + leaseHex(leaseId);
-        const Result result = invocation.await(invocation.client().leaseRevoke(leaseId), what);
-        revoked = result.status.isOk() || result.status.isLeaseNotFound();
-        if (!revoked) {
-            session.fail(Status(result.status.code(), result.status.message()
-                                    + QStringLiteral("; the key stays until the lease's TTL runs out")));
-        }
-    }
+    const bool revoked = !healingFailed && leaseId > 0 && session.revokeLease(leaseId);
     QJsonObject closed;
     insertBytes(&closed, QStringLiteral("key"), key);
     if (leaseId > 0) {
@@ -155,10 +108,7 @@ Command leaseCommand()
                          {QStringLiteral("KEY"), QStringLiteral("The key to keep")},
                          {QStringLiteral("VALUE"), QStringLiteral("Its value; put -- before one that starts with -")}};
     command.options = {
-        QCommandLineOption(QStringLiteral("ttl"),
-                           QStringLiteral("The lease's time to live in seconds, or a duration such as 1m "
-                                          "[default %1]").arg(defaultTtlSeconds),
-                           QStringLiteral("SECONDS")),
+        ttlOption(defaultTtlSeconds),
         holdOption(),
     };
     command.run = runLease;

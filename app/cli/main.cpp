@@ -16,5 +16,6 @@ int main(int argc, char *argv[])
     using namespace QEtcd::Cli;
     return runCommandLine(QCoreApplication::arguments(),
                           {statusCommand(), getCommand(), putCommand(), deleteCommand(), watchCommand(),
-                           leaseCommand()});
+                           leaseCommand(), lockCommand(), electCommand(), semaphoreCommand(),
+                           barrierCommand(), doubleBarrierCommand(), serviceCommand(), counterCommand()});
 }

@@ -120,6 +120,73 @@ private:
     QPromise<Deletion> m_promise;
     bool m_finished = false;
 };
+
+// Owns the watch for one wait for a put and finishes the promise once; lives on the dispatcher
+// thread. A put that lands while the watch is being created is replayed by the anchor.
+class PutWait : public QObject
+{
+public:
+    PutWait(Client *client, const QByteArray &prefix, qint64 observedRevision, const WatchResilience &resilience,
+            const StopToken &stop, std::function<void(const WatchRecoveryEvent &)> onRecovery)
+        : m_stop(stop), m_onRecovery(std::move(onRecovery))
+    {
+        WatchOptions options;
+        options.startRevision = observedRevision + 1;
+        options.noDelete = true;
+        options.range = KeyRange::prefix();
+        m_watcher = new Watcher(client, prefix, options, resilience, this);
+    }
+
+    QFuture<Status> begin()
+    {
+        m_promise.start();
+        QFuture<Status> future = m_promise.future();
+        connect(m_watcher, &Watcher::eventsReceived, this, [this] { finish({}); });
+        connect(m_watcher, &Watcher::recovery, this, [this](const WatchRecoveryEvent &event) {
+            if (m_onRecovery)
+                m_onRecovery(event);
+            switch (event.kind) {
+            case WatchRecoveryKind::Suspended:
+                return;
+            case WatchRecoveryKind::Resubscribed:
+            case WatchRecoveryKind::Resynced:
+                return finish({});
+            case WatchRecoveryKind::Failed:
+                return finish(event.cause);
+            }
+        });
+        m_onStop = std::make_unique<StopCallback>(m_stop, [this] {
+            QMetaObject::invokeMethod(this, [this] {
+                finish(Status(StatusCode::Cancelled, QStringLiteral("stopped while waiting")));
+            }, Qt::QueuedConnection);
+        });
+        m_watcher->start().then(this, [this](const Status &started) {
+            if (!started)
+                finish(started);
+        });
+        return future;
+    }
+
+private:
+    void finish(const Status &outcome)
+    {
+        if (m_finished)
+            return;
+        m_finished = true;
+        m_onStop.reset();
+        m_watcher->close();
+        m_promise.addResult(outcome);
+        m_promise.finish();
+        deleteLater();
+    }
+
+    StopToken m_stop;
+    std::function<void(const WatchRecoveryEvent &)> m_onRecovery;
+    Watcher *m_watcher = nullptr;
+    std::unique_ptr<StopCallback> m_onStop;
+    QPromise<Status> m_promise;
+    bool m_finished = false;
+};
 } // namespace
 
 QFuture<Deletion> watchDeletion(Client *client, const QByteArray &key, qint64 observedRevision,
@@ -137,6 +204,17 @@ QFuture<Status> waitForDeletion(Client *client, const QByteArray &key, qint64 ob
 {
     return watchDeletion(client, key, observedRevision, resilience, stop, {})
         .then([](const Deletion &deletion) { return deletion.status; });
+}
+
+QFuture<Status> waitForPut(Client *client, const QByteArray &prefix, qint64 observedRevision,
+                           const WatchResilience &resilience, const StopToken &stop,
+                           std::function<void(const WatchRecoveryEvent &)> onRecovery)
+{
+    auto *wait = new PutWait(client, prefix, observedRevision, resilience, stop, std::move(onRecovery));
+    wait->moveToThread(ClientPrivate::get(client)->dispatcher());
+    QFuture<Status> future;
+    runOn(wait, [wait, &future] { future = wait->begin(); });
+    return future;
 }
 
 } // namespace QEtcd::Internal

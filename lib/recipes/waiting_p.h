@@ -54,4 +54,13 @@ struct Deletion
 QFuture<Deletion> watchDeletion(Client *client, const QByteArray &key, qint64 observedRevision,
                                 const WatchResilience &resilience, const StopToken &stop, const DeletionWatch &how);
 
+// Finishes Ok once a key under prefix (a '/'-terminated prefix) is put after observedRevision
+// (the revision of the read that found nothing to take), or when the watch resumed after an
+// outage (Resubscribed, Resynced): an event may have been missed then, so the caller re-reads
+// either way. Cancelled when stop is requested, the watch's failure when it cannot recover.
+// onRecovery is told every recovery event on the dispatcher thread while the wait lasts.
+QFuture<Status> waitForPut(Client *client, const QByteArray &prefix, qint64 observedRevision,
+                           const WatchResilience &resilience, const StopToken &stop,
+                           std::function<void(const WatchRecoveryEvent &)> onRecovery = {});
+
 } // namespace QEtcd::Internal

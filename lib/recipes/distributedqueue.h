@@ -1,0 +1,70 @@
+#pragma once
+
+#include <QEtcd/recipe.h>
+
+#include <QtCore/QByteArray>
+#include <QtCore/QFuture>
+#include <QtCore/QList>
+
+#include <chrono>
+#include <memory>
+
+namespace QEtcd {
+
+namespace Internal {
+template <class Queue>
+class QueueTaker;
+}
+
+// One item taken from a queue: Ok with its key and value, or why nothing was taken
+// (NotFound: empty on a look that does not wait; DeadlineExceeded; Cancelled by close() or an
+// interruption; Closed; or the error that stopped the take).
+struct QueueItem
+{
+    Status status;
+    QByteArray key;
+    QByteArray value;
+};
+
+class DistributedQueuePrivate;
+
+// A FIFO queue at most once, on etcd-recipes' layout: <path>/<epoch millis, 19 digits>-<3
+// random chars>, taken in etcd's commit order (mod revision). A take reads the head and
+// deletes it in a transaction that holds only while the head is unchanged, so every item goes
+// to exactly one taker, and from that moment it is gone from etcd: a taker that dies with the
+// item loses it (use DistributedWorkQueue for at-least-once).
+//
+// Every take has a timeout, a non-blocking twin, and is woken by close() with Cancelled.
+class DistributedQueue : public Recipe
+{
+    Q_OBJECT
+
+public:
+    static constexpr std::chrono::milliseconds WaitForever = std::chrono::milliseconds::max();
+
+    DistributedQueue(Client *client, const QByteArray &path, const RecipeOptions &options = RecipeOptions(),
+                     QObject *parent = nullptr);
+    ~DistributedQueue() override;
+
+    QByteArray path() const;
+
+    QFuture<Status> enqueue(const QByteArray &value);
+    // One transaction: all or nothing, and the keys keep the argument order.
+    QFuture<Status> enqueueAll(const QList<QByteArray> &values);
+
+    // Blocks until an item is taken or the timeout passes; a zero timeout looks once.
+    QueueItem take(std::chrono::milliseconds timeout = WaitForever);
+    QFuture<QueueItem> takeAsync(std::chrono::milliseconds timeout = WaitForever);
+    // One look: NotFound when the queue is empty.
+    QFuture<QueueItem> tryTake();
+    QFuture<qint64> size() const;
+
+protected:
+    void doClose() override;
+
+private:
+    friend class Internal::QueueTaker<DistributedQueue>;
+    std::unique_ptr<DistributedQueuePrivate> d;
+};
+
+} // namespace QEtcd

@@ -1,0 +1,583 @@
+#include "distributedworkqueue.h"
+
+#include "blockingwait_p.h"
+#include "client.h"
+#include "client_p.h"
+#include "queuekeys_p.h"
+#include "recipe_p.h"
+#include "selfhealingkeepalive.h"
+#include "threading_p.h"
+#include "waiting_p.h"
+
+#include <QtCore/QDateTime>
+#include <QtCore/QHash>
+#include <QtCore/QPromise>
+#include <QtCore/QRandomGenerator>
+#include <QtCore/QSet>
+#include <QtCore/QTimer>
+#include <QtCore/QtEndian>
+
+namespace QEtcd {
+
+using namespace Internal;
+
+namespace {
+// One receive in flight, driven on the dispatcher thread.
+struct Receive
+{
+    std::shared_ptr<QPromise<WorkItem>> promise = std::make_shared<QPromise<WorkItem>>();
+    bool waits = true;  // false: one look
+    StopSource stop;
+    Status stopReason;
+    std::unique_ptr<QTimer> deadline;
+    // While the claim is in flight the receive cannot be abandoned: should it win, the item is
+    // claimed in our name and must reach the caller.
+    bool claimInFlight = false;
+    bool done = false;
+};
+
+// etcd-recipes' delivery count: int32, big-endian.
+QByteArray encodeAttempts(qint32 attempts)
+{
+    QByteArray bytes(4, Qt::Uninitialized);
+    qToBigEndian<qint32>(attempts, bytes.data());
+    return bytes;
+}
+
+int decodeAttempts(const QByteArray &bytes)
+{
+    return bytes.size() == 4 ? qFromBigEndian<qint32>(bytes.constData()) : 0;
+}
+
+template <class T>
+void settle(const std::shared_ptr<QPromise<T>> &promise, const T &value)
+{
+    promise->addResult(value);
+    promise->finish();
+}
+
+RangeOptions firstByKey()
+{
+    RangeOptions head;
+    head.range = KeyRange::prefix();
+    head.sortTarget = SortTarget::Key;
+    head.sortOrder = SortOrder::Ascending;
+    head.limit = 1;
+    return head;
+}
+
+RangeOptions underPrefix()
+{
+    RangeOptions all;
+    all.range = KeyRange::prefix();
+    return all;
+}
+
+Status statusOf(const TxnResult &result, const QString &lost)
+{
+    if (!result.status)
+        return result.status;
+    return result.succeeded ? Status() : Status(StatusCode::OwnershipLost, lost);
+}
+} // namespace
+
+class DistributedWorkQueuePrivate : public QObject
+{
+public:
+    DistributedWorkQueuePrivate(DistributedWorkQueue *q, Client *client, const QByteArray &path,
+                                const WorkQueueOptions &options)
+        : q(q), client(client), path(path), items(path + "/items/"), delayed(path + "/delayed/"),
+          claimed(path + "/claimed/"), claims(path + "/claims/"), attempts(path + "/attempts/"), dlq(path + "/dlq/"),
+          options(options)
+    {
+        moveToThread(ClientPrivate::get(client)->dispatcher());
+    }
+
+    // --- any thread -----------------------------------------------------------------------
+    Status refusal() const
+    {
+        if (Status status = q->validate(); !status)
+            return status;
+        if (path.isEmpty())
+            return Status(StatusCode::InvalidArgument, q->context() + QStringLiteral(": path is empty"));
+        if (options.visibilityTimeoutSeconds < 1 || options.maxDeliveries < 1
+            || options.sweepInterval <= std::chrono::milliseconds::zero())
+            return Status(StatusCode::InvalidArgument,
+                          q->context() + QStringLiteral(": visibility timeout, max deliveries and sweep interval must be positive"));
+        if (q->isClosed())
+            return Status(StatusCode::Closed, q->context() + QStringLiteral(": closed"));
+        return {};
+    }
+
+    QFuture<WorkItem> start(std::chrono::milliseconds timeout, std::shared_ptr<Receive> *started)
+    {
+        if (Status refused = refusal(); !refused)
+            return QtFuture::makeReadyFuture(WorkItem{refused, {}, {}, 0});
+        q->beginStart();
+        auto receive = std::make_shared<Receive>();
+        receive->waits = timeout > std::chrono::milliseconds::zero();
+        receive->promise->start();
+        if (started)
+            *started = receive;
+        QMetaObject::invokeMethod(this, [this, receive, timeout] { begin(receive, timeout); }, Qt::QueuedConnection);
+        return receive->promise->future();
+    }
+
+    // --- dispatcher thread ----------------------------------------------------------------
+    void begin(std::shared_ptr<Receive> receive, std::chrono::milliseconds timeout)
+    {
+        receives.append(receive);
+        if (receive->waits && timeout != DistributedWorkQueue::WaitForever) {
+            receive->deadline = std::make_unique<QTimer>();
+            receive->deadline->setSingleShot(true);
+            // A coarse timer may fire 5% early: a caller's timeout is a promise not to give up sooner.
+            receive->deadline->setTimerType(Qt::PreciseTimer);
+            connect(receive->deadline.get(), &QTimer::timeout, this, [this, receive] {
+                stopReceive(receive, Status(StatusCode::DeadlineExceeded,
+                                            q->context() + QStringLiteral(": nothing received in time")));
+            });
+            receive->deadline->start(timeout);
+        }
+        if (!keeper)
+            startLease();
+        leaseStarted.then(this, [this, receive](const Status &started) {
+            if (receive->done)
+                return;
+            if (!started)
+                return finish(receive, {started, {}, {}, 0});
+            round(receive);
+        });
+    }
+
+    // The consumer lease heals forward: a new lease owns no claims, the old ones are orphans
+    // the sweepers hand back, so establishing is always Ok.
+    void startLease()
+    {
+        keeper = std::make_unique<SelfHealingKeepAlive>(
+            client, options.visibilityTimeoutSeconds,
+            [](qint64, qint64) { return QtFuture::makeReadyFuture(Status()); }, options.resilience.lease);
+        leaseSource = q->track(keeper.get(), QStringLiteral("consumer lease"));
+        leaseStarted = keeper->start();
+        leaseStarted.then(this, [this](const Status &started) {
+            if (!q || closing)
+                return;
+            if (!started) {
+                // The next receive tries again with a fresh lease.
+                q->removeSource(leaseSource);
+                keeper.reset();
+                return;
+            }
+            startSweeper();
+        });
+    }
+
+    void startSweeper()
+    {
+        const qint64 period = options.sweepInterval.count();
+        sweeper.setSingleShot(true);
+        connect(&sweeper, &QTimer::timeout, this, [this] {
+            sweepNow().then(this, [this](const Status &) {
+                if (!closing)
+                    sweeper.start(options.sweepInterval);
+            });
+        });
+        // Spread out so that consumers started together do not sweep together.
+        sweeper.start(std::chrono::milliseconds(period + QRandomGenerator::global()->bounded(period / 2 + 1)));
+    }
+
+    void stopReceive(const std::shared_ptr<Receive> &receive, const Status &why)
+    {
+        if (!receive || receive->done)
+            return;
+        if (receive->stopReason.isOk())
+            receive->stopReason = why;
+        receive->stop.requestStop();
+        if (!receive->claimInFlight)
+            finish(receive, {receive->stopReason, {}, {}, 0});
+    }
+
+    // promoteMatured → claimHead → reclaimOrphans → claimHead → wait, as the reference does.
+    void round(std::shared_ptr<Receive> receive)
+    {
+        promoteMatured().then(this, [this, receive](qint64 nextReadyAt) {
+            if (receive->done)
+                return;
+            claimHead(receive, [this, receive, nextReadyAt](qint64) {
+                reclaimOrphans().then(this, [this, receive, nextReadyAt](const Status &) {
+                    if (receive->done)
+                        return;
+                    claimHead(receive, [this, receive, nextReadyAt](qint64 revision) {
+                        idle(receive, nextReadyAt, revision);
+                    });
+                });
+            });
+        });
+    }
+
+    void claimHead(std::shared_ptr<Receive> receive, std::function<void(qint64 revision)> onEmpty)
+    {
+        client->get(items, firstByKey()).then(this, [this, receive, onEmpty](const RangeResult &head) {
+            if (receive->done)
+                return;
+            if (!head.status)
+                return finish(receive, {head.status, {}, {}, 0});
+            if (head.kvs.isEmpty())
+                return onEmpty(head.header.revision);
+            const KeyValue item = head.kvs.first();
+            const QByteArray id = item.key.mid(items.size());
+            client->get(attempts + id).then(this, [this, receive, onEmpty, item, id](const RangeResult &counted) {
+                if (receive->done)
+                    return;
+                if (!counted.status)
+                    return finish(receive, {counted.status, {}, {}, 0});
+                const int attempt = (counted.kvs.isEmpty() ? 0 : decodeAttempts(counted.kvs.first().value)) + 1;
+                PutOptions onLease;
+                onLease.lease = keeper->currentLeaseId();
+                Txn txn;
+                txn.compares = {Compare::modRevision(item.key, CompareResult::Equal, item.modRevision)};
+                txn.success = {TxnOp::remove(item.key), TxnOp::put(claimed + id, item.value),
+                               TxnOp::put(claims + id, q->clientId().toUtf8(), onLease),
+                               TxnOp::put(attempts + id, encodeAttempts(attempt))};
+                receive->claimInFlight = true;
+                client->txn(txn).then(this, [this, receive, onEmpty, item, id, attempt](const TxnResult &result) {
+                    receive->claimInFlight = false;
+                    if (result.status && result.succeeded)
+                        return finish(receive, {{}, id, item.value, attempt});
+                    if (receive->stop.stopRequested())
+                        return finish(receive, {receive->stopReason, {}, {}, 0});
+                    if (result.status.code() == StatusCode::NotFound) {
+                        // The lease is being healed: give the healer a moment, then try again.
+                        QTimer::singleShot(250, this, [this, receive, onEmpty] {
+                            if (!receive->done)
+                                claimHead(receive, onEmpty);
+                        });
+                        return;
+                    }
+                    if (!result.status)
+                        return finish(receive, {result.status, {}, {}, 0});
+                    claimHead(receive, onEmpty);  // another consumer won it: try the next head
+                });
+            });
+        });
+    }
+
+    // Nothing ready: wait for a put under items/, at most until the next sweep is due or the
+    // earliest delayed item matures, then go round again.
+    void idle(std::shared_ptr<Receive> receive, qint64 nextReadyAt, qint64 observedRevision)
+    {
+        if (!receive->waits)
+            return finish(receive, {Status(StatusCode::NotFound, q->context() + QStringLiteral(": nothing ready")), {}, {}, 0});
+        std::chrono::milliseconds bound = options.sweepInterval;
+        if (nextReadyAt > 0)
+            bound = std::min(bound, std::chrono::milliseconds(std::max<qint64>(
+                                        0, nextReadyAt - QDateTime::currentMSecsSinceEpoch())));
+        auto pause = std::make_shared<StopSource>();
+        auto link = std::make_shared<StopCallback>(receive->stop.token(), [pause] { pause->requestStop(); });
+        QTimer::singleShot(bound, this, [pause] { pause->requestStop(); });
+        const int source = q->addSource(QStringLiteral("receive watch ") + QString::fromUtf8(items));
+        auto onRecovery = [this, source](const WatchRecoveryEvent &event) {
+            if (q)
+                q->reportSource(source, healthAfter(event.kind));
+        };
+        waitForPut(client, items, observedRevision, options.resilience.watch, pause->token(), onRecovery)
+            .then(this, [this, receive, source, link](const Status &woken) {
+                if (q)
+                    q->removeSource(source);
+                if (receive->done)
+                    return;
+                if (receive->stop.stopRequested())
+                    return finish(receive, {receive->stopReason, {}, {}, 0});
+                if (!woken && woken.code() != StatusCode::Cancelled) {
+                    q->recordError(QStringLiteral("receive watch"), woken);
+                    return finish(receive, {woken, {}, {}, 0});
+                }
+                round(receive);
+            });
+    }
+
+    // Finishes with the ready time (epoch ms) of the earliest item still delayed, or 0.
+    QFuture<qint64> promoteMatured()
+    {
+        auto promise = std::make_shared<QPromise<qint64>>();
+        promise->start();
+        promoteNext(promise);
+        return promise->future();
+    }
+
+    void promoteNext(std::shared_ptr<QPromise<qint64>> promise)
+    {
+        client->get(delayed, firstByKey()).then(this, [this, promise](const RangeResult &head) {
+            if (!head.status || head.kvs.isEmpty())
+                return settle(promise, qint64(0));
+            const KeyValue item = head.kvs.first();
+            const QByteArray name = item.key.mid(delayed.size());
+            const qint64 readyAt = name.left(19).toLongLong();
+            if (readyAt > QDateTime::currentMSecsSinceEpoch())
+                return settle(promise, readyAt);
+            Txn txn;
+            txn.compares = {Compare::modRevision(item.key, CompareResult::Equal, item.modRevision)};
+            txn.success = {TxnOp::remove(item.key), TxnOp::put(items + name, item.value)};
+            client->txn(txn).then(this, [this, promise](const TxnResult &moved) {
+                if (!moved.status)
+                    return settle(promise, qint64(0));
+                promoteNext(promise);
+            });
+        });
+    }
+
+    // Claims whose claims/ key vanished with their consumer's lease go back under their own key
+    // in items/ (keeping their place), or to dlq/ once delivered maxDeliveries times.
+    QFuture<Status> reclaimOrphans()
+    {
+        auto promise = std::make_shared<QPromise<Status>>();
+        promise->start();
+        RangeOptions keysOnly = underPrefix();
+        keysOnly.keysOnly = true;
+        Txn snapshot;
+        snapshot.success = {TxnOp::range(claimed, underPrefix()), TxnOp::range(claims, keysOnly),
+                            TxnOp::range(attempts, underPrefix())};
+        client->txn(snapshot).then(this, [this, promise](const TxnResult &read) {
+            if (!read.status)
+                return settle(promise, read.status);
+            QSet<QByteArray> live;
+            for (const KeyValue &kv : read.responses.value(1).range.kvs)
+                live.insert(kv.key.mid(claims.size()));
+            QHash<QByteArray, int> delivered;
+            for (const KeyValue &kv : read.responses.value(2).range.kvs)
+                delivered.insert(kv.key.mid(attempts.size()), decodeAttempts(kv.value));
+            QList<QFuture<TxnResult>> moves;
+            for (const KeyValue &kv : read.responses.value(0).range.kvs) {
+                const QByteArray id = kv.key.mid(claimed.size());
+                if (live.contains(id))
+                    continue;
+                const QByteArray destination = (delivered.value(id) >= options.maxDeliveries ? dlq : items) + id;
+                Txn txn;
+                txn.compares = {Compare::absent(claims + id),
+                                Compare::modRevision(kv.key, CompareResult::Equal, kv.modRevision)};
+                txn.success = {TxnOp::remove(kv.key), TxnOp::put(destination, kv.value)};
+                moves.append(client->txn(txn));
+            }
+            if (moves.isEmpty())
+                return settle(promise, Status());
+            auto left = std::make_shared<int>(moves.size());
+            for (auto &move : moves) {
+                move.then(this, [promise, left](const TxnResult &) {
+                    if (--*left == 0)
+                        settle(promise, Status());
+                });
+            }
+        });
+        return promise->future();
+    }
+
+    QFuture<Status> sweepNow()
+    {
+        return promoteMatured().then(this, [this](qint64) { return reclaimOrphans(); }).unwrap();
+    }
+
+    void finish(const std::shared_ptr<Receive> &receive, const WorkItem &item)
+    {
+        if (std::exchange(receive->done, true))
+            return;
+        receives.removeOne(receive);
+        receive->deadline.reset();
+        receive->promise->addResult(item);
+        receive->promise->finish();
+    }
+
+    void shutDown()
+    {
+        closing = true;
+        sweeper.stop();
+        for (const auto &receive : QList(receives))
+            stopReceive(receive, Status(StatusCode::Cancelled, q->context() + QStringLiteral(": closed")));
+        // Revoking the lease drops our claims at once, so other consumers can reclaim them.
+        if (keeper)
+            keeper->close();
+    }
+
+    DistributedWorkQueue *q;
+    Client *client;
+    const QByteArray path;
+    const QByteArray items, delayed, claimed, claims, attempts, dlq;
+    const WorkQueueOptions options;
+
+    // dispatcher thread only
+    std::unique_ptr<SelfHealingKeepAlive> keeper;
+    QFuture<Status> leaseStarted;
+    int leaseSource = -1;
+    QTimer sweeper;
+    QList<std::shared_ptr<Receive>> receives;
+    bool closing = false;
+};
+
+/*!
+    \class QEtcd::DistributedWorkQueue
+    \brief A work queue (at least once) with visibility timeouts, delays and dead letters.
+*/
+
+DistributedWorkQueue::DistributedWorkQueue(Client *client, const QByteArray &path, const WorkQueueOptions &options,
+                                           QObject *parent)
+    : Recipe(client, QStringLiteral("DistributedWorkQueue"), path, options, parent),
+      d(std::make_unique<DistributedWorkQueuePrivate>(this, client, path, options))
+{
+}
+
+DistributedWorkQueue::~DistributedWorkQueue()
+{
+    close();
+    DistributedWorkQueuePrivate *priv = d.release();
+    runOn(priv, [priv] {
+        priv->q = nullptr;
+        priv->keeper.reset();
+    });
+    priv->deleteLater();
+}
+
+QByteArray DistributedWorkQueue::path() const
+{
+    return d->path;
+}
+
+QFuture<Status> DistributedWorkQueue::enqueue(const QByteArray &value, std::chrono::milliseconds delay)
+{
+    if (isClosed())
+        return QtFuture::makeReadyFuture(Status(StatusCode::Closed, context() + QStringLiteral(": closed")));
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    const QByteArray key = delay > std::chrono::milliseconds::zero() ? d->delayed + itemName(now + delay.count())
+                                                                     : d->items + itemName(now);
+    return client()->put(key, value).then([](const PutResult &result) { return result.status; });
+}
+
+QFuture<Status> DistributedWorkQueue::enqueueAll(const QList<QByteArray> &values)
+{
+    if (isClosed())
+        return QtFuture::makeReadyFuture(Status(StatusCode::Closed, context() + QStringLiteral(": closed")));
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    Txn txn;
+    for (int i = 0; i < values.size(); ++i)
+        txn.success.append(TxnOp::put(d->items + itemName(now, i), values[i]));
+    return client()->txn(txn).then([](const TxnResult &result) { return result.status; });
+}
+
+WorkItem DistributedWorkQueue::receive(std::chrono::milliseconds timeout)
+{
+    const QString what = context() + QStringLiteral(": receive");
+    // Refuse before starting: a receive left running would claim an item nobody works on.
+    if (Status refused = waitBlocking(client(), QtFuture::makeReadyFuture(Status()), QDeadlineTimer::Forever,
+                                      StopToken(), what);
+        !refused)
+        return {refused, {}, {}, 0};
+    std::shared_ptr<Receive> started;
+    QFuture<WorkItem> future = d->start(timeout, &started);
+    const Status waited = waitBlocking(client(), future, QDeadlineTimer::Forever, StopToken(), what);
+    if (!waited) {
+        // Interrupted. At most one claim is in flight; should it win, the item is returned.
+        QMetaObject::invokeMethod(d.get(), [priv = d.get(), started, waited] { priv->stopReceive(started, waited); },
+                                  Qt::QueuedConnection);
+        future.waitForFinished();
+    }
+    return future.result();
+}
+
+QFuture<WorkItem> DistributedWorkQueue::receiveAsync(std::chrono::milliseconds timeout)
+{
+    return d->start(timeout, nullptr);
+}
+
+QFuture<WorkItem> DistributedWorkQueue::tryReceive()
+{
+    return d->start(std::chrono::milliseconds::zero(), nullptr);
+}
+
+QFuture<Status> DistributedWorkQueue::ack(const WorkItem &item)
+{
+    Txn txn;
+    txn.compares = {Compare::value(d->claims + item.id, CompareResult::Equal, clientId().toUtf8())};
+    txn.success = {TxnOp::remove(d->claims + item.id), TxnOp::remove(d->claimed + item.id),
+                   TxnOp::remove(d->attempts + item.id)};
+    const QString lost = context() + QStringLiteral(": the claim on %1 was lost").arg(QString::fromUtf8(item.id));
+    return client()->txn(txn).then([lost](const TxnResult &result) { return statusOf(result, lost); });
+}
+
+QFuture<Status> DistributedWorkQueue::requeue(const WorkItem &item)
+{
+    Txn txn;
+    txn.compares = {Compare::value(d->claims + item.id, CompareResult::Equal, clientId().toUtf8())};
+    txn.success = {TxnOp::put(d->items + item.id, item.value), TxnOp::remove(d->claims + item.id),
+                   TxnOp::remove(d->claimed + item.id)};
+    const QString lost = context() + QStringLiteral(": the claim on %1 was lost").arg(QString::fromUtf8(item.id));
+    return client()->txn(txn).then([lost](const TxnResult &result) { return statusOf(result, lost); });
+}
+
+QFuture<DeadLetters> DistributedWorkQueue::deadLetters() const
+{
+    Txn read;
+    read.success = {TxnOp::range(d->dlq, underPrefix()), TxnOp::range(d->attempts, underPrefix())};
+    return client()->txn(read).then([dlq = d->dlq, attempts = d->attempts](const TxnResult &result) {
+        DeadLetters dead{result.status, {}};
+        QHash<QByteArray, int> delivered;
+        for (const KeyValue &kv : result.responses.value(1).range.kvs)
+            delivered.insert(kv.key.mid(attempts.size()), decodeAttempts(kv.value));
+        for (const KeyValue &kv : result.responses.value(0).range.kvs) {
+            const QByteArray id = kv.key.mid(dlq.size());
+            dead.letters.append({id, kv.value, delivered.value(id)});
+        }
+        return dead;
+    });
+}
+
+QFuture<Status> DistributedWorkQueue::requeueDeadLetter(const QByteArray &id)
+{
+    Client *c = client();
+    const QByteArray letter = d->dlq + id;
+    const QByteArray item = d->items + id;
+    const QByteArray counter = d->attempts + id;
+    const QString name = context() + QStringLiteral(": dead letter ") + QString::fromUtf8(id);
+    return c->get(letter)
+        .then(d.get(), [c, letter, item, counter, name](const RangeResult &read) {
+            if (!read.status)
+                return QtFuture::makeReadyFuture(read.status);
+            if (read.kvs.isEmpty())
+                return QtFuture::makeReadyFuture(Status(StatusCode::NotFound, name + QStringLiteral(" does not exist")));
+            Txn txn;
+            txn.compares = {Compare::modRevision(letter, CompareResult::Equal, read.kvs.first().modRevision)};
+            txn.success = {TxnOp::remove(letter), TxnOp::put(item, read.kvs.first().value), TxnOp::remove(counter)};
+            return c->txn(txn).then([name](const TxnResult &moved) {
+                if (!moved.status)
+                    return moved.status;
+                return moved.succeeded ? Status() : Status(StatusCode::Aborted, name + QStringLiteral(" changed meanwhile"));
+            });
+        })
+        .unwrap();
+}
+
+QFuture<Status> DistributedWorkQueue::purgeDeadLetter(const QByteArray &id)
+{
+    Txn txn;
+    txn.success = {TxnOp::remove(d->dlq + id), TxnOp::remove(d->attempts + id)};
+    return client()->txn(txn).then([](const TxnResult &result) { return result.status; });
+}
+
+QFuture<Status> DistributedWorkQueue::sweep()
+{
+    if (isClosed())
+        return QtFuture::makeReadyFuture(Status(StatusCode::Closed, context() + QStringLiteral(": closed")));
+    QFuture<Status> swept;
+    runOn(d.get(), [priv = d.get(), &swept] { swept = priv->sweepNow(); });
+    return swept;
+}
+
+qint64 DistributedWorkQueue::consumerLeaseId() const
+{
+    qint64 id = -1;
+    runOn(d.get(), [priv = d.get(), &id] { id = priv->keeper ? priv->keeper->currentLeaseId() : -1; });
+    return id;
+}
+
+void DistributedWorkQueue::doClose()
+{
+    runOn(d.get(), [priv = d.get()] { priv->shutDown(); });
+}
+
+} // namespace QEtcd

@@ -1,0 +1,362 @@
+#include "../common/awaitfuture.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/distributedworkqueue.h>
+#include <QEtcd/etcdcluster.h>
+
+#include <QtCore/QDateTime>
+#include <QtCore/QElapsedTimer>
+#include <QtCore/QRegularExpression>
+#include <QtCore/QSet>
+#include <QtCore/QThread>
+#include <QtTest/QtTest>
+
+#include <atomic>
+#include <mutex>
+
+using namespace QEtcd;
+using namespace QEtcd::Testing;
+using namespace std::chrono;
+using namespace std::chrono_literals;
+
+class tst_DistributedWorkQueue : public QObject
+{
+    Q_OBJECT
+
+private:
+    EtcdCluster m_cluster;
+    std::unique_ptr<Client> m_client;
+    std::unique_ptr<Client> m_other;
+
+    ClientOptions direct() const { return ClientOptions::fromEndpoints(m_cluster.clientUrls()); }
+
+    QList<KeyValue> under(const QByteArray &prefix)
+    {
+        RangeOptions options;
+        options.range = KeyRange::prefix();
+        const auto future = m_client->get(prefix, options);
+        return awaitFuture(future) ? future.result().kvs : QList<KeyValue>();
+    }
+
+    std::optional<KeyValue> at(const QByteArray &key)
+    {
+        const auto future = m_client->get(key);
+        if (!awaitFuture(future) || future.result().kvs.isEmpty())
+            return std::nullopt;
+        return future.result().kvs.first();
+    }
+
+    static WorkQueueOptions fast(int maxDeliveries = 5)
+    {
+        WorkQueueOptions options;
+        options.visibilityTimeoutSeconds = 2;
+        options.maxDeliveries = maxDeliveries;
+        options.sweepInterval = 300ms;
+        return options;
+    }
+
+    bool revoke(qint64 leaseId)
+    {
+        const auto future = m_other->leaseRevoke(leaseId);
+        return awaitFuture(future) && future.result().status.isOk();
+    }
+
+    static WorkItem awaitItem(const QFuture<WorkItem> &future)
+    {
+        return awaitFuture(future) ? future.result()
+                                   : WorkItem{Status(StatusCode::DeadlineExceeded, "test: not finished"), {}, {}, 0};
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        qRegisterMetaType<Status>();
+        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
+        m_client = std::make_unique<Client>(direct());
+        m_other = std::make_unique<Client>(direct());
+    }
+
+    void claimLayoutAndAck()
+    {
+        DistributedWorkQueue queue(m_client.get(), "/wq/layout", fast());
+        Status status;
+        QETCD_AWAIT(queue.enqueue("payload"), status);
+        QCOMPARE(status, Status());
+        const QList<KeyValue> queued = under("/wq/layout/items/");
+        QCOMPARE(queued.size(), 1);
+        QVERIFY2(QRegularExpression("^/wq/layout/items/\\d{19}-[0-9A-Za-z]{3}$").match(QString::fromUtf8(queued[0].key)).hasMatch(),
+                 queued[0].key.constData());
+        QCOMPARE(queue.consumerLeaseId(), -1);  // producers own no lease
+
+        const WorkItem item = queue.receive(milliseconds(scaledMs(5000)));
+        QCOMPARE(item.status, Status());
+        QCOMPARE(item.id, queued[0].key.mid(QByteArray("/wq/layout/items/").size()));
+        QCOMPARE(item.value, QByteArray("payload"));
+        QCOMPARE(item.attempt, 1);
+        QVERIFY(under("/wq/layout/items/").isEmpty());
+        QCOMPARE(at("/wq/layout/claimed/" + item.id)->value, QByteArray("payload"));
+        QCOMPARE(at("/wq/layout/claimed/" + item.id)->lease, 0);
+        const auto claim = at("/wq/layout/claims/" + item.id);
+        QVERIFY(claim);
+        QCOMPARE(claim->value, queue.clientId().toUtf8());
+        QVERIFY(queue.consumerLeaseId() > 0);
+        QCOMPARE(claim->lease, queue.consumerLeaseId());
+        QCOMPARE(at("/wq/layout/attempts/" + item.id)->value, QByteArray("\x00\x00\x00\x01", 4));
+
+        QETCD_AWAIT(queue.ack(item), status);
+        QCOMPARE(status, Status());
+        QVERIFY(under("/wq/layout/").isEmpty());
+        QETCD_AWAIT(queue.ack(item), status);
+        QCOMPARE(status.code(), StatusCode::OwnershipLost);
+        QCOMPARE(awaitItem(queue.tryReceive()).status.code(), StatusCode::NotFound);
+    }
+
+    void requeueKeepsPlaceAndCount()
+    {
+        DistributedWorkQueue queue(m_client.get(), "/wq/requeue", fast());
+        Status status;
+        QETCD_AWAIT(queue.enqueueAll({"one", "two"}), status);
+        QCOMPARE(status, Status());
+        const QList<KeyValue> queued = under("/wq/requeue/items/");
+        QCOMPARE(queued.size(), 2);
+        QVERIFY(QRegularExpression("^/wq/requeue/items/\\d{19}-00000-[0-9A-Za-z]{3}$").match(QString::fromUtf8(queued[0].key)).hasMatch());
+        QCOMPARE(queued[0].value, QByteArray("one"));
+
+        WorkItem first = queue.receive(milliseconds(scaledMs(5000)));
+        QCOMPARE(first.value, QByteArray("one"));
+        QETCD_AWAIT(queue.requeue(first), status);
+        QCOMPARE(status, Status());
+        QCOMPARE(at(queued[0].key)->value, QByteArray("one"));  // same key: back at the head
+        const WorkItem again = queue.receive(milliseconds(scaledMs(5000)));
+        QCOMPARE(again.id, first.id);
+        QCOMPARE(again.attempt, 2);
+        QCOMPARE(at("/wq/requeue/attempts/" + again.id)->value, QByteArray("\x00\x00\x00\x02", 4));
+        QETCD_AWAIT(queue.ack(again), status);
+        QCOMPARE(status, Status());
+        const WorkItem second = queue.receive(milliseconds(scaledMs(5000)));
+        QCOMPARE(second.value, QByteArray("two"));
+        QCOMPARE(second.attempt, 1);
+        QETCD_AWAIT(queue.ack(second), status);
+        QCOMPARE(status, Status());
+    }
+
+    void delayedItemMatures()
+    {
+        DistributedWorkQueue queue(m_client.get(), "/wq/delayed", fast());
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        Status status;
+        QETCD_AWAIT(queue.enqueue("later", 800ms), status);
+        QCOMPARE(status, Status());
+        const QList<KeyValue> parked = under("/wq/delayed/delayed/");
+        QCOMPARE(parked.size(), 1);
+        const qint64 readyAt = parked[0].key.mid(QByteArray("/wq/delayed/delayed/").size(), 19).toLongLong();
+        QVERIFY(readyAt >= now + 800 && readyAt < now + 800 + scaledMs(2000));
+        QCOMPARE(awaitItem(queue.tryReceive()).status.code(), StatusCode::NotFound);
+        const WorkItem item = queue.receive(milliseconds(scaledMs(10000)));
+        QCOMPARE(item.status, Status());
+        QCOMPARE(item.value, QByteArray("later"));
+        QVERIFY(QDateTime::currentMSecsSinceEpoch() >= readyAt);
+        QCOMPARE(item.id, parked[0].key.mid(QByteArray("/wq/delayed/delayed/").size()));
+        QETCD_AWAIT(queue.ack(item), status);
+        QCOMPARE(status, Status());
+    }
+
+    void orphanedClaimIsRedelivered()
+    {
+        DistributedWorkQueue victim(m_client.get(), "/wq/orphan", fast());
+        DistributedWorkQueue rescuer(m_other.get(), "/wq/orphan", fast());
+        Status status;
+        QETCD_AWAIT(victim.enqueue("job"), status);
+        const WorkItem lost = victim.receive(milliseconds(scaledMs(5000)));
+        QCOMPARE(lost.status, Status());
+        QCOMPARE(awaitItem(rescuer.tryReceive()).status.code(), StatusCode::NotFound);
+        // The victim "dies": its consumer lease goes, out of band.
+        QVERIFY(revoke(victim.consumerLeaseId()));
+        const WorkItem found = rescuer.receive(milliseconds(scaledMs(10000)));
+        QCOMPARE(found.status, Status());
+        QCOMPARE(found.id, lost.id);
+        QCOMPARE(found.attempt, 2);
+        QETCD_AWAIT(victim.ack(lost), status);
+        QCOMPARE(status.code(), StatusCode::OwnershipLost);
+        QETCD_AWAIT(rescuer.ack(found), status);
+        QCOMPARE(status, Status());
+        QVERIFY(under("/wq/orphan/").isEmpty());
+    }
+
+    void maxDeliveriesDeadLetters()
+    {
+        DistributedWorkQueue victim(m_client.get(), "/wq/dlq", fast(1));
+        DistributedWorkQueue sweeper(m_other.get(), "/wq/dlq", fast(1));
+        Status status;
+        QETCD_AWAIT(victim.enqueue("poison"), status);
+        const WorkItem item = victim.receive(milliseconds(scaledMs(5000)));
+        QCOMPARE(item.attempt, 1);
+        QVERIFY(revoke(victim.consumerLeaseId()));
+        QETCD_AWAIT(sweeper.sweep(), status);
+        QCOMPARE(status, Status());
+        QCOMPARE(at("/wq/dlq/dlq/" + item.id)->value, QByteArray("poison"));
+        QVERIFY(under("/wq/dlq/items/").isEmpty());
+        QVERIFY(under("/wq/dlq/claimed/").isEmpty());
+        DeadLetters dead;
+        QETCD_AWAIT(sweeper.deadLetters(), dead);
+        QCOMPARE(dead.status, Status());
+        QCOMPARE(dead.letters.size(), 1);
+        QCOMPARE(dead.letters[0].id, item.id);
+        QCOMPARE(dead.letters[0].value, QByteArray("poison"));
+        QCOMPARE(dead.letters[0].attempts, 1);
+
+        QETCD_AWAIT(sweeper.requeueDeadLetter(item.id), status);
+        QCOMPARE(status, Status());
+        QVERIFY(under("/wq/dlq/dlq/").isEmpty());
+        QCOMPARE(at("/wq/dlq/items/" + item.id)->value, QByteArray("poison"));
+        const WorkItem fresh = sweeper.receive(milliseconds(scaledMs(5000)));
+        QCOMPARE(fresh.id, item.id);
+        QCOMPARE(fresh.attempt, 1);  // a fresh count
+
+        QVERIFY(revoke(sweeper.consumerLeaseId()));
+        QETCD_AWAIT(victim.sweep(), status);
+        QCOMPARE(status, Status());
+        QVERIFY(at("/wq/dlq/dlq/" + item.id));
+        QETCD_AWAIT(victim.purgeDeadLetter(item.id), status);
+        QCOMPARE(status, Status());
+        QVERIFY(under("/wq/dlq/").isEmpty());
+        QETCD_AWAIT(victim.requeueDeadLetter(item.id), status);
+        QCOMPARE(status.code(), StatusCode::NotFound);
+    }
+
+    void closeWakesReceiversAndReleasesClaims()
+    {
+        DistributedWorkQueue queue(m_client.get(), "/wq/close", fast());
+        DistributedWorkQueue other(m_other.get(), "/wq/close", fast());
+        Status status;
+        QETCD_AWAIT(queue.enqueue("held"), status);
+        const WorkItem held = queue.receive(milliseconds(scaledMs(5000)));
+        QCOMPARE(held.status, Status());
+        const QFuture<WorkItem> parked = queue.receiveAsync();
+        WorkItem blocked;
+        std::atomic<bool> entered{false};
+        QThread *worker = QThread::create([&] {
+            entered = true;
+            blocked = queue.receive();
+        });
+        worker->start();
+        QTRY_VERIFY_WITH_TIMEOUT(entered, scaledMs(5000));
+        QVERIFY(!awaitFuture(parked, 300ms));
+        queue.close();
+        QCOMPARE(awaitItem(parked).status.code(), StatusCode::Cancelled);
+        QVERIFY(worker->wait(scaledMs(5000)));
+        delete worker;
+        QCOMPARE(blocked.status.code(), StatusCode::Cancelled);
+        QCOMPARE(awaitItem(queue.receiveAsync()).status.code(), StatusCode::Closed);
+        // close() revoked the consumer lease: the claim is at once an orphan for the others.
+        QTRY_VERIFY_WITH_TIMEOUT(!at("/wq/close/claims/" + held.id), scaledMs(5000));
+        const WorkItem rescued = other.receive(milliseconds(scaledMs(5000)));
+        QCOMPARE(rescued.id, held.id);
+        QCOMPARE(rescued.attempt, 2);
+    }
+
+    void fiveConsumersTwoHundredItemsEachWithAKilledConsumer()
+    {
+        constexpr int Producers = 5;
+        constexpr int Consumers = 5;
+        constexpr int PerProducer = 200;
+        constexpr int Total = Producers * PerProducer;
+        constexpr int Stolen = 20;
+        const QByteArray path = "/wq/load";
+
+        QElapsedTimer clock;
+        clock.start();
+        {
+            QList<QThread *> producers;
+            std::vector<Status> failures(Producers);
+            for (int p = 0; p < Producers; ++p) {
+                producers.append(QThread::create([&, p] {
+                    DistributedWorkQueue producer(m_other.get(), path, fast());
+                    for (int n = 0; n < PerProducer; ++n) {
+                        const Status status = producer.enqueue(QByteArray::number(p) + ':' + QByteArray::number(n)).result();
+                        if (!status) {
+                            failures[p] = status;
+                            return;
+                        }
+                    }
+                }));
+                producers.last()->start();
+            }
+            for (QThread *thread : producers) {
+                QVERIFY(thread->wait(scaledMs(60000)));
+                delete thread;
+            }
+            for (const Status &status : failures)
+                QCOMPARE(status, Status());
+        }
+        const qint64 produced = clock.restart();
+
+        // A consumer claims some items and is then "killed": its lease revoked out of band.
+        QSet<QByteArray> stolen;
+        Client victimClient(direct());
+        DistributedWorkQueue victim(&victimClient, path, fast());
+        for (int i = 0; i < Stolen; ++i) {
+            const WorkItem item = victim.receive(milliseconds(scaledMs(5000)));
+            QCOMPARE(item.status, Status());
+            stolen.insert(item.value);
+        }
+        QVERIFY(revoke(victim.consumerLeaseId()));
+
+        std::vector<std::unique_ptr<Client>> clients;
+        std::vector<std::unique_ptr<DistributedWorkQueue>> consumers;
+        for (int c = 0; c < Consumers; ++c) {
+            clients.push_back(std::make_unique<Client>(direct()));
+            consumers.push_back(std::make_unique<DistributedWorkQueue>(clients.back().get(), path, fast()));
+        }
+        std::mutex lock;
+        QList<QByteArray> delivered;
+        QHash<QByteArray, int> attemptOf;
+        std::atomic<int> acked{0};
+        std::vector<Status> failures(Consumers);
+        QList<QThread *> threads;
+        for (int c = 0; c < Consumers; ++c) {
+            threads.append(QThread::create([&, c] {
+                QElapsedTimer running;
+                running.start();
+                while (acked < Total && running.elapsed() < scaledMs(90000)) {
+                    const WorkItem item = consumers[c]->receive(milliseconds(scaledMs(300)));
+                    if (item.status.code() == StatusCode::DeadlineExceeded)
+                        continue;
+                    if (!item.status) {
+                        failures[c] = item.status;
+                        return;
+                    }
+                    {
+                        std::lock_guard guard(lock);
+                        delivered.append(item.value);
+                        attemptOf.insert(item.value, item.attempt);
+                    }
+                    const Status ack = consumers[c]->ack(item).result();
+                    if (!ack) {
+                        failures[c] = ack;
+                        return;
+                    }
+                    ++acked;
+                }
+            }));
+            threads.last()->start();
+        }
+        for (QThread *thread : threads) {
+            QVERIFY(thread->wait(scaledMs(120000)));
+            delete thread;
+        }
+        qInfo() << "produced 1000 items in" << produced << "ms; delivered and acked in" << clock.elapsed() << "ms";
+        for (const Status &status : failures)
+            QCOMPARE(status, Status());
+        // No live consumer died: every item reached exactly one of them, the stolen ones on
+        // their second delivery.
+        QCOMPARE(delivered.size(), Total);
+        QCOMPARE(QSet<QByteArray>(delivered.begin(), delivered.end()).size(), Total);
+        for (auto it = attemptOf.cbegin(); it != attemptOf.cend(); ++it)
+            QCOMPARE(it.value(), stolen.contains(it.key()) ? 2 : 1);
+        QVERIFY(under(path + '/').isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_DistributedWorkQueue)
+#include "tst_distributedworkqueue.moc"
