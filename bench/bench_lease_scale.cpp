@@ -1,0 +1,345 @@
+// Many self-healing leases on one Client: what they cost while they merely renew (CPU share of
+// one core, resident memory per lease) and how long all of them take to be Restored after one
+// partition that outlasted them. The client reaches etcd through an in-process FaultProxy, whose
+// thread's CPU is measured apart so that it is not billed to the library.
+
+#include "benchsupport.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/faultproxy.h>
+#include <QEtcd/selfhealingkeepalive.h>
+
+#include <QtCore/QDir>
+#include <QtCore/QFile>
+
+#include <climits>
+#include <malloc.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <memory>
+#include <vector>
+
+using namespace Bench;
+using namespace QEtcd;
+using namespace QEtcd::Testing;
+using namespace std::chrono;
+
+namespace {
+
+struct Parameters
+{
+    int leases = 0;
+    int ttlSeconds = 0;
+    seconds idle{};
+    int startConcurrency = 0;
+    milliseconds holdAfterExpiry{};
+};
+
+// Written on the dispatcher thread by direct connections, read on the main thread.
+struct Tally
+{
+    explicit Tally(int leases) : restoredMs(std::make_unique<std::atomic<qint64>[]>(size_t(leases))) {}
+    std::atomic<int> suspended{0};
+    std::atomic<int> expired{0};
+    std::atomic<int> restored{0};  // leases, each counted at its first Restored
+    std::atomic<int> restoredEvents{0};
+    std::atomic<int> failed{0};
+    std::unique_ptr<std::atomic<qint64>[]> restoredMs;
+};
+
+qint64 statusFieldKiB(const char *field)
+{
+    QFile file(QStringLiteral("/proc/self/status"));
+    if (!file.open(QIODevice::ReadOnly))
+        fail(QStringLiteral("cannot read /proc/self/status"));
+    for (const QByteArray &line : file.readAll().split('\n')) {
+        if (line.startsWith(field))
+            return line.mid(qsizetype(qstrlen(field))).trimmed().split(' ').value(0).toLongLong();
+    }
+    fail(QStringLiteral("no %1 in /proc/self/status").arg(QLatin1String(field)));
+}
+
+double mib(qint64 kib)
+{
+    return rounded(double(kib) / 1024.0);
+}
+
+// utime + stime of a process or thread, in seconds; the command name may hold spaces and
+// parentheses, so the fields are counted from the last ')'.
+double statCpuSeconds(const QString &statPath)
+{
+    QFile file(statPath);
+    if (!file.open(QIODevice::ReadOnly))
+        fail(QStringLiteral("cannot read ") + statPath);
+    const QByteArray stat = file.readAll();
+    const QList<QByteArray> fields = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
+    // After the name: state is field 3 of stat(5), utime 14 and stime 15.
+    const qint64 ticks = fields.value(11).toLongLong() + fields.value(12).toLongLong();
+    return double(ticks) / double(sysconf(_SC_CLK_TCK));
+}
+
+double processCpuSeconds()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    const auto seconds = [](const timeval &tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+double proxyThreadCpuSeconds()
+{
+    double total = 0;
+    bool found = false;
+    const QDir tasks(QStringLiteral("/proc/self/task"));
+    for (const QString &tid : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile comm(tasks.filePath(tid + QStringLiteral("/comm")));
+        if (comm.open(QIODevice::ReadOnly) && comm.readAll().trimmed() == "FaultProxy") {
+            total += statCpuSeconds(tasks.filePath(tid + QStringLiteral("/stat")));
+            found = true;
+        }
+    }
+    if (!found)
+        fail(QStringLiteral("no thread named FaultProxy: its CPU cannot be told apart"));
+    return total;
+}
+
+qint64 keysUnder(Client &observer, const QByteArray &prefix)
+{
+    RangeOptions countOnly;
+    countOnly.range = KeyRange::prefix();
+    countOnly.countOnly = true;
+    const RangeResult got = await(observer.get(prefix, countOnly), QStringLiteral("key count"));
+    if (!got.status)
+        fail(QStringLiteral("key count: ") + got.status.toString());
+    return got.count;
+}
+
+double percentOfOneCore(double cpuSeconds, double wallSeconds)
+{
+    return rounded(100.0 * cpuSeconds / wallSeconds);
+}
+
+// Keeps at most `concurrency` start() calls in flight, so etcd sees a steady stream, not a flood.
+void startAll(const std::vector<std::unique_ptr<SelfHealingKeepAlive>> &keepers, int concurrency)
+{
+    int launched = 0;
+    int finished = 0;
+    Status firstFailure;
+    QObject context;  // declared after the counters: its continuations die before them
+    std::function<void()> launchMore = [&] {
+        while (launched < int(keepers.size()) && launched - finished < concurrency) {
+            keepers[size_t(launched++)]->start().then(&context, [&](const Status &started) {
+                ++finished;
+                if (!started && firstFailure.isOk())
+                    firstFailure = started;
+                launchMore();
+            });
+        }
+    };
+    launchMore();
+    const auto timeout = milliseconds(60000 + 50 * qint64(keepers.size()));
+    if (!waitUntil([&] { return finished == int(keepers.size()) || !firstFailure.isOk(); }, timeout))
+        fail(QStringLiteral("only %1 of %2 leases started within %3 s")
+                 .arg(finished)
+                 .arg(keepers.size())
+                 .arg(timeout.count() / 1000));
+    if (!firstFailure.isOk())
+        fail(QStringLiteral("a keep-alive did not start: ") + firstFailure.toString());
+}
+
+QJsonObject benchmark(const Parameters &parameters)
+{
+    EtcdCluster cluster;
+    startCluster(cluster);
+    Client observer(ClientOptions::fromEndpoints(cluster.clientUrls()));
+    FaultProxy proxy(QStringLiteral("127.0.0.1"), cluster.clientPort(0));
+    if (!proxy.start())
+        fail(QStringLiteral("proxy: ") + proxy.errorString());
+    Client client(ClientOptions::fromEndpoints({proxy.url()}));
+    // Connected and warmed up, so the baseline holds the channel and its threads.
+    const Result warm = await(client.ping(), QStringLiteral("ping"));
+    if (!warm.status)
+        fail(QStringLiteral("ping: ") + warm.status.toString());
+    const qint64 rssBeforeKiB = statusFieldKiB("VmRSS:");
+
+    const int n = parameters.leases;
+    const QByteArray prefix = "/bench/scale/";
+    auto tally = std::make_shared<Tally>(n);
+    std::vector<std::unique_ptr<SelfHealingKeepAlive>> keepers;
+    keepers.reserve(size_t(n));
+    for (int i = 0; i < n; ++i) {
+        const QByteArray key = prefix + QByteArray::number(i);
+        Client *c = &client;
+        auto keeper = std::make_unique<SelfHealingKeepAlive>(
+            c, parameters.ttlSeconds,
+            [c, key](qint64 lease, qint64 previous) { return casEstablish(c, key, "present", lease, previous); });
+        QObject::connect(
+            keeper.get(), &SelfHealingKeepAlive::leaseEvent, keeper.get(),
+            [tally, i](const LeaseEvent &event) {
+                switch (event.kind) {
+                case LeaseEventKind::Suspended:
+                    ++tally->suspended;
+                    break;
+                case LeaseEventKind::Expired:
+                    ++tally->expired;
+                    break;
+                case LeaseEventKind::Restored: {
+                    ++tally->restoredEvents;
+                    // A lease that expires again while the others heal is timed by its first heal.
+                    qint64 unset = 0;
+                    if (tally->restoredMs[size_t(i)].compare_exchange_strong(unset, event.monotonicMs))
+                        ++tally->restored;
+                    break;
+                }
+                case LeaseEventKind::Failed:
+                    ++tally->failed;
+                    break;
+                }
+            },
+            Qt::DirectConnection);
+        keepers.push_back(std::move(keeper));
+    }
+
+    const qint64 startBeganNs = nowNs();
+    startAll(keepers, parameters.startConcurrency);
+    const double startSeconds = nsToMs(nowNs() - startBeganNs) / 1000.0;
+    const qint64 rssAfterStartKiB = statusFieldKiB("VmRSS:");
+
+    // Every lease renews at least once per TTL/3, so a window that long sees the steady state.
+    const int suspendedBeforeIdle = tally->suspended;
+    const quint64 bytesBeforeIdle = proxy.bytesForwarded();
+    const double processBefore = processCpuSeconds();
+    const double proxyBefore = proxyThreadCpuSeconds();
+    const QString etcdStat = QStringLiteral("/proc/%1/stat").arg(cluster.pid(0));
+    const double etcdBefore = statCpuSeconds(etcdStat);
+    const qint64 idleBeganNs = nowNs();
+    pause(parameters.idle);
+    const double idleWall = nsToMs(nowNs() - idleBeganNs) / 1000.0;
+    const double processCpu = processCpuSeconds() - processBefore;
+    const double proxyCpu = proxyThreadCpuSeconds() - proxyBefore;
+    const double etcdCpu = statCpuSeconds(etcdStat) - etcdBefore;
+    const quint64 idleBytes = proxy.bytesForwarded() - bytesBeforeIdle;
+    const int suspendedWhileIdle = tally->suspended - suspendedBeforeIdle;
+    const qint64 rssAfterIdleKiB = statusFieldKiB("VmRSS:");
+    const qint64 peakBeforePartitionKiB = statusFieldKiB("VmHWM:");
+    const qint64 keysBefore = keysUnder(observer, prefix);
+    if (keysBefore != n)
+        fail(QStringLiteral("%1 of %2 keys present after the idle window").arg(keysBefore).arg(n));
+
+    proxy.setMode(FaultProxy::Mode::Blackhole);
+    const qint64 partitionedNs = nowNs();
+    if (!waitUntil([&] { return tally->expired == n; }, seconds(parameters.ttlSeconds + 30), milliseconds(50)))
+        fail(QStringLiteral("only %1 of %2 leases reported Expired").arg(tally->expired).arg(n));
+    const double allExpiredSeconds = nsToMs(nowNs() - partitionedNs) / 1000.0;
+    pause(parameters.holdAfterExpiry);
+    const qint64 peakBeforeHealKiB = statusFieldKiB("VmHWM:");
+    proxy.setMode(FaultProxy::Mode::Pass);
+    const qint64 passedNs = nowNs();
+    const double partitionSeconds = nsToMs(passedNs - partitionedNs) / 1000.0;
+    if (!waitUntil([&] { return tally->restored + tally->failed == n; }, seconds(600), milliseconds(20)))
+        fail(QStringLiteral("only %1 of %2 leases Restored within 600 s (%3 Failed)")
+                 .arg(tally->restored)
+                 .arg(n)
+                 .arg(tally->failed));
+    if (tally->failed != 0)
+        fail(QStringLiteral("%1 leases Failed to heal").arg(tally->failed));
+    QList<double> restoreMs;
+    restoreMs.reserve(n);
+    for (int i = 0; i < n; ++i)
+        restoreMs.append(double(tally->restoredMs[size_t(i)]) - nsToMs(passedNs));
+    QJsonArray restoredBySecond;
+    for (double ms : restoreMs) {
+        const auto second = qsizetype(std::max(0.0, ms) / 1000.0);
+        while (restoredBySecond.size() <= second)
+            restoredBySecond.append(0);
+        restoredBySecond[second] = restoredBySecond[second].toInt() + 1;
+    }
+    const qint64 rssAfterHealKiB = statusFieldKiB("VmRSS:");
+    // Tells memory the allocator merely keeps from memory still in use.
+    malloc_trim(0);
+    const qint64 rssTrimmedKiB = statusFieldKiB("VmRSS:");
+    // etcd refuses proposals while its apply loop lags far behind its commits; refused heal
+    // attempts sleep out their backoff, so this count explains a slow tail.
+    const qsizetype etcdRefusals = cluster.logTail(0, INT_MAX).count(QStringLiteral("too many requests"));
+    const qint64 keysAfter = keysUnder(observer, prefix);
+    if (keysAfter != n)
+        fail(QStringLiteral("%1 of %2 keys present after healing").arg(keysAfter).arg(n));
+
+    return QJsonObject{
+        {"benchmark", "lease_scale"},
+        {"leases", n},
+        {"ttl_s", parameters.ttlSeconds},
+        {"retry_policy", LeaseResilience().retryPolicy.description()},
+        {"start_concurrency", parameters.startConcurrency},
+        {"hold_after_expiry_ms", qint64(parameters.holdAfterExpiry.count())},
+        {"start_all_s", rounded(startSeconds)},
+        {"memory",
+         QJsonObject{
+             {"rss_before_mib", mib(rssBeforeKiB)},
+             {"rss_after_start_mib", mib(rssAfterStartKiB)},
+             {"rss_after_idle_mib", mib(rssAfterIdleKiB)},
+             {"bytes_per_lease", qint64((rssAfterIdleKiB - rssBeforeKiB) * 1024 / n)},
+             {"rss_after_heal_mib", mib(rssAfterHealKiB)},
+             {"rss_after_heal_and_malloc_trim_mib", mib(rssTrimmedKiB)},
+             // Which phase drove the high-water mark: renewing, the partition, or the heal.
+             {"peak_rss_mib_before_partition", mib(peakBeforePartitionKiB)},
+             {"peak_rss_mib_before_heal", mib(peakBeforeHealKiB)},
+             {"peak_rss_mib", mib(statusFieldKiB("VmHWM:"))},
+         }},
+        {"idle",
+         QJsonObject{
+             {"window_s", rounded(idleWall)},
+             {"process_cpu_percent_of_one_core", percentOfOneCore(processCpu, idleWall)},
+             {"proxy_thread_cpu_percent_of_one_core", percentOfOneCore(proxyCpu, idleWall)},
+             {"client_cpu_percent_of_one_core", percentOfOneCore(processCpu - proxyCpu, idleWall)},
+             {"etcd_cpu_percent_of_one_core", percentOfOneCore(etcdCpu, idleWall)},
+             {"proxy_bytes_per_s", qint64(double(idleBytes) / idleWall)},
+             {"suspended_events", suspendedWhileIdle},
+         }},
+        {"partition",
+         QJsonObject{
+             {"all_expired_after_s", rounded(allExpiredSeconds)},
+             {"blackhole_s", rounded(partitionSeconds)},
+             {"restore_ms", summary(restoreMs, {{QStringLiteral("p50"), 50}, {QStringLiteral("p99"), 99}})},
+             {"all_restored_ms", rounded(percentile(restoreMs, 100))},
+             {"restored_in_each_second", restoredBySecond},
+             {"etcd_too_many_requests_logged", qint64(etcdRefusals)},
+             {"failed", tally->failed.load()},
+             // Above the lease count when healed leases expired again before the last one healed.
+             {"expired_events", tally->expired.load()},
+             {"restored_events", tally->restoredEvents.load()},
+         }},
+    };
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Cost of many self-healing leases on one client while they renew, and the time for all of them to "
+        "be Restored after one partition. Prints one JSON object."));
+    parser.addHelpOption();
+    parser.addOptions({
+        {"leases", QStringLiteral("Self-healing leases, one key each."), QStringLiteral("n"), QStringLiteral("10000")},
+        {"ttl", QStringLiteral("Lease TTL in seconds."), QStringLiteral("s"), QStringLiteral("30")},
+        {"idle", QStringLiteral("Idle window over which CPU is measured, in seconds."), QStringLiteral("s"),
+         QStringLiteral("30")},
+        {"concurrency", QStringLiteral("start() calls in flight at once."), QStringLiteral("n"), QStringLiteral("100")},
+        {"hold", QStringLiteral("How long the partition is held after every lease reported Expired, in ms."),
+         QStringLiteral("ms"), QStringLiteral("2000")},
+    });
+    parser.process(app);
+    return Bench::run([&parser] {
+        Parameters parameters;
+        parameters.leases = positiveOption(parser, QStringLiteral("leases"));
+        parameters.ttlSeconds = positiveOption(parser, QStringLiteral("ttl"));
+        parameters.idle = seconds(positiveOption(parser, QStringLiteral("idle")));
+        parameters.startConcurrency = positiveOption(parser, QStringLiteral("concurrency"));
+        parameters.holdAfterExpiry = milliseconds(positiveOption(parser, QStringLiteral("hold")));
+        return benchmark(parameters);
+    });
+}

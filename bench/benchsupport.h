@@ -1,0 +1,164 @@
+#pragma once
+
+// What every benchmark program shares: failing with a message, waiting while the event loop
+// runs (results and the proxy's sockets need it), summarising samples, and printing the one
+// JSON object that is the program's output.
+
+#include "../tests/common/awaitfuture.h"
+
+#include <QEtcd/etcdcluster.h>
+
+#include <QtCore/QCommandLineParser>
+#include <QtCore/QCoreApplication>
+#include <QtCore/QDeadlineTimer>
+#include <QtCore/QFile>
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+#include <QtCore/QList>
+#include <QtCore/QThread>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <stdexcept>
+#include <utility>
+
+namespace Bench {
+
+using Clock = std::chrono::steady_clock;
+
+// Thrown on the main thread only, never through an event loop: main() reports it and exits 1.
+struct Failure : std::runtime_error
+{
+    using std::runtime_error::runtime_error;
+};
+
+[[noreturn]] inline void fail(const QString &why)
+{
+    throw Failure(why.toStdString());
+}
+
+// The library stamps LeaseEvent::monotonicMs with the same clock.
+inline qint64 nowNs()
+{
+    return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now().time_since_epoch()).count();
+}
+
+inline double nsToMs(qint64 ns)
+{
+    return double(ns) / 1e6;
+}
+
+// Tenths of a millisecond: finer digits would claim a precision the clocks involved lack.
+inline double rounded(double ms)
+{
+    return std::round(ms * 10.0) / 10.0;
+}
+
+template <class T>
+T await(const QFuture<T> &future, const QString &what,
+        std::chrono::milliseconds timeout = std::chrono::milliseconds(30000))
+{
+    if (!QEtcd::Testing::awaitFuture(future, timeout))
+        fail(QStringLiteral("%1 did not finish within %2 ms").arg(what).arg(timeout.count()));
+    return future.result();
+}
+
+// Lets the event loop run for the given time; precise, because pacing is part of what is measured.
+inline void pause(std::chrono::milliseconds duration)
+{
+    if (duration <= std::chrono::milliseconds::zero())
+        return;
+    QEventLoop loop;
+    QTimer::singleShot(duration, Qt::PreciseTimer, &loop, &QEventLoop::quit);
+    loop.exec();
+}
+
+// Polls condition with the event loop running in between; false if it still fails at the deadline.
+inline bool waitUntil(const std::function<bool()> &condition, std::chrono::milliseconds timeout,
+                      std::chrono::milliseconds interval = std::chrono::milliseconds(5))
+{
+    const QDeadlineTimer deadline(timeout);
+    while (!condition()) {
+        if (deadline.hasExpired())
+            return false;
+        pause(interval);
+    }
+    return true;
+}
+
+inline void startCluster(QEtcd::Testing::EtcdCluster &cluster)
+{
+    if (!cluster.start())
+        fail(QStringLiteral("etcd did not start: ") + cluster.errorString());
+}
+
+inline int positiveOption(const QCommandLineParser &parser, const QString &name)
+{
+    bool ok = false;
+    const int value = parser.value(name).toInt(&ok);
+    if (!ok || value <= 0)
+        fail(QStringLiteral("--%1 wants a positive integer, got \"%2\"").arg(name, parser.value(name)));
+    return value;
+}
+
+// Nearest rank: every figure reported is one that was actually measured. With 20 samples p99
+// is the maximum.
+inline double percentile(QList<double> samples, double p)
+{
+    if (samples.isEmpty())
+        return 0.0;
+    std::sort(samples.begin(), samples.end());
+    const auto rank = qsizetype(std::ceil(p / 100.0 * double(samples.size())));
+    return samples.at(std::clamp<qsizetype>(rank, 1, samples.size()) - 1);
+}
+
+// min and max, plus the named percentiles, e.g. {{"median", 50}}.
+inline QJsonObject summary(const QList<double> &samples, const QList<std::pair<QString, double>> &percentiles)
+{
+    QJsonObject figures;
+    figures[QStringLiteral("min")] = rounded(percentile(samples, 0));
+    for (const auto &[name, p] : percentiles)
+        figures[name] = rounded(percentile(samples, p));
+    figures[QStringLiteral("max")] = rounded(percentile(samples, 100));
+    return figures;
+}
+
+inline QJsonArray roundedList(const QList<double> &samples)
+{
+    QJsonArray list;
+    for (double sample : samples)
+        list.append(rounded(sample));
+    return list;
+}
+
+inline double loadAverage()
+{
+    QFile file(QStringLiteral("/proc/loadavg"));
+    return file.open(QIODevice::ReadOnly) ? file.readAll().split(' ').value(0).toDouble() : -1.0;
+}
+
+// Runs the benchmark and prints its result on stdout; diagnostics go to stderr. The host's load
+// is recorded with the figures: other work on a small machine moves them.
+inline int run(const std::function<QJsonObject()> &benchmark)
+{
+    try {
+        const double loadBefore = loadAverage();
+        QJsonObject result = benchmark();
+        result[QStringLiteral("host")] = QJsonObject{{"cpus", QThread::idealThreadCount()},
+                                                     {"loadavg_1m_before", loadBefore},
+                                                     {"loadavg_1m_after", loadAverage()}};
+        const QByteArray json = QJsonDocument(result).toJson(QJsonDocument::Indented);
+        std::fwrite(json.constData(), 1, size_t(json.size()), stdout);
+        std::fflush(stdout);
+        return 0;
+    } catch (const Failure &failure) {
+        std::fprintf(stderr, "%s: %s\n", qPrintable(QCoreApplication::applicationName()), failure.what());
+        return 1;
+    }
+}
+
+} // namespace Bench
