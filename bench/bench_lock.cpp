@@ -1,0 +1,124 @@
+// Lock cycles per second (acquire + release) with 1, 4 and 16 contenders on one
+// DistributedMutex name, and hand-off latency from one holder's unlock() returning to the next
+// holder's acquisition. Every etcd lock pays at least one Txn and one Delete commit per cycle,
+// so the rate of bare Txn(put if absent) + Delete round trips on the same server is reported
+// beside it: the gap is the library's own overhead.
+
+#include "benchsupport.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/distributedmutex.h>
+
+#include <functional>
+
+using namespace QEtcd;
+using namespace Bench;
+using namespace std::chrono;
+using namespace std::chrono_literals;
+
+namespace {
+double bareTxnDeleteRate(Client &client, seconds window)
+{
+    Txn take;
+    take.compares = {Compare::absent("/bench/bare")};
+    take.success = {TxnOp::put("/bench/bare", "x")};
+    int pairs = 0;
+    const qint64 start = nowNs();
+    while (nowNs() - start < duration_cast<nanoseconds>(window).count()) {
+        if (!await(client.txn(take), QStringLiteral("bare txn")).succeeded)
+            fail(QStringLiteral("the bare key was not free"));
+        await(client.remove("/bench/bare"), QStringLiteral("bare delete"));
+        ++pairs;
+    }
+    return pairs / nsToMs(nowNs() - start) * 1000.0;
+}
+
+struct Contender
+{
+    std::unique_ptr<Client> client;
+    std::unique_ptr<DistributedMutex> mutex;
+    bool busy = false;
+};
+
+QJsonObject contend(const QStringList &endpoints, int count, seconds window, double bareRate)
+{
+    std::vector<Contender> contenders{size_t(count)};
+    for (Contender &c : contenders) {
+        c.client = std::make_unique<Client>(ClientOptions::fromEndpoints(endpoints));
+        LockOptions options;
+        options.ttlSeconds = 10;
+        c.mutex = std::make_unique<DistributedMutex>(c.client.get(), "/bench/lock", options);
+    }
+    qint64 lastUnlockNs = 0;
+    QList<double> handoffs;
+    int cycles = 0;
+    bool running = true;
+    // Everything runs on the main thread: the hold belongs to the thread that asked for it.
+    std::function<void(Contender &)> cycle = [&](Contender &c) {
+        c.busy = true;
+        c.mutex->lockAsync().then(c.mutex.get(), [&](const Status &acquired) {
+            if (!acquired)
+                fail(QStringLiteral("lock failed: ") + acquired.toString());
+            if (lastUnlockNs)
+                handoffs.append(nsToMs(nowNs() - lastUnlockNs));
+            ++cycles;
+            c.mutex->unlock();
+            lastUnlockNs = nowNs();
+            c.busy = false;
+            if (running)
+                cycle(c);
+        });
+    };
+    const qint64 start = nowNs();
+    for (Contender &c : contenders)
+        cycle(c);
+    pause(window);
+    running = false;
+    const int counted = cycles;
+    const double elapsedMs = nsToMs(nowNs() - start);
+    if (!waitUntil([&] { return std::none_of(contenders.begin(), contenders.end(),
+                                             [](const Contender &c) { return c.busy; }); },
+                   60s))
+        fail(QStringLiteral("contenders did not wind down"));
+    const double rate = counted / elapsedMs * 1000.0;
+    return {{"contenders", count},
+            {"cycles", counted},
+            {"cycles_per_s", rounded(rate)},
+            {"ratio_to_bare_txn_delete", std::round(rate / bareRate * 100.0) / 100.0},
+            {"handoff_ms", summary(handoffs, {{"p50", 50}, {"p99", 99}})}};
+}
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral(
+        "Lock cycles per second and hand-off latency at several contention levels, next to bare "
+        "Txn+Delete round trips on the same server. Prints one JSON object."));
+    parser.addHelpOption();
+    parser.addOption({QStringLiteral("seconds"), QStringLiteral("Measuring window per level."), QStringLiteral("s"),
+                      QStringLiteral("10")});
+    parser.addOption({QStringLiteral("contenders"), QStringLiteral("Comma-separated contention levels."),
+                      QStringLiteral("list"), QStringLiteral("1,4,16")});
+    parser.process(app);
+    return run([&] {
+        const seconds window(positiveOption(parser, QStringLiteral("seconds")));
+        Testing::EtcdCluster cluster;
+        startCluster(cluster);
+        Client client(ClientOptions::fromEndpoints(cluster.clientUrls()));
+        const double bareRate = bareTxnDeleteRate(client, window);
+        QJsonArray levels;
+        for (const QString &level : parser.value(QStringLiteral("contenders")).split(',')) {
+            bool ok = false;
+            const int count = level.toInt(&ok);
+            if (!ok || count <= 0)
+                fail(QStringLiteral("--contenders wants positive integers, got \"%1\"").arg(level));
+            levels.append(contend(cluster.clientUrls(), count, window, bareRate));
+        }
+        return QJsonObject{{"benchmark", "lock"},
+                           {"window_s", qint64(window.count())},
+                           {"bare_txn_delete_per_s", rounded(bareRate)},
+                           {"levels", levels}};
+    });
+}
