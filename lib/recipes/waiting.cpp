@@ -42,7 +42,7 @@ public:
         : m_client(client), m_key(key), m_stop(stop), m_how(how)
     {
         WatchOptions options;
-        options.startRevision = observedRevision + 1;
+        options.startRevision = how.fromNow ? 0 : observedRevision + 1;
         options.noPut = true;
         options.prevKv = how.previousValue;
         options.range = how.range;
@@ -83,7 +83,9 @@ public:
         });
         m_watcher->start().then(this, [this](const Status &started) {
             if (!started)
-                finish({started, {}});
+                return finish({started, {}});
+            if (m_how.fromNow)
+                probe();  // gone before the watch began: nothing will ever report it
         });
         return future;
     }
@@ -202,7 +204,9 @@ QFuture<Deletion> watchDeletion(Client *client, const QByteArray &key, qint64 ob
 QFuture<Status> waitForDeletion(Client *client, const QByteArray &key, qint64 observedRevision,
                                 const WatchResilience &resilience, const StopToken &stop)
 {
-    return watchDeletion(client, key, observedRevision, resilience, stop, {})
+    DeletionWatch fast;
+    fast.fromNow = true;
+    return watchDeletion(client, key, observedRevision, resilience, stop, fast)
         .then([](const Deletion &deletion) { return deletion.status; });
 }
 

@@ -24,8 +24,9 @@ QByteArray uniqueToken(const QString &clientId);
 
 // Finishes Ok once key is deleted after revision observedRevision (at which the caller saw it),
 // Cancelled when stop is requested, or with the watch's failure when it cannot be recovered.
-// The watch is anchored at observedRevision + 1: a deletion that lands while the watch is
-// being set up is replayed, and etcd serves the watch from its fast "synced" path.
+// The watch starts at etcd's current revision and is followed by one existence check
+// (DeletionWatch::fromNow): a deletion that lands while the watch is being set up is caught by
+// the check, and etcd serves the watch from its fast "synced" path.
 QFuture<Status> waitForDeletion(Client *client, const QByteArray &key, qint64 observedRevision,
                                 const WatchResilience &resilience, const StopToken &stop);
 
@@ -40,6 +41,12 @@ struct DeletionWatch
     bool absenceAfterResync = true;
     // Told every recovery event of the watch, on the dispatcher thread, while the wait lasts.
     std::function<void(const WatchRecoveryEvent &)> onRecovery;
+    // Watch from etcd's current revision and then check once that the key still exists,
+    // instead of anchoring at observedRevision + 1. On a busy queue other waiters' writes move
+    // the revision between the caller's read and the watch's creation, and etcd then serves an
+    // anchored watch from its catch-up loop, which runs every 100 ms: every lock hand-off would
+    // wait for it. Single keys without previousValue only.
+    bool fromNow = false;
     // KeyRange::prefix(): the deletion of any key under key. After a compaction no read can
     // tell which one went, so a resync then ends the wait and the caller re-checks.
     KeyRange range;
