@@ -161,11 +161,8 @@ QFuture<Status> LeaderLatch::start()
         return QtFuture::makeReadyFuture(status);
     if (d->path.isEmpty())
         return QtFuture::makeReadyFuture(Status(StatusCode::InvalidArgument, context() + QStringLiteral(": path is empty")));
-    if (isClosed())
-        return QtFuture::makeReadyFuture(Status(StatusCode::Closed, context() + QStringLiteral(": closed")));
-    if (!beginStart())
-        return QtFuture::makeReadyFuture(
-            Status(StatusCode::AlreadyStarted, context() + QStringLiteral(": start() was already called")));
+    if (Status refused = beginStart(); !refused)
+        return QtFuture::makeReadyFuture(refused);
     QFuture<Status> queued;
     runOn(d.get(), [priv = d.get(), &queued] { queued = priv->candidacy->campaign(); });
     return queued;

@@ -177,11 +177,8 @@ QFuture<Status> LeaderObserver::start()
         return QtFuture::makeReadyFuture(status);
     if (d->path.isEmpty())
         return QtFuture::makeReadyFuture(Status(StatusCode::InvalidArgument, context() + QStringLiteral(": path is empty")));
-    if (isClosed())
-        return QtFuture::makeReadyFuture(Status(StatusCode::Closed, context() + QStringLiteral(": closed")));
-    if (!beginStart())
-        return QtFuture::makeReadyFuture(
-            Status(StatusCode::AlreadyStarted, context() + QStringLiteral(": start() was already called")));
+    if (Status refused = beginStart(); !refused)
+        return QtFuture::makeReadyFuture(refused);
     auto started = std::make_shared<QPromise<Status>>();
     started->start();
     QMetaObject::invokeMethod(d.get(), [priv = d.get(), started] { priv->begin(started); }, Qt::QueuedConnection);

@@ -84,9 +84,8 @@ QFuture<Status> NodeCache::start()
         return QtFuture::makeReadyFuture(status);
     if (d->key.isEmpty())
         return QtFuture::makeReadyFuture(Status(StatusCode::InvalidArgument, context() + QStringLiteral(": key is empty")));
-    if (!beginStart())
-        return QtFuture::makeReadyFuture(Status(isClosed() ? StatusCode::Closed : StatusCode::AlreadyStarted,
-                                                context() + QStringLiteral(": start() was already called")));
+    if (Status refused = beginStart(); !refused)
+        return QtFuture::makeReadyFuture(refused);
     const int watchSource = addSource(QStringLiteral("watch"));
     KeyMirror::Handlers handlers;
     handlers.changed = [this](const QList<MirrorChange> &changes, MirrorOrigin origin) {

@@ -88,9 +88,8 @@ QFuture<Status> PathChildrenCache::start(StartMode mode)
     if (d->pathIsEmpty)
         return QtFuture::makeReadyFuture(
             Status(StatusCode::InvalidArgument, context() + QStringLiteral(": the path is empty")));
-    if (!beginStart())
-        return QtFuture::makeReadyFuture(Status(isClosed() ? StatusCode::Closed : StatusCode::AlreadyStarted,
-                                                context() + QStringLiteral(": start() was already called")));
+    if (Status refused = beginStart(); !refused)
+        return QtFuture::makeReadyFuture(refused);
     d->mode = mode;
     const int watchSource = addSource(QStringLiteral("watch"));
     KeyMirror::Handlers handlers;

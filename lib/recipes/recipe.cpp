@@ -163,11 +163,13 @@ QString Recipe::defaultClientId()
         + QLatin1Char(':') + token;
 }
 
-bool Recipe::beginStart()
+Status Recipe::beginStart()
 {
     if (d->closed.load())
-        return false;
-    return !d->started.exchange(true);
+        return Status(StatusCode::Closed, d->context + QStringLiteral(": closed"));
+    if (d->started.exchange(true))
+        return Status(StatusCode::AlreadyStarted, d->context + QStringLiteral(": start() was already called"));
+    return {};
 }
 
 int Recipe::addSource(const QString &name)

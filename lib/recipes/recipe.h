@@ -104,8 +104,9 @@ protected:
     // Subclasses release what they hold here; runs once, on the first close() after start().
     virtual void doClose() = 0;
 
-    // False (and nothing changes) when start() was already called or close() was.
-    bool beginStart();
+    // Marks the recipe started: Ok the first time, else Closed or AlreadyStarted (named with
+    // the recipe's context) and nothing changes. One-shot start() methods return its refusal.
+    Status beginStart();
 
     // Every lease and watch the recipe owns is a source of connection health.
     int addSource(const QString &name);

@@ -173,9 +173,8 @@ QFuture<Status> ServiceProvider::start()
         return QtFuture::makeReadyFuture(
             Status(StatusCode::InvalidArgument,
                    context() + QStringLiteral(": errorThreshold must be >= 1 and downPeriod >= 0")));
-    if (!beginStart())
-        return QtFuture::makeReadyFuture(Status(isClosed() ? StatusCode::Closed : StatusCode::AlreadyStarted,
-                                                context() + QStringLiteral(": start() was already called")));
+    if (Status refused = beginStart(); !refused)
+        return QtFuture::makeReadyFuture(refused);
     d->cacheStarted = d->cache->start();
     d->started = true;
     return d->cacheStarted;

@@ -45,9 +45,8 @@ QFuture<Status> TransientKeyValue::start()
         return QtFuture::makeReadyFuture(status);
     if (d->key.isEmpty())
         return QtFuture::makeReadyFuture(Status(StatusCode::InvalidArgument, context() + QStringLiteral(": key is empty")));
-    if (!beginStart())
-        return QtFuture::makeReadyFuture(Status(StatusCode::AlreadyStarted,
-                                                context() + QStringLiteral(": start() was already called")));
+    if (Status refused = beginStart(); !refused)
+        return QtFuture::makeReadyFuture(refused);
     return d->keeper->start();
 }
 
