@@ -1,6 +1,8 @@
 // The recipe commands of qetcd (barrier, double-barrier, service, counter) against a real etcd
 // member: the binary runs as an operator would run it, its JSON lines are read as they arrive,
 // and long-running ones are stopped with real signals.
+#include "../common/qetcdprocess.h"
+
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/testtimeouts.h>
 
@@ -14,83 +16,6 @@
 using namespace QEtcd::Testing;
 
 namespace {
-class Qetcd
-{
-public:
-    Qetcd(const QString &endpoint, const QStringList &arguments)
-    {
-        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-        for (const QString &name : environment.keys()) {
-            if (name.startsWith(QLatin1String("ETCDCTL_")))
-                environment.remove(name);
-        }
-        m_process.setProcessEnvironment(environment);
-        m_process.start(QStringLiteral(QETCD_CLI_PATH), QStringList{QStringLiteral("--endpoints"), endpoint} + arguments);
-    }
-    ~Qetcd()
-    {
-        if (m_process.state() != QProcess::NotRunning) {
-            m_process.kill();
-            m_process.waitForFinished();
-        }
-    }
-    Q_DISABLE_COPY_MOVE(Qetcd)
-
-    void terminate() { m_process.terminate(); }  // SIGTERM
-    bool isRunning() const { return m_process.state() != QProcess::NotRunning; }
-
-    // The exit code, or -1 when it crashed or did not exit in time.
-    int waitForExit(int timeoutMs = scaledMs(20000))
-    {
-        if (!m_process.waitForFinished(timeoutMs))
-            return -1;
-        return m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
-    }
-
-    QStringList names()
-    {
-        QStringList list;
-        for (const QJsonObject &event : lines())
-            list.append(event.value(QLatin1String("event")).toString());
-        return list;
-    }
-    QJsonObject event(const QString &name)
-    {
-        for (const QJsonObject &each : lines()) {
-            if (each.value(QLatin1String("event")).toString() == name)
-                return each;
-        }
-        return {};
-    }
-    bool has(const QString &name) { return !event(name).isEmpty(); }
-    // Every stdout line so far, parsed; a line that is not a JSON object becomes {"event": "<not JSON>"}.
-    QList<QJsonObject> lines()
-    {
-        m_out += m_process.readAllStandardOutput();
-        qsizetype newline;
-        while ((newline = m_out.indexOf('\n', m_parsed)) >= 0) {
-            const QJsonDocument document = QJsonDocument::fromJson(m_out.mid(m_parsed, newline - m_parsed));
-            m_parsed = newline + 1;
-            m_lines.append(document.isObject() ? document.object()
-                                               : QJsonObject{{QLatin1String("event"), QLatin1String("<not JSON>")}});
-        }
-        return m_lines;
-    }
-    QByteArray standardOutput()
-    {
-        lines();
-        return m_out;
-    }
-    QByteArray standardError() { return m_err += m_process.readAllStandardError(); }
-    QByteArray transcript() { return standardOutput() + "--- stderr:\n" + standardError(); }
-
-private:
-    QProcess m_process;
-    QByteArray m_out;
-    qsizetype m_parsed = 0;
-    QByteArray m_err;
-    QList<QJsonObject> m_lines;
-};
 
 QString text(const QJsonObject &object, const char *field)
 {

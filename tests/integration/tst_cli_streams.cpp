@@ -2,6 +2,7 @@
 // run as an operator would run it, its JSON lines are read as they arrive, and it is stopped with
 // real signals.
 #include "../common/awaitfuture.h"
+#include "../common/qetcdprocess.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
@@ -20,109 +21,6 @@ using namespace QEtcd;
 using namespace QEtcd::Testing;
 
 namespace {
-// A running qetcd whose stdout is parsed line by line as it comes in. Reading happens inside
-// the QTRY_* conditions, whose event loop also feeds QProcess.
-class Qetcd
-{
-public:
-    Qetcd(const QString &endpoint, const QStringList &arguments)
-    {
-        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-        for (const QString &name : environment.keys()) {
-            if (name.startsWith(QLatin1String("ETCDCTL_")))
-                environment.remove(name);
-        }
-        m_process.setProcessEnvironment(environment);
-        m_process.start(QStringLiteral(QETCD_CLI_PATH), QStringList{QStringLiteral("--endpoints"), endpoint} + arguments);
-    }
-    ~Qetcd()
-    {
-        if (m_process.state() != QProcess::NotRunning) {
-            m_process.kill();
-            m_process.waitForFinished();
-        }
-    }
-    Q_DISABLE_COPY_MOVE(Qetcd)
-
-    bool waitForStarted() { return m_process.waitForStarted(scaledMs(10000)); }
-    qint64 pid() const { return m_process.processId(); }
-    void signal(int signo) { ::kill(pid_t(m_process.processId()), signo); }
-    void terminate() { m_process.terminate(); }  // SIGTERM
-
-    // Waits for the exit; the exit code, or -1 when it crashed or did not exit in time.
-    int waitForExit(int timeoutMs = scaledMs(20000))
-    {
-        if (!m_process.waitForFinished(timeoutMs))
-            return -1;
-        standardOutput();
-        return m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
-    }
-
-    QList<QJsonObject> events()
-    {
-        poll();
-        return m_events;
-    }
-    QStringList names()
-    {
-        QStringList list;
-        for (const QJsonObject &event : events())
-            list.append(event.value(QLatin1String("event")).toString());
-        return list;
-    }
-    // The nth event called name (0: the first), or an empty object.
-    QJsonObject event(const QString &name, int nth = 0)
-    {
-        for (const QJsonObject &each : events()) {
-            if (each.value(QLatin1String("event")).toString() == name && nth-- == 0)
-                return each;
-        }
-        return {};
-    }
-    int count(const QString &name) { return int(names().count(name)); }
-    bool has(const QString &name, int nth = 0) { return !event(name, nth).isEmpty(); }
-    QByteArray standardError() { return m_err += m_process.readAllStandardError(); }
-    // Everything on stdout so far, unparsed (help texts).
-    QByteArray standardOutput()
-    {
-        m_out += m_process.readAllStandardOutput();
-        return m_out;
-    }
-    QList<QByteArray> rawLines()
-    {
-        poll();
-        return m_lines;
-    }
-    // For failure messages.
-    QByteArray transcript() { return rawLines().join('\n') + "\n--- stderr:\n" + standardError(); }
-
-private:
-    void poll()
-    {
-        standardOutput();
-        qsizetype newline;
-        while ((newline = m_out.indexOf('\n', m_parsed)) >= 0) {
-            const QByteArray line = m_out.mid(m_parsed, newline - m_parsed);
-            m_parsed = newline + 1;
-            m_lines.append(line);
-            QJsonParseError error;
-            const QJsonDocument document = QJsonDocument::fromJson(line, &error);
-            if (error.error != QJsonParseError::NoError || !document.isObject()) {
-                qWarning() << "not a JSON object line:" << line;
-                m_events.append(QJsonObject{{QLatin1String("event"), QLatin1String("<not JSON>")}});
-                continue;
-            }
-            m_events.append(document.object());
-        }
-    }
-
-    QProcess m_process;
-    QByteArray m_out;
-    qsizetype m_parsed = 0;
-    QByteArray m_err;
-    QList<QByteArray> m_lines;
-    QList<QJsonObject> m_events;
-};
 
 qint64 integer(const QJsonObject &object, const char *field)
 {
