@@ -259,11 +259,13 @@ public:
 
     void finishStart(const Status &status)
     {
-        if (!startPromise)
+        // Taken out first: a continuation that runs inside finish() may close this watcher,
+        // which finishes the start again.
+        const std::shared_ptr<QPromise<Status>> promise = std::exchange(startPromise, nullptr);
+        if (!promise)
             return;
-        startPromise->addResult(status);
-        startPromise->finish();
-        startPromise.reset();
+        promise->addResult(status);
+        promise->finish();
     }
 
     void setHealthy(bool value) { healthy = value; }

@@ -358,6 +358,23 @@ private Q_SLOTS:
         QCOMPARE(refused.code(), StatusCode::InvalidArgument);
     }
 
+    // A continuation without a context runs on the library's thread inside start()'s finish.
+    // Closing the watcher from there, with nobody else holding start()'s future, used to
+    // destroy that future under the finish still running and hang the library's thread.
+    void closeFromTheStartContinuationFinishesOnce()
+    {
+        Watcher watcher(m_client.get(), "/w/reentry");
+        const QFuture<Status> closedInside = watcher.start().then([&watcher](const Status &started) {
+            watcher.close();
+            return started;
+        });
+        QVERIFY(awaitFuture(closedInside));
+        QCOMPARE(closedInside.result().code(), StatusCode::Ok);
+        // The library's thread still answers: a second watch on the same client starts.
+        Watcher after(m_client.get(), "/w/reentry");
+        QCOMPARE(started(after).code(), StatusCode::Ok);
+    }
+
     void progressNotificationsAdvanceTheResumePoint()
     {
         const qint64 before = put("/w/progress-other", "x");
