@@ -145,6 +145,12 @@ public:
     {
         if (stopped(attempt))
             return;
+        if (!releasing.isEmpty() && !spareLease) {
+            // Our last hold's delete is on its way: its lease is the cheapest way back into the
+            // queue, and waiting for it costs no more than granting a new one.
+            awaitingSpare.append(attempt);
+            return;
+        }
         if (takeSpareLease(attempt))
             return joinQueue(attempt);
         attempt->lease = std::make_unique<ExclusivityLease>(client, options.ttlSeconds);
@@ -167,32 +173,41 @@ public:
         });
     }
 
+    // One transaction queues us and names our predecessor: sorted newest first, the range after
+    // our put sees our own key, then the one created just before it.
     void joinQueue(std::shared_ptr<Attempt> attempt)
     {
         attempt->key = prefix + QByteArray::number(attempt->lease->leaseId(), 16);
-        RangeOptions firstCreated;
-        firstCreated.range = KeyRange::prefix();
-        firstCreated.sortTarget = SortTarget::CreateRevision;
-        firstCreated.sortOrder = SortOrder::Ascending;
-        firstCreated.limit = 1;
+        RangeOptions newestTwo;
+        newestTwo.range = KeyRange::prefix();
+        newestTwo.sortTarget = SortTarget::CreateRevision;
+        newestTwo.sortOrder = SortOrder::Descending;
+        newestTwo.limit = 2;
+        newestTwo.keysOnly = true;
         PutOptions onLease;
         onLease.lease = attempt->lease->leaseId();
         Txn txn;
         txn.compares = {Compare::createRevision(attempt->key, CompareResult::Equal, 0)};
         txn.success = {TxnOp::put(attempt->key, identityValue(q->clientId()), onLease),
-                       TxnOp::range(prefix, firstCreated)};
-        txn.failure = {TxnOp::range(attempt->key), TxnOp::range(prefix, firstCreated)};
+                       TxnOp::range(prefix, newestTwo)};
+        txn.failure = {TxnOp::range(attempt->key)};
         client->txn(txn).then(this, [this, attempt](const TxnResult &result) {
             if (stopped(attempt))
                 return;
             if (!result.status)
                 return finish(attempt, result.status);
-            attempt->revision = result.succeeded ? result.header.revision
-                                                 : result.responses.value(0).range.kvs.value(0).createRevision;
-            const QList<KeyValue> owner = result.responses.value(1).range.kvs;
-            if (owner.isEmpty() || owner.first().createRevision == attempt->revision)
+            if (!result.succeeded) {
+                // Our key is there already: an earlier try of this transaction landed.
+                attempt->revision = result.responses.value(0).range.kvs.value(0).createRevision;
+                return waitTurn(attempt);
+            }
+            attempt->revision = result.header.revision;
+            const QList<KeyValue> newest = result.responses.value(1).range.kvs;
+            if (newest.value(0).createRevision != attempt->revision)
+                return waitTurn(attempt);
+            if (newest.size() < 2)
                 return claim(attempt);
-            waitTurn(attempt);
+            awaitPredecessor(attempt, newest.at(1), result.header.revision);
         });
     }
 
@@ -204,7 +219,13 @@ public:
         predecessor.sortTarget = SortTarget::CreateRevision;
         predecessor.sortOrder = SortOrder::Descending;
         predecessor.limit = 1;
+        predecessor.keysOnly = true;
         predecessor.maxCreateRevision = attempt->revision - 1;
+        // A serializable read spares the leader round trip on every hand-off, and cannot
+        // hand us the lock early: the compare on our own key makes the member's snapshot at
+        // least as new as our key, so every older key still alive is in it, and once none
+        // is left none can appear (new keys are always created after ours).
+        predecessor.serializable = true;
         Txn txn;
         txn.compares = {Compare::createRevision(attempt->key, CompareResult::Equal, attempt->revision)};
         txn.success = {TxnOp::range(prefix, predecessor)};
@@ -218,16 +239,20 @@ public:
             const QList<KeyValue> before = result.responses.value(0).range.kvs;
             if (before.isEmpty())
                 return claim(attempt);
-            waitForDeletion(client, before.first().key, result.header.revision, options.resilience.watch,
-                            attempt->stop.token())
-                .then(this, [this, attempt](const Status &deleted) {
-                    if (stopped(attempt))
-                        return;
-                    if (!deleted)
-                        return finish(attempt, deleted);
-                    waitTurn(attempt);
-                });
+            awaitPredecessor(attempt, before.first(), result.header.revision);
         });
+    }
+
+    void awaitPredecessor(std::shared_ptr<Attempt> attempt, const KeyValue &predecessor, qint64 observedRevision)
+    {
+        waitForDeletion(client, predecessor, observedRevision, options.resilience.watch, attempt->stop.token())
+            .then(this, [this, attempt](const Status &deleted) {
+                if (stopped(attempt))
+                    return;
+                if (!deleted)
+                    return finish(attempt, deleted);
+                waitTurn(attempt);
+            });
     }
 
     void requeue(std::shared_ptr<Attempt> attempt, const QString &why)
@@ -333,6 +358,8 @@ public:
                 spareLease = std::move(hold->lease);
             else
                 hold->lease->release();
+            for (const auto &attempt : std::exchange(awaitingSpare, {}))
+                enqueue(attempt);
         });
     }
 
@@ -368,6 +395,7 @@ public:
     QList<std::shared_ptr<Attempt>> attempts;
     std::unique_ptr<ExclusivityLease> spareLease;
     QList<std::shared_ptr<Hold>> releasing;
+    QList<std::shared_ptr<Attempt>> awaitingSpare;  // attempts that wait for `releasing` to end
     bool closing = false;
 };
 

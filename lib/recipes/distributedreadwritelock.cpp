@@ -134,7 +134,7 @@ public:
             }
             if (conflict.key.isEmpty())
                 return claim(attempt);
-            waitForDeletion(client, conflict.key, result.header.revision, options.resilience.watch,
+            waitForDeletion(client, conflict, result.header.revision, options.resilience.watch,
                             attempt->round.token())
                 .then(this, [this, attempt](const Status &deleted) {
                     if (interrupted(attempt))
@@ -175,7 +175,7 @@ public:
                          .arg(QString::fromUtf8(dependent->key), QString::fromUtf8(anchor->key)));
                 return dropEntry(anchor);
             }
-            waitForDeletion(client, found.kvs.first().key, found.header.revision, options.resilience.watch,
+            waitForDeletion(client, found.kvs.first(), found.header.revision, options.resilience.watch,
                             anchor->retired.token())
                 .then(this, [this, anchor, dependent](const Status &) {
                     if (!anchor->dropped && dependent->anchored)

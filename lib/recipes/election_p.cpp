@@ -88,7 +88,7 @@ private:
             const QList<KeyValue> older = result.responses.value(0).range.kvs;
             if (older.isEmpty())
                 return finish({});
-            waitForDeletion(m_client, older.first().key, result.header.revision, m_resilience, m_stop)
+            waitForDeletion(m_client, older.first(), result.header.revision, m_resilience, m_stop)
                 .then(this, [this](const Status &deleted) {
                     if (!deleted)
                         return finish(deleted);

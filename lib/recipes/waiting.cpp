@@ -39,7 +39,7 @@ class DeletionWait : public QObject
 public:
     DeletionWait(Client *client, const QByteArray &key, qint64 observedRevision, const WatchResilience &resilience,
                  const StopToken &stop, const DeletionWatch &how)
-        : m_client(client), m_key(key), m_stop(stop), m_how(how)
+        : m_client(client), m_key(key), m_observedRevision(observedRevision), m_stop(stop), m_how(how)
     {
         WatchOptions options;
         options.startRevision = how.fromNow ? 0 : observedRevision + 1;
@@ -84,19 +84,31 @@ public:
         m_watcher->start().then(this, [this](const Status &started) {
             if (!started)
                 return finish({started, {}});
-            if (m_how.fromNow)
-                probe();  // gone before the watch began: nothing will ever report it
+            // The watch reports deletions after the revision it was created at. The caller saw
+            // the key at observedRevision; if that is not older, nothing can have slipped by.
+            const qint64 watchedAfter = m_watcher->resumeRevision() - 1;
+            if (m_how.fromNow && m_observedRevision < watchedAfter)
+                probe(watchedAfter);  // it may be gone already: nothing would ever report it
         });
         return future;
     }
 
 private:
-    void probe()
+    // Is the incarnation we wait for still there? With asOfAtLeast, a local (serializable)
+    // read answers when the member's snapshot is at least that new, sparing a leader round trip
+    // on every hand-off; an older snapshot (another member after a fail-over) is asked again
+    // linearizably.
+    void probe(qint64 asOfAtLeast = 0)
     {
-        RangeOptions countOnly;
-        countOnly.countOnly = true;
-        m_client->get(m_key, countOnly).then(this, [this](const RangeResult &result) {
-            if (result.status && result.count == 0)
+        RangeOptions current;
+        current.keysOnly = true;
+        current.serializable = asOfAtLeast > 0;
+        m_client->get(m_key, current).then(this, [this, asOfAtLeast](const RangeResult &result) {
+            if (!result.status)
+                return;
+            if (asOfAtLeast > 0 && result.header.revision < asOfAtLeast)
+                return probe();
+            if (result.kvs.isEmpty() || (m_how.createRevision > 0 && result.kvs.first().createRevision != m_how.createRevision))
                 finish({});
         });
     }
@@ -115,6 +127,7 @@ private:
 
     Client *m_client;
     QByteArray m_key;
+    qint64 m_observedRevision;
     StopToken m_stop;
     const DeletionWatch m_how;
     Watcher *m_watcher = nullptr;
@@ -201,12 +214,13 @@ QFuture<Deletion> watchDeletion(Client *client, const QByteArray &key, qint64 ob
     return future;
 }
 
-QFuture<Status> waitForDeletion(Client *client, const QByteArray &key, qint64 observedRevision,
+QFuture<Status> waitForDeletion(Client *client, const KeyValue &observed, qint64 observedRevision,
                                 const WatchResilience &resilience, const StopToken &stop)
 {
     DeletionWatch fast;
     fast.fromNow = true;
-    return watchDeletion(client, key, observedRevision, resilience, stop, fast)
+    fast.createRevision = observed.createRevision;
+    return watchDeletion(client, observed.key, observedRevision, resilience, stop, fast)
         .then([](const Deletion &deletion) { return deletion.status; });
 }
 

@@ -22,12 +22,16 @@ QByteArray identityValue(const QString &clientId);
 // "<clientId>:<7-char random token>": etcd-recipes' per-participant value and key suffix.
 QByteArray uniqueToken(const QString &clientId);
 
-// Finishes Ok once key is deleted after revision observedRevision (at which the caller saw it),
-// Cancelled when stop is requested, or with the watch's failure when it cannot be recovered.
-// The watch starts at etcd's current revision and is followed by one existence check
-// (DeletionWatch::fromNow): a deletion that lands while the watch is being set up is caught by
-// the check, and etcd serves the watch from its fast "synced" path.
-QFuture<Status> waitForDeletion(Client *client, const QByteArray &key, qint64 observedRevision,
+// Finishes Ok once the key the caller saw at observedRevision (observed.key, in the incarnation
+// observed.createRevision) is deleted, Cancelled when stop is requested, or with the watch's
+// failure when it cannot be recovered. A key re-created under the same name meanwhile (a lease
+// reused for the next acquisition) counts as deleted: waiting for the new one could wait for
+// ourselves.
+// The watch starts at etcd's current revision and, when that has moved past observedRevision,
+// is followed by one existence check (DeletionWatch::fromNow): a deletion that lands while the
+// watch is being set up is caught by the check, and etcd serves the watch from its fast
+// "synced" path.
+QFuture<Status> waitForDeletion(Client *client, const KeyValue &observed, qint64 observedRevision,
                                 const WatchResilience &resilience, const StopToken &stop);
 
 // The same wait for callers that need to know more than "it is gone".
@@ -35,6 +39,9 @@ struct DeletionWatch
 {
     // Ask etcd for the key as it was just before the deletion (what the deleter left there).
     bool previousValue = false;
+    // The incarnation waited for (0: any): the key found with another create revision counts
+    // as deleted.
+    qint64 createRevision = 0;
     // After a compaction swallowed part of the history, a read that finds the key absent
     // counts as its deletion. Turn it off for a key that was already absent when the wait
     // began: its absence then proves nothing.

@@ -189,6 +189,85 @@ private Q_SLOTS:
         QCOMPARE(lost.size(), 1);
     }
 
+    // The ordering the seed promises, checked more than once: on every run the partitioned
+    // holder hears of its loss before the waiter is handed the lock.
+    void lossSignalPrecedesTheNextAcquisitionEveryTime()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
+        DistributedMutex waiter(m_other.get(), "/locks/loss20", ttl(10));
+        constexpr int Runs = 20;
+        QList<qint64> marginsMs;
+        for (int run = 0; run < Runs; ++run) {
+            proxy.setMode(FaultProxy::Mode::Pass);
+            DistributedMutex holder(&cutOff, "/locks/loss20", ttl(2));
+            std::atomic<qint64> lostAt{0};
+            std::atomic<qint64> acquiredAt{0};
+            connect(&holder, &DistributedMutex::lockLost, this,
+                    [&] { lostAt = steady_clock::now().time_since_epoch().count(); }, Qt::DirectConnection);
+            const auto onAcquired = connect(&waiter, &DistributedMutex::acquired, this,
+                    [&] { acquiredAt = steady_clock::now().time_since_epoch().count(); }, Qt::DirectConnection);
+            QCOMPARE(holder.lock(), Status());
+            QFuture<Status> waiting = waiter.lockAsync();
+            QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/loss20").size(), 2, scaledMs(5000));
+
+            proxy.setMode(FaultProxy::Mode::Blackhole);
+            Status turn;
+            QETCD_AWAIT(waiting, turn);
+            disconnect(onAcquired);
+            QVERIFY2(turn.isOk(), qPrintable(turn.toString()));
+            QVERIFY2(lostAt.load() > 0 && lostAt.load() < acquiredAt.load(),
+                     qPrintable(QStringLiteral("run %1: lost at %2, waiter acquired at %3")
+                                    .arg(run).arg(lostAt.load()).arg(acquiredAt.load())));
+            QVERIFY(!holder.isHeldByCurrentThread());
+            marginsMs.append((acquiredAt.load() - lostAt.load()) / 1'000'000);
+            QVERIFY(waiter.unlock());
+        }
+        std::sort(marginsMs.begin(), marginsMs.end());
+        qInfo() << Runs << "runs; loss signal ahead of the next acquisition by (ms), min" << marginsMs.first()
+                << "median" << marginsMs.at(Runs / 2);
+    }
+
+    // A released hold's lease comes back for the next acquisition under the same key name. A
+    // waiter that set its watch only after that (here: its traffic is slowed) must see that the
+    // key it queued behind is a new one, or it waits for a key that waits for it.
+    void aKeyRecreatedUnderTheSameNameDoesNotDeadlockItsSuccessor()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client slowed(ClientOptions::fromEndpoints({proxy.url()}));
+        DistributedMutex holder(m_client.get(), "/locks/reuse", ttl(10));
+        DistributedMutex successor(&slowed, "/locks/reuse", ttl(10));
+        QCOMPARE(holder.lock(), Status());
+        const QByteArray holderKey = holder.holdKey();
+        const qint64 firstToken = holder.fencingToken();
+
+        proxy.setDelay(400ms);
+        proxy.setMode(FaultProxy::Mode::Delay);
+        QFuture<Status> successorTurn = successor.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/reuse").size(), 2, scaledMs(10000));
+        // While the successor's answer and its watch are still on the slow wire, the holder
+        // lets go and queues again: same lease, so the same key name, now behind the successor.
+        QVERIFY(holder.unlock());
+        QFuture<Status> holderAgain = holder.lockAsync();
+        QTRY_VERIFY_WITH_TIMEOUT(queue("/locks/reuse").size() == 2
+                                     && queue("/locks/reuse").last().key == holderKey,
+                                 scaledMs(5000));
+
+        Status turn;
+        QETCD_AWAIT(successorTurn, turn);
+        QVERIFY2(turn.isOk(), qPrintable(turn.toString()));
+        QVERIFY(!holderAgain.isFinished());
+        proxy.setMode(FaultProxy::Mode::Pass);
+        QVERIFY(successor.unlock());
+        QETCD_AWAIT(holderAgain, turn);
+        QVERIFY2(turn.isOk(), qPrintable(turn.toString()));
+        QCOMPARE(holder.holdKey(), holderKey);
+        QVERIFY(holder.fencingToken() > firstToken);
+        QVERIFY(holder.unlock());
+    }
+
     void interruptOnLockLossCancelsALibraryWait()
     {
         FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
