@@ -2,6 +2,7 @@
 
 #include "eventsession.h"
 #include "kvformat.h"
+#include "recipeoutput.h"
 
 #include <QEtcd/distributedmutex.h>
 #include <QEtcd/distributedsemaphore.h>
@@ -25,8 +26,10 @@ const QString outputConventions = QStringLiteral(
 const QString connectionStateHelp = QStringLiteral(
     "  connectionState  \"state\" and \"previous\": Connected, Suspended, Reconnected\n"
     "                   or Lost\n"
-    "  leaseEvent       \"text\": what happened to a lease (renewals failing, resumed,\n"
-    "                   expired), as the recipe's history tells it\n");
+    "  leaseEvent       \"lease\" (which one: \"hold <key>\", \"candidacy lease\"),\n"
+    "                   \"kind\" Suspended (renewals failing) or Expired (gone: the\n"
+    "                   hold is lost and is never healed; a candidacy heals, then\n"
+    "                   Restored with \"new_lease_id\", or Failed), \"lease_id\", \"cause\"\n");
 
 // What a lock or a semaphore permit holds: the same three facts for both.
 struct Hold
@@ -51,13 +54,12 @@ QJsonObject causeJson(const Status &cause)
     return object;
 }
 
-// These recipes keep their leases' events to themselves; the history they record of them is
-// what there is to print.
 void reportLeaseEvents(EventSession &session, Recipe &recipe)
 {
-    QObject::connect(&recipe, &Recipe::historyAppended, &session, [&session](const RecipeHistoryEntry &entry) {
-        if (entry.source == RecipeHistoryEntry::Source::Lease)
-            session.write(QStringLiteral("leaseEvent"), {{QLatin1String("text"), entry.text}});
+    QObject::connect(&recipe, &Recipe::leaseEventOccurred, &session, [&session](const QString &lease, const LeaseEvent &event) {
+        QJsonObject fields = leaseEventFields(event);
+        fields.insert(QLatin1String("lease"), lease);
+        session.write(QStringLiteral("leaseEvent"), fields);
     });
 }
 

@@ -234,6 +234,7 @@ void Recipe::onLeaseEvent(int source, const QString &name, const LeaseEvent &eve
     if (event.kind != LeaseEventKind::Restored)
         recordError(name, event.cause);
     reportSource(source, healthAfter(event.kind));
+    Q_EMIT leaseEventOccurred(name, event);
 }
 
 void Recipe::onLeaseResumed(int source, const QString &name, qint64 leaseId)

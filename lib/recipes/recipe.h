@@ -92,6 +92,10 @@ Q_SIGNALS:
     void connectionStateChanged(QEtcd::ConnectionState state, QEtcd::ConnectionState previous);
     void backgroundError(const QString &context, const QEtcd::Status &status);
     void historyAppended(const QEtcd::RecipeHistoryEntry &entry);
+    // Every lease the recipe owns, exclusive or healing, on the library's thread: lease names
+    // which one, as the history names it ("hold /locks/db/694d8a3c5e1f2b07", "candidacy
+    // lease"). Recipes with a single lease also have a narrower leaseEvent signal.
+    void leaseEventOccurred(const QString &lease, const QEtcd::LeaseEvent &event);
 
 protected:
     Recipe(Client *client, const QString &typeName, const QByteArray &path, const RecipeOptions &options,

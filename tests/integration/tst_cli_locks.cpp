@@ -290,6 +290,11 @@ private Q_SLOTS:
         QCOMPARE(run->waitForExit(), 1);
         QCOMPARE(run->names(), (QStringList{"acquired", "lockLost", "closed"}));
         QVERIFY(!text(run->event("lockLost"), "cause_code").isEmpty());
+        // The hold's lease says what became of it, by name and kind.
+        const QJsonObject expired = run->event("leaseEvent");
+        QCOMPARE(text(expired, "kind"), QStringLiteral("Expired"));
+        QCOMPARE(text(expired, "lease_id"), QString::number(leaseId, 16));
+        QCOMPARE(text(expired, "lease"), QStringLiteral("hold /cl/l/") + QString::number(leaseId, 16));
         QCOMPARE(text(run->event("closed"), "reason"), QStringLiteral("failed"));
         QVERIFY2(run->standardError().startsWith("qetcd: "), run->standardError().constData());
         // sleep went with SIGTERM, and qetcd waited for it.

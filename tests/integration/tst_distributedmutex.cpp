@@ -40,6 +40,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         qRegisterMetaType<Status>();
+        qRegisterMetaType<LeaseEvent>();
         QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
         m_client = std::make_unique<Client>(direct());
         m_other = std::make_unique<Client>(direct());
@@ -155,6 +156,7 @@ private Q_SLOTS:
         DistributedMutex holder(&cutOff, "/locks/loss", ttl(2));
         QSignalSpy lost(&holder, &DistributedMutex::lockLost);
         QSignalSpy states(&holder, &Recipe::connectionStateChanged);
+        QSignalSpy leaseEvents(&holder, &Recipe::leaseEventOccurred);
         std::atomic<qint64> lostAt{0};
         connect(&holder, &DistributedMutex::lockLost, this,
                 [&] { lostAt = steady_clock::now().time_since_epoch().count(); }, Qt::DirectConnection);
@@ -176,6 +178,11 @@ private Q_SLOTS:
         QCOMPARE(holder.connectionState(), ConnectionState::Lost);
         QVERIFY(!holder.isHeldByCurrentThread());
         QCOMPARE(holder.fencingToken(), token);
+        QVERIFY(!leaseEvents.isEmpty());
+        QCOMPARE(leaseEvents.last().at(0).toString(), "hold " + QString::fromUtf8(holder.holdKey()));
+        const auto expired = leaseEvents.last().at(1).value<LeaseEvent>();
+        QCOMPARE(expired.kind, LeaseEventKind::Expired);
+        QCOMPARE(expired.leaseId, holder.leaseId());
 
         // Without interruption the holder runs on; its guarded write is refused.
         Status written;
