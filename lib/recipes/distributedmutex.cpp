@@ -178,18 +178,12 @@ public:
     void joinQueue(std::shared_ptr<Attempt> attempt)
     {
         attempt->key = prefix + QByteArray::number(attempt->lease->leaseId(), 16);
-        RangeOptions newestTwo;
-        newestTwo.range = KeyRange::prefix();
-        newestTwo.sortTarget = SortTarget::CreateRevision;
-        newestTwo.sortOrder = SortOrder::Descending;
-        newestTwo.limit = 2;
-        newestTwo.keysOnly = true;
         PutOptions onLease;
         onLease.lease = attempt->lease->leaseId();
         Txn txn;
         txn.compares = {Compare::createRevision(attempt->key, CompareResult::Equal, 0)};
         txn.success = {TxnOp::put(attempt->key, identityValue(q->clientId()), onLease),
-                       TxnOp::range(prefix, newestTwo)};
+                       TxnOp::range(prefix, newestEntries(2))};
         txn.failure = {TxnOp::range(attempt->key)};
         client->txn(txn).then(this, [this, attempt](const TxnResult &result) {
             if (stopped(attempt))
@@ -214,13 +208,7 @@ public:
     // Until no key created before ours is left; each round watches only the nearest one.
     void waitTurn(std::shared_ptr<Attempt> attempt)
     {
-        RangeOptions predecessor;
-        predecessor.range = KeyRange::prefix();
-        predecessor.sortTarget = SortTarget::CreateRevision;
-        predecessor.sortOrder = SortOrder::Descending;
-        predecessor.limit = 1;
-        predecessor.keysOnly = true;
-        predecessor.maxCreateRevision = attempt->revision - 1;
+        RangeOptions predecessor = newestEntries(1, attempt->revision);
         // A serializable read spares the leader round trip on every hand-off, and cannot
         // hand us the lock early: the compare on our own key makes the member's snapshot at
         // least as new as our key, so every older key still alive is in it, and once none

@@ -107,13 +107,7 @@ public:
                 return claim(attempt);
             attempt->anchor.reset();
         }
-        RangeOptions nearest;
-        nearest.range = KeyRange::prefix();
-        nearest.sortTarget = SortTarget::CreateRevision;
-        nearest.sortOrder = SortOrder::Descending;
-        nearest.limit = 1;
-        nearest.keysOnly = true;
-        nearest.maxCreateRevision = attempt->revision - 1;
+        const RangeOptions nearest = newestEntries(1, attempt->revision);
         Txn txn;
         txn.compares = {Compare::createRevision(attempt->key, CompareResult::Equal, attempt->revision)};
         txn.success = {TxnOp::range(sidePrefix(Side::Write), nearest)};

@@ -68,15 +68,9 @@ private:
     {
         if (m_stop.stopRequested())
             return finish(Status(StatusCode::Cancelled, QStringLiteral("stopped while waiting")));
-        RangeOptions nearestOlder;
-        nearestOlder.range = KeyRange::prefix();
-        nearestOlder.sortTarget = SortTarget::CreateRevision;
-        nearestOlder.sortOrder = SortOrder::Descending;
-        nearestOlder.limit = 1;
-        nearestOlder.maxCreateRevision = m_revision - 1;
         Txn txn;
         txn.compares = {Compare::createRevision(m_key, CompareResult::Equal, m_revision)};
-        txn.success = {TxnOp::range(m_prefix, nearestOlder)};
+        txn.success = {TxnOp::range(m_prefix, newestEntries(1, m_revision))};
         m_client->txn(txn).then(this, [this](const TxnResult &result) {
             if (m_stop.stopRequested())
                 return finish(Status(StatusCode::Cancelled, QStringLiteral("stopped while waiting")));

@@ -32,6 +32,18 @@ QByteArray uniqueToken(const QString &clientId)
     return token;
 }
 
+RangeOptions newestEntries(qint64 limit, qint64 createdBefore)
+{
+    RangeOptions newest;
+    newest.range = KeyRange::prefix();
+    newest.sortTarget = SortTarget::CreateRevision;
+    newest.sortOrder = SortOrder::Descending;
+    newest.limit = limit;
+    newest.keysOnly = true;
+    newest.maxCreateRevision = createdBefore > 0 ? createdBefore - 1 : 0;
+    return newest;
+}
+
 namespace {
 // Owns the watch for one wait and finishes the promise once; lives on the dispatcher thread.
 class DeletionWait : public QObject

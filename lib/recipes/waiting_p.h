@@ -22,6 +22,10 @@ QByteArray identityValue(const QString &clientId);
 // "<clientId>:<7-char random token>": etcd-recipes' per-participant value and key suffix.
 QByteArray uniqueToken(const QString &clientId);
 
+// The entries under a prefix created last, newest first, without values: how a queueing recipe
+// finds the entry just ahead of its own. createdBefore (0: no bound) keeps only older ones.
+RangeOptions newestEntries(qint64 limit, qint64 createdBefore = 0);
+
 // Finishes Ok once the key the caller saw at observedRevision (observed.key, in the incarnation
 // observed.createRevision) is deleted, Cancelled when stop is requested, or with the watch's
 // failure when it cannot be recovered. A key re-created under the same name meanwhile (a lease
