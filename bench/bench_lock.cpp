@@ -2,12 +2,18 @@
 // DistributedMutex name, and hand-off latency from one holder's unlock() returning to the next
 // holder's acquisition. Every etcd lock pays at least one Txn and one Delete commit per cycle,
 // so the rate of bare Txn(put if absent) + Delete round trips on the same server is reported
-// beside it: the gap is the library's own overhead.
+// beside it: the gap is the library's own overhead. With --go-lock (scripts/bench builds it
+// from bench/golock), etcd's own Go lock runs each level on the same server too.
+//
+// unlock() returns at once and deletes in the background, while Go's Unlock() returns after
+// the delete: our hand-off figure includes that commit, Go's does not.
 
 #include "benchsupport.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/distributedmutex.h>
+
+#include <QtCore/QProcess>
 
 #include <functional>
 
@@ -39,6 +45,20 @@ struct Contender
     std::unique_ptr<DistributedMutex> mutex;
     bool busy = false;
 };
+
+QJsonObject goLock(const QString &program, const QStringList &endpoints, int count, seconds window)
+{
+    QProcess run;
+    run.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    run.start(program, {QStringLiteral("--endpoints"), endpoints.join(','), QStringLiteral("--contenders"),
+                        QString::number(count), QStringLiteral("--seconds"), QString::number(window.count())});
+    if (!run.waitForFinished(int(duration_cast<milliseconds>(window + 60s).count())) || run.exitCode() != 0)
+        fail(QStringLiteral("%1 failed: %2").arg(program, run.errorString()));
+    const QJsonObject result = QJsonDocument::fromJson(run.readAllStandardOutput()).object();
+    if (result.isEmpty())
+        fail(program + QStringLiteral(" printed no JSON"));
+    return result;
+}
 
 QJsonObject contend(const QStringList &endpoints, int count, seconds window, double bareRate)
 {
@@ -101,6 +121,9 @@ int main(int argc, char *argv[])
                       QStringLiteral("10")});
     parser.addOption({QStringLiteral("contenders"), QStringLiteral("Comma-separated contention levels."),
                       QStringLiteral("list"), QStringLiteral("1,4,16")});
+    parser.addOption({QStringLiteral("go-lock"),
+                      QStringLiteral("The golock program (bench/golock): measure etcd's Go lock beside ours."),
+                      QStringLiteral("path")});
     parser.process(app);
     return run([&] {
         const seconds window(positiveOption(parser, QStringLiteral("seconds")));
@@ -114,7 +137,15 @@ int main(int argc, char *argv[])
             const int count = level.toInt(&ok);
             if (!ok || count <= 0)
                 fail(QStringLiteral("--contenders wants positive integers, got \"%1\"").arg(level));
-            levels.append(contend(cluster.clientUrls(), count, window, bareRate));
+            QJsonObject measured = contend(cluster.clientUrls(), count, window, bareRate);
+            if (parser.isSet(QStringLiteral("go-lock"))) {
+                const QJsonObject go = goLock(parser.value(QStringLiteral("go-lock")), cluster.clientUrls(), count, window);
+                measured.insert(QStringLiteral("go_concurrency_mutex"), go);
+                measured.insert(QStringLiteral("ratio_to_go"),
+                                std::round(measured.value(QStringLiteral("cycles_per_s")).toDouble()
+                                           / go.value(QStringLiteral("cycles_per_s")).toDouble() * 100.0) / 100.0);
+            }
+            levels.append(measured);
         }
         return QJsonObject{{"benchmark", "lock"},
                            {"window_s", qint64(window.count())},
