@@ -139,23 +139,46 @@ private:
             finish(take, {take->stopReason, {}, {}});
     }
 
+    // Commit order has ties: a batch lands in one revision, and etcd sorts ties in no
+    // particular order. Reading two heads shows a tie; the batch's first is then its lowest
+    // key (the batch index is part of the name).
     void poll(std::shared_ptr<Take> take)
     {
         RangeOptions head;
         head.range = KeyRange::prefix();
         head.sortTarget = order;
         head.sortOrder = SortOrder::Ascending;
-        head.limit = 1;
+        head.limit = order == SortTarget::ModRevision ? 2 : 1;
         client->get(prefix, head).then(this, [this, take](const RangeResult &result) {
             if (take->done)
                 return;
             if (!result.status)
                 return finish(take, {result.status, {}, {}});
+            if (result.kvs.size() == 2 && result.kvs[0].modRevision == result.kvs[1].modRevision)
+                return pollBatch(take, result.kvs[0].modRevision);
             if (!result.kvs.isEmpty())
                 return claim(take, result.kvs.first());
             if (!take->waits)
                 return finish(take, {Status(StatusCode::NotFound, q->context() + QStringLiteral(": empty")), {}, {}});
             wait(take, result.header.revision);
+        });
+    }
+
+    void pollBatch(std::shared_ptr<Take> take, qint64 revision)
+    {
+        RangeOptions first;
+        first.range = KeyRange::prefix();
+        first.minModRevision = revision;
+        first.maxModRevision = revision;
+        first.limit = 1;
+        client->get(prefix, first).then(this, [this, take](const RangeResult &result) {
+            if (take->done)
+                return;
+            if (!result.status)
+                return finish(take, {result.status, {}, {}});
+            if (result.kvs.isEmpty())
+                return poll(take);  // the whole batch was taken meanwhile
+            claim(take, result.kvs.first());
         });
     }
 
@@ -260,23 +283,47 @@ QByteArray DistributedQueue::path() const
     return d->path;
 }
 
+namespace {
+// A name holds only three random characters after its millisecond, so producers busy in the
+// same millisecond draw the same name now and then: a plain put would overwrite an item. Each
+// put holds only while its key is absent, and a collision draws fresh names.
+QFuture<Status> putAbsent(Client *client, const QString &context, const QByteArray &prefix,
+                          const QList<QByteArray> &values, bool batch, int attempt = 1)
+{
+    constexpr int MaxAttempts = 10;
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    Txn txn;
+    for (int i = 0; i < values.size(); ++i) {
+        const QByteArray key = prefix + (batch ? itemName(now, i) : itemName(now));
+        txn.compares.append(Compare::createRevision(key, CompareResult::Equal, 0));
+        txn.success.append(TxnOp::put(key, values[i]));
+    }
+    return client->txn(txn)
+        .then([=](const TxnResult &result) {
+            if (!result.status || result.succeeded)
+                return QtFuture::makeReadyFuture(result.status);
+            if (attempt >= MaxAttempts)
+                return QtFuture::makeReadyFuture(Status(
+                    StatusCode::RetriesExhausted,
+                    context + QStringLiteral(": every item name drawn was taken (%1 attempts)").arg(MaxAttempts)));
+            return putAbsent(client, context, prefix, values, batch, attempt + 1);
+        })
+        .unwrap();
+}
+} // namespace
+
 QFuture<Status> DistributedQueue::enqueue(const QByteArray &value)
 {
     if (isClosed())
         return QtFuture::makeReadyFuture(closedStatus(this));
-    return client()->put(d->prefix + itemName(QDateTime::currentMSecsSinceEpoch()), value)
-        .then([](const PutResult &result) { return result.status; });
+    return putAbsent(client(), context(), d->prefix, {value}, false);
 }
 
 QFuture<Status> DistributedQueue::enqueueAll(const QList<QByteArray> &values)
 {
     if (isClosed())
         return QtFuture::makeReadyFuture(closedStatus(this));
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    Txn txn;
-    for (int i = 0; i < values.size(); ++i)
-        txn.success.append(TxnOp::put(d->prefix + itemName(now, i), values[i]));
-    return client()->txn(txn).then([](const TxnResult &result) { return result.status; });
+    return putAbsent(client(), context(), d->prefix, values, true);
 }
 
 QueueItem DistributedQueue::take(std::chrono::milliseconds timeout)

@@ -102,6 +102,35 @@ private Q_SLOTS:
         QVERIFY(under("/q/layout/").isEmpty());
     }
 
+    // A batch commits in one revision, and etcd promises no order among equal revisions when
+    // it has real sorting to do (here: producers whose clocks ran ahead wrote first, so key
+    // order is far from commit order): takes still follow the batch's own order.
+    void aBatchIsTakenInItsOwnOrder()
+    {
+        DistributedQueue queue(m_client.get(), "/q/batch");
+        QList<QByteArray> ahead;
+        for (int i = 0; i < 200; ++i) {
+            ahead.append("ahead" + QByteArray::number(i));
+            const QByteArray key = "/q/batch/9999999999999" + QByteArray::number(i).rightJustified(6, '0') + "-fut";
+            Status put;
+            QETCD_AWAIT(m_client->put(key, ahead.last()).then([](const PutResult &r) { return r.status; }), put);
+            QCOMPARE(put, Status());
+        }
+        QList<QByteArray> values;
+        for (int i = 0; i < 60; ++i)
+            values.append(QByteArray::number(i));
+        Status status;
+        QETCD_AWAIT(queue.enqueueAll(values), status);
+        QCOMPARE(status, Status());
+        QList<QByteArray> taken;
+        for (int i = 0; i < ahead.size() + values.size(); ++i) {
+            const QueueItem item = queue.take(milliseconds(scaledMs(5000)));
+            QCOMPARE(item.status, Status());
+            taken.append(item.value);
+        }
+        QCOMPARE(taken, ahead + values);
+    }
+
     void prefixIsTerminated()
     {
         Status status;
