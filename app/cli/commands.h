@@ -17,5 +17,6 @@ Command barrierCommand();
 Command doubleBarrierCommand();
 Command serviceCommand();
 Command counterCommand();
+Command queueCommand();
 
 } // namespace QEtcd::Cli

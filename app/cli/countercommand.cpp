@@ -23,17 +23,30 @@ int runCounter(Invocation &invocation)
     } else if (arguments.size() > 2) {
         return invocation.usageError(QStringLiteral("get takes no number"));
     }
+    qint64 repeat = 1;
+    if (invocation.isSet(QStringLiteral("repeat"))) {
+        if (!delta)
+            return invocation.usageError(QStringLiteral("--repeat only applies to add"));
+        const auto parsed = parseCount(invocation.value(QStringLiteral("repeat")), 1);
+        if (!parsed) {
+            return invocation.usageError(QStringLiteral("--repeat must be a whole number >= 1, not \"%1\"")
+                                             .arg(invocation.value(QStringLiteral("repeat"))));
+        }
+        repeat = *parsed;
+    }
 
     DistributedAtomicLong counter(&invocation.client(), path.toUtf8());
     const QString what = QStringLiteral("counter %1 \"%2\"").arg(action, path);
-    const AtomicLongResult result = invocation.await(delta ? counter.addAsync(*delta) : counter.getAsync(), what);
-    counter.close();
-    if (!result.status)
-        return invocation.failed(result.status);
-    if (invocation.json())
-        invocation.print(QJsonObject{{QLatin1String("path"), path}, {QLatin1String("value"), result.value}});
-    else
-        invocation.print(QByteArray::number(result.value));
+    for (qint64 done = 0; done < repeat; ++done) {
+        const AtomicLongResult result = invocation.await(delta ? counter.addAsync(*delta) : counter.getAsync(), what);
+        // The values printed so far were committed and stay; failed() flushes them first.
+        if (!result.status)
+            return invocation.failed(result.status);
+        if (invocation.json())
+            invocation.print(QJsonObject{{QLatin1String("path"), path}, {QLatin1String("value"), result.value}});
+        else
+            invocation.print(QByteArray::number(result.value));
+    }
     return Success;
 }
 } // namespace
@@ -47,12 +60,20 @@ Command counterCommand()
         "A 64-bit counter in the key NAME (8 bytes, big-endian), created with 0 on first\n"
         "use. \"get\" (the default) prints its value; \"add N\" adds N (which may be\n"
         "negative: put -- before it) by compare-and-set and prints the value it committed,\n"
-        "so concurrent adders each see a value of their own.\n"
+        "so concurrent adders each see a value of their own. --repeat K makes K such\n"
+        "additions one after the other, each its own compare-and-set, and prints the\n"
+        "value each committed; other adders' values may come in between. A failure stops\n"
+        "the run (exit 1) after the values already printed, which were committed.\n"
         "\n"
-        "Output: the value; with --json {\"path\", \"value\"}.");
+        "Output: one value per line; with --json one {\"path\", \"value\"} per line.");
     command.arguments = {{QStringLiteral("NAME"), QStringLiteral("The counter's key")},
                          {QStringLiteral("ACTION"), QStringLiteral("get or add"), true},
                          {QStringLiteral("N"), QStringLiteral("add: how much"), true}};
+    command.options = {
+        QCommandLineOption(QStringLiteral("repeat"),
+                           QStringLiteral("add: add K times, one compare-and-set each [default 1]"),
+                           QStringLiteral("K")),
+    };
     command.run = runCounter;
     return command;
 }

@@ -17,5 +17,6 @@ int main(int argc, char *argv[])
     return runCommandLine(QCoreApplication::arguments(),
                           {statusCommand(), getCommand(), putCommand(), deleteCommand(), watchCommand(),
                            leaseCommand(), lockCommand(), electCommand(), semaphoreCommand(),
-                           barrierCommand(), doubleBarrierCommand(), serviceCommand(), counterCommand()});
+                           barrierCommand(), doubleBarrierCommand(), serviceCommand(), counterCommand(),
+                           queueCommand()});
 }

@@ -48,7 +48,11 @@ public:
     // Waits for the exit; the exit code, or -1 when it crashed or did not exit in time.
     int waitForExit(int timeoutMs = scaledMs(20000))
     {
-        if (!m_process.waitForFinished(timeoutMs))
+        // waitForFinished() is false for a process whose exit an event loop (a QTRY_* condition,
+        // another wait) has already seen.
+        if (m_process.state() != QProcess::NotRunning && !m_process.waitForFinished(timeoutMs))
+            return -1;
+        if (m_process.error() == QProcess::FailedToStart)
             return -1;
         standardOutput();
         return m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;

@@ -1,8 +1,12 @@
-// The recipe commands of qetcd (barrier, double-barrier, service, counter) against a real etcd
-// member: the binary runs as an operator would run it, its JSON lines are read as they arrive,
-// and long-running ones are stopped with real signals.
+// The recipe commands of qetcd (barrier, double-barrier, service, counter, queue) against a
+// real etcd member: the binary runs as an operator would run it, several at once where the
+// recipe is a meeting, its JSON lines are read as they arrive, and long-running ones are
+// stopped with real signals.
+#include "../common/awaitfuture.h"
 #include "../common/qetcdprocess.h"
 
+#include <QEtcd/client.h>
+#include <QEtcd/distributedqueue.h>
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/testtimeouts.h>
 
@@ -13,13 +17,21 @@
 
 #include <memory>
 
+using namespace QEtcd;
 using namespace QEtcd::Testing;
 
 namespace {
+// How many processes meet at a barrier in the tests below.
+constexpr int members = 5;
 
 QString text(const QJsonObject &object, const char *field)
 {
     return object.value(QLatin1String(field)).toString();
+}
+
+qint64 monoMs(const QJsonObject &object)
+{
+    return object.value(QLatin1String("mono_ms")).toInteger();
 }
 } // namespace
 
@@ -29,10 +41,27 @@ class tst_CliRecipes : public QObject
 
 private:
     EtcdCluster m_cluster;
+    std::unique_ptr<Client> m_client;
 
     std::unique_ptr<Qetcd> qetcd(const QStringList &arguments)
     {
         return std::make_unique<Qetcd>(m_cluster.clientUrl(0), arguments);
+    }
+    std::vector<std::unique_ptr<Qetcd>> qetcds(int count, const QStringList &arguments)
+    {
+        std::vector<std::unique_ptr<Qetcd>> all;
+        for (int i = 0; i < count; ++i)
+            all.push_back(qetcd(arguments));
+        return all;
+    }
+    // How many keys are under prefix; -1 when the read failed.
+    qint64 keysUnder(const QByteArray &prefix)
+    {
+        RangeOptions options;
+        options.range = KeyRange::prefix();
+        options.countOnly = true;
+        const auto future = m_client->get(prefix, options);
+        return awaitFuture(future) && future.result().status ? future.result().count : -1;
     }
     // Runs a short command to its end: its exit code, stdout in *out.
     int runToEnd(const QStringList &arguments, QByteArray *out = nullptr, QByteArray *err = nullptr)
@@ -47,7 +76,11 @@ private:
     }
 
 private Q_SLOTS:
-    void initTestCase() { QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString())); }
+    void initTestCase()
+    {
+        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
+        m_client = std::make_unique<Client>(ClientOptions::fromEndpoints(m_cluster.clientUrls()));
+    }
 
     void barrierWaitersLiftWhenTheHolderStops()
     {
@@ -55,12 +88,13 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(hold->has("barrierSet") || !hold->isRunning(), scaledMs(15000));
         QVERIFY2(hold->has("barrierSet"), hold->transcript());
 
-        auto first = qetcd({"barrier", "wait", "/cr/b1"});
-        auto second = qetcd({"barrier", "wait", "/cr/b1"});
-        QTRY_VERIFY_WITH_TIMEOUT(first->has("waiting") && second->has("waiting"), scaledMs(15000));
-        QCOMPARE(first->event("waiting").value("barrier_set").toBool(), true);
-        QCOMPARE(second->event("waiting").value("barrier_set").toBool(), true);
-        QVERIFY(first->isRunning() && second->isRunning());
+        const auto waiters = qetcds(members, {"barrier", "wait", "/cr/b1"});
+        for (const auto &waiter : waiters) {
+            QTRY_VERIFY_WITH_TIMEOUT(waiter->has("waiting") || !waiter->isRunning(), scaledMs(15000));
+            QCOMPARE(waiter->event("waiting").value("barrier_set").toBool(), true);
+        }
+        for (const auto &waiter : waiters)
+            QVERIFY2(waiter->isRunning(), waiter->transcript());
 
         hold->terminate();
         QCOMPARE(hold->waitForExit(), 0);
@@ -68,7 +102,7 @@ private Q_SLOTS:
         QCOMPARE(text(hold->event("closed"), "reason"), QStringLiteral("SIGTERM"));
         QCOMPARE(hold->event("closed").value("removed").toBool(), true);
 
-        for (Qetcd *waiter : {first.get(), second.get()}) {
+        for (const auto &waiter : waiters) {
             QCOMPARE(waiter->waitForExit(), 0);
             QCOMPARE(waiter->names(), (QStringList{"waiting", "barrierLifted"}));
             QCOMPARE(text(waiter->event("barrierLifted"), "reason"), QStringLiteral("removed"));
@@ -118,33 +152,70 @@ private Q_SLOTS:
 
     void barrierCountReleasesAllMembers()
     {
-        std::vector<std::unique_ptr<Qetcd>> members;
-        for (int i = 0; i < 3; ++i)
-            members.push_back(qetcd({"barrier", "count", "/cr/c1", "--members", "3", "--timeout", "30s"}));
-        for (const auto &member : members) {
+        const auto all = qetcds(members, {"barrier", "count", "/cr/c1", "--members", QString::number(members),
+                                          "--timeout", "30s"});
+        for (const auto &member : all) {
             QCOMPARE(member->waitForExit(), 0);
             QCOMPARE(member->names(), (QStringList{"waiting", "released"}));
-            QCOMPARE(member->event("released").value("members").toInteger(), 3);
+            QCOMPARE(member->event("released").value("members").toInteger(), members);
         }
+        // Nobody was released before the last one had arrived.
+        qint64 lastArrival = 0;
+        for (const auto &member : all)
+            lastArrival = std::max(lastArrival, monoMs(member->event("waiting")));
+        for (const auto &member : all)
+            QVERIFY(monoMs(member->event("released")) >= lastArrival);
+        QCOMPARE(keysUnder("/cr/c1/waiting/"), 0);
     }
 
-    void barrierCountTimesOutShortOfMembers()
+    void barrierCountMemberThatTimedOutNoLongerCounts()
     {
-        Qetcd lone(m_cluster.clientUrl(0), {"barrier", "count", "/cr/c2", "--members", "2", "--timeout", "1s"});
+        const QStringList count{"barrier", "count", "/cr/c2", "--members", QString::number(members)};
+        Qetcd lone(m_cluster.clientUrl(0), count + QStringList{"--timeout", "1s"});
         QCOMPARE(lone.waitForExit(), 1);
         QCOMPARE(lone.names(), (QStringList{"waiting", "timedOut"}));
+        QCOMPARE(keysUnder("/cr/c2/waiting/"), 0);
+
+        // One short of the count even though the lone member came before them.
+        const auto early = qetcds(members - 1, count + QStringList{"--timeout", "30s"});
+        QTRY_COMPARE_WITH_TIMEOUT(keysUnder("/cr/c2/waiting/"), members - 1, scaledMs(15000));
+        for (const auto &member : early)
+            QVERIFY2(member->isRunning() && !member->has("released"), member->transcript());
+
+        auto last = qetcd(count + QStringList{"--timeout", "30s"});
+        QCOMPARE(last->waitForExit(), 0);
+        for (const auto &member : early) {
+            QCOMPARE(member->waitForExit(), 0);
+            QCOMPARE(member->names(), (QStringList{"waiting", "released"}));
+        }
+        QCOMPARE(keysUnder("/cr/c2/waiting/"), 0);
     }
 
     void doubleBarrierRunsBothPhases()
     {
-        auto a = qetcd({"double-barrier", "/cr/d1", "--members", "2", "--work", "200ms", "--timeout", "30s"});
-        auto b = qetcd({"double-barrier", "/cr/d1", "--members", "2", "--timeout", "30s"});
-        for (Qetcd *member : {a.get(), b.get()}) {
+        const QStringList arguments{"double-barrier", "/cr/d1", "--members", QString::number(members), "--timeout", "30s"};
+        auto worker = qetcd(arguments + QStringList{"--work", "200ms"});
+        const auto others = qetcds(members - 1, arguments);
+        std::vector<Qetcd *> all{worker.get()};
+        for (const auto &other : others)
+            all.push_back(other.get());
+        for (Qetcd *member : all) {
             QCOMPARE(member->waitForExit(), 0);
             QCOMPARE(member->names(), (QStringList{"entering", "entered", "leaving", "left"}));
         }
-        // b left no earlier than a, which worked 200 ms after both entered.
-        QVERIFY(b->event("left").value("mono_ms").toInteger() >= a->event("entered").value("mono_ms").toInteger() + 200);
+        // Nobody entered before everyone was entering, nor left before everyone was leaving.
+        qint64 lastEntering = 0;
+        qint64 lastLeaving = 0;
+        for (Qetcd *member : all) {
+            lastEntering = std::max(lastEntering, monoMs(member->event("entering")));
+            lastLeaving = std::max(lastLeaving, monoMs(member->event("leaving")));
+        }
+        for (Qetcd *member : all) {
+            QVERIFY(monoMs(member->event("entered")) >= lastEntering);
+            QVERIFY(monoMs(member->event("left")) >= lastLeaving);
+            // The worker stayed 200 ms after entering; nobody left before it did.
+            QVERIFY(monoMs(member->event("left")) >= monoMs(worker->event("entered")) + 200);
+        }
     }
 
     void serviceRegisterShowsInList()
@@ -204,6 +275,133 @@ private Q_SLOTS:
         QCOMPARE(out, QByteArray("{\"path\":\"/cr/n\",\"value\":10}\n"));
     }
 
+    void counterRepeatPrintsEachCommittedValue()
+    {
+        QByteArray out;
+        QCOMPARE(runToEnd({"counter", "/cr/r", "add", "3", "--repeat", "4"}, &out), 0);
+        QCOMPARE(out, QByteArray("3\n6\n9\n12\n"));
+        QCOMPARE(runToEnd({"--json", "counter", "/cr/r", "--repeat", "2", "add", "--", "-2"}, &out), 0);
+        QCOMPARE(out, QByteArray("{\"path\":\"/cr/r\",\"value\":10}\n{\"path\":\"/cr/r\",\"value\":8}\n"));
+    }
+
+    void queueTakesInPutOrder()
+    {
+        for (const char *value : {"first", "zweite", "тре́тий"}) {
+            auto put = qetcd({"queue", "put", "/cr/q1", value});
+            QCOMPARE(put->waitForExit(), 0);
+            QCOMPARE(put->names(), QStringList{"put"});
+            QCOMPARE(text(put->event("put"), "value"), QString::fromUtf8(value));
+            QCOMPARE(text(put->event("put"), "path"), QStringLiteral("/cr/q1"));
+        }
+        auto take = qetcd({"queue", "take", "/cr/q1", "--count", "3"});
+        QCOMPARE(take->waitForExit(), 0);
+        QCOMPARE(take->names(), (QStringList{"waiting", "taken", "taken", "taken"}));
+        QCOMPARE(take->event("waiting").value("count").toInteger(), 3);
+        QStringList values;
+        for (int nth = 0; nth < 3; ++nth) {
+            const QJsonObject taken = take->event("taken", nth);
+            values.append(text(taken, "value"));
+            QVERIFY2(text(taken, "key").startsWith(QLatin1String("/cr/q1/")), take->transcript());
+        }
+        QCOMPARE(values, (QStringList{"first", "zweite", QString::fromUtf8("тре́тий")}));
+        QCOMPARE(keysUnder("/cr/q1/"), 0);
+    }
+
+    void queueTakeWaitsForAPut()
+    {
+        auto take = qetcd({"queue", "take", "/cr/q2"});
+        QTRY_VERIFY_WITH_TIMEOUT(take->has("waiting") || !take->isRunning(), scaledMs(15000));
+        QVERIFY2(take->isRunning(), take->transcript());
+        QCOMPARE(runToEnd({"queue", "put", "/cr/q2", "late"}), 0);
+        QCOMPARE(take->waitForExit(), 0);
+        QCOMPARE(take->names(), (QStringList{"waiting", "taken"}));
+        QCOMPARE(text(take->event("taken"), "value"), QStringLiteral("late"));
+    }
+
+    void queueShowsBytesThatAreNotUtf8AsBase64()
+    {
+        DistributedQueue queue(m_client.get(), "/cr/q3");
+        Status status;
+        QETCD_AWAIT(queue.enqueue(QByteArray("\xff\x00\x01", 3)), status);
+        QCOMPARE(status, Status());
+        auto take = qetcd({"queue", "take", "/cr/q3"});
+        QCOMPARE(take->waitForExit(), 0);
+        const QJsonObject taken = take->event("taken");
+        QVERIFY2(!taken.contains("value"), take->transcript());
+        QCOMPARE(text(taken, "value_base64"), QStringLiteral("/wAB"));
+    }
+
+    void queueTakeTimesOutShortOfItsCount()
+    {
+        QCOMPARE(runToEnd({"queue", "put", "/cr/q4", "only"}), 0);
+        QElapsedTimer timer;
+        timer.start();
+        auto take = qetcd({"queue", "take", "/cr/q4", "--count", "2", "--timeout", "1s"});
+        QCOMPARE(take->waitForExit(), 1);
+        QVERIFY(timer.elapsed() >= 1000);
+        QCOMPARE(take->names(), (QStringList{"waiting", "taken", "timedOut"}));
+        QCOMPARE(take->event("timedOut").value("taken").toInteger(), 1);
+        QCOMPARE(take->event("timedOut").value("count").toInteger(), 2);
+        QCOMPARE(take->standardError(), QByteArray("qetcd: queue take \"/cr/q4\": took 1 of 2 before --timeout ran out\n"));
+    }
+
+    void queueTakeEndsOnSigterm()
+    {
+        auto take = qetcd({"queue", "take", "/cr/q5", "--count", "2"});
+        QTRY_VERIFY_WITH_TIMEOUT(take->has("waiting") || !take->isRunning(), scaledMs(15000));
+        QCOMPARE(runToEnd({"queue", "put", "/cr/q5", "one"}), 0);
+        QTRY_VERIFY_WITH_TIMEOUT(take->has("taken") || !take->isRunning(), scaledMs(15000));
+        QVERIFY2(take->isRunning(), take->transcript());
+        take->terminate();
+        QCOMPARE(take->waitForExit(), 1);
+        QCOMPARE(take->names(), (QStringList{"waiting", "taken", "closed"}));
+        QCOMPARE(text(take->event("closed"), "reason"), QStringLiteral("SIGTERM"));
+        QCOMPARE(take->event("closed").value("taken").toInteger(), 1);
+        QCOMPARE(take->standardError(), QByteArray("qetcd: interrupted by SIGTERM\n"));
+        // The woken take left nothing behind that could swallow the next item.
+        QCOMPARE(runToEnd({"queue", "put", "/cr/q5", "two"}), 0);
+        QCOMPARE(keysUnder("/cr/q5/"), 1);
+    }
+
+    void queueByPriorityTakesTheLowestNumberFirst()
+    {
+        const QList<std::pair<const char *, const char *>> puts{{"7", "later"}, {"1", "urgent"}, {"7", "latest"}, {"3", "soon"}};
+        for (const auto &[priority, value] : puts) {
+            auto put = qetcd({"queue", "put", "/cr/pq", value, "--priority", priority});
+            QCOMPARE(put->waitForExit(), 0);
+            QCOMPARE(put->event("put").value("priority").toInteger(), QByteArray(priority).toInt());
+        }
+        auto take = qetcd({"queue", "take", "/cr/pq", "--by-priority", "--count", "4"});
+        QCOMPARE(take->waitForExit(), 0);
+        QStringList values;
+        for (int nth = 0; nth < 4; ++nth)
+            values.append(text(take->event("taken", nth), "value"));
+        QCOMPARE(values, (QStringList{"urgent", "soon", "later", "latest"}));
+        QVERIFY2(text(take->event("taken"), "key").startsWith(QLatin1String("/cr/pq/00001/")), take->transcript());
+    }
+
+    void helpNamesTheQueueAndCounterOptions_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QStringList>("mentions");
+        QTest::newRow("queue") << QStringList{"queue", "--help"}
+                               << QStringList{"put NAME VALUE", "take NAME", "--priority", "--by-priority", "--count",
+                                              "--timeout", "\"taken\"", "\"value_base64\"", "timedOut", "closed",
+                                              "at most", "SIGTERM"};
+        QTest::newRow("counter") << QStringList{"counter", "--help"} << QStringList{"--repeat", "compare-and-set"};
+        QTest::newRow("overview") << QStringList{"--help"} << QStringList{"queue", "counter"};
+    }
+
+    void helpNamesTheQueueAndCounterOptions()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QStringList, mentions);
+        QByteArray out;
+        QCOMPARE(runToEnd(arguments, &out), 0);
+        for (const QString &mention : mentions)
+            QVERIFY2(out.contains(mention.toUtf8()), qPrintable(mention + QStringLiteral(" missing in:\n") + out));
+    }
+
     void usageErrorsExit2_data()
     {
         QTest::addColumn<QStringList>("arguments");
@@ -219,6 +417,17 @@ private Q_SLOTS:
         QTest::newRow("service list --watch without name") << QStringList{"service", "list", "--watch"};
         QTest::newRow("counter unknown action") << QStringList{"counter", "/n", "sub", "1"};
         QTest::newRow("counter add without number") << QStringList{"counter", "/n", "add"};
+        QTest::newRow("counter repeat on get") << QStringList{"counter", "/n", "get", "--repeat", "2"};
+        QTest::newRow("counter bad repeat") << QStringList{"counter", "/n", "add", "1", "--repeat", "0"};
+        QTest::newRow("queue unknown action") << QStringList{"queue", "peek", "/q"};
+        QTest::newRow("queue put without value") << QStringList{"queue", "put", "/q"};
+        QTest::newRow("queue take with value") << QStringList{"queue", "take", "/q", "v"};
+        QTest::newRow("queue empty name") << QStringList{"queue", "take", ""};
+        QTest::newRow("queue priority out of range") << QStringList{"queue", "put", "/q", "v", "--priority", "65536"};
+        QTest::newRow("queue priority on take") << QStringList{"queue", "take", "/q", "--priority", "1"};
+        QTest::newRow("queue by-priority on put") << QStringList{"queue", "put", "/q", "v", "--by-priority"};
+        QTest::newRow("queue bad count") << QStringList{"queue", "take", "/q", "--count", "0"};
+        QTest::newRow("queue bad timeout") << QStringList{"queue", "take", "/q", "--timeout", "soon"};
     }
 
     void usageErrorsExit2()
