@@ -49,6 +49,9 @@ public:
         healTimer.moveToThread(clientPrivate->dispatcher());
     }
 
+    // A heal cut short by our end never reaches its continuation, which would give the turn back.
+    ~SelfHealingKeepAlivePrivate() override { giveBackTurn(); }
+
     // --- LeaseSink: completion-queue thread, hub lock held ---------------------------------
     void leaseRenewed(qint64 id, Clock::time_point) override
     {
@@ -124,23 +127,42 @@ public:
         }
     }
 
+    // Waits for a turn at the client's heal gate first; the timer and the reachability probe
+    // may both ask while one wait is already queued.
     void attemptHeal()
     {
-        if (closed || !healing)
+        if (closed || !healing || awaitingTurn)
             return;
+        awaitingTurn = true;
+        clientPrivate->healGate().enter(this, [this] {
+            awaitingTurn = false;
+            holdingTurn = true;
+            if (closed || !healing)
+                return giveBackTurn();
+            healOnce();
+        });
+    }
+
+    // Holds a turn at the heal gate; every way out gives it back.
+    void healOnce()
+    {
         ++attempt;
         ++reachabilityGeneration;
         const Clock::time_point sentAt = Clock::now();
         const qint64 previous = leaseId.load();
         const RpcResilience once{RetryPolicy::never(), resilience.healOperationTimeout};
         client->leaseGrant(ttl, 0, once).then(this, [this, sentAt, previous](const LeaseGrantResult &grant) {
-            if (closed)
+            if (closed) {
+                giveBackTurn();
                 return revokeIfGranted(grant);
+            }
             if (!grant.status) {
+                giveBackTurn();
                 lastCause = grant.status;
                 return scheduleHeal();
             }
             establish(grant.id, previous).then(this, [this, grant, sentAt, previous](const Status &established) {
+                giveBackTurn();
                 if (closed)
                     return revokeIfGranted(grant);
                 if (!established) {
@@ -158,6 +180,12 @@ public:
                 client->leaseRevoke(previous);
             });
         });
+    }
+
+    void giveBackTurn()
+    {
+        if (std::exchange(holdingTurn, false))
+            clientPrivate->healGate().leave();
     }
 
     void adopt(const LeaseGrantResult &grant, Clock::time_point sentAt)
@@ -241,6 +269,8 @@ public:
     std::atomic<bool> suspended{false};
 
     bool healing = false;
+    bool awaitingTurn = false;  // queued at the client's heal gate
+    bool holdingTurn = false;   // let in: a heal is in flight
     bool failed = false;
     int attempt = 0;
     quint64 reachabilityGeneration = 0;

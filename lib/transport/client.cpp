@@ -10,7 +10,8 @@ namespace QEtcd {
 using namespace Internal;
 
 ClientPrivate::ClientPrivate(Client *q, const ClientOptions &clientOptions)
-    : options(clientOptions), codec(clientOptions.keyNamespace)
+    : options(clientOptions), codec(clientOptions.keyNamespace),
+      m_healGate(std::max(1, clientOptions.maxConcurrentHeals))  // refused options never heal
 {
     configurationStatus = options.validate(&endpoints);
     if (!configurationStatus) {

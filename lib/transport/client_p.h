@@ -1,6 +1,7 @@
 #pragma once
 
 #include "client.h"
+#include "healgate_p.h"
 #include "transport_p.h"
 #include "unarycall_p.h"
 
@@ -31,6 +32,8 @@ public:
     Internal::KeepAliveHub *keepAliveHub();
     // Every Watcher of this client shares its one Watch stream. Null when the options were refused.
     Internal::WatchHub *watchHub();
+    // Dispatcher thread only.
+    Internal::HealGate &healGate() { return m_healGate; }
 
     RpcResilience resilience(const Client::Rpc &rpc) const { return rpc.value_or(options.rpc); }
 
@@ -77,6 +80,7 @@ private:
     std::unique_ptr<Internal::Transport> m_transport;
     std::once_flag m_dispatcherStarted;
     std::unique_ptr<QThread> m_dispatcher;
+    Internal::HealGate m_healGate;
     std::once_flag m_hubCreated;
     std::unique_ptr<Internal::KeepAliveHub> m_hub;
     std::once_flag m_watchHubCreated;

@@ -108,6 +108,8 @@ Status ClientOptions::validate(QList<Endpoint> *parsedEndpoints) const
         return invalid(QStringLiteral("keepAliveTimeout must be > 0"));
     if (maxReceiveMessageSize < 4 * 1024 * 1024)
         return invalid(QStringLiteral("maxReceiveMessageSize must be at least 4 MiB"));
+    if (maxConcurrentHeals < 1)
+        return invalid(QStringLiteral("maxConcurrentHeals must be >= 1 (got %1)").arg(maxConcurrentHeals));
     if (!rpc.retryPolicy.isValid())
         return rpc.retryPolicy.validation().withContext(QStringLiteral("rpc resilience"));
     if (rpc.operationTimeout <= std::chrono::milliseconds::zero())

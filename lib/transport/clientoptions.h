@@ -48,6 +48,10 @@ struct ClientOptions
     std::chrono::milliseconds serverMinKeepAliveTime{5000};
     // etcd's ranges can be far larger than gRPC's 4 MiB receive default.
     int maxReceiveMessageSize = 256 * 1024 * 1024;
+    // How many self-healing leases of this client heal at once; the rest wait their turn. A
+    // partition expires every lease of a client together, and thousands of grants at one
+    // moment make etcd refuse part of them ("too many requests").
+    int maxConcurrentHeals = 64;
     TlsOptions tls;
     QString user;
     QString password;

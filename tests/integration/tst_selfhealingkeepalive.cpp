@@ -161,6 +161,52 @@ private Q_SLOTS:
         QVERIFY(eventAt(events, 1).monotonicMs <= restored.monotonicMs);
     }
 
+    // A partition expires every lease of a client at once; their heals take turns, at most
+    // maxConcurrentHeals at a time, and every key still comes back.
+    void healsOfOneClientTakeTurns()
+    {
+        ClientOptions options = ClientOptions::fromEndpoints({m_proxy->url()});
+        options.maxConcurrentHeals = 3;
+        Client client(options);
+        std::atomic<int> inFlight{0};
+        std::atomic<int> mostInFlight{0};
+        constexpr int Keepers = 30;
+        std::vector<std::unique_ptr<SelfHealingKeepAlive>> keepers;
+        std::vector<std::unique_ptr<QSignalSpy>> events;
+        for (int i = 0; i < Keepers; ++i) {
+            const QByteArray key = "/shka/turns/" + QByteArray::number(i);
+            keepers.push_back(std::make_unique<SelfHealingKeepAlive>(
+                &client, 2,
+                [&, key](qint64 lease, qint64 previous) {
+                    mostInFlight = std::max(mostInFlight.load(), ++inFlight);
+                    return casEstablish(&client, key, "v", lease, previous).then([&](const Status &done) {
+                        --inFlight;
+                        return done;
+                    });
+                },
+                fastHeals()));
+            events.push_back(std::make_unique<QSignalSpy>(keepers.back().get(), &SelfHealingKeepAlive::leaseEvent));
+            Status started;
+            QETCD_AWAIT(keepers.back()->start(), started);
+            QVERIFY2(started.isOk(), qPrintable(started.toString()));
+        }
+        mostInFlight = 0;
+
+        m_proxy->setMode(FaultProxy::Mode::Blackhole);
+        QTRY_VERIFY_WITH_TIMEOUT(std::all_of(events.cbegin(), events.cend(), [](const auto &spy) {
+                                     return kinds(*spy).contains(LeaseEventKind::Expired);
+                                 }),
+                                 scaledMs(15000));
+        m_proxy->setMode(FaultProxy::Mode::Pass);
+        QTRY_VERIFY_WITH_TIMEOUT(std::all_of(events.cbegin(), events.cend(), [](const auto &spy) {
+                                     return kinds(*spy).contains(LeaseEventKind::Restored);
+                                 }),
+                                 scaledMs(30000));
+        QVERIFY2(mostInFlight.load() >= 1 && mostInFlight.load() <= 3, qPrintable(QString::number(mostInFlight.load())));
+        for (int i = 0; i < Keepers; ++i)
+            QCOMPARE(read("/shka/turns/" + QByteArray::number(i)).lease, keepers[i]->currentLeaseId());
+    }
+
     void partitionShorterThanTtlOnlySuspends()
     {
         auto keeper = keepKey("/shka/short", "v", 6, fastHeals());

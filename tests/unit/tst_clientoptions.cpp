@@ -102,6 +102,9 @@ private Q_SLOTS:
         ClientOptions passwordOnly = ClientOptions::fromEndpoints({"http://a:1"});
         passwordOnly.password = QStringLiteral("secret");
         QTest::newRow("password without user") << passwordOnly << "user";
+        ClientOptions noHeals = ClientOptions::fromEndpoints({"http://a:1"});
+        noHeals.maxConcurrentHeals = 0;
+        QTest::newRow("no heal may run") << noHeals << "maxConcurrentHeals must be >= 1 (got 0)";
     }
 
     void validatesTheWhole()
