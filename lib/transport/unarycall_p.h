@@ -147,7 +147,9 @@ private:
             m_transport->invalidateToken(m_tokenUsed);
             return beginAttempt();
         }
-        if (m_spec.retriable && status.isTransient() && !isCancelled()) {
+        // A call that never left the client may be repeated even when it is not idempotent.
+        const bool repeatable = m_spec.retriable || neverLeftTheClient(status);
+        if (repeatable && status.isTransient() && !isCancelled()) {
             const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
                 std::chrono::steady_clock::now() - m_clock);
             if (const auto delay = m_spec.resilience.retryPolicy.nextDelay(m_retries + 1, elapsed)) {

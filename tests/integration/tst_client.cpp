@@ -391,6 +391,21 @@ private Q_SLOTS:
         QVERIFY2(clock.elapsed() < scaledMs(8000), qPrintable(QString::number(clock.elapsed())));
     }
 
+    // A transaction is never repeated once it may have reached etcd, but one that could not
+    // even connect was not sent, so it is retried like any call.
+    void transactionThatNeverConnectedIsRetried()
+    {
+        ClientOptions nowhere = ClientOptions::fromEndpoints({QStringLiteral("http://127.0.0.1:1")});
+        nowhere.rpc = RpcResilience{RetryPolicy::bounded(2, 100ms), 2s};
+        Client client(nowhere);
+        Txn txn;
+        txn.success = {TxnOp::put("/k", "v")};
+        TxnResult result;
+        QETCD_AWAIT(client.txn(txn), result);
+        QCOMPARE(result.status.code(), StatusCode::Unavailable);
+        QVERIFY2(result.status.message().contains("after 3 attempts"), qPrintable(result.status.message()));
+    }
+
     void blackholedCallsFailWithinTheirDeadlineAndRecover()
     {
         FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
