@@ -214,21 +214,7 @@ public:
             Q_EMIT q->released(Side(hold->kind), hold->revision);
     }
 
-    void note(const QString &text) override
-    {
-        if (q)
-            q->recordHistory(RecipeHistoryEntry::Source::Recipe, text);
-    }
-
-    int track(ExclusivityLease *lease, const QString &name) override { return q ? q->track(lease, name) : -1; }
-
-    void untrack(int source, ExclusivityLease *lease) override
-    {
-        if (!q)
-            return;
-        q->removeSource(source);
-        disconnect(lease, nullptr, q, nullptr);
-    }
+    Recipe *recipe() const override { return q; }
 
     QList<std::shared_ptr<QueuedHold>> allHolds() const
     {

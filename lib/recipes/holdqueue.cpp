@@ -251,4 +251,25 @@ void HoldQueue::shutDown(const QList<std::shared_ptr<QueuedHold>> &holds)
     }
 }
 
+void HoldQueue::note(const QString &text)
+{
+    if (Recipe *owner = recipe())
+        owner->recordHistory(RecipeHistoryEntry::Source::Recipe, text);
+}
+
+int HoldQueue::track(ExclusivityLease *lease, const QString &name)
+{
+    Recipe *owner = recipe();
+    return owner ? owner->track(lease, name) : -1;
+}
+
+void HoldQueue::untrack(int source, ExclusivityLease *lease)
+{
+    Recipe *owner = recipe();
+    if (!owner)
+        return;
+    owner->removeSource(source);
+    disconnect(lease, nullptr, owner, nullptr);
+}
+
 } // namespace QEtcd::Internal

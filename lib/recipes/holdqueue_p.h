@@ -124,9 +124,13 @@ protected:
     virtual void withdraw(const std::shared_ptr<QueuedHold> &hold) = 0;
     virtual void announceLoss(const std::shared_ptr<QueuedHold> &hold, const Status &cause) = 0;
     virtual void announceRelease(const std::shared_ptr<QueuedHold> &hold) = 0;
-    virtual void note(const QString &text) = 0;
-    virtual int track(ExclusivityLease *lease, const QString &name) = 0;
-    virtual void untrack(int source, ExclusivityLease *lease) = 0;
+    // The recipe this queue serves; null once it is gone.
+    virtual Recipe *recipe() const = 0;
+
+    // The recipe's history and health, while it lives.
+    void note(const QString &text);
+    int track(ExclusivityLease *lease, const QString &name);
+    void untrack(int source, ExclusivityLease *lease);
 
     bool closing = false;
 

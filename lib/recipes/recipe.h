@@ -15,6 +15,9 @@ namespace QEtcd {
 
 class Client;
 class RecipePrivate;
+namespace Internal {
+class HoldQueue;
+}
 class SelfHealingKeepAlive;
 class ExclusivityLease;
 struct WatchRecoveryEvent;
@@ -130,6 +133,9 @@ protected:
     void recordHistory(RecipeHistoryEntry::Source source, const QString &text);
 
 private:
+    // The queue engine of the lock recipes records their history and tracks their leases.
+    friend class Internal::HoldQueue;
+
     void onLeaseEvent(int source, const QString &name, const LeaseEvent &event);
     void onLeaseResumed(int source, const QString &name, qint64 leaseId);
 
