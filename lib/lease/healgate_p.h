@@ -46,8 +46,6 @@ public:
         ++m_free;
     }
 
-    int waiting() const { return int(m_waiting.size()); }
-
 private:
     int m_free;
     std::deque<std::pair<QPointer<QObject>, std::function<void()>>> m_waiting;

@@ -120,7 +120,9 @@ private:
                 return;
             if (asOfAtLeast > 0 && result.header.revision < asOfAtLeast)
                 return probe();
-            if (result.kvs.isEmpty() || (m_how.createRevision > 0 && result.kvs.first().createRevision != m_how.createRevision))
+            const bool sameIncarnation = !result.kvs.isEmpty()
+                && (m_how.createRevision == 0 || result.kvs.first().createRevision == m_how.createRevision);
+            if (!sameIncarnation)
                 finish({});
         });
     }

@@ -148,88 +148,61 @@ private Q_SLOTS:
         QVERIFY(blocked.unlock());
     }
 
-    void lossIsToldAndTheWaiterGetsInAfterwards()
+    // The seed's promise, checked over 20 partitions in a row: the partitioned holder hears of
+    // its loss (signal, state, lease event) before the waiter is handed the lock, and its
+    // stale guarded write is refused while the new holder's lands.
+    void lossIsToldBeforeTheWaiterGetsInEveryTime()
     {
         FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
         QVERIFY(proxy.start());
         Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
-        DistributedMutex holder(&cutOff, "/locks/loss", ttl(2));
-        QSignalSpy lost(&holder, &DistributedMutex::lockLost);
-        QSignalSpy states(&holder, &Recipe::connectionStateChanged);
-        QSignalSpy leaseEvents(&holder, &Recipe::leaseEventOccurred);
-        std::atomic<qint64> lostAt{0};
-        connect(&holder, &DistributedMutex::lockLost, this,
-                [&] { lostAt = steady_clock::now().time_since_epoch().count(); }, Qt::DirectConnection);
-        QCOMPARE(holder.lock(), Status());
-        const qint64 token = holder.fencingToken();
-
         DistributedMutex waiter(m_other.get(), "/locks/loss", ttl(10));
         std::atomic<qint64> acquiredAt{0};
         connect(&waiter, &DistributedMutex::acquired, this,
                 [&] { acquiredAt = steady_clock::now().time_since_epoch().count(); }, Qt::DirectConnection);
-        QFuture<Status> waiting = waiter.lockAsync();
-
-        proxy.setMode(FaultProxy::Mode::Blackhole);
-        Status turn;
-        QETCD_AWAIT(waiting, turn);
-        QVERIFY(turn.isOk());
-        QCOMPARE(lost.size(), 1);
-        QVERIFY(lostAt.load() > 0 && lostAt.load() < acquiredAt.load());
-        QCOMPARE(holder.connectionState(), ConnectionState::Lost);
-        QVERIFY(!holder.isHeldByCurrentThread());
-        QCOMPARE(holder.fencingToken(), token);
-        QVERIFY(!leaseEvents.isEmpty());
-        QCOMPARE(leaseEvents.last().at(0).toString(), "hold " + QString::fromUtf8(holder.holdKey()));
-        const auto expired = leaseEvents.last().at(1).value<LeaseEvent>();
-        QCOMPARE(expired.kind, LeaseEventKind::Expired);
-        QCOMPARE(expired.leaseId, holder.leaseId());
-
-        // Without interruption the holder runs on; its guarded write is refused.
-        Status written;
-        proxy.setMode(FaultProxy::Mode::Pass);
-        QETCD_AWAIT(holder.guardedPut("/locks/loss-data", "stale"), written);
-        QCOMPARE(written.code(), StatusCode::OwnershipLost);
-        QETCD_AWAIT(waiter.guardedPut("/locks/loss-data", "fresh"), written);
-        QVERIFY2(written.isOk(), qPrintable(written.toString()));
-        QVERIFY(!holder.unlock());
-        QVERIFY(waiter.unlock());
-        QCOMPARE(lost.size(), 1);
-    }
-
-    // The ordering the seed promises, checked more than once: on every run the partitioned
-    // holder hears of its loss before the waiter is handed the lock.
-    void lossSignalPrecedesTheNextAcquisitionEveryTime()
-    {
-        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
-        QVERIFY(proxy.start());
-        Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
-        DistributedMutex waiter(m_other.get(), "/locks/loss20", ttl(10));
         constexpr int Runs = 20;
         QList<qint64> marginsMs;
         for (int run = 0; run < Runs; ++run) {
             proxy.setMode(FaultProxy::Mode::Pass);
-            DistributedMutex holder(&cutOff, "/locks/loss20", ttl(2));
+            DistributedMutex holder(&cutOff, "/locks/loss", ttl(2));
+            QSignalSpy lost(&holder, &DistributedMutex::lockLost);
+            QSignalSpy leaseEvents(&holder, &Recipe::leaseEventOccurred);
             std::atomic<qint64> lostAt{0};
-            std::atomic<qint64> acquiredAt{0};
             connect(&holder, &DistributedMutex::lockLost, this,
                     [&] { lostAt = steady_clock::now().time_since_epoch().count(); }, Qt::DirectConnection);
-            const auto onAcquired = connect(&waiter, &DistributedMutex::acquired, this,
-                    [&] { acquiredAt = steady_clock::now().time_since_epoch().count(); }, Qt::DirectConnection);
             QCOMPARE(holder.lock(), Status());
+            const qint64 token = holder.fencingToken();
             QFuture<Status> waiting = waiter.lockAsync();
-            QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/loss20").size(), 2, scaledMs(5000));
+            QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/loss").size(), 2, scaledMs(5000));
 
             proxy.setMode(FaultProxy::Mode::Blackhole);
             Status turn;
             QETCD_AWAIT(waiting, turn);
-            disconnect(onAcquired);
             QVERIFY2(turn.isOk(), qPrintable(turn.toString()));
+            QCOMPARE(lost.size(), 1);
             QVERIFY2(lostAt.load() > 0 && lostAt.load() < acquiredAt.load(),
                      qPrintable(QStringLiteral("run %1: lost at %2, waiter acquired at %3")
                                     .arg(run).arg(lostAt.load()).arg(acquiredAt.load())));
-            QVERIFY(!holder.isHeldByCurrentThread());
             marginsMs.append((acquiredAt.load() - lostAt.load()) / 1'000'000);
+            QCOMPARE(holder.connectionState(), ConnectionState::Lost);
+            QVERIFY(!holder.isHeldByCurrentThread());
+            QCOMPARE(holder.fencingToken(), token);
+            QVERIFY(!leaseEvents.isEmpty());
+            QCOMPARE(leaseEvents.last().at(0).toString(), "hold " + QString::fromUtf8(holder.holdKey()));
+            const auto expired = leaseEvents.last().at(1).value<LeaseEvent>();
+            QCOMPARE(expired.kind, LeaseEventKind::Expired);
+            QCOMPARE(expired.leaseId, holder.leaseId());
+
+            // Without interruption the holder runs on; its guarded write is refused.
+            Status written;
+            proxy.setMode(FaultProxy::Mode::Pass);
+            QETCD_AWAIT(holder.guardedPut("/locks/loss-data", "stale"), written);
+            QCOMPARE(written.code(), StatusCode::OwnershipLost);
+            QETCD_AWAIT(waiter.guardedPut("/locks/loss-data", "fresh"), written);
+            QVERIFY2(written.isOk(), qPrintable(written.toString()));
+            QVERIFY(!holder.unlock());
             QVERIFY(waiter.unlock());
+            QCOMPARE(lost.size(), 1);
         }
         std::sort(marginsMs.begin(), marginsMs.end());
         qInfo() << Runs << "runs; loss signal ahead of the next acquisition by (ms), min" << marginsMs.first()
