@@ -1,29 +1,107 @@
-#include <QEtcd/client.h>
+#include "consolewindow.h"
+
+#include <globaloptions.h>
 
 #include <QtCore/QCommandLineParser>
-#include <QtQml/QQmlApplicationEngine>
-#include <QtQml/QQmlContext>
+#include <QtCore/QFileInfo>
+#include <QtCore/QProcessEnvironment>
+#include <QtQml/QQmlExtensionPlugin>
+#include <QtQuick/QQuickWindow>
 #include <QtWidgets/QApplication>
+
+#include <cstdio>
+
+Q_IMPORT_QML_PLUGIN(QEtcdConsolePlugin)
+
+namespace {
+int usageError(const QString &message)
+{
+    std::fprintf(stderr, "qetcd-console: %s\n", qPrintable(message));
+    return 2;
+}
+
+
+// --help and --version answer without a display, so they are parsed under a QCoreApplication.
+bool onlyPrints(int argc, char *argv[])
+{
+    for (int i = 1; i < argc; ++i) {
+        if (qstrcmp(argv[i], "--help") == 0 || qstrcmp(argv[i], "-h") == 0 || qstrcmp(argv[i], "--version") == 0)
+            return true;
+    }
+    return false;
+}
+
+struct ConsoleOptions
+{
+    QCommandLineOption version{QStringLiteral("version"), QStringLiteral("Print the version and exit")};
+    QCommandLineOption page{QStringLiteral("page"),
+                            QStringLiteral("Open this page: cluster, keys, leases, coordination, timeline, "
+                                           "participants [default cluster]"),
+                            QStringLiteral("NAME"), QStringLiteral("cluster")};
+    QCommandLineOption screenshot{QStringLiteral("screenshot"),
+                                  QStringLiteral("Wait until the page has loaded, save the window as a PNG to FILE "
+                                                 "and exit (non-zero with the reason if it could not)"),
+                                  QStringLiteral("FILE")};
+
+    void addTo(QCommandLineParser *parser) const
+    {
+        parser->setApplicationDescription(QStringLiteral(
+            "Operator console for etcd: members, keys, leases, and who holds which lock, leads which election\n"
+            "or waits at which barrier, live. The connection flags and ETCDCTL_* variables are etcdctl's."));
+        for (QCommandLineOption option : QEtcd::Cli::globalOptions()) {
+            if (option.names().constFirst() == QLatin1String("json"))  // the CLI's output format
+                option.setFlags(QCommandLineOption::HiddenFromHelp);
+            parser->addOption(option);
+        }
+        parser->addOptions({version, page, screenshot});
+    }
+};
+} // namespace
 
 int main(int argc, char *argv[])
 {
+    const ConsoleOptions consoleOptions;
+    QCommandLineParser parser;
+    consoleOptions.addTo(&parser);
+    if (onlyPrints(argc, argv)) {
+        QCoreApplication app(argc, argv);
+        if (!parser.parse(QCoreApplication::arguments()))
+            return usageError(parser.errorText());
+        if (parser.isSet(consoleOptions.version))
+            std::printf("qetcd-console %s\n", QETCD_VERSION);
+        else
+            std::fputs(qPrintable(parser.helpText()), stdout);
+        return 0;
+    }
+
+    // Without a display (CI, ssh) Qt Quick has no GL context: render in software instead.
+    if (qgetenv("QT_QPA_PLATFORM") == "offscreen")
+        QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
+
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("qetcd-console"));
     QApplication::setApplicationVersion(QStringLiteral(QETCD_VERSION));
+    QApplication::setOrganizationName(QStringLiteral("qetcd"));
+    if (!parser.parse(QApplication::arguments()))
+        return usageError(parser.errorText());
+    if (!parser.positionalArguments().isEmpty())
+        return usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().constFirst()));
 
-    QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Operator console for etcd coordination state."));
-    parser.addHelpOption();
-    const QCommandLineOption endpoints(QStringLiteral("endpoints"),
-                                       QStringLiteral("Comma-separated etcd client URLs."), QStringLiteral("urls"),
-                                       QStringLiteral("http://127.0.0.1:2379"));
-    parser.addOption(endpoints);
-    parser.process(app);
+    QString error;
+    const auto options = QEtcd::Cli::resolveGlobalOptions(parser, QProcessEnvironment::systemEnvironment(), &error);
+    if (!options)
+        return usageError(error);
 
-    QQmlApplicationEngine engine;
-    engine.rootContext()->setContextProperty(QStringLiteral("consoleEndpoints"), parser.value(endpoints));
-    engine.load(QUrl(QStringLiteral("qrc:/Main.qml")));
-    if (engine.rootObjects().isEmpty())
-        return 1;
+    ConsoleWindow::Settings settings;
+    settings.client = options->client;
+    settings.page = parser.value(consoleOptions.page);
+    settings.screenshotFile = parser.value(consoleOptions.screenshot);
+    if (!settings.screenshotFile.isEmpty())
+        settings.screenshotFile = QFileInfo(settings.screenshotFile).absoluteFilePath();
+
+    ConsoleWindow window(settings);
+    QObject::connect(&window, &ConsoleWindow::screenshotFinished, &app, &QCoreApplication::exit);
+    if (!window.load(&error))
+        return usageError(error);
     return app.exec();
 }

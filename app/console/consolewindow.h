@@ -1,0 +1,53 @@
+#pragma once
+
+#include <QEtcd/client.h>
+
+#include <QtCore/QObject>
+#include <QtCore/QPointer>
+#include <QtCore/QTimer>
+
+#include <memory>
+
+QT_BEGIN_NAMESPACE
+class QQmlApplicationEngine;
+class QQuickWindow;
+QT_END_NAMESPACE
+
+// Loads the console's window, keeps its header's connection state and revision fresh, and
+// takes the --screenshot picture once the shown page has its data.
+class ConsoleWindow : public QObject
+{
+    Q_OBJECT
+public:
+    struct Settings
+    {
+        QEtcd::ClientOptions client;
+        QString page;
+        QString screenshotFile;
+        std::chrono::milliseconds screenshotTimeout{30000};
+    };
+
+    explicit ConsoleWindow(const Settings &settings, QObject *parent = nullptr);
+    ~ConsoleWindow() override;
+
+    // False with the reason when the QML could not be loaded or the page name is unknown.
+    bool load(QString *error);
+
+Q_SIGNALS:
+    // Only with a screenshot file: the picture was written (exitCode 0) or could not be.
+    void screenshotFinished(int exitCode);
+
+private Q_SLOTS:
+    void tryScreenshot();
+
+private:
+    void refreshStatus();
+
+    Settings m_settings;
+    std::unique_ptr<QQmlApplicationEngine> m_engine;
+    QPointer<QQuickWindow> m_window;
+    QEtcd::Client *m_client = nullptr;
+    QTimer m_statusTimer;
+    QTimer m_screenshotDeadline;
+    bool m_statusInFlight = false;
+};

@@ -1,0 +1,52 @@
+import QtQuick
+import QEtcdConsole
+import QtQuick.Controls
+import QtQuick.Layouts
+
+// The frame every page shares: a title row with optional tools on the right, then the page's
+// content. `ready` turns true once the page shows what etcd holds (or its error state), which
+// is when `--screenshot` takes its picture; `notReadyReason` says why it is not, if it never is.
+Page {
+    id: page
+    property string subtitle
+    property bool ready: false
+    property string notReadyReason: qsTr("the page is still loading")
+    default property alias content: body.data
+    property alias tools: toolRow.data
+
+    background: Rectangle { color: Theme.window }
+
+    header: Item {
+        implicitHeight: 56
+        RowLayout {
+            anchors.fill: parent
+            anchors.leftMargin: Theme.padding + 4
+            anchors.rightMargin: Theme.padding
+            spacing: Theme.spacing
+            ColumnLayout {
+                spacing: 0
+                Label {
+                    text: page.title
+                    color: Theme.text
+                    font.pixelSize: Theme.titleFont
+                    font.bold: true
+                }
+                Label {
+                    text: page.subtitle
+                    visible: text.length > 0
+                    color: Theme.mutedText
+                    font.pixelSize: Theme.smallFont
+                }
+            }
+            Item { Layout.fillWidth: true }
+            RowLayout { id: toolRow; spacing: Theme.spacing }
+        }
+    }
+
+    Item {
+        id: body
+        anchors.fill: parent
+        anchors.margins: Theme.padding
+        anchors.topMargin: 0
+    }
+}
