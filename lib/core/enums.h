@@ -40,6 +40,7 @@ enum class StatusCode : int {
     TlsError,
     Mismatch,
     Unsupported,
+    ReadOnly,  // a write through a client whose ClientOptions::readOnly is set
 };
 Q_ENUM_NS(StatusCode)
 

@@ -7,8 +7,18 @@
 
 namespace QEtcd {
 
+// A Q_GADGET, so QML reads it as a value: status.code, status.codeName, status.message,
+// status.isOk, status.toString().
 class Status
 {
+    Q_GADGET
+    Q_PROPERTY(QEtcd::StatusCode code READ code CONSTANT)
+    Q_PROPERTY(QString codeName READ codeName CONSTANT)
+    Q_PROPERTY(QString message READ message CONSTANT)
+    Q_PROPERTY(bool isOk READ isOk CONSTANT)
+    Q_PROPERTY(bool isTransient READ isTransient CONSTANT)
+    Q_PROPERTY(int wireCode READ wireCode CONSTANT)
+
 public:
     Status() = default;
     Status(StatusCode code, QString message) : m_code(code), m_message(std::move(message)) {}
@@ -30,7 +40,7 @@ public:
     Status withContext(const QString &context) const;
 
     QString codeName() const;
-    QString toString() const;
+    Q_INVOKABLE QString toString() const;
 
     friend bool operator==(const Status &a, const Status &b)
     {

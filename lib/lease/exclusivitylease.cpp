@@ -3,6 +3,7 @@
 #include "client.h"
 #include "client_p.h"
 #include "keepalivehub_p.h"
+#include "leaseclock_p.h"
 #include "mailbox_p.h"
 #include "threading_p.h"
 
@@ -26,7 +27,7 @@ public:
     // --- LeaseSink: completion-queue thread, hub lock held ---------------------------------
     void leaseRenewed(qint64 id, Clock::time_point deadline) override
     {
-        deadlineNs = deadline.time_since_epoch().count();
+        clock->setDeadline(deadline);
         if (suspended.exchange(false))
             mailbox->post([this, id] { emitSignal([&] { Q_EMIT q->keepAliveResumed(id); }); });
     }
@@ -70,8 +71,8 @@ public:
     const qint64 ttl;
     const std::shared_ptr<Mailbox> mailbox;
 
-    std::atomic<qint64> leaseId{-1};
-    std::atomic<Clock::rep> deadlineNs{0};
+    const std::shared_ptr<LeaseClock> clock = std::make_shared<LeaseClock>();
+    std::atomic<qint64> &leaseId = clock->leaseId;
     std::atomic<bool> granting{false};
     std::atomic<bool> released{false};
     std::atomic<bool> lostFlag{false};
@@ -88,6 +89,7 @@ public:
 ExclusivityLease::ExclusivityLease(Client *client, qint64 ttlSeconds, QObject *parent)
     : QObject(parent), d(std::make_unique<ExclusivityLeasePrivate>(this, client, ttlSeconds))
 {
+    m_clock = d->clock;
 }
 
 ExclusivityLease::~ExclusivityLease()
@@ -118,7 +120,8 @@ QFuture<Status> ExclusivityLease::grant()
             priv->client->leaseRevoke(grant.id);
             return Status(StatusCode::Closed, QStringLiteral("released while the grant was in flight"));
         }
-        priv->deadlineNs = (sentAt + seconds(grant.ttl) - KeepAliveHub::safetyMargin(grant.ttl)).time_since_epoch().count();
+        priv->clock->ttlSeconds = grant.ttl;
+        priv->clock->setDeadline(sentAt + seconds(grant.ttl) - KeepAliveHub::safetyMargin(grant.ttl));
         auto *hub = priv->clientPrivate->keepAliveHub();
         if (!hub)
             return Status(StatusCode::Closed, QStringLiteral("the client is closing"));
@@ -155,12 +158,12 @@ qint64 ExclusivityLease::ttlSeconds() const
 bool ExclusivityLease::isValid() const
 {
     return d->leaseId.load() > 0 && !d->released && !d->lostFlag
-        && Clock::now().time_since_epoch().count() < d->deadlineNs.load();
+        && Clock::now() < d->clock->deadline();
 }
 
 std::chrono::steady_clock::time_point ExclusivityLease::lossDeadline() const
 {
-    return Clock::time_point(Clock::duration(d->deadlineNs.load()));
+    return d->clock->deadline();
 }
 
 Status ExclusivityLease::lossCause() const

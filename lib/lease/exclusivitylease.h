@@ -12,6 +12,10 @@ namespace QEtcd {
 
 class Client;
 class ExclusivityLeasePrivate;
+class Recipe;
+namespace Internal {
+struct LeaseClock;
+}
 
 // A lease behind something only one holder may have: a lock hold, a permit, a leadership.
 // It never heals. It is declared lost at
@@ -50,6 +54,8 @@ Q_SIGNALS:
     void keepAliveResumed(qint64 leaseId);
 
 private:
+    friend class Recipe;  // reports the lease's deadline
+    std::shared_ptr<const Internal::LeaseClock> m_clock;
     std::unique_ptr<ExclusivityLeasePrivate> d;
 };
 

@@ -3,6 +3,7 @@
 #include "client.h"
 #include "client_p.h"
 #include "keepalivehub_p.h"
+#include "leaseclock_p.h"
 #include "logging_p.h"
 #include "mailbox_p.h"
 #include "threading_p.h"
@@ -53,8 +54,9 @@ public:
     ~SelfHealingKeepAlivePrivate() override { giveBackTurn(); }
 
     // --- LeaseSink: completion-queue thread, hub lock held ---------------------------------
-    void leaseRenewed(qint64 id, Clock::time_point) override
+    void leaseRenewed(qint64 id, Clock::time_point deadline) override
     {
+        clock->setDeadline(deadline);
         if (suspended.exchange(false))
             mailbox->post([this, id] { emitSignal([&] { Q_EMIT q->keepAliveResumed(id); }); });
     }
@@ -191,6 +193,8 @@ public:
     void adopt(const LeaseGrantResult &grant, Clock::time_point sentAt)
     {
         leaseId = grant.id;
+        clock->ttlSeconds = grant.ttl;
+        clock->setDeadline(sentAt + seconds(grant.ttl));  // a presence lease's deadline is its plain TTL
         suspended = false;
         if (auto *hub = clientPrivate->keepAliveHub())
             hub->add(grant.id, grant.ttl, sentAt, LeaseKind::Presence, this);
@@ -263,7 +267,8 @@ public:
     const LeaseResilience resilience;
     const std::shared_ptr<Mailbox> mailbox;
 
-    std::atomic<qint64> leaseId{-1};
+    const std::shared_ptr<LeaseClock> clock = std::make_shared<LeaseClock>();
+    std::atomic<qint64> &leaseId = clock->leaseId;
     std::atomic<bool> healthy{false};
     std::atomic<bool> closed{false};
     std::atomic<bool> suspended{false};
@@ -290,6 +295,7 @@ SelfHealingKeepAlive::SelfHealingKeepAlive(Client *client, qint64 ttlSeconds, Es
     : QObject(parent),
       d(std::make_unique<SelfHealingKeepAlivePrivate>(this, client, ttlSeconds, std::move(establish), resilience))
 {
+    m_clock = d->clock;
 }
 
 SelfHealingKeepAlive::~SelfHealingKeepAlive()

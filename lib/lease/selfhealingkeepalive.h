@@ -13,6 +13,10 @@ namespace QEtcd {
 
 class Client;
 class SelfHealingKeepAlivePrivate;
+class Recipe;
+namespace Internal {
+struct LeaseClock;
+}
 
 // A presence lease that heals: when it expires (a partition longer than its TTL, an
 // out-of-band revoke) a new lease is granted and establish re-creates the owned keys on it.
@@ -56,6 +60,8 @@ Q_SIGNALS:
     void healthyChanged(bool healthy);
 
 private:
+    friend class Recipe;  // reports the lease's deadline
+    std::shared_ptr<const Internal::LeaseClock> m_clock;
     std::unique_ptr<SelfHealingKeepAlivePrivate> d;
 };
 

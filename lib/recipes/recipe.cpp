@@ -3,6 +3,7 @@
 #include "client.h"
 #include "client_p.h"
 #include "exclusivitylease.h"
+#include "leaseclock_p.h"
 #include "logging_p.h"
 #include "recipe_p.h"
 #include "watcher.h"
@@ -47,9 +48,16 @@ public:
 
     mutable QMutex mutex;
     QHash<int, Recipe::SourceHealth> sources;  // guarded by mutex
+    QHash<int, std::shared_ptr<const Internal::LeaseClock>> leaseClocks;  // by source, guarded by mutex
     int nextSource = 0;
     std::deque<RecipeError> errors;
     std::deque<RecipeHistoryEntry> history;
+
+    void reportLease(int source, std::shared_ptr<const Internal::LeaseClock> clock)
+    {
+        QMutexLocker locker(&mutex);
+        leaseClocks.insert(source, std::move(clock));
+    }
 };
 
 /*!
@@ -125,6 +133,19 @@ bool Recipe::isHealthy() const
 QFuture<Status> Recipe::ping(const RpcResilience &rpc) const
 {
     return d->client->ping(rpc).then([](const Result &result) { return result.status; });
+}
+
+RecipeLeaseStatus Recipe::leaseStatus() const
+{
+    QMutexLocker locker(&d->mutex);
+    RecipeLeaseStatus nearest;
+    for (const auto &clock : std::as_const(d->leaseClocks)) {
+        const qint64 id = clock->leaseId.load();
+        if (id <= 0 || (nearest.leaseId > 0 && clock->deadline() >= nearest.lossDeadline))
+            continue;
+        nearest = {id, clock->ttlSeconds.load(), clock->deadline()};
+    }
+    return nearest;
 }
 
 QList<RecipeError> Recipe::recentErrors() const
@@ -213,6 +234,7 @@ void Recipe::removeSource(int source)
 {
     QMutexLocker locker(&d->mutex);
     d->sources.remove(source);
+    d->leaseClocks.remove(source);
 }
 
 namespace {
@@ -249,6 +271,7 @@ void Recipe::onLeaseResumed(int source, const QString &name, qint64 leaseId)
 int Recipe::track(SelfHealingKeepAlive *lease, const QString &name)
 {
     const int source = addSource(name);
+    d->reportLease(source, lease->m_clock);
     connect(lease, &SelfHealingKeepAlive::leaseEvent, this,
             [=, this](const LeaseEvent &event) { onLeaseEvent(source, name, event); }, Qt::DirectConnection);
     connect(lease, &SelfHealingKeepAlive::keepAliveResumed, this,
@@ -259,6 +282,7 @@ int Recipe::track(SelfHealingKeepAlive *lease, const QString &name)
 int Recipe::track(ExclusivityLease *lease, const QString &name)
 {
     const int source = addSource(name);
+    d->reportLease(source, lease->m_clock);
     connect(lease, &ExclusivityLease::leaseEvent, this,
             [=, this](const LeaseEvent &event) { onLeaseEvent(source, name, event); }, Qt::DirectConnection);
     connect(lease, &ExclusivityLease::keepAliveResumed, this,

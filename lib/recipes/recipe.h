@@ -9,6 +9,7 @@
 #include <QtCore/QList>
 #include <QtCore/QObject>
 
+#include <chrono>
 #include <memory>
 
 namespace QEtcd {
@@ -37,6 +38,16 @@ struct RecipeHistoryEntry
     Source source = Source::Recipe;
     qint64 monotonicMs = 0;  // std::chrono::steady_clock, in milliseconds
     QString text;
+};
+
+// The lease a recipe holds nearest to its loss deadline (see Recipe::leaseStatus()).
+struct RecipeLeaseStatus
+{
+    qint64 leaseId = -1;  // -1: the recipe holds no lease right now
+    qint64 ttlSeconds = 0;
+    // By std::chrono::steady_clock: for a hold, lock or leadership, when its holder is told it
+    // is lost unless a renewal lands first; for a healing lease, when etcd may expire it.
+    std::chrono::steady_clock::time_point lossDeadline;
 };
 
 struct RecipeError
@@ -80,6 +91,9 @@ public:
     bool isHealthy() const;
     // One bounded read (2 s, no retries by default): can the cluster be reached right now?
     QFuture<Status> ping(const RpcResilience &rpc = RpcResilience::probe()) const;
+
+    // Of every lease the recipe owns right now, the one nearest its loss deadline.
+    RecipeLeaseStatus leaseStatus() const;
 
     QList<RecipeError> recentErrors() const;
     void clearErrors();

@@ -117,6 +117,30 @@ CallSpec spec(const QString &what, const RpcResilience &resilience, bool retriab
     return s;
 }
 
+CallSpec writeSpec(const QString &what, const RpcResilience &resilience, bool retriable = true)
+{
+    CallSpec s = spec(what, resilience, retriable);
+    s.writes = true;
+    return s;
+}
+
+// The first write in any branch a transaction could take, nested transactions included:
+// which branch runs is only known on the server. Null for a transaction that only reads.
+const TxnOp *firstWrite(const Txn &txn)
+{
+    for (const QList<TxnOp> *branch : {&txn.success, &txn.failure}) {
+        for (const TxnOp &op : *branch) {
+            if (op.kind == TxnOp::Kind::Put || op.kind == TxnOp::Kind::Delete)
+                return &op;
+            if (op.kind == TxnOp::Kind::Txn && op.txn) {
+                if (const TxnOp *nested = firstWrite(*op.txn))
+                    return nested;
+            }
+        }
+    }
+    return nullptr;
+}
+
 QString describeRange(const char *verb, const QByteArray &key, const KeyRange &range)
 {
     QString text = QLatin1String(verb) + QLatin1Char(' ') + describeKey(key);
@@ -155,7 +179,7 @@ QFuture<PutResult> Client::put(const QByteArray &key, const QByteArray &value, c
     const Status built = d->codec.toProto(key, value, options, &request);
     const QString what = QStringLiteral("put %1 (%2 bytes)").arg(describeKey(key)).arg(value.size());
     return d->call<PutResult, etcdserverpb::PutRequest, etcdserverpb::PutResponse>(
-        spec(what, d->resilience(rpc)), built, std::move(request), QETCD_ISSUE(kv, Put),
+        writeSpec(what, d->resilience(rpc)), built, std::move(request), QETCD_ISSUE(kv, Put),
         [codec = d->codec](const auto &response, PutResult *result) { codec.fromProto(response, result); });
 }
 
@@ -164,7 +188,7 @@ QFuture<DeleteResult> Client::remove(const QByteArray &key, const DeleteOptions 
     etcdserverpb::DeleteRangeRequest request;
     const Status built = d->codec.toProto(key, options, &request);
     return d->call<DeleteResult, etcdserverpb::DeleteRangeRequest, etcdserverpb::DeleteRangeResponse>(
-        spec(describeRange("delete", key, options.range), d->resilience(rpc)), built, std::move(request),
+        writeSpec(describeRange("delete", key, options.range), d->resilience(rpc)), built, std::move(request),
         QETCD_ISSUE(kv, DeleteRange),
         [codec = d->codec](const auto &response, DeleteResult *result) { codec.fromProto(response, result); });
 }
@@ -176,8 +200,13 @@ QFuture<TxnResult> Client::txn(const Txn &txn, const Rpc &rpc)
     QString what = QStringLiteral("txn");
     if (!txn.compares.isEmpty())
         what += QStringLiteral(" comparing ") + describeKey(txn.compares.first().key);
+    const TxnOp *write = firstWrite(txn);
+    if (write && d->options.readOnly)
+        what += QStringLiteral(" writing ") + describeKey(write->key);
+    CallSpec callSpec = spec(what, d->resilience(rpc), false);
+    callSpec.writes = write != nullptr;
     return d->call<TxnResult, etcdserverpb::TxnRequest, etcdserverpb::TxnResponse>(
-        spec(what, d->resilience(rpc), false), built, std::move(request), QETCD_ISSUE(kv, Txn),
+        callSpec, built, std::move(request), QETCD_ISSUE(kv, Txn),
         [codec = d->codec](const auto &response, TxnResult *result) { codec.fromProto(response, result); });
 }
 
@@ -190,7 +219,7 @@ QFuture<LeaseGrantResult> Client::leaseGrant(qint64 ttlSeconds, qint64 id, const
                                         : Status(StatusCode::InvalidArgument,
                                                  QStringLiteral("TTL must be > 0 seconds (got %1)").arg(ttlSeconds));
     return d->call<LeaseGrantResult, etcdserverpb::LeaseGrantRequest, etcdserverpb::LeaseGrantResponse>(
-        spec(QStringLiteral("lease grant (TTL %1 s)").arg(ttlSeconds), d->resilience(rpc)), built,
+        writeSpec(QStringLiteral("lease grant (TTL %1 s)").arg(ttlSeconds), d->resilience(rpc)), built,
         std::move(request), QETCD_ISSUE(lease, LeaseGrant), [](const auto &response, LeaseGrantResult *result) {
             result->header = headerFromProto(response.header());
             result->id = response.id();
@@ -203,7 +232,7 @@ QFuture<Result> Client::leaseRevoke(qint64 id, const Rpc &rpc)
     etcdserverpb::LeaseRevokeRequest request;
     request.set_id(id);
     return d->call<Result, etcdserverpb::LeaseRevokeRequest, etcdserverpb::LeaseRevokeResponse>(
-        spec(QStringLiteral("lease revoke %1").arg(id, 0, 16), d->resilience(rpc), false), {}, std::move(request),
+        writeSpec(QStringLiteral("lease revoke %1").arg(id, 0, 16), d->resilience(rpc), false), {}, std::move(request),
         QETCD_ISSUE(lease, LeaseRevoke),
         [](const auto &response, Result *result) { result->header = headerFromProto(response.header()); });
 }
@@ -239,7 +268,7 @@ QFuture<Result> Client::compact(qint64 revision, bool physical, const Rpc &rpc)
                                       : Status(StatusCode::InvalidArgument,
                                                QStringLiteral("revision must be > 0 (got %1)").arg(revision));
     return d->call<Result, etcdserverpb::CompactionRequest, etcdserverpb::CompactionResponse>(
-        spec(QStringLiteral("compact to revision %1").arg(revision), d->resilience(rpc)), built, std::move(request),
+        writeSpec(QStringLiteral("compact to revision %1").arg(revision), d->resilience(rpc)), built, std::move(request),
         QETCD_ISSUE(kv, Compact),
         [](const auto &response, Result *result) { result->header = headerFromProto(response.header()); });
 }

@@ -53,6 +53,9 @@ public:
     {
         if (!configurationStatus)
             return finished<Result>(configurationStatus.withContext(spec.what));
+        if (spec.writes && options.readOnly)
+            return finished<Result>(Status(StatusCode::ReadOnly, QStringLiteral("refused: the client is read-only"))
+                                        .withContext(spec.what));
         if (!requestStatus)
             return finished<Result>(requestStatus.withContext(spec.what));
         auto promise = std::make_shared<QPromise<Result>>();

@@ -57,6 +57,10 @@ struct ClientOptions
     QString password;
     // Prefix applied to every key, range and watch, and stripped from every answer.
     QByteArray keyNamespace;
+    // Refuse every write (put, delete, a transaction with writes, lease grant and revoke,
+    // compaction) with ReadOnly before anything is sent, so an inspecting session cannot
+    // change the cluster whatever its user clicks. Recipes that write fail to start.
+    bool readOnly = false;
     RpcResilience rpc;
 
     // Parses the endpoint list; the first problem found, naming the offending value, or Ok.

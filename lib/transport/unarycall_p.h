@@ -22,6 +22,7 @@ struct CallSpec
     bool retriable = true;       // false for txn and lease revoke: an ambiguous commit is the caller's to judge
     int fixedEndpoint = -1;      // Maintenance calls address one member, never fail over
     bool authenticated = true;   // false only for Authenticate itself
+    bool writes = false;         // changes the cluster: a read-only client refuses it unsent
 };
 
 template <class Request, class Response>

@@ -268,6 +268,96 @@ private Q_SLOTS:
         QCOMPARE(got.kvs.value(0).value, QByteArray("v2"));
     }
 
+    // The console's read-only mode rests on this: every write is refused in the client, with a
+    // status saying why and naming what was refused, and etcd never sees it.
+    void readOnlyClientRefusesEveryWrite()
+    {
+        PutResult seeded;
+        QETCD_AWAIT(m_client->put("/ro/seeded", "v1"), seeded);
+        QETCD_AWAIT(m_client->put("/ro/seeded", "v2"), seeded);
+        LeaseGrantResult lease;
+        QETCD_AWAIT(m_client->leaseGrant(60), lease);
+        PutOptions leased;
+        leased.lease = lease.id;
+        QETCD_AWAIT(m_client->put("/ro/leased", "v", leased), seeded);
+        LeaseListResult leasesBefore;
+        QETCD_AWAIT(m_client->leaseList(), leasesBefore);
+        const qint64 revisionBefore = seeded.header.revision;
+
+        ClientOptions readOnly = options();
+        readOnly.readOnly = true;
+        Client client(readOnly);
+
+        // Empty when status is the read-only refusal naming what was refused, else what is wrong.
+        const auto refused = [](const Status &status, const char *names) -> QString {
+            if (status.code() != StatusCode::ReadOnly)
+                return QStringLiteral("expected ReadOnly, got ") + status.toString();
+            if (!status.message().contains(QLatin1String("read-only")) || !status.message().contains(QLatin1String(names)))
+                return QStringLiteral("message does not name \"%1\" and read-only: ").arg(QLatin1String(names))
+                    + status.message();
+            return QString();
+        };
+        PutResult put;
+        QETCD_AWAIT(client.put("/ro/new", "v"), put);
+        QCOMPARE(refused(put.status, "put \"/ro/new\""), QString());
+
+        DeleteResult removed;
+        QETCD_AWAIT(client.remove("/ro/seeded"), removed);
+        QCOMPARE(refused(removed.status, "delete"), QString());
+        DeleteOptions prefix;
+        prefix.range = KeyRange::prefix();
+        QETCD_AWAIT(client.remove("/ro/", prefix), removed);
+        QCOMPARE(refused(removed.status, "/ro/"), QString());
+
+        Txn putTxn;
+        putTxn.compares = {Compare::absent("/ro/new")};
+        putTxn.success = {TxnOp::put("/ro/new", "v")};
+        Txn deleteOnFailure;  // a write in the branch that would not even run is refused too
+        deleteOnFailure.compares = {Compare::present("/ro/seeded")};
+        deleteOnFailure.success = {TxnOp::range("/ro/seeded")};
+        deleteOnFailure.failure = {TxnOp::remove("/ro/seeded")};
+        Txn nested;
+        nested.success = {TxnOp::range("/ro/seeded"), TxnOp::nested(putTxn)};
+        for (const Txn &txn : {putTxn, deleteOnFailure, nested}) {
+            TxnResult result;
+            QETCD_AWAIT(client.txn(txn), result);
+            QCOMPARE(refused(result.status, "writing \"/ro/"), QString());
+        }
+
+        LeaseGrantResult granted;
+        QETCD_AWAIT(client.leaseGrant(30), granted);
+        QCOMPARE(refused(granted.status, "lease grant"), QString());
+        Result result;
+        QETCD_AWAIT(client.leaseRevoke(lease.id), result);
+        QCOMPARE(refused(result.status, "lease revoke"), QString());
+        QETCD_AWAIT(client.compact(revisionBefore), result);
+        QCOMPARE(refused(result.status, "compact"), QString());
+
+        // Reads still work, a transaction that only reads included.
+        Txn readOnlyTxn;
+        readOnlyTxn.compares = {Compare::present("/ro/seeded")};
+        readOnlyTxn.success = {TxnOp::range("/ro/seeded")};
+        TxnResult read;
+        QETCD_AWAIT(client.txn(readOnlyTxn), read);
+        QVERIFY2(read.status.isOk(), qPrintable(read.status.toString()));
+        QCOMPARE(read.responses.value(0).range.kvs.value(0).value, QByteArray("v2"));
+
+        RangeResult after;
+        QETCD_AWAIT(client.get("/ro/", {KeyRange::prefix()}), after);
+        QVERIFY2(after.status.isOk(), qPrintable(after.status.toString()));
+        QCOMPARE(after.header.revision, revisionBefore);
+        QCOMPARE(after.kvs.size(), 2);  // the leased key survived the refused revoke
+        LeaseListResult leasesAfter;
+        QETCD_AWAIT(client.leaseList(), leasesAfter);
+        QCOMPARE(leasesAfter.ids, leasesBefore.ids);
+        RangeOptions older;
+        older.revision = revisionBefore - 1;  // still there: the compaction never happened
+        QETCD_AWAIT(client.get("/ro/seeded", older), after);
+        QVERIFY2(after.status.isOk(), qPrintable(after.status.toString()));
+        QCOMPARE(after.kvs.value(0).value, QByteArray("v2"));
+        QETCD_AWAIT(m_client->leaseRevoke(lease.id), result);
+    }
+
     void clusterCalls()
     {
         MemberListResult members;

@@ -79,6 +79,21 @@ private Q_SLOTS:
         QVERIFY(!mutex.unlock());
     }
 
+    // What a console's countdown ring reads: the hold's lease and its loss deadline.
+    void leaseStatusFollowsTheHold()
+    {
+        DistributedMutex mutex(m_client.get(), "/locks/leasestatus", ttl(10));
+        QCOMPARE(mutex.leaseStatus().leaseId, -1);
+        QVERIFY(mutex.lock().isOk());
+        const RecipeLeaseStatus held = mutex.leaseStatus();
+        QCOMPARE(held.leaseId, mutex.leaseId());
+        QCOMPARE(held.ttlSeconds, 10);
+        const auto left = held.lossDeadline - std::chrono::steady_clock::now();
+        QVERIFY(left > std::chrono::seconds(5) && left < std::chrono::seconds(10));
+        QVERIFY(mutex.unlock());
+        QTRY_COMPARE(mutex.leaseStatus().leaseId, -1);  // the release runs on the library's thread
+    }
+
     void waitersAreServedInOrder()
     {
         DistributedMutex holder(m_client.get(), "/locks/fifo", ttl(10));

@@ -53,6 +53,27 @@ private Q_SLOTS:
         QCOMPARE(Status(StatusCode::Closed, "c").codeName(), QString("Closed"));
     }
 
+    // QML reads a Status through its meta-object, as a value.
+    void readableThroughTheMetaObject()
+    {
+        const Status status(StatusCode::ReadOnly, "put \"/k\": refused: the client is read-only");
+        const QMetaObject &meta = Status::staticMetaObject;
+        const auto read = [&](const char *name) {
+            const int index = meta.indexOfProperty(name);
+            return index < 0 ? QVariant() : meta.property(index).readOnGadget(&status);
+        };
+        QCOMPARE(read("code").value<StatusCode>(), StatusCode::ReadOnly);
+        QCOMPARE(read("codeName").toString(), QString("ReadOnly"));
+        QCOMPARE(read("message").toString(), status.message());
+        QCOMPARE(read("isOk").toBool(), false);
+        QCOMPARE(read("wireCode").toInt(), int(StatusCode::ReadOnly));
+        QString text;
+        QVERIFY(meta.method(meta.indexOfMethod("toString()")).invokeOnGadget(const_cast<Status *>(&status),
+                                                                             Q_RETURN_ARG(QString, text)));
+        QCOMPARE(text, status.toString());
+        QVERIFY(QMetaType::fromType<Status>().metaObject() == &meta);
+    }
+
     void prefixRangeEnd_data()
     {
         QTest::addColumn<QByteArray>("prefix");

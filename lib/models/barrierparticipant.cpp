@@ -1,0 +1,94 @@
+#include "barrierparticipant.h"
+
+#include <QEtcd/distributedbarrier.h>
+
+namespace QEtcd {
+
+BarrierParticipant::BarrierParticipant(QObject *parent) : RecipeParticipant(parent) {}
+
+bool BarrierParticipant::waitOnMissingBarriers() const { return m_waitOnMissing; }
+bool BarrierParticipant::isOwner() const { return m_owner; }
+bool BarrierParticipant::isWaiting() const { return m_waiting; }
+bool BarrierParticipant::isLifted() const { return m_lifted; }
+BarrierParticipant::LiftReason BarrierParticipant::liftReason() const { return m_reason; }
+bool BarrierParticipant::isSpurious() const { return m_lifted && m_reason == LiftReason::LeaseExpired; }
+
+void BarrierParticipant::setWaitOnMissingBarriers(bool wait)
+{
+    if (m_waitOnMissing == wait)
+        return;
+    m_waitOnMissing = wait;
+    reconfigure();
+    Q_EMIT waitOnMissingBarriersChanged();
+}
+
+std::unique_ptr<Recipe> BarrierParticipant::createRecipe(Client *client, const QByteArray &path,
+                                                         const RecipeOptions &options)
+{
+    BarrierOptions barrierOptions;
+    static_cast<RecipeOptions &>(barrierOptions) = options;
+    barrierOptions.waitOnMissingBarriers = m_waitOnMissing;
+    return std::make_unique<DistributedBarrier>(client, path, barrierOptions);
+}
+
+void BarrierParticipant::recipeDropped()
+{
+    setOwner(false);
+}
+
+void BarrierParticipant::set()
+{
+    if (auto *barrier = recipe<DistributedBarrier>())
+        changeOwnership(barrier->setBarrierAsync(), true);
+}
+
+void BarrierParticipant::remove()
+{
+    if (auto *barrier = recipe<DistributedBarrier>())
+        changeOwnership(barrier->removeBarrierAsync(), false);
+}
+
+void BarrierParticipant::changeOwnership(QFuture<Status> change, bool owner)
+{
+    setState(State::Pending);
+    whenDone(std::move(change), [this, owner](const Status &status) {
+        if (!status)
+            reportError(status);
+        else
+            setOwner(owner);
+        setState(m_owner ? State::Active : State::Idle);
+    });
+}
+
+void BarrierParticipant::wait(int timeoutMs)
+{
+    auto *barrier = recipe<DistributedBarrier>();
+    if (!barrier)
+        return;
+    m_lifted = false;
+    setWaiting(true);
+    setState(State::Pending);
+    whenDone(barrier->waitOnBarrierAsync(waitTime(timeoutMs)), [this](const DistributedBarrier::WaitResult &result) {
+        if (!result.status)
+            reportError(result.status);
+        m_lifted = result.isLifted();
+        m_reason = LiftReason(int(result.reason));
+        setWaiting(false);
+        setState(m_lifted ? State::Active : State::Idle);
+        Q_EMIT waitEnded(m_lifted, m_reason, isSpurious());
+    });
+}
+
+void BarrierParticipant::setWaiting(bool waiting)
+{
+    if (std::exchange(m_waiting, waiting) != waiting)
+        Q_EMIT waitingChanged();
+}
+
+void BarrierParticipant::setOwner(bool owner)
+{
+    if (std::exchange(m_owner, owner) != owner)
+        Q_EMIT ownerChanged();
+}
+
+} // namespace QEtcd

@@ -1,0 +1,49 @@
+#pragma once
+
+#include "participant.h"
+
+namespace QEtcd {
+
+// What CountedBarrier and DoubleBarrier share: a group of memberCount and how many arrived.
+class GroupBarrierParticipant : public RecipeParticipant
+{
+    Q_OBJECT
+    QML_ANONYMOUS
+    Q_PROPERTY(int memberCount READ memberCount WRITE setMemberCount NOTIFY memberCountChanged)
+    Q_PROPERTY(int arrived READ arrived NOTIFY arrivedChanged)
+
+public:
+    int memberCount() const;
+    void setMemberCount(int count);
+    // Members waiting to pass (to enter, for a double barrier) as of the last refreshArrived(); -1 before.
+    int arrived() const;
+
+    Q_INVOKABLE void refreshArrived();
+
+Q_SIGNALS:
+    void memberCountChanged();
+    void arrivedChanged();
+
+protected:
+    using RecipeParticipant::RecipeParticipant;
+
+    virtual QFuture<qint64> countArrived() = 0;
+    // Runs a wait to pass a gate: Pending, then done(true) and Active, or the error and Idle.
+    template <class Done>
+    void passGate(QFuture<Status> gate, Done done)
+    {
+        setState(State::Pending);
+        whenDone(std::move(gate), [this, done](const Status &status) {
+            if (!status)
+                reportError(status);
+            setState(status ? State::Active : State::Idle);
+            done(status.isOk());
+        });
+    }
+
+private:
+    int m_memberCount = 2;
+    int m_arrived = -1;
+};
+
+} // namespace QEtcd

@@ -1,0 +1,30 @@
+#pragma once
+
+#include "holdparticipant.h"
+
+namespace QEtcd {
+
+// `Mutex` in QML: a DistributedMutex held by the GUI thread. lock() returns at once; held turns
+// true with acquired(), and false with lockLost() when the hold's lease is lost.
+class MutexParticipant : public HoldParticipant
+{
+    Q_OBJECT
+    QML_NAMED_ELEMENT(Mutex)
+
+public:
+    explicit MutexParticipant(QObject *parent = nullptr);
+
+    // timeoutMs < 0: wait as long as it takes.
+    Q_INVOKABLE void lock(int timeoutMs = -1);
+    // False when the hold was lost (or there was none); the lock is given back either way.
+    Q_INVOKABLE bool unlock();
+
+Q_SIGNALS:
+    void lockLost(const QEtcd::Status &cause);
+
+protected:
+    std::unique_ptr<Recipe> createRecipe(Client *client, const QByteArray &path, const RecipeOptions &options) override;
+    void announceLoss(const Status &cause) override { Q_EMIT lockLost(cause); }
+};
+
+} // namespace QEtcd

@@ -1,0 +1,23 @@
+#include "qmltestsetup.h"
+
+#include <QtQuick/QQuickWindow>
+#include <QtTest/QTest>
+#include <QtQuickTest/quicktest.h>
+#include <QtWidgets/QApplication>
+
+#include <cstdio>
+
+// Quick Test's own main makes a QGuiApplication, under which ChartView crashes; the console's
+// views need QApplication, and so do their tests. Offscreen there is no GL: draw in software.
+int main(int argc, char **argv)
+{
+    QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
+    QApplication app(argc, argv);
+    QmlTestSetup setup;
+    if (!setup.start()) {
+        std::fprintf(stderr, "tst_qml: %s\n", qPrintable(setup.errorString()));
+        return 1;
+    }
+    QTEST_SET_MAIN_SOURCE_PATH
+    return quick_test_main_with_setup(argc, argv, "qetcd_qml", QUICK_TEST_SOURCE_DIR, &setup);
+}

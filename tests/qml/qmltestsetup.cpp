@@ -1,0 +1,69 @@
+#include "qmltestsetup.h"
+
+#include <QEtcd/testtimeouts.h>
+
+#include <QtCore/QHash>
+#include <QtQml/QQmlContext>
+#include <QtQml/QQmlEngine>
+
+using QEtcd::Testing::FaultProxy;
+
+QmlTestSetup::QmlTestSetup() = default;
+QmlTestSetup::~QmlTestSetup() = default;
+
+bool QmlTestSetup::start()
+{
+    if (!m_cluster.start()) {
+        m_errorString = QStringLiteral("etcd did not start: ") + m_cluster.errorString();
+        return false;
+    }
+    m_proxy = std::make_unique<FaultProxy>(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+    if (!m_proxy->start()) {
+        m_errorString = QStringLiteral("the fault proxy did not start: ") + m_proxy->errorString();
+        return false;
+    }
+    return true;
+}
+
+QString QmlTestSetup::errorString() const
+{
+    return m_errorString;
+}
+
+QString QmlTestSetup::endpoint() const
+{
+    return m_cluster.clientUrl(0);
+}
+
+QString QmlTestSetup::proxyEndpoint() const
+{
+    return m_proxy->url();
+}
+
+void QmlTestSetup::setFault(const QString &mode)
+{
+    static const QHash<QString, FaultProxy::Mode> modes{{QStringLiteral("pass"), FaultProxy::Mode::Pass},
+                                                        {QStringLiteral("blackhole"), FaultProxy::Mode::Blackhole},
+                                                        {QStringLiteral("reset"), FaultProxy::Mode::Reset}};
+    if (!modes.contains(mode)) {
+        qCritical("qetcdTest.setFault: unknown mode \"%s\" (pass, blackhole, reset)", qPrintable(mode));
+        return;
+    }
+    m_proxy->setMode(modes.value(mode));
+}
+
+QString QmlTestSetup::etcdctl(const QStringList &arguments) const
+{
+    return QString::fromUtf8(m_cluster.etcdctl(arguments));
+}
+
+int QmlTestSetup::timeout(int milliseconds) const
+{
+    return QEtcd::Testing::scaledMs(milliseconds);
+}
+
+void QmlTestSetup::qmlEngineAvailable(QQmlEngine *engine)
+{
+    engine->addImportPath(QStringLiteral(QETCD_QML_IMPORT_PATH));
+    engine->rootContext()->setContextProperty(QStringLiteral("qetcdTest"), this);
+}

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <QEtcd/etcdcluster.h>
+#include <QEtcd/faultproxy.h>
+
+#include <QtCore/QObject>
+#include <QtCore/QStringList>
+
+#include <memory>
+
+QT_BEGIN_NAMESPACE
+class QQmlEngine;
+QT_END_NAMESPACE
+
+// What every QML suite here gets as the context property `qetcdTest`: one real etcd member,
+// started once for the whole run, reachable directly and through a FaultProxy whose mode the
+// tests set.
+class QmlTestSetup : public QObject
+{
+    Q_OBJECT
+    Q_PROPERTY(QString endpoint READ endpoint CONSTANT)
+    Q_PROPERTY(QString proxyEndpoint READ proxyEndpoint CONSTANT)
+
+public:
+    QmlTestSetup();
+    ~QmlTestSetup() override;
+
+    // Starts etcd and the proxy; false with errorString() when either cannot run.
+    bool start();
+    QString errorString() const;
+
+    QString endpoint() const;
+    QString proxyEndpoint() const;
+
+    // "pass", "blackhole" or "reset".
+    Q_INVOKABLE void setFault(const QString &mode);
+    // etcdctl against the member; its standard output.
+    Q_INVOKABLE QString etcdctl(const QStringList &arguments) const;
+    // A wait bound stretched by QETCD_TEST_TIMEOUT_SCALE.
+    Q_INVOKABLE int timeout(int milliseconds) const;
+
+public Q_SLOTS:
+    void qmlEngineAvailable(QQmlEngine *engine);
+
+private:
+    QEtcd::Testing::EtcdCluster m_cluster;
+    std::unique_ptr<QEtcd::Testing::FaultProxy> m_proxy;
+    QString m_errorString;
+};

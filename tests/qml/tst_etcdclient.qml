@@ -1,0 +1,83 @@
+import QtQuick
+import QtTest
+import QEtcd
+
+TestCase {
+    name: "EtcdClient"
+
+    EtcdClient {
+        id: healthy
+        endpoints: [qetcdTest.endpoint]
+        healthCheckInterval: 200
+    }
+    EtcdClient {
+        id: proxied
+        endpoints: [qetcdTest.proxyEndpoint]
+        healthCheckInterval: 200
+    }
+    EtcdClient {
+        id: refused
+        endpoints: ["ftp://127.0.0.1:1"]
+    }
+    SignalSpy { id: proxiedStates; target: proxied; signalName: "connectionStateChanged" }
+
+    // Spies count per test function.
+    function init() {
+        for (const spy of [proxiedStates])
+            spy.clear()
+    }
+
+    function cleanup() {
+        qetcdTest.setFault("pass")
+    }
+
+    function test_connects() {
+        tryCompare(healthy, "connectionState", Etcd.ConnectionState.Connected, qetcdTest.timeout(10000))
+        compare(healthy.errorString, "")
+        compare(healthy.activeEndpoint, qetcdTest.endpoint)
+    }
+
+    function test_refusedOptionsSayWhy() {
+        compare(refused.connectionState, Etcd.ConnectionState.Lost)
+        verify(refused.errorString.indexOf("ftp") >= 0, refused.errorString)
+        // Rebuilt with good options, the same item connects.
+        refused.endpoints = [qetcdTest.endpoint]
+        tryCompare(refused, "connectionState", Etcd.ConnectionState.Connected, qetcdTest.timeout(10000))
+        compare(refused.errorString, "")
+    }
+
+    function test_suspendedWhileCutOffThenReconnected() {
+        tryCompare(proxied, "connectionState", Etcd.ConnectionState.Connected, qetcdTest.timeout(10000))
+        proxiedStates.clear()
+        qetcdTest.setFault("blackhole")
+        tryCompare(proxied, "connectionState", Etcd.ConnectionState.Suspended, qetcdTest.timeout(10000))
+        verify(proxied.errorString !== "")
+        qetcdTest.setFault("pass")
+        tryCompare(proxied, "connectionState", Etcd.ConnectionState.Reconnected, qetcdTest.timeout(15000))
+        compare(proxiedStates.count, 2)
+        compare(proxiedStates.signalArguments[0][0], Etcd.ConnectionState.Suspended)
+        compare(proxiedStates.signalArguments[1][0], Etcd.ConnectionState.Reconnected)
+    }
+
+    function test_statusIsReadableAsAValue() {
+        var readOnly = Qt.createQmlObject(
+            "import QEtcd; EtcdClient { readOnly: true; endpoints: ['" + qetcdTest.endpoint + "'] }", this)
+        var mutex = Qt.createQmlObject("import QEtcd; Mutex { path: '/qml/client/readonly' }", this)
+        var errors = Qt.createQmlObject("import QtTest; SignalSpy { signalName: 'errorOccurred' }", this)
+        errors.target = mutex
+        mutex.client = readOnly
+        mutex.lock()
+        tryCompare(errors, "count", 1, qetcdTest.timeout(10000))
+        var status = errors.signalArguments[0][0]
+        compare(status.code, Etcd.StatusCode.ReadOnly)
+        compare(status.codeName, "ReadOnly")
+        compare(status.isOk, false)
+        verify(status.message.indexOf("read-only") >= 0, status.message)
+        verify(status.toString().indexOf("ReadOnly: ") === 0, status.toString())
+        compare(mutex.errorString, status.message)
+        compare(mutex.held, false)
+        compare(mutex.state, Participant.Idle)
+        mutex.destroy()
+        readOnly.destroy()
+    }
+}

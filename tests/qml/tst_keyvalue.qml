@@ -1,0 +1,87 @@
+import QtQuick
+import QtTest
+import QEtcd
+
+// TransientKey, ServiceRegistration, Counter and Queue.
+TestCase {
+    name: "KeyValue"
+
+    EtcdClient { id: direct; endpoints: [qetcdTest.endpoint] }
+
+    TransientKey { id: presence; client: direct; path: "/qml/kv/presence"; value: "here" }
+    ServiceRegistration { id: registration; client: direct; path: "/qml/kv/services"; name: "api"; address: "10.0.0.7"; port: 8080 }
+    Counter { id: counter; client: direct; path: "/qml/kv/counter" }
+    Queue { id: queue; client: direct; path: "/qml/kv/queue" }
+
+    SignalSpy { id: casFinished; target: counter; signalName: "compareAndSetFinished" }
+    SignalSpy { id: taken; target: queue; signalName: "taken" }
+    SignalSpy { id: enqueued; target: queue; signalName: "enqueued" }
+    SignalSpy { id: queueErrors; target: queue; signalName: "errorOccurred" }
+
+    function valueOf(key) {
+        return qetcdTest.etcdctl(["get", key, "--print-value-only"]).trim()
+    }
+
+    function test_transientKeyLivesWhileStarted() {
+        presence.start()
+        tryCompare(presence, "state", Participant.Active, qetcdTest.timeout(10000))
+        compare(valueOf("/qml/kv/presence"), "here")
+        verify(presence.leaseId !== "")
+        verify(presence.leaseTimeLeft > 0)
+        presence.close()
+        compare(presence.state, Participant.Closed)
+        tryCompare(presence, "leaseId", "")
+        tryVerify(function() { return valueOf("/qml/kv/presence") === "" }, qetcdTest.timeout(10000))
+    }
+
+    function test_serviceRegistersAndUnregisters() {
+        registration.registerService()
+        tryCompare(registration, "state", Participant.Active, qetcdTest.timeout(10000))
+        verify(registration.instanceId !== "")
+        verify(registration.instanceKey.indexOf(registration.instanceId) >= 0, registration.instanceKey)
+        const stored = JSON.parse(valueOf(registration.instanceKey))
+        compare(stored.name, "api")
+        compare(stored.address, "10.0.0.7")
+        compare(stored.port, 8080)
+        const key = registration.instanceKey
+        registration.unregisterService()
+        compare(registration.state, Participant.Idle)
+        tryVerify(function() { return valueOf(key) === "" }, qetcdTest.timeout(10000))
+        registration.close()
+    }
+
+    function test_counterAddsAndComparesAndSets() {
+        counter.add(5)
+        tryCompare(counter, "value", 5, qetcdTest.timeout(10000))
+        counter.increment()
+        tryCompare(counter, "value", 6, qetcdTest.timeout(10000))
+        counter.compareAndSet(6, 10)
+        tryCompare(casFinished, "count", 1, qetcdTest.timeout(10000))
+        compare(casFinished.signalArguments[0][0], true)
+        compare(counter.value, 10)
+        counter.compareAndSet(6, 11)
+        tryCompare(casFinished, "count", 2, qetcdTest.timeout(10000))
+        compare(casFinished.signalArguments[1][0], false)
+        compare(casFinished.signalArguments[1][1], 10)
+        counter.refresh()
+        tryCompare(counter, "state", Participant.Idle, qetcdTest.timeout(10000))
+        compare(counter.value, 10)
+        counter.close()
+    }
+
+    function test_queueKeepsOrder() {
+        queue.put("first")
+        tryCompare(enqueued, "count", 1, qetcdTest.timeout(10000))  // one after the other: order is the point
+        queue.put("second")
+        tryCompare(enqueued, "count", 2, qetcdTest.timeout(10000))
+        tryVerify(function() { queue.refreshDepth(); return queue.depth === 2 }, qetcdTest.timeout(10000))
+        queue.take()
+        tryCompare(taken, "count", 1, qetcdTest.timeout(10000))
+        compare(taken.signalArguments[0][1], "first")
+        queue.take(0)
+        tryCompare(taken, "count", 2, qetcdTest.timeout(10000))
+        compare(taken.signalArguments[1][1], "second")
+        compare(queueErrors.count, 0)
+        queue.close()
+    }
+}
