@@ -18,5 +18,6 @@ Command doubleBarrierCommand();
 Command serviceCommand();
 Command counterCommand();
 Command queueCommand();
+Command inspectCommand();
 
 } // namespace QEtcd::Cli

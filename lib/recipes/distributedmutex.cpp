@@ -182,7 +182,7 @@ public:
         onLease.lease = attempt->lease->leaseId();
         Txn txn;
         txn.compares = {Compare::createRevision(attempt->key, CompareResult::Equal, 0)};
-        txn.success = {TxnOp::put(attempt->key, identityValue(q->clientId()), onLease),
+        txn.success = {TxnOp::put(attempt->key, identityValue(q->clientId(), QStringLiteral("lock")), onLease),
                        TxnOp::range(prefix, newestEntries(2))};
         txn.failure = {TxnOp::range(attempt->key)};
         client->txn(txn).then(this, [this, attempt](const TxnResult &result) {

@@ -125,7 +125,7 @@ Candidacy<Owner>::Candidacy(Owner *q, const QByteArray &path, const QByteArray &
     : q(q), client(q->client()), prefix(electionPrefix(path)), ttlSeconds(q->options().ttlSeconds),
       resilience(q->options().resilience), events(std::move(events)),
       campaignSource(q->addSource(QStringLiteral("candidacy"))),
-      proclamation(value.isEmpty() ? identityValue(q->clientId()) : value)
+      proclamation(value.isEmpty() ? identityValue(q->clientId(), QStringLiteral("candidate")) : value)
 {
 }
 
@@ -388,7 +388,7 @@ void Candidacy<Owner>::settleCampaign(const Status &status)
 template <class Owner>
 QFuture<Status> Candidacy<Owner>::proclaim(const QByteArray &value)
 {
-    proclamation = value.isEmpty() && q ? identityValue(q->clientId()) : value;
+    proclamation = value.isEmpty() && q ? identityValue(q->clientId(), QStringLiteral("candidate")) : value;
     if (phase == Phase::LostLeadership)
         return QtFuture::makeReadyFuture(Status(StatusCode::OwnershipLost, QStringLiteral("leadership was lost")));
     // Not queued yet: the campaign in flight writes the newest value once its key exists.

@@ -14,12 +14,13 @@
 
 namespace QEtcd::Internal {
 
-QByteArray identityValue(const QString &clientId)
+QByteArray identityValue(const QString &clientId, const QString &role)
 {
     return QJsonDocument(QJsonObject{{QStringLiteral("clientId"), clientId},
                                      {QStringLiteral("host"), QSysInfo::machineHostName()},
                                      {QStringLiteral("pid"), QCoreApplication::applicationPid()},
-                                     {QStringLiteral("requestedAt"), QDateTime::currentMSecsSinceEpoch()}})
+                                     {QStringLiteral("requestedAt"), QDateTime::currentMSecsSinceEpoch()},
+                                     {QStringLiteral("role"), role}})
         .toJson(QJsonDocument::Compact);
 }
 

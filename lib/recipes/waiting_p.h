@@ -15,9 +15,11 @@
 
 namespace QEtcd::Internal {
 
-// {"clientId":…,"host":…,"pid":…,"requestedAt":…}: lets a console name the participant
-// behind a key. Other tools write nothing; readers must accept an empty value.
-QByteArray identityValue(const QString &clientId);
+// {"clientId":…,"host":…,"pid":…,"requestedAt":…,"role":…}: lets a console name the
+// participant behind a key; role ("lock" or "candidate") tells a lock's queue from an
+// election's, which share etcd's layout. Other tools write nothing (a lock) or their
+// proclamation; readers must accept any value.
+QByteArray identityValue(const QString &clientId, const QString &role);
 
 // "<clientId>:<7-char random token>": etcd-recipes' per-participant value and key suffix.
 QByteArray uniqueToken(const QString &clientId);

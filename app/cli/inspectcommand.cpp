@@ -1,0 +1,224 @@
+#include "commands.h"
+#include "eventsession.h"
+
+#include <QEtcd/coordinationmonitor.h>
+
+#include <QtCore/QDateTime>
+#include <QtCore/QJsonArray>
+
+namespace QEtcd::Cli {
+
+namespace {
+QString names(const QList<CoordinationEntry> &entries)
+{
+    QStringList list;
+    for (const CoordinationEntry &entry : entries)
+        list.append(entry.displayName());
+    return list.isEmpty() ? QStringLiteral("-") : list.join(QLatin1String(", "));
+}
+
+QString age(qint64 sinceMs, qint64 nowMs)
+{
+    return sinceMs < 0 ? QString() : QStringLiteral(" (%1 s)").arg(std::max<qint64>(0, nowMs - sinceMs) / 1000);
+}
+
+// KIND, NAME, HOLDER/LEADER, WAITING, DETAIL: one row of the table.
+QStringList row(const CoordinationObject &object, qint64 nowMs)
+{
+    using Kind = CoordinationObject::Kind;
+    QString holders = names(object.holders), waiting = names(object.waiters), detail;
+    switch (object.kind) {
+    case Kind::Lock:
+        if (!object.holders.isEmpty())
+            detail = QStringLiteral("fencing token %1").arg(object.holders.first().createRevision);
+        waiting.clear();
+        for (const CoordinationEntry &waiter : object.waiters)
+            waiting += (waiting.isEmpty() ? QString() : QStringLiteral(", ")) + waiter.displayName()
+                + age(waiter.sinceMs, nowMs);
+        waiting = waiting.isEmpty() ? QStringLiteral("-") : waiting;
+        break;
+    case Kind::ReadWriteLock:
+        break;
+    case Kind::Semaphore:
+        detail = object.permits < 0 ? QStringLiteral("%1 permits used").arg(object.holders.size())
+                                    : QStringLiteral("%1 of %2 permits").arg(object.holders.size()).arg(object.permits);
+        break;
+    case Kind::Election:
+        if (!object.holders.isEmpty())
+            detail = QStringLiteral("term %1, proclaims \"%2\"")
+                         .arg(object.holders.first().createRevision)
+                         .arg(QString::fromUtf8(object.holders.first().value));
+        break;
+    case Kind::Barrier:
+        detail = QStringLiteral("set");
+        break;
+    case Kind::CountedBarrier:
+        holders = names(object.members);
+        waiting = QStringLiteral("-");
+        detail = QStringLiteral("%1 arrived%2").arg(object.members.size()).arg(object.set ? QStringLiteral(", open")
+                                                                                         : QString());
+        break;
+    case Kind::DoubleBarrier:
+        holders = names(object.members);
+        waiting = names(object.leaving);
+        detail = QStringLiteral("%1 entered, %2 leaving").arg(object.members.size()).arg(object.leaving.size());
+        break;
+    case Kind::Service:
+        holders = names(object.members);
+        detail = QStringLiteral("%1 instances").arg(object.members.size());
+        break;
+    case Kind::Queue:
+    case Kind::PriorityQueue:
+    case Kind::WorkQueue:
+        detail = QStringLiteral("depth %1").arg(object.depth);
+        if (object.oldestMs >= 0)
+            detail += QStringLiteral(", oldest %1 s").arg(std::max<qint64>(0, nowMs - object.oldestMs) / 1000);
+        if (object.kind == Kind::WorkQueue)
+            detail += QStringLiteral(", %1 delayed, %2 in flight, %3 orphaned, %4 dead letters")
+                          .arg(object.delayed)
+                          .arg(object.inFlight)
+                          .arg(object.orphans)
+                          .arg(object.deadLetters);
+        break;
+    case Kind::Counter:
+        detail = QStringLiteral("value %1").arg(object.value);
+        break;
+    }
+    return {object.kindName(), QString::fromUtf8(object.path), holders, waiting, detail};
+}
+
+void printTable(Invocation &invocation, const QList<CoordinationObject> &objects)
+{
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    QList<QStringList> rows{{QStringLiteral("KIND"), QStringLiteral("NAME"), QStringLiteral("HOLDER/LEADER"),
+                             QStringLiteral("WAITING"), QStringLiteral("DETAIL")}};
+    for (const CoordinationObject &object : objects)
+        rows.append(row(object, now));
+    QList<qsizetype> widths(rows.first().size(), 0);
+    for (const QStringList &cells : rows) {
+        for (qsizetype i = 0; i < cells.size(); ++i)
+            widths[i] = std::max(widths[i], cells[i].size());
+    }
+    for (const QStringList &cells : rows) {
+        QString line;
+        for (qsizetype i = 0; i < cells.size(); ++i)
+            line += i + 1 < cells.size() ? cells[i].leftJustified(widths[i] + 2) : cells[i];
+        invocation.print(line.trimmed().toUtf8());
+    }
+}
+
+QString identity(const CoordinationObject &object)
+{
+    return object.kindName() + QLatin1Char(' ') + QString::fromUtf8(object.path);
+}
+
+int runInspect(Invocation &invocation)
+{
+    const QByteArray prefix = invocation.arguments().value(0).toUtf8();
+    const bool watch = invocation.isSet(QStringLiteral("watch"));
+    std::optional<std::chrono::milliseconds> hold;
+    QString error;
+    if (!parseHold(invocation, &hold, &error))
+        return invocation.usageError(error);
+    if (hold && !watch)
+        return invocation.usageError(QStringLiteral("--hold only applies to --watch"));
+
+    const QString what = QStringLiteral("inspect \"%1\"").arg(QString::fromUtf8(prefix));
+    if (!watch) {
+        RangeOptions everything;
+        everything.range = KeyRange::prefix();
+        const RangeResult read = invocation.await(invocation.client().get(prefix, everything), what);
+        if (!read.status)
+            return invocation.failed(read.status);
+        const QList<CoordinationObject> objects = CoordinationRecogniser::recognise(read.kvs);
+        if (!invocation.json()) {
+            printTable(invocation, objects);
+            return Success;
+        }
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        for (const CoordinationObject &object : objects)
+            invocation.print(object.toJson(now));
+        return Success;
+    }
+
+    EventSession session(invocation, hold);
+    CoordinationMonitor monitor(&invocation.client(), prefix);
+    QHash<QString, CoordinationObject> shown;
+    QObject::connect(&monitor, &CoordinationMonitor::failed, &session, [&](const Status &status) { session.fail(status); });
+    QObject::connect(&monitor, &CoordinationMonitor::objectsChanged, &session, [&] {
+        if (!session.isEstablished())
+            return;
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        QHash<QString, CoordinationObject> current;
+        for (const CoordinationObject &object : monitor.objects()) {
+            current.insert(identity(object), object);
+            const auto before = shown.constFind(identity(object));
+            if (before == shown.cend())
+                session.write(QStringLiteral("added"), object.toJson(now));
+            else if (*before != object)
+                session.write(QStringLiteral("changed"), object.toJson(now));
+        }
+        for (const CoordinationObject &object : std::as_const(shown)) {
+            if (!current.contains(identity(object)))
+                session.write(QStringLiteral("removed"), {{QLatin1String("kind"), object.kindName()},
+                                                          {QLatin1String("name"), QString::fromUtf8(object.path)}});
+        }
+        shown = current;
+    });
+    session.run(monitor.start(), what, [&] {
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        for (const CoordinationObject &object : monitor.objects()) {
+            shown.insert(identity(object), object);
+            session.write(QStringLiteral("object"), object.toJson(now));
+        }
+        session.write(QStringLiteral("established"),
+                      {{QLatin1String("prefix"), QString::fromUtf8(prefix)}, {QLatin1String("count"), shown.size()}});
+    });
+    return session.finish({{QLatin1String("prefix"), QString::fromUtf8(prefix)}});
+}
+} // namespace
+
+Command inspectCommand()
+{
+    Command command;
+    command.name = QStringLiteral("inspect");
+    command.summary = QStringLiteral("Show the locks, elections, barriers, queues... under a prefix");
+    command.details = QStringLiteral(
+        "Reads every key under PREFIX (default: all keys) and prints the coordination\n"
+        "objects their layouts make up, whichever tool wrote them: qetcd, etcdctl lock and\n"
+        "elect (and Go's concurrency package, etcd's v3lock and v3election), etcd-recipes.\n"
+        "  lock            etcd's layout NAME/<lease id>: the holder (lowest create\n"
+        "                  revision; its fencing token), then the waiters in FIFO order\n"
+        "  election        the same layout with proposals as values (or etcd-recipes'\n"
+        "                  NAME/LEADER + NAME/participants/): leader, term, candidates\n"
+        "  readWriteLock, semaphore   holders and waiters; a semaphore's permits\n"
+        "  barrier         a set barrier and its owner; counted and double barriers:\n"
+        "                  the members that arrived (N is known only to the members)\n"
+        "  service         the instances; queue, priorityQueue, workQueue: depth, the\n"
+        "                  oldest item, in-flight claims, dead letters; counter: value\n"
+        "A holder or waiter is named by qetcd's identity (client, host, pid, since) or by\n"
+        "etcd-recipes' client id; etcdctl writes no name, so its entries show their lease.\n"
+        "\n"
+        "Output: a table; with --json one object per line: \"kind\", \"name\" (the path),\n"
+        "then what applies: \"holders\", \"waiters\" (in order), \"fencing_token\",\n"
+        "\"leader\", \"proclamation\", \"term\", \"candidates\" (in order), \"permits\",\n"
+        "\"used\", \"set\", \"owner\", \"open\", \"arrived\", \"members\", \"entered\", \"left\",\n"
+        "\"leaving\", \"instances\", \"depth\", \"oldest_ms\", \"oldest_age_ms\",\n"
+        "\"depth_by_priority\", \"delayed\", \"in_flight\", \"orphans\", \"dead_letters\",\n"
+        "\"claims\", \"value\". An entry has \"key\", \"create_revision\", and when known\n"
+        "\"name\", \"host\", \"pid\", \"since_ms\", \"age_ms\", \"lease_id\" (hex), \"value\".\n"
+        "\n"
+        "--watch keeps following PREFIX until SIGINT, SIGTERM or --hold, printing JSON\n"
+        "lines that start with \"event\" and \"mono_ms\": \"object\" for each object at the\n"
+        "start, \"established\" (\"prefix\", \"count\"), then \"added\", \"changed\" (the whole\n"
+        "object again) and \"removed\" (\"kind\", \"name\") as etcd changes, and \"closed\".");
+    command.arguments = {{QStringLiteral("PREFIX"), QStringLiteral("Where to look [default: every key]"), true}};
+    command.options = {
+        QCommandLineOption(QStringLiteral("watch"), QStringLiteral("Keep printing changes")),
+        holdOption(),
+    };
+    command.run = runInspect;
+    return command;
+}
+
+} // namespace QEtcd::Cli

@@ -1,0 +1,243 @@
+#include "clustermodel.h"
+
+#include <QEtcd/client.h>
+
+#include <QtCore/QElapsedTimer>
+
+#include <algorithm>
+#include <memory>
+
+namespace QEtcd {
+
+namespace {
+QString hexId(quint64 id)
+{
+    return QString::number(id, 16);
+}
+} // namespace
+
+ClusterModel::ClusterModel(QObject *parent) : QAbstractListModel(parent)
+{
+    m_timer.setInterval(2000);
+    connect(&m_timer, &QTimer::timeout, this, &ClusterModel::refresh);
+}
+
+ClusterModel::~ClusterModel() = default;
+
+Client *ClusterModel::client() const
+{
+    return m_client;
+}
+
+void ClusterModel::setClient(Client *client)
+{
+    if (client == m_client)
+        return;
+    m_client = client;
+    ++m_generation;
+    m_refreshing = false;
+    Q_EMIT clientChanged();
+    beginResetModel();
+    m_rows.clear();
+    endResetModel();
+    m_leader = 0;
+    m_alarms.clear();
+    m_status = ModelStatus::Null;
+    Q_EMIT statusChanged();
+    refresh();
+    if (m_timer.interval() > 0 && client)
+        m_timer.start();
+}
+
+int ClusterModel::refreshInterval() const
+{
+    return m_timer.interval();
+}
+
+void ClusterModel::setRefreshInterval(int ms)
+{
+    if (ms == m_timer.interval())
+        return;
+    m_timer.setInterval(ms);
+    if (ms > 0 && m_client)
+        m_timer.start();
+    else
+        m_timer.stop();
+    Q_EMIT refreshIntervalChanged();
+}
+
+QString ClusterModel::leaderId() const
+{
+    return m_leader ? hexId(m_leader) : QString();
+}
+
+int ClusterModel::healthyCount() const
+{
+    return int(std::count_if(m_rows.cbegin(), m_rows.cend(), [](const MemberRow &row) { return row.healthy; }));
+}
+
+void ClusterModel::fail(const QString &error)
+{
+    m_refreshing = false;
+    m_status = ModelStatus::Error;
+    m_error = error;
+    Q_EMIT statusChanged();
+}
+
+// Members first, then every member's status and the alarms at once; the rows change once.
+void ClusterModel::refresh()
+{
+    if (!m_client || std::exchange(m_refreshing, true))
+        return;
+    if (m_status != ModelStatus::Ready) {
+        m_status = ModelStatus::Loading;
+        Q_EMIT statusChanged();
+    }
+    const quint64 generation = m_generation;
+    m_client->memberList().then(this, [this, generation](const MemberListResult &list) {
+        if (generation != m_generation)
+            return;
+        if (!list.status)
+            return fail(list.status.message());
+        struct Pending
+        {
+            QList<MemberRow> rows;
+            quint64 leader = 0;
+            QStringList alarms;
+            int outstanding = 0;
+        };
+        auto pending = std::make_shared<Pending>();
+        pending->outstanding = int(list.members.size()) + 1;
+        const auto done = [this, generation, pending] {
+            if (--pending->outstanding == 0 && generation == m_generation)
+                apply(pending->rows, pending->leader, pending->alarms);
+        };
+        for (const Member &member : list.members) {
+            MemberRow row;
+            row.id = member.id;
+            row.name = member.name;
+            row.clientUrls = member.clientUrls;
+            row.peerUrls = member.peerUrls;
+            row.isLearner = member.isLearner;
+            pending->rows.append(row);
+        }
+        for (qsizetype i = 0; i < list.members.size(); ++i) {
+            auto clock = std::make_shared<QElapsedTimer>();
+            clock->start();
+            m_client->endpointStatus(list.members[i].clientUrls.value(0), RpcResilience::probe())
+                .then(this, [pending, i, clock, done](const EndpointStatusResult &status) {
+                    MemberRow &row = pending->rows[i];
+                    if (!status.status) {
+                        row.error = status.status.message();
+                        return done();
+                    }
+                    row.healthy = true;
+                    row.roundTripMs = clock->elapsed();
+                    row.raftTerm = qint64(status.raftTerm);
+                    row.raftIndex = qint64(status.raftIndex);
+                    row.revision = status.header.revision;
+                    row.dbSize = status.dbSize;
+                    row.dbSizeInUse = status.dbSizeInUse;
+                    row.version = status.version;
+                    row.error = status.errors.join(QLatin1String("; "));
+                    pending->leader = status.leader;
+                    done();
+                });
+        }
+        m_client->alarms().then(this, [pending, done](const AlarmListResult &alarms) {
+            for (const Alarm &alarm : alarms.alarms) {
+                pending->alarms.append(QStringLiteral("%1 on %2")
+                                           .arg(alarm.type == AlarmType::NoSpace ? QStringLiteral("NOSPACE")
+                                                                                 : QStringLiteral("CORRUPT"),
+                                                hexId(alarm.memberId)));
+            }
+            done();
+        });
+    });
+}
+
+void ClusterModel::apply(QList<MemberRow> rows, quint64 leader, QStringList alarms)
+{
+    m_refreshing = false;
+    std::sort(rows.begin(), rows.end(), [](const MemberRow &a, const MemberRow &b) { return a.id < b.id; });
+    const bool sameMembers = std::equal(rows.cbegin(), rows.cend(), m_rows.cbegin(), m_rows.cend(),
+                                        [](const MemberRow &a, const MemberRow &b) { return a.id == b.id; });
+    if (sameMembers) {
+        m_rows = rows;
+        if (!m_rows.isEmpty())
+            Q_EMIT dataChanged(index(0), index(int(m_rows.size()) - 1));
+    } else {
+        // Members come and go rarely: one reset then.
+        beginResetModel();
+        m_rows = rows;
+        endResetModel();
+    }
+    m_leader = leader;
+    m_alarms = alarms;
+    m_revision = 0;
+    for (const MemberRow &row : std::as_const(m_rows))
+        m_revision = std::max(m_revision, row.revision);
+    if (m_client && m_status != ModelStatus::Ready) {
+        m_status = ModelStatus::Ready;
+        m_error.clear();
+        Q_EMIT statusChanged();
+    }
+    Q_EMIT refreshed();
+}
+
+int ClusterModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : int(m_rows.size());
+}
+
+QVariant ClusterModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const MemberRow &row = m_rows[index.row()];
+    switch (role) {
+    case Qt::DisplayRole:
+    case NameRole:
+        return row.name;
+    case IdRole:
+        return hexId(row.id);
+    case ClientUrlsRole:
+        return row.clientUrls;
+    case PeerUrlsRole:
+        return row.peerUrls;
+    case IsLearnerRole:
+        return row.isLearner;
+    case IsLeaderRole:
+        return m_leader != 0 && row.id == m_leader;
+    case HealthyRole:
+        return row.healthy;
+    case RoundTripRole:
+        return row.roundTripMs;
+    case RaftTermRole:
+        return row.raftTerm;
+    case RaftIndexRole:
+        return row.raftIndex;
+    case RevisionRole:
+        return row.revision;
+    case DbSizeRole:
+        return row.dbSize;
+    case DbSizeInUseRole:
+        return row.dbSizeInUse;
+    case VersionRole:
+        return row.version;
+    case ErrorRole:
+        return row.error;
+    }
+    return {};
+}
+
+QHash<int, QByteArray> ClusterModel::roleNames() const
+{
+    return {{IdRole, "memberId"},         {NameRole, "name"},           {ClientUrlsRole, "clientUrls"},
+            {PeerUrlsRole, "peerUrls"},   {IsLearnerRole, "isLearner"}, {IsLeaderRole, "isLeader"},
+            {HealthyRole, "healthy"},     {RoundTripRole, "roundTrip"}, {RaftTermRole, "raftTerm"},
+            {RaftIndexRole, "raftIndex"}, {RevisionRole, "revision"},   {DbSizeRole, "dbSize"},
+            {DbSizeInUseRole, "dbSizeInUse"}, {VersionRole, "version"}, {ErrorRole, "error"}};
+}
+
+} // namespace QEtcd

@@ -1,0 +1,175 @@
+#include "coordinationmodel.h"
+
+#include "sortedmerge_p.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/coordinationmonitor.h>
+
+namespace QEtcd {
+
+namespace {
+QVariantList entriesOf(const QList<CoordinationEntry> &entries)
+{
+    QVariantList list;
+    for (const CoordinationEntry &entry : entries) {
+        list.append(QVariantMap{
+            {QStringLiteral("key"), QString::fromUtf8(entry.key)},
+            {QStringLiteral("name"), entry.displayName()},
+            {QStringLiteral("clientId"), entry.name},
+            {QStringLiteral("host"), entry.host},
+            {QStringLiteral("pid"), entry.pid},
+            {QStringLiteral("sinceMs"), entry.sinceMs},
+            {QStringLiteral("lease"), entry.lease ? QString::number(quint64(entry.lease), 16) : QString()},
+            {QStringLiteral("createRevision"), entry.createRevision},
+            {QStringLiteral("value"), QString::fromUtf8(entry.value)},
+        });
+    }
+    return list;
+}
+
+bool before(const CoordinationObject &a, const CoordinationObject &b)
+{
+    return a.path != b.path ? a.path < b.path : a.kind < b.kind;
+}
+} // namespace
+
+CoordinationModel::CoordinationModel(QObject *parent) : QAbstractListModel(parent) {}
+
+CoordinationModel::~CoordinationModel() = default;
+
+Client *CoordinationModel::client() const
+{
+    return m_client;
+}
+
+void CoordinationModel::setClient(Client *client)
+{
+    if (client == m_client)
+        return;
+    m_client = client;
+    Q_EMIT clientChanged();
+    restart();
+}
+
+QString CoordinationModel::prefix() const
+{
+    return QString::fromUtf8(m_prefix);
+}
+
+void CoordinationModel::setPrefix(const QString &prefix)
+{
+    if (prefix == this->prefix())
+        return;
+    m_prefix = prefix.toUtf8();
+    Q_EMIT prefixChanged();
+    restart();
+}
+
+void CoordinationModel::restart()
+{
+    m_monitor.reset();
+    apply({});
+    if (!m_client)
+        return setStatus(ModelStatus::Null);
+    setStatus(ModelStatus::Loading);
+    m_monitor = std::make_unique<CoordinationMonitor>(m_client, m_prefix);
+    CoordinationMonitor *monitor = m_monitor.get();
+    connect(monitor, &CoordinationMonitor::objectsChanged, this, [this, monitor] { apply(monitor->objects()); });
+    connect(monitor, &CoordinationMonitor::failed, this, [this](const Status &status) {
+        setStatus(ModelStatus::Error, status.message());
+    });
+    monitor->start().then(this, [this, monitor](const Status &status) {
+        if (monitor != m_monitor.get())
+            return;
+        if (status)
+            setStatus(ModelStatus::Ready);
+        else
+            setStatus(ModelStatus::Error, status.message());
+    });
+}
+
+void CoordinationModel::apply(const QList<CoordinationObject> &objects)
+{
+    Internal::mergeSorted(m_objects, objects, before, std::equal_to<CoordinationObject>(), rowNotifications());
+    Q_EMIT countChanged();
+}
+
+Internal::RowNotifications CoordinationModel::rowNotifications()
+{
+    return {[this](int row) { beginInsertRows({}, row, row); }, [this](int) { endInsertRows(); },
+            [this](int row) { beginRemoveRows({}, row, row); }, [this](int) { endRemoveRows(); },
+            [this](int row) { Q_EMIT dataChanged(index(row), index(row)); }};
+}
+
+void CoordinationModel::setStatus(ModelStatus::Status status, const QString &error)
+{
+    if (status == m_status && error == m_error)
+        return;
+    m_status = status;
+    m_error = error;
+    Q_EMIT statusChanged();
+}
+
+int CoordinationModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : count();
+}
+
+QVariant CoordinationModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const CoordinationObject &object = m_objects[index.row()];
+    switch (role) {
+    case KindRole:
+        return object.kindName();
+    case Qt::DisplayRole:
+    case NameRole:
+        return QString::fromUtf8(object.path);
+    case HoldersRole:
+        return entriesOf(object.holders);
+    case WaitersRole:
+        return entriesOf(object.waiters);
+    case MembersRole:
+        return entriesOf(object.members);
+    case LeavingRole:
+        return entriesOf(object.leaving);
+    case PermitsRole:
+        return object.permits;
+    case SetRole:
+        return object.set;
+    case DepthRole:
+        return object.depth;
+    case OldestRole:
+        return object.oldestMs;
+    case DelayedRole:
+        return object.delayed;
+    case InFlightRole:
+        return object.inFlight;
+    case OrphansRole:
+        return object.orphans;
+    case DeadLettersRole:
+        return object.deadLetters;
+    case ValueRole:
+        return object.value;
+    case KeysRole: {
+        QStringList keys;
+        for (const QByteArray &key : object.keys)
+            keys.append(QString::fromUtf8(key));
+        return keys;
+    }
+    }
+    return {};
+}
+
+QHash<int, QByteArray> CoordinationModel::roleNames() const
+{
+    return {{KindRole, "kind"},         {NameRole, "name"},         {HoldersRole, "holders"},
+            {WaitersRole, "waiters"},   {MembersRole, "members"},   {LeavingRole, "leaving"},
+            {PermitsRole, "permits"},   {SetRole, "set"},           {DepthRole, "depth"},
+            {OldestRole, "oldest"},     {DelayedRole, "delayed"},   {InFlightRole, "inFlight"},
+            {OrphansRole, "orphans"},   {DeadLettersRole, "deadLetters"}, {ValueRole, "value"},
+            {KeysRole, "keys"}};
+}
+
+} // namespace QEtcd

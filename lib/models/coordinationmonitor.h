@@ -1,0 +1,50 @@
+#pragma once
+
+#include <QEtcd/coordinationrecogniser.h>
+#include <QEtcd/status.h>
+
+#include <QtCore/QFuture>
+#include <QtCore/QObject>
+
+#include <chrono>
+#include <memory>
+
+namespace QEtcd {
+
+class Client;
+class CoordinationMonitorPrivate;
+
+// The coordination objects under a prefix, kept current: one read, then one watch from right
+// after it (re-read after a compaction), and the recogniser run again after changes. Changes
+// are coalesced: objectsChanged() comes at most once per interval, on the thread the monitor
+// lives in, so a burst of puts costs one recognition.
+//
+// A queued entry whose tool wrote no time (etcdctl, etcd-recipes) gets the time the monitor
+// saw it appear as its sinceMs; entries already there at the start stay unknown (-1).
+class CoordinationMonitor : public QObject
+{
+    Q_OBJECT
+public:
+    CoordinationMonitor(Client *client, const QByteArray &prefix, QObject *parent = nullptr);
+    ~CoordinationMonitor() override;
+    Q_DISABLE_COPY_MOVE(CoordinationMonitor)
+
+    QByteArray prefix() const;
+    // Default 16 ms, a frame; set it before start().
+    void setInterval(std::chrono::milliseconds interval);
+
+    // Finishes once the first read is in objects() and the watch runs; one-shot.
+    QFuture<Status> start();
+
+    QList<CoordinationObject> objects() const;  // as of the last objectsChanged()
+
+Q_SIGNALS:
+    void objectsChanged();
+    // The watch could not be recovered: objects() no longer follows etcd.
+    void failed(const QEtcd::Status &status);
+
+private:
+    std::unique_ptr<CoordinationMonitorPrivate> d;
+};
+
+} // namespace QEtcd

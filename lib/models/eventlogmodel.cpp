@@ -1,0 +1,190 @@
+#include "eventlogmodel.h"
+
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+#include <QtCore/QSaveFile>
+
+#include <ctime>
+
+namespace QEtcd {
+
+namespace {
+QByteArray csvField(const QString &text)
+{
+    QByteArray field = text.toUtf8();
+    if (field.contains(',') || field.contains('"') || field.contains('\n') || field.contains('\r'))
+        field = '"' + field.replace("\"", "\"\"") + '"';
+    return field;
+}
+} // namespace
+
+EventLogModel::EventLogModel(QObject *parent) : QAbstractListModel(parent)
+{
+    m_frame.setSingleShot(true);
+    m_frame.setInterval(std::chrono::milliseconds(16));
+    connect(&m_frame, &QTimer::timeout, this, &EventLogModel::flush);
+}
+
+EventLogModel::~EventLogModel() = default;
+
+qint64 EventLogModel::monotonicNowMs()
+{
+    // The clock of the CLI's mono_ms, so the two merge into one timeline.
+    timespec now{};
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    return qint64(now.tv_sec) * 1000 + now.tv_nsec / 1000000;
+}
+
+void EventLogModel::append(Event event)
+{
+    if (event.monotonicMs == 0)
+        event.monotonicMs = monotonicNowMs();
+    m_events.append(std::move(event));
+    if (!m_frame.isActive())
+        m_frame.start();
+}
+
+void EventLogModel::append(const QString &participant, const QString &kind, const QString &detail, bool spurious)
+{
+    append(Event{0, participant, kind, detail, spurious});
+}
+
+void EventLogModel::clear()
+{
+    beginResetModel();
+    m_events.clear();
+    m_rows.clear();
+    m_flushed = 0;
+    endResetModel();
+    Q_EMIT countChanged();
+}
+
+QList<EventLogModel::Event> EventLogModel::events() const
+{
+    return m_events;
+}
+
+void EventLogModel::flush()
+{
+    QList<qsizetype> added;
+    for (; m_flushed < m_events.size(); ++m_flushed) {
+        if (matches(m_events[m_flushed]))
+            added.append(m_flushed);
+    }
+    if (added.isEmpty())
+        return;
+    beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + added.size() - 1));
+    m_rows.append(added);
+    endInsertRows();
+    Q_EMIT countChanged();
+}
+
+bool EventLogModel::matches(const Event &event) const
+{
+    return m_filter.isEmpty() || event.participant.contains(m_filter, Qt::CaseInsensitive)
+        || event.kind.contains(m_filter, Qt::CaseInsensitive) || event.detail.contains(m_filter, Qt::CaseInsensitive);
+}
+
+void EventLogModel::setFilter(const QString &filter)
+{
+    if (filter == m_filter)
+        return;
+    m_frame.stop();
+    beginResetModel();
+    m_filter = filter;
+    m_rows.clear();
+    for (qsizetype i = 0; i < m_events.size(); ++i) {
+        if (matches(m_events[i]))
+            m_rows.append(i);
+    }
+    m_flushed = m_events.size();
+    endResetModel();
+    Q_EMIT filterChanged();
+    Q_EMIT countChanged();
+}
+
+QByteArray EventLogModel::toJsonLines() const
+{
+    QByteArray lines;
+    for (const qsizetype i : m_rows) {
+        const Event &event = m_events[i];
+        lines += QJsonDocument(QJsonObject{{QLatin1String("mono_ms"), event.monotonicMs},
+                                           {QLatin1String("participant"), event.participant},
+                                           {QLatin1String("kind"), event.kind},
+                                           {QLatin1String("detail"), event.detail},
+                                           {QLatin1String("spurious"), event.spurious}})
+                     .toJson(QJsonDocument::Compact)
+            + '\n';
+    }
+    return lines;
+}
+
+QByteArray EventLogModel::toCsv() const
+{
+    QByteArray csv = "mono_ms,participant,kind,detail,spurious\n";
+    for (const qsizetype i : m_rows) {
+        const Event &event = m_events[i];
+        csv += QByteArray::number(event.monotonicMs) + ',' + csvField(event.participant) + ',' + csvField(event.kind)
+            + ',' + csvField(event.detail) + ',' + (event.spurious ? "true" : "false") + '\n';
+    }
+    return csv;
+}
+
+bool EventLogModel::write(const QString &path, const QByteArray &contents)
+{
+    // All or nothing: a failed export leaves no half-written file behind.
+    QSaveFile file(path);
+    const bool written = file.open(QIODevice::WriteOnly) && file.write(contents) == contents.size() && file.commit();
+    const QString error = written ? QString() : QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+    if (error != m_error) {
+        m_error = error;
+        Q_EMIT errorStringChanged();
+    }
+    return written;
+}
+
+bool EventLogModel::exportJsonLines(const QString &path)
+{
+    flush();
+    return write(path, toJsonLines());
+}
+
+bool EventLogModel::exportCsv(const QString &path)
+{
+    flush();
+    return write(path, toCsv());
+}
+
+int EventLogModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : count();
+}
+
+QVariant EventLogModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Event &event = m_events[m_rows[index.row()]];
+    switch (role) {
+    case TimeRole:
+        return event.monotonicMs;
+    case ParticipantRole:
+        return event.participant;
+    case Qt::DisplayRole:
+    case KindRole:
+        return event.kind;
+    case DetailRole:
+        return event.detail;
+    case SpuriousRole:
+        return event.spurious;
+    }
+    return {};
+}
+
+QHash<int, QByteArray> EventLogModel::roleNames() const
+{
+    return {{TimeRole, "time"}, {ParticipantRole, "participant"}, {KindRole, "kind"}, {DetailRole, "detail"},
+            {SpuriousRole, "spurious"}};
+}
+
+} // namespace QEtcd

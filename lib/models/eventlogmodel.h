@@ -1,0 +1,92 @@
+#pragma once
+
+#include <QtCore/QAbstractListModel>
+#include <QtCore/QTimer>
+#include <QtQml/qqmlregistration.h>
+
+namespace QEtcd {
+
+// The events of the participants an app runs, oldest first: lease events, connection states,
+// acquired / released / lost, elected / leadership lost, barrier set / lifted (a spurious lift
+// marked), each with the monotonic time (CLOCK_MONOTONIC in ms, the clock the qetcd CLI prints
+// as mono_ms, so both merge into one timeline), the participant, a kind and a detail.
+// Appended events become rows at most once per frame. The filter keeps rows whose participant,
+// kind or detail contains it (case-insensitive); the exports write the rows the filter keeps.
+//
+// Kinds used by qetcd's participants: leaseSuspended, leaseExpired, leaseRestored,
+// leaseFailed, connectionState, acquired, released, lost, elected, leadershipLost, barrierSet,
+// barrierLifted. Any other text is kept as it is.
+class EventLogModel : public QAbstractListModel
+{
+    Q_OBJECT
+    QML_ELEMENT
+    Q_PROPERTY(QString filter READ filter WRITE setFilter NOTIFY filterChanged)
+    Q_PROPERTY(int count READ count NOTIFY countChanged)
+    Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
+
+public:
+    struct Event
+    {
+        qint64 monotonicMs = 0;
+        QString participant;
+        QString kind;
+        QString detail;
+        bool spurious = false;  // a barrier lift that was not a removal (the owner's lease expired)
+    };
+
+    enum Role {
+        TimeRole = Qt::UserRole + 1,  // monotonic ms
+        ParticipantRole,
+        KindRole,
+        DetailRole,
+        SpuriousRole,
+    };
+    Q_ENUM(Role)
+
+    explicit EventLogModel(QObject *parent = nullptr);
+    ~EventLogModel() override;
+
+    // GUI thread. An event with monotonicMs 0 is stamped now.
+    void append(Event event);
+    Q_INVOKABLE void append(const QString &participant, const QString &kind, const QString &detail,
+                            bool spurious = false);
+    Q_INVOKABLE void clear();
+    QList<Event> events() const;  // every event, the filter aside, including those not yet rows
+
+    QString filter() const { return m_filter; }
+    void setFilter(const QString &filter);
+    int count() const { return int(m_rows.size()); }
+    QString errorString() const { return m_error; }
+
+    // One {"mono_ms","participant","kind","detail","spurious"} object per line / a CSV file with
+    // a header line. False with errorString() when the file could not be written.
+    Q_INVOKABLE bool exportJsonLines(const QString &path);
+    Q_INVOKABLE bool exportCsv(const QString &path);
+    QByteArray toJsonLines() const;
+    QByteArray toCsv() const;
+
+    static qint64 monotonicNowMs();
+
+    int rowCount(const QModelIndex &parent = QModelIndex()) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+Q_SIGNALS:
+    void filterChanged();
+    void countChanged();
+    void errorStringChanged();
+
+private:
+    bool matches(const Event &event) const;
+    void flush();
+    bool write(const QString &path, const QByteArray &contents);
+
+    QList<Event> m_events;
+    QList<qsizetype> m_rows;  // indexes into m_events that the filter keeps
+    qsizetype m_flushed = 0;  // events before this one are rows (or filtered out)
+    QString m_filter;
+    QString m_error;
+    QTimer m_frame;
+};
+
+} // namespace QEtcd

@@ -1,0 +1,257 @@
+#include "keyindex_p.h"
+
+#include <QtCore/QDateTime>
+
+#include <algorithm>
+
+namespace QEtcd::Internal {
+
+namespace {
+bool keyLess(const KeyEntry &entry, const QByteArray &key)
+{
+    return entry.key < key;
+}
+
+KeyEntry entryOf(const KeyValue &kv, qint64 changedAtMs)
+{
+    return {kv.key, kv.createRevision, kv.modRevision, kv.version, kv.lease, changedAtMs};
+}
+} // namespace
+
+KeyIndex::KeyIndex(QObject *parent) : QObject(parent)
+{
+    m_frame.setInterval(std::chrono::milliseconds(16));
+    m_frame.setSingleShot(true);
+    connect(&m_frame, &QTimer::timeout, this, &KeyIndex::applyPending);
+}
+
+KeyIndex::~KeyIndex()
+{
+    delete m_watcher;
+}
+
+void KeyIndex::setClient(Client *client)
+{
+    m_client = client;
+}
+
+void KeyIndex::setPrefix(const QByteArray &prefix)
+{
+    m_prefix = prefix;
+}
+
+void KeyIndex::setPageSize(int pageSize)
+{
+    m_pageSize = std::max(1, pageSize);
+}
+
+QByteArray KeyIndex::startKey() const
+{
+    // etcd's spelling of "from the first key" when there is no prefix.
+    return m_prefix.isEmpty() ? QByteArray(1, '\0') : m_prefix;
+}
+
+void KeyIndex::reload()
+{
+    ++m_generation;
+    delete std::exchange(m_watcher, nullptr);
+    Q_EMIT aboutToReset();
+    m_entries.clear();
+    m_pending.clear();
+    m_ahead.clear();
+    m_frame.stop();
+    m_complete = false;
+    m_fetching = false;
+    m_fetchAll = false;
+    m_total = -1;
+    m_continuation = startKey();
+    setStatus(m_client ? ModelStatus::Loading : ModelStatus::Null);
+    // A view (or QAbstractItemModelTester) may ask for the first page from inside reset().
+    Q_EMIT reset();
+    if (!m_client)
+        return;
+    RangeOptions count;
+    count.range = KeyRange::prefix();
+    count.countOnly = true;
+    m_client->get(m_prefix, count).then(this, [this, generation = m_generation](const RangeResult &result) {
+        if (generation != m_generation || !result.status)
+            return;
+        m_total = result.count;
+        Q_EMIT progressChanged();
+    });
+    fetchMore();
+}
+
+bool KeyIndex::canFetchMore() const
+{
+    return m_client && m_status != ModelStatus::Error && !m_complete && !m_fetching;
+}
+
+void KeyIndex::fetchMore()
+{
+    if (canFetchMore())
+        requestPage();
+}
+
+void KeyIndex::fetchAll()
+{
+    m_fetchAll = true;
+    fetchMore();
+}
+
+int KeyIndex::indexOf(const QByteArray &key) const
+{
+    const auto it = std::lower_bound(m_entries.begin(), m_entries.end(), key, keyLess);
+    return it != m_entries.end() && it->key == key ? int(it - m_entries.begin()) : -1;
+}
+
+double KeyIndex::progress() const
+{
+    if (m_complete)
+        return 1.0;
+    if (m_total <= 0)
+        return 0.0;
+    return std::min(1.0, double(m_entries.size()) / double(m_total));
+}
+
+void KeyIndex::requestPage()
+{
+    m_fetching = true;
+    RangeOptions page;
+    page.range = KeyRange::upTo(prefixRangeEnd(m_prefix));
+    page.keysOnly = true;
+    page.limit = m_pageSize;
+    page.sortTarget = SortTarget::Key;
+    page.sortOrder = SortOrder::Ascending;
+    m_client->get(m_continuation, page).then(this, [this, generation = m_generation](const RangeResult &result) {
+        onPage(generation, result);
+    });
+}
+
+void KeyIndex::onPage(quint64 generation, const RangeResult &result)
+{
+    if (generation != m_generation)
+        return;
+    m_fetching = false;
+    if (!result.status) {
+        setStatus(ModelStatus::Error, result.status.message());
+        return;
+    }
+    // Watch events that reached the frame timer first belong before this page's keys.
+    applyPending();
+    std::vector<KeyEntry> page;
+    page.reserve(size_t(result.kvs.size()));
+    for (const KeyValue &kv : result.kvs)
+        page.push_back(entryOf(kv, 0));
+    m_complete = !result.more || result.kvs.isEmpty();
+    m_continuation = result.kvs.isEmpty() ? QByteArray() : result.kvs.last().key + '\0';
+    if (!page.empty()) {
+        const int first = int(m_entries.size());
+        Q_EMIT aboutToInsert(first, first + int(page.size()) - 1);
+        m_entries.insert(m_entries.end(), std::make_move_iterator(page.begin()), std::make_move_iterator(page.end()));
+        Q_EMIT inserted(first, int(m_entries.size()) - 1);
+    }
+    // What the watch said about keys this page reached applies where it is newer than the page.
+    const QList<QByteArray> reached = m_ahead.keys();
+    for (const QByteArray &key : reached) {
+        if (m_complete || key < m_continuation) {
+            const WatchEvent event = m_ahead.take(key);
+            if (event.kv.modRevision > result.header.revision)
+                apply(event);
+        }
+    }
+    if (!m_watcher) {
+        WatchOptions options;
+        options.range = KeyRange::prefix();
+        options.startRevision = result.header.revision + 1;
+        m_watcher = new Watcher(m_client, m_prefix, options);
+        connect(m_watcher, &Watcher::eventsReceived, this, [this](const QList<WatchEvent> &events) { onEvents(events); });
+        connect(m_watcher, &Watcher::recovery, this, [this](const WatchRecoveryEvent &event) {
+            if (event.kind == WatchRecoveryKind::Failed)
+                setStatus(ModelStatus::Error, QStringLiteral("the watch on the keys gave up: ") + event.cause.message());
+        });
+        m_watcher->start();
+    }
+    setStatus(ModelStatus::Ready);
+    Q_EMIT progressChanged();
+    if (m_fetchAll && !m_complete)
+        requestPage();
+}
+
+void KeyIndex::onEvents(const QList<WatchEvent> &events)
+{
+    m_pending.append(events);
+    if (!m_frame.isActive())
+        m_frame.start();
+}
+
+void KeyIndex::applyPending()
+{
+    m_frame.stop();
+    for (const WatchEvent &event : std::exchange(m_pending, {}))
+        apply(event);
+}
+
+void KeyIndex::apply(const WatchEvent &event)
+{
+    const QByteArray &key = event.kv.key;
+    if (!m_complete && !(key < m_continuation)) {
+        // Not loaded yet: the page that reaches this key decides, with this news on top.
+        m_ahead.insert(key, event);
+        return;
+    }
+    const auto it = std::lower_bound(m_entries.begin(), m_entries.end(), key, keyLess);
+    const int row = int(it - m_entries.begin());
+    const bool present = it != m_entries.end() && it->key == key;
+    if (event.type == WatchEvent::Type::Delete) {
+        if (present) {
+            Q_EMIT aboutToRemove(row);
+            m_entries.erase(it);
+            Q_EMIT removed(row);
+        }
+    } else if (present) {
+        *it = entryOf(event.kv, QDateTime::currentMSecsSinceEpoch());
+        Q_EMIT changed(row);
+    } else {
+        Q_EMIT aboutToInsert(row, row);
+        m_entries.insert(it, entryOf(event.kv, QDateTime::currentMSecsSinceEpoch()));
+        Q_EMIT inserted(row, row);
+    }
+    if (key == m_selectedKey)
+        fetchSelected();
+}
+
+void KeyIndex::select(const QByteArray &key)
+{
+    m_selectedKey = key;
+    m_selected = {};
+    m_selectedError.clear();
+    Q_EMIT selectedChanged();
+    fetchSelected();
+}
+
+void KeyIndex::fetchSelected()
+{
+    if (!m_client || m_selectedKey.isEmpty())
+        return;
+    m_client->get(m_selectedKey).then(this, [this, key = m_selectedKey](const RangeResult &result) {
+        if (key != m_selectedKey)
+            return;
+        m_selected = result.kvs.value(0);
+        m_selectedError = !result.status ? result.status.message()
+            : result.kvs.isEmpty()       ? QStringLiteral("the key no longer exists")
+                                         : QString();
+        Q_EMIT selectedChanged();
+    });
+}
+
+void KeyIndex::setStatus(ModelStatus::Status status, const QString &error)
+{
+    if (status == m_status && error == m_error)
+        return;
+    m_status = status;
+    m_error = error;
+    Q_EMIT statusChanged();
+}
+
+} // namespace QEtcd::Internal

@@ -1,0 +1,110 @@
+#pragma once
+
+// What KeyModel and KeyTreeModel share: the keys under a prefix, sorted, loaded in keys-only
+// pages of pageSize (etcd's limit plus a continuation key) and kept current by one watch.
+// Changes are applied at most once per frame; each is announced with the row it touches in
+// entries(), before and after, so a model can map it onto its own rows.
+
+#include "modelstatus.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/watcher.h>
+
+#include <QtCore/QHash>
+#include <QtCore/QPointer>
+#include <QtCore/QTimer>
+
+#include <vector>
+
+namespace QEtcd::Internal {
+
+struct KeyEntry
+{
+    QByteArray key;
+    qint64 createRevision = 0;
+    qint64 modRevision = 0;
+    qint64 version = 0;
+    qint64 lease = 0;
+    qint64 changedAtMs = 0;  // ms since the epoch the watch last changed it; 0: loaded by a page
+};
+
+class KeyIndex : public QObject
+{
+    Q_OBJECT
+public:
+    explicit KeyIndex(QObject *parent = nullptr);
+    ~KeyIndex() override;
+
+    void setClient(Client *client);
+    Client *client() const { return m_client; }
+    void setPrefix(const QByteArray &prefix);
+    QByteArray prefix() const { return m_prefix; }
+    void setPageSize(int pageSize);
+    int pageSize() const { return m_pageSize; }
+
+    // Starts again from the first page; a client and the prefix are needed.
+    void reload();
+    bool canFetchMore() const;
+    void fetchMore();
+    // Keeps fetching pages until every key is in.
+    void fetchAll();
+
+    const std::vector<KeyEntry> &entries() const { return m_entries; }
+    int indexOf(const QByteArray &key) const;  // -1 when not loaded
+    ModelStatus::Status status() const { return m_status; }
+    QString errorString() const { return m_error; }
+    qint64 total() const { return m_total; }    // keys under the prefix when loading began; -1 unknown
+    double progress() const;                    // loaded / total, 1 when complete
+
+    // The one key whose value is read, on demand, and read again when the watch changes it.
+    void select(const QByteArray &key);
+    QByteArray selectedKey() const { return m_selectedKey; }
+    KeyValue selected() const { return m_selected; }  // empty until read
+    QString selectedError() const { return m_selectedError; }
+
+Q_SIGNALS:
+    void aboutToInsert(int first, int last);
+    void inserted(int first, int last);
+    void aboutToRemove(int row);
+    void removed(int row);
+    void changed(int row);
+    void aboutToReset();
+    void reset();
+    void statusChanged();
+    void progressChanged();
+    void selectedChanged();
+
+private:
+    void requestPage();
+    void onPage(quint64 generation, const RangeResult &result);
+    void onEvents(const QList<WatchEvent> &events);
+    void applyPending();
+    void apply(const WatchEvent &event);
+    void setStatus(ModelStatus::Status status, const QString &error = {});
+    QByteArray startKey() const;
+    void fetchSelected();
+
+    QPointer<Client> m_client;
+    QByteArray m_prefix;
+    int m_pageSize = 1000;
+    quint64 m_generation = 0;
+    std::vector<KeyEntry> m_entries;
+    QByteArray m_continuation;  // where the next page starts; empty once every key is in
+    bool m_complete = false;
+    bool m_fetching = false;
+    bool m_fetchAll = false;
+    qint64 m_total = -1;
+    ModelStatus::Status m_status = ModelStatus::Null;
+    QString m_error;
+    Watcher *m_watcher = nullptr;
+    QList<WatchEvent> m_pending;  // applied on the next frame
+    // Beyond the loaded keys the watch's latest news of a key waits for the page that reaches
+    // it, and wins where it is newer than that page's read.
+    QHash<QByteArray, WatchEvent> m_ahead;
+    QTimer m_frame;
+    QByteArray m_selectedKey;
+    KeyValue m_selected;
+    QString m_selectedError;
+};
+
+} // namespace QEtcd::Internal

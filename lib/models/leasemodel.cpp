@@ -1,0 +1,201 @@
+#include "leasemodel.h"
+
+#include "sortedmerge_p.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/coordinationrecogniser.h>
+
+#include <QtCore/QDateTime>
+
+#include <algorithm>
+#include <memory>
+
+namespace QEtcd {
+
+bool LeaseModel::Lease::operator==(const Lease &other) const
+{
+    return id == other.id && grantedTtl == other.grantedTtl && ttl == other.ttl && expiresAtMs == other.expiresAtMs
+        && keys == other.keys && owner == other.owner;
+}
+
+LeaseModel::LeaseModel(QObject *parent) : QAbstractListModel(parent)
+{
+    m_timer.setInterval(5000);
+    connect(&m_timer, &QTimer::timeout, this, &LeaseModel::refresh);
+}
+
+LeaseModel::~LeaseModel() = default;
+
+Client *LeaseModel::client() const
+{
+    return m_client;
+}
+
+void LeaseModel::setClient(Client *client)
+{
+    if (client == m_client)
+        return;
+    m_client = client;
+    ++m_generation;
+    m_refreshing = false;
+    Q_EMIT clientChanged();
+    beginResetModel();
+    m_leases.clear();
+    endResetModel();
+    m_status = ModelStatus::Null;
+    refresh();
+    if (m_timer.interval() > 0 && client)
+        m_timer.start();
+}
+
+int LeaseModel::refreshInterval() const
+{
+    return m_timer.interval();
+}
+
+void LeaseModel::setRefreshInterval(int ms)
+{
+    if (ms == m_timer.interval())
+        return;
+    m_timer.setInterval(ms);
+    if (ms > 0 && m_client)
+        m_timer.start();
+    else
+        m_timer.stop();
+    Q_EMIT refreshIntervalChanged();
+}
+
+void LeaseModel::fail(const QString &error)
+{
+    m_refreshing = false;
+    m_status = ModelStatus::Error;
+    m_error = error;
+    Q_EMIT statusChanged();
+}
+
+// One list, then per lease its time to live with its keys and those keys' values (which tell
+// a lock from an election), all in flight at once; the rows change once, when all are in.
+void LeaseModel::refresh()
+{
+    if (!m_client) {
+        m_status = ModelStatus::Null;
+        Q_EMIT statusChanged();
+        return;
+    }
+    if (std::exchange(m_refreshing, true))
+        return;
+    if (m_status != ModelStatus::Ready) {
+        m_status = ModelStatus::Loading;
+        Q_EMIT statusChanged();
+    }
+    const quint64 generation = m_generation;
+    m_client->leaseList().then(this, [this, generation](const LeaseListResult &list) {
+        if (generation != m_generation)
+            return;
+        if (!list.status)
+            return fail(list.status.message());
+        struct Pending
+        {
+            std::vector<Lease> leases;
+            int outstanding = 0;
+            QString error;
+        };
+        auto pending = std::make_shared<Pending>();
+        pending->leases.resize(size_t(list.ids.size()));
+        pending->outstanding = int(list.ids.size());
+        const auto done = [this, generation, pending] {
+            if (--pending->outstanding > 0 || generation != m_generation)
+                return;
+            if (!pending->error.isEmpty())
+                return fail(pending->error);
+            // Leases that expired between the list and their reading are gone.
+            std::erase_if(pending->leases, [](const Lease &lease) { return lease.ttl < 0; });
+            apply(std::move(pending->leases));
+        };
+        if (list.ids.isEmpty())
+            return apply({});
+        for (qsizetype i = 0; i < list.ids.size(); ++i) {
+            m_client->leaseTimeToLive(list.ids[i], true).then(this, [this, i, pending, done](const LeaseTimeToLiveResult &live) {
+                Lease &lease = pending->leases[size_t(i)];
+                lease.id = live.id;
+                lease.ttl = live.status ? live.ttl : -1;
+                if (!live.status && live.status.code() != StatusCode::NotFound)
+                    pending->error = live.status.message();
+                lease.grantedTtl = live.grantedTtl;
+                lease.expiresAtMs = QDateTime::currentMSecsSinceEpoch() + live.ttl * 1000;
+                for (const QByteArray &key : live.keys)
+                    lease.keys.append(QString::fromUtf8(key));
+                if (lease.ttl < 0 || live.keys.isEmpty())
+                    return done();
+                // etcd takes 128 operations per transaction by default; a few keys tell the owner.
+                Txn read;
+                for (const QByteArray &key : live.keys.mid(0, 64))
+                    read.success.append(TxnOp::range(key));
+                m_client->txn(read).then(this, [pending, i, done](const TxnResult &values) {
+                    QList<KeyValue> kvs;
+                    for (const TxnOpResult &response : values.responses)
+                        kvs.append(response.range.kvs);
+                    QStringList owners;
+                    for (const CoordinationObject &object : CoordinationRecogniser::recognise(kvs))
+                        owners.append(object.kindName() + QLatin1Char(' ') + QString::fromUtf8(object.path));
+                    pending->leases[size_t(i)].owner = owners.join(QLatin1String(", "));
+                    done();
+                });
+            });
+        }
+    });
+}
+
+void LeaseModel::apply(std::vector<Lease> leases)
+{
+    m_refreshing = false;
+    std::sort(leases.begin(), leases.end(), [](const Lease &a, const Lease &b) { return a.id < b.id; });
+    Internal::mergeSorted(
+        m_leases, leases, [](const Lease &a, const Lease &b) { return a.id < b.id; }, std::equal_to<Lease>(),
+        {[this](int row) { beginInsertRows({}, row, row); }, [this](int) { endInsertRows(); },
+         [this](int row) { beginRemoveRows({}, row, row); }, [this](int) { endRemoveRows(); },
+         [this](int row) { Q_EMIT dataChanged(index(row), index(row)); }});
+    Q_EMIT countChanged();
+    if (m_client && m_status != ModelStatus::Ready) {
+        m_status = ModelStatus::Ready;
+        m_error.clear();
+        Q_EMIT statusChanged();
+    }
+    Q_EMIT refreshed();
+}
+
+int LeaseModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : count();
+}
+
+QVariant LeaseModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Lease &lease = m_leases[size_t(index.row())];
+    switch (role) {
+    case Qt::DisplayRole:
+    case IdRole:
+        return QString::number(quint64(lease.id), 16);
+    case GrantedTtlRole:
+        return lease.grantedTtl;
+    case TtlRole:
+        return lease.ttl;
+    case ExpiresAtRole:
+        return lease.expiresAtMs;
+    case KeysRole:
+        return lease.keys;
+    case OwnerRole:
+        return lease.owner;
+    }
+    return {};
+}
+
+QHash<int, QByteArray> LeaseModel::roleNames() const
+{
+    return {{IdRole, "leaseId"}, {GrantedTtlRole, "grantedTtl"}, {TtlRole, "ttl"},
+            {ExpiresAtRole, "expiresAt"}, {KeysRole, "keys"}, {OwnerRole, "owner"}};
+}
+
+} // namespace QEtcd

@@ -1,0 +1,91 @@
+#pragma once
+
+#include "modelstatus.h"
+
+#include <QEtcd/client.h>
+
+#include <QtCore/QAbstractListModel>
+#include <QtCore/QPointer>
+#include <QtCore/QTimer>
+#include <QtQml/qqmlregistration.h>
+
+#include <vector>
+
+namespace QEtcd {
+
+
+// Every lease etcd has, refreshed every refreshInterval: its granted TTL, the keys attached to
+// it, and the coordination object those keys make up ("lock /app/locks/deploy"). The
+// remaining TTL is not pushed row by row: expiresAt is the deadline as of the last refresh, and
+// a view counts down to it with its own clock (one timer for the view, not a signal per row per
+// frame). A key re-put on another lease moves with it: each refresh reads the keys from etcd.
+class LeaseModel : public QAbstractListModel
+{
+    Q_OBJECT
+    QML_ELEMENT
+    Q_PROPERTY(QEtcd::Client *client READ client WRITE setClient NOTIFY clientChanged)
+    Q_PROPERTY(int refreshInterval READ refreshInterval WRITE setRefreshInterval NOTIFY refreshIntervalChanged)
+    Q_PROPERTY(QEtcd::ModelStatus::Status status READ status NOTIFY statusChanged)
+    Q_PROPERTY(QString errorString READ errorString NOTIFY statusChanged)
+    Q_PROPERTY(int count READ count NOTIFY countChanged)
+
+public:
+    enum Role {
+        IdRole = Qt::UserRole + 1,  // hex, as etcdctl prints it
+        GrantedTtlRole,             // seconds
+        TtlRole,                    // seconds left at the last refresh
+        ExpiresAtRole,              // ms since the epoch: the refresh's time plus ttl
+        KeysRole,                   // QStringList
+        OwnerRole,                  // "<kind> <path>" of the coordination object, or empty
+    };
+    Q_ENUM(Role)
+
+    explicit LeaseModel(QObject *parent = nullptr);
+    ~LeaseModel() override;
+
+    Client *client() const;
+    void setClient(Client *client);
+    int refreshInterval() const;  // ms; 0: only refresh()
+    void setRefreshInterval(int ms);
+    ModelStatus::Status status() const { return m_status; }
+    QString errorString() const { return m_error; }
+    int count() const { return int(m_leases.size()); }
+
+    Q_INVOKABLE void refresh();
+
+    int rowCount(const QModelIndex &parent = QModelIndex()) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+Q_SIGNALS:
+    void clientChanged();
+    void refreshIntervalChanged();
+    void statusChanged();
+    void countChanged();
+    // A refresh finished and its rows are in.
+    void refreshed();
+
+private:
+    struct Lease
+    {
+        qint64 id = 0;
+        qint64 grantedTtl = 0;
+        qint64 ttl = 0;
+        qint64 expiresAtMs = 0;
+        QStringList keys;
+        QString owner;
+        bool operator==(const Lease &other) const;
+    };
+    void apply(std::vector<Lease> leases);
+    void fail(const QString &error);
+
+    QPointer<Client> m_client;
+    QTimer m_timer;
+    std::vector<Lease> m_leases;  // sorted by id
+    ModelStatus::Status m_status = ModelStatus::Null;
+    QString m_error;
+    quint64 m_generation = 0;
+    bool m_refreshing = false;
+};
+
+} // namespace QEtcd

@@ -1,0 +1,92 @@
+// ClusterModel against a real three-member cluster under QAbstractItemModelTester: every
+// member, one leader, raft term and index, revision, db size, version, health with its round
+// trip, and a member that stops answering.
+#include <QEtcd/client.h>
+#include <QEtcd/etcdcluster.h>
+#include <QEtcd/testtimeouts.h>
+
+#include "clustermodel.h"
+
+#include <QtTest/QAbstractItemModelTester>
+#include <QtTest/QtTest>
+
+#include <memory>
+
+using namespace QEtcd;
+using namespace QEtcd::Testing;
+
+class tst_ClusterModel : public QObject
+{
+    Q_OBJECT
+
+private:
+    std::unique_ptr<EtcdCluster> m_cluster;
+    std::unique_ptr<Client> m_client;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        EtcdCluster::Options options;
+        options.members = 3;
+        m_cluster = std::make_unique<EtcdCluster>(options);
+        QVERIFY2(m_cluster->start(), qPrintable(m_cluster->errorString()));
+        m_client = std::make_unique<Client>(ClientOptions::fromEndpoints(m_cluster->clientUrls()));
+    }
+
+    void cleanupTestCase()
+    {
+        m_client.reset();
+        m_cluster.reset();
+    }
+
+    void membersLeaderAndHealth()
+    {
+        ClusterModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRefreshInterval(0);
+        QSignalSpy refreshed(&model, &ClusterModel::refreshed);
+        model.setClient(m_client.get());
+        QVERIFY(refreshed.wait(scaledMs(15000)));
+        QCOMPARE(model.status(), ModelStatus::Ready);
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.healthyCount(), 3);
+        QVERIFY(!model.leaderId().isEmpty());
+        QVERIFY(model.revision() > 0);
+        QVERIFY(model.alarms().isEmpty());
+        int leaders = 0;
+        QStringList names;
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const QModelIndex member = model.index(row);
+            names.append(member.data(ClusterModel::NameRole).toString());
+            leaders += member.data(ClusterModel::IsLeaderRole).toBool();
+            QVERIFY(member.data(ClusterModel::HealthyRole).toBool());
+            QVERIFY(member.data(ClusterModel::RoundTripRole).toLongLong() >= 0);
+            QVERIFY(member.data(ClusterModel::RaftTermRole).toLongLong() > 0);
+            QVERIFY(member.data(ClusterModel::RaftIndexRole).toLongLong() > 0);
+            QVERIFY(member.data(ClusterModel::DbSizeRole).toLongLong() > 0);
+            QVERIFY(!member.data(ClusterModel::VersionRole).toString().isEmpty());
+        }
+        QCOMPARE(leaders, 1);
+        names.sort();
+        QCOMPARE(names, (QStringList{"m0", "m1", "m2"}));
+
+        // A stopped member stays listed, unhealthy, with the reason.
+        QVERIFY2(m_cluster->stopMember(2), qPrintable(m_cluster->errorString()));
+        refreshed.clear();
+        model.refresh();
+        QVERIFY(refreshed.wait(scaledMs(60000)));
+        QCOMPARE(model.rowCount(), 3);
+        QCOMPARE(model.healthyCount(), 2);
+        for (int row = 0; row < model.rowCount(); ++row) {
+            const QModelIndex member = model.index(row);
+            if (member.data(ClusterModel::NameRole).toString() == QLatin1String("m2")) {
+                QVERIFY(!member.data(ClusterModel::HealthyRole).toBool());
+                QVERIFY(!member.data(ClusterModel::ErrorRole).toString().isEmpty());
+                QCOMPARE(member.data(ClusterModel::RoundTripRole).toLongLong(), -1);
+            }
+        }
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_ClusterModel)
+#include "tst_clustermodel.moc"

@@ -1,0 +1,88 @@
+// CoordinationModel against a real etcd member under QAbstractItemModelTester: objects appear,
+// change and disappear as etcd changes, rows keep their place, and a burst is one update.
+#include "../common/awaitfuture.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/distributedmutex.h>
+#include <QEtcd/etcdcluster.h>
+#include <QEtcd/testtimeouts.h>
+
+#include "coordinationmodel.h"
+
+#include <QtTest/QAbstractItemModelTester>
+#include <QtTest/QtTest>
+
+#include <memory>
+
+using namespace QEtcd;
+using namespace QEtcd::Testing;
+
+class tst_CoordinationModel : public QObject
+{
+    Q_OBJECT
+
+private:
+    EtcdCluster m_cluster;
+    std::unique_ptr<Client> m_client;
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
+        m_client = std::make_unique<Client>(ClientOptions::fromEndpoints(m_cluster.clientUrls()));
+    }
+
+    void cleanupTestCase() { m_client.reset(); }
+
+    void followsALockAndACounter()
+    {
+        CoordinationModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.status(), ModelStatus::Null);
+        model.setPrefix(QStringLiteral("/cm/"));
+        model.setClient(m_client.get());
+        QTRY_COMPARE_WITH_TIMEOUT(model.status(), ModelStatus::Ready, scaledMs(10000));
+        QCOMPARE(model.rowCount(), 0);
+
+        LockOptions options;
+        options.clientId = QStringLiteral("holder-1");
+        DistributedMutex holder(m_client.get(), "/cm/lock", options);
+        QVERIFY(holder.tryLock(std::chrono::seconds(10)));
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 1, scaledMs(10000));
+        QModelIndex lock = model.index(0);
+        QCOMPARE(lock.data(CoordinationModel::KindRole).toString(), QStringLiteral("lock"));
+        QCOMPARE(lock.data(CoordinationModel::NameRole).toString(), QStringLiteral("/cm/lock"));
+        const QVariantList holders = lock.data(CoordinationModel::HoldersRole).toList();
+        QCOMPARE(holders.size(), 1);
+        QCOMPARE(holders.first().toMap().value("clientId").toString(), QStringLiteral("holder-1"));
+        QCOMPARE(holders.first().toMap().value("createRevision").toLongLong(), holder.fencingToken());
+
+        options.clientId = QStringLiteral("waiter-1");
+        DistributedMutex waiter(m_client.get(), "/cm/lock", options);
+        QFuture<Status> waiting = waiter.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(model.index(0).data(CoordinationModel::WaitersRole).toList().size(), 1, scaledMs(10000));
+        QCOMPARE(model.index(0).data(CoordinationModel::WaitersRole).toList().first().toMap().value("clientId").toString(),
+                 QStringLiteral("waiter-1"));
+
+        // A counter sorts before the lock; the lock's row moves down, keeping its data.
+        QByteArray eight(8, '\0');
+        eight[7] = 9;
+        QVERIFY(awaitFuture(m_client->put("/cm/count", eight)));
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 2, scaledMs(10000));
+        QCOMPARE(model.index(0).data(CoordinationModel::KindRole).toString(), QStringLiteral("counter"));
+        QCOMPARE(model.index(0).data(CoordinationModel::ValueRole).toLongLong(), 9);
+
+        // Hand-over: the waiter holds, nobody waits.
+        QVERIFY(holder.unlock());
+        QVERIFY(awaitFuture(waiting));
+        QTRY_COMPARE_WITH_TIMEOUT(
+            model.index(1).data(CoordinationModel::HoldersRole).toList().value(0).toMap().value("clientId").toString(),
+            QStringLiteral("waiter-1"), scaledMs(10000));
+        QCOMPARE(model.index(1).data(CoordinationModel::WaitersRole).toList().size(), 0);
+        waiter.unlock();
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 1, scaledMs(10000));
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_CoordinationModel)
+#include "tst_coordinationmodel.moc"

@@ -1,0 +1,191 @@
+// KeyModel and KeyTreeModel against a real etcd member, each under QAbstractItemModelTester:
+// paging with a continuation key, the watch (puts, changes, deletions, also beyond the pages
+// loaded so far), the selected key's value, and the tree by '/'.
+#include "../common/awaitfuture.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/etcdcluster.h>
+#include <QEtcd/testtimeouts.h>
+
+#include "keymodel.h"
+#include "keytreemodel.h"
+
+#include <QtTest/QAbstractItemModelTester>
+#include <QtTest/QtTest>
+
+#include <memory>
+
+using namespace QEtcd;
+using namespace QEtcd::Testing;
+
+class tst_KeyModel : public QObject
+{
+    Q_OBJECT
+
+private:
+    EtcdCluster m_cluster;
+    std::unique_ptr<Client> m_client;
+
+    void put(const QByteArray &key, const QByteArray &value = "v")
+    {
+        PutResult result;
+        QETCD_AWAIT(m_client->put(key, value), result);
+        QVERIFY2(result.status, qPrintable(result.status.message()));
+    }
+    void putMany(const QByteArray &prefix, int count)
+    {
+        Txn txn;
+        for (int i = 0; i < count; ++i) {
+            txn.success.append(TxnOp::put(prefix + QByteArray::number(i).rightJustified(4, '0'), "v"));
+            if (txn.success.size() == 100 || i + 1 == count) {
+                TxnResult result;
+                QETCD_AWAIT(m_client->txn(txn), result);
+                QVERIFY(result.succeeded);
+                txn.success.clear();
+            }
+        }
+    }
+    static QStringList keysOf(const KeyModel &model)
+    {
+        QStringList keys;
+        for (int row = 0; row < model.rowCount(); ++row)
+            keys.append(model.index(row).data(KeyModel::KeyRole).toString());
+        return keys;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
+        m_client = std::make_unique<Client>(ClientOptions::fromEndpoints(m_cluster.clientUrls()));
+    }
+
+    void cleanupTestCase() { m_client.reset(); }
+
+    // A view pages by asking; QAbstractItemModelTester asks after every change, so under it the
+    // model loads everything, and the model checked page by page runs without it.
+    void pagesUntilEverythingIsIn()
+    {
+        putMany("/km/p/", 250);
+        put("/km/q", "outside");
+        KeyModel paged;
+        QCOMPARE(paged.status(), ModelStatus::Null);
+        paged.setPageSize(100);
+        paged.setPrefix(QStringLiteral("/km/p/"));
+        paged.setClient(m_client.get());
+        QCOMPARE(paged.status(), ModelStatus::Loading);
+        QTRY_COMPARE_WITH_TIMEOUT(paged.rowCount(), 100, scaledMs(10000));
+        QCOMPARE(paged.status(), ModelStatus::Ready);
+        QTRY_COMPARE_WITH_TIMEOUT(paged.total(), 250, scaledMs(10000));
+        QCOMPARE(paged.progress(), 0.4);
+        QVERIFY(paged.canFetchMore({}));
+        paged.fetchMore({});
+        QTRY_COMPARE_WITH_TIMEOUT(paged.rowCount(), 200, scaledMs(10000));
+        paged.fetchAll();
+        QTRY_COMPARE_WITH_TIMEOUT(paged.rowCount(), 250, scaledMs(10000));
+        QCOMPARE(paged.progress(), 1.0);
+        QVERIFY(!paged.canFetchMore({}));
+        const QStringList keys = keysOf(paged);
+        QCOMPARE(keys.first(), QStringLiteral("/km/p/0000"));
+        QCOMPARE(keys.last(), QStringLiteral("/km/p/0249"));
+        QVERIFY(std::is_sorted(keys.cbegin(), keys.cend()));
+        QCOMPARE(paged.index(5).data(KeyModel::NameRole).toString(), QStringLiteral("0005"));
+
+        KeyModel tested;
+        QAbstractItemModelTester tester(&tested, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        tested.setPageSize(100);
+        tested.setPrefix(QStringLiteral("/km/p/"));
+        tested.setClient(m_client.get());
+        QTRY_COMPARE_WITH_TIMEOUT(tested.progress(), 1.0, scaledMs(10000));
+        QCOMPARE(keysOf(tested), keys);
+    }
+
+    void watchKeepsLoadedRowsCurrent()
+    {
+        putMany("/km/w/", 30);
+        KeyModel paged;
+        paged.setPageSize(10);
+        paged.setPrefix(QStringLiteral("/km/w/"));
+        paged.setClient(m_client.get());
+        KeyModel tested;
+        QAbstractItemModelTester tester(&tested, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        tested.setPageSize(10);
+        tested.setPrefix(QStringLiteral("/km/w/"));
+        tested.setClient(m_client.get());
+        QTRY_COMPARE_WITH_TIMEOUT(paged.rowCount(), 10, scaledMs(10000));
+        QTRY_COMPARE_WITH_TIMEOUT(tested.rowCount(), 30, scaledMs(10000));
+        // Within the loaded rows: a new key, a change and a deletion show up.
+        put("/km/w/0003a");
+        put("/km/w/0004", "changed");
+        DeleteResult removed;
+        QETCD_AWAIT(m_client->remove("/km/w/0001"), removed);
+        QTRY_VERIFY_WITH_TIMEOUT(keysOf(paged).contains(QStringLiteral("/km/w/0003a")), scaledMs(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(!keysOf(paged).contains(QStringLiteral("/km/w/0001")), scaledMs(10000));
+        QCOMPARE(paged.rowCount(), 10);
+        const int changed = paged.indexOf(QStringLiteral("/km/w/0004"));
+        QTRY_VERIFY_WITH_TIMEOUT(paged.index(changed).data(KeyModel::ChangedAtRole).toLongLong() > 0, scaledMs(10000));
+        QCOMPARE(paged.index(changed).data(KeyModel::VersionRole).toLongLong(), 2);
+        // Beyond them: the page that reaches the key has it, and not the deleted one.
+        put("/km/w/0020a");
+        QETCD_AWAIT(m_client->remove("/km/w/0025"), removed);
+        paged.fetchAll();
+        // (canFetchMore() is false while a page is on its way; progress says when all are in.)
+        QTRY_COMPARE_WITH_TIMEOUT(paged.progress(), 1.0, scaledMs(10000));
+        const QStringList keys = keysOf(paged);
+        QVERIFY(keys.contains(QStringLiteral("/km/w/0020a")));
+        QVERIFY(!keys.contains(QStringLiteral("/km/w/0025")));
+        QCOMPARE(paged.rowCount(), 30);
+        QVERIFY(std::is_sorted(keys.cbegin(), keys.cend()));
+        QTRY_COMPARE_WITH_TIMEOUT(keysOf(tested), keys, scaledMs(10000));
+    }
+
+    void selectedKeyReadsItsValue()
+    {
+        put("/km/s/a", "first");
+        KeyModel model;
+        model.setPrefix(QStringLiteral("/km/s/"));
+        model.setClient(m_client.get());
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 1, scaledMs(10000));
+        model.setSelectedKey(QStringLiteral("/km/s/a"));
+        QTRY_COMPARE_WITH_TIMEOUT(model.selected().value("value").toString(), QStringLiteral("first"), scaledMs(10000));
+        put("/km/s/a", "second");
+        QTRY_COMPARE_WITH_TIMEOUT(model.selected().value("value").toString(), QStringLiteral("second"), scaledMs(10000));
+        QCOMPARE(model.selected().value("version").toLongLong(), 2);
+    }
+
+    void treeBySlash()
+    {
+        for (const char *key : {"/kt/app/locks/a", "/kt/app/locks/b", "/kt/app/leader", "/kt/top"})
+            put(key);
+        KeyModel keys;
+        KeyTreeModel tree;
+        QAbstractItemModelTester tester(&tree, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        tree.setSource(&keys);
+        keys.setPrefix(QStringLiteral("/kt"));
+        keys.setClient(m_client.get());
+        QTRY_COMPARE_WITH_TIMEOUT(keys.rowCount(), 4, scaledMs(10000));
+        QCOMPARE(tree.rowCount(), 2);  // /app, /top
+        const QModelIndex app = tree.index(0, 0);
+        QCOMPARE(app.data(KeyTreeModel::NameRole).toString(), QStringLiteral("/app"));
+        QCOMPARE(app.data(KeyTreeModel::KeyCountRole).toInt(), 3);
+        QCOMPARE(app.data(KeyTreeModel::IsKeyRole).toBool(), false);
+        QCOMPARE(tree.rowCount(app), 2);  // /leader, /locks
+        const QModelIndex locks = tree.index(1, 0, app);
+        QCOMPARE(locks.data(KeyTreeModel::KeyRole).toString(), QStringLiteral("/kt/app/locks"));
+        QCOMPARE(tree.rowCount(locks), 2);
+        QCOMPARE(tree.index(0, 0, locks).data(KeyTreeModel::IsKeyRole).toBool(), true);
+        QVERIFY(tree.index(0, 0, locks).data(KeyTreeModel::CreateRevisionRole).toLongLong() > 0);
+
+        // Live: a deletion prunes the branch it empties; a put grows one.
+        DeleteResult removed;
+        QETCD_AWAIT(m_client->remove("/kt/app/locks/", DeleteOptions{KeyRange::prefix(), false}), removed);
+        QTRY_COMPARE_WITH_TIMEOUT(tree.rowCount(app), 1, scaledMs(10000));
+        QCOMPARE(tree.index(0, 0).data(KeyTreeModel::KeyCountRole).toInt(), 1);
+        put("/kt/new/x");
+        QTRY_COMPARE_WITH_TIMEOUT(tree.rowCount(), 3, scaledMs(10000));
+        QCOMPARE(tree.index(1, 0).data(KeyTreeModel::NameRole).toString(), QStringLiteral("/new"));
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_KeyModel)
+#include "tst_keymodel.moc"

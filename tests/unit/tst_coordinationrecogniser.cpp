@@ -1,0 +1,259 @@
+// The recogniser on hand-made records: etcd-recipes' layouts (whose Kotlin tool is not run
+// here; the key and value formats are its documented ones) and the corner cases that decide
+// between layouts. Fixtures written by the real tools are in tst_coordinationfixtures.
+#include <QEtcd/coordinationrecogniser.h>
+
+#include <QtCore/QJsonArray>
+#include <QtCore/QtEndian>
+#include <QtTest/QtTest>
+
+using namespace QEtcd;
+using Kind = CoordinationObject::Kind;
+
+namespace {
+// Records get increasing create revisions in the order they are listed.
+class Keys
+{
+public:
+    Keys &put(const QByteArray &key, const QByteArray &value = {}, qint64 lease = 0)
+    {
+        KeyValue kv;
+        kv.key = key;
+        kv.value = value;
+        kv.lease = lease;
+        kv.createRevision = kv.modRevision = ++m_revision;
+        kv.version = 1;
+        m_kvs.append(kv);
+        return *this;
+    }
+    // etcd's own layout: the key is <path>/<lease in hex>.
+    Keys &queue(const QByteArray &path, qint64 lease, const QByteArray &value = {})
+    {
+        return put(path + '/' + QByteArray::number(lease, 16), value, lease);
+    }
+    QList<CoordinationObject> recognise() const
+    {
+        // The order records come in must not matter.
+        QList<KeyValue> shuffled(m_kvs.crbegin(), m_kvs.crend());
+        return CoordinationRecogniser::recognise(shuffled);
+    }
+
+private:
+    QList<KeyValue> m_kvs;
+    qint64 m_revision = 100;
+};
+
+QByteArray int32(qint32 value)
+{
+    QByteArray bytes(4, '\0');
+    qToBigEndian(value, bytes.data());
+    return bytes;
+}
+
+QByteArray int64(qint64 value)
+{
+    QByteArray bytes(8, '\0');
+    qToBigEndian(value, bytes.data());
+    return bytes;
+}
+
+QStringList namesOf(const QList<CoordinationEntry> &entries)
+{
+    QStringList names;
+    for (const CoordinationEntry &entry : entries)
+        names.append(entry.displayName());
+    return names;
+}
+} // namespace
+
+class tst_CoordinationRecogniser : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void etcdRecipesMutexIsALock()
+    {
+        // etcd's v3lock service writes empty values under the mutex path.
+        const auto objects = Keys().queue("/m", 0x1a).queue("/m", 0x2b).queue("/m", 0x3c).recognise();
+        QCOMPARE(objects.size(), 1);
+        QCOMPARE(objects[0].kind, Kind::Lock);
+        QCOMPARE(namesOf(objects[0].holders), QStringList{"lease 000000000000001a"});
+        QCOMPARE(namesOf(objects[0].waiters), (QStringList{"lease 000000000000002b", "lease 000000000000003c"}));
+    }
+
+    void qetcdIdentityNamesTheHolder()
+    {
+        const QByteArray holder = R"({"clientId":"build-7","host":"host-a","pid":4121,"requestedAt":1700000000000,"role":"lock"})";
+        const auto objects = Keys().queue("/l", 0x10, holder).queue("/l", 0x11).recognise();
+        QCOMPARE(objects.size(), 1);
+        QCOMPARE(objects[0].kind, Kind::Lock);
+        const CoordinationEntry &held = objects[0].holders.first();
+        QCOMPARE(held.name, QStringLiteral("build-7"));
+        QCOMPARE(held.host, QStringLiteral("host-a"));
+        QCOMPARE(held.pid, 4121);
+        QCOMPARE(held.sinceMs, 1700000000000);
+        QCOMPARE(held.toJson(1700000005000).value("age_ms").toInteger(), 5000);
+        QCOMPARE(held.createRevision, 101);
+    }
+
+    // A qetcd candidate that proclaims nothing writes its identity with role "candidate".
+    void qetcdCandidateIdentityIsAnElection()
+    {
+        const QByteArray candidate = R"({"clientId":"node-a","host":"h","pid":1,"requestedAt":1,"role":"candidate"})";
+        const auto objects = Keys().queue("/e", 0x10, candidate).queue("/e", 0x11, "node-b").recognise();
+        QCOMPARE(objects.size(), 1);
+        QCOMPARE(objects[0].kind, Kind::Election);
+        QCOMPARE(namesOf(objects[0].holders), QStringList{"node-a"});
+    }
+
+    void keyNotNamedAfterItsLeaseIsNoLock()
+    {
+        const auto objects = Keys().put("/x/1a", {}, 0x1b).put("/x/ff", {}, 0).recognise();
+        QVERIFY(objects.isEmpty());
+    }
+
+    void etcdRecipesLeaderSelector()
+    {
+        const auto objects = Keys()
+                                 .put("/sel/participants/a", "a", 1)
+                                 .put("/sel/participants/b", "b", 2)
+                                 .put("/sel/LEADER", "b:Xy12345", 3)
+                                 .put("/sel/participants/c", "c", 4)
+                                 .recognise();
+        QCOMPARE(objects.size(), 1);
+        QCOMPARE(objects[0].kind, Kind::Election);
+        QCOMPARE(namesOf(objects[0].holders), QStringList{"b"});
+        QCOMPARE(namesOf(objects[0].waiters), (QStringList{"a", "c"}));
+    }
+
+    void readWriteLockAdmitsReadersUntilAWriter()
+    {
+        const auto objects = Keys()
+                                 .put("/rw/read-r1:aaaaaaa", "r1", 1)
+                                 .put("/rw/read-r2:bbbbbbb", "r2", 2)
+                                 .put("/rw/write-w1:ccccccc", "w1", 3)
+                                 .put("/rw/read-r3:ddddddd", "r3", 4)
+                                 .recognise();
+        QCOMPARE(objects.size(), 1);
+        QCOMPARE(objects[0].kind, Kind::ReadWriteLock);
+        QCOMPARE(namesOf(objects[0].holders), (QStringList{"r1", "r2"}));
+        QCOMPARE(namesOf(objects[0].waiters), (QStringList{"w1", "r3"}));
+    }
+
+    void writerFirstHoldsAlone()
+    {
+        const auto objects =
+            Keys().put("/rw/write-w:aaaaaaa", "w", 1).put("/rw/read-r:bbbbbbb", "r", 2).recognise();
+        QCOMPARE(namesOf(objects[0].holders), QStringList{"w"});
+        QCOMPARE(namesOf(objects[0].waiters), QStringList{"r"});
+    }
+
+    void semaphoreCountsPermits()
+    {
+        const auto objects = Keys()
+                                 .put("/s/permits", int32(2))
+                                 .put("/s/holders/a:aaaaaaa", "a", 1)
+                                 .put("/s/holders/b:bbbbbbb", "b", 2)
+                                 .put("/s/holders/c:ccccccc", "c", 3)
+                                 .recognise();
+        QCOMPARE(objects.size(), 1);
+        QCOMPARE(objects[0].kind, Kind::Semaphore);
+        QCOMPARE(objects[0].permits, 2);
+        QCOMPARE(namesOf(objects[0].holders), (QStringList{"a", "b"}));
+        QCOMPARE(namesOf(objects[0].waiters), QStringList{"c"});
+        QCOMPARE(objects[0].toJson(0).value("used").toInt(), 2);
+    }
+
+    void countedAndDoubleBarriers()
+    {
+        const auto objects = Keys()
+                                 .put("/cb/ready", "m1:aaaaaaa")
+                                 .put("/cb/waiting/m1:aaaaaaa", "m1:aaaaaaa", 1)
+                                 .put("/cb/waiting/m2:bbbbbbb", "m2:bbbbbbb", 2)
+                                 .put("/db/enter/ready", "x:aaaaaaa")
+                                 .put("/db/enter/waiting/x:aaaaaaa", "x:aaaaaaa", 3)
+                                 .put("/db/leave/waiting/y:bbbbbbb", "y:bbbbbbb", 4)
+                                 .recognise();
+        QCOMPARE(objects.size(), 2);
+        QCOMPARE(objects[0].kind, Kind::CountedBarrier);
+        QVERIFY(objects[0].set);
+        QCOMPARE(namesOf(objects[0].members), (QStringList{"m1", "m2"}));
+        QCOMPARE(objects[1].kind, Kind::DoubleBarrier);
+        QCOMPARE(objects[1].path, QByteArray("/db"));
+        QCOMPARE(namesOf(objects[1].members), QStringList{"x"});
+        QCOMPARE(namesOf(objects[1].leaving), QStringList{"y"});
+        QCOMPARE(objects[1].keys.size(), 3);
+    }
+
+    void barrierIsALeasedToken()
+    {
+        const auto objects = Keys().put("/gate", "DistributedBarrier:ab12cd3:Zz9Yy8x", 7).recognise();
+        QCOMPARE(objects.size(), 1);
+        QCOMPARE(objects[0].kind, Kind::Barrier);
+        QVERIFY(objects[0].set);
+        QCOMPARE(namesOf(objects[0].holders), QStringList{"DistributedBarrier:ab12cd3"});
+        QCOMPARE(objects[0].holders.first().lease, 7);
+    }
+
+    void workQueueClaimsAndOrphans()
+    {
+        const auto objects = Keys()
+                                 .put("/wq/items/0000001700000000000-abc", "x")
+                                 .put("/wq/items/0000001700000001000-def", "y")
+                                 .put("/wq/delayed/0000001800000000000-ghi", "z")
+                                 .put("/wq/claimed/i1", "v")
+                                 .put("/wq/claims/i1", "consumer-1", 9)
+                                 .put("/wq/attempts/i1", int32(1))
+                                 .put("/wq/claimed/i2", "w")
+                                 .put("/wq/dlq/i3", "dead")
+                                 .recognise();
+        QCOMPARE(objects.size(), 1);
+        const CoordinationObject &queue = objects[0];
+        QCOMPARE(queue.kind, Kind::WorkQueue);
+        QCOMPARE(queue.depth, 2);
+        QCOMPARE(queue.oldestMs, 1700000000000);
+        QCOMPARE(queue.delayed, 1);
+        QCOMPARE(queue.inFlight, 2);
+        QCOMPARE(queue.orphans, 1);
+        QCOMPARE(queue.deadLetters, 1);
+        QCOMPARE(namesOf(queue.holders), QStringList{"consumer-1"});
+    }
+
+    void queuesAndCounters()
+    {
+        const auto objects = Keys()
+                                 .put("/q/0000001700000000000-abc", "1")
+                                 .put("/q/0000001700000000000-00001-abc", "2")
+                                 .put("/pq/00003/0000000000000000", "p")
+                                 .put("__/pq/00003", {})  // the priority sentinel, outside the queue
+                                 .put("/n", int64(-5))
+                                 .put("/text8", "abcdefgh")  // eight bytes of text: not a counter
+                                 .recognise();
+        QCOMPARE(objects.size(), 3);
+        QCOMPARE(objects[0].kind, Kind::Counter);
+        QCOMPARE(objects[0].value, -5);
+        QCOMPARE(objects[1].kind, Kind::PriorityQueue);
+        QCOMPARE(objects[1].depthByPriority, (QMap<int, qint64>{{3, 1}}));
+        QCOMPARE(objects[2].kind, Kind::Queue);
+        QCOMPARE(objects[2].depth, 2);
+    }
+
+    void serviceInstancesByName()
+    {
+        const QByteArray instance = R"({"name":"web","address":"10.0.0.7","port":8080,"id":"abc1234"})";
+        const auto objects = Keys()
+                                 .put("/svc/names/web/abc1234", instance, 5)
+                                 .put("/svc/names/web/not-json", "x", 5)
+                                 .recognise();
+        QCOMPARE(objects.size(), 1);
+        QCOMPARE(objects[0].kind, Kind::Service);
+        QCOMPARE(objects[0].path, QByteArray("/svc/names/web"));
+        QCOMPARE(namesOf(objects[0].members), QStringList{"abc1234"});
+        QCOMPARE(objects[0].toJson(0).value("instances").toArray().first().toObject().value("value").toObject()
+                     .value("port").toInt(),
+                 8080);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_CoordinationRecogniser)
+#include "tst_coordinationrecogniser.moc"
