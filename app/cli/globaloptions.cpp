@@ -28,6 +28,7 @@ constexpr Spec specs[] = {
     {"dial-timeout", "DURATION", "Time to connect to an endpoint, e.g. 2s, 500ms", "2s"},
     {"command-timeout", "DURATION", "Time limit of each request, e.g. 5s, 1m", "5s"},
     {"json", nullptr, "Print one JSON object per line instead of text", nullptr},
+    {"read-only", nullptr, "Refuse every write before it is sent (inspect without changing anything)", nullptr},
 };
 
 QString environmentName(const QString &option)
@@ -98,6 +99,7 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
     GlobalOptions options;
     ClientOptions &client = options.client;
     options.json = parser.isSet(QStringLiteral("json"));
+    client.readOnly = parser.isSet(QStringLiteral("read-only"));
 
     client.tls.caFile = get("cacert").value;
     client.tls.certFile = get("cert").value;

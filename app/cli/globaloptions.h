@@ -24,7 +24,7 @@ struct GlobalOptions
 };
 
 // --endpoints, --cacert, --cert, --key, --user, --password, --namespace, --dial-timeout,
-// --command-timeout, --json and --help. Each option with a value also reads ETCDCTL_<NAME>
+// --command-timeout, --json, --read-only and --help. Each option with a value also reads ETCDCTL_<NAME>
 // (ETCDCTL_DIAL_TIMEOUT for --dial-timeout), as etcdctl does.
 QList<QCommandLineOption> globalOptions();
 bool takesValue(const QString &globalOptionName);

@@ -15,11 +15,8 @@ bool BarrierParticipant::isSpurious() const { return m_lifted && m_reason == Lif
 
 void BarrierParticipant::setWaitOnMissingBarriers(bool wait)
 {
-    if (m_waitOnMissing == wait)
-        return;
-    m_waitOnMissing = wait;
-    reconfigure();
-    Q_EMIT waitOnMissingBarriersChanged();
+    if (changeSetting(m_waitOnMissing, wait))
+        Q_EMIT waitOnMissingBarriersChanged();
 }
 
 std::unique_ptr<Recipe> BarrierParticipant::createRecipe(Client *client, const QByteArray &path,

@@ -30,11 +30,8 @@ void ElectionParticipant::setProclamation(const QString &proclamation)
 
 void ElectionParticipant::setAutoRequeue(bool autoRequeue)
 {
-    if (m_autoRequeue == autoRequeue)
-        return;
-    m_autoRequeue = autoRequeue;
-    reconfigure();
-    Q_EMIT autoRequeueChanged();
+    if (changeSetting(m_autoRequeue, autoRequeue))
+        Q_EMIT autoRequeueChanged();
 }
 
 std::unique_ptr<Recipe> ElectionParticipant::createRecipe(Client *client, const QByteArray &path,

@@ -9,11 +9,8 @@ int GroupBarrierParticipant::memberCount() const
 
 void GroupBarrierParticipant::setMemberCount(int count)
 {
-    if (m_memberCount == count)
-        return;
-    m_memberCount = count;
-    reconfigure();
-    Q_EMIT memberCountChanged();
+    if (changeSetting(m_memberCount, count))
+        Q_EMIT memberCountChanged();
 }
 
 int GroupBarrierParticipant::arrived() const

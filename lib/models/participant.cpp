@@ -42,11 +42,8 @@ QString RecipeParticipant::path() const
 
 void RecipeParticipant::setPath(const QString &path)
 {
-    if (m_path == path)
-        return;
-    m_path = path;
-    reconfigure();
-    Q_EMIT pathChanged();
+    if (changeSetting(m_path, path))
+        Q_EMIT pathChanged();
 }
 
 int RecipeParticipant::ttl() const
@@ -56,11 +53,8 @@ int RecipeParticipant::ttl() const
 
 void RecipeParticipant::setTtl(int seconds)
 {
-    if (m_ttl == seconds)
-        return;
-    m_ttl = seconds;
-    reconfigure();
-    Q_EMIT ttlChanged();
+    if (changeSetting(m_ttl, seconds))
+        Q_EMIT ttlChanged();
 }
 
 QString RecipeParticipant::clientId() const
@@ -70,11 +64,8 @@ QString RecipeParticipant::clientId() const
 
 void RecipeParticipant::setClientId(const QString &clientId)
 {
-    if (m_clientId == clientId)
-        return;
-    m_clientId = clientId;
-    reconfigure();
-    Q_EMIT clientIdChanged();
+    if (changeSetting(m_clientId, clientId))
+        Q_EMIT clientIdChanged();
 }
 
 RecipeParticipant::State RecipeParticipant::state() const

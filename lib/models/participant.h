@@ -126,6 +126,16 @@ protected:
 
     // Whatever the recipe held was tied to the old client, path, TTL or settings: drop it.
     void reconfigure();
+    // A setting the recipe is built with; a change drops the recipe. False when nothing changed.
+    template <class T>
+    bool changeSetting(T &field, const T &value)
+    {
+        if (field == value)
+            return false;
+        field = value;
+        reconfigure();
+        return true;
+    }
     // Closes and forgets the recipe (releasing what it holds); the next action makes a new one.
     void dropRecipe(State next);
 

@@ -13,11 +13,8 @@ int SemaphoreParticipant::permits() const
 
 void SemaphoreParticipant::setPermits(int permits)
 {
-    if (m_permits == permits)
-        return;
-    m_permits = permits;
-    reconfigure();
-    Q_EMIT permitsChanged();
+    if (changeSetting(m_permits, permits))
+        Q_EMIT permitsChanged();
 }
 
 int SemaphoreParticipant::available() const

@@ -365,6 +365,20 @@ private Q_SLOTS:
         QCOMPARE(run.out, QByteArray("k\nv\n"));
     }
 
+    void readOnlyRefusesWritesAndStillReads()
+    {
+        QCOMPARE(qetcd({"put", "/cli/ro", "before"}).exitCode, 0);
+        Run run = qetcd({"--read-only", "put", "/cli/ro", "after"});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(isOneLine(run.err) && run.err.contains("read-only") && run.err.contains("/cli/ro"), run.err.constData());
+        run = qetcd({"del", "/cli/ro", "--read-only"});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(isOneLine(run.err) && run.err.contains("read-only"), run.err.constData());
+        run = qetcd({"--read-only", "get", "/cli/ro"});
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, QByteArray("/cli/ro\nbefore\n"));
+    }
+
     void usageErrorsExitTwo_data()
     {
         QTest::addColumn<QStringList>("arguments");
