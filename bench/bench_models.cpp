@@ -1,8 +1,9 @@
 // The console's models at scale, against one local etcd member:
 // - KeyModel over N keys under one prefix (default 100,000): time to the first page, time to
 //   the whole index, resident memory it added;
-// - watch ingest: changes written at a steady rate into a prefix a KeyModel follows, how long
-//   each took from being sent to being a row (p50/p99), and whether any went missing;
+// - watch ingest: changes written at a steady rate into a prefix a KeyModel follows, and (as
+//   counters, one object each) one a CoordinationModel follows: how long each took from being
+//   sent to being a row (p50/p99), and whether any went missing;
 // - LeaseModel over L leases (default 10,000): CPU it costs per second to keep them current.
 //   Countdowns are not part of it: a view counts down to the expiresAt role on its own clock.
 
@@ -10,6 +11,7 @@
 
 #include <QEtcd/client.h>
 
+#include "coordinationmodel.h"
 #include "keymodel.h"
 #include "leasemodel.h"
 
@@ -92,20 +94,18 @@ QJsonObject keysFigures(Client &client, int keys)
             {"rss_growth_mib", rounded(double(rssKiB() - rssBefore) / 1024.0)}};
 }
 
-QJsonObject ingestFigures(Client &client, int rate, seconds length)
+// Writes changes under prefix at rate for length; each key becomes a row of model, whose
+// keyRole names it.
+QJsonObject ingestFigures(Client &client, QAbstractItemModel &model, int keyRole, const QByteArray &prefix,
+                          const QByteArray &value, int rate, seconds length)
 {
-    KeyModel model;
-    model.setPrefix(QStringLiteral("/bench/ingest/"));
-    model.setClient(&client);
-    if (!waitUntil([&] { return model.status() == ModelStatus::Ready; }, milliseconds(30000)))
-        fail(QStringLiteral("the ingest model did not load: ") + model.errorString());
     // Rows are seen as the model inserts them; each batch's keys were sent together.
     QHash<QString, qint64> sentNs;
     QList<double> lagMs;
-    QObject::connect(&model, &QAbstractItemModel::rowsInserted, [&](const QModelIndex &, int first, int last) {
+    const QMetaObject::Connection seen = QObject::connect(&model, &QAbstractItemModel::rowsInserted, [&](const QModelIndex &, int first, int last) {
         const qint64 now = nowNs();
         for (int row = first; row <= last; ++row) {
-            const auto sent = sentNs.constFind(model.index(row).data(KeyModel::KeyRole).toString());
+            const auto sent = sentNs.constFind(model.index(row, 0).data(keyRole).toString());
             if (sent != sentNs.cend())
                 lagMs.append(nsToMs(now - *sent));
         }
@@ -122,9 +122,9 @@ QJsonObject ingestFigures(Client &client, int rate, seconds length)
         Txn txn;
         const qint64 now = nowNs();
         for (int i = 0; i < batch; ++i) {
-            const QByteArray key = keyName("/bench/ingest/", b * batch + i);
+            const QByteArray key = keyName(prefix, b * batch + i);
             sentNs.insert(QString::fromUtf8(key), now);
-            txn.success.append(TxnOp::put(key, "v"));
+            txn.success.append(TxnOp::put(key, value));
         }
         pending.append(client.txn(txn));
     }
@@ -133,6 +133,7 @@ QJsonObject ingestFigures(Client &client, int rate, seconds length)
     const int expected = batches * batch;
     waitUntil([&] { return model.rowCount() >= expected; }, milliseconds(30000));
     const double elapsedS = duration<double>(Clock::now() - start).count();
+    QObject::disconnect(seen);
     return {{"changes", expected},
             {"target_rate_per_s", rate},
             {"achieved_rate_per_s", rounded(expected / elapsedS)},
@@ -192,8 +193,24 @@ int main(int argc, char *argv[])
         Client client(options);
         QJsonObject result{{"benchmark", "models"}};
         result["key_model"] = keysFigures(client, positiveOption(parser, QStringLiteral("keys")));
-        result["watch_ingest"] = ingestFigures(client, positiveOption(parser, QStringLiteral("ingest-rate")),
-                                               seconds(positiveOption(parser, QStringLiteral("ingest-seconds"))));
+        const int rate = positiveOption(parser, QStringLiteral("ingest-rate"));
+        const seconds length(positiveOption(parser, QStringLiteral("ingest-seconds")));
+        KeyModel keys;
+        keys.setPrefix(QStringLiteral("/bench/ingest/"));
+        keys.setClient(&client);
+        if (!waitUntil([&] { return keys.status() == ModelStatus::Ready; }, milliseconds(30000)))
+            fail(QStringLiteral("the ingest KeyModel did not load: ") + keys.errorString());
+        result["watch_ingest"] = ingestFigures(client, keys, KeyModel::KeyRole, "/bench/ingest/", "v", rate, length);
+        // Counters: each key is an object of its own, recognised again with every burst.
+        CoordinationModel objects;
+        objects.setPrefix(QStringLiteral("/bench/coord/"));
+        objects.setClient(&client);
+        if (!waitUntil([&] { return objects.status() == ModelStatus::Ready; }, milliseconds(30000)))
+            fail(QStringLiteral("the CoordinationModel did not load: ") + objects.errorString());
+        QByteArray one(8, '\0');
+        one[7] = 1;
+        result["coordination_ingest"] =
+            ingestFigures(client, objects, CoordinationModel::NameRole, "/bench/coord/", one, rate, length);
         result["lease_model"] = leaseFigures(client, positiveOption(parser, QStringLiteral("leases")), seconds(10));
         return result;
     });
