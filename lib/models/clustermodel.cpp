@@ -16,54 +16,16 @@ QString hexId(quint64 id)
 }
 } // namespace
 
-ClusterModel::ClusterModel(QObject *parent) : QAbstractListModel(parent)
-{
-    m_timer.setInterval(2000);
-    connect(&m_timer, &QTimer::timeout, this, &ClusterModel::refresh);
-}
+ClusterModel::ClusterModel(QObject *parent) : RefreshingListModel(2000, parent) {}
 
 ClusterModel::~ClusterModel() = default;
 
-Client *ClusterModel::client() const
+void ClusterModel::clearRows()
 {
-    return m_client;
-}
-
-void ClusterModel::setClient(Client *client)
-{
-    if (client == m_client)
-        return;
-    m_client = client;
-    ++m_generation;
-    m_refreshing = false;
-    Q_EMIT clientChanged();
-    beginResetModel();
     m_rows.clear();
-    endResetModel();
     m_leader = 0;
+    m_revision = 0;
     m_alarms.clear();
-    m_status = ModelStatus::Null;
-    Q_EMIT statusChanged();
-    refresh();
-    if (m_timer.interval() > 0 && client)
-        m_timer.start();
-}
-
-int ClusterModel::refreshInterval() const
-{
-    return m_timer.interval();
-}
-
-void ClusterModel::setRefreshInterval(int ms)
-{
-    if (ms == m_timer.interval())
-        return;
-    m_timer.setInterval(ms);
-    if (ms > 0 && m_client)
-        m_timer.start();
-    else
-        m_timer.stop();
-    Q_EMIT refreshIntervalChanged();
 }
 
 QString ClusterModel::leaderId() const
@@ -76,26 +38,11 @@ int ClusterModel::healthyCount() const
     return int(std::count_if(m_rows.cbegin(), m_rows.cend(), [](const MemberRow &row) { return row.healthy; }));
 }
 
-void ClusterModel::fail(const QString &error)
-{
-    m_refreshing = false;
-    m_status = ModelStatus::Error;
-    m_error = error;
-    Q_EMIT statusChanged();
-}
-
 // Members first, then every member's status and the alarms at once; the rows change once.
-void ClusterModel::refresh()
+void ClusterModel::read(quint64 generation)
 {
-    if (!m_client || std::exchange(m_refreshing, true))
-        return;
-    if (m_status != ModelStatus::Ready) {
-        m_status = ModelStatus::Loading;
-        Q_EMIT statusChanged();
-    }
-    const quint64 generation = m_generation;
-    m_client->memberList().then(this, [this, generation](const MemberListResult &list) {
-        if (generation != m_generation)
+    client()->memberList().then(this, [this, generation](const MemberListResult &list) {
+        if (!current(generation) || !client())
             return;
         if (!list.status)
             return fail(list.status.message());
@@ -109,7 +56,7 @@ void ClusterModel::refresh()
         auto pending = std::make_shared<Pending>();
         pending->outstanding = int(list.members.size()) + 1;
         const auto done = [this, generation, pending] {
-            if (--pending->outstanding == 0 && generation == m_generation)
+            if (--pending->outstanding == 0 && current(generation))
                 apply(pending->rows, pending->leader, pending->alarms);
         };
         for (const Member &member : list.members) {
@@ -124,7 +71,7 @@ void ClusterModel::refresh()
         for (qsizetype i = 0; i < list.members.size(); ++i) {
             auto clock = std::make_shared<QElapsedTimer>();
             clock->start();
-            m_client->endpointStatus(list.members[i].clientUrls.value(0), RpcResilience::probe())
+            client()->endpointStatus(list.members[i].clientUrls.value(0), RpcResilience::probe())
                 .then(this, [pending, i, clock, done](const EndpointStatusResult &status) {
                     MemberRow &row = pending->rows[i];
                     if (!status.status) {
@@ -144,7 +91,7 @@ void ClusterModel::refresh()
                     done();
                 });
         }
-        m_client->alarms().then(this, [pending, done](const AlarmListResult &alarms) {
+        client()->alarms().then(this, [pending, done](const AlarmListResult &alarms) {
             for (const Alarm &alarm : alarms.alarms) {
                 pending->alarms.append(QStringLiteral("%1 on %2")
                                            .arg(alarm.type == AlarmType::NoSpace ? QStringLiteral("NOSPACE")
@@ -158,7 +105,6 @@ void ClusterModel::refresh()
 
 void ClusterModel::apply(QList<MemberRow> rows, quint64 leader, QStringList alarms)
 {
-    m_refreshing = false;
     std::sort(rows.begin(), rows.end(), [](const MemberRow &a, const MemberRow &b) { return a.id < b.id; });
     const bool sameMembers = std::equal(rows.cbegin(), rows.cend(), m_rows.cbegin(), m_rows.cend(),
                                         [](const MemberRow &a, const MemberRow &b) { return a.id == b.id; });
@@ -177,12 +123,7 @@ void ClusterModel::apply(QList<MemberRow> rows, quint64 leader, QStringList alar
     m_revision = 0;
     for (const MemberRow &row : std::as_const(m_rows))
         m_revision = std::max(m_revision, row.revision);
-    if (m_client && m_status != ModelStatus::Ready) {
-        m_status = ModelStatus::Ready;
-        m_error.clear();
-        Q_EMIT statusChanged();
-    }
-    Q_EMIT refreshed();
+    finish();
 }
 
 int ClusterModel::rowCount(const QModelIndex &parent) const

@@ -1,13 +1,6 @@
 #pragma once
 
-#include "modelstatus.h"
-
-#include <QEtcd/client.h>
-
-#include <QtCore/QAbstractListModel>
-#include <QtCore/QPointer>
-#include <QtCore/QTimer>
-#include <QtQml/qqmlregistration.h>
+#include "refreshinglistmodel.h"
 
 namespace QEtcd {
 
@@ -16,14 +9,10 @@ namespace QEtcd {
 // its status call says (leader, raft term and index, db size, version) with the round trip it
 // took; alarms for the whole cluster. A member is asked through the client's own connection to
 // it, so a member whose client URL is not among the client's endpoints has no status.
-class ClusterModel : public QAbstractListModel
+class ClusterModel : public RefreshingListModel
 {
     Q_OBJECT
     QML_ELEMENT
-    Q_PROPERTY(QEtcd::Client *client READ client WRITE setClient NOTIFY clientChanged)
-    Q_PROPERTY(int refreshInterval READ refreshInterval WRITE setRefreshInterval NOTIFY refreshIntervalChanged)
-    Q_PROPERTY(QEtcd::ModelStatus::Status status READ status NOTIFY statusChanged)
-    Q_PROPERTY(QString errorString READ errorString NOTIFY statusChanged)
     Q_PROPERTY(QString leaderId READ leaderId NOTIFY refreshed)
     Q_PROPERTY(qint64 revision READ revision NOTIFY refreshed)
     Q_PROPERTY(int healthyCount READ healthyCount NOTIFY refreshed)
@@ -52,28 +41,18 @@ public:
     explicit ClusterModel(QObject *parent = nullptr);
     ~ClusterModel() override;
 
-    Client *client() const;
-    void setClient(Client *client);
-    int refreshInterval() const;
-    void setRefreshInterval(int ms);
-    ModelStatus::Status status() const { return m_status; }
-    QString errorString() const { return m_error; }
     QString leaderId() const;
     qint64 revision() const { return m_revision; }
     int healthyCount() const;
     QStringList alarms() const { return m_alarms; }
 
-    Q_INVOKABLE void refresh();
-
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QHash<int, QByteArray> roleNames() const override;
 
-Q_SIGNALS:
-    void clientChanged();
-    void refreshIntervalChanged();
-    void statusChanged();
-    void refreshed();
+protected:
+    void read(quint64 generation) override;
+    void clearRows() override;
 
 private:
     struct MemberRow
@@ -88,18 +67,11 @@ private:
         QString version, error;
     };
     void apply(QList<MemberRow> rows, quint64 leader, QStringList alarms);
-    void fail(const QString &error);
 
-    QPointer<Client> m_client;
-    QTimer m_timer;
     QList<MemberRow> m_rows;  // sorted by id
     quint64 m_leader = 0;
     qint64 m_revision = 0;
     QStringList m_alarms;
-    ModelStatus::Status m_status = ModelStatus::Null;
-    QString m_error;
-    quint64 m_generation = 0;
-    bool m_refreshing = false;
 };
 
 } // namespace QEtcd

@@ -18,79 +18,22 @@ bool LeaseModel::Lease::operator==(const Lease &other) const
         && keys == other.keys && owner == other.owner;
 }
 
-LeaseModel::LeaseModel(QObject *parent) : QAbstractListModel(parent)
-{
-    m_timer.setInterval(5000);
-    connect(&m_timer, &QTimer::timeout, this, &LeaseModel::refresh);
-}
+LeaseModel::LeaseModel(QObject *parent) : RefreshingListModel(5000, parent) {}
 
 LeaseModel::~LeaseModel() = default;
 
-Client *LeaseModel::client() const
+void LeaseModel::clearRows()
 {
-    return m_client;
-}
-
-void LeaseModel::setClient(Client *client)
-{
-    if (client == m_client)
-        return;
-    m_client = client;
-    ++m_generation;
-    m_refreshing = false;
-    Q_EMIT clientChanged();
-    beginResetModel();
     m_leases.clear();
-    endResetModel();
-    m_status = ModelStatus::Null;
-    refresh();
-    if (m_timer.interval() > 0 && client)
-        m_timer.start();
-}
-
-int LeaseModel::refreshInterval() const
-{
-    return m_timer.interval();
-}
-
-void LeaseModel::setRefreshInterval(int ms)
-{
-    if (ms == m_timer.interval())
-        return;
-    m_timer.setInterval(ms);
-    if (ms > 0 && m_client)
-        m_timer.start();
-    else
-        m_timer.stop();
-    Q_EMIT refreshIntervalChanged();
-}
-
-void LeaseModel::fail(const QString &error)
-{
-    m_refreshing = false;
-    m_status = ModelStatus::Error;
-    m_error = error;
-    Q_EMIT statusChanged();
+    Q_EMIT countChanged();
 }
 
 // One list, then per lease its time to live with its keys and those keys' values (which tell
 // a lock from an election), all in flight at once; the rows change once, when all are in.
-void LeaseModel::refresh()
+void LeaseModel::read(quint64 generation)
 {
-    if (!m_client) {
-        m_status = ModelStatus::Null;
-        Q_EMIT statusChanged();
-        return;
-    }
-    if (std::exchange(m_refreshing, true))
-        return;
-    if (m_status != ModelStatus::Ready) {
-        m_status = ModelStatus::Loading;
-        Q_EMIT statusChanged();
-    }
-    const quint64 generation = m_generation;
-    m_client->leaseList().then(this, [this, generation](const LeaseListResult &list) {
-        if (generation != m_generation)
+    client()->leaseList().then(this, [this, generation](const LeaseListResult &list) {
+        if (!current(generation) || !client())
             return;
         if (!list.status)
             return fail(list.status.message());
@@ -104,7 +47,7 @@ void LeaseModel::refresh()
         pending->leases.resize(size_t(list.ids.size()));
         pending->outstanding = int(list.ids.size());
         const auto done = [this, generation, pending] {
-            if (--pending->outstanding > 0 || generation != m_generation)
+            if (--pending->outstanding > 0 || !current(generation))
                 return;
             if (!pending->error.isEmpty())
                 return fail(pending->error);
@@ -115,7 +58,9 @@ void LeaseModel::refresh()
         if (list.ids.isEmpty())
             return apply({});
         for (qsizetype i = 0; i < list.ids.size(); ++i) {
-            m_client->leaseTimeToLive(list.ids[i], true).then(this, [this, i, pending, done](const LeaseTimeToLiveResult &live) {
+            client()->leaseTimeToLive(list.ids[i], true).then(this, [this, i, pending, done](const LeaseTimeToLiveResult &live) {
+                if (!client())
+                    return done();  // the client went away; what was read still counts
                 Lease &lease = pending->leases[size_t(i)];
                 lease.id = live.id;
                 lease.ttl = live.status ? live.ttl : -1;
@@ -128,10 +73,10 @@ void LeaseModel::refresh()
                 if (lease.ttl < 0 || live.keys.isEmpty())
                     return done();
                 // etcd takes 128 operations per transaction by default; a few keys tell the owner.
-                Txn read;
+                Txn reads;
                 for (const QByteArray &key : live.keys.mid(0, 64))
-                    read.success.append(TxnOp::range(key));
-                m_client->txn(read).then(this, [pending, i, done](const TxnResult &values) {
+                    reads.success.append(TxnOp::range(key));
+                client()->txn(reads).then(this, [pending, i, done](const TxnResult &values) {
                     QList<KeyValue> kvs;
                     for (const TxnOpResult &response : values.responses)
                         kvs.append(response.range.kvs);
@@ -148,7 +93,6 @@ void LeaseModel::refresh()
 
 void LeaseModel::apply(std::vector<Lease> leases)
 {
-    m_refreshing = false;
     std::sort(leases.begin(), leases.end(), [](const Lease &a, const Lease &b) { return a.id < b.id; });
     Internal::mergeSorted(
         m_leases, leases, [](const Lease &a, const Lease &b) { return a.id < b.id; }, std::equal_to<Lease>(),
@@ -156,12 +100,7 @@ void LeaseModel::apply(std::vector<Lease> leases)
          [this](int row) { beginRemoveRows({}, row, row); }, [this](int) { endRemoveRows(); },
          [this](int row) { Q_EMIT dataChanged(index(row), index(row)); }});
     Q_EMIT countChanged();
-    if (m_client && m_status != ModelStatus::Ready) {
-        m_status = ModelStatus::Ready;
-        m_error.clear();
-        Q_EMIT statusChanged();
-    }
-    Q_EMIT refreshed();
+    finish();
 }
 
 int LeaseModel::rowCount(const QModelIndex &parent) const

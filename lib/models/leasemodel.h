@@ -1,13 +1,6 @@
 #pragma once
 
-#include "modelstatus.h"
-
-#include <QEtcd/client.h>
-
-#include <QtCore/QAbstractListModel>
-#include <QtCore/QPointer>
-#include <QtCore/QTimer>
-#include <QtQml/qqmlregistration.h>
+#include "refreshinglistmodel.h"
 
 #include <vector>
 
@@ -19,14 +12,10 @@ namespace QEtcd {
 // remaining TTL is not pushed row by row: expiresAt is the deadline as of the last refresh, and
 // a view counts down to it with its own clock (one timer for the view, not a signal per row per
 // frame). A key re-put on another lease moves with it: each refresh reads the keys from etcd.
-class LeaseModel : public QAbstractListModel
+class LeaseModel : public RefreshingListModel
 {
     Q_OBJECT
     QML_ELEMENT
-    Q_PROPERTY(QEtcd::Client *client READ client WRITE setClient NOTIFY clientChanged)
-    Q_PROPERTY(int refreshInterval READ refreshInterval WRITE setRefreshInterval NOTIFY refreshIntervalChanged)
-    Q_PROPERTY(QEtcd::ModelStatus::Status status READ status NOTIFY statusChanged)
-    Q_PROPERTY(QString errorString READ errorString NOTIFY statusChanged)
     Q_PROPERTY(int count READ count NOTIFY countChanged)
 
 public:
@@ -43,27 +32,18 @@ public:
     explicit LeaseModel(QObject *parent = nullptr);
     ~LeaseModel() override;
 
-    Client *client() const;
-    void setClient(Client *client);
-    int refreshInterval() const;  // ms; 0: only refresh()
-    void setRefreshInterval(int ms);
-    ModelStatus::Status status() const { return m_status; }
-    QString errorString() const { return m_error; }
     int count() const { return int(m_leases.size()); }
-
-    Q_INVOKABLE void refresh();
 
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QHash<int, QByteArray> roleNames() const override;
 
 Q_SIGNALS:
-    void clientChanged();
-    void refreshIntervalChanged();
-    void statusChanged();
     void countChanged();
-    // A refresh finished and its rows are in.
-    void refreshed();
+
+protected:
+    void read(quint64 generation) override;
+    void clearRows() override;
 
 private:
     struct Lease
@@ -77,15 +57,8 @@ private:
         bool operator==(const Lease &other) const;
     };
     void apply(std::vector<Lease> leases);
-    void fail(const QString &error);
 
-    QPointer<Client> m_client;
-    QTimer m_timer;
     std::vector<Lease> m_leases;  // sorted by id
-    ModelStatus::Status m_status = ModelStatus::Null;
-    QString m_error;
-    quint64 m_generation = 0;
-    bool m_refreshing = false;
 };
 
 } // namespace QEtcd

@@ -1,0 +1,217 @@
+// The console's models at scale, against one local etcd member:
+// - KeyModel over N keys under one prefix (default 100,000): time to the first page, time to
+//   the whole index, resident memory it added;
+// - watch ingest: changes written at a steady rate into a prefix a KeyModel follows, and (as
+//   counters, one object each) one a CoordinationModel follows: how long each took from being
+//   sent to being a row (p50/p99), and whether any went missing;
+// - LeaseModel over L leases (default 10,000): CPU it costs per second to keep them current.
+//   Countdowns are not part of it: a view counts down to the expiresAt role on its own clock.
+
+#include "benchsupport.h"
+
+#include <QEtcd/client.h>
+
+#include "coordinationmodel.h"
+#include "keymodel.h"
+#include "leasemodel.h"
+
+#include <QtCore/QHash>
+
+#include <unistd.h>
+
+using namespace Bench;
+using namespace QEtcd;
+using namespace QEtcd::Testing;
+using namespace std::chrono;
+
+namespace {
+
+qint64 rssKiB()
+{
+    QFile file(QStringLiteral("/proc/self/status"));
+    if (!file.open(QIODevice::ReadOnly))
+        fail(QStringLiteral("cannot read /proc/self/status"));
+    for (const QByteArray &line : file.readAll().split('\n')) {
+        if (line.startsWith("VmRSS:"))
+            return line.mid(6).trimmed().split(' ').value(0).toLongLong();
+    }
+    fail(QStringLiteral("no VmRSS in /proc/self/status"));
+}
+
+double cpuSeconds()
+{
+    QFile file(QStringLiteral("/proc/self/stat"));
+    if (!file.open(QIODevice::ReadOnly))
+        fail(QStringLiteral("cannot read /proc/self/stat"));
+    const QByteArray stat = file.readAll();
+    const QList<QByteArray> fields = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
+    return double(fields.value(11).toLongLong() + fields.value(12).toLongLong()) / double(sysconf(_SC_CLK_TCK));
+}
+
+QByteArray keyName(const QByteArray &prefix, int i)
+{
+    return prefix + QByteArray::number(i).rightJustified(8, '0');
+}
+
+// Writes count keys under prefix, 100 to a transaction, a few transactions in flight.
+void fill(Client &client, const QByteArray &prefix, int count)
+{
+    QList<QFuture<TxnResult>> inFlight;
+    for (int i = 0; i < count; i += 100) {
+        Txn txn;
+        for (int j = i; j < std::min(count, i + 100); ++j)
+            txn.success.append(TxnOp::put(keyName(prefix, j), "value-of-sixteen"));
+        inFlight.append(client.txn(txn));
+        if (inFlight.size() == 8 || i + 100 >= count) {
+            for (const auto &future : std::as_const(inFlight)) {
+                if (!await(future, QStringLiteral("fill")).succeeded)
+                    fail(QStringLiteral("a fill transaction failed"));
+            }
+            inFlight.clear();
+        }
+    }
+}
+
+QJsonObject keysFigures(Client &client, int keys)
+{
+    fill(client, "/bench/keys/", keys);
+    const qint64 rssBefore = rssKiB();
+    const auto start = Clock::now();
+    KeyModel model;
+    model.setPrefix(QStringLiteral("/bench/keys/"));
+    model.setClient(&client);
+    if (!waitUntil([&] { return model.rowCount() > 0; }, milliseconds(60000)))
+        fail(QStringLiteral("no first page: ") + model.errorString());
+    const double firstPageMs = duration<double, std::milli>(Clock::now() - start).count();
+    model.fetchAll();
+    if (!waitUntil([&] { return model.rowCount() == keys && !model.canFetchMore({}); }, milliseconds(600000)))
+        fail(QStringLiteral("the index stopped at %1 of %2 keys").arg(model.rowCount()).arg(keys));
+    const double fullMs = duration<double, std::milli>(Clock::now() - start).count();
+    return {{"keys", keys},
+            {"page_size", model.pageSize()},
+            {"first_page_ms", rounded(firstPageMs)},
+            {"full_index_ms", rounded(fullMs)},
+            {"rss_growth_mib", rounded(double(rssKiB() - rssBefore) / 1024.0)}};
+}
+
+// Writes changes under prefix at rate for length; each key becomes a row of model, whose
+// keyRole names it.
+QJsonObject ingestFigures(Client &client, QAbstractItemModel &model, int keyRole, const QByteArray &prefix,
+                          const QByteArray &value, int rate, seconds length)
+{
+    // Rows are seen as the model inserts them; each batch's keys were sent together.
+    QHash<QString, qint64> sentNs;
+    QList<double> lagMs;
+    const QMetaObject::Connection seen = QObject::connect(&model, &QAbstractItemModel::rowsInserted, [&](const QModelIndex &, int first, int last) {
+        const qint64 now = nowNs();
+        for (int row = first; row <= last; ++row) {
+            const auto sent = sentNs.constFind(model.index(row, 0).data(keyRole).toString());
+            if (sent != sentNs.cend())
+                lagMs.append(nsToMs(now - *sent));
+        }
+    });
+    constexpr int batch = 50;
+    const int batches = int(rate * length.count() / batch);
+    const auto interval = nanoseconds(1000000000LL * batch / rate);
+    const auto start = Clock::now();
+    QList<QFuture<TxnResult>> pending;
+    for (int b = 0; b < batches; ++b) {
+        const auto due = start + b * interval;
+        if (due > Clock::now())
+            pause(duration_cast<milliseconds>(due - Clock::now()));
+        Txn txn;
+        const qint64 now = nowNs();
+        for (int i = 0; i < batch; ++i) {
+            const QByteArray key = keyName(prefix, b * batch + i);
+            sentNs.insert(QString::fromUtf8(key), now);
+            txn.success.append(TxnOp::put(key, value));
+        }
+        pending.append(client.txn(txn));
+    }
+    for (const auto &future : std::as_const(pending))
+        await(future, QStringLiteral("ingest write"));
+    const int expected = batches * batch;
+    waitUntil([&] { return model.rowCount() >= expected; }, milliseconds(30000));
+    const double elapsedS = duration<double>(Clock::now() - start).count();
+    QObject::disconnect(seen);
+    return {{"changes", expected},
+            {"target_rate_per_s", rate},
+            {"achieved_rate_per_s", rounded(expected / elapsedS)},
+            {"missed", expected - model.rowCount()},
+            {"lag_ms", summary(lagMs, {{"p50", 50}, {"p99", 99}})}};
+}
+
+QJsonObject leaseFigures(Client &client, int leases, seconds window)
+{
+    QList<QFuture<LeaseGrantResult>> grants;
+    for (int i = 0; i < leases; ++i) {
+        grants.append(client.leaseGrant(600));
+        if (grants.size() == 200 || i + 1 == leases) {
+            for (const auto &future : std::as_const(grants)) {
+                if (!await(future, QStringLiteral("lease grant")).status)
+                    fail(QStringLiteral("a lease grant failed"));
+            }
+            grants.clear();
+        }
+    }
+    LeaseModel model;
+    model.setRefreshInterval(5000);
+    model.setClient(&client);
+    if (!waitUntil([&] { return model.rowCount() == leases; }, milliseconds(120000)))
+        fail(QStringLiteral("the lease model listed %1 of %2 leases").arg(model.rowCount()).arg(leases));
+    const double cpuBefore = cpuSeconds();
+    const auto start = Clock::now();
+    pause(duration_cast<milliseconds>(window));
+    const double wallS = duration<double>(Clock::now() - start).count();
+    return {{"leases", leases},
+            {"refresh_interval_ms", model.refreshInterval()},
+            {"window_s", double(window.count())},
+            {"cpu_ms_per_s", rounded((cpuSeconds() - cpuBefore) * 1000.0 / wallS)}};
+}
+
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QStringLiteral("Console models at scale; prints one JSON object."));
+    parser.addHelpOption();
+    parser.addOption({QStringLiteral("keys"), QStringLiteral("Keys under the KeyModel's prefix"), QStringLiteral("N"),
+                      QStringLiteral("100000")});
+    parser.addOption({QStringLiteral("ingest-rate"), QStringLiteral("Changes per second written"), QStringLiteral("N"),
+                      QStringLiteral("2000")});
+    parser.addOption({QStringLiteral("ingest-seconds"), QStringLiteral("How long to write"), QStringLiteral("S"),
+                      QStringLiteral("10")});
+    parser.addOption({QStringLiteral("leases"), QStringLiteral("Leases the LeaseModel lists"), QStringLiteral("N"),
+                      QStringLiteral("10000")});
+    parser.process(app);
+    return run([&] {
+        EtcdCluster cluster;
+        startCluster(cluster);
+        ClientOptions options = ClientOptions::fromEndpoints(cluster.clientUrls());
+        Client client(options);
+        QJsonObject result{{"benchmark", "models"}};
+        result["key_model"] = keysFigures(client, positiveOption(parser, QStringLiteral("keys")));
+        const int rate = positiveOption(parser, QStringLiteral("ingest-rate"));
+        const seconds length(positiveOption(parser, QStringLiteral("ingest-seconds")));
+        KeyModel keys;
+        keys.setPrefix(QStringLiteral("/bench/ingest/"));
+        keys.setClient(&client);
+        if (!waitUntil([&] { return keys.status() == ModelStatus::Ready; }, milliseconds(30000)))
+            fail(QStringLiteral("the ingest KeyModel did not load: ") + keys.errorString());
+        result["watch_ingest"] = ingestFigures(client, keys, KeyModel::KeyRole, "/bench/ingest/", "v", rate, length);
+        // Counters: each key is an object of its own, recognised again with every burst.
+        CoordinationModel objects;
+        objects.setPrefix(QStringLiteral("/bench/coord/"));
+        objects.setClient(&client);
+        if (!waitUntil([&] { return objects.status() == ModelStatus::Ready; }, milliseconds(30000)))
+            fail(QStringLiteral("the CoordinationModel did not load: ") + objects.errorString());
+        QByteArray one(8, '\0');
+        one[7] = 1;
+        result["coordination_ingest"] =
+            ingestFigures(client, objects, CoordinationModel::NameRole, "/bench/coord/", one, rate, length);
+        result["lease_model"] = leaseFigures(client, positiveOption(parser, QStringLiteral("leases")), seconds(10));
+        return result;
+    });
+}

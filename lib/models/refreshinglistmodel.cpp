@@ -1,0 +1,85 @@
+#include "refreshinglistmodel.h"
+
+namespace QEtcd {
+
+RefreshingListModel::RefreshingListModel(int refreshIntervalMs, QObject *parent) : QAbstractListModel(parent)
+{
+    m_timer.setInterval(refreshIntervalMs);
+    connect(&m_timer, &QTimer::timeout, this, &RefreshingListModel::refresh);
+}
+
+RefreshingListModel::~RefreshingListModel() = default;
+
+Client *RefreshingListModel::client() const
+{
+    return m_client;
+}
+
+void RefreshingListModel::setClient(Client *client)
+{
+    if (client == m_client)
+        return;
+    m_client = client;
+    ++m_generation;
+    m_reading = false;
+    Q_EMIT clientChanged();
+    beginResetModel();
+    clearRows();
+    endResetModel();
+    setStatus(ModelStatus::Null);
+    refresh();
+    if (m_timer.interval() > 0 && client)
+        m_timer.start();
+    else
+        m_timer.stop();
+}
+
+int RefreshingListModel::refreshInterval() const
+{
+    return m_timer.interval();
+}
+
+void RefreshingListModel::setRefreshInterval(int ms)
+{
+    if (ms == m_timer.interval())
+        return;
+    m_timer.setInterval(ms);
+    if (ms > 0 && m_client)
+        m_timer.start();
+    else
+        m_timer.stop();
+    Q_EMIT refreshIntervalChanged();
+}
+
+void RefreshingListModel::refresh()
+{
+    if (!m_client || std::exchange(m_reading, true))
+        return;
+    if (m_status != ModelStatus::Ready)
+        setStatus(ModelStatus::Loading);
+    read(m_generation);
+}
+
+void RefreshingListModel::finish()
+{
+    m_reading = false;
+    setStatus(ModelStatus::Ready);
+    Q_EMIT refreshed();
+}
+
+void RefreshingListModel::fail(const QString &error)
+{
+    m_reading = false;
+    setStatus(ModelStatus::Error, error);
+}
+
+void RefreshingListModel::setStatus(ModelStatus::Status status, const QString &error)
+{
+    if (status == m_status && error == m_error)
+        return;
+    m_status = status;
+    m_error = error;
+    Q_EMIT statusChanged();
+}
+
+} // namespace QEtcd
