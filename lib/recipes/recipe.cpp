@@ -211,6 +211,9 @@ void Recipe::reportSource(int source, SourceHealth health)
 
 void Recipe::removeSource(int source)
 {
+    // Gone counts as healthy: a lost hold that its owner has let go of no longer keeps the
+    // state at Lost.
+    reportSource(source, SourceHealth::Healthy);
     QMutexLocker locker(&d->mutex);
     d->sources.remove(source);
 }

@@ -339,6 +339,26 @@ private Q_SLOTS:
         QETCD_AWAIT(waiter.lockAsync(), turn);
         QCOMPARE(turn.code(), StatusCode::Closed);
     }
+
+    void healthReturnsOnceALostHoldIsUnlocked()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
+        DistributedMutex holder(&cutOff, "/locks/health", ttl(2));
+        QSignalSpy lost(&holder, &DistributedMutex::lockLost);
+        QCOMPARE(holder.lock(), Status());
+        proxy.setMode(FaultProxy::Mode::Blackhole);
+        QTRY_COMPARE_WITH_TIMEOUT(lost.size(), 1, scaledMs(10000));
+        QVERIFY(!holder.isHealthy());
+        proxy.setMode(FaultProxy::Mode::Pass);
+        QVERIFY(!holder.unlock());
+        QCOMPARE(holder.lock(10s), Status());
+        // A liveness probe on isHealthy() must not kill a process that handled its loss.
+        QTRY_VERIFY_WITH_TIMEOUT(holder.isHealthy(), scaledMs(5000));
+        QCOMPARE(holder.connectionState(), ConnectionState::Reconnected);
+        QVERIFY(holder.unlock());
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_DistributedMutex)
