@@ -31,6 +31,10 @@ struct Hold
     std::atomic<bool> lost{false};
     bool released = false;  // dispatcher thread
     StopSource stop;
+
+    // Any thread: not lost, and the lease's deadline still ahead. The deadline is known here
+    // before the loss has made its way through the dispatcher thread.
+    bool isValid() const { return !lost && lease->isValid(); }
 };
 
 // One acquisition in flight, driven on the dispatcher thread.
@@ -74,7 +78,7 @@ public:
         if (q->isClosed())
             return QtFuture::makeReadyFuture(Status(StatusCode::Closed, q->context() + QStringLiteral(": closed")));
         q->beginStart();
-        if (auto hold = holdOf(QThread::currentThread()); hold && !hold->lost) {
+        if (auto hold = holdOf(QThread::currentThread()); hold && hold->isValid()) {
             ++hold->count;
             return QtFuture::makeReadyFuture(Status());
         }
@@ -449,12 +453,12 @@ bool DistributedMutex::unlock()
         return false;
     }
     if (--hold->count > 0)
-        return !hold->lost;
+        return hold->isValid();
     {
         QMutexLocker locker(&d->mutex);
         d->holds.remove(hold->owner);
     }
-    const bool stillOurs = !hold->lost && hold->lease->isValid();
+    const bool stillOurs = hold->isValid();
     QMetaObject::invokeMethod(d.get(), [priv = d.get(), hold] { priv->release(hold); }, Qt::QueuedConnection);
     return stillOurs;
 }
@@ -462,13 +466,13 @@ bool DistributedMutex::unlock()
 bool DistributedMutex::isHeldByCurrentThread() const
 {
     const auto hold = d->holdOf(QThread::currentThread());
-    return hold && !hold->lost && hold->lease->isValid();
+    return hold && hold->isValid();
 }
 
 int DistributedMutex::holdCount() const
 {
     const auto hold = d->holdOf(QThread::currentThread());
-    return hold && !hold->lost ? hold->count : 0;
+    return hold && hold->isValid() ? hold->count : 0;
 }
 
 QFuture<bool> DistributedMutex::isLocked() const

@@ -9,6 +9,7 @@
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QProcess>
+#include <QtCore/QSemaphore>
 #include <QtTest/QtTest>
 
 using namespace QEtcd;
@@ -357,6 +358,36 @@ private Q_SLOTS:
         // A liveness probe on isHealthy() must not kill a process that handled its loss.
         QTRY_VERIFY_WITH_TIMEOUT(holder.isHealthy(), scaledMs(5000));
         QCOMPARE(holder.connectionState(), ConnectionState::Reconnected);
+        QVERIFY(holder.unlock());
+    }
+    // The loss reaches the hold through the dispatcher thread, which a user's slot can keep
+    // busy; the lease's deadline is known without it.
+    void aNestedLockPastTheDeadlineIsNotGrantedWhileTheLossIsHeldUp()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
+        DistributedMutex holder(&cutOff, "/locks/nested", ttl(2));
+        QSemaphore dispatcherFree;
+        std::atomic<bool> blocking{false};
+        connect(&holder, &Recipe::leaseEventOccurred, this,
+                [&](const QString &, const LeaseEvent &event) {
+                    if (event.kind == LeaseEventKind::Suspended && !blocking.exchange(true))
+                        dispatcherFree.tryAcquire(1, scaledMs(30000));
+                },
+                Qt::DirectConnection);
+        QCOMPARE(holder.lock(), Status());
+        proxy.setMode(FaultProxy::Mode::Blackhole);
+        QTRY_VERIFY_WITH_TIMEOUT(blocking.load() && !holder.isHeldByCurrentThread(), scaledMs(10000));
+        const QFuture<Status> nested = holder.lockAsync();
+        const bool grantedAtOnce = nested.isFinished() && nested.result().isOk();
+        dispatcherFree.release();
+        QVERIFY2(!grantedAtOnce, "a nested lock() was granted on a hold whose deadline had passed");
+        proxy.setMode(FaultProxy::Mode::Pass);
+        Status again;
+        QETCD_AWAIT(nested, again);
+        QVERIFY2(again.isOk(), qPrintable(again.toString()));
+        QVERIFY(holder.isHeldByCurrentThread());
         QVERIFY(holder.unlock());
     }
 };
