@@ -31,6 +31,8 @@ struct Hold
     std::atomic<bool> lost{false};
     bool released = false;  // dispatcher thread
     StopSource stop;
+    // Set by the lock() that won it and gave up waiting first: it is on its way back.
+    std::shared_ptr<std::atomic<bool>> givenBack = std::make_shared<std::atomic<bool>>(false);
 
     // Any thread: not lost, and the lease's deadline still ahead. The deadline is known here
     // before the loss has made its way through the dispatcher thread.
@@ -49,6 +51,9 @@ struct Attempt
     qint64 revision = 0;
     std::unique_ptr<QTimer> deadline;
     bool done = false;  // the promise has finished
+    // The requester stopped waiting: a hold won anyway is given back, and never its own.
+    std::shared_ptr<std::atomic<bool>> givenBack = std::make_shared<std::atomic<bool>>(false);
+    std::weak_ptr<Hold> won;
 };
 } // namespace
 
@@ -65,7 +70,8 @@ public:
     std::shared_ptr<Hold> holdOf(QThread *thread) const
     {
         QMutexLocker locker(&mutex);
-        return holds.value(thread);
+        auto hold = holds.value(thread);
+        return hold && !hold->givenBack->load() ? hold : nullptr;
     }
 
     QFuture<Status> startAttempt(std::chrono::milliseconds timeout, std::shared_ptr<Attempt> *started)
@@ -91,15 +97,17 @@ public:
     }
 
     // --- dispatcher thread ----------------------------------------------------------------
-    void abandonHoldOf(QThread *thread)
+    void giveBack(const std::shared_ptr<Attempt> &attempt)
     {
-        std::shared_ptr<Hold> hold;
+        const auto hold = attempt->won.lock();
+        if (!hold)
+            return;
         {
             QMutexLocker locker(&mutex);
-            hold = holds.take(thread);
+            if (holds.value(hold->owner) == hold)
+                holds.remove(hold->owner);
         }
-        if (hold)
-            release(hold);
+        release(hold);
     }
 
     void begin(std::shared_ptr<Attempt> attempt, std::chrono::milliseconds timeout)
@@ -266,6 +274,8 @@ public:
         hold->key = attempt->key;
         hold->revision = attempt->revision;
         hold->lease = std::move(attempt->lease);
+        hold->givenBack = attempt->givenBack;
+        attempt->won = hold;
         disconnect(hold->lease.get(), &ExclusivityLease::lost, this, nullptr);
         hold->source = q->track(hold->lease.get(), QStringLiteral("hold ") + QString::fromUtf8(hold->key));
         connect(hold->lease.get(), &ExclusivityLease::lost, this,
@@ -430,12 +440,16 @@ Status DistributedMutex::lock(std::chrono::milliseconds timeout)
                                        context() + QStringLiteral(": lock"));
     if (waited)
         return future.result();
-    // Interrupted. Stop the attempt; should it have won just now, give that hold back.
+    if (!attempt)
+        return waited;
+    // Interrupted. Stop the attempt; should it have won just now, give that hold back. Until
+    // the dispatcher gets to it this thread must not count itself into it (a second lock()).
+    attempt->givenBack->store(true);
     QMetaObject::invokeMethod(d.get(), [priv = d.get(), attempt, waited] { priv->stopAttempt(attempt, waited); },
                               Qt::QueuedConnection);
-    QFuture<Status>(future).then(d.get(), [priv = d.get(), requester = QThread::currentThread()](const Status &won) {
+    QFuture<Status>(future).then(d.get(), [priv = d.get(), attempt](const Status &won) {
         if (won)
-            priv->abandonHoldOf(requester);
+            priv->giveBack(attempt);
     });
     return waited;
 }

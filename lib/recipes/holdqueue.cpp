@@ -8,7 +8,7 @@ namespace QEtcd::Internal {
 
 bool QueuedHold::isValid() const
 {
-    if (lost || !lease->isValid())
+    if (lost || *givenBack || !lease->isValid())
         return false;
     // anchored is read again after the anchor's lease: settling clears it before that lease
     // is revoked, so a revoked anchor seen here with anchored now false was settled, not lost.
@@ -38,6 +38,9 @@ Status HoldQueue::await(const std::shared_ptr<QueuedAttempt> &attempt, const QFu
     const Status waited = waitBlocking(client, future, QDeadlineTimer::Forever, stop, what);
     if (waited)
         return future.result();
+    // Until the dispatcher has given back what the attempt may just have won, this thread must
+    // not count itself into it (a second lock()).
+    attempt->givenBack->store(true);
     QMetaObject::invokeMethod(this, [this, attempt, waited] { stopAttempt(attempt, waited); }, Qt::QueuedConnection);
     QFuture<Status>(future).then(this, [this, attempt](const Status &won) {
         const auto hold = attempt->won.lock();
@@ -151,6 +154,7 @@ void HoldQueue::claim(std::shared_ptr<QueuedAttempt> attempt)
     hold->key = attempt->key;
     hold->revision = attempt->revision;
     hold->lease = std::move(attempt->lease);
+    hold->givenBack = attempt->givenBack;
     if (attempt->anchor) {
         hold->anchor = attempt->anchor;
         hold->anchored = true;

@@ -36,6 +36,8 @@ struct QueuedHold
     qint64 revision = 0;      // of the entry's creation: the fencing token
     int count = 1;            // reentrant holds; only the owner thread touches it
     std::atomic<bool> lost{false};
+    // Set by the blocking call that won it and gave up waiting first: it is on its way back.
+    std::shared_ptr<std::atomic<bool>> givenBack = std::make_shared<std::atomic<bool>>(false);
     StopSource stop;          // requested on loss with interruption
     // A hold admitted on the strength of another one (a read taken under the same thread's
     // write hold) is safe only while that one's entry stays in etcd, until the recipe has
@@ -50,7 +52,8 @@ struct QueuedHold
     StopSource retired;      // requested when dropped: ends any wait about this entry
     std::weak_ptr<QueuedHold> dependent;
 
-    // Any thread: not lost, its lease's loss deadline ahead, and its anchor's while anchored.
+    // Any thread: not lost nor given back, its lease's loss deadline ahead, and its anchor's
+    // while anchored.
     bool isValid() const;
 };
 
@@ -72,6 +75,8 @@ struct QueuedAttempt
     qint64 revision = 0;
     std::unique_ptr<QTimer> deadline;
     std::weak_ptr<QueuedHold> won;
+    // The requester stopped waiting: a hold won anyway is given back, and never its own.
+    std::shared_ptr<std::atomic<bool>> givenBack = std::make_shared<std::atomic<bool>>(false);
 };
 
 class HoldQueue : public QObject

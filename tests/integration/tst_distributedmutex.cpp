@@ -390,6 +390,44 @@ private Q_SLOTS:
         QVERIFY(holder.isHeldByCurrentThread());
         QVERIFY(holder.unlock());
     }
+    // The worker is interrupted while its win is being published: lock() gives up, and the
+    // win is given back once the dispatcher gets round to it. A second lock() meanwhile must
+    // not find that hold and count itself in.
+    void aHoldBeingGivenBackIsNeverReentered()
+    {
+        DistributedMutex mutex(m_client.get(), "/locks/giveback", ttl(10));
+        QSemaphore workerDone;
+        std::atomic<QThread *> worker{nullptr};
+        std::atomic<bool> interrupted{false};
+        connect(&mutex, &DistributedMutex::acquired, this,
+                [&] {
+                    if (interrupted.exchange(true))
+                        return;
+                    worker.load()->requestInterruption();
+                    workerDone.tryAcquire(1, scaledMs(20000));
+                },
+                Qt::DirectConnection);
+        Status first(StatusCode::Unknown, "not run");
+        Status second(StatusCode::Unknown, "not run");
+        bool heldAfter = true;
+        int countAfter = -1;
+        QThread *thread = QThread::create([&] {
+            first = mutex.lock();
+            second = mutex.lock();
+            heldAfter = mutex.isHeldByCurrentThread();
+            countAfter = mutex.holdCount();
+            workerDone.release();
+        });
+        worker = thread;
+        thread->start();
+        QVERIFY(thread->wait(scaledMs(30000)));
+        delete thread;
+        QCOMPARE(first.code(), StatusCode::Cancelled);
+        QVERIFY2(!second.isOk(), "a second lock() was handed the hold that was being given back");
+        QVERIFY(!heldAfter);
+        QCOMPARE(countAfter, 0);
+        QTRY_VERIFY_WITH_TIMEOUT(queue("/locks/giveback").isEmpty(), scaledMs(5000));
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_DistributedMutex)
