@@ -6,6 +6,7 @@
 #include "exclusivitylease.h"
 #include "fencing_p.h"
 #include "grpcconvert_p.h"
+#include "lossinterruption_p.h"
 #include "threading_p.h"
 #include "waiting_p.h"
 
@@ -31,6 +32,7 @@ struct Hold
     std::atomic<bool> lost{false};
     bool released = false;  // dispatcher thread
     StopSource stop;
+    LossInterruption interruption;  // armed with interruptOnLockLoss until the owner lets go
     // Set by the lock() that won it and gave up waiting first: it is on its way back.
     std::shared_ptr<std::atomic<bool>> givenBack = std::make_shared<std::atomic<bool>>(false);
 
@@ -275,6 +277,8 @@ public:
         hold->revision = attempt->revision;
         hold->lease = std::move(attempt->lease);
         hold->givenBack = attempt->givenBack;
+        if (options.interruptOnLockLoss)
+            hold->interruption.arm(hold->owner, hold->stop.token());
         attempt->won = hold;
         disconnect(hold->lease.get(), &ExclusivityLease::lost, this, nullptr);
         hold->source = q->track(hold->lease.get(), QStringLiteral("hold ") + QString::fromUtf8(hold->key));
@@ -300,10 +304,8 @@ public:
             return;
         q->recordError(QStringLiteral("hold ") + QString::fromUtf8(hold->key), cause);
         Q_EMIT q->lockLost(cause);
-        if (options.interruptOnLockLoss) {
+        if (options.interruptOnLockLoss)
             hold->stop.requestStop();
-            hold->owner->requestInterruption();
-        }
     }
 
     void finish(const std::shared_ptr<Attempt> &attempt, const Status &status)
@@ -332,6 +334,7 @@ public:
     {
         if (std::exchange(hold->released, true))
             return;
+        hold->interruption.disarm();
         q->removeSource(hold->source);
         disconnect(hold->lease.get(), nullptr, this, nullptr);
         disconnect(hold->lease.get(), nullptr, q, nullptr);
@@ -472,6 +475,7 @@ bool DistributedMutex::unlock()
         QMutexLocker locker(&d->mutex);
         d->holds.remove(hold->owner);
     }
+    hold->interruption.disarm();  // here: this thread's next wait must not see the loss
     const bool stillOurs = hold->isValid();
     QMetaObject::invokeMethod(d.get(), [priv = d.get(), hold] { priv->release(hold); }, Qt::QueuedConnection);
     return stillOurs;

@@ -11,9 +11,9 @@ namespace QEtcd {
 
 struct LockOptions : RecipeOptions
 {
-    // On loss, set the hold's stop token and call QThread::requestInterruption() on the
-    // holder; every blocking qetcd call on that thread then returns Cancelled. Off by default:
-    // the holder may be halfway through something only it knows how to stop safely.
+    // On loss, set the hold's stop token; every blocking qetcd call on the holder's thread then
+    // returns Cancelled, until that thread unlock()s the lost hold. Off by default: the holder
+    // may be halfway through something only it knows how to stop safely.
     bool interruptOnLockLoss = false;
 };
 

@@ -54,6 +54,7 @@ Status HoldQueue::await(const std::shared_ptr<QueuedAttempt> &attempt, const QFu
 
 void HoldQueue::postRelease(std::shared_ptr<QueuedHold> hold)
 {
+    hold->interruption.disarm();
     QMetaObject::invokeMethod(this, [this, hold] { release(hold); }, Qt::QueuedConnection);
 }
 
@@ -155,6 +156,8 @@ void HoldQueue::claim(std::shared_ptr<QueuedAttempt> attempt)
     hold->revision = attempt->revision;
     hold->lease = std::move(attempt->lease);
     hold->givenBack = attempt->givenBack;
+    if (interruptOnLoss)
+        hold->interruption.arm(hold->owner.data(), hold->stop.token());
     if (attempt->anchor) {
         hold->anchor = attempt->anchor;
         hold->anchored = true;
@@ -194,11 +197,8 @@ void HoldQueue::holdLost(const std::shared_ptr<QueuedHold> &hold, const Status &
         return;
     if (!hold->released) {
         announceLoss(hold, cause);
-        if (interruptOnLoss) {
+        if (interruptOnLoss)
             hold->stop.requestStop();
-            if (hold->owner)
-                hold->owner->requestInterruption();
-        }
     }
     // A hold that stood on this one's entry is no safer than it was, and its own entry would
     // only keep others waiting.
@@ -215,6 +215,7 @@ void HoldQueue::release(std::shared_ptr<QueuedHold> hold)
 {
     if (std::exchange(hold->released, true))
         return;
+    hold->interruption.disarm();
     announceRelease(hold);
     const auto dependent = hold->dependent.lock();
     if (dependent && dependent->anchored && !hold->lost && !closing)

@@ -11,6 +11,7 @@
 
 #include "client.h"
 #include "exclusivitylease.h"
+#include "lossinterruption_p.h"
 #include "recipe.h"
 #include "stoptoken.h"
 
@@ -29,7 +30,7 @@ namespace QEtcd::Internal {
 
 struct QueuedHold
 {
-    QPointer<QThread> owner;  // the thread that asked; interrupted on loss when told to
+    QPointer<QThread> owner;  // the thread that asked
     int kind = 0;             // the recipe's own distinction, e.g. the side of a read/write lock
     std::unique_ptr<ExclusivityLease> lease;
     QByteArray key;
@@ -39,6 +40,7 @@ struct QueuedHold
     // Set by the blocking call that won it and gave up waiting first: it is on its way back.
     std::shared_ptr<std::atomic<bool>> givenBack = std::make_shared<std::atomic<bool>>(false);
     StopSource stop;          // requested on loss with interruption
+    LossInterruption interruption;  // armed with interruption until the owner lets go
     // A hold admitted on the strength of another one (a read taken under the same thread's
     // write hold) is safe only while that one's entry stays in etcd, until the recipe has
     // settled that nobody could slip in between.
@@ -91,6 +93,7 @@ public:
     // stop, a library thread) the attempt is stopped and a hold it won meanwhile is given back.
     Status await(const std::shared_ptr<QueuedAttempt> &attempt, const QFuture<Status> &future, const StopToken &stop,
                  const QString &what);
+    // The owner thread lets go of hold: its waits no longer see the hold's loss from now on.
     void postRelease(std::shared_ptr<QueuedHold> hold);
 
     // Dispatcher thread: stops every attempt (Cancelled) and revokes every hold, which stays

@@ -428,6 +428,45 @@ private Q_SLOTS:
         QCOMPARE(countAfter, 0);
         QTRY_VERIFY_WITH_TIMEOUT(queue("/locks/giveback").isEmpty(), scaledMs(5000));
     }
+    // The interruption of a lost hold ends once its owner has let go of it: a pooled thread
+    // that runs other work next must not have every wait refused.
+    void aLossInterruptionEndsOnceTheHolderLetsGo()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
+        LockOptions interrupting = ttl(2);
+        interrupting.interruptOnLockLoss = true;
+        DistributedMutex holder(&cutOff, "/locks/poison", interrupting);
+        DistributedMutex unrelated(m_client.get(), "/locks/poison-unrelated", ttl(10));
+        QSignalSpy lost(&holder, &DistributedMutex::lockLost);
+        QSemaphore held, lossTold;
+        bool unlocked = true;
+        bool sawStop = false;
+        Status later(StatusCode::Unknown, "not run");
+        QThread *worker = QThread::create([&] {
+            if (!holder.lock().isOk())
+                return;
+            held.release();
+            lossTold.tryAcquire(1, scaledMs(20000));
+            sawStop = holder.stopToken().stopRequested();
+            unlocked = holder.unlock();
+            later = unrelated.lock(10s);
+            if (later)
+                unrelated.unlock();
+        });
+        worker->start();
+        QVERIFY(held.tryAcquire(1, scaledMs(10000)));
+        proxy.setMode(FaultProxy::Mode::Blackhole);
+        QTRY_COMPARE_WITH_TIMEOUT(lost.size(), 1, scaledMs(10000));
+        lossTold.release();
+        QVERIFY(worker->wait(scaledMs(20000)));
+        delete worker;
+        QVERIFY(sawStop);
+        QVERIFY(!unlocked);
+        QCOMPARE(later, Status());
+        proxy.setMode(FaultProxy::Mode::Pass);
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_DistributedMutex)
