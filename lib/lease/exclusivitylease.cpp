@@ -53,7 +53,8 @@ public:
 
     void emitEvent(LeaseEventKind kind, qint64 id, const Status &cause)
     {
-        const LeaseEvent event{kind, id, -1, cause, duration_cast<milliseconds>(Clock::now().time_since_epoch()).count()};
+        const LeaseEvent event{kind, id, -1, cause,
+                               duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count()};
         emitSignal([&] { Q_EMIT q->leaseEvent(event); });
     }
 
@@ -160,7 +161,10 @@ bool ExclusivityLease::isValid() const
 
 std::chrono::steady_clock::time_point ExclusivityLease::lossDeadline() const
 {
-    return Clock::time_point(Clock::duration(d->deadlineNs.load()));
+    // Kept by the boot clock, told on the one callers know; the two differ by the time the
+    // system spent suspended.
+    const Clock::time_point deadline{Clock::duration(d->deadlineNs.load())};
+    return steady_clock::now() + duration_cast<steady_clock::duration>(deadline - Clock::now());
 }
 
 Status ExclusivityLease::lossCause() const

@@ -6,6 +6,8 @@
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/faultproxy.h>
 
+#include "leaseclock_p.h"
+
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QProcess>
@@ -466,6 +468,16 @@ private Q_SLOTS:
         QVERIFY(!unlocked);
         QCOMPARE(later, Status());
         proxy.setMode(FaultProxy::Mode::Pass);
+    }
+    // The suspend tests move the lease clock of the whole process: they come last.
+    void aSuspendLongerThanTheTtlCountsAsLoss()
+    {
+        DistributedMutex holder(m_client.get(), "/locks/suspend", ttl(30));
+        QCOMPARE(holder.lock(), Status());
+        QVERIFY(holder.isHeldByCurrentThread());
+        Internal::LeaseClock::simulateSuspend(60s);  // boot time moves on, monotonic time does not
+        QVERIFY(!holder.isHeldByCurrentThread());
+        QVERIFY(!holder.unlock());
     }
 };
 
