@@ -139,8 +139,9 @@ void ExclusivityLease::release()
         return;
     if (auto *hub = d->clientPrivate->keepAliveHub())  // gone while the client is torn down
         hub->remove(id);
-    if (!d->lostFlag)
-        d->client->leaseRevoke(id);
+    // A lease lost by its deadline may live on in etcd until its TTL runs out, keeping what it
+    // held from whoever is next: revoke it anyway, best effort.
+    d->client->leaseRevoke(id);
 }
 
 qint64 ExclusivityLease::leaseId() const

@@ -306,6 +306,8 @@ public:
         Q_EMIT q->lockLost(cause);
         if (options.interruptOnLockLoss)
             hold->stop.requestStop();
+        // Told: now free the key for the next in line rather than leave it to etcd's expiry.
+        hold->lease->release();
     }
 
     void finish(const std::shared_ptr<Attempt> &attempt, const Status &status)

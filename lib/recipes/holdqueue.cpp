@@ -200,6 +200,8 @@ void HoldQueue::holdLost(const std::shared_ptr<QueuedHold> &hold, const Status &
         if (interruptOnLoss)
             hold->stop.requestStop();
     }
+    // Told: now free the entry for the next in line rather than leave it to etcd's expiry.
+    hold->lease->release();
     // A hold that stood on this one's entry is no safer than it was, and its own entry would
     // only keep others waiting.
     if (const auto dependent = hold->dependent.lock(); dependent && dependent->anchored) {

@@ -7,7 +7,8 @@
 // (admit()); the recipe either claims the hold or waits and asks again. A waiter whose lease
 // dies re-queues with a fresh one and says so in the history. A waiter stopped by its
 // deadline, close() or interruption revokes its lease, which removes its entry. Holds never
-// heal: a loss is told once, from the dispatcher thread, even while the holder is busy.
+// heal: a loss is told once, from the dispatcher thread, even while the holder is busy, and
+// then the lease is revoked so that the next in line need not wait for etcd's expiry.
 
 #include "client.h"
 #include "exclusivitylease.h"

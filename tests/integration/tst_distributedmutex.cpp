@@ -479,6 +479,23 @@ private Q_SLOTS:
         QVERIFY(!holder.isHeldByCurrentThread());
         QVERIFY(!holder.unlock());
     }
+    void aHoldLostLocallyIsRevokedForItsSuccessor()
+    {
+        DistributedMutex holder(m_client.get(), "/locks/revoke", ttl(60));
+        QSignalSpy lost(&holder, &DistributedMutex::lockLost);
+        QCOMPARE(holder.lock(), Status());
+        DistributedMutex successor(m_other.get(), "/locks/revoke", ttl(60));
+        const QFuture<Status> turn = successor.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/revoke").size(), 2, scaledMs(5000));
+        // Lost here, while etcd would keep the lease for up to another minute.
+        Internal::LeaseClock::simulateSuspend(120s);
+        QTRY_COMPARE_WITH_TIMEOUT(lost.size(), 1, scaledMs(5000));
+        QVERIFY2(awaitFuture(turn, 10s), "the successor waits for etcd to expire a lease its holder gave up");
+        QCOMPARE(turn.result(), Status());
+        QVERIFY(!holder.unlock());
+        QVERIFY(successor.unlock());
+    }
+
 };
 
 QTEST_GUILESS_MAIN(tst_DistributedMutex)
