@@ -1,12 +1,14 @@
 #pragma once
 
 // The one way a blocking recipe call waits for its asynchronous twin: on a condition variable
-// woken by the future, by the hold's stop token, by the deadline, or by
-// QThread::requestInterruption() (noticed within 50 ms). It refuses to wait on the threads the
+// woken by the future, by the hold's stop token, by the deadline, by
+// QThread::requestInterruption() or by the loss of a hold that interrupts this thread
+// (LossInterruption; both noticed within 50 ms). It refuses to wait on the threads the
 // library needs to finish the work, where waiting would deadlock.
 
 #include "client.h"
 #include "client_p.h"
+#include "lossinterruption_p.h"
 #include "status.h"
 #include "stoptoken.h"
 
@@ -47,7 +49,8 @@ Status waitBlocking(Client *client, const QFuture<T> &future, const QDeadlineTim
     const StopCallback onStop(stop, [wakeup] { wakeup->notify(); });
     std::unique_lock lock(wakeup->mutex);
     while (!future.isFinished()) {
-        if (stop.stopRequested() || QThread::currentThread()->isInterruptionRequested())
+        if (stop.stopRequested() || QThread::currentThread()->isInterruptionRequested()
+            || LossInterruption::pendingFor(QThread::currentThread()))
             return Status(StatusCode::Cancelled, what + QStringLiteral(": interrupted"));
         if (deadline.hasExpired())
             return Status(StatusCode::DeadlineExceeded, what + QStringLiteral(": timed out"));

@@ -3,7 +3,7 @@
 #include "client.h"
 #include "client_p.h"
 #include "keepalivehub_p.h"
-#include "leaseclock_p.h"
+#include "leasereport_p.h"
 #include "mailbox_p.h"
 #include "threading_p.h"
 
@@ -27,7 +27,7 @@ public:
     // --- LeaseSink: completion-queue thread, hub lock held ---------------------------------
     void leaseRenewed(qint64 id, Clock::time_point deadline) override
     {
-        clock->setDeadline(deadline);
+        report->setDeadline(deadline);
         if (suspended.exchange(false))
             mailbox->post([this, id] { emitSignal([&] { Q_EMIT q->keepAliveResumed(id); }); });
     }
@@ -54,7 +54,8 @@ public:
 
     void emitEvent(LeaseEventKind kind, qint64 id, const Status &cause)
     {
-        const LeaseEvent event{kind, id, -1, cause, duration_cast<milliseconds>(Clock::now().time_since_epoch()).count()};
+        const LeaseEvent event{kind, id, -1, cause,
+                               duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count()};
         emitSignal([&] { Q_EMIT q->leaseEvent(event); });
     }
 
@@ -71,8 +72,8 @@ public:
     const qint64 ttl;
     const std::shared_ptr<Mailbox> mailbox;
 
-    const std::shared_ptr<LeaseClock> clock = std::make_shared<LeaseClock>();
-    std::atomic<qint64> &leaseId = clock->leaseId;
+    const std::shared_ptr<LeaseReport> report = std::make_shared<LeaseReport>();
+    std::atomic<qint64> &leaseId = report->leaseId;
     std::atomic<bool> granting{false};
     std::atomic<bool> released{false};
     std::atomic<bool> lostFlag{false};
@@ -89,7 +90,7 @@ public:
 ExclusivityLease::ExclusivityLease(Client *client, qint64 ttlSeconds, QObject *parent)
     : QObject(parent), d(std::make_unique<ExclusivityLeasePrivate>(this, client, ttlSeconds))
 {
-    m_clock = d->clock;
+    m_report = d->report;
 }
 
 ExclusivityLease::~ExclusivityLease()
@@ -120,8 +121,8 @@ QFuture<Status> ExclusivityLease::grant()
             priv->client->leaseRevoke(grant.id);
             return Status(StatusCode::Closed, QStringLiteral("released while the grant was in flight"));
         }
-        priv->clock->ttlSeconds = grant.ttl;
-        priv->clock->setDeadline(sentAt + seconds(grant.ttl) - KeepAliveHub::safetyMargin(grant.ttl));
+        priv->report->ttlSeconds = grant.ttl;
+        priv->report->setDeadline(sentAt + seconds(grant.ttl) - KeepAliveHub::safetyMargin(grant.ttl));
         auto *hub = priv->clientPrivate->keepAliveHub();
         if (!hub)
             return Status(StatusCode::Closed, QStringLiteral("the client is closing"));
@@ -141,8 +142,9 @@ void ExclusivityLease::release()
         return;
     if (auto *hub = d->clientPrivate->keepAliveHub())  // gone while the client is torn down
         hub->remove(id);
-    if (!d->lostFlag)
-        d->client->leaseRevoke(id);
+    // A lease lost by its deadline may live on in etcd until its TTL runs out, keeping what it
+    // held from whoever is next: revoke it anyway, best effort.
+    d->client->leaseRevoke(id);
 }
 
 qint64 ExclusivityLease::leaseId() const
@@ -158,12 +160,12 @@ qint64 ExclusivityLease::ttlSeconds() const
 bool ExclusivityLease::isValid() const
 {
     return d->leaseId.load() > 0 && !d->released && !d->lostFlag
-        && Clock::now() < d->clock->deadline();
+        && Clock::now() < d->report->deadline();
 }
 
 std::chrono::steady_clock::time_point ExclusivityLease::lossDeadline() const
 {
-    return d->clock->deadline();
+    return LeaseClock::toSteady(d->report->deadline());
 }
 
 Status ExclusivityLease::lossCause() const

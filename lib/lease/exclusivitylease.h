@@ -14,7 +14,7 @@ class Client;
 class ExclusivityLeasePrivate;
 class Recipe;
 namespace Internal {
-struct LeaseClock;
+struct LeaseReport;
 }
 
 // A lease behind something only one holder may have: a lock hold, a permit, a leadership.
@@ -22,10 +22,13 @@ struct LeaseClock;
 //
 //     send time of the last renewal etcd acknowledged + TTL − max(250 ms, TTL/10)
 //
-// by the monotonic clock, partitioned or not, and when etcd says the lease is gone. etcd
-// cannot expire it earlier, so the holder hears of the loss before anyone else can be granted
-// the thing. isValid() compares the clock with that deadline when it is called, so a thread
-// that wakes from a long pause learns the truth before it acts, even before lost() arrives.
+// by the boot clock (CLOCK_BOOTTIME, which keeps counting while the system is suspended, as
+// etcd's clock does), partitioned or not, and when etcd says the lease is gone. etcd cannot
+// expire it earlier, so the holder hears of the loss before anyone else can be granted the
+// thing. isValid() compares the clock with that deadline when it is called, so a thread that
+// wakes from a long pause or a suspend learns the truth before it acts, even before lost()
+// arrives. A process or VM that is paused (SIGSTOP, a frozen guest) sees no time pass and
+// cannot tell locally; writes that must never land after a loss need a fencing token.
 class ExclusivityLease : public QObject
 {
     Q_OBJECT
@@ -43,6 +46,7 @@ public:
     qint64 leaseId() const;  // -1 before grant
     qint64 ttlSeconds() const;
     bool isValid() const;    // granted, not released, not lost, and the deadline is ahead
+    // Translated to steady_clock at the moment of the call.
     std::chrono::steady_clock::time_point lossDeadline() const;
     Status lossCause() const;
 
@@ -55,7 +59,7 @@ Q_SIGNALS:
 
 private:
     friend class Recipe;  // reports the lease's deadline
-    std::shared_ptr<const Internal::LeaseClock> m_clock;
+    std::shared_ptr<const Internal::LeaseReport> m_report;
     std::unique_ptr<ExclusivityLeasePrivate> d;
 };
 

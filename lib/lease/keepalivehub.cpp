@@ -168,6 +168,10 @@ void KeepAliveHub::onResponse(const etcdserverpb::LeaseKeepAliveResponse &respon
     }
     if (lease.unacknowledged.empty())
         return;  // an answer to a request sent on an earlier stream
+    // An exclusivity lease whose deadline has passed may already count as lost to its holder
+    // (isValid() reads the deadline): a late answer must not bring it back. The tick reports it.
+    if (lease.kind == LeaseKind::Exclusivity && Clock::now() >= lease.lossDeadline)
+        return;
     const Clock::time_point sentAt = lease.unacknowledged.front();
     lease.unacknowledged.pop_front();
     lease.ttlSeconds = response.ttl();

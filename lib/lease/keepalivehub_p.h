@@ -2,7 +2,8 @@
 
 // Every lease of a Client renews over one LeaseKeepAlive stream. The hub runs on the
 // completion-queue thread, driven by a 50 ms tick, so no listener and no slow receiver can
-// delay a renewal. It also keeps each lease's loss deadline by the monotonic clock:
+// delay a renewal. It also keeps each lease's loss deadline by the boot clock (LeaseClock,
+// which counts a system suspend as etcd does):
 //
 //     send time of the last renewal etcd acknowledged + granted TTL − safety margin
 //
@@ -10,6 +11,7 @@
 // the loss before anyone else can be granted what it held, partitioned or not.
 
 #include "bidistream_p.h"
+#include "leaseclock_p.h"
 #include "transport_p.h"
 
 #include <grpcpp/alarm.h>
@@ -19,7 +21,7 @@
 
 namespace QEtcd::Internal {
 
-using Clock = std::chrono::steady_clock;
+using Clock = LeaseClock;
 
 enum class LeaseKind {
     Presence,     // heals; the deadline is the plain TTL

@@ -3,7 +3,7 @@
 #include "client.h"
 #include "client_p.h"
 #include "keepalivehub_p.h"
-#include "leaseclock_p.h"
+#include "leasereport_p.h"
 #include "logging_p.h"
 #include "mailbox_p.h"
 #include "threading_p.h"
@@ -56,7 +56,7 @@ public:
     // --- LeaseSink: completion-queue thread, hub lock held ---------------------------------
     void leaseRenewed(qint64 id, Clock::time_point deadline) override
     {
-        clock->setDeadline(deadline);
+        report->setDeadline(deadline);
         if (suspended.exchange(false))
             mailbox->post([this, id] { emitSignal([&] { Q_EMIT q->keepAliveResumed(id); }); });
     }
@@ -193,8 +193,8 @@ public:
     void adopt(const LeaseGrantResult &grant, Clock::time_point sentAt)
     {
         leaseId = grant.id;
-        clock->ttlSeconds = grant.ttl;
-        clock->setDeadline(sentAt + seconds(grant.ttl));  // a presence lease's deadline is its plain TTL
+        report->ttlSeconds = grant.ttl;
+        report->setDeadline(sentAt + seconds(grant.ttl));  // a presence lease's deadline is its plain TTL
         suspended = false;
         if (auto *hub = clientPrivate->keepAliveHub())
             hub->add(grant.id, grant.ttl, sentAt, LeaseKind::Presence, this);
@@ -247,7 +247,7 @@ public:
     void emitEvent(LeaseEventKind kind, qint64 id, qint64 newId, const Status &cause)
     {
         const LeaseEvent event{kind, id, newId, cause,
-                               duration_cast<milliseconds>(Clock::now().time_since_epoch()).count()};
+                               duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count()};
         qCDebug(lcLease).noquote() << event.toString();
         emitSignal([&] { Q_EMIT q->leaseEvent(event); });
     }
@@ -267,8 +267,8 @@ public:
     const LeaseResilience resilience;
     const std::shared_ptr<Mailbox> mailbox;
 
-    const std::shared_ptr<LeaseClock> clock = std::make_shared<LeaseClock>();
-    std::atomic<qint64> &leaseId = clock->leaseId;
+    const std::shared_ptr<LeaseReport> report = std::make_shared<LeaseReport>();
+    std::atomic<qint64> &leaseId = report->leaseId;
     std::atomic<bool> healthy{false};
     std::atomic<bool> closed{false};
     std::atomic<bool> suspended{false};
@@ -295,7 +295,7 @@ SelfHealingKeepAlive::SelfHealingKeepAlive(Client *client, qint64 ttlSeconds, Es
     : QObject(parent),
       d(std::make_unique<SelfHealingKeepAlivePrivate>(this, client, ttlSeconds, std::move(establish), resilience))
 {
-    m_clock = d->clock;
+    m_report = d->report;
 }
 
 SelfHealingKeepAlive::~SelfHealingKeepAlive()

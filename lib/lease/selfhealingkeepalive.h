@@ -15,7 +15,7 @@ class Client;
 class SelfHealingKeepAlivePrivate;
 class Recipe;
 namespace Internal {
-struct LeaseClock;
+struct LeaseReport;
 }
 
 // A presence lease that heals: when it expires (a partition longer than its TTL, an
@@ -61,7 +61,7 @@ Q_SIGNALS:
 
 private:
     friend class Recipe;  // reports the lease's deadline
-    std::shared_ptr<const Internal::LeaseClock> m_clock;
+    std::shared_ptr<const Internal::LeaseReport> m_report;
     std::unique_ptr<SelfHealingKeepAlivePrivate> d;
 };
 

@@ -6,6 +6,7 @@
 #include "exclusivitylease.h"
 #include "fencing_p.h"
 #include "grpcconvert_p.h"
+#include "lossinterruption_p.h"
 #include "threading_p.h"
 #include "waiting_p.h"
 
@@ -31,6 +32,13 @@ struct Hold
     std::atomic<bool> lost{false};
     bool released = false;  // dispatcher thread
     StopSource stop;
+    LossInterruption interruption;  // armed with interruptOnLockLoss until the owner lets go
+    // Set by the lock() that won it and gave up waiting first: it is on its way back.
+    std::shared_ptr<std::atomic<bool>> givenBack = std::make_shared<std::atomic<bool>>(false);
+
+    // Any thread: not lost, and the lease's deadline still ahead. The deadline is known here
+    // before the loss has made its way through the dispatcher thread.
+    bool isValid() const { return !lost && lease->isValid(); }
 };
 
 // One acquisition in flight, driven on the dispatcher thread.
@@ -45,6 +53,9 @@ struct Attempt
     qint64 revision = 0;
     std::unique_ptr<QTimer> deadline;
     bool done = false;  // the promise has finished
+    // The requester stopped waiting: a hold won anyway is given back, and never its own.
+    std::shared_ptr<std::atomic<bool>> givenBack = std::make_shared<std::atomic<bool>>(false);
+    std::weak_ptr<Hold> won;
 };
 } // namespace
 
@@ -61,7 +72,8 @@ public:
     std::shared_ptr<Hold> holdOf(QThread *thread) const
     {
         QMutexLocker locker(&mutex);
-        return holds.value(thread);
+        auto hold = holds.value(thread);
+        return hold && !hold->givenBack->load() ? hold : nullptr;
     }
 
     QFuture<Status> startAttempt(std::chrono::milliseconds timeout, std::shared_ptr<Attempt> *started)
@@ -74,7 +86,7 @@ public:
         if (q->isClosed())
             return QtFuture::makeReadyFuture(Status(StatusCode::Closed, q->context() + QStringLiteral(": closed")));
         q->beginStart();
-        if (auto hold = holdOf(QThread::currentThread()); hold && !hold->lost) {
+        if (auto hold = holdOf(QThread::currentThread()); hold && hold->isValid()) {
             ++hold->count;
             return QtFuture::makeReadyFuture(Status());
         }
@@ -87,15 +99,17 @@ public:
     }
 
     // --- dispatcher thread ----------------------------------------------------------------
-    void abandonHoldOf(QThread *thread)
+    void giveBack(const std::shared_ptr<Attempt> &attempt)
     {
-        std::shared_ptr<Hold> hold;
+        const auto hold = attempt->won.lock();
+        if (!hold)
+            return;
         {
             QMutexLocker locker(&mutex);
-            hold = holds.take(thread);
+            if (holds.value(hold->owner) == hold)
+                holds.remove(hold->owner);
         }
-        if (hold)
-            release(hold);
+        release(hold);
     }
 
     void begin(std::shared_ptr<Attempt> attempt, std::chrono::milliseconds timeout)
@@ -262,6 +276,10 @@ public:
         hold->key = attempt->key;
         hold->revision = attempt->revision;
         hold->lease = std::move(attempt->lease);
+        hold->givenBack = attempt->givenBack;
+        if (options.interruptOnLockLoss)
+            hold->interruption.arm(hold->owner, hold->stop.token());
+        attempt->won = hold;
         disconnect(hold->lease.get(), &ExclusivityLease::lost, this, nullptr);
         hold->source = q->track(hold->lease.get(), QStringLiteral("hold ") + QString::fromUtf8(hold->key));
         connect(hold->lease.get(), &ExclusivityLease::lost, this,
@@ -286,10 +304,10 @@ public:
             return;
         q->recordError(QStringLiteral("hold ") + QString::fromUtf8(hold->key), cause);
         Q_EMIT q->lockLost(cause);
-        if (options.interruptOnLockLoss) {
+        if (options.interruptOnLockLoss)
             hold->stop.requestStop();
-            hold->owner->requestInterruption();
-        }
+        // Told: now free the key for the next in line rather than leave it to etcd's expiry.
+        hold->lease->release();
     }
 
     void finish(const std::shared_ptr<Attempt> &attempt, const Status &status)
@@ -318,6 +336,7 @@ public:
     {
         if (std::exchange(hold->released, true))
             return;
+        hold->interruption.disarm();
         q->removeSource(hold->source);
         disconnect(hold->lease.get(), nullptr, this, nullptr);
         disconnect(hold->lease.get(), nullptr, q, nullptr);
@@ -426,12 +445,16 @@ Status DistributedMutex::lock(std::chrono::milliseconds timeout)
                                        context() + QStringLiteral(": lock"));
     if (waited)
         return future.result();
-    // Interrupted. Stop the attempt; should it have won just now, give that hold back.
+    if (!attempt)
+        return waited;
+    // Interrupted. Stop the attempt; should it have won just now, give that hold back. Until
+    // the dispatcher gets to it this thread must not count itself into it (a second lock()).
+    attempt->givenBack->store(true);
     QMetaObject::invokeMethod(d.get(), [priv = d.get(), attempt, waited] { priv->stopAttempt(attempt, waited); },
                               Qt::QueuedConnection);
-    QFuture<Status>(future).then(d.get(), [priv = d.get(), requester = QThread::currentThread()](const Status &won) {
+    QFuture<Status>(future).then(d.get(), [priv = d.get(), attempt](const Status &won) {
         if (won)
-            priv->abandonHoldOf(requester);
+            priv->giveBack(attempt);
     });
     return waited;
 }
@@ -449,12 +472,13 @@ bool DistributedMutex::unlock()
         return false;
     }
     if (--hold->count > 0)
-        return !hold->lost;
+        return hold->isValid();
     {
         QMutexLocker locker(&d->mutex);
         d->holds.remove(hold->owner);
     }
-    const bool stillOurs = !hold->lost && hold->lease->isValid();
+    hold->interruption.disarm();  // here: this thread's next wait must not see the loss
+    const bool stillOurs = hold->isValid();
     QMetaObject::invokeMethod(d.get(), [priv = d.get(), hold] { priv->release(hold); }, Qt::QueuedConnection);
     return stillOurs;
 }
@@ -462,13 +486,13 @@ bool DistributedMutex::unlock()
 bool DistributedMutex::isHeldByCurrentThread() const
 {
     const auto hold = d->holdOf(QThread::currentThread());
-    return hold && !hold->lost && hold->lease->isValid();
+    return hold && hold->isValid();
 }
 
 int DistributedMutex::holdCount() const
 {
     const auto hold = d->holdOf(QThread::currentThread());
-    return hold && !hold->lost ? hold->count : 0;
+    return hold && hold->isValid() ? hold->count : 0;
 }
 
 QFuture<bool> DistributedMutex::isLocked() const

@@ -11,9 +11,9 @@ namespace QEtcd {
 
 struct LockOptions : RecipeOptions
 {
-    // On loss, set the hold's stop token and call QThread::requestInterruption() on the
-    // holder; every blocking qetcd call on that thread then returns Cancelled. Off by default:
-    // the holder may be halfway through something only it knows how to stop safely.
+    // On loss, set the hold's stop token; every blocking qetcd call on the holder's thread then
+    // returns Cancelled, until that thread unlock()s the lost hold. Off by default: the holder
+    // may be halfway through something only it knows how to stop safely.
     bool interruptOnLockLoss = false;
 };
 
@@ -27,10 +27,11 @@ class DistributedMutexPrivate;
 //
 // The hold's lease never heals. When it is lost lockLost() fires (from the client's
 // dispatcher thread, even while the holder is busy), the connection state becomes Lost, and
-// unlock() returns false. isHeldByCurrentThread() compares the monotonic clock with the
-// lease's loss deadline at the moment it is called, so a thread resumed after a long pause
-// learns the truth before it acts. For writes that must never land after a loss, use the
-// fencing token or guardedTxn().
+// unlock() returns false. isHeldByCurrentThread() compares the boot clock (which counts a
+// system suspend) with the lease's loss deadline at the moment it is called, so a thread
+// resumed after a long pause or a suspend learns the truth before it acts. A paused process
+// or VM sees no time pass and cannot tell locally: for writes that must never land after a
+// loss, use the fencing token or guardedTxn().
 //
 // Holds are per thread and reentrant. Every blocking call has a non-blocking twin.
 class DistributedMutex : public Recipe

@@ -51,7 +51,7 @@ public:
             return QtFuture::makeReadyFuture(Status(StatusCode::Closed, context + QStringLiteral(": closed")));
         q->beginStart();
         QThread *self = QThread::currentThread();
-        if (auto own = holdOf(side, self); own && !own->lost) {
+        if (auto own = holdOf(side, self); own && own->isValid()) {
             ++own->count;
             return QtFuture::makeReadyFuture(Status());
         }
@@ -333,7 +333,7 @@ bool ReadWriteLockView::isHeldByCurrentThread() const
 int ReadWriteLockView::holdCount() const
 {
     const auto hold = d->holdOf(m_side);
-    return hold && !hold->lost ? hold->count : 0;
+    return hold && hold->isValid() ? hold->count : 0;
 }
 
 QFuture<bool> ReadWriteLockView::isLocked() const

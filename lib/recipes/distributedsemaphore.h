@@ -11,10 +11,9 @@ namespace QEtcd {
 
 struct SemaphoreOptions : RecipeOptions
 {
-    // On loss, set the permit's stop token and call QThread::requestInterruption() on the
-    // thread that acquired it; every blocking qetcd call on that thread then returns
-    // Cancelled. Off by default: the holder may be halfway through something only it knows how
-    // to stop safely.
+    // On loss, set the permit's stop token; every blocking qetcd call on the thread that
+    // acquired it then returns Cancelled, until that thread releases the lost permit. Off by
+    // default: the holder may be halfway through something only it knows how to stop safely.
     bool interruptOnPermitLoss = false;
 };
 

@@ -8,7 +8,7 @@ namespace QEtcd::Internal {
 
 bool QueuedHold::isValid() const
 {
-    if (lost || !lease->isValid())
+    if (lost || *givenBack || !lease->isValid())
         return false;
     // anchored is read again after the anchor's lease: settling clears it before that lease
     // is revoked, so a revoked anchor seen here with anchored now false was settled, not lost.
@@ -38,6 +38,9 @@ Status HoldQueue::await(const std::shared_ptr<QueuedAttempt> &attempt, const QFu
     const Status waited = waitBlocking(client, future, QDeadlineTimer::Forever, stop, what);
     if (waited)
         return future.result();
+    // Until the dispatcher has given back what the attempt may just have won, this thread must
+    // not count itself into it (a second lock()).
+    attempt->givenBack->store(true);
     QMetaObject::invokeMethod(this, [this, attempt, waited] { stopAttempt(attempt, waited); }, Qt::QueuedConnection);
     QFuture<Status>(future).then(this, [this, attempt](const Status &won) {
         const auto hold = attempt->won.lock();
@@ -51,6 +54,7 @@ Status HoldQueue::await(const std::shared_ptr<QueuedAttempt> &attempt, const QFu
 
 void HoldQueue::postRelease(std::shared_ptr<QueuedHold> hold)
 {
+    hold->interruption.disarm();
     QMetaObject::invokeMethod(this, [this, hold] { release(hold); }, Qt::QueuedConnection);
 }
 
@@ -151,6 +155,9 @@ void HoldQueue::claim(std::shared_ptr<QueuedAttempt> attempt)
     hold->key = attempt->key;
     hold->revision = attempt->revision;
     hold->lease = std::move(attempt->lease);
+    hold->givenBack = attempt->givenBack;
+    if (interruptOnLoss)
+        hold->interruption.arm(hold->owner.data(), hold->stop.token());
     if (attempt->anchor) {
         hold->anchor = attempt->anchor;
         hold->anchored = true;
@@ -190,12 +197,11 @@ void HoldQueue::holdLost(const std::shared_ptr<QueuedHold> &hold, const Status &
         return;
     if (!hold->released) {
         announceLoss(hold, cause);
-        if (interruptOnLoss) {
+        if (interruptOnLoss)
             hold->stop.requestStop();
-            if (hold->owner)
-                hold->owner->requestInterruption();
-        }
     }
+    // Told: now free the entry for the next in line rather than leave it to etcd's expiry.
+    hold->lease->release();
     // A hold that stood on this one's entry is no safer than it was, and its own entry would
     // only keep others waiting.
     if (const auto dependent = hold->dependent.lock(); dependent && dependent->anchored) {
@@ -211,6 +217,7 @@ void HoldQueue::release(std::shared_ptr<QueuedHold> hold)
 {
     if (std::exchange(hold->released, true))
         return;
+    hold->interruption.disarm();
     announceRelease(hold);
     const auto dependent = hold->dependent.lock();
     if (dependent && dependent->anchored && !hold->lost && !closing)

@@ -7,10 +7,12 @@
 // (admit()); the recipe either claims the hold or waits and asks again. A waiter whose lease
 // dies re-queues with a fresh one and says so in the history. A waiter stopped by its
 // deadline, close() or interruption revokes its lease, which removes its entry. Holds never
-// heal: a loss is told once, from the dispatcher thread, even while the holder is busy.
+// heal: a loss is told once, from the dispatcher thread, even while the holder is busy, and
+// then the lease is revoked so that the next in line need not wait for etcd's expiry.
 
 #include "client.h"
 #include "exclusivitylease.h"
+#include "lossinterruption_p.h"
 #include "recipe.h"
 #include "stoptoken.h"
 
@@ -29,14 +31,17 @@ namespace QEtcd::Internal {
 
 struct QueuedHold
 {
-    QPointer<QThread> owner;  // the thread that asked; interrupted on loss when told to
+    QPointer<QThread> owner;  // the thread that asked
     int kind = 0;             // the recipe's own distinction, e.g. the side of a read/write lock
     std::unique_ptr<ExclusivityLease> lease;
     QByteArray key;
     qint64 revision = 0;      // of the entry's creation: the fencing token
     int count = 1;            // reentrant holds; only the owner thread touches it
     std::atomic<bool> lost{false};
+    // Set by the blocking call that won it and gave up waiting first: it is on its way back.
+    std::shared_ptr<std::atomic<bool>> givenBack = std::make_shared<std::atomic<bool>>(false);
     StopSource stop;          // requested on loss with interruption
+    LossInterruption interruption;  // armed with interruption until the owner lets go
     // A hold admitted on the strength of another one (a read taken under the same thread's
     // write hold) is safe only while that one's entry stays in etcd, until the recipe has
     // settled that nobody could slip in between.
@@ -50,7 +55,8 @@ struct QueuedHold
     StopSource retired;      // requested when dropped: ends any wait about this entry
     std::weak_ptr<QueuedHold> dependent;
 
-    // Any thread: not lost, its lease's loss deadline ahead, and its anchor's while anchored.
+    // Any thread: not lost nor given back, its lease's loss deadline ahead, and its anchor's
+    // while anchored.
     bool isValid() const;
 };
 
@@ -72,6 +78,8 @@ struct QueuedAttempt
     qint64 revision = 0;
     std::unique_ptr<QTimer> deadline;
     std::weak_ptr<QueuedHold> won;
+    // The requester stopped waiting: a hold won anyway is given back, and never its own.
+    std::shared_ptr<std::atomic<bool>> givenBack = std::make_shared<std::atomic<bool>>(false);
 };
 
 class HoldQueue : public QObject
@@ -86,6 +94,7 @@ public:
     // stop, a library thread) the attempt is stopped and a hold it won meanwhile is given back.
     Status await(const std::shared_ptr<QueuedAttempt> &attempt, const QFuture<Status> &future, const StopToken &stop,
                  const QString &what);
+    // The owner thread lets go of hold: its waits no longer see the hold's loss from now on.
     void postRelease(std::shared_ptr<QueuedHold> hold);
 
     // Dispatcher thread: stops every attempt (Cancelled) and revokes every hold, which stays

@@ -3,7 +3,7 @@
 #include "client.h"
 #include "client_p.h"
 #include "exclusivitylease.h"
-#include "leaseclock_p.h"
+#include "leasereport_p.h"
 #include "logging_p.h"
 #include "recipe_p.h"
 #include "watcher.h"
@@ -48,15 +48,15 @@ public:
 
     mutable QMutex mutex;
     QHash<int, Recipe::SourceHealth> sources;  // guarded by mutex
-    QHash<int, std::shared_ptr<const Internal::LeaseClock>> leaseClocks;  // by source, guarded by mutex
+    QHash<int, std::shared_ptr<const Internal::LeaseReport>> leaseReports;  // by source, guarded by mutex
     int nextSource = 0;
     std::deque<RecipeError> errors;
     std::deque<RecipeHistoryEntry> history;
 
-    void reportLease(int source, std::shared_ptr<const Internal::LeaseClock> clock)
+    void reportLease(int source, std::shared_ptr<const Internal::LeaseReport> report)
     {
         QMutexLocker locker(&mutex);
-        leaseClocks.insert(source, std::move(clock));
+        leaseReports.insert(source, std::move(report));
     }
 };
 
@@ -138,14 +138,14 @@ QFuture<Status> Recipe::ping(const RpcResilience &rpc) const
 RecipeLeaseStatus Recipe::leaseStatus() const
 {
     QMutexLocker locker(&d->mutex);
-    RecipeLeaseStatus nearest;
-    for (const auto &clock : std::as_const(d->leaseClocks)) {
-        const qint64 id = clock->leaseId.load();
-        if (id <= 0 || (nearest.leaseId > 0 && clock->deadline() >= nearest.lossDeadline))
-            continue;
-        nearest = {id, clock->ttlSeconds.load(), clock->deadline()};
+    std::shared_ptr<const Internal::LeaseReport> nearest;
+    for (const auto &report : std::as_const(d->leaseReports)) {
+        if (report->leaseId.load() > 0 && (!nearest || report->deadline() < nearest->deadline()))
+            nearest = report;
     }
-    return nearest;
+    if (!nearest)
+        return {};
+    return {nearest->leaseId.load(), nearest->ttlSeconds.load(), Internal::LeaseClock::toSteady(nearest->deadline())};
 }
 
 QList<RecipeError> Recipe::recentErrors() const
@@ -232,9 +232,12 @@ void Recipe::reportSource(int source, SourceHealth health)
 
 void Recipe::removeSource(int source)
 {
+    // Gone counts as healthy: a lost hold that its owner has let go of no longer keeps the
+    // state at Lost.
+    reportSource(source, SourceHealth::Healthy);
     QMutexLocker locker(&d->mutex);
     d->sources.remove(source);
-    d->leaseClocks.remove(source);
+    d->leaseReports.remove(source);
 }
 
 namespace {
@@ -271,7 +274,7 @@ void Recipe::onLeaseResumed(int source, const QString &name, qint64 leaseId)
 int Recipe::track(SelfHealingKeepAlive *lease, const QString &name)
 {
     const int source = addSource(name);
-    d->reportLease(source, lease->m_clock);
+    d->reportLease(source, lease->m_report);
     connect(lease, &SelfHealingKeepAlive::leaseEvent, this,
             [=, this](const LeaseEvent &event) { onLeaseEvent(source, name, event); }, Qt::DirectConnection);
     connect(lease, &SelfHealingKeepAlive::keepAliveResumed, this,
@@ -282,7 +285,7 @@ int Recipe::track(SelfHealingKeepAlive *lease, const QString &name)
 int Recipe::track(ExclusivityLease *lease, const QString &name)
 {
     const int source = addSource(name);
-    d->reportLease(source, lease->m_clock);
+    d->reportLease(source, lease->m_report);
     connect(lease, &ExclusivityLease::leaseEvent, this,
             [=, this](const LeaseEvent &event) { onLeaseEvent(source, name, event); }, Qt::DirectConnection);
     connect(lease, &ExclusivityLease::keepAliveResumed, this,

@@ -1,6 +1,7 @@
 #include "waiting_p.h"
 
 #include "client_p.h"
+#include "logging_p.h"
 #include "threading_p.h"
 #include "watcher.h"
 
@@ -11,6 +12,7 @@
 #include <QtCore/QPromise>
 #include <QtCore/QRandomGenerator>
 #include <QtCore/QSysInfo>
+#include <QtCore/QTimer>
 
 namespace QEtcd::Internal {
 
@@ -113,12 +115,23 @@ private:
     // linearizably.
     void probe(qint64 asOfAtLeast = 0)
     {
+        if (m_finished)
+            return;
         RangeOptions current;
         current.keysOnly = true;
         current.serializable = asOfAtLeast > 0;
-        m_client->get(m_key, current).then(this, [this, asOfAtLeast](const RangeResult &result) {
-            if (!result.status)
+        QFuture<RangeResult> read = m_how.probeRead ? m_how.probeRead(m_key, current) : m_client->get(m_key, current);
+        read.then(this, [this, asOfAtLeast](const RangeResult &result) {
+            if (!result.status) {
+                // Nothing else would see a deletion that landed before the watch began (nor one
+                // a compaction swallowed): ask again for as long as the wait lasts.
+                const auto delay = probeBackoff().nextDelay(++m_probeFailures, {}).value_or(probeMaxDelay);
+                qCInfo(lcWatch).noquote() << "existence check of" << m_key << "failed:" << result.status.toString()
+                                          << "- asking again in" << delay.count() << "ms";
+                QTimer::singleShot(delay, this, [this, asOfAtLeast] { probe(asOfAtLeast); });
                 return;
+            }
+            m_probeFailures = 0;
             if (asOfAtLeast > 0 && result.header.revision < asOfAtLeast)
                 return probe();
             const bool sameIncarnation = !result.kvs.isEmpty()
@@ -126,6 +139,13 @@ private:
             if (!sameIncarnation)
                 finish({});
         });
+    }
+
+    static constexpr std::chrono::milliseconds probeMaxDelay{2000};
+    static const RetryPolicy &probeBackoff()
+    {
+        static const RetryPolicy backoff = RetryPolicy::exponentialBackoff({std::chrono::milliseconds(100), probeMaxDelay});
+        return backoff;
     }
 
     void finish(const Deletion &outcome)
@@ -148,6 +168,7 @@ private:
     Watcher *m_watcher = nullptr;
     std::unique_ptr<StopCallback> m_onStop;
     QPromise<Deletion> m_promise;
+    int m_probeFailures = 0;
     bool m_finished = false;
 };
 

@@ -63,6 +63,8 @@ struct DeletionWatch
     // KeyRange::prefix(): the deletion of any key under key. After a compaction no read can
     // tell which one went, so a resync then ends the wait and the caller re-checks.
     KeyRange range;
+    // Tests only: stands in for the existence check's read (Client::get), e.g. to make it fail.
+    std::function<QFuture<RangeResult>(const QByteArray &key, const RangeOptions &options)> probeRead;
 };
 
 struct Deletion

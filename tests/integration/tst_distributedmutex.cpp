@@ -6,9 +6,12 @@
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/faultproxy.h>
 
+#include "leaseclock_p.h"
+
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QProcess>
+#include <QtCore/QSemaphore>
 #include <QtTest/QtTest>
 
 using namespace QEtcd;
@@ -354,6 +357,160 @@ private Q_SLOTS:
         QETCD_AWAIT(waiter.lockAsync(), turn);
         QCOMPARE(turn.code(), StatusCode::Closed);
     }
+
+    void healthReturnsOnceALostHoldIsUnlocked()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
+        DistributedMutex holder(&cutOff, "/locks/health", ttl(2));
+        QSignalSpy lost(&holder, &DistributedMutex::lockLost);
+        QCOMPARE(holder.lock(), Status());
+        proxy.setMode(FaultProxy::Mode::Blackhole);
+        QTRY_COMPARE_WITH_TIMEOUT(lost.size(), 1, scaledMs(10000));
+        QVERIFY(!holder.isHealthy());
+        proxy.setMode(FaultProxy::Mode::Pass);
+        QVERIFY(!holder.unlock());
+        QCOMPARE(holder.lock(10s), Status());
+        // A liveness probe on isHealthy() must not kill a process that handled its loss.
+        QTRY_VERIFY_WITH_TIMEOUT(holder.isHealthy(), scaledMs(5000));
+        QCOMPARE(holder.connectionState(), ConnectionState::Reconnected);
+        QVERIFY(holder.unlock());
+    }
+    // The loss reaches the hold through the dispatcher thread, which a user's slot can keep
+    // busy; the lease's deadline is known without it.
+    void aNestedLockPastTheDeadlineIsNotGrantedWhileTheLossIsHeldUp()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
+        DistributedMutex holder(&cutOff, "/locks/nested", ttl(2));
+        QSemaphore dispatcherFree;
+        std::atomic<bool> blocking{false};
+        connect(&holder, &Recipe::leaseEventOccurred, this,
+                [&](const QString &, const LeaseEvent &event) {
+                    if (event.kind == LeaseEventKind::Suspended && !blocking.exchange(true))
+                        dispatcherFree.tryAcquire(1, scaledMs(30000));
+                },
+                Qt::DirectConnection);
+        QCOMPARE(holder.lock(), Status());
+        proxy.setMode(FaultProxy::Mode::Blackhole);
+        QTRY_VERIFY_WITH_TIMEOUT(blocking.load() && !holder.isHeldByCurrentThread(), scaledMs(10000));
+        const QFuture<Status> nested = holder.lockAsync();
+        const bool grantedAtOnce = nested.isFinished() && nested.result().isOk();
+        dispatcherFree.release();
+        QVERIFY2(!grantedAtOnce, "a nested lock() was granted on a hold whose deadline had passed");
+        proxy.setMode(FaultProxy::Mode::Pass);
+        Status again;
+        QETCD_AWAIT(nested, again);
+        QVERIFY2(again.isOk(), qPrintable(again.toString()));
+        QVERIFY(holder.isHeldByCurrentThread());
+        QVERIFY(holder.unlock());
+    }
+    // The worker is interrupted while its win is being published: lock() gives up, and the
+    // win is given back once the dispatcher gets round to it. A second lock() meanwhile must
+    // not find that hold and count itself in.
+    void aHoldBeingGivenBackIsNeverReentered()
+    {
+        DistributedMutex mutex(m_client.get(), "/locks/giveback", ttl(10));
+        QSemaphore workerDone;
+        std::atomic<QThread *> worker{nullptr};
+        std::atomic<bool> interrupted{false};
+        connect(&mutex, &DistributedMutex::acquired, this,
+                [&] {
+                    if (interrupted.exchange(true))
+                        return;
+                    worker.load()->requestInterruption();
+                    workerDone.tryAcquire(1, scaledMs(20000));
+                },
+                Qt::DirectConnection);
+        Status first(StatusCode::Unknown, "not run");
+        Status second(StatusCode::Unknown, "not run");
+        bool heldAfter = true;
+        int countAfter = -1;
+        QThread *thread = QThread::create([&] {
+            first = mutex.lock();
+            second = mutex.lock();
+            heldAfter = mutex.isHeldByCurrentThread();
+            countAfter = mutex.holdCount();
+            workerDone.release();
+        });
+        worker = thread;
+        thread->start();
+        QVERIFY(thread->wait(scaledMs(30000)));
+        delete thread;
+        QCOMPARE(first.code(), StatusCode::Cancelled);
+        QVERIFY2(!second.isOk(), "a second lock() was handed the hold that was being given back");
+        QVERIFY(!heldAfter);
+        QCOMPARE(countAfter, 0);
+        QTRY_VERIFY_WITH_TIMEOUT(queue("/locks/giveback").isEmpty(), scaledMs(5000));
+    }
+    // The interruption of a lost hold ends once its owner has let go of it: a pooled thread
+    // that runs other work next must not have every wait refused.
+    void aLossInterruptionEndsOnceTheHolderLetsGo()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
+        LockOptions interrupting = ttl(2);
+        interrupting.interruptOnLockLoss = true;
+        DistributedMutex holder(&cutOff, "/locks/poison", interrupting);
+        DistributedMutex unrelated(m_client.get(), "/locks/poison-unrelated", ttl(10));
+        QSignalSpy lost(&holder, &DistributedMutex::lockLost);
+        QSemaphore held, lossTold;
+        bool unlocked = true;
+        bool sawStop = false;
+        Status later(StatusCode::Unknown, "not run");
+        QThread *worker = QThread::create([&] {
+            if (!holder.lock().isOk())
+                return;
+            held.release();
+            lossTold.tryAcquire(1, scaledMs(20000));
+            sawStop = holder.stopToken().stopRequested();
+            unlocked = holder.unlock();
+            later = unrelated.lock(10s);
+            if (later)
+                unrelated.unlock();
+        });
+        worker->start();
+        QVERIFY(held.tryAcquire(1, scaledMs(10000)));
+        proxy.setMode(FaultProxy::Mode::Blackhole);
+        QTRY_COMPARE_WITH_TIMEOUT(lost.size(), 1, scaledMs(10000));
+        lossTold.release();
+        QVERIFY(worker->wait(scaledMs(20000)));
+        delete worker;
+        QVERIFY(sawStop);
+        QVERIFY(!unlocked);
+        QCOMPARE(later, Status());
+        proxy.setMode(FaultProxy::Mode::Pass);
+    }
+    // The suspend tests move the lease clock of the whole process: they come last.
+    void aSuspendLongerThanTheTtlCountsAsLoss()
+    {
+        DistributedMutex holder(m_client.get(), "/locks/suspend", ttl(30));
+        QCOMPARE(holder.lock(), Status());
+        QVERIFY(holder.isHeldByCurrentThread());
+        Internal::LeaseClock::simulateSuspend(60s);  // boot time moves on, monotonic time does not
+        QVERIFY(!holder.isHeldByCurrentThread());
+        QVERIFY(!holder.unlock());
+    }
+    void aHoldLostLocallyIsRevokedForItsSuccessor()
+    {
+        DistributedMutex holder(m_client.get(), "/locks/revoke", ttl(60));
+        QSignalSpy lost(&holder, &DistributedMutex::lockLost);
+        QCOMPARE(holder.lock(), Status());
+        DistributedMutex successor(m_other.get(), "/locks/revoke", ttl(60));
+        const QFuture<Status> turn = successor.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/revoke").size(), 2, scaledMs(5000));
+        // Lost here, while etcd would keep the lease for up to another minute.
+        Internal::LeaseClock::simulateSuspend(120s);
+        QTRY_COMPARE_WITH_TIMEOUT(lost.size(), 1, scaledMs(5000));
+        QVERIFY2(awaitFuture(turn, 10s), "the successor waits for etcd to expire a lease its holder gave up");
+        QCOMPARE(turn.result(), Status());
+        QVERIFY(!holder.unlock());
+        QVERIFY(successor.unlock());
+    }
+
 };
 
 QTEST_GUILESS_MAIN(tst_DistributedMutex)

@@ -1,0 +1,101 @@
+// The shared waiting mechanics of the queueing recipes (lib/recipes/waiting_p.h), driven
+// directly: some of their paths cannot be reached reliably through a recipe.
+
+#include "../common/awaitfuture.h"
+
+#include "waiting_p.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/etcdcluster.h>
+
+#include <QtTest/QtTest>
+
+using namespace QEtcd;
+using namespace QEtcd::Internal;
+using namespace QEtcd::Testing;
+using namespace std::chrono_literals;
+
+class tst_Waiting : public QObject
+{
+    Q_OBJECT
+
+private:
+    EtcdCluster m_cluster;
+    std::unique_ptr<Client> m_client;
+
+    // A key that was there at the returned revision and is gone now: a wait from now can only
+    // learn of its deletion from the existence check.
+    KeyValue deletedKey(const QByteArray &key, qint64 *observedRevision)
+    {
+        PutResult put;
+        [&] { QETCD_AWAIT(m_client->put(key, "v"), put); }();
+        RangeResult read;
+        [&] { QETCD_AWAIT(m_client->get(key), read); }();
+        DeleteResult removed;
+        [&] { QETCD_AWAIT(m_client->remove(key), removed); }();
+        *observedRevision = read.header.revision;
+        return read.kvs.value(0);
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
+        m_client = std::make_unique<Client>(ClientOptions::fromEndpoints(m_cluster.clientUrls()));
+    }
+
+    // The predecessor went between the caller's read and the watch; the one check that can see
+    // it is refused a few times ("too many requests"). The wait must ask again, not wait on.
+    void aRefusedExistenceCheckIsAskedAgainUntilAnswered()
+    {
+        qint64 observedRevision = 0;
+        const KeyValue observed = deletedKey("/waiting/refused", &observedRevision);
+        QVERIFY(observed.createRevision > 0);
+        std::atomic<int> reads{0};
+        DeletionWatch how;
+        how.fromNow = true;
+        how.createRevision = observed.createRevision;
+        Client *client = m_client.get();
+        how.probeRead = [&reads, client](const QByteArray &key, const RangeOptions &options) {
+            if (++reads <= 3) {
+                RangeResult refused;
+                refused.status = Status(StatusCode::ResourceExhausted, QStringLiteral("etcdserver: too many requests"));
+                return QtFuture::makeReadyFuture(refused);
+            }
+            return client->get(key, options);
+        };
+        const QFuture<Deletion> wait = watchDeletion(client, observed.key, observedRevision, WatchResilience(),
+                                                     StopToken(), how);
+        QVERIFY2(awaitFuture(wait, 15s), "the wait still waits for a key that is gone");
+        QCOMPARE(wait.result().status, Status());
+        QCOMPARE(reads.load(), 4);
+    }
+
+    // Asking again never outlives a stop.
+    void aStopEndsAWaitWhoseCheckIsAlwaysRefused()
+    {
+        qint64 observedRevision = 0;
+        const KeyValue observed = deletedKey("/waiting/stopped", &observedRevision);
+        std::atomic<int> reads{0};
+        DeletionWatch how;
+        how.fromNow = true;
+        how.createRevision = observed.createRevision;
+        how.probeRead = [&reads](const QByteArray &, const RangeOptions &) {
+            ++reads;
+            RangeResult refused;
+            refused.status = Status(StatusCode::ResourceExhausted, QStringLiteral("etcdserver: too many requests"));
+            return QtFuture::makeReadyFuture(refused);
+        };
+        StopSource stop;
+        const QFuture<Deletion> wait = watchDeletion(m_client.get(), observed.key, observedRevision, WatchResilience(),
+                                                     stop.token(), how);
+        QTRY_VERIFY_WITH_TIMEOUT(reads.load() >= 1, scaledMs(5000));
+        QVERIFY(!wait.isFinished());
+        stop.requestStop();
+        QVERIFY(awaitFuture(wait, 10s));
+        QCOMPARE(wait.result().status.code(), StatusCode::Cancelled);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_Waiting)
+#include "tst_waiting.moc"
