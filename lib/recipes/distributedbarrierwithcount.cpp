@@ -134,9 +134,11 @@ public:
     // Has the round tripped, or are we enough to trip it?
     void check(std::shared_ptr<Arrival> arrival)
     {
+        // Keys, not count_only: etcd 3.4 counts before applying min_create_revision, so a
+        // count would include the keys an earlier round's members have not removed yet.
         RangeOptions members;
         members.range = KeyRange::prefix();
-        members.countOnly = true;
+        members.keysOnly = true;
         members.minCreateRevision = arrival->roundRevision;
         Txn read;
         read.success = {TxnOp::range(ready), TxnOp::range(waitingPrefix, members)};
@@ -148,7 +150,7 @@ public:
             const QList<KeyValue> round = counted.responses.value(0).range.kvs;
             if (round.isEmpty() || round.first().createRevision != arrival->roundRevision)
                 return finish(arrival, {});
-            if (counted.responses.value(1).range.count >= memberCount)
+            if (counted.responses.value(1).range.kvs.size() >= memberCount)
                 return trip(arrival);
             if (!arrival->watcher)
                 watch(arrival, counted.header.revision);
