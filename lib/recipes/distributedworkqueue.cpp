@@ -443,21 +443,16 @@ QFuture<Status> DistributedWorkQueue::enqueue(const QByteArray &value, std::chro
 {
     if (isClosed())
         return QtFuture::makeReadyFuture(Status(StatusCode::Closed, context() + QStringLiteral(": closed")));
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    const QByteArray key = delay > std::chrono::milliseconds::zero() ? d->delayed + itemName(now + delay.count())
-                                                                     : d->items + itemName(now);
-    return client()->put(key, value).then([](const PutResult &result) { return result.status; });
+    if (delay > std::chrono::milliseconds::zero())
+        return putAbsent(client(), context(), d->delayed, {value}, false, delay);
+    return putAbsent(client(), context(), d->items, {value}, false);
 }
 
 QFuture<Status> DistributedWorkQueue::enqueueAll(const QList<QByteArray> &values)
 {
     if (isClosed())
         return QtFuture::makeReadyFuture(Status(StatusCode::Closed, context() + QStringLiteral(": closed")));
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    Txn txn;
-    for (int i = 0; i < values.size(); ++i)
-        txn.success.append(TxnOp::put(d->items + itemName(now, i), values[i]));
-    return client()->txn(txn).then([](const TxnResult &result) { return result.status; });
+    return putAbsent(client(), context(), d->items, values, true);
 }
 
 WorkItem DistributedWorkQueue::receive(std::chrono::milliseconds timeout)

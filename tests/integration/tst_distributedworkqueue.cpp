@@ -4,6 +4,8 @@
 #include <QEtcd/distributedworkqueue.h>
 #include <QEtcd/etcdcluster.h>
 
+#include "queuekeys_p.h"
+
 #include <QtCore/QDateTime>
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QRegularExpression>
@@ -222,6 +224,38 @@ private Q_SLOTS:
         QVERIFY(under("/wq/dlq/").isEmpty());
         QETCD_AWAIT(victim.requeueDeadLetter(item.id), status);
         QCOMPARE(status.code(), StatusCode::NotFound);
+    }
+
+    // Two producers may draw the same millisecond and three characters: the second must not
+    // overwrite the first and still report Ok.
+    void collidingItemNamesKeepBothItems()
+    {
+        DistributedWorkQueue queue(m_client.get(), "/wq/collide", fast());
+        auto draws = std::make_shared<std::atomic<int>>(0);
+        // The first four names drawn are one and the same; every later one is fresh.
+        Internal::setItemNameSource([draws](qint64 millis, int index) {
+            if (++*draws <= 4)
+                return QByteArray("0000000000000000001-dup");
+            return QByteArray::number(millis).rightJustified(19, '0') + '-'
+                + (index >= 0 ? QByteArray::number(index).rightJustified(5, '0') + '-' : QByteArray())
+                + QByteArray::number(*draws);
+        });
+        Status status;
+        QETCD_AWAIT(queue.enqueue("first"), status);
+        QCOMPARE(status, Status());
+        QETCD_AWAIT(queue.enqueue("second"), status);
+        QCOMPARE(status, Status());
+        QETCD_AWAIT(queue.enqueue("third", 1ms), status);
+        QCOMPARE(status, Status());
+        QETCD_AWAIT(queue.enqueueAll({"fourth", "fifth"}), status);
+        QCOMPARE(status, Status());
+        Internal::setItemNameSource({});
+        QVERIFY(*draws > 5);
+
+        QSet<QByteArray> values;
+        for (const KeyValue &kv : under("/wq/collide/items/") + under("/wq/collide/delayed/"))
+            values.insert(kv.value);
+        QCOMPARE(values, (QSet<QByteArray>{"first", "second", "third", "fourth", "fifth"}));
     }
 
     void closeWakesReceiversAndReleasesClaims()
