@@ -79,6 +79,13 @@ Status statusOf(const TxnResult &result, const QString &lost)
         return result.status;
     return result.succeeded ? Status() : Status(StatusCode::OwnershipLost, lost);
 }
+
+// Ours, and still the claim this delivery was made under.
+QList<Compare> claimStands(const QByteArray &claim, const QString &clientId, const WorkItem &item)
+{
+    return {Compare::value(claim, CompareResult::Equal, clientId.toUtf8()),
+            Compare::createRevision(claim, CompareResult::Equal, item.claimRevision)};
+}
 } // namespace
 
 class DistributedWorkQueuePrivate : public QObject
@@ -242,7 +249,7 @@ public:
                 client->txn(txn).then(this, [this, receive, onEmpty, item, id, attempt](const TxnResult &result) {
                     receive->claimInFlight = false;
                     if (result.status && result.succeeded)
-                        return finish(receive, {{}, id, item.value, attempt});
+                        return finish(receive, {{}, id, item.value, attempt, result.header.revision});
                     if (receive->stop.stopRequested())
                         return finish(receive, {receive->stopReason, {}, {}, 0});
                     if (result.status.code() == StatusCode::NotFound) {
@@ -488,7 +495,7 @@ QFuture<WorkItem> DistributedWorkQueue::tryReceive()
 QFuture<Status> DistributedWorkQueue::ack(const WorkItem &item)
 {
     Txn txn;
-    txn.compares = {Compare::value(d->claims + item.id, CompareResult::Equal, clientId().toUtf8())};
+    txn.compares = claimStands(d->claims + item.id, clientId(), item);
     txn.success = {TxnOp::remove(d->claims + item.id), TxnOp::remove(d->claimed + item.id),
                    TxnOp::remove(d->attempts + item.id)};
     const QString lost = context() + QStringLiteral(": the claim on %1 was lost").arg(QString::fromUtf8(item.id));
@@ -498,7 +505,7 @@ QFuture<Status> DistributedWorkQueue::ack(const WorkItem &item)
 QFuture<Status> DistributedWorkQueue::requeue(const WorkItem &item)
 {
     Txn txn;
-    txn.compares = {Compare::value(d->claims + item.id, CompareResult::Equal, clientId().toUtf8())};
+    txn.compares = claimStands(d->claims + item.id, clientId(), item);
     txn.success = {TxnOp::put(d->items + item.id, item.value), TxnOp::remove(d->claims + item.id),
                    TxnOp::remove(d->claimed + item.id)};
     const QString lost = context() + QStringLiteral(": the claim on %1 was lost").arg(QString::fromUtf8(item.id));

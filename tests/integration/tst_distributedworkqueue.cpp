@@ -258,6 +258,33 @@ private Q_SLOTS:
         QCOMPARE(values, (QSet<QByteArray>{"first", "second", "third", "fourth", "fifth"}));
     }
 
+    // The same consumer can hold a stale delivery and a redelivery of one item: acknowledging
+    // the stale one must not settle the claim it no longer owns.
+    void staleDeliveryCannotAckTheRedelivery()
+    {
+        DistributedWorkQueue queue(m_client.get(), "/wq/stale", fast());
+        Status status;
+        QETCD_AWAIT(queue.enqueue("job"), status);
+        const WorkItem first = queue.receive(milliseconds(scaledMs(5000)));
+        QCOMPARE(first.status, Status());
+        const qint64 lease = queue.consumerLeaseId();
+        QVERIFY(revoke(lease));  // the claim is orphaned; the consumer heals forward
+        QTRY_VERIFY_WITH_TIMEOUT(queue.consumerLeaseId() > 0 && queue.consumerLeaseId() != lease, scaledMs(10000));
+        const WorkItem again = queue.receive(milliseconds(scaledMs(10000)));
+        QCOMPARE(again.status, Status());
+        QCOMPARE(again.id, first.id);
+        QCOMPARE(again.attempt, 2);
+
+        QETCD_AWAIT(queue.ack(first), status);
+        QCOMPARE(status.code(), StatusCode::OwnershipLost);
+        QETCD_AWAIT(queue.requeue(first), status);
+        QCOMPARE(status.code(), StatusCode::OwnershipLost);
+        QVERIFY(at("/wq/stale/claims/" + again.id));
+        QETCD_AWAIT(queue.ack(again), status);
+        QCOMPARE(status, Status());
+        QVERIFY(under("/wq/stale/").isEmpty());
+    }
+
     void closeWakesReceiversAndReleasesClaims()
     {
         DistributedWorkQueue queue(m_client.get(), "/wq/close", fast());
