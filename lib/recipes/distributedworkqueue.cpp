@@ -95,7 +95,7 @@ public:
                                 const WorkQueueOptions &options)
         : q(q), client(client), path(path), items(path + "/items/"), delayed(path + "/delayed/"),
           claimed(path + "/claimed/"), claims(path + "/claims/"), attempts(path + "/attempts/"), dlq(path + "/dlq/"),
-          options(options)
+          consumerId(q->clientId().toUtf8()), options(options)
     {
         moveToThread(ClientPrivate::get(client)->dispatcher());
     }
@@ -243,10 +243,13 @@ public:
                 Txn txn;
                 txn.compares = {Compare::modRevision(item.key, CompareResult::Equal, item.modRevision)};
                 txn.success = {TxnOp::remove(item.key), TxnOp::put(claimed + id, item.value),
-                               TxnOp::put(claims + id, q->clientId().toUtf8(), onLease),
+                               TxnOp::put(claims + id, consumerId, onLease),
                                TxnOp::put(attempts + id, encodeAttempts(attempt))};
                 receive->claimInFlight = true;
-                client->txn(txn).then(this, [this, receive, onEmpty, item, id, attempt](const TxnResult &result) {
+                client->txn(txn).then(this, [this, receive, onEmpty, item, id, attempt,
+                                             lease = onLease.lease](const TxnResult &result) {
+                    if (result.status.isTransient())
+                        return settleClaim(receive, onEmpty, item, id, attempt, lease);
                     receive->claimInFlight = false;
                     if (result.status && result.succeeded)
                         return finish(receive, {{}, id, item.value, attempt, result.header.revision});
@@ -265,6 +268,49 @@ public:
                     claimHead(receive, onEmpty);  // another consumer won it: try the next head
                 });
             });
+        });
+    }
+
+    // The claim's answer was lost, so it may have committed: the item would then be claimed on
+    // our healthy lease and nobody else would ever receive it. Read the claim back until that
+    // is answered and deliver what turns out to be ours; should the receive be over before an
+    // answer comes, give the item back instead.
+    void settleClaim(std::shared_ptr<Receive> receive, std::function<void(qint64)> onEmpty, KeyValue item,
+                     QByteArray id, int attempt, qint64 lease)
+    {
+        client->get(claims + id).then(this, [=, this](const RangeResult &read) {
+            if (!read.status) {
+                if (!receive->stop.stopRequested()) {
+                    QTimer::singleShot(250, this, [=, this] { settleClaim(receive, onEmpty, item, id, attempt, lease); });
+                    return;
+                }
+                receive->claimInFlight = false;
+                giveBack(item, id, lease);
+                return finish(receive, {receive->stopReason, {}, {}, 0});
+            }
+            receive->claimInFlight = false;
+            const KeyValue claim = read.kvs.value(0);
+            if (claim.lease == lease && claim.value == consumerId && claim.createRevision > item.modRevision)
+                return finish(receive, {{}, id, item.value, attempt, claim.createRevision});
+            if (receive->stop.stopRequested())
+                return finish(receive, {receive->stopReason, {}, {}, 0});
+            claimHead(receive, onEmpty);  // it never committed
+        });
+    }
+
+    // Puts an item whose claim may have committed back at its place, should it have; retried
+    // until answered, since a claim left standing on a healthy lease strands the item.
+    void giveBack(KeyValue item, QByteArray id, qint64 lease)
+    {
+        const QByteArray claim = claims + id;
+        Txn txn;
+        txn.compares = {Compare::value(claim, CompareResult::Equal, consumerId),
+                        Compare::lease(claim, CompareResult::Equal, lease),
+                        Compare::createRevision(claim, CompareResult::Greater, item.modRevision)};
+        txn.success = {TxnOp::put(item.key, item.value), TxnOp::remove(claim), TxnOp::remove(claimed + id)};
+        client->txn(txn).then(this, [=, this](const TxnResult &result) {
+            if (result.status.isTransient() && !closing)
+                QTimer::singleShot(250, this, [=, this] { giveBack(item, id, lease); });
         });
     }
 
@@ -407,6 +453,7 @@ public:
     Client *client;
     const QByteArray path;
     const QByteArray items, delayed, claimed, claims, attempts, dlq;
+    const QByteArray consumerId;  // what our claims hold
     const WorkQueueOptions options;
 
     // dispatcher thread only

@@ -3,8 +3,10 @@
 #include <QEtcd/client.h>
 #include <QEtcd/distributedworkqueue.h>
 #include <QEtcd/etcdcluster.h>
+#include <QEtcd/faultproxy.h>
 
 #include "queuekeys_p.h"
+#include "testhooks_p.h"
 
 #include <QtCore/QDateTime>
 #include <QtCore/QElapsedTimer>
@@ -283,6 +285,47 @@ private Q_SLOTS:
         QETCD_AWAIT(queue.ack(again), status);
         QCOMPARE(status, Status());
         QVERIFY(under("/wq/stale/").isEmpty());
+    }
+
+    // The claim commits but its answer never arrives in time: the item must still reach a
+    // consumer, not stay claimed on a healthy lease for ever.
+    void claimWhoseAnswerWasLostIsNotStranded()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY2(proxy.start(), qPrintable(proxy.errorString()));
+        ClientOptions options = ClientOptions::fromEndpoints({proxy.url()});
+        options.rpc.operationTimeout = 1s;
+        Client slow(options);
+        WorkQueueOptions roomy = fast();
+        roomy.visibilityTimeoutSeconds = 10;  // renewals answered 1.2 s late still keep the lease
+        DistributedWorkQueue queue(&slow, "/wq/lostclaim", roomy);
+        Status status;
+        QETCD_AWAIT(queue.enqueue("job"), status);
+
+        // From the claim on, requests reach etcd well within the timeout but every answer comes
+        // back after it.
+        std::atomic<bool> delayed{false};
+        Internal::setBeforeSend(&slow, [&](const QString &what) {
+            if (what.startsWith("txn comparing \"/wq/lostclaim/items/") && !delayed.exchange(true)) {
+                proxy.setDelay(600ms);
+                proxy.setMode(FaultProxy::Mode::Delay);
+            }
+            return Internal::SendFault::None;
+        });
+        const QFuture<WorkItem> receiving = queue.receiveAsync(milliseconds(scaledMs(30000)));
+        QTRY_VERIFY_WITH_TIMEOUT(!under("/wq/lostclaim/claims/").isEmpty(), scaledMs(5000));
+        // Nothing can be answered meanwhile, so the receive must not have given up on the item.
+        QVERIFY(!awaitFuture(receiving, 3000ms));
+        proxy.setMode(FaultProxy::Mode::Pass);
+        Internal::setBeforeSend(&slow, {});
+
+        const WorkItem item = awaitItem(receiving);
+        QCOMPARE(item.status, Status());
+        QCOMPARE(item.value, QByteArray("job"));
+        QCOMPARE(item.attempt, 1);
+        QETCD_AWAIT(queue.ack(item), status);
+        QCOMPARE(status, Status());
+        QVERIFY(under("/wq/lostclaim/").isEmpty());
     }
 
     void closeWakesReceiversAndReleasesClaims()
