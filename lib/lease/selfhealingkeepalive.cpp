@@ -55,7 +55,7 @@ public:
     // --- LeaseSink: completion-queue thread, hub lock held ---------------------------------
     void leaseRenewed(qint64 id, Clock::time_point) override
     {
-        if (suspended.exchange(false))
+        if (id == leaseId.load() && suspended.exchange(false))
             mailbox->post([this, id] { emitSignal([&] { Q_EMIT q->keepAliveResumed(id); }); });
     }
     void leaseGone(qint64 id, const Status &cause) override
@@ -64,6 +64,8 @@ public:
     }
     void keepAliveSuspended(qint64 id, const Status &cause) override
     {
+        if (id != leaseId.load())
+            return;  // a lease still being established: its expiry is what counts
         suspended = true;
         mailbox->post([this, id, cause] { emitEvent(LeaseEventKind::Suspended, id, -1, cause); });
     }
@@ -77,18 +79,20 @@ public:
                 finishStart(promise, grant.status ? closedStatus() : grant.status);
                 return revokeIfGranted(grant);
             }
-            establish(grant.id, 0).then(this, [this, promise, grant, sentAt](const Status &established) {
+            renewFromGrant(grant, sentAt);
+            establish(grant.id, 0).then(this, [this, promise, grant](const Status &established) {
                 if (!established || closed) {
                     const Status outcome = established ? closedStatus()
                                                        : established.withContext(
                                                              QStringLiteral("establishing lease %1").arg(grant.id, 0, 16));
+                    dropCandidate();
                     // Finish only once the lease is gone, so the caller never sees it linger.
                     client->leaseRevoke(grant.id).then(this, [this, promise, outcome](const Result &) {
                         finishStart(promise, outcome);
                     });
                     return;
                 }
-                adopt(grant, sentAt);
+                adopt(grant.id);
                 finishStart(promise, {});
             });
         });
@@ -96,6 +100,10 @@ public:
 
     void onExpired(qint64 id, const Status &cause)
     {
+        if (id == candidate) {
+            candidateLost = cause;  // acted on once its establishment is over
+            return;
+        }
         if (closed || healing || id != leaseId.load())
             return;  // stale generation, or a second expiry while healing
         healing = true;
@@ -161,11 +169,13 @@ public:
                 lastCause = grant.status;
                 return scheduleHeal();
             }
-            establish(grant.id, previous).then(this, [this, grant, sentAt, previous](const Status &established) {
+            renewFromGrant(grant, sentAt);
+            establish(grant.id, previous).then(this, [this, grant, previous](const Status &established) {
                 giveBackTurn();
                 if (closed)
-                    return revokeIfGranted(grant);
+                    return;  // shutDown() let the candidate go
                 if (!established) {
+                    dropCandidate();
                     revokeIfGranted(grant);
                     if (established.code() == StatusCode::OwnershipLost)
                         return fail(established);
@@ -173,7 +183,7 @@ public:
                     return scheduleHeal();
                 }
                 healing = false;
-                adopt(grant, sentAt);
+                adopt(grant.id);
                 emitEvent(LeaseEventKind::Restored, previous, grant.id, {});
                 // The old lease may still be alive on the server if only our clock gave up on
                 // it; it owns nothing now, so let it go rather than wait out its TTL.
@@ -188,14 +198,36 @@ public:
             clientPrivate->healGate().leave();
     }
 
-    void adopt(const LeaseGrantResult &grant, Clock::time_point sentAt)
+    // Renewed from the grant on, not once established: on a slow server establishing can
+    // take most of a short TTL, and the keys would go with a lease nobody renewed meanwhile.
+    void renewFromGrant(const LeaseGrantResult &grant, Clock::time_point sentAt)
     {
-        leaseId = grant.id;
-        suspended = false;
+        candidate = grant.id;
+        candidateLost = Status();
         if (auto *hub = clientPrivate->keepAliveHub())
             hub->add(grant.id, grant.ttl, sentAt, LeaseKind::Presence, this);
-        emitSignal([&] { Q_EMIT q->currentLeaseIdChanged(grant.id); });
+    }
+
+    // The candidate will not be adopted: stop renewing it.
+    void dropCandidate()
+    {
+        if (auto *hub = clientPrivate->keepAliveHub())
+            hub->remove(candidate);
+        candidate = 0;
+    }
+
+    void adopt(qint64 id)
+    {
+        const Status lostMeanwhile = candidateLost;
+        candidate = 0;
+        leaseId = id;
+        suspended = false;
+        emitSignal([&] { Q_EMIT q->currentLeaseIdChanged(id); });
         setHealthy(true);
+        // Told once the adoption itself has been reported.
+        if (!lostMeanwhile.isOk())
+            QMetaObject::invokeMethod(this, [this, id, lostMeanwhile] { onExpired(id, lostMeanwhile); },
+                                      Qt::QueuedConnection);
     }
 
     void fail(const Status &cause)
@@ -217,6 +249,10 @@ public:
             hub->remove(id);
         if (id > 0 && !failed)
             client->leaseRevoke(id);
+        if (candidate > 0) {
+            client->leaseRevoke(candidate);
+            dropCandidate();
+        }
         setHealthy(false);
     }
 
@@ -268,6 +304,8 @@ public:
     std::atomic<bool> closed{false};
     std::atomic<bool> suspended{false};
 
+    qint64 candidate = 0;   // granted and renewed, its keys not established yet
+    Status candidateLost;   // the candidate expired while being established
     bool healing = false;
     bool awaitingTurn = false;  // queued at the client's heal gate
     bool holdingTurn = false;   // let in: a heal is in flight
