@@ -156,10 +156,18 @@ public:
     {
         ++attempt;
         ++reachabilityGeneration;
+        if (candidate > 0)
+            return settleCandidate();
+        grantAndEstablish();
+    }
+
+    RpcResilience onceOnly() const { return {RetryPolicy::never(), resilience.healOperationTimeout}; }
+
+    void grantAndEstablish()
+    {
         const Clock::time_point sentAt = Clock::now();
         const qint64 previous = leaseId.load();
-        const RpcResilience once{RetryPolicy::never(), resilience.healOperationTimeout};
-        client->leaseGrant(ttl, 0, once).then(this, [this, sentAt, previous](const LeaseGrantResult &grant) {
+        client->leaseGrant(ttl, 0, onceOnly()).then(this, [this, sentAt, previous](const LeaseGrantResult &grant) {
             if (closed) {
                 giveBackTurn();
                 return revokeIfGranted(grant);
@@ -174,22 +182,56 @@ public:
                 giveBackTurn();
                 if (closed)
                     return;  // shutDown() let the candidate go
-                if (!established) {
+                if (established.code() == StatusCode::OwnershipLost) {
                     dropCandidate();
                     revokeIfGranted(grant);
-                    if (established.code() == StatusCode::OwnershipLost)
-                        return fail(established);
+                    return fail(established);
+                }
+                if (!established) {
+                    // Perhaps committed, its answer lost: the candidate stays ours and renewed,
+                    // and the next attempt finds out before granting another.
                     lastCause = established;
                     return scheduleHeal();
                 }
-                healing = false;
-                adopt(grant.id);
-                emitEvent(LeaseEventKind::Restored, previous, grant.id, {});
-                // The old lease may still be alive on the server if only our clock gave up on
-                // it; it owns nothing now, so let it go rather than wait out its TTL.
-                client->leaseRevoke(previous);
+                restored(previous, grant.id);
             });
         });
+    }
+
+    // An earlier attempt's establishment went unanswered and may have committed on the
+    // candidate: a fresh lease would then find the keys on that one, our own, and give up. So
+    // ask etcd whether the candidate holds keys; if it does, it is established.
+    void settleCandidate()
+    {
+        const qint64 id = candidate;
+        const qint64 previous = leaseId.load();
+        client->leaseTimeToLive(id, true, onceOnly()).then(this, [this, id, previous](const LeaseTimeToLiveResult &held) {
+            if (closed)
+                return giveBackTurn();
+            if (!held.status) {
+                giveBackTurn();
+                lastCause = held.status;
+                return scheduleHeal();
+            }
+            if (held.ttl > 0 && !held.keys.isEmpty() && candidateLost.isOk()) {
+                giveBackTurn();
+                return restored(previous, id);
+            }
+            // It holds nothing: the establishment never committed, or the keys went with it.
+            dropCandidate();
+            client->leaseRevoke(id);
+            grantAndEstablish();  // in the same turn
+        });
+    }
+
+    void restored(qint64 previous, qint64 id)
+    {
+        healing = false;
+        adopt(id);
+        emitEvent(LeaseEventKind::Restored, previous, id, {});
+        // The old lease may still be alive on the server if only our clock gave up on it; it
+        // owns nothing now, so let it go rather than wait out its TTL.
+        client->leaseRevoke(previous);
     }
 
     void giveBackTurn()
