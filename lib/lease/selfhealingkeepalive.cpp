@@ -2,6 +2,7 @@
 
 #include "client.h"
 #include "client_p.h"
+#include "continuation_p.h"
 #include "keepalivehub_p.h"
 #include "logging_p.h"
 #include "mailbox_p.h"
@@ -74,28 +75,36 @@ public:
     void start(std::shared_ptr<QPromise<Status>> promise)
     {
         const Clock::time_point sentAt = Clock::now();
-        client->leaseGrant(ttl, 0).then(this, [this, promise, sentAt](const LeaseGrantResult &grant) {
+        // Destroyed meanwhile: close() let any candidate go; what is left is to revoke what
+        // was granted after that, and to answer start().
+        const auto orphaned = [client = client, promise](const LeaseGrantResult &grant) {
+            if (grant.status)
+                client->leaseRevoke(grant.id);
+            finishStart(promise, closedStatus());
+        };
+        const auto told = [promise](const auto &) { finishStart(promise, closedStatus()); };
+        thenOn(client->leaseGrant(ttl, 0), this, [this, promise, sentAt, told](const LeaseGrantResult &grant) {
             if (!grant.status || closed) {
                 finishStart(promise, grant.status ? closedStatus() : grant.status);
                 return revokeIfGranted(grant);
             }
             renewFromGrant(grant, sentAt);
-            establish(grant.id, 0).then(this, [this, promise, grant](const Status &established) {
+            thenOn(establish(grant.id, 0), this, [this, promise, grant, told](const Status &established) {
                 if (!established || closed) {
                     const Status outcome = established ? closedStatus()
                                                        : established.withContext(
                                                              QStringLiteral("establishing lease %1").arg(grant.id, 0, 16));
                     dropCandidate();
                     // Finish only once the lease is gone, so the caller never sees it linger.
-                    client->leaseRevoke(grant.id).then(this, [this, promise, outcome](const Result &) {
+                    thenOn(client->leaseRevoke(grant.id), this, [promise, outcome](const Result &) {
                         finishStart(promise, outcome);
-                    });
+                    }, told);
                     return;
                 }
                 adopt(grant.id);
                 finishStart(promise, {});
-            });
-        });
+            }, told);
+        }, orphaned);
     }
 
     void onExpired(qint64 id, const Status &cause)
@@ -167,7 +176,11 @@ public:
     {
         const Clock::time_point sentAt = Clock::now();
         const qint64 previous = leaseId.load();
-        client->leaseGrant(ttl, 0, onceOnly()).then(this, [this, sentAt, previous](const LeaseGrantResult &grant) {
+        const auto orphaned = [client = client](const LeaseGrantResult &grant) {
+            if (grant.status)
+                client->leaseRevoke(grant.id);
+        };
+        thenOn(client->leaseGrant(ttl, 0, onceOnly()), this, [this, sentAt, previous](const LeaseGrantResult &grant) {
             if (closed) {
                 giveBackTurn();
                 return revokeIfGranted(grant);
@@ -178,7 +191,7 @@ public:
                 return scheduleHeal();
             }
             renewFromGrant(grant, sentAt);
-            establish(grant.id, previous).then(this, [this, grant, previous](const Status &established) {
+            thenOn(establish(grant.id, previous), this, [this, grant, previous](const Status &established) {
                 giveBackTurn();
                 if (closed)
                     return;  // shutDown() let the candidate go
@@ -195,7 +208,7 @@ public:
                 }
                 restored(previous, grant.id);
             });
-        });
+        }, orphaned);
     }
 
     // An earlier attempt's establishment went unanswered and may have committed on the
@@ -205,7 +218,7 @@ public:
     {
         const qint64 id = candidate;
         const qint64 previous = leaseId.load();
-        client->leaseTimeToLive(id, true, onceOnly()).then(this, [this, id, previous](const LeaseTimeToLiveResult &held) {
+        thenOn(client->leaseTimeToLive(id, true, onceOnly()), this, [this, id, previous](const LeaseTimeToLiveResult &held) {
             if (closed)
                 return giveBackTurn();
             if (!held.status) {
@@ -304,7 +317,7 @@ public:
             client->leaseRevoke(grant.id);
     }
 
-    void finishStart(const std::shared_ptr<QPromise<Status>> &promise, const Status &status)
+    static void finishStart(const std::shared_ptr<QPromise<Status>> &promise, const Status &status)
     {
         promise->addResult(status);
         promise->finish();
