@@ -6,6 +6,8 @@
 // granted lease, say) is then lost with nobody to undo it. thenOn() is then() with that case
 // handled: function runs on context's thread while context lives; otherwise orphaned(result)
 // runs, on whichever thread finds out, and its return value finishes the returned future.
+// function is always queued, even from context's own thread, so it never runs inside the call
+// that finished the future.
 
 #include <QtCore/QFuture>
 #include <QtCore/QObject>
