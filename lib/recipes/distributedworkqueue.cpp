@@ -3,6 +3,7 @@
 #include "blockingwait_p.h"
 #include "client.h"
 #include "client_p.h"
+#include "continuation_p.h"
 #include "queuekeys_p.h"
 #include "recipe_p.h"
 #include "selfhealingkeepalive.h"
@@ -147,7 +148,7 @@ public:
         }
         if (!keeper)
             startLease();
-        leaseStarted.then(this, [this, receive](const Status &started) {
+        thenOn(leaseStarted, this, [this, receive](const Status &started) {
             if (receive->done)
                 return;
             if (!started)
@@ -165,7 +166,7 @@ public:
             [](qint64, qint64) { return QtFuture::makeReadyFuture(Status()); }, options.resilience.lease);
         leaseSource = q->track(keeper.get(), QStringLiteral("consumer lease"));
         leaseStarted = keeper->start();
-        leaseStarted.then(this, [this](const Status &started) {
+        thenOn(leaseStarted, this, [this](const Status &started) {
             if (!q || closing)
                 return;
             if (!started) {
@@ -183,7 +184,7 @@ public:
         const qint64 period = options.sweepInterval.count();
         sweeper.setSingleShot(true);
         connect(&sweeper, &QTimer::timeout, this, [this] {
-            sweepNow().then(this, [this](const Status &) {
+            thenOn(sweepNow(), this, [this](const Status &) {
                 if (!closing)
                     sweeper.start(options.sweepInterval);
             });
@@ -203,14 +204,24 @@ public:
             finish(receive, {receive->stopReason, {}, {}, 0});
     }
 
+    // For a claim answered after its queue was destroyed: close() revoked the lease, so the
+    // claim is an orphan for the others to reclaim; the receive is still owed its answer.
+    static auto abandoned(std::shared_ptr<Receive> receive)
+    {
+        return [receive](const auto &) {
+            if (!std::exchange(receive->done, true))
+                settle(receive->promise, WorkItem{Status(StatusCode::Cancelled, QStringLiteral("closed")), {}, {}, 0});
+        };
+    }
+
     // promoteMatured → claimHead → reclaimOrphans → claimHead → wait, as the reference does.
     void round(std::shared_ptr<Receive> receive)
     {
-        promoteMatured().then(this, [this, receive](qint64 nextReadyAt) {
+        thenOn(promoteMatured(), this, [this, receive](qint64 nextReadyAt) {
             if (receive->done)
                 return;
             claimHead(receive, [this, receive, nextReadyAt](qint64) {
-                reclaimOrphans().then(this, [this, receive, nextReadyAt](const Status &) {
+                thenOn(reclaimOrphans(), this, [this, receive, nextReadyAt](const Status &) {
                     if (receive->done)
                         return;
                     claimHead(receive, [this, receive, nextReadyAt](qint64 revision) {
@@ -223,7 +234,7 @@ public:
 
     void claimHead(std::shared_ptr<Receive> receive, std::function<void(qint64 revision)> onEmpty)
     {
-        client->get(items, firstByKey()).then(this, [this, receive, onEmpty](const RangeResult &head) {
+        thenOn(client->get(items, firstByKey()), this, [this, receive, onEmpty](const RangeResult &head) {
             if (receive->done)
                 return;
             if (!head.status)
@@ -232,7 +243,7 @@ public:
                 return onEmpty(head.header.revision);
             const KeyValue item = head.kvs.first();
             const QByteArray id = item.key.mid(items.size());
-            client->get(attempts + id).then(this, [this, receive, onEmpty, item, id](const RangeResult &counted) {
+            thenOn(client->get(attempts + id), this, [this, receive, onEmpty, item, id](const RangeResult &counted) {
                 if (receive->done)
                     return;
                 if (!counted.status)
@@ -246,7 +257,7 @@ public:
                                TxnOp::put(claims + id, consumerId, onLease),
                                TxnOp::put(attempts + id, encodeAttempts(attempt))};
                 receive->claimInFlight = true;
-                client->txn(txn).then(this, [this, receive, onEmpty, item, id, attempt,
+                thenOn(client->txn(txn), this, [this, receive, onEmpty, item, id, attempt,
                                              lease = onLease.lease](const TxnResult &result) {
                     if (result.status.isTransient())
                         return settleClaim(receive, onEmpty, item, id, attempt, lease);
@@ -266,7 +277,7 @@ public:
                     if (!result.status)
                         return finish(receive, {result.status, {}, {}, 0});
                     claimHead(receive, onEmpty);  // another consumer won it: try the next head
-                });
+                }, abandoned(receive));
             });
         });
     }
@@ -278,7 +289,7 @@ public:
     void settleClaim(std::shared_ptr<Receive> receive, std::function<void(qint64)> onEmpty, KeyValue item,
                      QByteArray id, int attempt, qint64 lease)
     {
-        client->get(claims + id).then(this, [=, this](const RangeResult &read) {
+        thenOn(client->get(claims + id), this, [=, this](const RangeResult &read) {
             if (!read.status) {
                 if (!receive->stop.stopRequested()) {
                     QTimer::singleShot(250, this, [=, this] { settleClaim(receive, onEmpty, item, id, attempt, lease); });
@@ -295,7 +306,7 @@ public:
             if (receive->stop.stopRequested())
                 return finish(receive, {receive->stopReason, {}, {}, 0});
             claimHead(receive, onEmpty);  // it never committed
-        });
+        }, abandoned(receive));
     }
 
     // Puts an item whose claim may have committed back at its place, should it have; retried
@@ -308,7 +319,7 @@ public:
                         Compare::lease(claim, CompareResult::Equal, lease),
                         Compare::createRevision(claim, CompareResult::Greater, item.modRevision)};
         txn.success = {TxnOp::put(item.key, item.value), TxnOp::remove(claim), TxnOp::remove(claimed + id)};
-        client->txn(txn).then(this, [=, this](const TxnResult &result) {
+        thenOn(client->txn(txn), this, [=, this](const TxnResult &result) {
             if (result.status.isTransient() && !closing)
                 QTimer::singleShot(250, this, [=, this] { giveBack(item, id, lease); });
         });
@@ -332,8 +343,8 @@ public:
             if (q)
                 q->reportSource(source, healthAfter(event.kind));
         };
-        waitForPut(client, items, observedRevision, options.resilience.watch, pause->token(), onRecovery)
-            .then(this, [this, receive, source, link](const Status &woken) {
+        thenOn(waitForPut(client, items, observedRevision, options.resilience.watch, pause->token(), onRecovery),
+               this, [this, receive, source, link](const Status &woken) {
                 if (q)
                     q->removeSource(source);
                 if (receive->done)
@@ -359,7 +370,7 @@ public:
 
     void promoteNext(std::shared_ptr<QPromise<qint64>> promise)
     {
-        client->get(delayed, firstByKey()).then(this, [this, promise](const RangeResult &head) {
+        thenOn(client->get(delayed, firstByKey()), this, [this, promise](const RangeResult &head) {
             if (!head.status || head.kvs.isEmpty())
                 return settle(promise, qint64(0));
             const KeyValue item = head.kvs.first();
@@ -370,12 +381,12 @@ public:
             Txn txn;
             txn.compares = {Compare::modRevision(item.key, CompareResult::Equal, item.modRevision)};
             txn.success = {TxnOp::remove(item.key), TxnOp::put(items + name, item.value)};
-            client->txn(txn).then(this, [this, promise](const TxnResult &moved) {
+            thenOn(client->txn(txn), this, [this, promise](const TxnResult &moved) {
                 if (!moved.status)
                     return settle(promise, qint64(0));
                 promoteNext(promise);
-            });
-        });
+            }, [promise](const TxnResult &) { settle(promise, qint64(0)); });
+        }, [promise](const RangeResult &) { settle(promise, qint64(0)); });
     }
 
     // Claims whose claims/ key vanished with their consumer's lease go back under their own key
@@ -389,7 +400,7 @@ public:
         Txn snapshot;
         snapshot.success = {TxnOp::range(claimed, underPrefix()), TxnOp::range(claims, keysOnly),
                             TxnOp::range(attempts, underPrefix())};
-        client->txn(snapshot).then(this, [this, promise](const TxnResult &read) {
+        thenOn(client->txn(snapshot), this, [this, promise](const TxnResult &read) {
             if (!read.status)
                 return settle(promise, read.status);
             QSet<QByteArray> live;
@@ -412,20 +423,24 @@ public:
             }
             if (moves.isEmpty())
                 return settle(promise, Status());
-            auto left = std::make_shared<int>(moves.size());
-            for (auto &move : moves) {
-                move.then(this, [promise, left](const TxnResult &) {
-                    if (--*left == 0)
-                        settle(promise, Status());
-                });
-            }
+            auto left = std::make_shared<std::atomic<int>>(int(moves.size()));
+            const auto counted = [promise, left](const TxnResult &) {
+                if (--*left == 0)
+                    settle(promise, Status());
+            };
+            for (auto &move : moves)
+                thenOn(move, this, counted, counted);
+        }, [promise](const TxnResult &) {
+            settle(promise, Status(StatusCode::Closed, QStringLiteral("the queue is gone")));
         });
         return promise->future();
     }
 
     QFuture<Status> sweepNow()
     {
-        return promoteMatured().then(this, [this](qint64) { return reclaimOrphans(); }).unwrap();
+        return thenOn(promoteMatured(), this, [this](qint64) { return reclaimOrphans(); }, [](qint64) {
+                   return QtFuture::makeReadyFuture(Status(StatusCode::Closed, QStringLiteral("the queue is gone")));
+               }).unwrap();
     }
 
     void finish(const std::shared_ptr<Receive> &receive, const WorkItem &item)
@@ -583,8 +598,10 @@ QFuture<Status> DistributedWorkQueue::requeueDeadLetter(const QByteArray &id)
     const QByteArray item = d->items + id;
     const QByteArray counter = d->attempts + id;
     const QString name = context() + QStringLiteral(": dead letter ") + QString::fromUtf8(id);
-    return c->get(letter)
-        .then(d.get(), [c, letter, item, counter, name](const RangeResult &read) {
+    const auto gone = [name](const RangeResult &) {
+        return QtFuture::makeReadyFuture(Status(StatusCode::Closed, name + QStringLiteral(": the queue is gone")));
+    };
+    return thenOn(c->get(letter), d.get(), [c, letter, item, counter, name](const RangeResult &read) {
             if (!read.status)
                 return QtFuture::makeReadyFuture(read.status);
             if (read.kvs.isEmpty())
@@ -597,7 +614,7 @@ QFuture<Status> DistributedWorkQueue::requeueDeadLetter(const QByteArray &id)
                     return moved.status;
                 return moved.succeeded ? Status() : Status(StatusCode::Aborted, name + QStringLiteral(" changed meanwhile"));
             });
-        })
+        }, gone)
         .unwrap();
 }
 

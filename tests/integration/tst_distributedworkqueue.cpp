@@ -328,6 +328,33 @@ private Q_SLOTS:
         QVERIFY(under("/wq/lostclaim/").isEmpty());
     }
 
+    // Destroyed while a claim is in flight: the answer arrives after the queue is gone, and the
+    // receive is still owed one.
+    void queueDestroyedMidClaimStillAnswersTheReceive()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY2(proxy.start(), qPrintable(proxy.errorString()));
+        Client slow(ClientOptions::fromEndpoints({proxy.url()}));
+        auto queue = std::make_unique<DistributedWorkQueue>(&slow, "/wq/gone", fast());
+        Status status;
+        QETCD_AWAIT(queue->enqueue("job"), status);
+        std::atomic<bool> claiming{false};
+        Internal::setBeforeSend(&slow, [&](const QString &what) {
+            if (what.startsWith("txn comparing \"/wq/gone/items/") && !claiming.exchange(true)) {
+                proxy.setDelay(500ms);
+                proxy.setMode(FaultProxy::Mode::Delay);
+            }
+            return Internal::SendFault::None;
+        });
+        const QFuture<WorkItem> receiving = queue->receiveAsync(milliseconds(scaledMs(30000)));
+        QTRY_VERIFY_WITH_TIMEOUT(claiming, scaledMs(5000));
+        queue.reset();
+        QVERIFY(awaitFuture(receiving));
+        QVERIFY(!receiving.isCanceled());
+        QCOMPARE(receiving.result().status.code(), StatusCode::Cancelled);
+        Internal::setBeforeSend(&slow, {});
+    }
+
     void closeWakesReceiversAndReleasesClaims()
     {
         DistributedWorkQueue queue(m_client.get(), "/wq/close", fast());
