@@ -71,6 +71,20 @@ private:
                                    : WorkItem{Status(StatusCode::DeadlineExceeded, "test: not finished"), {}, {}, 0};
     }
 
+    // From the first claim under path on, the proxy delays everything by oneWay each way.
+    static void delayFromTheClaim(Client *client, FaultProxy *proxy, const QByteArray &path,
+                                  milliseconds oneWay, std::atomic<bool> *claimed)
+    {
+        const QString claim = QStringLiteral("txn comparing \"%1/items/").arg(QString::fromUtf8(path));
+        Internal::setBeforeSend(client, [=](const QString &what) {
+            if (what.startsWith(claim) && !claimed->exchange(true)) {
+                proxy->setDelay(oneWay);
+                proxy->setMode(FaultProxy::Mode::Delay);
+            }
+            return Internal::SendFault::None;
+        });
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -305,13 +319,7 @@ private Q_SLOTS:
         // From the claim on, requests reach etcd well within the timeout but every answer comes
         // back after it.
         std::atomic<bool> delayed{false};
-        Internal::setBeforeSend(&slow, [&](const QString &what) {
-            if (what.startsWith("txn comparing \"/wq/lostclaim/items/") && !delayed.exchange(true)) {
-                proxy.setDelay(600ms);
-                proxy.setMode(FaultProxy::Mode::Delay);
-            }
-            return Internal::SendFault::None;
-        });
+        delayFromTheClaim(&slow, &proxy, "/wq/lostclaim", 600ms, &delayed);
         const QFuture<WorkItem> receiving = queue.receiveAsync(milliseconds(scaledMs(30000)));
         QTRY_VERIFY_WITH_TIMEOUT(!under("/wq/lostclaim/claims/").isEmpty(), scaledMs(5000));
         // Nothing can be answered meanwhile, so the receive must not have given up on the item.
@@ -339,13 +347,7 @@ private Q_SLOTS:
         Status status;
         QETCD_AWAIT(queue->enqueue("job"), status);
         std::atomic<bool> claiming{false};
-        Internal::setBeforeSend(&slow, [&](const QString &what) {
-            if (what.startsWith("txn comparing \"/wq/gone/items/") && !claiming.exchange(true)) {
-                proxy.setDelay(500ms);
-                proxy.setMode(FaultProxy::Mode::Delay);
-            }
-            return Internal::SendFault::None;
-        });
+        delayFromTheClaim(&slow, &proxy, "/wq/gone", 500ms, &claiming);
         const QFuture<WorkItem> receiving = queue->receiveAsync(milliseconds(scaledMs(30000)));
         QTRY_VERIFY_WITH_TIMEOUT(claiming, scaledMs(5000));
         queue.reset();
