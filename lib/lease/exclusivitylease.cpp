@@ -2,6 +2,7 @@
 
 #include "client.h"
 #include "client_p.h"
+#include "continuation_p.h"
 #include "keepalivehub_p.h"
 #include "leasereport_p.h"
 #include "mailbox_p.h"
@@ -113,8 +114,15 @@ QFuture<Status> ExclusivityLease::grant()
     const Clock::time_point sentAt = Clock::now();
     ExclusivityLeasePrivate *priv = d.get();
     // Continues on the dispatcher thread with priv as context: a lease destroyed while its
-    // grant is in flight must not be touched when the answer arrives.
-    return d->client->leaseGrant(d->ttl).then(priv, [priv, sentAt](const LeaseGrantResult &grant) {
+    // grant is in flight must not be touched when the answer arrives, but what it was granted
+    // is revoked.
+    const auto orphaned = [client = d->client](const LeaseGrantResult &grant) {
+        if (!grant.status)
+            return grant.status;
+        client->leaseRevoke(grant.id);
+        return Status(StatusCode::Closed, QStringLiteral("destroyed while the grant was in flight"));
+    };
+    return thenOn(d->client->leaseGrant(d->ttl), priv, [priv, sentAt](const LeaseGrantResult &grant) {
         if (!grant.status)
             return grant.status;
         if (priv->released) {
@@ -129,7 +137,7 @@ QFuture<Status> ExclusivityLease::grant()
         priv->leaseId = grant.id;
         hub->add(grant.id, grant.ttl, sentAt, LeaseKind::Exclusivity, priv);
         return Status();
-    });
+    }, orphaned);
 }
 
 void ExclusivityLease::release()

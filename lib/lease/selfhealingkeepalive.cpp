@@ -2,6 +2,7 @@
 
 #include "client.h"
 #include "client_p.h"
+#include "continuation_p.h"
 #include "keepalivehub_p.h"
 #include "leasereport_p.h"
 #include "logging_p.h"
@@ -56,6 +57,8 @@ public:
     // --- LeaseSink: completion-queue thread, hub lock held ---------------------------------
     void leaseRenewed(qint64 id, Clock::time_point deadline) override
     {
+        if (id != leaseId.load())
+            return;  // a candidate: reported once adopted
         report->setDeadline(deadline);
         if (suspended.exchange(false))
             mailbox->post([this, id] { emitSignal([&] { Q_EMIT q->keepAliveResumed(id); }); });
@@ -66,6 +69,8 @@ public:
     }
     void keepAliveSuspended(qint64 id, const Status &cause) override
     {
+        if (id != leaseId.load())
+            return;  // a lease still being established: its expiry is what counts
         suspended = true;
         mailbox->post([this, id, cause] { emitEvent(LeaseEventKind::Suspended, id, -1, cause); });
     }
@@ -74,30 +79,44 @@ public:
     void start(std::shared_ptr<QPromise<Status>> promise)
     {
         const Clock::time_point sentAt = Clock::now();
-        client->leaseGrant(ttl, 0).then(this, [this, promise, sentAt](const LeaseGrantResult &grant) {
+        // Destroyed meanwhile: close() let any candidate go; what is left is to revoke what
+        // was granted after that, and to answer start().
+        const auto orphaned = [client = client, promise](const LeaseGrantResult &grant) {
+            if (grant.status)
+                client->leaseRevoke(grant.id);
+            finishStart(promise, closedStatus());
+        };
+        const auto told = [promise](const auto &) { finishStart(promise, closedStatus()); };
+        thenOn(client->leaseGrant(ttl, 0), this, [this, promise, sentAt, told](const LeaseGrantResult &grant) {
             if (!grant.status || closed) {
                 finishStart(promise, grant.status ? closedStatus() : grant.status);
                 return revokeIfGranted(grant);
             }
-            establish(grant.id, 0).then(this, [this, promise, grant, sentAt](const Status &established) {
+            renewFromGrant(grant, sentAt);
+            thenOn(establish(grant.id, 0), this, [this, promise, grant, told](const Status &established) {
                 if (!established || closed) {
                     const Status outcome = established ? closedStatus()
                                                        : established.withContext(
                                                              QStringLiteral("establishing lease %1").arg(grant.id, 0, 16));
+                    dropCandidate();
                     // Finish only once the lease is gone, so the caller never sees it linger.
-                    client->leaseRevoke(grant.id).then(this, [this, promise, outcome](const Result &) {
+                    thenOn(client->leaseRevoke(grant.id), this, [promise, outcome](const Result &) {
                         finishStart(promise, outcome);
-                    });
+                    }, told);
                     return;
                 }
-                adopt(grant, sentAt);
+                adopt(grant.id);
                 finishStart(promise, {});
-            });
-        });
+            }, told);
+        }, orphaned);
     }
 
     void onExpired(qint64 id, const Status &cause)
     {
+        if (id == candidate) {
+            candidateLost = cause;  // acted on once its establishment is over
+            return;
+        }
         if (closed || healing || id != leaseId.load())
             return;  // stale generation, or a second expiry while healing
         healing = true;
@@ -150,10 +169,22 @@ public:
     {
         ++attempt;
         ++reachabilityGeneration;
+        if (candidate > 0)
+            return settleCandidate();
+        grantAndEstablish();
+    }
+
+    RpcResilience onceOnly() const { return {RetryPolicy::never(), resilience.healOperationTimeout}; }
+
+    void grantAndEstablish()
+    {
         const Clock::time_point sentAt = Clock::now();
         const qint64 previous = leaseId.load();
-        const RpcResilience once{RetryPolicy::never(), resilience.healOperationTimeout};
-        client->leaseGrant(ttl, 0, once).then(this, [this, sentAt, previous](const LeaseGrantResult &grant) {
+        const auto orphaned = [client = client](const LeaseGrantResult &grant) {
+            if (grant.status)
+                client->leaseRevoke(grant.id);
+        };
+        thenOn(client->leaseGrant(ttl, 0, onceOnly()), this, [this, sentAt, previous](const LeaseGrantResult &grant) {
             if (closed) {
                 giveBackTurn();
                 return revokeIfGranted(grant);
@@ -163,25 +194,61 @@ public:
                 lastCause = grant.status;
                 return scheduleHeal();
             }
-            establish(grant.id, previous).then(this, [this, grant, sentAt, previous](const Status &established) {
+            renewFromGrant(grant, sentAt);
+            thenOn(establish(grant.id, previous), this, [this, grant, previous](const Status &established) {
                 giveBackTurn();
                 if (closed)
-                    return revokeIfGranted(grant);
-                if (!established) {
+                    return;  // shutDown() let the candidate go
+                if (established.code() == StatusCode::OwnershipLost) {
+                    dropCandidate();
                     revokeIfGranted(grant);
-                    if (established.code() == StatusCode::OwnershipLost)
-                        return fail(established);
+                    return fail(established);
+                }
+                if (!established) {
+                    // Perhaps committed, its answer lost: the candidate stays ours and renewed,
+                    // and the next attempt finds out before granting another.
                     lastCause = established;
                     return scheduleHeal();
                 }
-                healing = false;
-                adopt(grant, sentAt);
-                emitEvent(LeaseEventKind::Restored, previous, grant.id, {});
-                // The old lease may still be alive on the server if only our clock gave up on
-                // it; it owns nothing now, so let it go rather than wait out its TTL.
-                client->leaseRevoke(previous);
+                restored(previous, grant.id);
             });
+        }, orphaned);
+    }
+
+    // An earlier attempt's establishment went unanswered and may have committed on the
+    // candidate: a fresh lease would then find the keys on that one, our own, and give up. So
+    // ask etcd whether the candidate holds keys; if it does, it is established.
+    void settleCandidate()
+    {
+        const qint64 id = candidate;
+        const qint64 previous = leaseId.load();
+        thenOn(client->leaseTimeToLive(id, true, onceOnly()), this, [this, id, previous](const LeaseTimeToLiveResult &held) {
+            if (closed)
+                return giveBackTurn();
+            if (!held.status) {
+                giveBackTurn();
+                lastCause = held.status;
+                return scheduleHeal();
+            }
+            if (held.ttl > 0 && !held.keys.isEmpty() && candidateLost.isOk()) {
+                giveBackTurn();
+                return restored(previous, id);
+            }
+            // It holds nothing: the establishment never committed, or the keys went with it.
+            dropCandidate();
+            client->leaseRevoke(id);
+            grantAndEstablish();  // in the same turn
         });
+    }
+
+    void restored(qint64 previous, qint64 id)
+    {
+        healing = false;
+        adopt(id);
+        emitEvent(LeaseEventKind::Restored, previous, id, {});
+        // The old lease may still be alive on the server if only our clock gave up on it; it
+        // owns nothing now, so let it go rather than wait out its TTL.
+        client->leaseRevoke(previous);
     }
 
     void giveBackTurn()
@@ -190,16 +257,40 @@ public:
             clientPrivate->healGate().leave();
     }
 
-    void adopt(const LeaseGrantResult &grant, Clock::time_point sentAt)
+    // Renewed from the grant on, not once established: on a slow server establishing can
+    // take most of a short TTL, and the keys would go with a lease nobody renewed meanwhile.
+    void renewFromGrant(const LeaseGrantResult &grant, Clock::time_point sentAt)
     {
-        leaseId = grant.id;
-        report->ttlSeconds = grant.ttl;
-        report->setDeadline(sentAt + seconds(grant.ttl));  // a presence lease's deadline is its plain TTL
-        suspended = false;
+        candidate = grant.id;
+        candidateTtl = grant.ttl;
+        candidateDeadline = sentAt + seconds(grant.ttl);  // a presence lease's deadline is its plain TTL
+        candidateLost = Status();
         if (auto *hub = clientPrivate->keepAliveHub())
             hub->add(grant.id, grant.ttl, sentAt, LeaseKind::Presence, this);
-        emitSignal([&] { Q_EMIT q->currentLeaseIdChanged(grant.id); });
+    }
+
+    // The candidate will not be adopted: stop renewing it.
+    void dropCandidate()
+    {
+        if (auto *hub = clientPrivate->keepAliveHub())
+            hub->remove(candidate);
+        candidate = 0;
+    }
+
+    void adopt(qint64 id)
+    {
+        const Status lostMeanwhile = candidateLost;
+        candidate = 0;
+        report->ttlSeconds = candidateTtl;
+        report->setDeadline(candidateDeadline);
+        leaseId = id;
+        suspended = false;
+        emitSignal([&] { Q_EMIT q->currentLeaseIdChanged(id); });
         setHealthy(true);
+        // Told once the adoption itself has been reported.
+        if (!lostMeanwhile.isOk())
+            QMetaObject::invokeMethod(this, [this, id, lostMeanwhile] { onExpired(id, lostMeanwhile); },
+                                      Qt::QueuedConnection);
     }
 
     void fail(const Status &cause)
@@ -221,6 +312,10 @@ public:
             hub->remove(id);
         if (id > 0 && !failed)
             client->leaseRevoke(id);
+        if (candidate > 0) {
+            client->leaseRevoke(candidate);
+            dropCandidate();
+        }
         setHealthy(false);
     }
 
@@ -230,7 +325,7 @@ public:
             client->leaseRevoke(grant.id);
     }
 
-    void finishStart(const std::shared_ptr<QPromise<Status>> &promise, const Status &status)
+    static void finishStart(const std::shared_ptr<QPromise<Status>> &promise, const Status &status)
     {
         promise->addResult(status);
         promise->finish();
@@ -273,6 +368,10 @@ public:
     std::atomic<bool> closed{false};
     std::atomic<bool> suspended{false};
 
+    qint64 candidate = 0;   // granted and renewed, its keys not established yet
+    Status candidateLost;   // the candidate expired while being established
+    qint64 candidateTtl = 0;
+    Clock::time_point candidateDeadline;  // as of its grant; renewals move it once adopted
     bool healing = false;
     bool awaitingTurn = false;  // queued at the client's heal gate
     bool holdingTurn = false;   // let in: a heal is in flight

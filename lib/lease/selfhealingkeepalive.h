@@ -24,7 +24,10 @@ struct LeaseReport;
 // establish(newLeaseId, previousLeaseId) runs once at start() (previousLeaseId = 0) and again
 // on every heal. Its future says what happened: Ok when the keys are in place; OwnershipLost
 // when they belong to someone else now (healing stops with Failed, and nothing is
-// overwritten); any other status is a failed attempt that the retry policy repeats.
+// overwritten); any other status is a failed attempt that the retry policy repeats. Such an
+// attempt may still have committed (its answer lost), so its lease is kept and renewed, and
+// the next attempt first asks etcd whether that lease holds keys: if it does, it is adopted
+// as established. So establish should put all its keys in one transaction.
 // casEstablish() below is the establish every qetcd recipe uses.
 //
 // Signals are emitted from the client's dispatcher thread; connect with the default

@@ -3,6 +3,7 @@
 #include "blockingwait_p.h"
 #include "client.h"
 #include "client_p.h"
+#include "continuation_p.h"
 #include "keymirror_p.h"
 #include "selfhealingkeepalive.h"
 #include "threading_p.h"
@@ -95,7 +96,7 @@ public:
         open.compares = {Compare::absent(ready)};
         open.success = {TxnOp::put(ready, arrival->token)};
         open.failure = {TxnOp::range(ready)};
-        client->txn(open, options.resilience.rpc).then(this, [this, arrival](const TxnResult &opened) {
+        thenOn(client->txn(open, options.resilience.rpc), this, [this, arrival](const TxnResult &opened) {
             if (arrival->finished)
                 return;
             if (!opened.status)
@@ -121,7 +122,7 @@ public:
             },
             options.resilience.lease);
         arrival->leaseSource = q->track(arrival->keeper.get(), QStringLiteral("waiter lease"));
-        arrival->keeper->start().then(this, [this, arrival](const Status &enrolled) {
+        thenOn(arrival->keeper->start(), this, [this, arrival](const Status &enrolled) {
             if (arrival->finished)
                 return;
             if (!enrolled)
@@ -134,13 +135,15 @@ public:
     // Has the round tripped, or are we enough to trip it?
     void check(std::shared_ptr<Arrival> arrival)
     {
+        // Keys, not count_only: etcd 3.4 counts before applying min_create_revision, so a
+        // count would include the keys an earlier round's members have not removed yet.
         RangeOptions members;
         members.range = KeyRange::prefix();
-        members.countOnly = true;
+        members.keysOnly = true;
         members.minCreateRevision = arrival->roundRevision;
         Txn read;
         read.success = {TxnOp::range(ready), TxnOp::range(waitingPrefix, members)};
-        client->txn(read, options.resilience.rpc).then(this, [this, arrival](const TxnResult &counted) {
+        thenOn(client->txn(read, options.resilience.rpc), this, [this, arrival](const TxnResult &counted) {
             if (arrival->finished)
                 return;
             if (!counted.status)
@@ -148,7 +151,7 @@ public:
             const QList<KeyValue> round = counted.responses.value(0).range.kvs;
             if (round.isEmpty() || round.first().createRevision != arrival->roundRevision)
                 return finish(arrival, {});
-            if (counted.responses.value(1).range.count >= memberCount)
+            if (counted.responses.value(1).range.kvs.size() >= memberCount)
                 return trip(arrival);
             if (!arrival->watcher)
                 watch(arrival, counted.header.revision);
@@ -160,7 +163,7 @@ public:
         Txn close;
         close.compares = {Compare::createRevision(ready, CompareResult::Equal, arrival->roundRevision)};
         close.success = {TxnOp::remove(ready)};
-        client->txn(close, options.resilience.rpc).then(this, [this, arrival](const TxnResult &closed) {
+        thenOn(client->txn(close, options.resilience.rpc), this, [this, arrival](const TxnResult &closed) {
             // Not succeeded: another member tripped it first.
             finish(arrival, closed.status);
         });
@@ -204,7 +207,7 @@ public:
                 return finish(arrival, event.cause);
             }
         });
-        arrival->watcher->start().then(this, [this, arrival](const Status &started) {
+        thenOn(arrival->watcher->start(), this, [this, arrival](const Status &started) {
             if (!started)
                 finish(arrival, started);
         });
@@ -239,9 +242,9 @@ public:
         if (closing)
             return complete();  // the barrier may be on its way to destruction
         // Reported once the key is gone, so that a member that gave up no longer counts.
-        client->remove(arrival->key, {}, options.resilience.rpc).then(this, [complete](const DeleteResult &) {
-            complete();
-        });
+        // Answered even should the barrier be gone by then.
+        const auto removed = [complete](const DeleteResult &) { complete(); };
+        thenOn(client->remove(arrival->key, {}, options.resilience.rpc), this, removed, removed);
     }
 
     void shutDown()

@@ -9,7 +9,6 @@
 #include "threading_p.h"
 #include "waiting_p.h"
 
-#include <QtCore/QDateTime>
 #include <QtCore/QPromise>
 #include <QtCore/QTimer>
 
@@ -282,35 +281,6 @@ QByteArray DistributedQueue::path() const
 {
     return d->path;
 }
-
-namespace {
-// A name holds only three random characters after its millisecond, so producers busy in the
-// same millisecond draw the same name now and then: a plain put would overwrite an item. Each
-// put holds only while its key is absent, and a collision draws fresh names.
-QFuture<Status> putAbsent(Client *client, const QString &context, const QByteArray &prefix,
-                          const QList<QByteArray> &values, bool batch, int attempt = 1)
-{
-    constexpr int MaxAttempts = 10;
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    Txn txn;
-    for (int i = 0; i < values.size(); ++i) {
-        const QByteArray key = prefix + (batch ? itemName(now, i) : itemName(now));
-        txn.compares.append(Compare::createRevision(key, CompareResult::Equal, 0));
-        txn.success.append(TxnOp::put(key, values[i]));
-    }
-    return client->txn(txn)
-        .then([=](const TxnResult &result) {
-            if (!result.status || result.succeeded)
-                return QtFuture::makeReadyFuture(result.status);
-            if (attempt >= MaxAttempts)
-                return QtFuture::makeReadyFuture(Status(
-                    StatusCode::RetriesExhausted,
-                    context + QStringLiteral(": every item name drawn was taken (%1 attempts)").arg(MaxAttempts)));
-            return putAbsent(client, context, prefix, values, batch, attempt + 1);
-        })
-        .unwrap();
-}
-} // namespace
 
 QFuture<Status> DistributedQueue::enqueue(const QByteArray &value)
 {

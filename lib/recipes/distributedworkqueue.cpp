@@ -3,6 +3,7 @@
 #include "blockingwait_p.h"
 #include "client.h"
 #include "client_p.h"
+#include "continuation_p.h"
 #include "queuekeys_p.h"
 #include "recipe_p.h"
 #include "selfhealingkeepalive.h"
@@ -79,6 +80,13 @@ Status statusOf(const TxnResult &result, const QString &lost)
         return result.status;
     return result.succeeded ? Status() : Status(StatusCode::OwnershipLost, lost);
 }
+
+// Ours, and still the claim this delivery was made under.
+QList<Compare> claimStands(const QByteArray &claim, const QString &clientId, const WorkItem &item)
+{
+    return {Compare::value(claim, CompareResult::Equal, clientId.toUtf8()),
+            Compare::createRevision(claim, CompareResult::Equal, item.claimRevision)};
+}
 } // namespace
 
 class DistributedWorkQueuePrivate : public QObject
@@ -88,7 +96,7 @@ public:
                                 const WorkQueueOptions &options)
         : q(q), client(client), path(path), items(path + "/items/"), delayed(path + "/delayed/"),
           claimed(path + "/claimed/"), claims(path + "/claims/"), attempts(path + "/attempts/"), dlq(path + "/dlq/"),
-          options(options)
+          consumerId(q->clientId().toUtf8()), options(options)
     {
         moveToThread(ClientPrivate::get(client)->dispatcher());
     }
@@ -140,7 +148,7 @@ public:
         }
         if (!keeper)
             startLease();
-        leaseStarted.then(this, [this, receive](const Status &started) {
+        thenOn(leaseStarted, this, [this, receive](const Status &started) {
             if (receive->done)
                 return;
             if (!started)
@@ -158,7 +166,7 @@ public:
             [](qint64, qint64) { return QtFuture::makeReadyFuture(Status()); }, options.resilience.lease);
         leaseSource = q->track(keeper.get(), QStringLiteral("consumer lease"));
         leaseStarted = keeper->start();
-        leaseStarted.then(this, [this](const Status &started) {
+        thenOn(leaseStarted, this, [this](const Status &started) {
             if (!q || closing)
                 return;
             if (!started) {
@@ -176,7 +184,7 @@ public:
         const qint64 period = options.sweepInterval.count();
         sweeper.setSingleShot(true);
         connect(&sweeper, &QTimer::timeout, this, [this] {
-            sweepNow().then(this, [this](const Status &) {
+            thenOn(sweepNow(), this, [this](const Status &) {
                 if (!closing)
                     sweeper.start(options.sweepInterval);
             });
@@ -196,14 +204,24 @@ public:
             finish(receive, {receive->stopReason, {}, {}, 0});
     }
 
+    // For a claim answered after its queue was destroyed: close() revoked the lease, so the
+    // claim is an orphan for the others to reclaim; the receive is still owed its answer.
+    static auto abandoned(std::shared_ptr<Receive> receive)
+    {
+        return [receive](const auto &) {
+            if (!std::exchange(receive->done, true))
+                settle(receive->promise, WorkItem{Status(StatusCode::Cancelled, QStringLiteral("closed")), {}, {}, 0});
+        };
+    }
+
     // promoteMatured → claimHead → reclaimOrphans → claimHead → wait, as the reference does.
     void round(std::shared_ptr<Receive> receive)
     {
-        promoteMatured().then(this, [this, receive](qint64 nextReadyAt) {
+        thenOn(promoteMatured(), this, [this, receive](qint64 nextReadyAt) {
             if (receive->done)
                 return;
             claimHead(receive, [this, receive, nextReadyAt](qint64) {
-                reclaimOrphans().then(this, [this, receive, nextReadyAt](const Status &) {
+                thenOn(reclaimOrphans(), this, [this, receive, nextReadyAt](const Status &) {
                     if (receive->done)
                         return;
                     claimHead(receive, [this, receive, nextReadyAt](qint64 revision) {
@@ -216,7 +234,7 @@ public:
 
     void claimHead(std::shared_ptr<Receive> receive, std::function<void(qint64 revision)> onEmpty)
     {
-        client->get(items, firstByKey()).then(this, [this, receive, onEmpty](const RangeResult &head) {
+        thenOn(client->get(items, firstByKey()), this, [this, receive, onEmpty](const RangeResult &head) {
             if (receive->done)
                 return;
             if (!head.status)
@@ -225,7 +243,7 @@ public:
                 return onEmpty(head.header.revision);
             const KeyValue item = head.kvs.first();
             const QByteArray id = item.key.mid(items.size());
-            client->get(attempts + id).then(this, [this, receive, onEmpty, item, id](const RangeResult &counted) {
+            thenOn(client->get(attempts + id), this, [this, receive, onEmpty, item, id](const RangeResult &counted) {
                 if (receive->done)
                     return;
                 if (!counted.status)
@@ -236,13 +254,16 @@ public:
                 Txn txn;
                 txn.compares = {Compare::modRevision(item.key, CompareResult::Equal, item.modRevision)};
                 txn.success = {TxnOp::remove(item.key), TxnOp::put(claimed + id, item.value),
-                               TxnOp::put(claims + id, q->clientId().toUtf8(), onLease),
+                               TxnOp::put(claims + id, consumerId, onLease),
                                TxnOp::put(attempts + id, encodeAttempts(attempt))};
                 receive->claimInFlight = true;
-                client->txn(txn).then(this, [this, receive, onEmpty, item, id, attempt](const TxnResult &result) {
+                thenOn(client->txn(txn), this, [this, receive, onEmpty, item, id, attempt,
+                                             lease = onLease.lease](const TxnResult &result) {
+                    if (result.status.isTransient())
+                        return settleClaim(receive, onEmpty, item, id, attempt, lease);
                     receive->claimInFlight = false;
                     if (result.status && result.succeeded)
-                        return finish(receive, {{}, id, item.value, attempt});
+                        return finish(receive, {{}, id, item.value, attempt, result.header.revision});
                     if (receive->stop.stopRequested())
                         return finish(receive, {receive->stopReason, {}, {}, 0});
                     if (result.status.code() == StatusCode::NotFound) {
@@ -256,8 +277,51 @@ public:
                     if (!result.status)
                         return finish(receive, {result.status, {}, {}, 0});
                     claimHead(receive, onEmpty);  // another consumer won it: try the next head
-                });
+                }, abandoned(receive));
             });
+        });
+    }
+
+    // The claim's answer was lost, so it may have committed: the item would then be claimed on
+    // our healthy lease and nobody else would ever receive it. Read the claim back until that
+    // is answered and deliver what turns out to be ours; should the receive be over before an
+    // answer comes, give the item back instead.
+    void settleClaim(std::shared_ptr<Receive> receive, std::function<void(qint64)> onEmpty, KeyValue item,
+                     QByteArray id, int attempt, qint64 lease)
+    {
+        thenOn(client->get(claims + id), this, [=, this](const RangeResult &read) {
+            if (!read.status) {
+                if (!receive->stop.stopRequested()) {
+                    QTimer::singleShot(250, this, [=, this] { settleClaim(receive, onEmpty, item, id, attempt, lease); });
+                    return;
+                }
+                receive->claimInFlight = false;
+                giveBack(item, id, lease);
+                return finish(receive, {receive->stopReason, {}, {}, 0});
+            }
+            receive->claimInFlight = false;
+            const KeyValue claim = read.kvs.value(0);
+            if (claim.lease == lease && claim.value == consumerId && claim.createRevision > item.modRevision)
+                return finish(receive, {{}, id, item.value, attempt, claim.createRevision});
+            if (receive->stop.stopRequested())
+                return finish(receive, {receive->stopReason, {}, {}, 0});
+            claimHead(receive, onEmpty);  // it never committed
+        }, abandoned(receive));
+    }
+
+    // Puts an item whose claim may have committed back at its place, should it have; retried
+    // until answered, since a claim left standing on a healthy lease strands the item.
+    void giveBack(KeyValue item, QByteArray id, qint64 lease)
+    {
+        const QByteArray claim = claims + id;
+        Txn txn;
+        txn.compares = {Compare::value(claim, CompareResult::Equal, consumerId),
+                        Compare::lease(claim, CompareResult::Equal, lease),
+                        Compare::createRevision(claim, CompareResult::Greater, item.modRevision)};
+        txn.success = {TxnOp::put(item.key, item.value), TxnOp::remove(claim), TxnOp::remove(claimed + id)};
+        thenOn(client->txn(txn), this, [=, this](const TxnResult &result) {
+            if (result.status.isTransient() && !closing)
+                QTimer::singleShot(250, this, [=, this] { giveBack(item, id, lease); });
         });
     }
 
@@ -279,8 +343,8 @@ public:
             if (q)
                 q->reportSource(source, healthAfter(event.kind));
         };
-        waitForPut(client, items, observedRevision, options.resilience.watch, pause->token(), onRecovery)
-            .then(this, [this, receive, source, link](const Status &woken) {
+        thenOn(waitForPut(client, items, observedRevision, options.resilience.watch, pause->token(), onRecovery),
+               this, [this, receive, source, link](const Status &woken) {
                 if (q)
                     q->removeSource(source);
                 if (receive->done)
@@ -306,7 +370,7 @@ public:
 
     void promoteNext(std::shared_ptr<QPromise<qint64>> promise)
     {
-        client->get(delayed, firstByKey()).then(this, [this, promise](const RangeResult &head) {
+        thenOn(client->get(delayed, firstByKey()), this, [this, promise](const RangeResult &head) {
             if (!head.status || head.kvs.isEmpty())
                 return settle(promise, qint64(0));
             const KeyValue item = head.kvs.first();
@@ -317,12 +381,12 @@ public:
             Txn txn;
             txn.compares = {Compare::modRevision(item.key, CompareResult::Equal, item.modRevision)};
             txn.success = {TxnOp::remove(item.key), TxnOp::put(items + name, item.value)};
-            client->txn(txn).then(this, [this, promise](const TxnResult &moved) {
+            thenOn(client->txn(txn), this, [this, promise](const TxnResult &moved) {
                 if (!moved.status)
                     return settle(promise, qint64(0));
                 promoteNext(promise);
-            });
-        });
+            }, [promise](const TxnResult &) { settle(promise, qint64(0)); });
+        }, [promise](const RangeResult &) { settle(promise, qint64(0)); });
     }
 
     // Claims whose claims/ key vanished with their consumer's lease go back under their own key
@@ -336,7 +400,7 @@ public:
         Txn snapshot;
         snapshot.success = {TxnOp::range(claimed, underPrefix()), TxnOp::range(claims, keysOnly),
                             TxnOp::range(attempts, underPrefix())};
-        client->txn(snapshot).then(this, [this, promise](const TxnResult &read) {
+        thenOn(client->txn(snapshot), this, [this, promise](const TxnResult &read) {
             if (!read.status)
                 return settle(promise, read.status);
             QSet<QByteArray> live;
@@ -359,20 +423,24 @@ public:
             }
             if (moves.isEmpty())
                 return settle(promise, Status());
-            auto left = std::make_shared<int>(moves.size());
-            for (auto &move : moves) {
-                move.then(this, [promise, left](const TxnResult &) {
-                    if (--*left == 0)
-                        settle(promise, Status());
-                });
-            }
+            auto left = std::make_shared<std::atomic<int>>(int(moves.size()));
+            const auto counted = [promise, left](const TxnResult &) {
+                if (--*left == 0)
+                    settle(promise, Status());
+            };
+            for (auto &move : moves)
+                thenOn(move, this, counted, counted);
+        }, [promise](const TxnResult &) {
+            settle(promise, Status(StatusCode::Closed, QStringLiteral("the queue is gone")));
         });
         return promise->future();
     }
 
     QFuture<Status> sweepNow()
     {
-        return promoteMatured().then(this, [this](qint64) { return reclaimOrphans(); }).unwrap();
+        return thenOn(promoteMatured(), this, [this](qint64) { return reclaimOrphans(); }, [](qint64) {
+                   return QtFuture::makeReadyFuture(Status(StatusCode::Closed, QStringLiteral("the queue is gone")));
+               }).unwrap();
     }
 
     void finish(const std::shared_ptr<Receive> &receive, const WorkItem &item)
@@ -400,6 +468,7 @@ public:
     Client *client;
     const QByteArray path;
     const QByteArray items, delayed, claimed, claims, attempts, dlq;
+    const QByteArray consumerId;  // what our claims hold
     const WorkQueueOptions options;
 
     // dispatcher thread only
@@ -443,21 +512,16 @@ QFuture<Status> DistributedWorkQueue::enqueue(const QByteArray &value, std::chro
 {
     if (isClosed())
         return QtFuture::makeReadyFuture(Status(StatusCode::Closed, context() + QStringLiteral(": closed")));
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    const QByteArray key = delay > std::chrono::milliseconds::zero() ? d->delayed + itemName(now + delay.count())
-                                                                     : d->items + itemName(now);
-    return client()->put(key, value).then([](const PutResult &result) { return result.status; });
+    if (delay > std::chrono::milliseconds::zero())
+        return putAbsent(client(), context(), d->delayed, {value}, false, delay);
+    return putAbsent(client(), context(), d->items, {value}, false);
 }
 
 QFuture<Status> DistributedWorkQueue::enqueueAll(const QList<QByteArray> &values)
 {
     if (isClosed())
         return QtFuture::makeReadyFuture(Status(StatusCode::Closed, context() + QStringLiteral(": closed")));
-    const qint64 now = QDateTime::currentMSecsSinceEpoch();
-    Txn txn;
-    for (int i = 0; i < values.size(); ++i)
-        txn.success.append(TxnOp::put(d->items + itemName(now, i), values[i]));
-    return client()->txn(txn).then([](const TxnResult &result) { return result.status; });
+    return putAbsent(client(), context(), d->items, values, true);
 }
 
 WorkItem DistributedWorkQueue::receive(std::chrono::milliseconds timeout)
@@ -493,7 +557,7 @@ QFuture<WorkItem> DistributedWorkQueue::tryReceive()
 QFuture<Status> DistributedWorkQueue::ack(const WorkItem &item)
 {
     Txn txn;
-    txn.compares = {Compare::value(d->claims + item.id, CompareResult::Equal, clientId().toUtf8())};
+    txn.compares = claimStands(d->claims + item.id, clientId(), item);
     txn.success = {TxnOp::remove(d->claims + item.id), TxnOp::remove(d->claimed + item.id),
                    TxnOp::remove(d->attempts + item.id)};
     const QString lost = context() + QStringLiteral(": the claim on %1 was lost").arg(QString::fromUtf8(item.id));
@@ -503,7 +567,7 @@ QFuture<Status> DistributedWorkQueue::ack(const WorkItem &item)
 QFuture<Status> DistributedWorkQueue::requeue(const WorkItem &item)
 {
     Txn txn;
-    txn.compares = {Compare::value(d->claims + item.id, CompareResult::Equal, clientId().toUtf8())};
+    txn.compares = claimStands(d->claims + item.id, clientId(), item);
     txn.success = {TxnOp::put(d->items + item.id, item.value), TxnOp::remove(d->claims + item.id),
                    TxnOp::remove(d->claimed + item.id)};
     const QString lost = context() + QStringLiteral(": the claim on %1 was lost").arg(QString::fromUtf8(item.id));
@@ -534,8 +598,10 @@ QFuture<Status> DistributedWorkQueue::requeueDeadLetter(const QByteArray &id)
     const QByteArray item = d->items + id;
     const QByteArray counter = d->attempts + id;
     const QString name = context() + QStringLiteral(": dead letter ") + QString::fromUtf8(id);
-    return c->get(letter)
-        .then(d.get(), [c, letter, item, counter, name](const RangeResult &read) {
+    const auto gone = [name](const RangeResult &) {
+        return QtFuture::makeReadyFuture(Status(StatusCode::Closed, name + QStringLiteral(": the queue is gone")));
+    };
+    return thenOn(c->get(letter), d.get(), [c, letter, item, counter, name](const RangeResult &read) {
             if (!read.status)
                 return QtFuture::makeReadyFuture(read.status);
             if (read.kvs.isEmpty())
@@ -548,7 +614,7 @@ QFuture<Status> DistributedWorkQueue::requeueDeadLetter(const QByteArray &id)
                     return moved.status;
                 return moved.succeeded ? Status() : Status(StatusCode::Aborted, name + QStringLiteral(" changed meanwhile"));
             });
-        })
+        }, gone)
         .unwrap();
 }
 

@@ -25,13 +25,16 @@ struct WorkQueueOptions : RecipeOptions
 
 // One delivery: Ok with the item's id (its key's basename under items/), payload and delivery
 // count, or why nothing was received (NotFound, DeadlineExceeded, Cancelled, Closed, or the
-// error that stopped it).
+// error that stopped it). claimRevision names the claim itself (its claims/ key's create
+// revision): ack() and requeue() hold only while that very claim stands, so an earlier
+// delivery of the same item to the same consumer settles nothing.
 struct WorkItem
 {
     Status status;
     QByteArray id;
     QByteArray value;
     int attempt = 0;
+    qint64 claimRevision = 0;
 };
 
 struct DeadLetter

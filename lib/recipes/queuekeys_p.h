@@ -1,35 +1,34 @@
 #pragma once
 
-// The key pieces of etcd-recipes' queue layouts, kept byte for byte for interop.
+// The key pieces of etcd-recipes' queue layouts, kept byte for byte for interop, and the one
+// way both queues put new items under them.
+
+#include "status.h"
 
 #include <QtCore/QByteArray>
-#include <QtCore/QDateTime>
-#include <QtCore/QRandomGenerator>
+#include <QtCore/QFuture>
+#include <QtCore/QList>
+
+#include <chrono>
+#include <functional>
+
+namespace QEtcd {
+class Client;
+}
 
 namespace QEtcd::Internal {
 
-// Zero-padded so that key order is time order.
-inline QByteArray millis19(qint64 millis)
-{
-    return QByteArray::number(millis).rightJustified(19, '0');
-}
-
-inline QByteArray random3()
-{
-    static const char alphabet[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-    QByteArray token;
-    for (int i = 0; i < 3; ++i)
-        token += alphabet[QRandomGenerator::global()->bounded(int(sizeof(alphabet) - 1))];
-    return token;
-}
-
 // "<millis19>-<rand3>", or "<millis19>-<index5>-<rand3>" for the index-th item of a batch.
-inline QByteArray itemName(qint64 millis, int index = -1)
-{
-    QByteArray name = millis19(millis) + '-';
-    if (index >= 0)
-        name += QByteArray::number(index).rightJustified(5, '0') + '-';
-    return name + random3();
-}
+QByteArray itemName(qint64 millis, int index = -1);
+
+// Puts values under prefix as new items named for now + delay (each one a batch index when
+// batch is set), in one transaction that holds only while every name is free.
+QFuture<Status> putAbsent(Client *client, const QString &context, const QByteArray &prefix,
+                          const QList<QByteArray> &values, bool batch,
+                          std::chrono::milliseconds delay = std::chrono::milliseconds::zero());
+
+// Tests only: where itemName() draws its names from; an empty source restores the default.
+using ItemNameSource = std::function<QByteArray(qint64 millis, int index)>;
+void setItemNameSource(ItemNameSource source);
 
 } // namespace QEtcd::Internal

@@ -48,6 +48,11 @@ QThread *ClientPrivate::dispatcher()
     return m_dispatcher.get();
 }
 
+void Internal::setBeforeSend(Client *client, BeforeSend hook)
+{
+    ClientPrivate::get(client)->setBeforeSend(std::move(hook));
+}
+
 Internal::KeepAliveHub *ClientPrivate::keepAliveHub()
 {
     if (!m_transport)

@@ -2,6 +2,7 @@
 
 #include "client.h"
 #include "healgate_p.h"
+#include "testhooks_p.h"
 #include "transport_p.h"
 #include "unarycall_p.h"
 
@@ -58,12 +59,20 @@ public:
                                         .withContext(spec.what));
         if (!requestStatus)
             return finished<Result>(requestStatus.withContext(spec.what));
+        Internal::SendFault fault = Internal::SendFault::None;
+        if (Internal::BeforeSend hook = beforeSend(); hook)
+            fault = hook(spec.what);
+        if (fault == Internal::SendFault::Refuse)
+            return finished<Result>(Status(StatusCode::Unavailable, spec.what + QStringLiteral(": refused by a test")));
         auto promise = std::make_shared<QPromise<Result>>();
         QFuture<Result> future = promise->future();
         promise->start();
         Internal::UnaryCall<Request, Response>::start(
             m_transport.get(), std::move(spec), std::move(request), std::move(issue),
-            [promise, convert](const Status &status, const Response &response) {
+            [promise, convert, fault](const Status &answered, const Response &response) {
+                const Status status = fault == Internal::SendFault::LoseAnswer
+                    ? Status(StatusCode::DeadlineExceeded, QStringLiteral("the answer was lost by a test"))
+                    : answered;
                 Result result;
                 result.status = status;
                 if (status)
@@ -72,6 +81,17 @@ public:
                 promise->finish();
             });
         return future;
+    }
+
+    Internal::BeforeSend beforeSend() const
+    {
+        std::lock_guard lock(m_beforeSendMutex);
+        return m_beforeSend;
+    }
+    void setBeforeSend(Internal::BeforeSend hook)
+    {
+        std::lock_guard lock(m_beforeSendMutex);
+        m_beforeSend = std::move(hook);
     }
 
     ClientOptions options;
@@ -88,6 +108,8 @@ private:
     std::unique_ptr<Internal::KeepAliveHub> m_hub;
     std::once_flag m_watchHubCreated;
     std::unique_ptr<Internal::WatchHub> m_watchHub;
+    mutable std::mutex m_beforeSendMutex;
+    Internal::BeforeSend m_beforeSend;
 };
 
 } // namespace QEtcd

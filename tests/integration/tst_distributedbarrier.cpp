@@ -288,6 +288,35 @@ private Q_SLOTS:
         QCOMPARE(result.reason, LiftReason::Removed);
     }
 
+    // The lease must be renewed from its grant on: on a slow server, putting the barrier takes
+    // most of a short TTL, and a lease first renewed only after that would already be gone.
+    void slowServerDoesNotLiftAFreshBarrier()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client slow(ClientOptions::fromEndpoints({proxy.url()}));
+        DistributedBarrier owner(&slow, "/barriers/slow", named("owner", 3));
+        QSignalSpy events(&owner, &DistributedBarrier::leaseEvent);
+        Client other(direct());
+        DistributedBarrier waiter(&other, "/barriers/slow", named("waiter"));
+
+        QVERIFY(awaitFuture(slow.ping()));  // connected before the server turns slow
+        // Each round trip takes 1.2 s: the grant and the put take 2.4 s of the 3 s TTL, so a
+        // lease first renewed after the put is acknowledged only after its TTL ran out.
+        proxy.setDelay(600ms);
+        proxy.setMode(FaultProxy::Mode::Delay);
+        QVERIFY(owner.setBarrier());
+        const KeyValue armed = read("/barriers/slow");
+        QVERIFY(armed.lease != 0);
+        const WaitResult waited = waiter.waitOnBarrier(std::chrono::milliseconds(scaledMs(4000)));
+        QCOMPARE(waited.status.code(), StatusCode::DeadlineExceeded);
+        QVERIFY2(!kinds(events).contains(LeaseEventKind::Expired), qPrintable(QString::number(events.size())));
+        QCOMPARE(read("/barriers/slow").lease, armed.lease);
+
+        proxy.setMode(FaultProxy::Mode::Pass);
+        QVERIFY(owner.removeBarrier());
+    }
+
     void anotherOwnerDuringThePartitionWins()
     {
         FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));

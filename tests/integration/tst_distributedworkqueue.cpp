@@ -3,6 +3,10 @@
 #include <QEtcd/client.h>
 #include <QEtcd/distributedworkqueue.h>
 #include <QEtcd/etcdcluster.h>
+#include <QEtcd/faultproxy.h>
+
+#include "queuekeys_p.h"
+#include "testhooks_p.h"
 
 #include <QtCore/QDateTime>
 #include <QtCore/QElapsedTimer>
@@ -65,6 +69,20 @@ private:
     {
         return awaitFuture(future) ? future.result()
                                    : WorkItem{Status(StatusCode::DeadlineExceeded, "test: not finished"), {}, {}, 0};
+    }
+
+    // From the first claim under path on, the proxy delays everything by oneWay each way.
+    static void delayFromTheClaim(Client *client, FaultProxy *proxy, const QByteArray &path,
+                                  milliseconds oneWay, std::atomic<bool> *claimed)
+    {
+        const QString claim = QStringLiteral("txn comparing \"%1/items/").arg(QString::fromUtf8(path));
+        Internal::setBeforeSend(client, [=](const QString &what) {
+            if (what.startsWith(claim) && !claimed->exchange(true)) {
+                proxy->setDelay(oneWay);
+                proxy->setMode(FaultProxy::Mode::Delay);
+            }
+            return Internal::SendFault::None;
+        });
     }
 
 private Q_SLOTS:
@@ -222,6 +240,121 @@ private Q_SLOTS:
         QVERIFY(under("/wq/dlq/").isEmpty());
         QETCD_AWAIT(victim.requeueDeadLetter(item.id), status);
         QCOMPARE(status.code(), StatusCode::NotFound);
+    }
+
+    // Two producers may draw the same millisecond and three characters: the second must not
+    // overwrite the first and still report Ok.
+    void collidingItemNamesKeepBothItems()
+    {
+        DistributedWorkQueue queue(m_client.get(), "/wq/collide", fast());
+        auto draws = std::make_shared<std::atomic<int>>(0);
+        // The first four names drawn are one and the same; every later one is fresh.
+        Internal::setItemNameSource([draws](qint64 millis, int index) {
+            if (++*draws <= 4)
+                return QByteArray("0000000000000000001-dup");
+            return QByteArray::number(millis).rightJustified(19, '0') + '-'
+                + (index >= 0 ? QByteArray::number(index).rightJustified(5, '0') + '-' : QByteArray())
+                + QByteArray::number(*draws);
+        });
+        Status status;
+        QETCD_AWAIT(queue.enqueue("first"), status);
+        QCOMPARE(status, Status());
+        QETCD_AWAIT(queue.enqueue("second"), status);
+        QCOMPARE(status, Status());
+        QETCD_AWAIT(queue.enqueue("third", 1ms), status);
+        QCOMPARE(status, Status());
+        QETCD_AWAIT(queue.enqueueAll({"fourth", "fifth"}), status);
+        QCOMPARE(status, Status());
+        Internal::setItemNameSource({});
+        QVERIFY(*draws > 5);
+
+        QSet<QByteArray> values;
+        for (const KeyValue &kv : under("/wq/collide/items/") + under("/wq/collide/delayed/"))
+            values.insert(kv.value);
+        QCOMPARE(values, (QSet<QByteArray>{"first", "second", "third", "fourth", "fifth"}));
+    }
+
+    // The same consumer can hold a stale delivery and a redelivery of one item: acknowledging
+    // the stale one must not settle the claim it no longer owns.
+    void staleDeliveryCannotAckTheRedelivery()
+    {
+        DistributedWorkQueue queue(m_client.get(), "/wq/stale", fast());
+        Status status;
+        QETCD_AWAIT(queue.enqueue("job"), status);
+        const WorkItem first = queue.receive(milliseconds(scaledMs(5000)));
+        QCOMPARE(first.status, Status());
+        const qint64 lease = queue.consumerLeaseId();
+        QVERIFY(revoke(lease));  // the claim is orphaned; the consumer heals forward
+        QTRY_VERIFY_WITH_TIMEOUT(queue.consumerLeaseId() > 0 && queue.consumerLeaseId() != lease, scaledMs(10000));
+        const WorkItem again = queue.receive(milliseconds(scaledMs(10000)));
+        QCOMPARE(again.status, Status());
+        QCOMPARE(again.id, first.id);
+        QCOMPARE(again.attempt, 2);
+
+        QETCD_AWAIT(queue.ack(first), status);
+        QCOMPARE(status.code(), StatusCode::OwnershipLost);
+        QETCD_AWAIT(queue.requeue(first), status);
+        QCOMPARE(status.code(), StatusCode::OwnershipLost);
+        QVERIFY(at("/wq/stale/claims/" + again.id));
+        QETCD_AWAIT(queue.ack(again), status);
+        QCOMPARE(status, Status());
+        QVERIFY(under("/wq/stale/").isEmpty());
+    }
+
+    // The claim commits but its answer never arrives in time: the item must still reach a
+    // consumer, not stay claimed on a healthy lease for ever.
+    void claimWhoseAnswerWasLostIsNotStranded()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY2(proxy.start(), qPrintable(proxy.errorString()));
+        ClientOptions options = ClientOptions::fromEndpoints({proxy.url()});
+        options.rpc.operationTimeout = 1s;
+        Client slow(options);
+        WorkQueueOptions roomy = fast();
+        roomy.visibilityTimeoutSeconds = 10;  // renewals answered 1.2 s late still keep the lease
+        DistributedWorkQueue queue(&slow, "/wq/lostclaim", roomy);
+        Status status;
+        QETCD_AWAIT(queue.enqueue("job"), status);
+
+        // From the claim on, requests reach etcd well within the timeout but every answer comes
+        // back after it.
+        std::atomic<bool> delayed{false};
+        delayFromTheClaim(&slow, &proxy, "/wq/lostclaim", 600ms, &delayed);
+        const QFuture<WorkItem> receiving = queue.receiveAsync(milliseconds(scaledMs(30000)));
+        QTRY_VERIFY_WITH_TIMEOUT(!under("/wq/lostclaim/claims/").isEmpty(), scaledMs(5000));
+        // Nothing can be answered meanwhile, so the receive must not have given up on the item.
+        QVERIFY(!awaitFuture(receiving, 3000ms));
+        proxy.setMode(FaultProxy::Mode::Pass);
+        Internal::setBeforeSend(&slow, {});
+
+        const WorkItem item = awaitItem(receiving);
+        QCOMPARE(item.status, Status());
+        QCOMPARE(item.value, QByteArray("job"));
+        QCOMPARE(item.attempt, 1);
+        QETCD_AWAIT(queue.ack(item), status);
+        QCOMPARE(status, Status());
+        QVERIFY(under("/wq/lostclaim/").isEmpty());
+    }
+
+    // Destroyed while a claim is in flight: the answer arrives after the queue is gone, and the
+    // receive is still owed one.
+    void queueDestroyedMidClaimStillAnswersTheReceive()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY2(proxy.start(), qPrintable(proxy.errorString()));
+        Client slow(ClientOptions::fromEndpoints({proxy.url()}));
+        auto queue = std::make_unique<DistributedWorkQueue>(&slow, "/wq/gone", fast());
+        Status status;
+        QETCD_AWAIT(queue->enqueue("job"), status);
+        std::atomic<bool> claiming{false};
+        delayFromTheClaim(&slow, &proxy, "/wq/gone", 500ms, &claiming);
+        const QFuture<WorkItem> receiving = queue->receiveAsync(milliseconds(scaledMs(30000)));
+        QTRY_VERIFY_WITH_TIMEOUT(claiming, scaledMs(5000));
+        queue.reset();
+        QVERIFY(awaitFuture(receiving));
+        QVERIFY(!receiving.isCanceled());
+        QCOMPARE(receiving.result().status.code(), StatusCode::Cancelled);
+        Internal::setBeforeSend(&slow, {});
     }
 
     void closeWakesReceiversAndReleasesClaims()

@@ -74,6 +74,36 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(remainingTtl(id), -1, scaledMs(5000));
     }
 
+    // The answer to a grant can arrive after its lease object is gone (destroyed during close or
+    // resign): the lease it granted must be revoked, and grant()'s future must still finish.
+    void leaseDestroyedMidGrantRevokesWhatWasGranted()
+    {
+        const auto leaseIds = [this] {
+            const auto future = m_rival->leaseList();
+            if (!awaitFuture(future))
+                return QSet<qint64>();
+            const QList<qint64> ids = future.result().ids;
+            return QSet<qint64>(ids.begin(), ids.end());
+        };
+        const QSet<qint64> before = leaseIds();
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client client(ClientOptions::fromEndpoints({proxy.url()}));
+        QVERIFY(awaitFuture(client.ping()));
+        proxy.setDelay(500ms);
+        proxy.setMode(FaultProxy::Mode::Delay);
+
+        auto lease = std::make_unique<ExclusivityLease>(&client, 60);
+        const QFuture<Status> granting = lease->grant();
+        lease.reset();
+        QSet<qint64> granted;
+        QTRY_VERIFY_WITH_TIMEOUT(!(granted = leaseIds() - before).isEmpty(), scaledMs(5000));
+        QTRY_VERIFY_WITH_TIMEOUT(!leaseIds().intersects(granted), scaledMs(5000));  // its TTL is 60 s
+        QVERIFY(awaitFuture(granting));
+        QVERIFY(!granting.isCanceled());
+        QCOMPARE(granting.result().code(), StatusCode::Closed);
+    }
+
     void outOfBandRevokeIsLoss()
     {
         Client client(ClientOptions::fromEndpoints(m_cluster.clientUrls()));

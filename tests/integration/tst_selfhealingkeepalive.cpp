@@ -5,6 +5,8 @@
 #include <QEtcd/faultproxy.h>
 #include <QEtcd/selfhealingkeepalive.h>
 
+#include "testhooks_p.h"
+
 #include <QtTest/QtTest>
 
 using namespace QEtcd;
@@ -273,6 +275,38 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(kinds(events), (QList{LeaseEventKind::Expired, LeaseEventKind::Failed}),
                                   scaledMs(10000));
         QVERIFY(read("/shka/never").key.isEmpty());
+    }
+
+    // A heal's compare-and-set commits on its new lease, the answer is lost and the lease cannot
+    // be revoked: the next attempt finds the key on that lease, which is this healer's own.
+    void healWhoseAnswerWasLostDoesNotLoseToItsOwnGhost()
+    {
+        auto keeper = keepKey("/shka/ghost", "v", 10, fastHeals());
+        QSignalSpy events(keeper.get(), &SelfHealingKeepAlive::leaseEvent);
+        Status started;
+        QETCD_AWAIT(keeper->start(), started);
+        QVERIFY(started.isOk());
+        const qint64 first = keeper->currentLeaseId();
+        std::atomic<bool> answerLost{false};
+        Internal::setBeforeSend(m_participant.get(), [&](const QString &what) {
+            if (what.startsWith("txn") && what.contains("/shka/ghost") && !answerLost.exchange(true))
+                return Internal::SendFault::LoseAnswer;
+            return what.startsWith("lease revoke") ? Internal::SendFault::Refuse : Internal::SendFault::None;
+        });
+        int exitCode = -1;
+        m_cluster.etcdctl({"lease", "revoke", QString::number(first, 16)}, &exitCode);
+        QCOMPARE(exitCode, 0);
+
+        QTRY_VERIFY_WITH_TIMEOUT(kinds(events).size() >= 2, scaledMs(15000));
+        QCOMPARE(kinds(events), (QList{LeaseEventKind::Expired, LeaseEventKind::Restored}));
+        QVERIFY(answerLost);
+        QVERIFY(keeper->isHealthy());
+        const KeyValue kv = read("/shka/ghost");
+        QCOMPARE(kv.value, QByteArray("v"));
+        QCOMPARE(kv.lease, keeper->currentLeaseId());
+        Internal::setBeforeSend(m_participant.get(), {});
+        keeper->close();
+        QTRY_VERIFY_WITH_TIMEOUT(read("/shka/ghost").key.isEmpty(), scaledMs(5000));
     }
 
     void outOfBandRevokeExpiresThenRestores()

@@ -1,0 +1,29 @@
+#pragma once
+
+// Seams for this project's tests, never for applications. Each lets a test act at one exact
+// point that no outside observation can hit reliably.
+
+#include <QtCore/QString>
+
+#include <functional>
+
+namespace QEtcd {
+class Client;
+}
+
+namespace QEtcd::Internal {
+
+// What becomes of one unary call, decided just before it would be sent.
+enum class SendFault {
+    None,        // sent and answered as usual
+    LoseAnswer,  // sent and carried out by etcd, but the caller hears DeadlineExceeded
+    Refuse,      // never sent; the caller hears Unavailable
+};
+
+// Called with each unary call's description ("txn comparing \"/k\"", "lease revoke 1f…") on
+// the calling thread just before the call is sent. A test may also change the network there (a
+// FaultProxy) under one particular call. An empty hook removes it.
+using BeforeSend = std::function<SendFault(const QString &what)>;
+void setBeforeSend(Client *client, BeforeSend hook);
+
+} // namespace QEtcd::Internal
