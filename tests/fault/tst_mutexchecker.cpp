@@ -160,7 +160,7 @@ private Q_SLOTS:
                 ::kill(pid_t(p.process->processId()), SIGSTOP);
                 break;
             }
-            QTimer::singleShot(duration, this, [&p] {
+            QTimer::singleShot(duration, p.proxy.get(), [&p] {
                 p.proxy->setMode(FaultProxy::Mode::Pass);
                 ::kill(pid_t(p.process->processId()), SIGCONT);
                 p.faulted = false;
