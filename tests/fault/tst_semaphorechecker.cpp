@@ -33,9 +33,10 @@ struct Interval
 };
 
 // One contender: its own Client behind its own proxy, and a thread that acquires, works while
-// it still believes it holds, and releases, over and over. What it believed is logged by the
-// monotonic clock: from acquire() returning to the last time heldPermits() said yes, read
-// after that check returned, so each interval errs on the long side.
+// it still believes it holds, and releases, over and over. It asks heldPermits() every 2 ms
+// and reads the monotonic clock after each yes, so each believed interval errs on the long
+// side: from acquire() returning to the last yes, or to the call of a release() that found
+// the permit still held.
 struct Participant
 {
     Participant(int index, quint16 etcdPort) : index(index)
@@ -69,17 +70,35 @@ struct Participant
                 continue;
             }
             const qint64 start = nowNs();
-            qint64 end = start;
+            qint64 lastYes = 0;
             // Half short holds, half long enough for a partition to outlast the lease.
             const int holdMs = random.bounded(2) == 0 ? random.bounded(100, 1000) : random.bounded(1000, 6000);
             const qint64 until = start + holdMs * qint64(1000000);
-            while (!stop && nowNs() < until && semaphore->heldPermits() > 0) {
-                end = nowNs();
-                QThread::msleep(10);  // the critical section's work
+            bool believed = true;
+            while (!stop && nowNs() < until) {
+                if (semaphore->heldPermits() == 0) {
+                    believed = false;
+                    break;
+                }
+                lastYes = nowNs();
+                QThread::msleep(2);  // the critical section's work between two checks
             }
-            holds.append({start, end, index});
-            if (!semaphore->release())
+            const qint64 releasing = nowNs();
+            const bool stillHeld = semaphore->release();
+            if (!stillHeld)
                 ++dispossessed;
+            if (!believed) {
+                ++lostWhileHeld;
+                if (stillHeld)
+                    ++contradictions;
+            }
+            if (lastYes == 0) {  // never believed, so never acted on
+                ++unbelieved;
+                continue;
+            }
+            if (believed && stillHeld)
+                lastYes = releasing;
+            holds.append({start, lastYes, index});
         }
     }
 
@@ -90,9 +109,12 @@ struct Participant
     std::unique_ptr<QThread> thread;
     QList<Interval> holds;  // its thread's until that thread has finished
     std::atomic<bool> stop{false};
-    std::atomic<int> losses{0};        // permitLost() while the permit was still held
-    std::atomic<int> dispossessed{0};  // release() found the permit already lost
+    std::atomic<int> losses{0};         // permitLost() while the permit was still held
+    std::atomic<int> lostWhileHeld{0};  // heldPermits() said no before the hold was done
+    std::atomic<int> dispossessed{0};   // release() found the permit already lost
+    std::atomic<int> contradictions{0}; // heldPermits() said no, yet release() found it held
     std::atomic<int> failures{0};
+    std::atomic<int> unbelieved{0};  // acquire() succeeded but the first check said no
     bool faulted = false;  // the driver's
 };
 } // namespace
@@ -113,7 +135,7 @@ private Q_SLOTS:
             ? qEnvironmentVariableIntValue("QETCD_CHECKER_SECONDS")
             : 60;
         const quint32 seed = qEnvironmentVariableIsSet("QETCD_CHECKER_SEED")
-            ? quint32(qEnvironmentVariableIntValue("QETCD_CHECKER_SEED"))
+            ? qEnvironmentVariable("QETCD_CHECKER_SEED").toUInt()
             : QRandomGenerator::global()->generate();
         qInfo("seed %u (QETCD_CHECKER_SEED=%u repeats the fault schedule), %d s", seed, seed, seconds);
         QRandomGenerator random(seed);
@@ -162,7 +184,12 @@ private Q_SLOTS:
         int losses = 0;
         int dispossessed = 0;
         int failures = 0;
+        int unbelieved = 0;
+        int neverHeld = 0;
+        int lostWhileHeld = 0;
+        int contradictions = 0;
         for (const auto &p : participants) {
+            neverHeld += p->holds.isEmpty() ? 1 : 0;
             for (const Interval &hold : p->holds) {
                 edges.append({hold.start, +1});
                 edges.append({hold.end, -1});
@@ -171,6 +198,9 @@ private Q_SLOTS:
             losses += p->losses;
             dispossessed += p->dispossessed;
             failures += p->failures;
+            unbelieved += p->unbelieved;
+            lostWhileHeld += p->lostWhileHeld;
+            contradictions += p->contradictions;
         }
         std::sort(edges.begin(), edges.end(), [](const auto &a, const auto &b) {
             return a.first != b.first ? a.first < b.first : a.second > b.second;
@@ -194,9 +224,15 @@ private Q_SLOTS:
             }
             peak = std::max(peak, believed);
         }
-        qInfo("%d holds, %d lost (%d told while held), %d acquisitions failed, %d faults injected, peak %d",
-              holdCount, dispossessed, losses, failures, faults, peak);
+        qInfo("%d believed holds (%d more never believed), %d seen lost while held, %d releases found the permit "
+              "lost, %d permitLost() signals, %d acquisitions failed, %d faults injected, peak %d",
+              holdCount, unbelieved, lostWhileHeld, dispossessed, losses, failures, faults, peak);
+        // A run that exercised too little proves nothing.
         QVERIFY(holdCount > 20);
+        QCOMPARE(neverHeld, 0);
+        QVERIFY2(lostWhileHeld >= 1, "no permit was seen lost while held");
+        QVERIFY2(dispossessed >= 1, "no release() ever found its permit lost");
+        QVERIFY2(contradictions == 0, "a permit heldPermits() called lost was released as if still held");
         QVERIFY(faults > seconds / 3);
         QCOMPARE(peak, permitCount);  // the permits were really shared, not handed out one by one
 

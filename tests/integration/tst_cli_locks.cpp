@@ -165,6 +165,25 @@ private:
         return int(future.result().count);
     }
 
+    // Someone else revokes the lease that `established` names: the command reports `loss`,
+    // closes as failed and exits 1, leaving no key under `prefix`.
+    void revokeAndExpectExit1(Tool &run, const QString &established, const QString &loss, const QStringList &names,
+                              const QByteArray &prefix)
+    {
+        QTRY_VERIFY2_WITH_TIMEOUT(run.has(established), run.transcript().constData(), scaledMs(15000));
+        bool ok = false;
+        const qint64 leaseId = text(run.event(established), "lease_id").toLongLong(&ok, 16);
+        QVERIFY2(ok, run.transcript().constData());
+        const QFuture<Result> revoked = m_client->leaseRevoke(leaseId);
+        QVERIFY(awaitFuture(revoked) && revoked.result().status);
+        QCOMPARE(run.waitForExit(), 1);
+        QCOMPARE(run.names(), names);
+        QVERIFY(!text(run.event(loss), "cause_code").isEmpty());
+        QCOMPARE(text(run.event("closed"), "reason"), QStringLiteral("failed"));
+        QVERIFY2(run.standardError().startsWith("qetcd: "), run.standardError().constData());
+        QCOMPARE(keysUnder(prefix), 0);
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -399,6 +418,19 @@ private Q_SLOTS:
         s2->terminate();
         QCOMPARE(s2->waitForExit(), 0);
         QCOMPARE(keysUnder("/cs/s/holders/"), 0);
+    }
+
+    void lostPermitExits1()
+    {
+        auto run = qetcd({"semaphore", "/cs/lost", "--permits", "1", "--ttl", "2"});
+        revokeAndExpectExit1(*run, "acquired", "permitLost", {"acquired", "permitLost", "closed"}, "/cs/lost/holders/");
+    }
+
+    void lostLeadershipExits1()
+    {
+        auto run = qetcd({"elect", "/ce/lost", "p1", "--ttl", "2"});
+        revokeAndExpectExit1(*run, "elected", "leadershipLost", {"campaigning", "elected", "leadershipLost", "closed"},
+                             "/ce/lost/");
     }
 
     void usageErrorsExit2()

@@ -284,6 +284,98 @@ private Q_SLOTS:
         QCOMPARE(out, QByteArray("{\"path\":\"/cr/r\",\"value\":10}\n{\"path\":\"/cr/r\",\"value\":8}\n"));
     }
 
+    void counterOnACorruptValueExits1()
+    {
+        PutResult corrupted;
+        QETCD_AWAIT(m_client->put("/cr/corrupt", "abc"), corrupted);
+        QCOMPARE(corrupted.status, Status());
+        QByteArray out;
+        QByteArray err;
+        QCOMPARE(runToEnd({"counter", "/cr/corrupt", "add", "1"}, &out, &err), 1);
+        QCOMPARE(out, QByteArray());
+        QVERIFY2(err.startsWith("qetcd: ") && err.contains("3 bytes") && err.contains("8-byte"), err.constData());
+        RangeResult untouched;
+        QETCD_AWAIT(m_client->get("/cr/corrupt"), untouched);
+        QCOMPARE(untouched.kvs.value(0).value, QByteArray("abc"));
+    }
+
+    // Someone moves the registration onto a lease of their own and revokes ours: healing finds
+    // the key taken, says so, and the command exits 1 without deleting what is not its own.
+    void serviceRegistrationTakenBySomeoneElseExits1()
+    {
+        auto reg = qetcd({"service", "register", "web", "--address", "10.0.0.8", "--port", "80", "--ttl", "2",
+                          "--service-path", "/cr/taken"});
+        QTRY_VERIFY_WITH_TIMEOUT(reg->has("registered") || !reg->isRunning(), scaledMs(15000));
+        QVERIFY2(reg->has("registered"), reg->transcript());
+        const QByteArray key = text(reg->event("registered"), "key").toUtf8();
+        bool ok = false;
+        const qint64 leaseId = text(reg->event("registered"), "lease_id").toLongLong(&ok, 16);
+        QVERIFY2(ok, reg->transcript());
+
+        LeaseGrantResult theirs;
+        QETCD_AWAIT(m_client->leaseGrant(60), theirs);
+        QCOMPARE(theirs.status, Status());
+        PutOptions onTheirLease;
+        onTheirLease.lease = theirs.id;
+        PutResult taken;
+        QETCD_AWAIT(m_client->put(key, "someone else", onTheirLease), taken);
+        QCOMPARE(taken.status, Status());
+        Result revoked;
+        QETCD_AWAIT(m_client->leaseRevoke(leaseId), revoked);
+        QCOMPARE(revoked.status, Status());
+
+        QCOMPARE(reg->waitForExit(), 1);
+        QList<QJsonObject> failed;
+        for (const QJsonObject &event : reg->events()) {
+            if (text(event, "event") == "leaseEvent" && text(event, "kind") == "Failed")
+                failed.append(event);
+        }
+        QVERIFY2(failed.size() == 1, reg->transcript());
+        QCOMPARE(text(reg->event("closed"), "reason"), QStringLiteral("failed"));
+        QVERIFY2(reg->standardError().startsWith("qetcd: "), reg->standardError().constData());
+        RangeResult left;
+        QETCD_AWAIT(m_client->get(key), left);
+        QCOMPARE(left.kvs.value(0).value, QByteArray("someone else"));
+        Result cleaned;
+        QETCD_AWAIT(m_client->leaseRevoke(theirs.id), cleaned);
+    }
+
+    // The barrier's lease is revoked behind its holder's back: the hold heals onto a new
+    // lease and the barrier is up again; stopped, it exits 0 and takes it down.
+    void barrierHoldWhoseLeaseExpiresHeals()
+    {
+        auto hold = qetcd({"barrier", "hold", "/cr/healing", "--ttl", "2"});
+        QTRY_VERIFY_WITH_TIMEOUT(hold->has("barrierSet") || !hold->isRunning(), scaledMs(15000));
+        QVERIFY2(hold->has("barrierSet"), hold->transcript());
+        RangeResult before;
+        QETCD_AWAIT(m_client->get("/cr/healing"), before);
+        QCOMPARE(before.kvs.size(), 1);
+        Result revoked;
+        QETCD_AWAIT(m_client->leaseRevoke(before.kvs[0].lease), revoked);
+        QCOMPARE(revoked.status, Status());
+
+        const auto kinds = [&] {
+            QStringList list;
+            for (const QJsonObject &event : hold->events()) {
+                if (text(event, "event") == "leaseEvent")
+                    list.append(text(event, "kind"));
+            }
+            return list;
+        };
+        QTRY_VERIFY2_WITH_TIMEOUT(kinds().contains("Restored") || !hold->isRunning(), hold->transcript(),
+                                  scaledMs(15000));
+        QCOMPARE(kinds(), (QStringList{"Expired", "Restored"}));
+        RangeResult after;
+        QETCD_AWAIT(m_client->get("/cr/healing"), after);
+        QCOMPARE(after.kvs.size(), 1);
+        QVERIFY(after.kvs[0].lease != before.kvs[0].lease);
+
+        hold->terminate();
+        QCOMPARE(hold->waitForExit(), 0);
+        QCOMPARE(hold->event("closed").value("removed").toBool(), true);
+        QCOMPARE(keysUnder("/cr/healing"), 0);
+    }
+
     void queueTakesInPutOrder()
     {
         for (const char *value : {"first", "zweite", "тре́тий"}) {
@@ -380,7 +472,7 @@ private Q_SLOTS:
         QVERIFY2(text(take->event("taken"), "key").startsWith(QLatin1String("/cr/pq/00001/")), take->transcript());
     }
 
-    void helpNamesTheQueueAndCounterOptions_data()
+    void helpNamesEachRecipeCommandsOptions_data()
     {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QStringList>("mentions");
@@ -390,9 +482,32 @@ private Q_SLOTS:
                                               "at most", "SIGTERM"};
         QTest::newRow("counter") << QStringList{"counter", "--help"} << QStringList{"--repeat", "compare-and-set"};
         QTest::newRow("overview") << QStringList{"--help"} << QStringList{"queue", "counter"};
+        QTest::newRow("lock") << QStringList{"lock", "--help"}
+                              << QStringList{"--ttl", "--hold", "COMMAND", "QETCD_FENCING_TOKEN", "\"acquired\"",
+                                             "lockLost", "released", "closed", "exit 1"};
+        QTest::newRow("semaphore") << QStringList{"semaphore", "--help"}
+                                   << QStringList{"--permits", "--ttl", "--hold", "\"acquired\"", "permitLost",
+                                                  "released", "closed"};
+        QTest::newRow("elect") << QStringList{"elect", "--help"}
+                               << QStringList{"PROPOSAL", "--observe", "--ttl", "campaigning", "elected",
+                                              "leadershipLost", "resigned", "leaderChanged", "exit 1"};
+        QTest::newRow("barrier") << QStringList{"barrier", "--help"}
+                                 << QStringList{"hold NAME", "wait NAME", "count NAME", "--members", "--timeout",
+                                                "--no-wait-missing", "barrierSet", "barrierLifted", "leaseEvent",
+                                                "timedOut", "released"};
+        QTest::newRow("double-barrier") << QStringList{"double-barrier", "--help"}
+                                        << QStringList{"--members", "--work", "--timeout", "entering", "entered",
+                                                       "leaving", "left", "timedOut"};
+        QTest::newRow("service") << QStringList{"service", "--help"}
+                                 << QStringList{"register NAME", "list [NAME]", "--address", "--port", "--watch",
+                                                "registered", "leaseEvent", "watchRecovery", "instanceAdded",
+                                                "someone took the key"};
+        QTest::newRow("overview of the coordination commands")
+            << QStringList{"--help"}
+            << QStringList{"lock", "semaphore", "elect", "barrier", "double-barrier", "service"};
     }
 
-    void helpNamesTheQueueAndCounterOptions()
+    void helpNamesEachRecipeCommandsOptions()
     {
         QFETCH(QStringList, arguments);
         QFETCH(QStringList, mentions);

@@ -6,6 +6,7 @@
 
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
+#include <QEtcd/faultproxy.h>
 #include <QEtcd/testtimeouts.h>
 
 #include <QtCore/QElapsedTimer>
@@ -201,6 +202,49 @@ private Q_SLOTS:
         const qint64 held = integer(run->event("closed"), "mono_ms") - integer(run->event("established"), "mono_ms");
         QVERIFY2(held >= 1000, qPrintable(QString::number(held)));
         QVERIFY(run->standardError().isEmpty());
+    }
+
+    // The watch's connection is reset under it: it reports the outage and its recovery, and
+    // delivers the change made during the outage after it, once.
+    void watchReportsRecoveryAcrossAReset()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Qetcd run(proxy.url(), {"watch", "/cs/recovery"});
+        QTRY_VERIFY2_WITH_TIMEOUT(run.has("established"), run.transcript().constData(), scaledMs(15000));
+
+        proxy.setMode(FaultProxy::Mode::Reset);
+        QTRY_VERIFY2_WITH_TIMEOUT(run.has("watchRecovery"), run.transcript().constData(), scaledMs(15000));
+        QCOMPARE(text(run.event("watchRecovery"), "kind"), QStringLiteral("Suspended"));
+        const qint64 during = put("/cs/recovery", "during");
+        QVERIFY(during > 0);
+        proxy.setMode(FaultProxy::Mode::Pass);
+        QTRY_VERIFY2_WITH_TIMEOUT(run.has("put"), run.transcript().constData(), scaledMs(20000));
+        // Suspended (once per failed attempt while the proxy resets), then one Resubscribed,
+        // then the change.
+        const QList<QJsonObject> events = run.events();
+        QStringList after;
+        qsizetype resubscribed = -1;
+        for (qsizetype i = 0; i < events.size(); ++i) {
+            const QString name = text(events[i], "event");
+            if (name == "watchRecovery" && resubscribed < 0) {
+                if (text(events[i], "kind") == "Resubscribed")
+                    resubscribed = i;
+                else
+                    QCOMPARE(text(events[i], "kind"), QStringLiteral("Suspended"));
+            } else if (resubscribed >= 0 && name != "connectionState") {
+                after.append(name);
+            }
+        }
+        QVERIFY2(resubscribed > 0, run.transcript().constData());
+        QVERIFY(integer(events[resubscribed], "resume_revision") <= during);
+        QCOMPARE(after, QStringList{"put"});
+        QCOMPARE(integer(run.event("put"), "mod_revision"), during);
+
+        run.terminate();
+        QCOMPARE(run.waitForExit(), 0);
+        QCOMPARE(run.count("put"), 1);
+        QCOMPARE(text(run.event("closed"), "reason"), QStringLiteral("SIGTERM"));
     }
 
     void watchUnreachableEndpointFails()

@@ -478,6 +478,8 @@ private Q_SLOTS:
         QETCD_AWAIT(client.get("/k"), got);
         QCOMPARE(got.status.code(), StatusCode::Unavailable);
         QVERIFY2(got.status.message().contains("after 3 attempts"), qPrintable(got.status.message()));
+        // Both sides: two 100 ms pauses between the three attempts, and no more than the deadline.
+        QVERIFY2(clock.elapsed() >= 200, qPrintable(QString::number(clock.elapsed())));
         QVERIFY2(clock.elapsed() < scaledMs(8000), qPrintable(QString::number(clock.elapsed())));
     }
 

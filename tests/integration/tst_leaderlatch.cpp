@@ -1,4 +1,5 @@
 #include "../common/awaitfuture.h"
+#include "../common/parkedthread.h"
 #include "../common/queuedkeys.h"
 
 #include <QEtcd/client.h>
@@ -139,15 +140,20 @@ private Q_SLOTS:
         QETCD_AWAIT(waiter.start(), status);
         QFuture<Status> unbounded = waiter.awaitAsync();
         Status blocked(StatusCode::Unknown, "not run");
-        QThread *thread = QThread::create([&] { blocked = waiter.await(); });
+        ParkedThread parked;
+        QThread *thread = QThread::create([&] {
+            parked.enter();
+            blocked = waiter.await();
+        });
         thread->start();
         QCOMPARE(queue("/latch/close").size(), 2);
+        QTRY_VERIFY_WITH_TIMEOUT(parked.parked(), scaledMs(5000));
         waiter.close();
         QETCD_AWAIT(unbounded, status);
         QCOMPARE(status.code(), StatusCode::Cancelled);
         QVERIFY(thread->wait(scaledMs(5000)));
         delete thread;
-        QVERIFY(blocked.code() == StatusCode::Cancelled || blocked.code() == StatusCode::Closed);
+        QCOMPARE(blocked.code(), StatusCode::Cancelled);  // parked in the wait when close() came
         QTRY_COMPARE_WITH_TIMEOUT(queue("/latch/close").size(), 1, scaledMs(5000));
         QCOMPARE(waiter.await(10ms).code(), StatusCode::Closed);
         QVERIFY(leader.hasLeadership());
@@ -162,9 +168,13 @@ private Q_SLOTS:
         LeaderLatch waiter(m_other.get(), "/latch/interrupt", {}, ttl(10));
         QETCD_AWAIT(waiter.start(), status);
         Status blocked(StatusCode::Unknown, "not run");
-        QThread *thread = QThread::create([&] { blocked = waiter.await(); });
+        ParkedThread parked;
+        QThread *thread = QThread::create([&] {
+            parked.enter();
+            blocked = waiter.await();
+        });
         thread->start();
-        QTest::qWait(200);  // let it park
+        QTRY_VERIFY_WITH_TIMEOUT(parked.parked(), scaledMs(5000));
         thread->requestInterruption();
         QVERIFY(thread->wait(scaledMs(5000)));
         delete thread;

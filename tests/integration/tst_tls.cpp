@@ -117,6 +117,7 @@ private Q_SLOTS:
         RangeResult got;
         QETCD_AWAIT(client.get("/tls/k"), got);
         QCOMPARE(got.status.code(), StatusCode::TlsError);
+        QVERIFY2(got.status.message().contains("certificate verify failed"), qPrintable(got.status.message()));
     }
 
     void missingOrForeignClientCertificateIsRejected()
@@ -146,7 +147,7 @@ private Q_SLOTS:
         Client client(options);
         RangeResult got;
         QETCD_AWAIT(client.get("/tls/k"), got);
-        QVERIFY(!got.status.isOk());
+        QCOMPARE(got.status.code(), StatusCode::Unavailable);  // the server hangs up on plaintext
     }
 };
 

@@ -1,7 +1,10 @@
 // One contender in the mutual-exclusion checker (tst_mutexchecker): takes the lock again and
-// again and, inside each hold, increments a shared counter with guardedTxn. It prints one JSON
-// line per hold and per write on stdout, stamped with CLOCK_MONOTONIC (steady_clock) so the
-// checker can line processes up. It stops cleanly on SIGTERM.
+// again and, inside each hold, makes blind writes to one shared key, guarded only by the fence
+// (a put inside guardedTxn whose value names the writer's fencing token and hold key). While
+// it holds it asks isHeldByCurrentThread() every two milliseconds, also while a write is in
+// flight. It prints one JSON line when it wins the lock, one per write and one per hold on
+// stdout, stamped with CLOCK_MONOTONIC (steady_clock) so the checker can line processes up.
+// It stops cleanly on SIGTERM.
 
 #include <QEtcd/client.h>
 #include <QEtcd/distributedmutex.h>
@@ -11,6 +14,7 @@
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QRandomGenerator>
+#include <QtCore/QThread>
 
 #include <csignal>
 #include <cstdio>
@@ -21,6 +25,7 @@ using namespace std::chrono_literals;
 
 namespace {
 std::atomic<bool> stopRequested{false};
+constexpr unsigned long samplePeriodMs = 2;
 
 qint64 nowNs()
 {
@@ -33,16 +38,35 @@ void emitLine(const QJsonObject &object)
     std::fflush(stdout);
 }
 
-// The moment *before* asking: if the answer is yes, the hold was valid at that moment even
-// if the process is frozen right after.
-bool stillHeld(DistributedMutex &mutex, qint64 *lastTrueNs)
+// What this thread believed about one hold. The clock is read *before* asking: a yes means
+// the hold was valid at that moment even if the process is frozen (SIGSTOP) right after,
+// whereas a clock read after the yes could land after a freeze and inside a rival's hold.
+struct Belief
 {
-    const qint64 asked = nowNs();
-    if (!mutex.isHeldByCurrentThread())
-        return false;
-    *lastTrueNs = asked;
-    return true;
-}
+    DistributedMutex &mutex;
+    qint64 lastYesNs = 0;
+    bool lost = false;
+
+    bool sample()
+    {
+        if (lost)
+            return false;
+        const qint64 asked = nowNs();
+        if (!mutex.isHeldByCurrentThread()) {
+            lost = true;
+            return false;
+        }
+        lastYesNs = asked;
+        return true;
+    }
+
+    // Keeps sampling until `until` (steady_clock ns) or the belief ends.
+    void work(qint64 until)
+    {
+        while (nowNs() < until && sample())
+            QThread::msleep(samplePeriodMs);
+    }
+};
 } // namespace
 
 int main(int argc, char *argv[])
@@ -52,57 +76,70 @@ int main(int argc, char *argv[])
     const QCommandLineOption endpoint("endpoint", "etcd URL (the participant's fault proxy)", "url");
     const QCommandLineOption name("name", "participant name", "name");
     const QCommandLineOption lockPath("lock", "lock path", "path");
-    const QCommandLineOption counterKey("counter", "counter key", "key");
+    const QCommandLineOption fencedKey("fenced", "the key every holder writes", "key");
     const QCommandLineOption seed("seed", "random seed", "n", "1");
-    parser.addOptions({endpoint, name, lockPath, counterKey, seed});
+    parser.addOptions({endpoint, name, lockPath, fencedKey, seed});
     parser.process(app);
     std::signal(SIGTERM, [](int) { stopRequested = true; });
 
     ClientOptions options = ClientOptions::fromEndpoints({parser.value(endpoint)});
-    options.rpc = RpcResilience{RetryPolicy::bounded(2, 100ms), 2s};
+    // Longer than any partition or delay the checker makes: a write held up by one is then
+    // answered, late, instead of abandoned, so its fate is known.
+    options.rpc = RpcResilience{RetryPolicy::bounded(2, 100ms), 15s};
     Client client(options);
     LockOptions lockOptions;
     lockOptions.ttlSeconds = 2;
     lockOptions.clientId = parser.value(name);
     DistributedMutex mutex(&client, parser.value(lockPath).toUtf8(), lockOptions);
-    const QByteArray counter = parser.value(counterKey).toUtf8();
+    const QByteArray fenced = parser.value(fencedKey).toUtf8();
     QRandomGenerator random(parser.value(seed).toUInt());
+    qint64 sequence = 0;
 
     while (!stopRequested) {
         if (!mutex.lock(3s).isOk())
             continue;
-        // The belief starts at a moment the hold is known valid: this process may have been
-        // frozen between winning the lock and reading the clock.
-        qint64 startNs = 0;
-        if (!stillHeld(mutex, &startNs)) {
-            mutex.unlock();
-            continue;
-        }
-        qint64 lastTrueNs = startNs;
-        const int writes = random.bounded(1, 6);
-        for (int i = 0; i < writes && !stopRequested; ++i) {
-            if (!stillHeld(mutex, &lastTrueNs))
-                break;
-            auto read = client.get(counter);
-            read.waitForFinished();
-            const RangeResult seen = read.result();
-            if (!seen.status || !stillHeld(mutex, &lastTrueNs))
-                break;
-            const KeyValue kv = seen.kvs.value(0);
-            const qint64 next = kv.value.toLongLong() + 1;
-            Txn increment;
-            increment.compares = {Compare::modRevision(counter, CompareResult::Equal, kv.modRevision)};
-            increment.success = {TxnOp::put(counter, QByteArray::number(next))};
-            auto written = mutex.guardedTxn(increment);
-            written.waitForFinished();
+        const qint64 startNs = nowNs();
+        const qint64 token = mutex.fencingToken();
+        const QByteArray key = mutex.holdKey();
+        emitLine({{"event", "acquired"}, {"name", lockOptions.clientId}, {"token", token}});
+        Belief belief{mutex};
+        // A hold whose first check says no was never acted on.
+        const bool believed = belief.sample();
+        int writes = 0;
+        const qint64 until = startNs + random.bounded(50, 1500) * qint64(1000000);
+        while (!stopRequested && nowNs() < until && belief.sample()) {
+            const qint64 seq = ++sequence;
+            Txn blind;
+            blind.success = {TxnOp::put(fenced, QJsonDocument(QJsonObject{{"w", lockOptions.clientId},
+                                                                          {"s", seq},
+                                                                          {"t", token},
+                                                                          {"k", QString::fromUtf8(key)}})
+                                                    .toJson(QJsonDocument::Compact))};
+            const qint64 issuedNs = nowNs();
+            auto written = mutex.guardedTxn(blind);
+            ++writes;
+            // The write is not abandoned when the belief ends: its answer, however late, says
+            // whether the fence stopped it.
+            while (!written.isFinished()) {
+                QThread::msleep(samplePeriodMs);
+                belief.sample();
+            }
             const TxnResult result = written.result();
-            emitLine({{"event", "write"}, {"name", lockOptions.clientId}, {"value", next},
-                      {"accepted", result.status.isOk() && result.succeeded},
-                      {"status", result.status.toString()}, {"ns", nowNs()}});
+            const char *outcome = result.status.isOk() ? "accepted"
+                : result.status.code() == StatusCode::OwnershipLost ? "refused"
+                                                                     : "unknown";
+            emitLine({{"event", "write"}, {"name", lockOptions.clientId}, {"seq", seq}, {"token", token},
+                      {"outcome", outcome}, {"status", result.status.toString()},
+                      {"issued_ns", issuedNs}, {"answered_ns", nowNs()}});
+            belief.work(nowNs() + random.bounded(0, 10) * qint64(1000000));
         }
-        emitLine({{"event", "hold"}, {"name", lockOptions.clientId}, {"start_ns", startNs}, {"end_ns", lastTrueNs},
-                  {"token", mutex.fencingToken()}});
-        mutex.unlock();
+        // The belief lasts until unlock() for a hold still believed when it is given back.
+        const qint64 unlockNs = nowNs();
+        const bool released = mutex.unlock();  // false when the hold was lost
+        const bool stillOurs = released && !belief.lost;
+        emitLine({{"event", "hold"}, {"name", lockOptions.clientId}, {"token", token}, {"believed", believed},
+                  {"start_ns", startNs}, {"end_ns", stillOurs ? unlockNs : belief.lastYesNs},
+                  {"lost", !stillOurs}, {"writes", writes}});
     }
     mutex.close();
     return 0;
