@@ -1,6 +1,7 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import QEtcd
 import QEtcdConsole
 
 // The console window: a header with the connection, a page rail, and the pages. main.cpp sets
@@ -12,15 +13,29 @@ ApplicationWindow {
     minimumWidth: 960
     minimumHeight: 600
     visible: true
-    title: qsTr("qetcd console — %1").arg(endpoints)
+    title: qsTr("qetcd console — %1").arg(endpoints.join(", "))
     color: Theme.window
 
-    property string endpoints
+    // Set by main.cpp: the client the command line asked for (the qetcd CLI's flags and
+    // ETCDCTL_* variables), owned there so it outlives every model that uses it.
+    required property QtObject client
+    property var endpoints: []
     property bool readOnly: false
-    property string connectionState: "Connecting"
-    property var revision: undefined
-    property bool paused: false
     property string initialPage: "cluster"
+    property bool paused: false
+
+    ClusterModel {
+        id: cluster
+        client: window.client
+        refreshInterval: window.paused ? 0 : 2000
+    }
+
+    // Connecting until the cluster first answers, Unreachable while its member list cannot be
+    // read, Connected otherwise.
+    readonly property string connectionState: cluster.status === ModelStatus.Error ? "Unreachable"
+        : cluster.status !== ModelStatus.Ready ? "Connecting"
+        : "Connected"
+    readonly property string connectionError: cluster.status === ModelStatus.Error ? cluster.errorString : ""
 
     readonly property var pages: [
         { name: "cluster", title: qsTr("Cluster"), glyph: "\u25A6", later: false },
@@ -31,8 +46,8 @@ ApplicationWindow {
         { name: "participants", title: qsTr("Participants"), glyph: "\u25C9", later: true }
     ]
     readonly property var currentPage: pageStack.children[pageStack.currentIndex]
-    property string connectionError
     // A screenshot waits for the cluster to answer and for the page's data.
+    readonly property var summary: currentPage ? Object.assign({ page: pages[pageStack.currentIndex].name }, currentPage.summary) : ({})
     readonly property bool reachable: connectionState !== "Connecting" && connectionState !== "Unreachable"
     readonly property bool ready: reachable && currentPage !== undefined && currentPage.ready
     readonly property string notReadyReason: !reachable
@@ -71,7 +86,7 @@ ApplicationWindow {
                 color: Theme.text
             }
             Label {
-                text: window.endpoints
+                text: window.endpoints.join(", ")
                 color: Theme.mutedText
                 font.family: Theme.monoFamily
                 font.pixelSize: Theme.smallFont
@@ -92,7 +107,7 @@ ApplicationWindow {
             }
             Item { Layout.fillWidth: true }
             Label {
-                text: window.revision === undefined ? "" : qsTr("rev %1").arg(Number(window.revision).toLocaleString(Qt.locale("en_US"), "f", 0))
+                text: cluster.status === ModelStatus.Ready ? qsTr("rev %1").arg(Format.count(cluster.revision)) : ""
                 color: Theme.mutedText
                 font.family: Theme.monoFamily
                 font.pixelSize: Theme.bodyFont
@@ -122,10 +137,10 @@ ApplicationWindow {
             id: pageStack
             Layout.fillWidth: true
             Layout.fillHeight: true
-            LaterPage { title: qsTr("Cluster"); purpose: qsTr("Members, leader, health and alarms arrive with the cluster model.") }
-            LaterPage { title: qsTr("Keys"); purpose: qsTr("The key browser arrives with the key models.") }
-            LaterPage { title: qsTr("Leases"); purpose: qsTr("Live lease countdowns arrive with the lease model.") }
-            LaterPage { title: qsTr("Coordination"); purpose: qsTr("Locks, elections and barriers arrive with the recogniser.") }
+            ClusterPage { members: cluster }
+            KeysPage { client: window.client; paused: window.paused }
+            LeasesPage { client: window.client; paused: window.paused }
+            CoordinationPage { client: window.client; paused: window.paused }
             LaterPage { title: qsTr("Timeline"); purpose: qsTr("Lease and heal events of the console's own participants, drawn over time, arrive with the console's second part.") }
             LaterPage { title: qsTr("Participants"); purpose: qsTr("Taking part — locks, elections, barriers — from the console arrives with the console's second part.") }
         }

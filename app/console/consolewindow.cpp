@@ -1,14 +1,14 @@
 #include "consolewindow.h"
 
-#include <QtCore/QFileInfo>
+#include <QtCore/QCoreApplication>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
 #include <QtQml/QQmlApplicationEngine>
 #include <QtQuick/QQuickWindow>
 
 #include <cstdio>
 
 namespace {
-constexpr auto statusInterval = std::chrono::seconds(2);
-
 void reportFailure(const QString &message)
 {
     std::fprintf(stderr, "qetcd-console: %s\n", qPrintable(message));
@@ -18,9 +18,6 @@ void reportFailure(const QString &message)
 ConsoleWindow::ConsoleWindow(const Settings &settings, QObject *parent)
     : QObject(parent), m_settings(settings)
 {
-    m_client = new QEtcd::Client(m_settings.client, this);
-    m_statusTimer.setInterval(statusInterval);
-    connect(&m_statusTimer, &QTimer::timeout, this, &ConsoleWindow::refreshStatus);
     m_screenshotDeadline.setSingleShot(true);
     connect(&m_screenshotDeadline, &QTimer::timeout, this, [this] {
         reportFailure(QStringLiteral("no screenshot: after %1 s %2")
@@ -35,10 +32,16 @@ ConsoleWindow::~ConsoleWindow() = default;
 
 bool ConsoleWindow::load(QString *error)
 {
+    m_client = std::make_unique<QEtcd::Client>(m_settings.client);
     m_engine = std::make_unique<QQmlApplicationEngine>();
     m_engine->addImportPath(QStringLiteral("qrc:/"));
+    // Run from the build tree, the library's QML module sits in <build>/qml; installed, it is in
+    // Qt's own QML directory and this path does not exist.
+    m_engine->addImportPath(QCoreApplication::applicationDirPath() + QStringLiteral("/../../qml"));
     m_engine->setInitialProperties({
-        {QStringLiteral("endpoints"), m_settings.client.endpoints.join(QLatin1Char(','))},
+        {QStringLiteral("client"), QVariant::fromValue(static_cast<QObject *>(m_client.get()))},
+        {QStringLiteral("endpoints"), m_settings.client.endpoints},
+        {QStringLiteral("readOnly"), m_settings.client.readOnly},
         {QStringLiteral("initialPage"), m_settings.page},
     });
     m_engine->load(QUrl(QStringLiteral("qrc:/QEtcdConsole/Main.qml")));
@@ -58,34 +61,12 @@ bool ConsoleWindow::load(QString *error)
         return false;
     }
 
-    refreshStatus();
-    m_statusTimer.start();
     if (!m_settings.screenshotFile.isEmpty()) {
         connect(m_window, SIGNAL(readyChanged()), this, SLOT(tryScreenshot()));
         m_screenshotDeadline.start(m_settings.screenshotTimeout);
         QMetaObject::invokeMethod(this, &ConsoleWindow::tryScreenshot, Qt::QueuedConnection);
     }
     return true;
-}
-
-void ConsoleWindow::refreshStatus()
-{
-    if (m_statusInFlight || m_window->property("paused").toBool())
-        return;
-    m_statusInFlight = true;
-    m_client->endpointStatus().then(this, [this](const QEtcd::EndpointStatusResult &result) {
-        m_statusInFlight = false;
-        if (!m_window)
-            return;
-        if (result.status.isOk()) {
-            m_window->setProperty("connectionState", QStringLiteral("Connected"));
-            m_window->setProperty("connectionError", QString());
-            m_window->setProperty("revision", result.header.revision);
-        } else {
-            m_window->setProperty("connectionState", QStringLiteral("Unreachable"));
-            m_window->setProperty("connectionError", result.status.toString());
-        }
-    });
 }
 
 void ConsoleWindow::tryScreenshot()
@@ -103,6 +84,9 @@ void ConsoleWindow::tryScreenshot()
             Q_EMIT screenshotFinished(1);
             return;
         }
+        const QJsonObject summary = QJsonObject::fromVariantMap(m_window->property("summary").toMap());
+        std::printf("%s\n", QJsonDocument(summary).toJson(QJsonDocument::Compact).constData());
+        std::fflush(stdout);
         Q_EMIT screenshotFinished(0);
     }, Qt::SingleShotConnection);
     m_window->update();

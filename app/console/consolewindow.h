@@ -13,8 +13,8 @@ class QQmlApplicationEngine;
 class QQuickWindow;
 QT_END_NAMESPACE
 
-// Loads the console's window, keeps its header's connection state and revision fresh, and
-// takes the --screenshot picture once the shown page has its data.
+// Loads the console's window with the connection the command line asked for, and takes the
+// --screenshot picture once the shown page has its data.
 class ConsoleWindow : public QObject
 {
     Q_OBJECT
@@ -41,13 +41,10 @@ private Q_SLOTS:
     void tryScreenshot();
 
 private:
-    void refreshStatus();
-
     Settings m_settings;
+    // Declared before the engine, so the pages' models and watches go before their client.
+    std::unique_ptr<QEtcd::Client> m_client;
     std::unique_ptr<QQmlApplicationEngine> m_engine;
     QPointer<QQuickWindow> m_window;
-    QEtcd::Client *m_client = nullptr;
-    QTimer m_statusTimer;
     QTimer m_screenshotDeadline;
-    bool m_statusInFlight = false;
 };

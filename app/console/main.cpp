@@ -39,8 +39,9 @@ struct ConsoleOptions
                                            "participants [default cluster]"),
                             QStringLiteral("NAME"), QStringLiteral("cluster")};
     QCommandLineOption screenshot{QStringLiteral("screenshot"),
-                                  QStringLiteral("Wait until the page has loaded, save the window as a PNG to FILE "
-                                                 "and exit (non-zero with the reason if it could not)"),
+                                  QStringLiteral("Wait until the page has loaded, save the window as a PNG to FILE, "
+                                                 "print what the page shows as one JSON line (counts, leader, ...) "
+                                                 "and exit; non-zero with the reason if it could not"),
                                   QStringLiteral("FILE")};
 
     void addTo(QCommandLineParser *parser) const

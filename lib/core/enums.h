@@ -6,6 +6,9 @@
 // moc allows a single Q_NAMESPACE per namespace.
 namespace QEtcd {
 Q_NAMESPACE
+// Suspended names a value of three enums: QML must spell Etcd.ConnectionState.Suspended, and
+// registering the values unscoped as well would only make it warn about the clash.
+Q_CLASSINFO("RegisterEnumClassesUnscoped", "false")
 
 // gRPC codes keep their wire values so a Status read from a log maps straight to the
 // gRPC documentation; qetcd's own failures start at 256 and never collide with them.

@@ -108,6 +108,8 @@ void ClusterModel::apply(QList<MemberRow> rows, quint64 leader, QStringList alar
     std::sort(rows.begin(), rows.end(), [](const MemberRow &a, const MemberRow &b) { return a.id < b.id; });
     const bool sameMembers = std::equal(rows.cbegin(), rows.cend(), m_rows.cbegin(), m_rows.cend(),
                                         [](const MemberRow &a, const MemberRow &b) { return a.id == b.id; });
+    // The leader goes in with the rows: a view reads isLeader as soon as a row is announced.
+    m_leader = leader;
     if (sameMembers) {
         m_rows = rows;
         if (!m_rows.isEmpty())
@@ -118,7 +120,6 @@ void ClusterModel::apply(QList<MemberRow> rows, quint64 leader, QStringList alar
         m_rows = rows;
         endResetModel();
     }
-    m_leader = leader;
     m_alarms = alarms;
     m_revision = 0;
     for (const MemberRow &row : std::as_const(m_rows))

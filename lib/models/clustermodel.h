@@ -15,6 +15,7 @@ class ClusterModel : public RefreshingListModel
     QML_ELEMENT
     Q_PROPERTY(QString leaderId READ leaderId NOTIFY refreshed)
     Q_PROPERTY(qint64 revision READ revision NOTIFY refreshed)
+    Q_PROPERTY(int count READ count NOTIFY refreshed)
     Q_PROPERTY(int healthyCount READ healthyCount NOTIFY refreshed)
     Q_PROPERTY(QStringList alarms READ alarms NOTIFY refreshed)  // "NOSPACE on <member id>"
 
@@ -43,6 +44,7 @@ public:
 
     QString leaderId() const;
     qint64 revision() const { return m_revision; }
+    int count() const { return int(m_rows.size()); }
     int healthyCount() const;
     QStringList alarms() const { return m_alarms; }
 

@@ -35,6 +35,7 @@ class EtcdClientItem : public QObject, public QQmlParserStatus
     Q_PROPERTY(bool readOnly READ isReadOnly WRITE setReadOnly NOTIFY optionsChanged)
     Q_PROPERTY(int healthCheckInterval READ healthCheckInterval WRITE setHealthCheckInterval
                    NOTIFY healthCheckIntervalChanged)
+    Q_PROPERTY(QEtcd::Client *client READ client NOTIFY clientChanged)
     Q_PROPERTY(QEtcd::ConnectionState connectionState READ connectionState NOTIFY connectionStateChanged)
     Q_PROPERTY(QString activeEndpoint READ activeEndpoint NOTIFY activeEndpointChanged)
     Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)

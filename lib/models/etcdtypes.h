@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QEtcd/client.h>
 #include <QEtcd/enums.h>
 #include <QEtcd/status.h>
 
@@ -17,10 +18,18 @@ struct StatusForeign
 };
 
 // The library's shared enums, spelled with their enum's name: Etcd.ConnectionState.Lost,
-// Etcd.LeaseEventKind.Expired, Etcd.StatusCode.ReadOnly. "Suspended" names a value of three
-// of them, so the short form Etcd.Suspended is ambiguous.
+// Etcd.LeaseEventKind.Expired, Etcd.StatusCode.ReadOnly (scoped only; see enums.h).
+// A Client reaches QML only to be handed on, from EtcdClient.client to a model's client.
+struct ClientForeign
+{
+    Q_GADGET
+    QML_FOREIGN(QEtcd::Client)
+    QML_ANONYMOUS
+};
+
 namespace EtcdEnums {
 Q_NAMESPACE
+Q_CLASSINFO("RegisterEnumClassesUnscoped", "false")
 QML_NAMESPACE_EXTENDED(QEtcd)
 QML_NAMED_ELEMENT(Etcd)
 } // namespace EtcdEnums

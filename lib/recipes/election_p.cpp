@@ -280,6 +280,10 @@ void Candidacy<Owner>::loseLeadership(const Status &cause)
         QMutexLocker locker(&mutex);
         leading = false;
     }
+    // Lost stays the recipe's state until it is queued again: dropping the lost lease's own
+    // source must not make the loss look handled.
+    if (q)
+        q->reportSource(campaignSource, Recipe::SourceHealth::Lost);
     events.lost(cause);
 }
 

@@ -11,6 +11,9 @@ Page {
     property string subtitle
     property bool ready: false
     property string notReadyReason: qsTr("the page is still loading")
+    // What the page shows, in numbers: --screenshot prints it as one JSON line, so a test or a
+    // script can check the picture against etcd.
+    property var summary: ({})
     default property alias content: body.data
     property alias tools: toolRow.data
 

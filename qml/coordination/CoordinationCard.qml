@@ -1,0 +1,138 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import QEtcdConsole
+
+// One recognised coordination object. What a card shows depends on its kind: a lock's holder
+// and queue, an election's leader and candidates, a barrier's state, a queue's depth.
+Card {
+    id: card
+    required property string kind
+    required property string name
+    required property var holders
+    required property var waiters
+    required property var members
+    required property var permits
+    required property var set
+    required property var depth
+    required property var oldest
+    required property var inFlight
+    required property var deadLetters
+    required property var value
+    property double now: Date.now()
+
+    readonly property bool isLockLike: kind === "lock" || kind === "readWriteLock" || kind === "semaphore"
+    readonly property bool isBarrier: kind === "barrier" || kind === "countedBarrier" || kind === "doubleBarrier"
+
+    title: name
+    accentColor: kind === "election" ? Theme.info
+               : isLockLike ? (holders.length > 0 ? Theme.warning : Theme.good)
+               : isBarrier ? (set ? Theme.bad : Theme.good)
+               : Theme.neutral
+    badge: [
+        StatePill {
+            visible: card.kind === "semaphore" && card.permits > 0
+            text: qsTr("%1 of %2 permits").arg(card.holders.length).arg(card.permits)
+        },
+        StatePill {
+            visible: card.isLockLike && card.kind !== "semaphore"
+            text: card.holders.length > 0 ? qsTr("HELD") : qsTr("FREE")
+            foreground: card.holders.length > 0 ? Theme.warning : Theme.good
+            background: card.holders.length > 0 ? Theme.warningSoft : Theme.goodSoft
+        },
+        StatePill {
+            visible: card.kind === "barrier"
+            text: card.set ? qsTr("SET") : qsTr("LIFTED")
+            foreground: card.set ? Theme.bad : Theme.good
+            background: card.set ? Theme.badSoft : Theme.goodSoft
+        },
+        StatePill {
+            visible: card.kind === "countedBarrier"
+            // etcd does not store how many members a round needs: say how many are in.
+            text: qsTr("%n arrived", "", card.members.length)
+            foreground: Theme.warning
+            background: Theme.warningSoft
+        }
+    ]
+    kindLabel: kindTitle(card.kind)
+
+    function kindTitle(kind) {
+        switch (kind) {
+        case "lock": return qsTr("Lock");
+        case "readWriteLock": return qsTr("Read/write lock");
+        case "semaphore": return qsTr("Semaphore");
+        case "election": return qsTr("Election");
+        case "barrier": return qsTr("Barrier");
+        case "countedBarrier": return qsTr("Counted barrier");
+        case "doubleBarrier": return qsTr("Double barrier");
+        case "service": return qsTr("Service");
+        case "queue": return qsTr("Queue");
+        case "priorityQueue": return qsTr("Priority queue");
+        case "workQueue": return qsTr("Work queue");
+        case "counter": return qsTr("Counter");
+        }
+        return kind;
+    }
+
+    EntryList {
+        visible: card.isLockLike
+        heading: card.kind === "semaphore" ? qsTr("HOLDERS") : qsTr("HOLDER")
+        model: card.holders
+        showToken: true
+        now: card.now
+        emptyText: qsTr("nobody")
+    }
+    EntryList {
+        visible: card.kind === "election"
+        heading: qsTr("LEADER")
+        model: card.holders
+        showValue: true
+        showToken: true
+        now: card.now
+        emptyText: qsTr("no leader")
+    }
+    EntryList {
+        visible: card.isLockLike || card.kind === "election"
+        heading: card.kind === "election" ? qsTr("NEXT IN LINE") : qsTr("WAITING")
+        model: card.waiters
+        showValue: card.kind === "election"
+        numbered: true
+        now: card.now
+        emptyText: qsTr("nobody")
+    }
+    EntryList {
+        visible: card.kind === "barrier"
+        heading: qsTr("OWNER")
+        model: card.holders
+        now: card.now
+    }
+    EntryList {
+        visible: card.kind === "countedBarrier" || card.kind === "doubleBarrier" || card.kind === "service"
+        heading: card.kind === "service" ? qsTr("INSTANCES") : qsTr("MEMBERS")
+        model: card.members
+        now: card.now
+        emptyText: qsTr("none")
+    }
+    Field {
+        visible: card.kind.indexOf("ueue") > 0
+        label: qsTr("Depth")
+        value: qsTr("%1 item(s)%2").arg(card.depth).arg(card.oldest > 0 ? qsTr(", oldest %1").arg(Format.duration(card.now - card.oldest)) : "")
+    }
+    Field {
+        visible: card.kind.indexOf("ueue") > 0 && card.inFlight > 0
+        label: qsTr("In flight")
+        value: card.inFlight
+    }
+    Field {
+        visible: card.kind.indexOf("ueue") > 0 && card.deadLetters > 0
+        label: qsTr("Dead letters")
+        value: card.deadLetters
+        valueColor: Theme.bad
+    }
+    Field {
+        visible: card.kind === "counter"
+        label: qsTr("Value")
+        value: card.value === undefined ? "—" : card.value
+        mono: true
+    }
+}

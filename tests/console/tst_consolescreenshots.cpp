@@ -1,0 +1,117 @@
+// The console as a user meets it: a cluster with the demo participants on it, every page
+// rendered to a PNG by `qetcd-console --screenshot`, each picture checked to show something and
+// each page's own numbers checked against what the participants hold. With
+// QETCD_SCREENSHOT_DIR set the pictures are kept there (scripts/screenshots: the README's).
+
+#include <QEtcd/etcdcluster.h>
+#include <QEtcd/testtimeouts.h>
+
+#include <QtCore/QDir>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+#include <QtCore/QProcess>
+#include <QtCore/QSet>
+#include <QtCore/QTemporaryDir>
+#include <QtGui/QImage>
+#include <QtTest/QtTest>
+
+using namespace QEtcd::Testing;
+
+class tst_ConsoleScreenshots : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("QETCD_BUILD"), QStringLiteral(QETCD_BUILD_DIR));
+        m_demo.setProcessEnvironment(environment);
+        m_demo.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        m_demo.start(QStringLiteral(QETCD_SOURCE_DIR "/scripts/demo-participants"), {endpoint()});
+        // The condition is evaluated again after it held, so it must not consume the output.
+        QByteArray demoOutput;
+        QTRY_VERIFY_WITH_TIMEOUT((demoOutput += m_demo.readAllStandardOutput()).contains("ready\n")
+                                     || m_demo.state() == QProcess::NotRunning,
+                                 scaledMs(60000));
+        QCOMPARE(m_demo.state(), QProcess::Running);
+        m_outputDir = qEnvironmentVariable("QETCD_SCREENSHOT_DIR", m_scratch.path());
+        QVERIFY(QDir().mkpath(m_outputDir));
+    }
+
+    void cleanupTestCase()
+    {
+        m_demo.terminate();  // the participants release, resign and revoke on the way out
+        QVERIFY(m_demo.waitForFinished(scaledMs(30000)));
+    }
+
+    void page_data()
+    {
+        QTest::addColumn<QString>("page");
+        QTest::addColumn<QJsonObject>("expected");
+        QTest::newRow("cluster") << "cluster" << QJsonObject{{"members", 1}, {"healthy", 1}, {"alarms", 0}};
+        // 3 lock entries, 2 semaphore holders and its permits key, 2 candidates, the barrier,
+        // the counted barrier's 2 arrivals and its ready key, 2 service instances, 5 queue items,
+        // the counter and the config key.
+        QTest::newRow("keys") << "keys" << QJsonObject{{"keys", 21}};
+        // A lease each: 3 lock entries, 2 permits, 2 candidates, the barrier, 2 arrivals and 2
+        // service instances.
+        QTest::newRow("leases") << "leases" << QJsonObject{{"leases", 12}};
+        // lock, semaphore, election, barrier, counted barrier, service, queue, counter.
+        QTest::newRow("coordination") << "coordination" << QJsonObject{{"objects", 8}};
+        QTest::newRow("timeline") << "timeline" << QJsonObject{};
+        QTest::newRow("participants") << "participants" << QJsonObject{};
+    }
+
+    void page()
+    {
+        QFETCH(QString, page);
+        QFETCH(QJsonObject, expected);
+        const QString file = QDir(m_outputDir).filePath(page + QStringLiteral(".png"));
+        QFile::remove(file);
+
+        QProcess console;
+        console.setProcessChannelMode(QProcess::SeparateChannels);
+        console.start(QStringLiteral(QETCD_CONSOLE_PATH),
+                      {QStringLiteral("--endpoints"), endpoint(), QStringLiteral("--page"), page,
+                       QStringLiteral("--screenshot"), file});
+        QVERIFY(console.waitForFinished(scaledMs(90000)));
+        QVERIFY2(console.exitStatus() == QProcess::NormalExit && console.exitCode() == 0,
+                 console.readAllStandardError().constData());
+
+        const QImage picture(file);
+        QVERIFY2(!picture.isNull(), qPrintable(file));
+        QCOMPARE(picture.size(), QSize(1280, 800));
+        QVERIFY2(distinctColours(picture) > 100, qPrintable(QStringLiteral("%1 looks blank").arg(file)));
+
+        const QJsonObject summary = QJsonDocument::fromJson(console.readAllStandardOutput()).object();
+        QCOMPARE(summary.value(QStringLiteral("page")).toString(), page);
+        for (auto it = expected.constBegin(); it != expected.constEnd(); ++it)
+            QVERIFY2(summary.value(it.key()) == it.value(),
+                     qPrintable(QStringLiteral("%1: %2 is %3, expected %4")
+                                    .arg(page, it.key(), summary.value(it.key()).toVariant().toString(),
+                                         it.value().toVariant().toString())));
+    }
+
+private:
+    QString endpoint() const { return m_cluster.clientUrls().constFirst(); }
+
+    static int distinctColours(const QImage &image)
+    {
+        QSet<QRgb> colours;
+        for (int y = 0; y < image.height(); y += 2) {
+            for (int x = 0; x < image.width(); x += 2)
+                colours.insert(image.pixel(x, y));
+        }
+        return int(colours.size());
+    }
+
+    EtcdCluster m_cluster;
+    QProcess m_demo;
+    QTemporaryDir m_scratch;
+    QString m_outputDir;
+};
+
+QTEST_GUILESS_MAIN(tst_ConsoleScreenshots)
+#include "tst_consolescreenshots.moc"
