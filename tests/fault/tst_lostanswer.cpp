@@ -90,16 +90,12 @@ public:
         if (!awaitFuture(marked) || !marked.result().status)
             return {};
         const qint64 markRevision = marked.result().header.revision;
-        QDeadlineTimer deadline(scaled(20s));
-        while (!deadline.hasExpired()) {
-            {
-                QMutexLocker locker(&m_mutex);
-                if (!m_puts.isEmpty() && m_puts.last().modRevision >= markRevision)
-                    return m_puts;
-            }
-            QTest::qWait(20);
-        }
-        return {};
+        const bool caughtUp = QTest::qWaitFor([&] {
+            QMutexLocker locker(&m_mutex);
+            return !m_puts.isEmpty() && m_puts.last().modRevision >= markRevision;
+        }, int(scaled(20s).count()));
+        QMutexLocker locker(&m_mutex);
+        return caughtUp ? m_puts : decltype(m_puts){};
     }
 
 private:

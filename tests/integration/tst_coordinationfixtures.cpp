@@ -124,13 +124,10 @@ private:
         const QSet<QByteArray> before = keys(prefix);
         start();
         QSet<QByteArray> after;
-        QDeadlineTimer deadline(scaledMs(15000));
-        while (!deadline.hasExpired()) {
+        QTest::qWaitFor([&] {
             after = keys(prefix);
-            if (after.size() > before.size())
-                break;
-            QTest::qWait(20);  // polling etcd, not synchronising on time
-        }
+            return after.size() > before.size();
+        }, int(scaledMs(15000)));
         after.subtract(before);
         if (after.size() != 1) {
             qWarning() << "expected one new key under" << prefix << "got" << after;
