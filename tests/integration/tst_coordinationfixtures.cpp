@@ -124,11 +124,13 @@ private:
         const QSet<QByteArray> before = keys(prefix);
         start();
         QSet<QByteArray> after;
-        QTest::qWaitFor([&] {
+        const bool grew = QTest::qWaitFor([&] {
             after = keys(prefix);
             return after.size() > before.size();
         }, int(scaledMs(15000)));
         after.subtract(before);
+        if (!grew)
+            qWarning() << "no new key under" << prefix << "within the wait";
         if (after.size() != 1) {
             qWarning() << "expected one new key under" << prefix << "got" << after;
             return {};
