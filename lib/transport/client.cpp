@@ -28,6 +28,7 @@ ClientPrivate::ClientPrivate(Client *q, const ClientOptions &clientOptions)
 
 ClientPrivate::~ClientPrivate()
 {
+    m_watchers->closeAll(m_dispatcherContext.get());
     // The hub still needs the transport's thread to wind down its stream and tick.
     m_hub.reset();
     m_watchHub.reset();
@@ -43,6 +44,8 @@ QThread *ClientPrivate::dispatcher()
     std::call_once(m_dispatcherStarted, [this] {
         m_dispatcher = std::make_unique<QThread>();
         m_dispatcher->setObjectName(QStringLiteral("qetcd-dispatch"));
+        m_dispatcherContext = std::make_unique<QObject>();
+        m_dispatcherContext->moveToThread(m_dispatcher.get());
         m_dispatcher->start();
     });
     return m_dispatcher.get();

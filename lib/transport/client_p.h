@@ -10,12 +10,37 @@
 #include <QtCore/QThread>
 
 #include <mutex>
+#include <set>
 
 namespace QEtcd {
+
+class WatcherPrivate;
 
 namespace Internal {
 class KeepAliveHub;
 class WatchHub;
+
+// The watchers of one client. A Watcher may outlive its Client (an app's teardown order);
+// the client closes its watchers before its watch stream and dispatcher thread go, and a
+// watcher that finds itself no longer registered knows both are gone. The lock is never held
+// across a call to another thread: watchers die on the dispatcher thread too (children of a
+// cache) while the client waits for that thread.
+class WatcherRegistry
+{
+public:
+    // False when the client is already being destroyed.
+    bool add(WatcherPrivate *watcher);
+    // False when the client closed it already.
+    bool remove(WatcherPrivate *watcher);
+    // Closes them on the dispatcher thread (dispatcherContext lives there; null when it never
+    // started), so that none of the watchers deleted on that thread goes meanwhile.
+    void closeAll(QObject *dispatcherContext);
+
+private:
+    std::mutex m_mutex;
+    std::set<WatcherPrivate *> m_watchers;
+    bool m_clientGone = false;
+};
 }
 
 class ClientPrivate
@@ -33,6 +58,7 @@ public:
     Internal::KeepAliveHub *keepAliveHub();
     // Every Watcher of this client shares its one Watch stream. Null when the options were refused.
     Internal::WatchHub *watchHub();
+    const std::shared_ptr<Internal::WatcherRegistry> &watchers() const { return m_watchers; }
     // Dispatcher thread only.
     Internal::HealGate &healGate() { return m_healGate; }
 
@@ -103,6 +129,7 @@ private:
     std::unique_ptr<Internal::Transport> m_transport;
     std::once_flag m_dispatcherStarted;
     std::unique_ptr<QThread> m_dispatcher;
+    std::unique_ptr<QObject> m_dispatcherContext;
     Internal::HealGate m_healGate;
     std::once_flag m_hubCreated;
     std::unique_ptr<Internal::KeepAliveHub> m_hub;
@@ -110,6 +137,7 @@ private:
     std::unique_ptr<Internal::WatchHub> m_watchHub;
     mutable std::mutex m_beforeSendMutex;
     Internal::BeforeSend m_beforeSend;
+    const std::shared_ptr<Internal::WatcherRegistry> m_watchers = std::make_shared<Internal::WatcherRegistry>();
 };
 
 } // namespace QEtcd

@@ -58,8 +58,8 @@ class WatcherPrivate : public QObject, public WatchSink
 public:
     WatcherPrivate(Watcher *q, Client *client, const QByteArray &key, const WatchOptions &options,
                    const WatchResilience &resilience)
-        : q(q), clientPrivate(ClientPrivate::get(client)), key(key), options(options), resilience(resilience),
-          mailbox(Mailbox::create(this)), resume(options.startRevision)
+        : q(q), clientPrivate(ClientPrivate::get(client)), registry(clientPrivate->watchers()), key(key),
+          options(options), resilience(resilience), mailbox(Mailbox::create(this)), resume(options.startRevision)
     {
         retryTimer.setSingleShot(true);
         confirmTimer.setSingleShot(true);
@@ -68,6 +68,21 @@ public:
         moveToThread(clientPrivate->dispatcher());
         retryTimer.moveToThread(clientPrivate->dispatcher());
         confirmTimer.moveToThread(clientPrivate->dispatcher());
+        if (!registry->add(this))
+            clientGone = closed = true;
+    }
+
+    // Dispatcher thread, the client being destroyed: stop for good and leave this thread,
+    // which ends with the client, so that the Watcher can delete this directly.
+    void detachFromClient()
+    {
+        clientGone = true;
+        closed = true;
+        mailbox->close();
+        shutDown(Status(StatusCode::Closed, QStringLiteral("the client was destroyed")));
+        retryTimer.moveToThread(nullptr);
+        confirmTimer.moveToThread(nullptr);
+        moveToThread(nullptr);
     }
 
     // --- WatchSink: completion-queue thread, hub lock held --------------------------------
@@ -122,11 +137,11 @@ public:
         if (!live())
             return;
         resume = resumeRevision;
-        finishStart({});
         if (!suspended) {
-            setHealthy(true);
-            return;
+            setHealthy(true);  // before the start is seen finished, so a caller reads it true
+            return finishStart({});
         }
+        finishStart({});
         WatchRecoveryEvent event = makeEvent(WatchRecoveryKind::Resubscribed, {});
         if (compactPending > 0) {
             event.kind = WatchRecoveryKind::Resynced;
@@ -241,13 +256,13 @@ public:
         finishStart(cause);
     }
 
-    void shutDown()
+    void shutDown(const Status &why)
     {
         retryTimer.stop();
         confirmTimer.stop();
         removeFromHub();
         setHealthy(false);
-        finishStart(Status(StatusCode::Closed, QStringLiteral("close() was called before the watch started")));
+        finishStart(why);
     }
 
     void removeFromHub()
@@ -299,6 +314,7 @@ public:
 
     Watcher *q;
     ClientPrivate *clientPrivate;
+    const std::shared_ptr<WatcherRegistry> registry;
     const QByteArray key;
     const WatchOptions options;
     const WatchResilience resilience;
@@ -309,6 +325,7 @@ public:
     std::atomic<bool> healthy{false};
     std::atomic<bool> closed{false};
     std::atomic<bool> started{false};
+    std::atomic<bool> clientGone{false};
 
     WatchHub *hub = nullptr;
     quint64 handle = 0;
@@ -323,6 +340,39 @@ public:
     QTimer retryTimer;
     QTimer confirmTimer;
 };
+
+bool WatcherRegistry::add(WatcherPrivate *watcher)
+{
+    std::lock_guard lock(m_mutex);
+    if (m_clientGone)
+        return false;
+    m_watchers.insert(watcher);
+    return true;
+}
+
+bool WatcherRegistry::remove(WatcherPrivate *watcher)
+{
+    std::lock_guard lock(m_mutex);
+    return m_watchers.erase(watcher) > 0;
+}
+
+void WatcherRegistry::closeAll(QObject *dispatcherContext)
+{
+    const auto detachAll = [this] {
+        std::set<WatcherPrivate *> watchers;
+        {
+            std::lock_guard lock(m_mutex);
+            m_clientGone = true;
+            watchers.swap(m_watchers);
+        }
+        for (WatcherPrivate *watcher : watchers)
+            watcher->detachFromClient();
+    };
+    if (dispatcherContext)
+        runOn(dispatcherContext, detachAll);
+    else
+        detachAll();
+}
 
 /*!
     \class QEtcd::Watcher
@@ -350,6 +400,10 @@ Watcher::~Watcher()
 {
     close();
     WatcherPrivate *priv = d.release();
+    if (!priv->registry->remove(priv)) {
+        delete priv;  // detached from the client's dispatcher: nothing else refers to it
+        return;
+    }
     runOn(priv, [priv] { priv->q = nullptr; });
     priv->deleteLater();
 }
@@ -370,7 +424,9 @@ QFuture<Status> Watcher::start()
     QFuture<Status> future = promise->future();
     etcdserverpb::WatchCreateRequest request;
     Status refused;
-    if (!d->clientPrivate->configurationStatus)
+    if (d->clientGone)
+        refused = Status(StatusCode::Closed, QStringLiteral("the client was destroyed"));
+    else if (!d->clientPrivate->configurationStatus)
         refused = d->clientPrivate->configurationStatus;
     else if (!d->resilience.retryPolicy.isValid())
         refused = d->resilience.retryPolicy.validation();
@@ -406,7 +462,9 @@ void Watcher::close()
         return;
     d->mailbox->close();
     WatcherPrivate *priv = d.get();
-    runOn(priv, [priv] { priv->shutDown(); });
+    runOn(priv, [priv] {
+        priv->shutDown(Status(StatusCode::Closed, QStringLiteral("close() was called before the watch started")));
+    });
 }
 
 QByteArray Watcher::key() const

@@ -311,6 +311,29 @@ private Q_SLOTS:
         QCOMPARE(again.code(), StatusCode::Closed);
     }
 
+    // A model or recipe destroyed after its client (an app's teardown order) must not touch the
+    // client's freed watch stream or dispatcher thread.
+    void watcherOutlivingItsClientClosesAndDiesQuietly()
+    {
+        auto client = std::make_unique<Client>(ClientOptions::fromEndpoints(m_cluster.clientUrls()));
+        auto watcher = std::make_unique<Watcher>(client.get(), "/w/orphan");
+        auto early = std::make_unique<Watcher>(client.get(), "/w/orphan-early");  // never started
+        QCOMPARE(started(*watcher).code(), StatusCode::Ok);
+        QVERIFY(watcher->isHealthy());
+
+        client.reset();
+        QVERIFY(!watcher->isHealthy());
+        Status again;
+        QETCD_AWAIT(watcher->start(), again);
+        QCOMPARE(again.code(), StatusCode::Closed);
+        QETCD_AWAIT(early->start(), again);
+        QCOMPARE(again.code(), StatusCode::Closed);
+        QVERIFY2(again.message().contains(QStringLiteral("client")), qPrintable(again.toString()));
+        watcher->close();
+        watcher.reset();
+        early.reset();
+    }
+
     void startFinishesExactlyOnce()
     {
         Watcher watcher(m_client.get(), "/w/once");
