@@ -1,5 +1,7 @@
 #include "keyindex_p.h"
 
+#include "continuation_p.h"
+
 #include <QtCore/QDateTime>
 
 #include <algorithm>
@@ -73,7 +75,7 @@ void KeyIndex::reload()
     RangeOptions count;
     count.range = KeyRange::prefix();
     count.countOnly = true;
-    m_client->get(m_prefix, count).then(this, [this, generation = m_generation](const RangeResult &result) {
+    thenOn(m_client->get(m_prefix, count), this, [this, generation = m_generation](const RangeResult &result) {
         if (generation != m_generation || !result.status)
             return;
         m_total = result.count;
@@ -121,9 +123,9 @@ void KeyIndex::requestPage()
     page.range = KeyRange::upTo(prefixRangeEnd(m_prefix));
     page.keysOnly = true;
     page.limit = m_pageSize;
-    page.sortTarget = SortTarget::Key;
-    page.sortOrder = SortOrder::Ascending;
-    m_client->get(m_continuation, page).then(this, [this, generation = m_generation](const RangeResult &result) {
+    // No sort: etcd answers in key order anyway, and with a sort order it reads the whole rest
+    // of the range for every page and truncates afterwards.
+    thenOn(m_client->get(m_continuation, page), this, [this, generation = m_generation](const RangeResult &result) {
         onPage(generation, result);
     });
 }
@@ -234,7 +236,7 @@ void KeyIndex::fetchSelected()
 {
     if (!m_client || m_selectedKey.isEmpty())
         return;
-    m_client->get(m_selectedKey).then(this, [this, key = m_selectedKey](const RangeResult &result) {
+    thenOn(m_client->get(m_selectedKey), this, [this, key = m_selectedKey](const RangeResult &result) {
         if (key != m_selectedKey)
             return;
         m_selected = result.kvs.value(0);

@@ -1,6 +1,7 @@
 #include "keymirror_p.h"
 
 #include "client_p.h"
+#include "continuation_p.h"
 #include "threading_p.h"
 
 namespace QEtcd::Internal {
@@ -141,14 +142,50 @@ void KeyMirror::watchFrom(qint64 revision, Promise promise)
 
 QFuture<RangeResult> KeyMirror::read()
 {
-    RangeOptions options;
-    options.range = m_range;
-    options.sortTarget = SortTarget::Key;
-    options.sortOrder = SortOrder::Ascending;
     ++m_readsInFlight;
-    return m_client->get(m_key, options).then(this, [this](const RangeResult &result) {
+    auto promise = std::make_shared<QPromise<RangeResult>>();
+    promise->start();
+    readPage(m_key, m_range, 1000, promise, std::make_shared<RangeResult>());
+    return promise->future().then(this, [this](const RangeResult &result) {
         --m_readsInFlight;
         return result;
+    });
+}
+
+// The range is read in pages, all at the first page's revision, so that a prefix of any size
+// fits under the client's receive limit; a page still too large is asked again at half the
+// size (etcd's values reach 1.5 MiB).
+void KeyMirror::readPage(const QByteArray &from, const KeyRange &range, qint64 limit,
+                         std::shared_ptr<QPromise<RangeResult>> promise, std::shared_ptr<RangeResult> gathered)
+{
+    RangeOptions options;
+    options.range = range;
+    // Unsorted: etcd answers in key order, and applies a limit only without a sort order.
+    options.limit = range.kind == KeyRange::Kind::Single ? 0 : limit;
+    options.revision = gathered->header.revision;
+    const auto settle = [promise](const RangeResult &result) {
+        promise->addResult(result);
+        promise->finish();
+    };
+    thenOn(m_client->get(from, options), this, [=, this](const RangeResult &page) {
+        if (page.status.code() == StatusCode::ResourceExhausted && limit > 1)
+            return readPage(from, range, limit / 2, promise, gathered);
+        if (!page.status)
+            return settle(page);
+        if (gathered->header.revision == 0)
+            gathered->header = page.header;
+        gathered->kvs.append(page.kvs);
+        if (!page.more || page.kvs.isEmpty()) {
+            gathered->count = gathered->kvs.size();
+            return settle(*gathered);
+        }
+        // The rest of the range, after the last key of this page.
+        const KeyRange rest = m_range.kind == KeyRange::Kind::Prefix ? KeyRange::upTo(prefixRangeEnd(m_key)) : m_range;
+        readPage(page.kvs.last().key + '\0', rest, limit, promise, gathered);
+    }, [settle](const RangeResult &) {
+        RangeResult closed;
+        closed.status = Status(StatusCode::Closed, QStringLiteral("closed"));
+        settle(closed);
     });
 }
 

@@ -46,8 +46,10 @@ struct ClientOptions
     std::chrono::milliseconds keepAliveTime{10000};
     std::chrono::milliseconds keepAliveTimeout{5000};
     std::chrono::milliseconds serverMinKeepAliveTime{5000};
-    // etcd's ranges can be far larger than gRPC's 4 MiB receive default.
-    int maxReceiveMessageSize = 256 * 1024 * 1024;
+    // Larger than gRPC's 4 MiB default, as one range of etcd's can be; bounded, as a client
+    // should not buffer a whole store at once. The models page under it (keys only, one value
+    // at a time); a range over it is refused with ResourceExhausted.
+    int maxReceiveMessageSize = 32 * 1024 * 1024;
     // How many self-healing leases of this client heal at once; the rest wait their turn. A
     // partition expires every lease of a client together, and thousands of grants at one
     // moment make etcd refuse part of them ("too many requests").

@@ -281,6 +281,12 @@ Status statusFromGrpc(const grpc::Status &status)
         return Status(StatusCode::TlsError,
                       QStringLiteral("TLS handshake failed (check the CA, client certificate and key): ") + message);
     }
+    if (status.error_code() == grpc::StatusCode::RESOURCE_EXHAUSTED && lower.contains(QLatin1String("larger than max"))) {
+        return Status(StatusCode::ResourceExhausted,
+                      QStringLiteral("the answer is larger than the client's receive limit "
+                                     "(maxReceiveMessageSize): ask for less (a limit, keys only) or raise the limit: ")
+                          + message);
+    }
     return Status(StatusCode(int(status.error_code())), message.isEmpty() ? QStringLiteral("no message") : message);
 }
 

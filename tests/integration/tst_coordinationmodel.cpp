@@ -82,6 +82,35 @@ private Q_SLOTS:
         waiter.unlock();
         QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 1, scaledMs(10000));
     }
+
+    // Everything under the prefix is larger than the client may receive at once: the model
+    // reads it in pages and still shows every object.
+    void prefixLargerThanTheReceiveLimitLoads()
+    {
+        ClientOptions options = ClientOptions::fromEndpoints(m_cluster.clientUrls());
+        options.maxReceiveMessageSize = 4 * 1024 * 1024;
+        Client limited(options);
+        const QByteArray big(1000 * 1000, 'x');
+        for (int i = 0; i < 6; ++i)
+            QVERIFY(awaitFuture(m_client->put("/cm-big/plain/" + QByteArray::number(i), big)));
+        QByteArray eight(8, '\0');
+        eight[7] = 3;
+        for (int batch = 0; batch < 15; ++batch) {  // more than one page of keys as well
+            Txn txn;
+            for (int i = batch * 100; i < (batch + 1) * 100; ++i)
+                txn.success.append(TxnOp::put("/cm-big/count/" + QByteArray::number(i).rightJustified(4, '0'), eight));
+            TxnResult written;
+            QETCD_AWAIT(m_client->txn(txn), written);
+            QVERIFY2(written.succeeded, qPrintable(written.status.toString()));
+        }
+
+        CoordinationModel model;
+        model.setPrefix(QStringLiteral("/cm-big/"));
+        model.setClient(&limited);
+        QTRY_COMPARE_WITH_TIMEOUT(model.status(), ModelStatus::Ready, scaledMs(30000));
+        QCOMPARE(model.rowCount(), 1500);
+        QCOMPARE(model.index(1499).data(CoordinationModel::NameRole).toString(), QStringLiteral("/cm-big/count/1499"));
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_CoordinationModel)

@@ -153,6 +153,37 @@ private Q_SLOTS:
         QCOMPARE(model.selected().value("version").toLongLong(), 2);
     }
 
+    // A prefix whose values together exceed the receive limit lists and reads fine through the
+    // model (keys only, one value at a time), while one range over all of it is refused with
+    // a message that says which limit and what to do.
+    void prefixLargerThanTheReceiveLimitStillLists()
+    {
+        QCOMPARE(ClientOptions().maxReceiveMessageSize, 32 * 1024 * 1024);
+        ClientOptions options = ClientOptions::fromEndpoints(m_cluster.clientUrls());
+        options.maxReceiveMessageSize = 4 * 1024 * 1024;
+        Client limited(options);
+        const QByteArray big(1000 * 1000, 'x');
+        for (int i = 0; i < 6; ++i)
+            put("/km/big/" + QByteArray::number(i), big);
+
+        RangeOptions everything;
+        everything.range = KeyRange::prefix();
+        RangeResult whole;
+        QETCD_AWAIT(limited.get("/km/big/", everything), whole);
+        QCOMPARE(whole.status.code(), StatusCode::ResourceExhausted);
+        QVERIFY2(whole.status.message().contains(QStringLiteral("maxReceiveMessageSize")),
+                 qPrintable(whole.status.message()));
+
+        KeyModel model;
+        model.setPrefix(QStringLiteral("/km/big/"));
+        model.setClient(&limited);
+        QTRY_COMPARE_WITH_TIMEOUT(model.progress(), 1.0, scaledMs(10000));
+        QCOMPARE(model.rowCount(), 6);
+        QCOMPARE(model.status(), ModelStatus::Ready);
+        model.setSelectedKey(QStringLiteral("/km/big/5"));
+        QTRY_COMPARE_WITH_TIMEOUT(model.selected().value("size").toLongLong(), qint64(big.size()), scaledMs(10000));
+    }
+
     void treeBySlash()
     {
         for (const char *key : {"/kt/app/locks/a", "/kt/app/locks/b", "/kt/app/leader", "/kt/top"})
