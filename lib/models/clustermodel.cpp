@@ -1,5 +1,7 @@
 #include "clustermodel.h"
 
+#include "continuation_p.h"
+
 #include <QEtcd/client.h>
 
 #include <QtCore/QElapsedTimer>
@@ -41,7 +43,7 @@ int ClusterModel::healthyCount() const
 // Members first, then every member's status and the alarms at once; the rows change once.
 void ClusterModel::read(quint64 generation)
 {
-    client()->memberList().then(this, [this, generation](const MemberListResult &list) {
+    Internal::thenOn(client()->memberList(), this, [this, generation](const MemberListResult &list) {
         if (!current(generation) || !client())
             return;
         if (!list.status)
@@ -71,27 +73,28 @@ void ClusterModel::read(quint64 generation)
         for (qsizetype i = 0; i < list.members.size(); ++i) {
             auto clock = std::make_shared<QElapsedTimer>();
             clock->start();
-            client()->endpointStatus(list.members[i].clientUrls.value(0), RpcResilience::probe())
-                .then(this, [pending, i, clock, done](const EndpointStatusResult &status) {
-                    MemberRow &row = pending->rows[i];
-                    if (!status.status) {
-                        row.error = status.status.message();
-                        return done();
-                    }
-                    row.healthy = true;
-                    row.roundTripMs = clock->elapsed();
-                    row.raftTerm = qint64(status.raftTerm);
-                    row.raftIndex = qint64(status.raftIndex);
-                    row.revision = status.header.revision;
-                    row.dbSize = status.dbSize;
-                    row.dbSizeInUse = status.dbSizeInUse;
-                    row.version = status.version;
-                    row.error = status.errors.join(QLatin1String("; "));
-                    pending->leader = status.leader;
-                    done();
-                });
+            const QFuture<EndpointStatusResult> answered =
+                client()->endpointStatus(list.members[i].clientUrls.value(0), RpcResilience::probe());
+            Internal::thenOn(answered, this, [pending, i, clock, done](const EndpointStatusResult &status) {
+                MemberRow &row = pending->rows[i];
+                if (!status.status) {
+                    row.error = status.status.message();
+                    return done();
+                }
+                row.healthy = true;
+                row.roundTripMs = clock->elapsed();
+                row.raftTerm = qint64(status.raftTerm);
+                row.raftIndex = qint64(status.raftIndex);
+                row.revision = status.header.revision;
+                row.dbSize = status.dbSize;
+                row.dbSizeInUse = status.dbSizeInUse;
+                row.version = status.version;
+                row.error = status.errors.join(QLatin1String("; "));
+                pending->leader = status.leader;
+                done();
+            });
         }
-        client()->alarms().then(this, [pending, done](const AlarmListResult &alarms) {
+        Internal::thenOn(client()->alarms(), this, [pending, done](const AlarmListResult &alarms) {
             for (const Alarm &alarm : alarms.alarms) {
                 pending->alarms.append(QStringLiteral("%1 on %2")
                                            .arg(alarm.type == AlarmType::NoSpace ? QStringLiteral("NOSPACE")

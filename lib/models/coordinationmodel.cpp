@@ -1,5 +1,7 @@
 #include "coordinationmodel.h"
 
+#include "continuation_p.h"
+
 #include "sortedmerge_p.h"
 
 #include <QEtcd/client.h>
@@ -78,7 +80,7 @@ void CoordinationModel::restart()
     connect(monitor, &CoordinationMonitor::failed, this, [this](const Status &status) {
         setStatus(ModelStatus::Error, status.message());
     });
-    monitor->start().then(this, [this, monitor](const Status &status) {
+    Internal::thenOn(monitor->start(), this, [this, monitor](const Status &status) {
         if (monitor != m_monitor.get())
             return;
         if (status)

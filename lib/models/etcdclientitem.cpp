@@ -1,5 +1,7 @@
 #include "etcdclientitem.h"
 
+#include "continuation_p.h"
+
 #include <QEtcd/client.h>
 
 namespace QEtcd {
@@ -121,7 +123,7 @@ void EtcdClientItem::checkHealth()
 {
     if (!m_client || std::exchange(m_pingInFlight, true))
         return;
-    m_client->ping().then(this, [this, generation = m_generation](const Result &answer) {
+    Internal::thenOn(m_client->ping(), this, [this, generation = m_generation](const Result &answer) {
         if (generation != m_generation)
             return;
         m_pingInFlight = false;

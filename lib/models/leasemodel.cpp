@@ -1,5 +1,7 @@
 #include "leasemodel.h"
 
+#include "continuation_p.h"
+
 #include "sortedmerge_p.h"
 
 #include <QEtcd/client.h>
@@ -32,7 +34,7 @@ void LeaseModel::clearRows()
 // a lock from an election), all in flight at once; the rows change once, when all are in.
 void LeaseModel::read(quint64 generation)
 {
-    client()->leaseList().then(this, [this, generation](const LeaseListResult &list) {
+    Internal::thenOn(client()->leaseList(), this, [this, generation](const LeaseListResult &list) {
         if (!current(generation) || !client())
             return;
         if (!list.status)
@@ -58,7 +60,7 @@ void LeaseModel::read(quint64 generation)
         if (list.ids.isEmpty())
             return apply({});
         for (qsizetype i = 0; i < list.ids.size(); ++i) {
-            client()->leaseTimeToLive(list.ids[i], true).then(this, [this, i, pending, done](const LeaseTimeToLiveResult &live) {
+            Internal::thenOn(client()->leaseTimeToLive(list.ids[i], true), this, [this, i, pending, done](const LeaseTimeToLiveResult &live) {
                 if (!client())
                     return done();  // the client went away; what was read still counts
                 Lease &lease = pending->leases[size_t(i)];
@@ -76,7 +78,7 @@ void LeaseModel::read(quint64 generation)
                 Txn reads;
                 for (const QByteArray &key : live.keys.mid(0, 64))
                     reads.success.append(TxnOp::range(key));
-                client()->txn(reads).then(this, [pending, i, done](const TxnResult &values) {
+                Internal::thenOn(client()->txn(reads), this, [pending, i, done](const TxnResult &values) {
                     QList<KeyValue> kvs;
                     for (const TxnOpResult &response : values.responses)
                         kvs.append(response.range.kvs);

@@ -2,6 +2,8 @@
 
 #include "etcdclientitem.h"
 
+#include "continuation_p.h"
+
 #include <QEtcd/leaseevent.h>
 #include <QEtcd/recipe.h>
 
@@ -116,7 +118,7 @@ protected:
     template <class T, class Handler>
     void whenDone(QFuture<T> future, Handler handler)
     {
-        future.then(this, [this, generation = m_generation, handler](const T &result) {
+        Internal::thenOn(future, this, [this, generation = m_generation, handler](const T &result) {
             if (generation == m_generation)
                 handler(result);
         });
