@@ -1,10 +1,9 @@
 #include "coordinationmonitor.h"
 
+#include "coordinationindex_p.h"
 #include "keymirror_p.h"
 
 #include <QtCore/QDateTime>
-#include <QtCore/QHash>
-#include <QtCore/QPointer>
 #include <QtCore/QTimer>
 
 namespace QEtcd {
@@ -18,9 +17,19 @@ public:
     QByteArray prefix;
     KeyMirror *mirror = nullptr;  // lives on the client's dispatcher thread
     QTimer coalesce;
-    QList<CoordinationObject> objects;
-    // monitor's thread: when a key was seen to appear, for tools that write no time
-    QHash<QByteArray, qint64> appeared;
+    CoordinationIndex index;  // monitor's thread
+
+    void apply(const QList<MirrorChange> &changes, MirrorOrigin origin, qint64 nowMs)
+    {
+        // What was there before the monitor started has no known arrival time.
+        const qint64 appeared = origin == MirrorOrigin::Snapshot ? -1 : nowMs;
+        for (const MirrorChange &change : changes) {
+            if (change.kind == MirrorChange::Kind::Removed)
+                index.remove(change.key);
+            else
+                index.put(*change.kv, appeared);
+        }
+    }
 };
 
 /*!
@@ -36,19 +45,8 @@ CoordinationMonitor::CoordinationMonitor(Client *client, const QByteArray &prefi
     d->coalesce.setSingleShot(true);
     d->coalesce.setInterval(std::chrono::milliseconds(16));
     connect(&d->coalesce, &QTimer::timeout, this, [this] {
-        QList<CoordinationObject> objects = CoordinationRecogniser::recognise(d->mirror->entries());
-        for (CoordinationObject &object : objects) {
-            for (auto *entries : {&object.holders, &object.waiters, &object.members, &object.leaving}) {
-                for (CoordinationEntry &entry : *entries) {
-                    if (entry.sinceMs < 0)
-                        entry.sinceMs = d->appeared.value(entry.key, -1);
-                }
-            }
-        }
-        if (objects == d->objects)
-            return;
-        d->objects = objects;
-        Q_EMIT objectsChanged();
+        if (d->index.refresh())
+            Q_EMIT objectsChanged();
     });
 }
 
@@ -77,18 +75,10 @@ QFuture<Status> CoordinationMonitor::start()
         return QtFuture::makeReadyFuture(Status(StatusCode::AlreadyStarted,
                                                 QStringLiteral("CoordinationMonitor: already started")));
     KeyMirror::Handlers handlers;
-    // Dispatcher thread: only the news that something changed crosses to this thread.
+    // Dispatcher thread: the changes cross to this thread and are recognised there.
     handlers.changed = [this](const QList<MirrorChange> &changes, MirrorOrigin origin) {
-        QList<QByteArray> added;
-        if (origin != MirrorOrigin::Snapshot) {
-            for (const MirrorChange &change : changes) {
-                if (change.kind == MirrorChange::Kind::Added)
-                    added.append(change.key);
-            }
-        }
-        QMetaObject::invokeMethod(this, [this, added, now = QDateTime::currentMSecsSinceEpoch()] {
-            for (const QByteArray &key : added)
-                d->appeared.insert(key, now);
+        QMetaObject::invokeMethod(this, [this, changes, origin, now = QDateTime::currentMSecsSinceEpoch()] {
+            d->apply(changes, origin, now);
             if (!d->coalesce.isActive())
                 d->coalesce.start();
         }, Qt::QueuedConnection);
@@ -98,11 +88,12 @@ QFuture<Status> CoordinationMonitor::start()
             QMetaObject::invokeMethod(this, [this, cause = event.cause] { Q_EMIT failed(cause); }, Qt::QueuedConnection);
     };
     d->mirror = new KeyMirror(d->client, d->prefix, KeyRange::prefix(), WatchResilience::defaults(), handlers);
-    // The first objects are in place before the future is seen finished.
+    // The first objects are in place before the future is seen finished: the first read's
+    // changes were queued to this thread before the start finished.
     return d->mirror->start(true).then(this, [this](const Status &status) {
         if (status) {
             d->coalesce.stop();
-            d->objects = CoordinationRecogniser::recognise(d->mirror->entries());
+            d->index.refresh();
             Q_EMIT objectsChanged();
         }
         return status;
@@ -111,7 +102,7 @@ QFuture<Status> CoordinationMonitor::start()
 
 QList<CoordinationObject> CoordinationMonitor::objects() const
 {
-    return d->objects;
+    return d->index.objects();
 }
 
 } // namespace QEtcd

@@ -1,5 +1,7 @@
 #include "coordinationrecogniser.h"
 
+#include "coordinationindex_p.h"
+
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QRegularExpression>
@@ -7,10 +9,11 @@
 #include <QtCore/QtEndian>
 
 #include <algorithm>
-#include <deque>
-#include <functional>
+#include <iterator>
 #include <map>
 #include <optional>
+#include <set>
+#include <tuple>
 
 namespace QEtcd {
 
@@ -22,17 +25,110 @@ QString leaseHex(qint64 lease)
     return QString::number(quint64(lease), 16).rightJustified(16, QLatin1Char('0'));
 }
 
-// The keys a layout matched, grouped by the path of the object they make up; each key comes
-// with the captures of its pattern.
+// The layouts, most specific first: a key belongs to the first whose pattern it fits. Where a
+// key goes depends on that key alone, so an object can be recognised from its own keys and a
+// change touches at most the object a key left and the one it joined.
+enum class Layout {
+    WorkQueue,
+    Semaphore,
+    CountedBarrier,
+    DoubleBarrier,  // a counted barrier whose path ends in /enter or /leave
+    LeaderSelector,
+    Service,
+    ReadWriteLock,
+    NativeQueue,    // etcd's lock and election layout
+    PriorityQueue,
+    FifoQueue,
+    Barrier,
+    Counter,
+};
+
+// "<clientId>:<7-char token>", etcd-recipes' per-participant value.
+const QRegularExpression uniqueTokenValue(QStringLiteral("^(.+):[0-9A-Za-z]{7}$"));
+
+QByteArray baseName(const QByteArray &key)
+{
+    return key.mid(key.lastIndexOf('/') + 1);
+}
+
+struct LayoutRule
+{
+    Layout layout;
+    QRegularExpression pattern;  // capture 1: the object's path; the rest go to its builder
+    bool (*accept)(const KeyValue &kv);
+};
+
+const std::vector<LayoutRule> &layoutRules()
+{
+    static const std::vector<LayoutRule> rules{
+        {Layout::WorkQueue, QRegularExpression(QStringLiteral("^(.+)/(items|delayed|claimed|claims|attempts|dlq)/([^/]+)$")),
+         nullptr},
+        {Layout::Semaphore, QRegularExpression(QStringLiteral("^(.+)/(permits|holders/[^/]+)$")),
+         [](const KeyValue &kv) { return !kv.key.endsWith("/permits") || kv.value.size() == int(sizeof(qint32)); }},
+        {Layout::CountedBarrier, QRegularExpression(QStringLiteral("^(.+)/(ready|waiting/[^/]+)$")), nullptr},
+        {Layout::LeaderSelector, QRegularExpression(QStringLiteral("^(.+)/(LEADER|participants/[^/]+)$")), nullptr},
+        {Layout::Service, QRegularExpression(QStringLiteral("^(.+/names/[^/]+)/([^/]+)$")),
+         [](const KeyValue &kv) {
+             return QJsonDocument::fromJson(kv.value).object().contains(QLatin1String("name"));
+         }},
+        {Layout::ReadWriteLock, QRegularExpression(QStringLiteral("^(.+)/(read|write)-([^/]+)$")), nullptr},
+        {Layout::NativeQueue, QRegularExpression(QStringLiteral("^(.*)/([0-9a-f]+)$")),
+         [](const KeyValue &kv) {
+             return kv.lease != 0 && baseName(kv.key) == QByteArray::number(quint64(kv.lease), 16);
+         }},
+        {Layout::PriorityQueue, QRegularExpression(QStringLiteral("^(.+)/(\\d{5})/\\d{16}$")), nullptr},
+        {Layout::FifoQueue, QRegularExpression(QStringLiteral("^(.+)/(\\d{19})-(?:\\d{5}-)?[0-9A-Za-z]{3}$")), nullptr},
+        // A key on a lease whose value is "<clientId>:<token>": a DistributedBarrier that is set.
+        {Layout::Barrier, QRegularExpression(QStringLiteral("^(.+)$")),
+         [](const KeyValue &kv) {
+             return kv.lease != 0 && uniqueTokenValue.match(QString::fromUtf8(kv.value)).hasMatch();
+         }},
+        // An int64 big-endian value on no lease. Eight bytes of text are not a counter, so at
+        // least one byte must be outside printable ASCII (true of every value below 2^56).
+        {Layout::Counter, QRegularExpression(QStringLiteral("^(.+)$")),
+         [](const KeyValue &kv) {
+             return kv.lease == 0 && kv.value.size() == int(sizeof(qint64))
+                 && std::any_of(kv.value.begin(), kv.value.end(), [](char c) { return c < 0x20 || c > 0x7e; });
+         }},
+    };
+    return rules;
+}
+
+// Which object a key belongs to: the layout, the object's path, and the pattern's captures
+// after the path.
+struct Placement
+{
+    Layout layout;
+    QByteArray path;
+    QStringList captures;
+};
+
+std::optional<Placement> place(const KeyValue &kv)
+{
+    const QString key = QString::fromUtf8(kv.key);
+    for (const LayoutRule &rule : layoutRules()) {
+        const QRegularExpressionMatch match = rule.pattern.match(key);
+        if (!match.hasMatch() || (rule.accept && !rule.accept(kv)))
+            continue;
+        Placement placement{rule.layout, match.captured(1).toUtf8(), match.capturedTexts().mid(2)};
+        // A double barrier is two counted ones, at <path>/enter and <path>/leave.
+        const QByteArray side = baseName(placement.path);
+        if (rule.layout == Layout::CountedBarrier && (side == "enter" || side == "leave")) {
+            placement.layout = Layout::DoubleBarrier;
+            placement.path.chop(side.size() + 1);
+            placement.captures.prepend(QString::fromLatin1(side));
+        }
+        return placement;
+    }
+    return std::nullopt;
+}
+
+// One key of an object, with its pattern's captures after the path.
 struct Match
 {
     const KeyValue *kv;
     QStringList captures;
 };
-using Groups = std::map<QByteArray, QList<Match>>;
-
-// "<clientId>:<7-char token>", etcd-recipes' per-participant value.
-const QRegularExpression uniqueTokenValue(QStringLiteral("^(.+):[0-9A-Za-z]{7}$"));
 
 CoordinationEntry entryOf(const KeyValue &kv)
 {
@@ -82,314 +178,228 @@ qint64 putTimeOf(const QByteArray &name)
     return ok && name.size() > 19 && name.at(19) == '-' ? millis : -1;
 }
 
-QByteArray baseName(const QByteArray &key)
+void buildWorkQueue(CoordinationObject &queue, const QList<Match> &matches)
 {
-    return key.mid(key.lastIndexOf('/') + 1);
+    queue.depth = queue.delayed = queue.inFlight = queue.deadLetters = queue.orphans = 0;
+    QSet<QString> claims;
+    QStringList claimed;
+    for (const Match &match : matches) {
+        const QString &area = match.captures.at(0);
+        if (area == QLatin1String("items")) {
+            ++queue.depth;
+            const qint64 put = putTimeOf(match.captures.at(1).toUtf8());
+            if (put >= 0 && (queue.oldestMs < 0 || put < queue.oldestMs))
+                queue.oldestMs = put;
+        } else if (area == QLatin1String("delayed")) {
+            ++queue.delayed;
+        } else if (area == QLatin1String("claimed")) {
+            claimed.append(match.captures.at(1));
+        } else if (area == QLatin1String("claims")) {
+            claims.insert(match.captures.at(1));
+            queue.holders.append(namedEntryOf(*match.kv));
+        } else if (area == QLatin1String("dlq")) {
+            ++queue.deadLetters;
+        }
+    }
+    queue.inFlight = claimed.size();
+    queue.orphans = std::count_if(claimed.begin(), claimed.end(), [&](const QString &id) { return !claims.contains(id); });
+    queue.holders = inQueueOrder(queue.holders);
 }
 
-class Recogniser
+void buildSemaphore(CoordinationObject &semaphore, const QList<Match> &matches)
 {
-public:
-    explicit Recogniser(const QList<KeyValue> &kvs) : m_kvs(kvs)
-    {
-        std::sort(m_kvs.begin(), m_kvs.end(), [](const KeyValue &a, const KeyValue &b) { return a.key < b.key; });
+    QList<CoordinationEntry> entries;
+    for (const Match &match : matches) {
+        if (match.captures.at(0) == QLatin1String("permits"))
+            semaphore.permits = qFromBigEndian<qint32>(match.kv->value.constData());
+        else
+            entries.append(namedEntryOf(*match.kv));
     }
+    entries = inQueueOrder(entries);
+    // Admitted while fewer than N entries were created before it.
+    const qsizetype admitted = semaphore.permits < 0 ? entries.size()
+                                                     : std::min<qsizetype>(semaphore.permits, entries.size());
+    semaphore.holders = entries.mid(0, admitted);
+    semaphore.waiters = entries.mid(admitted);
+}
 
-    QList<CoordinationObject> run()
-    {
-        // Most specific layouts first: their keys are taken before a looser pattern could.
-        workQueues();
-        semaphores();
-        countedBarriers();
-        leaderSelectors();
-        services();
-        readWriteLocks();
-        nativeQueues();
-        priorityQueues();
-        fifoQueues();
-        barriers();
-        counters();
-        std::sort(m_objects.begin(), m_objects.end(), [](const CoordinationObject &a, const CoordinationObject &b) {
-            return a.path != b.path ? a.path < b.path : a.kind < b.kind;
-        });
-        QList<CoordinationObject> objects(m_objects.begin(), m_objects.end());
-        for (CoordinationObject &object : objects)
-            std::sort(object.keys.begin(), object.keys.end());
-        return objects;
+// The members that arrived at a rendezvous and the one that opened its round: captures[at] is
+// "ready" or "waiting/<token>".
+std::pair<QList<CoordinationEntry>, std::optional<CoordinationEntry>> rendezvousOf(const QList<Match> &matches,
+                                                                                   qsizetype at)
+{
+    QList<CoordinationEntry> arrived;
+    std::optional<CoordinationEntry> opener;
+    for (const Match &match : matches) {
+        if (match.captures.at(at) == QLatin1String("ready"))
+            opener = namedEntryOf(*match.kv);
+        else
+            arrived.append(namedEntryOf(*match.kv));
     }
+    return {inQueueOrder(arrived), opener};
+}
 
-private:
-    // Every key not yet taken whose text matches pattern (and accept, when given), grouped by
-    // the pattern's first capture.
-    Groups collect(const QRegularExpression &pattern, const std::function<bool(const KeyValue &)> &accept = {})
-    {
-        Groups groups;
-        for (const KeyValue &kv : std::as_const(m_kvs)) {
-            if (m_taken.contains(kv.key))
-                continue;
-            const QRegularExpressionMatch match = pattern.match(QString::fromUtf8(kv.key));
-            if (!match.hasMatch() || (accept && !accept(kv)))
-                continue;
-            groups[match.captured(1).toUtf8()].append({&kv, match.capturedTexts().mid(2)});
-        }
-        return groups;
+void buildCountedBarrier(CoordinationObject &barrier, const QList<Match> &matches)
+{
+    const auto [arrived, opener] = rendezvousOf(matches, 0);
+    barrier.members = arrived;
+    barrier.set = opener.has_value();
+    if (opener)
+        barrier.holders = {*opener};
+}
+
+// Its keys' first capture says which of its two counted barriers they belong to.
+void buildDoubleBarrier(CoordinationObject &barrier, const QList<Match> &matches)
+{
+    const auto sideOf = [&matches](QLatin1String side) {
+        QList<Match> keys;
+        std::copy_if(matches.cbegin(), matches.cend(), std::back_inserter(keys),
+                     [side](const Match &match) { return match.captures.at(0) == side; });
+        return keys;
+    };
+    const auto [entered, opener] = rendezvousOf(sideOf(QLatin1String("enter")), 1);
+    barrier.members = entered;
+    barrier.set = opener.has_value();
+    barrier.leaving = rendezvousOf(sideOf(QLatin1String("leave")), 1).first;
+}
+
+void buildLeaderSelector(CoordinationObject &election, const QList<Match> &matches)
+{
+    QList<CoordinationEntry> participants;
+    for (const Match &match : matches) {
+        if (match.captures.at(0) == QLatin1String("LEADER"))
+            election.holders = {namedEntryOf(*match.kv)};
+        else
+            participants.append(namedEntryOf(*match.kv));
     }
-
-    CoordinationObject &add(Kind kind, const QByteArray &path, const QList<Match> &matches)
-    {
-        CoordinationObject object;
-        object.kind = kind;
-        object.path = path;
-        for (const Match &match : matches) {
-            object.keys.append(match.kv->key);
-            m_taken.insert(match.kv->key);
-        }
-        m_objects.push_back(object);
-        return m_objects.back();
+    const QString leader = election.holders.isEmpty() ? QString() : election.holders.first().name;
+    for (const CoordinationEntry &participant : inQueueOrder(participants)) {
+        if (participant.name != leader)
+            election.waiters.append(participant);
     }
+}
 
-    void workQueues()
-    {
-        static const QRegularExpression pattern(
-            QStringLiteral("^(.+)/(items|delayed|claimed|claims|attempts|dlq)/([^/]+)$"));
-        for (const auto &[path, matches] : collect(pattern)) {
-            CoordinationObject &queue = add(Kind::WorkQueue, path, matches);
-            queue.depth = queue.delayed = queue.inFlight = queue.deadLetters = queue.orphans = 0;
-            QSet<QString> claims;
-            QStringList claimed;
-            for (const Match &match : matches) {
-                const QString &area = match.captures.at(0);
-                if (area == QLatin1String("items")) {
-                    ++queue.depth;
-                    const qint64 put = putTimeOf(match.captures.at(1).toUtf8());
-                    if (put >= 0 && (queue.oldestMs < 0 || put < queue.oldestMs))
-                        queue.oldestMs = put;
-                } else if (area == QLatin1String("delayed")) {
-                    ++queue.delayed;
-                } else if (area == QLatin1String("claimed")) {
-                    claimed.append(match.captures.at(1));
-                } else if (area == QLatin1String("claims")) {
-                    claims.insert(match.captures.at(1));
-                    queue.holders.append(namedEntryOf(*match.kv));
-                } else if (area == QLatin1String("dlq")) {
-                    ++queue.deadLetters;
-                }
-            }
-            queue.inFlight = claimed.size();
-            queue.orphans = std::count_if(claimed.begin(), claimed.end(),
-                                          [&](const QString &id) { return !claims.contains(id); });
-            queue.holders = inQueueOrder(queue.holders);
-        }
+void buildService(CoordinationObject &service, const QList<Match> &matches)
+{
+    for (const Match &match : matches) {
+        CoordinationEntry instance = entryOf(*match.kv);
+        instance.name = match.captures.at(0);
+        service.members.append(instance);
     }
+    service.members = inQueueOrder(service.members);
+}
 
-    void semaphores()
-    {
-        static const QRegularExpression pattern(QStringLiteral("^(.+)/(permits|holders/[^/]+)$"));
-        const auto isEntry = [](const KeyValue &kv) {
-            return !kv.key.endsWith("/permits") || kv.value.size() == int(sizeof(qint32));
-        };
-        for (const auto &[path, matches] : collect(pattern, isEntry)) {
-            QList<CoordinationEntry> entries;
-            int permits = -1;
-            for (const Match &match : matches) {
-                if (match.captures.at(0) == QLatin1String("permits"))
-                    permits = qFromBigEndian<qint32>(match.kv->value.constData());
-                else
-                    entries.append(namedEntryOf(*match.kv));
-            }
-            CoordinationObject &semaphore = add(Kind::Semaphore, path, matches);
-            semaphore.permits = permits;
-            entries = inQueueOrder(entries);
-            // Admitted while fewer than N entries were created before it.
-            const qsizetype admitted = permits < 0 ? entries.size() : std::min<qsizetype>(permits, entries.size());
-            semaphore.holders = entries.mid(0, admitted);
-            semaphore.waiters = entries.mid(admitted);
-        }
+void buildReadWriteLock(CoordinationObject &lock, const QList<Match> &matches)
+{
+    QList<CoordinationEntry> entries;
+    for (const Match &match : matches)
+        entries.append(namedEntryOf(*match.kv));
+    // A writer is in when nothing is ahead of it, a reader when no writer is.
+    bool writerAhead = false;
+    for (const CoordinationEntry &entry : inQueueOrder(entries)) {
+        const bool writer = baseName(entry.key).startsWith("write-");
+        const bool admitted = lock.waiters.isEmpty() && (writer ? lock.holders.isEmpty() : !writerAhead);
+        (admitted ? lock.holders : lock.waiters).append(entry);
+        writerAhead = writerAhead || writer;
     }
+}
 
-    void countedBarriers()
-    {
-        static const QRegularExpression pattern(QStringLiteral("^(.+)/(ready|waiting/[^/]+)$"));
-        QMap<QByteArray, CoordinationObject *> doubles;
-        for (const auto &[path, matches] : collect(pattern)) {
-            QList<CoordinationEntry> arrived;
-            std::optional<CoordinationEntry> opener;
-            for (const Match &match : matches) {
-                if (match.captures.at(0) == QLatin1String("ready"))
-                    opener = namedEntryOf(*match.kv);
-                else
-                    arrived.append(namedEntryOf(*match.kv));
-            }
-            arrived = inQueueOrder(arrived);
-            // A double barrier is two counted ones, at <path>/enter and <path>/leave.
-            const QByteArray side = baseName(path);
-            if (side == "enter" || side == "leave") {
-                const QByteArray parent = path.left(path.size() - side.size() - 1);
-                CoordinationObject *barrier = doubles.value(parent);
-                if (!barrier) {
-                    barrier = &add(Kind::DoubleBarrier, parent, {});
-                    doubles.insert(parent, barrier);
-                }
-                for (const Match &match : matches) {
-                    barrier->keys.append(match.kv->key);
-                    m_taken.insert(match.kv->key);
-                }
-                if (side == "enter") {
-                    barrier->members = arrived;
-                    barrier->set = opener.has_value();
-                } else {
-                    barrier->leaving = arrived;
-                }
-                continue;
-            }
-            CoordinationObject &barrier = add(Kind::CountedBarrier, path, matches);
-            barrier.members = arrived;
-            barrier.set = opener.has_value();
-            if (opener)
-                barrier.holders = {*opener};
-        }
+// etcd's lock and election share one layout, <path>/<lease id in hex>; qetcd's identity says
+// which it is, an empty value is a lock (etcdctl lock, Go), anything else a proposal.
+void buildNativeQueue(CoordinationObject &queue, const QList<Match> &matches)
+{
+    QList<CoordinationEntry> entries;
+    int locks = 0;
+    for (const Match &match : matches) {
+        entries.append(entryOf(*match.kv));
+        const QJsonObject identity = QJsonDocument::fromJson(match.kv->value).object();
+        if (match.kv->value.isEmpty()
+            || (identity.contains(QLatin1String("clientId"))
+                && identity.value(QLatin1String("role")).toString() != QLatin1String("candidate")))
+            ++locks;
     }
+    entries = inQueueOrder(entries);
+    queue.kind = locks * 2 >= entries.size() ? Kind::Lock : Kind::Election;
+    queue.holders = entries.mid(0, 1);
+    queue.waiters = entries.mid(1);
+}
 
-    void leaderSelectors()
-    {
-        static const QRegularExpression pattern(QStringLiteral("^(.+)/(LEADER|participants/[^/]+)$"));
-        for (const auto &[path, matches] : collect(pattern)) {
-            CoordinationObject &election = add(Kind::Election, path, matches);
-            QList<CoordinationEntry> participants;
-            for (const Match &match : matches) {
-                if (match.captures.at(0) == QLatin1String("LEADER"))
-                    election.holders = {namedEntryOf(*match.kv)};
-                else
-                    participants.append(namedEntryOf(*match.kv));
-            }
-            const QString leader = election.holders.isEmpty() ? QString() : election.holders.first().name;
-            for (const CoordinationEntry &participant : inQueueOrder(participants)) {
-                if (participant.name != leader)
-                    election.waiters.append(participant);
-            }
-        }
+void buildPriorityQueue(CoordinationObject &queue, const QList<Match> &matches)
+{
+    queue.depth = matches.size();
+    for (const Match &match : matches)
+        ++queue.depthByPriority[match.captures.at(0).toInt()];
+}
+
+void buildFifoQueue(CoordinationObject &queue, const QList<Match> &matches)
+{
+    queue.depth = matches.size();
+    for (const Match &match : matches) {
+        const qint64 put = match.captures.at(0).toLongLong();
+        if (queue.oldestMs < 0 || put < queue.oldestMs)
+            queue.oldestMs = put;
     }
+}
 
-    void services()
-    {
-        static const QRegularExpression pattern(QStringLiteral("^(.+/names/[^/]+)/([^/]+)$"));
-        const auto isInstance = [](const KeyValue &kv) {
-            return QJsonDocument::fromJson(kv.value).object().contains(QLatin1String("name"));
-        };
-        for (const auto &[path, matches] : collect(pattern, isInstance)) {
-            CoordinationObject &service = add(Kind::Service, path, matches);
-            for (const Match &match : matches) {
-                CoordinationEntry instance = entryOf(*match.kv);
-                instance.name = match.captures.at(0);
-                service.members.append(instance);
-            }
-            service.members = inQueueOrder(service.members);
-        }
+// matches: every key placed at (layout, path), sorted by key.
+CoordinationObject build(Layout layout, const QByteArray &path, const QList<Match> &matches)
+{
+    CoordinationObject object;
+    object.path = path;
+    for (const Match &match : matches)
+        object.keys.append(match.kv->key);
+    switch (layout) {
+    case Layout::WorkQueue:
+        object.kind = Kind::WorkQueue;
+        buildWorkQueue(object, matches);
+        break;
+    case Layout::Semaphore:
+        object.kind = Kind::Semaphore;
+        buildSemaphore(object, matches);
+        break;
+    case Layout::CountedBarrier:
+        object.kind = Kind::CountedBarrier;
+        buildCountedBarrier(object, matches);
+        break;
+    case Layout::DoubleBarrier:
+        object.kind = Kind::DoubleBarrier;
+        buildDoubleBarrier(object, matches);
+        break;
+    case Layout::LeaderSelector:
+        object.kind = Kind::Election;
+        buildLeaderSelector(object, matches);
+        break;
+    case Layout::Service:
+        object.kind = Kind::Service;
+        buildService(object, matches);
+        break;
+    case Layout::ReadWriteLock:
+        object.kind = Kind::ReadWriteLock;
+        buildReadWriteLock(object, matches);
+        break;
+    case Layout::NativeQueue:
+        buildNativeQueue(object, matches);
+        break;
+    case Layout::PriorityQueue:
+        object.kind = Kind::PriorityQueue;
+        buildPriorityQueue(object, matches);
+        break;
+    case Layout::FifoQueue:
+        object.kind = Kind::Queue;
+        buildFifoQueue(object, matches);
+        break;
+    case Layout::Barrier:
+        object.kind = Kind::Barrier;
+        object.set = true;
+        object.holders = {namedEntryOf(*matches.first().kv)};
+        break;
+    case Layout::Counter:
+        object.kind = Kind::Counter;
+        object.value = qFromBigEndian<qint64>(matches.first().kv->value.constData());
+        break;
     }
-
-    void readWriteLocks()
-    {
-        static const QRegularExpression pattern(QStringLiteral("^(.+)/(read|write)-([^/]+)$"));
-        for (const auto &[path, matches] : collect(pattern)) {
-            CoordinationObject &lock = add(Kind::ReadWriteLock, path, matches);
-            QList<CoordinationEntry> entries;
-            for (const Match &match : matches)
-                entries.append(namedEntryOf(*match.kv));
-            // A writer is in when nothing is ahead of it, a reader when no writer is.
-            bool writerAhead = false;
-            for (const CoordinationEntry &entry : inQueueOrder(entries)) {
-                const bool writer = baseName(entry.key).startsWith("write-");
-                const bool admitted = lock.waiters.isEmpty() && (writer ? lock.holders.isEmpty() : !writerAhead);
-                (admitted ? lock.holders : lock.waiters).append(entry);
-                writerAhead = writerAhead || writer;
-            }
-        }
-    }
-
-    // etcd's lock and election share one layout, <path>/<lease id in hex>; qetcd's identity
-    // says which it is, an empty value is a lock (etcdctl lock, Go), anything else a proposal.
-    void nativeQueues()
-    {
-        static const QRegularExpression pattern(QStringLiteral("^(.*)/([0-9a-f]+)$"));
-        const auto ownKey = [](const KeyValue &kv) {
-            return kv.lease != 0 && baseName(kv.key) == QByteArray::number(quint64(kv.lease), 16);
-        };
-        for (const auto &[path, matches] : collect(pattern, ownKey)) {
-            QList<CoordinationEntry> entries;
-            int locks = 0;
-            for (const Match &match : matches) {
-                entries.append(entryOf(*match.kv));
-                const QJsonObject identity = QJsonDocument::fromJson(match.kv->value).object();
-                if (match.kv->value.isEmpty()
-                    || (identity.contains(QLatin1String("clientId"))
-                        && identity.value(QLatin1String("role")).toString() != QLatin1String("candidate")))
-                    ++locks;
-            }
-            entries = inQueueOrder(entries);
-            CoordinationObject &queue = add(locks * 2 >= entries.size() ? Kind::Lock : Kind::Election, path, matches);
-            queue.holders = entries.mid(0, 1);
-            queue.waiters = entries.mid(1);
-        }
-    }
-
-    void priorityQueues()
-    {
-        static const QRegularExpression pattern(QStringLiteral("^(.+)/(\\d{5})/\\d{16}$"));
-        for (const auto &[path, matches] : collect(pattern)) {
-            CoordinationObject &queue = add(Kind::PriorityQueue, path, matches);
-            queue.depth = matches.size();
-            for (const Match &match : matches)
-                ++queue.depthByPriority[match.captures.at(0).toInt()];
-        }
-    }
-
-    void fifoQueues()
-    {
-        static const QRegularExpression pattern(QStringLiteral("^(.+)/(\\d{19})-(?:\\d{5}-)?[0-9A-Za-z]{3}$"));
-        for (const auto &[path, matches] : collect(pattern)) {
-            CoordinationObject &queue = add(Kind::Queue, path, matches);
-            queue.depth = matches.size();
-            for (const Match &match : matches) {
-                const qint64 put = match.captures.at(0).toLongLong();
-                if (queue.oldestMs < 0 || put < queue.oldestMs)
-                    queue.oldestMs = put;
-            }
-        }
-    }
-
-    // A key on a lease whose value is "<clientId>:<token>": a DistributedBarrier that is set.
-    void barriers()
-    {
-        static const QRegularExpression pattern(QStringLiteral("^(.+)$"));
-        const auto isBarrier = [](const KeyValue &kv) {
-            return kv.lease != 0 && uniqueTokenValue.match(QString::fromUtf8(kv.value)).hasMatch();
-        };
-        for (const auto &[path, matches] : collect(pattern, isBarrier)) {
-            CoordinationObject &barrier = add(Kind::Barrier, path, matches);
-            barrier.set = true;
-            barrier.holders = {namedEntryOf(*matches.first().kv)};
-        }
-    }
-
-    // An int64 big-endian value on no lease. Eight bytes of text are not a counter, so at least
-    // one byte must be outside printable ASCII (true of every value below 2^56).
-    void counters()
-    {
-        static const QRegularExpression pattern(QStringLiteral("^(.+)$"));
-        const auto isCounter = [](const KeyValue &kv) {
-            return kv.lease == 0 && kv.value.size() == int(sizeof(qint64))
-                && std::any_of(kv.value.begin(), kv.value.end(), [](char c) { return c < 0x20 || c > 0x7e; });
-        };
-        for (const auto &[path, matches] : collect(pattern, isCounter)) {
-            CoordinationObject &counter = add(Kind::Counter, path, matches);
-            counter.value = qFromBigEndian<qint64>(matches.first().kv->value.constData());
-        }
-    }
-
-    QList<KeyValue> m_kvs;
-    QSet<QByteArray> m_taken;
-    std::deque<CoordinationObject> m_objects;  // add() hands out references that must stay valid
-};
+    return object;
+}
 
 QJsonArray entriesJson(const QList<CoordinationEntry> &entries, qint64 nowMs)
 {
@@ -541,9 +551,135 @@ QJsonObject CoordinationObject::toJson(qint64 nowMs) const
     return json;
 }
 
+namespace Internal {
+
+struct CoordinationIndex::Private
+{
+    struct Held
+    {
+        KeyValue kv;
+        QStringList captures;
+        qint64 appearedMs;
+    };
+    using Unit = std::pair<Layout, QByteArray>;  // where keys are placed: one object each
+    // Objects in the order they are listed: by path, then kind; two layouts can make an
+    // election at one path.
+    using Order = std::tuple<QByteArray, Kind, Layout>;
+
+    // The key's old place, if it had one, is now out of date.
+    std::optional<qint64> take(const QByteArray &key)
+    {
+        const auto placed = unitOfKey.find(key);
+        if (placed == unitOfKey.end())
+            return std::nullopt;
+        const auto unit = units.find(*placed);
+        const auto held = unit->second.find(key);
+        const qint64 appeared = held->second.appearedMs;
+        unit->second.erase(held);
+        if (unit->second.empty())
+            units.erase(unit);
+        dirty.insert(*placed);
+        unitOfKey.erase(placed);
+        return appeared;
+    }
+
+    std::optional<CoordinationObject> recognise(const Unit &unit) const
+    {
+        const auto held = units.find(unit);
+        if (held == units.end())
+            return std::nullopt;
+        QList<Match> matches;
+        matches.reserve(qsizetype(held->second.size()));
+        for (const auto &[key, entry] : held->second)
+            matches.append({&entry.kv, entry.captures});
+        CoordinationObject object = build(unit.first, unit.second, matches);
+        for (auto *entries : {&object.holders, &object.waiters, &object.members, &object.leaving}) {
+            for (CoordinationEntry &entry : *entries) {
+                if (entry.sinceMs < 0)
+                    entry.sinceMs = held->second.at(entry.key).appearedMs;
+            }
+        }
+        return object;
+    }
+
+    std::map<Unit, std::map<QByteArray, Held>> units;
+    QHash<QByteArray, Unit> unitOfKey;
+    std::set<Unit> dirty;
+    std::map<Order, CoordinationObject> objects;
+    std::map<Unit, Order> orderOfUnit;
+    QList<CoordinationObject> list;  // objects, as of the last refresh()
+};
+
+CoordinationIndex::CoordinationIndex() : d(std::make_unique<Private>()) {}
+
+CoordinationIndex::~CoordinationIndex() = default;
+
+void CoordinationIndex::put(const KeyValue &kv, qint64 appearedMs)
+{
+    const qint64 appeared = d->take(kv.key).value_or(appearedMs);
+    std::optional<Placement> placement = place(kv);
+    if (!placement)
+        return;
+    Private::Unit unit{placement->layout, placement->path};
+    d->units[unit].insert_or_assign(kv.key, Private::Held{kv, std::move(placement->captures), appeared});
+    d->unitOfKey.insert(kv.key, unit);
+    d->dirty.insert(std::move(unit));
+}
+
+void CoordinationIndex::remove(const QByteArray &key)
+{
+    d->take(key);
+}
+
+void CoordinationIndex::clear()
+{
+    *d = Private();
+}
+
+bool CoordinationIndex::refresh()
+{
+    bool changed = false;
+    for (const Private::Unit &unit : std::exchange(d->dirty, {})) {
+        std::optional<CoordinationObject> object = d->recognise(unit);
+        const auto listed = d->orderOfUnit.find(unit);
+        if (listed != d->orderOfUnit.end()) {
+            const auto old = d->objects.find(listed->second);
+            if (object && old->first == Private::Order{object->path, object->kind, unit.first} && old->second == *object)
+                continue;
+            d->objects.erase(old);
+            d->orderOfUnit.erase(listed);
+            changed = true;
+        }
+        if (object) {
+            Private::Order order{object->path, object->kind, unit.first};
+            d->orderOfUnit.insert_or_assign(unit, order);
+            d->objects.emplace(std::move(order), std::move(*object));
+            changed = true;
+        }
+    }
+    if (changed) {
+        d->list.clear();
+        d->list.reserve(qsizetype(d->objects.size()));
+        for (const auto &[order, object] : d->objects)
+            d->list.append(object);
+    }
+    return changed;
+}
+
+const QList<CoordinationObject> &CoordinationIndex::objects() const
+{
+    return d->list;
+}
+
+} // namespace Internal
+
 QList<CoordinationObject> CoordinationRecogniser::recognise(const QList<KeyValue> &kvs)
 {
-    return Recogniser(kvs).run();
+    Internal::CoordinationIndex index;
+    for (const KeyValue &kv : kvs)
+        index.put(kv);
+    index.refresh();
+    return index.objects();
 }
 
 } // namespace QEtcd

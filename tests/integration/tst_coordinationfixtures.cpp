@@ -15,10 +15,14 @@
 #include <QEtcd/testtimeouts.h>
 
 #include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
 #include <QtCore/QProcess>
+#include <QtNetwork/QNetworkAccessManager>
+#include <QtNetwork/QNetworkReply>
 #include <QtCore/QSet>
 #include <QtTest/QtTest>
 
+#include <algorithm>
 #include <memory>
 
 using namespace QEtcd;
@@ -190,6 +194,64 @@ private Q_SLOTS:
         const QJsonObject json = election.toJson(0);
         QCOMPARE(json.value("proclamation").toString(), QStringLiteral("alpha"));
         QCOMPARE(json.value("candidates").toArray().size(), 2);
+    }
+
+    // etcd's server-side recipes, the v3lock and v3election gRPC services, through the JSON
+    // gateway etcd serves beside them: a holder and two waiters, a leader and two candidates.
+    // Waiting requests stay open in etcd until their lease is revoked at the end.
+    void v3lockAndV3electionServices()
+    {
+        QNetworkAccessManager http;
+        std::vector<std::unique_ptr<QNetworkReply>> calls;
+        QList<qint64> leases;
+        const auto call = [&](const QString &service, QJsonObject body) {
+            LeaseGrantResult lease;
+            QETCD_AWAIT(m_client->leaseGrant(60), lease);
+            leases.append(lease.id);
+            body.insert(QStringLiteral("lease"), QString::number(lease.id));
+            QNetworkRequest request(QUrl(m_cluster.clientUrl(0) + QStringLiteral("/v3/") + service));
+            request.setHeader(QNetworkRequest::ContentTypeHeader, QStringLiteral("application/json"));
+            calls.emplace_back(http.post(request, QJsonDocument(body).toJson(QJsonDocument::Compact)));
+        };
+        const auto base64 = [](const QByteArray &bytes) { return QString::fromLatin1(bytes.toBase64()); };
+        QList<QByteArray> lockOrder;
+        for (int i = 0; i < 3; ++i) {
+            lockOrder.append(keyAddedBy("/fx/v3lock/", [&] {
+                call(QStringLiteral("lock/lock"), {{QStringLiteral("name"), base64("/fx/v3lock")}});
+            }));
+            QVERIFY(!lockOrder.last().isEmpty());
+        }
+        for (const char *proposal : {"alpha", "beta", "gamma"}) {
+            QVERIFY(!keyAddedBy("/fx/v3elect/", [&] {
+                         call(QStringLiteral("election/campaign"),
+                              {{QStringLiteral("name"), base64("/fx/v3elect")}, {QStringLiteral("value"), base64(proposal)}});
+                     }).isEmpty());
+        }
+        // The holder's and the leader's calls are answered; the others wait inside etcd.
+        QTRY_VERIFY_WITH_TIMEOUT(calls[0]->isFinished() && calls[3]->isFinished(), scaledMs(15000));
+        QCOMPARE(calls[0]->error(), QNetworkReply::NoError);
+        QCOMPARE(QJsonDocument::fromJson(calls[0]->readAll()).object().value("key").toString(), base64(lockOrder[0]));
+        QVERIFY(!calls[1]->isFinished());
+
+        const QList<CoordinationObject> locks = recognise("/fx/v3lock");
+        QCOMPARE(locks.size(), 1);
+        QCOMPARE(locks[0].kind, Kind::Lock);
+        QCOMPARE(keysOf(locks[0].holders), QStringList{QString::fromUtf8(lockOrder[0])});
+        QCOMPARE(keysOf(locks[0].waiters), (QStringList{QString::fromUtf8(lockOrder[1]), QString::fromUtf8(lockOrder[2])}));
+        QCOMPARE(locks[0].holders.first().lease, leases[0]);
+
+        const QList<CoordinationObject> elections = recognise("/fx/v3elect");
+        QCOMPARE(elections.size(), 1);
+        QCOMPARE(elections[0].kind, Kind::Election);
+        QCOMPARE(valuesOf(elections[0].holders), QStringList{"alpha"});
+        QCOMPARE(valuesOf(elections[0].waiters), (QStringList{"beta", "gamma"}));
+
+        for (qint64 lease : std::as_const(leases)) {
+            Result revoked;
+            QETCD_AWAIT(m_client->leaseRevoke(lease), revoked);
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(std::all_of(calls.cbegin(), calls.cend(), [](const auto &reply) { return reply->isFinished(); }),
+                                 scaledMs(15000));
     }
 
     // qetcd's lock names its holder and waiters, and etcdctl queues in the same line.

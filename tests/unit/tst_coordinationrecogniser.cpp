@@ -3,7 +3,10 @@
 // between layouts. Fixtures written by the real tools are in tst_coordinationfixtures.
 #include <QEtcd/coordinationrecogniser.h>
 
+#include "coordinationindex_p.h"
+
 #include <QtCore/QJsonArray>
+#include <QtCore/QRandomGenerator>
 #include <QtCore/QtEndian>
 #include <QtTest/QtTest>
 
@@ -252,6 +255,70 @@ private Q_SLOTS:
         QCOMPARE(objects[0].toJson(0).value("instances").toArray().first().toObject().value("value").toObject()
                      .value("port").toInt(),
                  8080);
+    }
+
+    // The index, fed one change at a time, agrees with a recognition from scratch after every
+    // step: keys join, change layout (a value or lease that fits another one) and leave.
+    void incrementalIndexAgreesWithARecognitionFromScratch()
+    {
+        const QByteArray instance = R"({"name":"web","id":"i1"})";
+        struct Candidate
+        {
+            QByteArray key;
+            QList<std::pair<QByteArray, qint64>> values;  // value, lease
+        };
+        const QList<Candidate> pool{
+            {"/m/1a", {{{}, 0x1a}, {"x", 0}}},
+            {"/m/2b", {{{}, 0x2b}, {R"({"clientId":"c","role":"candidate"})", 0x2b}}},
+            {"/s/permits", {{int32(2), 0}, {"bad", 0}}},
+            {"/s/holders/a:aaaaaaa", {{"a", 1}}},
+            {"/s/holders/b:bbbbbbb", {{"b", 2}}},
+            {"/s/holders/c:ccccccc", {{"c", 3}}},
+            {"/cb/ready", {{"m1:aaaaaaa", 0}}},
+            {"/cb/waiting/m1:aaaaaaa", {{"m1:aaaaaaa", 1}}},
+            {"/db/enter/ready", {{"x:aaaaaaa", 0}}},
+            {"/db/enter/waiting/x:aaaaaaa", {{"x:aaaaaaa", 3}}},
+            {"/db/leave/waiting/y:bbbbbbb", {{"y:bbbbbbb", 4}}},
+            {"/sel/LEADER", {{"b:Xy12345", 3}}},
+            {"/sel/participants/b", {{"b", 2}}},
+            {"/rw/read-r1:aaaaaaa", {{"r1", 1}}},
+            {"/rw/write-w1:ccccccc", {{"w1", 3}}},
+            {"/gate", {{"DistributedBarrier:ab12cd3:Zz9Yy8x", 7}, {int64(4), 0}, {"plain", 0}}},
+            {"/n", {{int64(-5), 0}, {"abcdefgh", 0}}},
+            {"/wq/items/0000001700000000000-abc", {{"x", 0}}},
+            {"/wq/claimed/i1", {{"v", 0}}},
+            {"/wq/claims/i1", {{"consumer-1", 9}}},
+            {"/q/0000001700000000000-abc", {{"1", 0}}},
+            {"/pq/00003/0000000000000000", {{"p", 0}}},
+            {"/svc/names/web/i1", {{instance, 5}, {"x", 5}}},
+        };
+        QRandomGenerator random(20261201);
+        Internal::CoordinationIndex index;
+        QMap<QByteArray, KeyValue> store;
+        qint64 revision = 100;
+        for (int step = 0; step < 2000; ++step) {
+            const Candidate &candidate = pool.at(random.bounded(int(pool.size())));
+            if (store.contains(candidate.key) && random.bounded(3) == 0) {
+                store.remove(candidate.key);
+                index.remove(candidate.key);
+            } else {
+                const auto &[value, lease] = candidate.values.at(random.bounded(int(candidate.values.size())));
+                KeyValue kv = store.value(candidate.key);
+                kv.key = candidate.key;
+                kv.value = value;
+                kv.lease = lease;
+                kv.modRevision = ++revision;
+                if (kv.createRevision == 0)
+                    kv.createRevision = kv.modRevision;
+                store.insert(kv.key, kv);
+                index.put(kv);
+            }
+            if (random.bounded(4) == 0 || step == 1999) {  // several changes may share a refresh
+                index.refresh();
+                QCOMPARE(index.objects(), CoordinationRecogniser::recognise(store.values()));
+            }
+        }
+        QVERIFY(!index.objects().isEmpty());
     }
 };
 

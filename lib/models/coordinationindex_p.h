@@ -1,0 +1,36 @@
+#pragma once
+
+#include <QEtcd/coordinationrecogniser.h>
+
+#include <memory>
+
+namespace QEtcd::Internal {
+
+// The coordination objects of a changing set of keys, kept current a change at a time. Where
+// a key belongs depends on that key alone, so a change recognises again only the object the
+// key left and the one it joined: the cost of following a store is the cost of its changes,
+// not of its size. CoordinationRecogniser::recognise() is one pass of this.
+class CoordinationIndex
+{
+public:
+    CoordinationIndex();
+    ~CoordinationIndex();
+    Q_DISABLE_COPY_MOVE(CoordinationIndex)
+
+    // appearedMs: when the key was seen to appear (ms since the epoch), the wait time of an
+    // entry whose tool wrote none; -1 when unknown. A changed key keeps its first time.
+    void put(const KeyValue &kv, qint64 appearedMs = -1);
+    void remove(const QByteArray &key);
+    void clear();
+    // Recognises again the objects whose keys changed since the last call; true when an
+    // object appeared, changed or went.
+    bool refresh();
+    // Sorted by path, then kind; as of the last refresh().
+    const QList<CoordinationObject> &objects() const;
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace QEtcd::Internal
