@@ -107,11 +107,6 @@ void printTable(Invocation &invocation, const QList<CoordinationObject> &objects
     }
 }
 
-QString identity(const CoordinationObject &object)
-{
-    return object.kindName() + QLatin1Char(' ') + QString::fromUtf8(object.path);
-}
-
 int runInspect(Invocation &invocation)
 {
     const QByteArray prefix = invocation.arguments().value(0).toUtf8();
@@ -143,36 +138,35 @@ int runInspect(Invocation &invocation)
 
     EventSession session(invocation, hold);
     CoordinationMonitor monitor(&invocation.client(), prefix);
-    QHash<QString, CoordinationObject> shown;
     QObject::connect(&monitor, &CoordinationMonitor::failed, &session, [&](const Status &status) { session.fail(status); });
-    QObject::connect(&monitor, &CoordinationMonitor::objectsChanged, &session, [&] {
-        if (!session.isEstablished())
-            return;
-        const qint64 now = QDateTime::currentMSecsSinceEpoch();
-        QHash<QString, CoordinationObject> current;
-        for (const CoordinationObject &object : monitor.objects()) {
-            current.insert(identity(object), object);
-            const auto before = shown.constFind(identity(object));
-            if (before == shown.cend())
-                session.write(QStringLiteral("added"), object.toJson(now));
-            else if (*before != object)
-                session.write(QStringLiteral("changed"), object.toJson(now));
-        }
-        for (const CoordinationObject &object : std::as_const(shown)) {
-            if (!current.contains(identity(object)))
-                session.write(QStringLiteral("removed"), {{QLatin1String("kind"), object.kindName()},
-                                                          {QLatin1String("name"), QString::fromUtf8(object.path)}});
-        }
-        shown = current;
-    });
+    QObject::connect(&monitor, &CoordinationMonitor::objectsChanged, &session,
+                     [&](const QList<CoordinationObjectChange> &changes) {
+                         if (!session.isEstablished())
+                             return;  // the first list is printed once the watch is established
+                         const qint64 now = QDateTime::currentMSecsSinceEpoch();
+                         for (const CoordinationObjectChange &change : changes) {
+                             switch (change.type) {
+                             case CoordinationObjectChange::Type::Added:
+                                 session.write(QStringLiteral("added"), change.object.toJson(now));
+                                 break;
+                             case CoordinationObjectChange::Type::Changed:
+                                 session.write(QStringLiteral("changed"), change.object.toJson(now));
+                                 break;
+                             case CoordinationObjectChange::Type::Removed:
+                                 session.write(QStringLiteral("removed"),
+                                               {{QLatin1String("kind"), change.object.kindName()},
+                                                {QLatin1String("name"), QString::fromUtf8(change.object.path)}});
+                                 break;
+                             }
+                         }
+                     });
     session.run(monitor.start(), what, [&] {
         const qint64 now = QDateTime::currentMSecsSinceEpoch();
-        for (const CoordinationObject &object : monitor.objects()) {
-            shown.insert(identity(object), object);
+        const QList<CoordinationObject> objects = monitor.objects();
+        for (const CoordinationObject &object : objects)
             session.write(QStringLiteral("object"), object.toJson(now));
-        }
         session.write(QStringLiteral("established"),
-                      {{QLatin1String("prefix"), QString::fromUtf8(prefix)}, {QLatin1String("count"), shown.size()}});
+                      {{QLatin1String("prefix"), QString::fromUtf8(prefix)}, {QLatin1String("count"), objects.size()}});
     });
     return session.finish({{QLatin1String("prefix"), QString::fromUtf8(prefix)}});
 }

@@ -22,11 +22,11 @@ public:
     void put(const KeyValue &kv, qint64 appearedMs = -1);
     void remove(const QByteArray &key);
     void clear();
-    // Recognises again the objects whose keys changed since the last call; true when an
-    // object appeared, changed or went.
-    bool refresh();
-    // Sorted by path, then kind; as of the last refresh().
-    const QList<CoordinationObject> &objects() const;
+    // Recognises again the objects whose keys changed since the last call and says which
+    // appeared, changed or went.
+    QList<CoordinationObjectChange> refresh();
+    // Sorted by path, then kind; as of the last refresh(). Built when asked after a change.
+    QList<CoordinationObject> objects() const;
 
 private:
     struct Private;

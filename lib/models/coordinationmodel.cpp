@@ -7,6 +7,8 @@
 #include <QEtcd/client.h>
 #include <QEtcd/coordinationmonitor.h>
 
+#include <algorithm>
+
 namespace QEtcd {
 
 namespace {
@@ -76,7 +78,14 @@ void CoordinationModel::restart()
     setStatus(ModelStatus::Loading);
     m_monitor = std::make_unique<CoordinationMonitor>(m_client, m_prefix);
     CoordinationMonitor *monitor = m_monitor.get();
-    connect(monitor, &CoordinationMonitor::objectsChanged, this, [this, monitor] { apply(monitor->objects()); });
+    connect(monitor, &CoordinationMonitor::objectsChanged, this,
+            [this, monitor](const QList<CoordinationObjectChange> &changes) {
+                // Row by row for a few; a merge with the whole list for many (the first load).
+                if (changes.size() > 64 && changes.size() > m_objects.size() / 8)
+                    apply(monitor->objects());
+                else
+                    applyChanges(changes);
+            });
     connect(monitor, &CoordinationMonitor::failed, this, [this](const Status &status) {
         setStatus(ModelStatus::Error, status.message());
     });
@@ -93,6 +102,39 @@ void CoordinationModel::restart()
 void CoordinationModel::apply(const QList<CoordinationObject> &objects)
 {
     Internal::mergeSorted(m_objects, objects, before, std::equal_to<CoordinationObject>(), rowNotifications());
+    Q_EMIT countChanged();
+}
+
+void CoordinationModel::applyChanges(const QList<CoordinationObjectChange> &changes)
+{
+    using Change = CoordinationObjectChange;
+    for (const Change &change : changes) {
+        const CoordinationObject &key = change.type == Change::Type::Added ? change.object
+            : change.type == Change::Type::Changed                         ? change.previous
+                                                                           : change.object;
+        auto at = std::lower_bound(m_objects.begin(), m_objects.end(), key, before);
+        const int row = int(at - m_objects.begin());
+        if (change.type == Change::Type::Added) {
+            beginInsertRows({}, row, row);
+            m_objects.insert(at, change.object);
+            endInsertRows();
+            continue;
+        }
+        // Two layouts can make objects of one kind at one path: the row is the one equal to it.
+        while (at != m_objects.end() && !before(key, *at) && *at != key)
+            ++at;
+        if (at == m_objects.end() || *at != key)
+            continue;  // not a row here: nothing to do
+        const int found = int(at - m_objects.begin());
+        if (change.type == Change::Type::Changed) {
+            *at = change.object;
+            Q_EMIT dataChanged(index(found), index(found));
+        } else {
+            beginRemoveRows({}, found, found);
+            m_objects.erase(at);
+            endRemoveRows();
+        }
+    }
     Q_EMIT countChanged();
 }
 

@@ -79,6 +79,7 @@ Q_SIGNALS:
 private:
     void restart();
     void apply(const QList<CoordinationObject> &objects);
+    void applyChanges(const QList<CoordinationObjectChange> &changes);
     Internal::RowNotifications rowNotifications();
     void setStatus(ModelStatus::Status status, const QString &error = {});
 

@@ -44,9 +44,10 @@ CoordinationMonitor::CoordinationMonitor(Client *client, const QByteArray &prefi
     d->prefix = prefix;
     d->coalesce.setSingleShot(true);
     d->coalesce.setInterval(std::chrono::milliseconds(16));
+    qRegisterMetaType<QList<CoordinationObjectChange>>();
     connect(&d->coalesce, &QTimer::timeout, this, [this] {
-        if (d->index.refresh())
-            Q_EMIT objectsChanged();
+        if (const QList<CoordinationObjectChange> changes = d->index.refresh(); !changes.isEmpty())
+            Q_EMIT objectsChanged(changes);
     });
 }
 
@@ -93,8 +94,7 @@ QFuture<Status> CoordinationMonitor::start()
     return d->mirror->start(true).then(this, [this](const Status &status) {
         if (status) {
             d->coalesce.stop();
-            d->index.refresh();
-            Q_EMIT objectsChanged();
+            Q_EMIT objectsChanged(d->index.refresh());
         }
         return status;
     });

@@ -17,7 +17,8 @@ class CoordinationMonitorPrivate;
 // The coordination objects under a prefix, kept current: one read, then one watch from right
 // after it (re-read after a compaction), and the recogniser run again after changes. Changes
 // are coalesced: objectsChanged() comes at most once per interval, on the thread the monitor
-// lives in, so a burst of puts costs one recognition.
+// lives in, and only the objects whose keys changed are recognised again, so following a large
+// store costs what its changes cost.
 //
 // A queued entry whose tool wrote no time (etcdctl, etcd-recipes) gets the time the monitor
 // saw it appear as its sinceMs; entries already there at the start stay unknown (-1).
@@ -39,7 +40,9 @@ public:
     QList<CoordinationObject> objects() const;  // as of the last objectsChanged()
 
 Q_SIGNALS:
-    void objectsChanged();
+    // What appeared, changed or went since the previous signal; the first, when start()
+    // finishes, lists every object as Added.
+    void objectsChanged(const QList<QEtcd::CoordinationObjectChange> &changes);
     // The watch could not be recovered: objects() no longer follows etcd.
     void failed(const QEtcd::Status &status);
 

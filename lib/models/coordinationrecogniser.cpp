@@ -607,7 +607,7 @@ struct CoordinationIndex::Private
     std::set<Unit> dirty;
     std::map<Order, CoordinationObject> objects;
     std::map<Unit, Order> orderOfUnit;
-    QList<CoordinationObject> list;  // objects, as of the last refresh()
+    std::optional<QList<CoordinationObject>> list;  // objects, listed when first asked after a change
 };
 
 CoordinationIndex::CoordinationIndex() : d(std::make_unique<Private>()) {}
@@ -636,39 +636,48 @@ void CoordinationIndex::clear()
     *d = Private();
 }
 
-bool CoordinationIndex::refresh()
+QList<CoordinationObjectChange> CoordinationIndex::refresh()
 {
-    bool changed = false;
+    using Change = CoordinationObjectChange;
+    QList<Change> changes;
     for (const Private::Unit &unit : std::exchange(d->dirty, {})) {
         std::optional<CoordinationObject> object = d->recognise(unit);
+        std::optional<Private::Order> order;
+        if (object)
+            order = Private::Order{object->path, object->kind, unit.first};
         const auto listed = d->orderOfUnit.find(unit);
         if (listed != d->orderOfUnit.end()) {
             const auto old = d->objects.find(listed->second);
-            if (object && old->first == Private::Order{object->path, object->kind, unit.first} && old->second == *object)
+            if (order && old->first == *order) {
+                if (old->second != *object)
+                    changes.append({Change::Type::Changed, *object, std::exchange(old->second, *object)});
                 continue;
+            }
+            changes.append({Change::Type::Removed, std::move(old->second), {}});
             d->objects.erase(old);
             d->orderOfUnit.erase(listed);
-            changed = true;
         }
         if (object) {
-            Private::Order order{object->path, object->kind, unit.first};
-            d->orderOfUnit.insert_or_assign(unit, order);
-            d->objects.emplace(std::move(order), std::move(*object));
-            changed = true;
+            changes.append({Change::Type::Added, *object, {}});
+            d->orderOfUnit.insert_or_assign(unit, *order);
+            d->objects.emplace(std::move(*order), std::move(*object));
         }
     }
-    if (changed) {
-        d->list.clear();
-        d->list.reserve(qsizetype(d->objects.size()));
-        for (const auto &[order, object] : d->objects)
-            d->list.append(object);
-    }
-    return changed;
+    if (!changes.isEmpty())
+        d->list.reset();
+    return changes;
 }
 
-const QList<CoordinationObject> &CoordinationIndex::objects() const
+QList<CoordinationObject> CoordinationIndex::objects() const
 {
-    return d->list;
+    if (!d->list) {
+        QList<CoordinationObject> list;
+        list.reserve(qsizetype(d->objects.size()));
+        for (const auto &[order, object] : d->objects)
+            list.append(object);
+        d->list = std::move(list);
+    }
+    return *d->list;
 }
 
 } // namespace Internal

@@ -85,6 +85,17 @@ struct CoordinationObject
     bool operator!=(const CoordinationObject &other) const { return !(*this == other); }
 };
 
+// One object that appeared, changed or went since the previous update of a changing set of
+// keys. An object whose kind changed (a lock whose queue turned out to be an election) goes
+// and appears again.
+struct CoordinationObjectChange
+{
+    enum class Type { Added, Changed, Removed };
+    Type type = Type::Added;
+    CoordinationObject object;    // Removed: as it was
+    CoordinationObject previous;  // Changed: as it was; Added, Removed: empty
+};
+
 // Tells, from etcd's contents alone, which coordination objects live in a set of keys: the
 // layouts qetcd writes, etcd's own (etcdctl lock/elect, Go's concurrency, v3lock, v3election)
 // and etcd-recipes'. A key belongs to at most one object; keys that fit no layout (plain keys,
@@ -104,3 +115,4 @@ public:
 } // namespace QEtcd
 
 Q_DECLARE_METATYPE(QEtcd::CoordinationObject)
+Q_DECLARE_METATYPE(QEtcd::CoordinationObjectChange)

@@ -60,6 +60,28 @@ QByteArray int64(qint64 value)
     return bytes;
 }
 
+// Applies an index's changes to a list sorted by path and kind, as CoordinationModel does.
+void applyChanges(QList<CoordinationObject> *objects, const QList<CoordinationObjectChange> &changes)
+{
+    const auto before = [](const CoordinationObject &a, const CoordinationObject &b) {
+        return std::pair(a.path, a.kind) < std::pair(b.path, b.kind);
+    };
+    for (const CoordinationObjectChange &change : changes) {
+        const bool changed = change.type == CoordinationObjectChange::Type::Changed;
+        const CoordinationObject &was = changed ? change.previous : change.object;
+        if (change.type == CoordinationObjectChange::Type::Added) {
+            objects->insert(std::lower_bound(objects->begin(), objects->end(), change.object, before), change.object);
+            continue;
+        }
+        const auto at = std::find(objects->begin(), objects->end(), was);
+        QVERIFY2(at != objects->end(), "a change names an object that was not there");
+        if (changed)
+            *at = change.object;
+        else
+            objects->erase(at);
+    }
+}
+
 QStringList namesOf(const QList<CoordinationEntry> &entries)
 {
     QStringList names;
@@ -295,6 +317,7 @@ private Q_SLOTS:
         QRandomGenerator random(20261201);
         Internal::CoordinationIndex index;
         QMap<QByteArray, KeyValue> store;
+        QList<CoordinationObject> followed;  // kept by the changes alone, as a model keeps its rows
         qint64 revision = 100;
         for (int step = 0; step < 2000; ++step) {
             const Candidate &candidate = pool.at(random.bounded(int(pool.size())));
@@ -314,8 +337,10 @@ private Q_SLOTS:
                 index.put(kv);
             }
             if (random.bounded(4) == 0 || step == 1999) {  // several changes may share a refresh
-                index.refresh();
-                QCOMPARE(index.objects(), CoordinationRecogniser::recognise(store.values()));
+                applyChanges(&followed, index.refresh());
+                const QList<CoordinationObject> expected = CoordinationRecogniser::recognise(store.values());
+                QCOMPARE(index.objects(), expected);
+                QCOMPARE(followed, expected);
             }
         }
         QVERIFY(!index.objects().isEmpty());
