@@ -201,7 +201,7 @@ int main(int argc, char *argv[])
     parser.addOption({QStringLiteral("keys"), QStringLiteral("Keys under the KeyModel's prefix"), QStringLiteral("N"),
                       QStringLiteral("100000")});
     parser.addOption({QStringLiteral("ingest-rate"), QStringLiteral("Changes per second written"), QStringLiteral("N"),
-                      QStringLiteral("2000")});
+                      QStringLiteral("20000")});
     parser.addOption({QStringLiteral("ingest-seconds"), QStringLiteral("How long to write"), QStringLiteral("S"),
                       QStringLiteral("10")});
     parser.addOption({QStringLiteral("leases"), QStringLiteral("Leases the LeaseModel lists"), QStringLiteral("N"),
