@@ -120,12 +120,14 @@ int runInspect(Invocation &invocation)
 
     const QString what = QStringLiteral("inspect \"%1\"").arg(QString::fromUtf8(prefix));
     if (!watch) {
-        RangeOptions everything;
-        everything.range = KeyRange::prefix();
-        const RangeResult read = invocation.await(invocation.client().get(prefix, everything), what);
-        if (!read.status)
-            return invocation.failed(read.status);
-        const QList<CoordinationObject> objects = CoordinationRecogniser::recognise(read.kvs);
+        // The monitor reads in pages, so a prefix larger than the receive limit still lists.
+        CoordinationMonitor monitor(&invocation.client(), prefix);
+        const QFuture<Status> started = monitor.start();
+        if (!waitFor(started, invocation.requestDeadline()))
+            return invocation.failed(invocation.timedOut(what));
+        if (!started.result())
+            return invocation.failed(started.result().withContext(what));
+        const QList<CoordinationObject> objects = monitor.objects();
         if (!invocation.json()) {
             printTable(invocation, objects);
             return Success;

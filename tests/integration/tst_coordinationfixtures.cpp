@@ -485,6 +485,27 @@ private Q_SLOTS:
         QVERIFY2(rows[2].startsWith("lock") && rows[2].contains(QByteArray::number(holder->pid())), rows[2].constData());
     }
 
+    // 34 MB of plain values beside one counter: more than the client's 32 MiB receive limit in
+    // one answer, so inspect must read in pages.
+    void inspectListsAPrefixLargerThanTheReceiveLimit()
+    {
+        const QByteArray big(1000 * 1000, 'x');
+        for (int i = 0; i < 34; ++i)
+            QVERIFY(awaitFuture(m_client->put("/fx/big/plain/" + QByteArray::number(i), big)));
+        auto counter = qetcd({"counter", "/fx/big/count", "add", "3"});
+        QCOMPARE(counter->waitForExit(), 0);
+        auto inspect = qetcd({"inspect", "/fx/big/", "--json"});
+        QCOMPARE(inspect->waitForExit(), 0);
+        const QList<QJsonObject> lines = inspect->events();
+        QCOMPARE(lines.size(), 1);
+        QCOMPARE(lines[0].value("name").toString(), QStringLiteral("/fx/big/count"));
+        QCOMPARE(lines[0].value("value").toInteger(), 3);
+        DeleteOptions everything;
+        everything.range = KeyRange::prefix();
+        DeleteResult removed;
+        QETCD_AWAIT(m_client->remove("/fx/big/", everything), removed);
+    }
+
     void inspectWatchFollowsChanges()
     {
         auto watch = qetcd({"inspect", "/fx/iw/", "--watch"});
