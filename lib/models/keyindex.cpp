@@ -65,7 +65,6 @@ void KeyIndex::reload()
     m_complete = false;
     m_fetching = false;
     m_fetchAll = false;
-    m_sliceDepth = -1;
     m_total = -1;
     m_continuation = startKey();
     setStatus(m_client ? ModelStatus::Loading : ModelStatus::Null);
@@ -92,10 +91,8 @@ bool KeyIndex::canFetchMore() const
 
 void KeyIndex::fetchMore()
 {
-    if (!canFetchMore())
-        return;
-    m_pageWanted = m_pageSize;
-    requestPage();
+    if (canFetchMore())
+        requestPage();
 }
 
 void KeyIndex::fetchAll()
@@ -122,46 +119,18 @@ double KeyIndex::progress() const
 void KeyIndex::requestPage()
 {
     m_fetching = true;
-    const QByteArray bound = sliceEnd();
     RangeOptions page;
-    page.range = KeyRange::upTo(bound.isEmpty() ? prefixRangeEnd(m_prefix) : bound);
+    page.range = KeyRange::upTo(prefixRangeEnd(m_prefix));
     page.keysOnly = true;
-    page.limit = std::max<qint64>(m_pageWanted, 1);
+    page.limit = m_pageSize;
     // No sort: etcd answers in key order anyway, and with a sort order it reads the whole rest
     // of the range for every page and truncates afterwards.
-    Internal::thenOn(m_client->get(m_continuation, page), this,
-                     [this, generation = m_generation, bound](const RangeResult &result) {
-                         onPage(generation, bound, result);
-                     });
+    thenOn(m_client->get(m_continuation, page), this, [this, generation = m_generation](const RangeResult &result) {
+        onPage(generation, result);
+    });
 }
 
-// Where the slice that starts at the continuation ends; empty for no bound.
-QByteArray KeyIndex::sliceEnd() const
-{
-    if (m_sliceDepth < 0 || m_continuation.size() <= m_sliceDepth)
-        return {};
-    QByteArray end = m_continuation.left(m_sliceDepth + 1);
-    while (end.size() > m_prefix.size() && quint8(end.back()) == 0xff)
-        end.chop(1);
-    if (end.size() <= m_prefix.size())
-        return {};
-    end.back() = char(quint8(end.back()) + 1);
-    return end;
-}
-
-// The first page spans keys that differ from their first byte position d on: slices one
-// byte shallower hold about a page or more.
-void KeyIndex::learnSliceDepth(const QList<KeyValue> &page)
-{
-    const QByteArray &first = page.first().key;
-    const QByteArray &last = page.last().key;
-    qsizetype differ = 0;
-    while (differ < first.size() && differ < last.size() && first[differ] == last[differ])
-        ++differ;
-    m_sliceDepth = differ - 1 >= m_prefix.size() ? int(differ - 1) : -1;
-}
-
-void KeyIndex::onPage(quint64 generation, const QByteArray &sliceEnd, const RangeResult &result)
+void KeyIndex::onPage(quint64 generation, const RangeResult &result)
 {
     if (generation != m_generation)
         return;
@@ -176,19 +145,8 @@ void KeyIndex::onPage(quint64 generation, const QByteArray &sliceEnd, const Rang
     page.reserve(size_t(result.kvs.size()));
     for (const KeyValue &kv : result.kvs)
         page.push_back(entryOf(kv, 0));
-    m_pageWanted -= result.kvs.size();
-    if (result.more) {
-        m_continuation = result.kvs.last().key + '\0';
-        if (sliceEnd.isEmpty() && m_entries.empty())
-            learnSliceDepth(result.kvs);
-    } else if (!sliceEnd.isEmpty()) {
-        m_continuation = sliceEnd;  // the slice is read; the next one starts where it ended
-        if (result.kvs.size() * 2 < qsizetype(m_pageSize))
-            m_sliceDepth = m_sliceDepth - 1 >= m_prefix.size() ? m_sliceDepth - 1 : -1;
-    } else {
-        m_complete = true;
-        m_continuation.clear();
-    }
+    m_complete = !result.more || result.kvs.isEmpty();
+    m_continuation = result.kvs.isEmpty() ? QByteArray() : result.kvs.last().key + '\0';
     if (!page.empty()) {
         const int first = int(m_entries.size());
         Q_EMIT aboutToInsert(first, first + int(page.size()) - 1);
@@ -218,15 +176,8 @@ void KeyIndex::onPage(quint64 generation, const QByteArray &sliceEnd, const Rang
     }
     setStatus(ModelStatus::Ready);
     Q_EMIT progressChanged();
-    // A view may have asked for the next page from inside the signals above.
-    if (m_complete || m_fetching)
-        return;
-    if (m_pageWanted > 0)
-        return requestPage();  // a slice ended before the page was full
-    if (m_fetchAll) {
-        m_pageWanted = m_pageSize;
+    if (m_fetchAll && !m_complete)
         requestPage();
-    }
 }
 
 void KeyIndex::onEvents(const QList<WatchEvent> &events)

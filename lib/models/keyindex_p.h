@@ -76,9 +76,7 @@ Q_SIGNALS:
 
 private:
     void requestPage();
-    void onPage(quint64 generation, const QByteArray &sliceEnd, const RangeResult &result);
-    QByteArray sliceEnd() const;
-    void learnSliceDepth(const QList<KeyValue> &page);
+    void onPage(quint64 generation, const RangeResult &result);
     void onEvents(const QList<WatchEvent> &events);
     void applyPending();
     void apply(const WatchEvent &event);
@@ -92,12 +90,6 @@ private:
     quint64 m_generation = 0;
     std::vector<KeyEntry> m_entries;
     QByteArray m_continuation;  // where the next page starts; empty once every key is in
-    // etcd 3.4 collects every key of a range before it applies the limit, so a page over the
-    // rest of a large prefix costs the whole rest. After the first page, pages read slices
-    // instead: the keys from the continuation that share its first m_sliceDepth bytes and its
-    // next byte, widened a byte at a time while slices come back thin. -1: no bound.
-    int m_sliceDepth = -1;
-    qint64 m_pageWanted = 0;  // keys the page being fetched still lacks
     bool m_complete = false;
     bool m_fetching = false;
     bool m_fetchAll = false;

@@ -13,7 +13,6 @@
 #include <QtTest/QAbstractItemModelTester>
 #include <QtTest/QtTest>
 
-#include <algorithm>
 #include <memory>
 
 using namespace QEtcd;
@@ -99,46 +98,6 @@ private Q_SLOTS:
         tested.setClient(m_client.get());
         QTRY_COMPARE_WITH_TIMEOUT(tested.progress(), 1.0, scaledMs(10000));
         QCOMPARE(keysOf(tested), keys);
-    }
-
-    // Pages after the first read slices of the key space; keys of uneven length and spread,
-    // and bytes at 0xff where a slice's end carries, are each listed once.
-    void slicedPagesMissNothing()
-    {
-        QList<QByteArray> written;
-        QRandomGenerator random(7);
-        while (written.size() < 300) {
-            QByteArray key = "/km/sl/";
-            const int length = 1 + random.bounded(6);
-            for (int c = 0; c < length; ++c)
-                key += "a0z\xff\xfe~"[random.bounded(6)];
-            if (!written.contains(key))
-                written.append(key);
-        }
-        for (qsizetype first = 0; first < written.size(); first += 100) {
-            Txn txn;
-            for (const QByteArray &key : written.mid(first, 100))
-                txn.success.append(TxnOp::put(key, "v"));
-            TxnResult result;
-            QETCD_AWAIT(m_client->txn(txn), result);
-            QVERIFY2(result.succeeded, qPrintable(result.status.toString()));
-        }
-        KeyModel model;
-        model.setPageSize(7);
-        model.setPrefix(QStringLiteral("/km/sl/"));
-        model.setClient(m_client.get());
-        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 7, scaledMs(10000));
-        model.fetchAll();
-        QTRY_COMPARE_WITH_TIMEOUT(model.progress(), 1.0, scaledMs(30000));
-        // Keys are shown as text, where bytes that are not UTF-8 look alike: compare as shown.
-        QStringList listed, expected;
-        for (int row = 0; row < model.rowCount(); ++row)
-            listed.append(model.index(row).data(KeyModel::KeyRole).toString());
-        for (const QByteArray &key : std::as_const(written))
-            expected.append(QString::fromUtf8(key));
-        listed.sort();
-        expected.sort();
-        QCOMPARE(listed, expected);
     }
 
     void watchKeepsLoadedRowsCurrent()
