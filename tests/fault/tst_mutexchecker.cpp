@@ -1,17 +1,11 @@
 #include "../common/awaitfuture.h"
+#include "participantprocess.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
-#include <QEtcd/faultproxy.h>
 #include <QEtcd/watcher.h>
 
-#include <QtCore/QJsonDocument>
-#include <QtCore/QJsonObject>
-#include <QtCore/QProcess>
-#include <QtCore/QRandomGenerator>
 #include <QtTest/QtTest>
-
-#include <csignal>
 
 using namespace QEtcd;
 using namespace QEtcd::Testing;
@@ -41,46 +35,6 @@ class tst_MutexChecker : public QObject
 {
     Q_OBJECT
 
-private:
-    struct Participant
-    {
-        QString name;
-        QByteArray pending;  // declared before the process: it may still write while it dies
-        QList<QJsonObject> events;
-        QList<QByteArray> unparsed;
-        bool holding = false;  // by its last "acquired" / "hold" line
-        bool faulted = false;
-        std::unique_ptr<FaultProxy> proxy;
-        std::unique_ptr<QProcess> process;
-
-        void read()
-        {
-            pending += process->readAllStandardOutput();
-            for (qsizetype end = pending.indexOf('\n'); end >= 0; end = pending.indexOf('\n')) {
-                const QByteArray line = pending.left(end);
-                pending.remove(0, end + 1);
-                QJsonParseError error;
-                const QJsonObject event = QJsonDocument::fromJson(line, &error).object();
-                if (error.error != QJsonParseError::NoError || !event.contains("event")) {
-                    unparsed.append(line);
-                    continue;
-                }
-                events.append(event);
-                if (event.value("event") == "acquired")
-                    holding = true;
-                else if (event.value("event") == "hold")
-                    holding = false;
-            }
-        }
-    };
-
-    struct Interval
-    {
-        qint64 start = 0;
-        qint64 end = 0;
-        QString name;
-    };
-
 private Q_SLOTS:
     void believedHoldsNeverOverlapAndFencedWritesLandInTheirHold()
     {
@@ -109,101 +63,38 @@ private Q_SLOTS:
         QVERIFY(awaitFuture(watching));
         QCOMPARE(watching.result(), Status());
 
-        std::vector<Participant> participants(participantCount);
+        std::vector<ParticipantProcess> participants(participantCount);
         for (int i = 0; i < participantCount; ++i) {
-            Participant &p = participants[i];
-            p.name = QStringLiteral("p%1").arg(i);
-            p.proxy = std::make_unique<FaultProxy>(QStringLiteral("127.0.0.1"), cluster.clientPort(0));
-            QVERIFY(p.proxy->start());
-            p.process = std::make_unique<QProcess>();
-            QObject::connect(p.process.get(), &QProcess::readyReadStandardOutput, this, [&p] { p.read(); });
-            p.process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
-            p.process->start(QStringLiteral(QETCD_MUTEX_PARTICIPANT),
-                             {"--endpoint", p.proxy->url(), "--name", p.name, "--lock", QString::fromUtf8(lockPath),
-                              "--fenced", QString::fromUtf8(fencedKey), "--seed", QString::number(random.generate())});
-            QVERIFY(p.process->waitForStarted());
+            QVERIFY(participants[i].start(QStringLiteral(QETCD_MUTEX_PARTICIPANT), QStringLiteral("p%1").arg(i),
+                                          cluster.clientPort(0),
+                                          {"--lock", QString::fromUtf8(lockPath), "--fenced", QString::fromUtf8(fencedKey),
+                                           "--seed", QString::number(random.generate())}));
         }
 
         // Every second one participant not already in trouble, the holder two times in three,
-        // is cut off (Blackhole, its traffic held and delivered when it ends), slowed (Delay,
-        // every chunk arrives late) or frozen (SIGSTOP) for 0.5–4 s: sometimes shorter than the
-        // 2 s TTL, sometimes well past it. A write held up past the holder's lease arrives stale.
-        QTimer driver;
-        int blackholes = 0;
-        int delays = 0;
-        int freezes = 0;
-        QObject::connect(&driver, &QTimer::timeout, this, [&] {
-            Participant *victim = &participants[random.bounded(participantCount)];
-            if (random.bounded(3) != 0) {
-                for (Participant &p : participants) {
-                    if (p.holding && !p.faulted)
-                        victim = &p;
-                }
-            }
-            Participant &p = *victim;
-            if (p.faulted)
-                return;
-            p.faulted = true;
-            const int duration = random.bounded(500, 4000);
-            switch (random.bounded(3)) {
-            case 0:
-                ++blackholes;
-                p.proxy->setMode(FaultProxy::Mode::Blackhole);
-                break;
-            case 1:
-                ++delays;
-                p.proxy->setDelay(std::chrono::milliseconds(random.bounded(1500, 3000)));
-                p.proxy->setMode(FaultProxy::Mode::Delay);
-                break;
-            default:
-                ++freezes;
-                ::kill(pid_t(p.process->processId()), SIGSTOP);
-                break;
-            }
-            QTimer::singleShot(duration, p.proxy.get(), [&p] {
-                p.proxy->setMode(FaultProxy::Mode::Pass);
-                ::kill(pid_t(p.process->processId()), SIGCONT);
-                p.faulted = false;
-            });
-        });
-        driver.start(1000);
+        // is cut off, slowed or frozen for 0.5–4 s: sometimes shorter than the 2 s TTL,
+        // sometimes well past it. A write held up past the holder's lease arrives stale.
+        FaultDriver driver(participants, random, {1000ms, 500, 4000, 67});
+        driver.start();
         QEventLoop run;
         QTimer::singleShot(scaledMs(seconds * 1000), &run, &QEventLoop::quit);
         run.exec();
         driver.stop();
 
-        for (Participant &p : participants) {
-            p.proxy->setMode(FaultProxy::Mode::Pass);
-            ::kill(pid_t(p.process->processId()), SIGCONT);
-            p.process->terminate();
-        }
-        for (Participant &p : participants) {
-            QVERIFY2(p.process->waitForFinished(scaledMs(30000)), "a participant did not stop");
-            p.read();
-            QCOMPARE(p.process->exitCode(), 0);
-        }
+        const QString stopped = stopParticipants(participants);
+        QVERIFY2(stopped.isEmpty(), qPrintable(stopped));
         if (qEnvironmentVariableIsSet("QETCD_CHECKER_LOG")) {
             QFile log(qEnvironmentVariable("QETCD_CHECKER_LOG"));
             if (log.open(QIODevice::WriteOnly)) {
-                for (const Participant &p : participants) {
+                for (const ParticipantProcess &p : participants) {
                     for (const QJsonObject &event : p.events)
                         log.write(QJsonDocument(event).toJson(QJsonDocument::Compact) + '\n');
                 }
             }
         }
 
-        // Every participant's last words were understood.
-        for (const Participant &p : participants) {
-            if (!p.unparsed.isEmpty())
-                QFAIL(qPrintable(QStringLiteral("%1 printed %2 lines the checker cannot read, the first: %3")
-                                     .arg(p.name)
-                                     .arg(p.unparsed.size())
-                                     .arg(QString::fromUtf8(p.unparsed.first()))));
-            QVERIFY2(p.pending.isEmpty(), qPrintable(p.name + QStringLiteral(" left a line unfinished")));
-        }
-
         // Believed holds never overlap.
-        QList<Interval> holds;
+        QList<BelievedHold> holds;
         QHash<QString, QString> outcomes;  // "<name>/<seq>" -> accepted, refused or unknown
         QSet<QString> everHeld;
         int lostWhileHeld = 0;
@@ -211,39 +102,32 @@ private Q_SLOTS:
         int refused = 0;
         int accepted = 0;
         qint64 latestRefusalMs = 0;
-        for (const Participant &p : participants) {
-            for (const QJsonObject &event : p.events) {
-                if (event.value("event") == "hold") {
-                    if (!event.value("believed").toBool()) {
-                        ++unbelieved;
-                        continue;
-                    }
-                    everHeld.insert(p.name);
-                    lostWhileHeld += event.value("lost").toBool() ? 1 : 0;
-                    holds.append({event.value("start_ns").toInteger(), event.value("end_ns").toInteger(), p.name});
-                } else if (event.value("event") == "write") {
-                    const QString outcome = event.value("outcome").toString();
-                    outcomes.insert(p.name + '/' + QString::number(event.value("seq").toInteger()), outcome);
-                    if (outcome == "accepted") {
-                        ++accepted;
-                    } else if (outcome == "refused") {
-                        ++refused;
-                        latestRefusalMs = std::max(latestRefusalMs, (event.value("answered_ns").toInteger()
-                                                                     - event.value("issued_ns").toInteger())
-                                                                        / 1000000);
-                    }
+        for (const ParticipantProcess &p : participants) {
+            holds += p.believedHolds();
+            for (const QJsonObject &event : p.eventsNamed("hold")) {
+                if (!event.value("believed").toBool()) {
+                    ++unbelieved;
+                    continue;
+                }
+                everHeld.insert(p.name);
+                lostWhileHeld += event.value("lost").toBool() ? 1 : 0;
+            }
+            for (const QJsonObject &event : p.eventsNamed("write")) {
+                const QString outcome = event.value("outcome").toString();
+                outcomes.insert(p.name + '/' + QString::number(event.value("seq").toInteger()), outcome);
+                if (outcome == "accepted") {
+                    ++accepted;
+                } else if (outcome == "refused") {
+                    ++refused;
+                    latestRefusalMs = std::max(latestRefusalMs, (event.value("answered_ns").toInteger()
+                                                                 - event.value("issued_ns").toInteger())
+                                                                    / 1000000);
                 }
             }
         }
-        std::sort(holds.begin(), holds.end(), [](const Interval &a, const Interval &b) { return a.start < b.start; });
-        for (qsizetype i = 1; i < holds.size(); ++i) {
-            if (holds[i].start <= holds[i - 1].end)
-                QFAIL(qPrintable(QStringLiteral("%1 believed it held until %2 ns, but %3 believed it held from %4 ns")
-                                    .arg(holds[i - 1].name)
-                                    .arg(holds[i - 1].end)
-                                    .arg(holds[i].name)
-                                     .arg(holds[i].start)));
-        }
+        int peak = 0;
+        const QString overlap = overCapacity(holds, 1, &peak);
+        QVERIFY2(overlap.isEmpty(), qPrintable(overlap));
 
         // The fencing oracle: replay etcd's history up to a marker written after everyone stopped.
         const auto marked = observer.put(endMarker, "end");
@@ -307,16 +191,17 @@ private Q_SLOTS:
 
         qInfo("%lld believed holds (%d never believed), %d lost while held; %lld writes: %d accepted, %d stale "
               "and refused (the latest answered after %lld ms), %lld with unknown outcome, %lld committed; "
-              "faults: %d blackholes, %d delays, %d freezes",
+              "faults: %s",
               qint64(holds.size()), unbelieved, lostWhileHeld, qint64(outcomes.size()), accepted, refused,
-              latestRefusalMs, qint64(outcomes.size()) - accepted - refused, qint64(committed.size()), blackholes,
-              delays, freezes);
+              latestRefusalMs, qint64(outcomes.size()) - accepted - refused, qint64(committed.size()),
+              qPrintable(driver.summary()));
         // A run that exercised too little proves nothing.
         QCOMPARE(everHeld.size(), participantCount);
         QVERIFY2(lostWhileHeld >= 1, "no hold was ever lost while held");
         QVERIFY2(refused >= 1, "no stale write reached etcd: the fence was never tested");
         QVERIFY2(accepted >= 10, "too few writes were accepted");
-        QVERIFY2(blackholes >= 1 && delays >= 1 && freezes >= 1, "a kind of fault was never injected");
+        QVERIFY2(driver.blackholes >= 1 && driver.delays >= 1 && driver.freezes >= 1,
+                 "a kind of fault was never injected");
     }
 };
 

@@ -2,9 +2,12 @@
 // Client behind its own FaultProxy.
 
 #include "../common/awaitfuture.h"
+#include "../common/queuedkeys.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/distributedatomiclong.h>
+#include <QEtcd/distributedbarrierwithcount.h>
+#include <QEtcd/distributeddoublebarrier.h>
 #include <QEtcd/distributedworkqueue.h>
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/faultproxy.h>
@@ -86,6 +89,24 @@ RecipeOptions ttl(qint64 seconds)
     options.ttlSeconds = seconds;
     return options;
 }
+
+// A presence lease that heals within a second or two of the network coming back.
+RecipeOptions healingQuickly(qint64 seconds)
+{
+    RecipeOptions options = ttl(seconds);
+    RetryPolicy::ExponentialBackoff backoff;
+    backoff.maxDelay = 1s;
+    options.resilience.lease = LeaseResilience{RetryPolicy::exponentialBackoff(backoff), 1s};
+    return options;
+}
+
+// When a future finished, on the thread that finished it.
+std::shared_ptr<std::atomic<qint64>> finishedAt(const QFuture<Status> &future)
+{
+    auto at = std::make_shared<std::atomic<qint64>>(0);
+    QFuture<Status>(future).then([at](const Status &) { *at = nowNs(); });
+    return at;
+}
 } // namespace
 
 class tst_RecipePartitions : public QObject
@@ -100,6 +121,7 @@ private Q_SLOTS:
     void initTestCase()
     {
         qRegisterMetaType<Status>();
+        qRegisterMetaType<LeaseEvent>();
         QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
         m_direct = std::make_unique<Client>(ClientOptions::fromEndpoints(m_cluster.clientUrls()));
     }
@@ -232,6 +254,134 @@ private Q_SLOTS:
         QCOMPARE(status.code(), StatusCode::OwnershipLost);
         QETCD_AWAIT(second.ack(again), status);
         QCOMPARE(status, Status());
+    }
+
+    // A counted barrier's member cut off past its lease stops counting: etcd expires its key,
+    // and a third arrival does not trip the barrier with it. Once the network is back its key
+    // is re-established on a new lease and it counts again; the barrier trips then, and only
+    // then, and every member is released.
+    void countedBarrierMemberCutOffPastItsLeaseCountsAgainOnceHealed()
+    {
+        const QByteArray waiting = "/partitions/counted/waiting/";
+        Cut cut(m_cluster.clientPort(0));
+        QVERIFY(cut.client);
+        DistributedBarrierWithCount first(m_direct.get(), "/partitions/counted", 3, ttl(10));
+        DistributedBarrierWithCount cutOff(cut.client.get(), "/partitions/counted", 3, healingQuickly(2));
+        DistributedBarrierWithCount third(m_direct.get(), "/partitions/counted", 3, ttl(10));
+        QList<LeaseEventKind> leaseEvents;
+        connect(&cutOff, &Recipe::leaseEventOccurred, this,
+                [&leaseEvents](const QString &, const LeaseEvent &event) { leaseEvents.append(event.kind); });
+        const QFuture<Status> firstWaits = first.waitOnBarrierAsync();
+        const QFuture<Status> cutOffWaits = cutOff.waitOnBarrierAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(keysByCreation(m_direct.get(), waiting).size(), 2, scaledMs(5000));
+
+        cut.proxy.setMode(FaultProxy::Mode::Blackhole);
+        QTRY_COMPARE_WITH_TIMEOUT(keysByCreation(m_direct.get(), waiting).size(), 1, scaledMs(10000));
+        const QFuture<Status> thirdWaits = third.waitOnBarrierAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(keysByCreation(m_direct.get(), waiting).size(), 2, scaledMs(5000));
+        QVERIFY(!firstWaits.isFinished());
+        QVERIFY(!thirdWaits.isFinished());
+        const auto firstReleasedAt = finishedAt(firstWaits);
+        const auto thirdReleasedAt = finishedAt(thirdWaits);
+
+        const qint64 healedAt = nowNs();
+        cut.proxy.setMode(FaultProxy::Mode::Pass);
+        Status released;
+        QETCD_AWAIT(cutOffWaits, released);
+        QCOMPARE(released, Status());
+        QETCD_AWAIT(firstWaits, released);
+        QCOMPARE(released, Status());
+        QETCD_AWAIT(thirdWaits, released);
+        QCOMPARE(released, Status());
+        QVERIFY2(*firstReleasedAt > healedAt && *thirdReleasedAt > healedAt,
+                 "the barrier tripped while one of its three members was cut off and its key gone");
+        QTRY_COMPARE_WITH_TIMEOUT(leaseEvents,
+                                  (QList<LeaseEventKind>{LeaseEventKind::Suspended, LeaseEventKind::Expired,
+                                                         LeaseEventKind::Restored}),
+                                  scaledMs(5000));
+        QTRY_VERIFY_WITH_TIMEOUT(keysByCreation(m_direct.get(), "/partitions/counted/").isEmpty(), scaledMs(5000));
+    }
+
+    // A member cut off (its connections reset) when the barrier trips, while etcd compacts the
+    // deletion of the round away, still learns that the barrier tripped with it: its watch
+    // cannot replay the deletion, so it re-reads once the network is back, and is released.
+    void countedBarrierMemberCutOffAcrossTheTripAndACompactionIsReleased()
+    {
+        Cut cut(m_cluster.clientPort(0));
+        QVERIFY(cut.client);
+        DistributedBarrierWithCount cutOff(cut.client.get(), "/partitions/tripped", 2, healingQuickly(10));
+        DistributedBarrierWithCount last(m_direct.get(), "/partitions/tripped", 2, ttl(10));
+        const QFuture<Status> cutOffWaits = cutOff.waitOnBarrierAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(keysByCreation(m_direct.get(), "/partitions/tripped/waiting/").size(), 1,
+                                  scaledMs(5000));
+        cut.proxy.setMode(FaultProxy::Mode::Reset);
+        QVERIFY(last.waitOnBarrier(scaled(10s)));
+        PutResult latest;
+        QETCD_AWAIT(m_direct->put("/partitions/unrelated", "x"), latest);
+        Result compacted;
+        QETCD_AWAIT(m_direct->compact(latest.header.revision, true), compacted);
+        QCOMPARE(compacted.status, Status());
+        QVERIFY(!cutOffWaits.isFinished());
+
+        cut.proxy.setMode(FaultProxy::Mode::Pass);
+        Status released;
+        QETCD_AWAIT(cutOffWaits, released);
+        QCOMPARE(released, Status());
+        const QList<RecipeHistoryEntry> history = cutOff.history();
+        QVERIFY2(std::any_of(history.cbegin(), history.cend(),
+                             [](const RecipeHistoryEntry &entry) {
+                                 return entry.text.startsWith("rendezvous watch: Resynced");
+                             }),
+                 "the watch did not have to resync: the compaction came too late to matter");
+        QTRY_VERIFY_WITH_TIMEOUT(keysByCreation(m_direct.get(), "/partitions/tripped/").isEmpty(), scaledMs(5000));
+    }
+
+    // A double barrier's member lost between enter and leave holds nothing in etcd, so the
+    // others cannot leave without it: their leave() runs into its deadline, on time, and takes
+    // their keys along. The lost member's own leave() cannot reach etcd and times out too.
+    // Once it is back the three leave together, through the round the first attempt opened.
+    void doubleBarrierMemberLostBetweenEnterAndLeaveHoldsTheOthersBack()
+    {
+        const QByteArray path = "/partitions/double";
+        Cut cut(m_cluster.clientPort(0));
+        QVERIFY(cut.client);
+        DistributedDoubleBarrier first(m_direct.get(), path, 3, ttl(10));
+        DistributedDoubleBarrier second(m_direct.get(), path, 3, ttl(10));
+        DistributedDoubleBarrier lost(cut.client.get(), path, 3, ttl(10));
+        QList<QFuture<Status>> entering{first.enterAsync(), second.enterAsync(), lost.enterAsync()};
+        for (const QFuture<Status> &entered : entering) {
+            Status status;
+            QETCD_AWAIT(entered, status);
+            QCOMPARE(status, Status());
+        }
+
+        cut.proxy.setMode(FaultProxy::Mode::Blackhole);
+        const std::chrono::milliseconds patience = scaled(3s);
+        QElapsedTimer clock;
+        clock.start();
+        const QFuture<Status> firstLeaves = first.leaveAsync(patience);
+        const QFuture<Status> secondLeaves = second.leaveAsync(patience);
+        const QFuture<Status> lostLeaves = lost.leaveAsync(patience);
+        for (const QFuture<Status> &leaving : {firstLeaves, secondLeaves, lostLeaves}) {
+            Status left;
+            QETCD_AWAIT(leaving, left);
+            QCOMPARE(left.code(), StatusCode::DeadlineExceeded);
+            QVERIFY2(left.message().contains("fewer than 3 members arrived in time"), qPrintable(left.message()));
+        }
+        // The library's deadline timers are Qt's coarse timers, which may fire up to 5% early.
+        const qint64 waitedMs = clock.elapsed();
+        QVERIFY2(waitedMs >= patience.count() * 95 / 100 && waitedMs < patience.count() + scaledMs(2000),
+                 qPrintable(QStringLiteral("leave(%1 ms) returned after %2 ms").arg(patience.count()).arg(waitedMs)));
+        QTRY_VERIFY_WITH_TIMEOUT(keysByCreation(m_direct.get(), path + "/leave/waiting/").isEmpty(), scaledMs(5000));
+        QCOMPARE(keysByCreation(m_direct.get(), path + "/leave/").size(), 1);  // the round, still open
+
+        cut.proxy.setMode(FaultProxy::Mode::Pass);
+        for (const QFuture<Status> &leaving : {first.leaveAsync(), second.leaveAsync(), lost.leaveAsync()}) {
+            Status left;
+            QETCD_AWAIT(leaving, left);
+            QCOMPARE(left, Status());
+        }
+        QTRY_VERIFY_WITH_TIMEOUT(keysByCreation(m_direct.get(), path + '/').isEmpty(), scaledMs(5000));
     }
 
     // Three counters cut off at random while they increment: every increment that was told

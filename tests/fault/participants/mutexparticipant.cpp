@@ -2,71 +2,27 @@
 // again and, inside each hold, makes blind writes to one shared key, guarded only by the fence
 // (a put inside guardedTxn whose value names the writer's fencing token and hold key). While
 // it holds it asks isHeldByCurrentThread() every two milliseconds, also while a write is in
-// flight. It prints one JSON line when it wins the lock, one per write and one per hold on
-// stdout, stamped with CLOCK_MONOTONIC (steady_clock) so the checker can line processes up.
-// It stops cleanly on SIGTERM.
+// flight. It prints one line when it wins the lock, one per write and one per hold, and stops
+// cleanly on SIGTERM.
+
+#include "participant.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/distributedmutex.h>
 
 #include <QtCore/QCommandLineParser>
 #include <QtCore/QCoreApplication>
-#include <QtCore/QJsonDocument>
-#include <QtCore/QJsonObject>
 #include <QtCore/QRandomGenerator>
-#include <QtCore/QThread>
 
+#include <atomic>
 #include <csignal>
-#include <cstdio>
 
 using namespace QEtcd;
-using namespace std::chrono;
+using namespace Checker;
 using namespace std::chrono_literals;
 
 namespace {
 std::atomic<bool> stopRequested{false};
-constexpr unsigned long samplePeriodMs = 2;
-
-qint64 nowNs()
-{
-    return steady_clock::now().time_since_epoch().count();
-}
-
-void emitLine(const QJsonObject &object)
-{
-    std::fputs(QJsonDocument(object).toJson(QJsonDocument::Compact).append('\n').constData(), stdout);
-    std::fflush(stdout);
-}
-
-// What this thread believed about one hold. The clock is read *before* asking: a yes means
-// the hold was valid at that moment even if the process is frozen (SIGSTOP) right after,
-// whereas a clock read after the yes could land after a freeze and inside a rival's hold.
-struct Belief
-{
-    DistributedMutex &mutex;
-    qint64 lastYesNs = 0;
-    bool lost = false;
-
-    bool sample()
-    {
-        if (lost)
-            return false;
-        const qint64 asked = nowNs();
-        if (!mutex.isHeldByCurrentThread()) {
-            lost = true;
-            return false;
-        }
-        lastYesNs = asked;
-        return true;
-    }
-
-    // Keeps sampling until `until` (steady_clock ns) or the belief ends.
-    void work(qint64 until)
-    {
-        while (nowNs() < until && sample())
-            QThread::msleep(samplePeriodMs);
-    }
-};
 } // namespace
 
 int main(int argc, char *argv[])
@@ -102,7 +58,7 @@ int main(int argc, char *argv[])
         const qint64 token = mutex.fencingToken();
         const QByteArray key = mutex.holdKey();
         emitLine({{"event", "acquired"}, {"name", lockOptions.clientId}, {"token", token}});
-        Belief belief{mutex};
+        Belief belief{[&mutex] { return mutex.isHeldByCurrentThread(); }};
         // A hold whose first check says no was never acted on.
         const bool believed = belief.sample();
         int writes = 0;
@@ -120,10 +76,7 @@ int main(int argc, char *argv[])
             ++writes;
             // The write is not abandoned when the belief ends: its answer, however late, says
             // whether the fence stopped it.
-            while (!written.isFinished()) {
-                QThread::msleep(samplePeriodMs);
-                belief.sample();
-            }
+            belief.workUntil([&written] { return written.isFinished(); }, true);
             const TxnResult result = written.result();
             const char *outcome = result.status.isOk() ? "accepted"
                 : result.status.code() == StatusCode::OwnershipLost ? "refused"
@@ -131,7 +84,7 @@ int main(int argc, char *argv[])
             emitLine({{"event", "write"}, {"name", lockOptions.clientId}, {"seq", seq}, {"token", token},
                       {"outcome", outcome}, {"status", result.status.toString()},
                       {"issued_ns", issuedNs}, {"answered_ns", nowNs()}});
-            belief.work(nowNs() + random.bounded(0, 10) * qint64(1000000));
+            belief.workUntilNs(nowNs() + random.bounded(0, 10) * qint64(1000000));
         }
         // The belief lasts until unlock() for a hold still believed when it is given back.
         const qint64 unlockNs = nowNs();

@@ -1,0 +1,76 @@
+#pragma once
+
+// What every checker participant program shares: one JSON line per event on stdout, stamped
+// with CLOCK_MONOTONIC (steady_clock) so the checker can line processes up, and a belief
+// sampled every two milliseconds. The checker freezes participants with SIGSTOP and asks them
+// to stop with SIGTERM.
+
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+#include <QtCore/QThread>
+
+#include <chrono>
+#include <cstdio>
+#include <functional>
+
+namespace Checker {
+
+inline qint64 nowNs()
+{
+    return std::chrono::steady_clock::now().time_since_epoch().count();
+}
+
+// stdio locks the stream for each call, so lines from the library's thread (loss signals) and
+// from the participant's own thread never interleave.
+inline void emitLine(const QJsonObject &object)
+{
+    std::fputs(QJsonDocument(object).toJson(QJsonDocument::Compact).append('\n').constData(), stdout);
+    std::fflush(stdout);
+}
+
+// What one thread believed about one hold (a lock, a permit, a term of leadership). The clock
+// is read *before* asking: a yes means the hold was valid at that moment even if the process
+// is frozen right after, whereas a clock read after the yes could land after a freeze and
+// inside a rival's hold.
+struct Belief
+{
+    static constexpr unsigned long samplePeriodMs = 2;
+
+    std::function<bool()> stillHeld;
+    qint64 lastYesNs = 0;
+    bool lost = false;
+
+    bool sample()
+    {
+        if (lost)
+            return false;
+        const qint64 asked = nowNs();
+        if (!stillHeld()) {
+            lost = true;
+            return false;
+        }
+        lastYesNs = asked;
+        return true;
+    }
+
+    // Keeps sampling, a period apart, until `done` says so, or until the belief ends unless
+    // `pastLoss` (a write in flight is waited for whatever the belief). The period is the
+    // hold's work between two checks. False when the belief has ended.
+    bool workUntil(const std::function<bool()> &done, bool pastLoss = false)
+    {
+        while (!done()) {
+            if (!sample() && !pastLoss)
+                break;
+            QThread::msleep(samplePeriodMs);
+        }
+        return !lost;
+    }
+
+    // Keeps sampling until `until` (steady_clock ns) or the belief ends.
+    bool workUntilNs(qint64 until)
+    {
+        return workUntil([until] { return nowNs() >= until; });
+    }
+};
+
+} // namespace Checker

@@ -1,0 +1,75 @@
+// One contender in the semaphore checker (tst_semaphorechecker): acquires a permit again and
+// again, half the time for a short hold and half the time for one long enough for a fault to
+// outlast the 2 s lease, and asks heldPermits() every two milliseconds while it holds. It
+// prints one line when it gets a permit, one per hold and one per permitLost(), and stops
+// cleanly on SIGTERM.
+
+#include "participant.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/distributedsemaphore.h>
+
+#include <QtCore/QCommandLineParser>
+#include <QtCore/QCoreApplication>
+#include <QtCore/QRandomGenerator>
+
+#include <atomic>
+#include <csignal>
+
+using namespace QEtcd;
+using namespace Checker;
+using namespace std::chrono_literals;
+
+namespace {
+std::atomic<bool> stopRequested{false};
+} // namespace
+
+int main(int argc, char *argv[])
+{
+    QCoreApplication app(argc, argv);
+    QCommandLineParser parser;
+    const QCommandLineOption endpoint("endpoint", "etcd URL (the participant's fault proxy)", "url");
+    const QCommandLineOption name("name", "participant name", "name");
+    const QCommandLineOption path("semaphore", "semaphore path", "path");
+    const QCommandLineOption permits("permits", "permit count", "n");
+    const QCommandLineOption seed("seed", "random seed", "n", "1");
+    parser.addOptions({endpoint, name, path, permits, seed});
+    parser.process(app);
+    std::signal(SIGTERM, [](int) { stopRequested = true; });
+
+    Client client(ClientOptions::fromEndpoints({parser.value(endpoint)}));
+    SemaphoreOptions options;
+    options.ttlSeconds = 2;
+    options.clientId = parser.value(name);
+    DistributedSemaphore semaphore(&client, parser.value(path).toUtf8(), parser.value(permits).toInt(), options);
+    QObject::connect(&semaphore, &DistributedSemaphore::permitLost, &semaphore,
+                     [&options](const Status &cause) {
+                         emitLine({{"event", "permitLost"}, {"name", options.clientId}, {"cause", cause.toString()}});
+                     },
+                     Qt::DirectConnection);
+    QRandomGenerator random(parser.value(seed).toUInt());
+
+    while (!stopRequested) {
+        // Long enough to get through the queue behind every other participant's longest hold.
+        if (const Status acquired = semaphore.acquire(15s); !acquired) {
+            emitLine({{"event", "failed"}, {"name", options.clientId}, {"status", acquired.toString()}});
+            continue;
+        }
+        const qint64 startNs = nowNs();
+        const qint64 token = semaphore.fencingToken();
+        emitLine({{"event", "acquired"}, {"name", options.clientId}, {"token", token}});
+        Belief belief{[&semaphore] { return semaphore.heldPermits() > 0; }};
+        // A hold whose first check says no was never acted on.
+        const bool believed = belief.sample();
+        const int holdMs = random.bounded(2) == 0 ? random.bounded(100, 1000) : random.bounded(1000, 6000);
+        belief.workUntil([until = startNs + holdMs * qint64(1000000)] { return stopRequested || nowNs() >= until; });
+        // The belief lasts until release() for a permit still believed when it is given back.
+        const qint64 releaseNs = nowNs();
+        const bool released = semaphore.release();  // false when the permit was lost
+        emitLine({{"event", "hold"}, {"name", options.clientId}, {"token", token}, {"believed", believed},
+                  {"start_ns", startNs}, {"end_ns", released && !belief.lost ? releaseNs : belief.lastYesNs},
+                  {"lost", !released || belief.lost}, {"seen_lost", belief.lost}, {"released", released}});
+    }
+    semaphore.close();
+    return 0;
+}
