@@ -22,12 +22,17 @@ ApplicationWindow {
     property var endpoints: []
     property bool readOnly: false
     property string initialPage: "cluster"
+    property string initialKey
     property bool paused: false
+    property double pausedAtMs: 0
+    onPausedChanged: pausedAtMs = paused ? Date.now() : 0
+    property double lastRefreshMs: 0
 
     ClusterModel {
         id: cluster
         client: window.client
         refreshInterval: window.paused ? 0 : 2000
+        onRefreshed: window.lastRefreshMs = Date.now()
     }
 
     // Connecting until the cluster first answers, Unreachable while its member list cannot be
@@ -66,7 +71,11 @@ ApplicationWindow {
         if (index >= 0)
             pageStack.currentIndex = index;
     }
-    Component.onCompleted: showPage(initialPage)
+    Component.onCompleted: {
+        showPage(initialPage);
+        if (initialKey)
+            keysPage.select(initialKey);
+    }
 
     header: ToolBar {
         implicitHeight: Theme.headerHeight
@@ -124,6 +133,18 @@ ApplicationWindow {
         }
     }
 
+    footer: StatusBar {
+        endpoint: window.client.activeEndpoint || ""
+        member: cluster.count > 0 ? cluster.memberNameAt(endpoint) : ""
+        leader: cluster.leaderName
+        members: cluster.count
+        healthy: cluster.healthyCount
+        lastRefreshMs: window.lastRefreshMs
+        error: window.connectionError
+        paused: window.paused
+        pausedAtMs: window.pausedAtMs
+    }
+
     RowLayout {
         anchors.fill: parent
         spacing: 0
@@ -138,8 +159,8 @@ ApplicationWindow {
             Layout.fillWidth: true
             Layout.fillHeight: true
             ClusterPage { members: cluster }
-            KeysPage { client: window.client; paused: window.paused }
-            LeasesPage { client: window.client; paused: window.paused }
+            KeysPage { id: keysPage; client: window.client; paused: window.paused; readOnly: window.readOnly }
+            LeasesPage { client: window.client; paused: window.paused; readOnly: window.readOnly }
             CoordinationPage { client: window.client; paused: window.paused }
             LaterPage { title: qsTr("Timeline"); purpose: qsTr("Lease and heal events of the console's own participants, drawn over time, arrive with the console's second part.") }
             LaterPage { title: qsTr("Participants"); purpose: qsTr("Taking part — locks, elections, barriers — from the console arrives with the console's second part.") }

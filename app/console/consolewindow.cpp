@@ -43,6 +43,7 @@ bool ConsoleWindow::load(QString *error)
         {QStringLiteral("endpoints"), m_settings.client.endpoints},
         {QStringLiteral("readOnly"), m_settings.client.readOnly},
         {QStringLiteral("initialPage"), m_settings.page},
+        {QStringLiteral("initialKey"), m_settings.key},
     });
     m_engine->load(QUrl(QStringLiteral("qrc:/QEtcdConsole/Main.qml")));
     if (m_engine->rootObjects().isEmpty()) {

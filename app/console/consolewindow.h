@@ -23,6 +23,7 @@ public:
     {
         QEtcd::ClientOptions client;
         QString page;
+        QString key;  // selected on the Keys page
         QString screenshotFile;
         std::chrono::milliseconds screenshotTimeout{30000};
     };

@@ -38,6 +38,10 @@ struct ConsoleOptions
                             QStringLiteral("Open this page: cluster, keys, leases, coordination, timeline, "
                                            "participants [default cluster]"),
                             QStringLiteral("NAME"), QStringLiteral("cluster")};
+    // Not --key: that is the TLS client key, as in etcdctl.
+    QCommandLineOption select{QStringLiteral("select"),
+                           QStringLiteral("Open the Keys page with this key selected, its value shown"),
+                           QStringLiteral("KEY")};
     QCommandLineOption screenshot{QStringLiteral("screenshot"),
                                   QStringLiteral("Wait until the page has loaded, save the window as a PNG to FILE, "
                                                  "print what the page shows as one JSON line (counts, leader, ...) "
@@ -54,7 +58,7 @@ struct ConsoleOptions
                 option.setFlags(QCommandLineOption::HiddenFromHelp);
             parser->addOption(option);
         }
-        parser->addOptions({version, page, screenshot});
+        parser->addOptions({version, page, select, screenshot});
     }
 };
 } // namespace
@@ -95,7 +99,10 @@ int main(int argc, char *argv[])
 
     ConsoleWindow::Settings settings;
     settings.client = options->client;
-    settings.page = parser.value(consoleOptions.page);
+    settings.key = parser.value(consoleOptions.select);
+    // A key is shown on the Keys page, unless another page was asked for.
+    settings.page = !settings.key.isEmpty() && !parser.isSet(consoleOptions.page) ? QStringLiteral("keys")
+                                                                                    : parser.value(consoleOptions.page);
     settings.screenshotFile = parser.value(consoleOptions.screenshot);
     if (!settings.screenshotFile.isEmpty())
         settings.screenshotFile = QFileInfo(settings.screenshotFile).absoluteFilePath();

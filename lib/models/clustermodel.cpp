@@ -35,6 +35,19 @@ QString ClusterModel::leaderId() const
     return m_leader ? hexId(m_leader) : QString();
 }
 
+QString ClusterModel::leaderName() const
+{
+    const auto it = std::find_if(m_rows.cbegin(), m_rows.cend(), [this](const MemberRow &row) { return row.id == m_leader; });
+    return it != m_rows.cend() ? it->name : QString();
+}
+
+QString ClusterModel::memberNameAt(const QString &clientUrl) const
+{
+    const auto it = std::find_if(m_rows.cbegin(), m_rows.cend(),
+                                 [&clientUrl](const MemberRow &row) { return row.clientUrls.contains(clientUrl); });
+    return it != m_rows.cend() ? it->name : QString();
+}
+
 int ClusterModel::healthyCount() const
 {
     return int(std::count_if(m_rows.cbegin(), m_rows.cend(), [](const MemberRow &row) { return row.healthy; }));

@@ -14,6 +14,7 @@ class ClusterModel : public RefreshingListModel
     Q_OBJECT
     QML_ELEMENT
     Q_PROPERTY(QString leaderId READ leaderId NOTIFY refreshed)
+    Q_PROPERTY(QString leaderName READ leaderName NOTIFY refreshed)
     Q_PROPERTY(qint64 revision READ revision NOTIFY refreshed)
     Q_PROPERTY(int count READ count NOTIFY refreshed)
     Q_PROPERTY(int healthyCount READ healthyCount NOTIFY refreshed)
@@ -43,6 +44,10 @@ public:
     ~ClusterModel() override;
 
     QString leaderId() const;
+    QString leaderName() const;
+    // The name of the member that serves this client URL ("http://127.0.0.1:2379"), empty when
+    // no member lists it: which member a client's active endpoint reaches.
+    Q_INVOKABLE QString memberNameAt(const QString &clientUrl) const;
     qint64 revision() const { return m_revision; }
     int count() const { return int(m_rows.size()); }
     int healthyCount() const;

@@ -1,6 +1,10 @@
 #include "keymodel.h"
 
 #include "keyindex_p.h"
+#include "sortedmerge_p.h"
+#include "valuedescription_p.h"
+
+#include <algorithm>
 
 namespace QEtcd {
 
@@ -16,25 +20,44 @@ QString leaseHex(qint64 lease)
 KeyModel::KeyModel(QObject *parent) : QAbstractListModel(parent), m_index(std::make_unique<KeyIndex>())
 {
     KeyIndex *index = m_index.get();
-    connect(index, &KeyIndex::aboutToInsert, this, [this](int first, int last) { beginInsertRows({}, first, last); });
+    // While paused the index's changes stay in the index; resuming merges them in.
+    connect(index, &KeyIndex::aboutToInsert, this, [this](int first, int last) {
+        if (live())
+            beginInsertRows({}, first, last);
+    });
     connect(index, &KeyIndex::inserted, this, [this] {
+        if (m_frozen)
+            return;
         endInsertRows();
         Q_EMIT countChanged();
     });
-    connect(index, &KeyIndex::aboutToRemove, this, [this](int row) { beginRemoveRows({}, row, row); });
+    connect(index, &KeyIndex::aboutToRemove, this, [this](int row) {
+        if (live())
+            beginRemoveRows({}, row, row);
+    });
     connect(index, &KeyIndex::removed, this, [this] {
+        if (m_frozen)
+            return;
         endRemoveRows();
         Q_EMIT countChanged();
     });
-    connect(index, &KeyIndex::changed, this, [this](int row) { Q_EMIT dataChanged(this->index(row), this->index(row)); });
-    connect(index, &KeyIndex::aboutToReset, this, [this] { beginResetModel(); });
+    connect(index, &KeyIndex::changed, this, [this](int row) {
+        if (live())
+            Q_EMIT dataChanged(this->index(row), this->index(row));
+    });
+    connect(index, &KeyIndex::aboutToReset, this, [this] {
+        if (live())
+            beginResetModel();
+    });
     connect(index, &KeyIndex::reset, this, [this] {
+        if (m_frozen)
+            return;
         endResetModel();
         Q_EMIT countChanged();
     });
     connect(index, &KeyIndex::statusChanged, this, &KeyModel::statusChanged);
     connect(index, &KeyIndex::progressChanged, this, &KeyModel::progressChanged);
-    connect(index, &KeyIndex::selectedChanged, this, &KeyModel::selectedChanged);
+    connect(index, &KeyIndex::selectedChanged, this, &KeyModel::onSelectedChanged);
 }
 
 KeyModel::~KeyModel() = default;
@@ -102,7 +125,64 @@ qint64 KeyModel::total() const
 
 int KeyModel::count() const
 {
-    return int(m_index->entries().size());
+    return int(rows().size());
+}
+
+const std::vector<KeyEntry> &KeyModel::rows() const
+{
+    return m_frozen ? *m_frozen : m_index->entries();
+}
+
+void KeyModel::setPaused(bool paused)
+{
+    if (paused == isPaused())
+        return;
+    if (paused) {
+        m_frozen = std::make_unique<std::vector<KeyEntry>>(m_index->entries());
+        m_frozenSelected = liveSelected();
+        m_selectionPending = false;
+        Q_EMIT pausedChanged();
+        return;
+    }
+    const int before = count();
+    mergeSorted(
+        *m_frozen, m_index->entries(), [](const KeyEntry &a, const KeyEntry &b) { return a.key < b.key; },
+        [](const KeyEntry &a, const KeyEntry &b) {
+            return a.modRevision == b.modRevision && a.createRevision == b.createRevision && a.lease == b.lease;
+        },
+        {[this](int row) { beginInsertRows({}, row, row); }, [this](int) { endInsertRows(); },
+         [this](int row) { beginRemoveRows({}, row, row); }, [this](int) { endRemoveRows(); },
+         [this](int row) { Q_EMIT dataChanged(index(row), index(row)); }});
+    m_frozen.reset();
+    m_frozenSelected.clear();
+    m_selectionPending = false;
+    if (std::exchange(m_heldChanges, 0) > 0)
+        Q_EMIT heldChangesChanged();
+    if (count() != before)
+        Q_EMIT countChanged();
+    Q_EMIT selectedChanged();
+    Q_EMIT pausedChanged();
+}
+
+bool KeyModel::live()
+{
+    if (!m_frozen)
+        return true;
+    ++m_heldChanges;
+    Q_EMIT heldChangesChanged();
+    return false;
+}
+
+void KeyModel::onSelectedChanged()
+{
+    if (m_frozen) {
+        // Only the operator's own choice gets through a pause, once its value is read.
+        if (!m_selectionPending)
+            return;
+        m_frozenSelected = liveSelected();
+        m_selectionPending = m_index->selected().key.isEmpty() && m_index->selectedError().isEmpty();
+    }
+    Q_EMIT selectedChanged();
 }
 
 QString KeyModel::selectedKey() const
@@ -112,11 +192,18 @@ QString KeyModel::selectedKey() const
 
 void KeyModel::setSelectedKey(const QString &key)
 {
-    if (key != selectedKey())
-        m_index->select(key.toUtf8());
+    if (key == selectedKey())
+        return;
+    m_selectionPending = m_frozen != nullptr;
+    m_index->select(key.toUtf8());
 }
 
 QVariantMap KeyModel::selected() const
+{
+    return m_frozen ? m_frozenSelected : liveSelected();
+}
+
+QVariantMap KeyModel::liveSelected() const
 {
     const KeyValue kv = m_index->selected();
     QVariantMap map{{QStringLiteral("key"), selectedKey()}, {QStringLiteral("error"), m_index->selectedError()}};
@@ -128,6 +215,7 @@ QVariantMap KeyModel::selected() const
     map.insert(QStringLiteral("modRevision"), kv.modRevision);
     map.insert(QStringLiteral("version"), kv.version);
     map.insert(QStringLiteral("lease"), leaseHex(kv.lease));
+    map.insert(QStringLiteral("views"), describeValue(kv));
     return map;
 }
 
@@ -143,7 +231,69 @@ void KeyModel::fetchAll()
 
 int KeyModel::indexOf(const QString &key) const
 {
-    return m_index->indexOf(key.toUtf8());
+    const QByteArray k = key.toUtf8();
+    const std::vector<KeyEntry> &entries = rows();
+    const auto it = std::lower_bound(entries.begin(), entries.end(), k,
+                                     [](const KeyEntry &entry, const QByteArray &key) { return entry.key < key; });
+    return it != entries.end() && it->key == k ? int(it - entries.begin()) : -1;
+}
+
+void KeyModel::create(const QString &key, const QString &value)
+{
+    const QByteArray k = key.toUtf8();
+    write(QStringLiteral("create"), k, Compare::absent(k), TxnOp::put(k, value.toUtf8()));
+}
+
+void KeyModel::update(const QString &key, const QString &value, qint64 expectedModRevision)
+{
+    const QByteArray k = key.toUtf8();
+    // A new value keeps the key's lease: an edit must not turn a holder's key into a permanent one.
+    PutOptions keepLease;
+    keepLease.ignoreLease = true;
+    write(QStringLiteral("update"), k, Compare::modRevision(k, CompareResult::Equal, expectedModRevision),
+          TxnOp::put(k, value.toUtf8(), keepLease));
+}
+
+void KeyModel::remove(const QString &key, qint64 expectedModRevision)
+{
+    const QByteArray k = key.toUtf8();
+    write(QStringLiteral("remove"), k, Compare::modRevision(k, CompareResult::Equal, expectedModRevision),
+          TxnOp::remove(k));
+}
+
+void KeyModel::write(const QString &action, const QByteArray &key, const Compare &expected, const TxnOp &change)
+{
+    const QString name = QString::fromUtf8(key);
+    if (!client()) {
+        Q_EMIT writeFinished(action, name, Status(StatusCode::NotStarted, name + QStringLiteral(": no client to write with")));
+        return;
+    }
+    if (key.isEmpty()) {
+        Q_EMIT writeFinished(action, name, Status(StatusCode::InvalidArgument, QStringLiteral("the key is empty")));
+        return;
+    }
+    // The failure branch reads the key, so a refused compare can say what is there instead.
+    Txn txn{{expected}, {change}, {TxnOp::range(key)}};
+    client()->txn(txn).then(this, [this, action, name, expected](const TxnResult &result) {
+        Status status = result.status;
+        if (status && !result.succeeded) {
+            const RangeResult now = result.responses.value(0).range;
+            const KeyValue kv = now.kvs.value(0);
+            if (expected.target == Compare::Target::Version)
+                status = Status(StatusCode::AlreadyExists,
+                                QStringLiteral("%1 already exists (created at revision %2); edit it instead")
+                                    .arg(name).arg(kv.createRevision));
+            else if (now.kvs.isEmpty())
+                status = Status(StatusCode::NotFound, QStringLiteral("%1 was deleted after revision %2; nothing was changed")
+                                                          .arg(name).arg(expected.operand));
+            else
+                status = Status(StatusCode::Mismatch,
+                                QStringLiteral("%1 changed at revision %2 after you read revision %3; nothing was "
+                                               "changed: read it again first")
+                                    .arg(name).arg(kv.modRevision).arg(expected.operand));
+        }
+        Q_EMIT writeFinished(action, name, status);
+    });
 }
 
 int KeyModel::rowCount(const QModelIndex &parent) const
@@ -155,7 +305,7 @@ QVariant KeyModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const KeyEntry &entry = m_index->entries()[size_t(index.row())];
+    const KeyEntry &entry = rows()[size_t(index.row())];
     switch (role) {
     case Qt::DisplayRole:
     case KeyRole:
@@ -185,12 +335,12 @@ QHash<int, QByteArray> KeyModel::roleNames() const
 
 bool KeyModel::canFetchMore(const QModelIndex &parent) const
 {
-    return !parent.isValid() && m_index->canFetchMore();
+    return !parent.isValid() && !m_frozen && m_index->canFetchMore();
 }
 
 void KeyModel::fetchMore(const QModelIndex &parent)
 {
-    if (!parent.isValid())
+    if (!parent.isValid() && !m_frozen)
         m_index->fetchMore();
 }
 

@@ -8,11 +8,13 @@
 #include <QtQml/qqmlregistration.h>
 
 #include <memory>
+#include <vector>
 
 namespace QEtcd {
 
 namespace Internal {
 class KeyIndex;
+struct KeyEntry;
 }
 
 // The keys under a prefix as a flat list sorted by key: loaded lazily in keys-only pages
@@ -32,8 +34,15 @@ class KeyModel : public QAbstractListModel
     Q_PROPERTY(qint64 total READ total NOTIFY progressChanged)
     Q_PROPERTY(int count READ count NOTIFY countChanged)
     Q_PROPERTY(QString selectedKey READ selectedKey WRITE setSelectedKey NOTIFY selectedChanged)
-    // key, value (UTF-8 text), size, createRevision, modRevision, version, lease (hex), error
+    // key, value (UTF-8 text), size, createRevision, modRevision, version, lease (hex), error,
+    // and views: the value as text, JSON, hex and a recipe's encoding (see valuedescription_p.h)
     Q_PROPERTY(QVariantMap selected READ selected NOTIFY selectedChanged)
+    // While paused the rows and the selected value stay as they were when the pause began (a
+    // key the operator selects meanwhile is still read); on resume they catch up row by row,
+    // so a view keeps its place.
+    Q_PROPERTY(bool paused READ isPaused WRITE setPaused NOTIFY pausedChanged)
+    // Changes to the rows (pages, watch events, reloads) that arrived during the pause.
+    Q_PROPERTY(int heldChanges READ heldChanges NOTIFY heldChangesChanged)
 
 public:
     enum Role {
@@ -64,6 +73,9 @@ public:
     QString selectedKey() const;
     void setSelectedKey(const QString &key);
     QVariantMap selected() const;
+    bool isPaused() const { return m_frozen != nullptr; }
+    void setPaused(bool paused);
+    int heldChanges() const { return m_heldChanges; }
 
     // Starts again from the first page (setting the client or the prefix does it too).
     Q_INVOKABLE void reload();
@@ -71,6 +83,15 @@ public:
     Q_INVOKABLE void fetchAll();
     // The row of key, -1 when it is not loaded.
     Q_INVOKABLE int indexOf(const QString &key) const;
+
+    // Writes for an operator, each one transaction that refuses to change what the operator
+    // did not see: create() only where the key does not exist, update() and remove() only while
+    // the key is still at expectedModRevision (update() keeps the key's lease). Each ends in
+    // writeFinished(); a read-only client refuses them with StatusCode::ReadOnly before
+    // anything is sent. The watch brings the change into the rows.
+    Q_INVOKABLE void create(const QString &key, const QString &value);
+    Q_INVOKABLE void update(const QString &key, const QString &value, qint64 expectedModRevision);
+    Q_INVOKABLE void remove(const QString &key, qint64 expectedModRevision);
 
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
@@ -86,9 +107,25 @@ Q_SIGNALS:
     void progressChanged();
     void countChanged();
     void selectedChanged();
+    void pausedChanged();
+    void heldChangesChanged();
+    // action is "create", "update" or "remove"; a failed status names the key and etcd's answer.
+    void writeFinished(const QString &action, const QString &key, const QEtcd::Status &status);
 
 private:
+    const std::vector<Internal::KeyEntry> &rows() const;
+    QVariantMap liveSelected() const;
+    void onSelectedChanged();
+    // False, counting the change as held, while paused.
+    bool live();
+    void write(const QString &action, const QByteArray &key, const Compare &expected, const TxnOp &change);
+
     std::unique_ptr<Internal::KeyIndex> m_index;
+    // The rows shown while paused; null while live. The index goes on underneath.
+    std::unique_ptr<std::vector<Internal::KeyEntry>> m_frozen;
+    QVariantMap m_frozenSelected;
+    bool m_selectionPending = false;  // selected while paused, value not read yet
+    int m_heldChanges = 0;
 };
 
 } // namespace QEtcd

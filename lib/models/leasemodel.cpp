@@ -105,6 +105,36 @@ void LeaseModel::apply(std::vector<Lease> leases)
     finish();
 }
 
+QVariantMap LeaseModel::deadlines() const
+{
+    QVariantMap map;
+    for (const Lease &lease : m_leases) {
+        map.insert(QString::number(quint64(lease.id), 16),
+                   QVariantMap{{QStringLiteral("grantedTtl"), lease.grantedTtl}, {QStringLiteral("expiresAt"), lease.expiresAtMs}});
+    }
+    return map;
+}
+
+void LeaseModel::revoke(const QString &leaseId)
+{
+    bool ok = false;
+    const qint64 id = qint64(leaseId.toULongLong(&ok, 16));
+    if (!ok || id == 0) {
+        Q_EMIT revokeFinished(leaseId, Status(StatusCode::InvalidArgument,
+                                              QStringLiteral("\"%1\" is not a lease ID in hex").arg(leaseId)));
+        return;
+    }
+    if (!client()) {
+        Q_EMIT revokeFinished(leaseId, Status(StatusCode::NotStarted, QStringLiteral("no client to revoke lease %1 with").arg(leaseId)));
+        return;
+    }
+    client()->leaseRevoke(id).then(this, [this, leaseId](const Result &result) {
+        Q_EMIT revokeFinished(leaseId, result.status);  // the client's words name the lease
+        if (result.status)
+            refresh();
+    });
+}
+
 int LeaseModel::rowCount(const QModelIndex &parent) const
 {
     return parent.isValid() ? 0 : count();

@@ -34,12 +34,23 @@ public:
 
     int count() const { return int(m_leases.size()); }
 
+    // Every lease's granted TTL and deadline as of the last refresh, by ID (hex):
+    // {"<id>": {grantedTtl, expiresAt}}, for views that draw a countdown beside a lease's holder.
+    Q_INVOKABLE QVariantMap deadlines() const;
+
+    // Revokes the lease (hex, as the leaseId role spells it): etcd deletes its keys at once.
+    // Ends in revokeFinished(); a read-only client refuses it with StatusCode::ReadOnly before
+    // anything is sent. The lease leaves the rows with the re-read that follows.
+    Q_INVOKABLE void revoke(const QString &leaseId);
+
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QHash<int, QByteArray> roleNames() const override;
 
 Q_SIGNALS:
     void countChanged();
+    // A failed status names the lease and etcd's answer.
+    void revokeFinished(const QString &leaseId, const QEtcd::Status &status);
 
 protected:
     void read(quint64 generation) override;

@@ -27,21 +27,10 @@ ConsolePage {
 
         Repeater {
             model: page.members.alarms
-            delegate: Rectangle {
+            delegate: Banner {
                 required property string modelData
                 Layout.fillWidth: true
-                implicitHeight: 40
-                radius: Theme.radius
-                color: Theme.badSoft
-                border.color: Theme.bad
-                Label {
-                    anchors.fill: parent
-                    anchors.leftMargin: Theme.padding
-                    verticalAlignment: Text.AlignVCenter
-                    text: qsTr("Alarm: %1 — the cluster refuses writes until it is disarmed").arg(parent.modelData)
-                    color: Theme.bad
-                    font.bold: true
-                }
+                text: qsTr("Alarm: %1 — the cluster refuses writes until it is disarmed").arg(modelData)
             }
         }
 

@@ -14,6 +14,10 @@ Page {
     // What the page shows, in numbers: --screenshot prints it as one JSON line, so a test or a
     // script can check the picture against etcd.
     property var summary: ({})
+    // The window's pause: a page stops its live updates while it is set, and says how many
+    // changes wait for the resume.
+    property bool paused: false
+    property int heldChanges: 0
     default property alias content: body.data
     property alias tools: toolRow.data
 
@@ -40,6 +44,14 @@ Page {
                     color: Theme.mutedText
                     font.pixelSize: Theme.smallFont
                 }
+            }
+            StatePill {
+                objectName: "heldNote"
+                visible: page.paused
+                text: page.heldChanges > 0 ? qsTr("PAUSED · %n change(s) waiting", "", page.heldChanges) : qsTr("PAUSED")
+                foreground: Theme.warning
+                background: Theme.warningSoft
+                Layout.alignment: Qt.AlignVCenter
             }
             Item { Layout.fillWidth: true }
             RowLayout { id: toolRow; spacing: Theme.spacing }

@@ -14,6 +14,6 @@ Rectangle {
         width: parent.width * parent.fraction
         height: parent.height
         radius: parent.radius
-        color: parent.fraction < 0.1 ? Theme.bad : parent.fraction < 0.34 ? Theme.warning : Theme.good
+        color: Theme.countdownColor(parent.fraction)
     }
 }

@@ -32,6 +32,11 @@ QtObject {
     readonly property color neutral: "#475569"
     readonly property color neutralSoft: "#e2e8f0"
 
+    // A countdown's colour by the fraction of its time left: amber under a third, red under a tenth.
+    function countdownColor(fraction) {
+        return fraction < 0.1 ? bad : fraction < 0.34 ? warning : good;
+    }
+
     readonly property int smallFont: 11
     readonly property int bodyFont: 13
     readonly property int titleFont: 18

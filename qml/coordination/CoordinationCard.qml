@@ -20,6 +20,7 @@ Card {
     required property var deadLetters
     required property var value
     property double now: Date.now()
+    property var deadlines: null  // LeaseModel.deadlines(): rings for the holders' leases
 
     readonly property bool isLockLike: kind === "lock" || kind === "readWriteLock" || kind === "semaphore"
     readonly property bool isBarrier: kind === "barrier" || kind === "countedBarrier" || kind === "doubleBarrier"
@@ -80,6 +81,7 @@ Card {
         model: card.holders
         showToken: true
         now: card.now
+        deadlines: card.deadlines
         emptyText: qsTr("nobody")
     }
     EntryList {
@@ -89,6 +91,7 @@ Card {
         showValue: true
         showToken: true
         now: card.now
+        deadlines: card.deadlines
         emptyText: qsTr("no leader")
     }
     EntryList {
@@ -105,12 +108,14 @@ Card {
         heading: qsTr("OWNER")
         model: card.holders
         now: card.now
+        deadlines: card.deadlines
     }
     EntryList {
         visible: card.kind === "countedBarrier" || card.kind === "doubleBarrier" || card.kind === "service"
         heading: card.kind === "service" ? qsTr("INSTANCES") : qsTr("MEMBERS")
         model: card.members
         now: card.now
+        deadlines: card.deadlines
         emptyText: qsTr("none")
     }
     Field {

@@ -9,13 +9,15 @@ import QEtcdConsole
 ConsolePage {
     id: page
     property alias client: objects.client
-    property bool paused: false
+    heldChanges: shown.heldChanges
     readonly property alias model: objects
     property double now: Date.now()
 
     title: qsTr("Coordination")
     subtitle: objects.status === ModelStatus.Ready ? qsTr("%n object(s) under %1", "", objects.count).arg(objects.prefix || "/") : ""
-    ready: objects.status === ModelStatus.Ready || objects.status === ModelStatus.Error
+    // The rings wait for the leases: a screenshot shows them.
+    ready: objects.status === ModelStatus.Error
+           || (objects.status === ModelStatus.Ready && (leaseTimes.status === ModelStatus.Ready || leaseTimes.status === ModelStatus.Error))
     notReadyReason: qsTr("the coordination objects have not been read")
     summary: ({ objects: objects.count, prefix: objects.prefix })
 
@@ -34,8 +36,23 @@ ConsolePage {
     ]
 
     CoordinationModel { id: objects }
+    // What the cards show: the objects, or while paused the objects as they were.
+    PauseProxyModel {
+        id: shown
+        source: objects
+        paused: page.paused
+    }
+    // The holders' leases, for their rings: read again every two seconds while the page shows,
+    // and counted down in between on the page's clock.
+    property var deadlines: ({})
+    LeaseModel {
+        id: leaseTimes
+        client: objects.client
+        refreshInterval: page.paused || !page.visible ? 0 : 2000
+        onRefreshed: page.deadlines = leaseTimes.deadlines()
+    }
     Timer {
-        interval: 1000
+        interval: 250
         repeat: true
         running: !page.paused && page.visible
         onTriggered: page.now = Date.now()
@@ -43,7 +60,7 @@ ConsolePage {
 
     ScrollView {
         anchors.fill: parent
-        visible: objects.count > 0
+        visible: shown.count > 0
         contentWidth: availableWidth
         clip: true
         Flow {
@@ -53,10 +70,12 @@ ConsolePage {
             readonly property real cardWidth: width >= 840 ? (width - spacing) / 2 : width
             spacing: Theme.padding
             Repeater {
-                model: objects
+                objectName: "cards"
+                model: shown
                 delegate: CoordinationCard {
                     width: flow.cardWidth
                     now: page.now
+                    deadlines: page.deadlines
                 }
             }
         }
@@ -64,7 +83,7 @@ ConsolePage {
 
     EmptyState {
         anchors.centerIn: parent
-        visible: objects.count === 0
+        visible: shown.count === 0
         busy: objects.status === ModelStatus.Loading || objects.status === ModelStatus.Null
         error: objects.status === ModelStatus.Error
         title: objects.status === ModelStatus.Error ? qsTr("The coordination state could not be read")

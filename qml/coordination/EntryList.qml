@@ -14,6 +14,9 @@ ColumnLayout {
     property bool showValue: false  // an election's proclamation says more than its key
     property double now: Date.now()
     property string emptyText
+    // LeaseModel.deadlines(): with it, an entry on a lease gets a ring for the time its lease
+    // has left (a holder's, a leader's, an owner's); without, none.
+    property var deadlines: null
 
     spacing: 2
     Layout.fillWidth: true
@@ -34,8 +37,11 @@ ColumnLayout {
     Repeater {
         model: entries.model
         delegate: RowLayout {
+            id: entry
             required property int index
             required property var modelData
+            readonly property var deadline: entries.deadlines && modelData.lease ? entries.deadlines[modelData.lease] : undefined
+            readonly property real remaining: deadline ? Math.max(0, (deadline.expiresAt - entries.now) / 1000) : 0
             spacing: Theme.spacing
             Layout.fillWidth: true
             Label {
@@ -68,6 +74,18 @@ ColumnLayout {
                 color: Theme.mutedText
                 font.family: Theme.monoFamily
                 font.pixelSize: Theme.smallFont
+            }
+            CountdownRing {
+                objectName: "leaseRing"
+                visible: entry.deadline !== undefined
+                remaining: entry.remaining
+                total: entry.deadline ? entry.deadline.grantedTtl : 1
+                Layout.preferredWidth: 26
+                Layout.preferredHeight: 26
+                ToolTip.visible: ringHover.hovered
+                ToolTip.text: qsTr("Lease %1: %2 s of %3 s left until etcd deletes the key, unless it is renewed")
+                                  .arg(modelData.lease).arg(entry.remaining.toFixed(1)).arg(entry.deadline ? entry.deadline.grantedTtl : 0)
+                HoverHandler { id: ringHover }
             }
             Label {
                 visible: modelData.sinceMs > 0

@@ -5,26 +5,48 @@ import QEtcd
 import QEtcdConsole
 
 // The keys under a prefix, loaded a page at a time as the list scrolls and kept live by one
-// watch; the selected key's value and revisions on the right.
+// watch; the selected key's value, its earlier values and, unless the connection is read-only,
+// put, edit and delete, each confirmed.
 ConsolePage {
     id: page
     property alias client: keys.client
-    property bool paused: false
+    heldChanges: keys.heldChanges
+    property bool readOnly: false
     readonly property alias model: keys
+    readonly property alias history: history
+    // The last write etcd refused for what the pane shows, in words that name the key.
+    property string writeError
+    property bool editing: false
+    // "list" or "tree": the same keys, the same pages and the same watch either way.
+    property string layout: "list"
+    // A paused page would not show what a write did.
+    readonly property string pausedReason: paused ? qsTr("Live updates are paused: resume them to write") : ""
 
     title: qsTr("Keys")
     subtitle: keys.status === ModelStatus.Ready || keys.status === ModelStatus.Loading
               ? (keys.count < keys.total ? qsTr("%1 of %2 keys loaded").arg(Format.count(keys.count)).arg(Format.count(keys.total))
                                          : qsTr("%1 keys").arg(Format.count(keys.total)))
               : ""
-    ready: keys.status === ModelStatus.Ready || keys.status === ModelStatus.Error
-    notReadyReason: qsTr("the first page of keys has not arrived")
-    summary: ({ keys: keys.total, loaded: keys.count, prefix: keys.prefix })
+    // With a key selected, once its value (or why there is none) is in too.
+    ready: (keys.status === ModelStatus.Ready || keys.status === ModelStatus.Error)
+           && (keys.selectedKey.length === 0 || keys.selected.modRevision !== undefined || !!keys.selected.error)
+    notReadyReason: keys.status === ModelStatus.Ready ? qsTr("the value of %1 has not arrived").arg(keys.selectedKey)
+                                                      : qsTr("the first page of keys has not arrived")
+    summary: ({ keys: keys.total, loaded: keys.count, prefix: keys.prefix, selected: keys.selectedKey })
+
+    function select(key) {
+        editing = false;
+        writeError = "";
+        keys.selectedKey = key;
+        if (key.length === 0)
+            list.currentIndex = -1;
+    }
 
     tools: [
         Label { text: qsTr("Prefix"); color: Theme.mutedText },
         TextField {
             id: prefixField
+            objectName: "prefixField"
             placeholderText: "/"
             font.family: Theme.monoFamily
             Layout.preferredWidth: 280
@@ -32,14 +54,97 @@ ConsolePage {
             onAccepted: keys.prefix = text
             ToolTip.visible: hovered
             ToolTip.text: qsTr("Read only keys under this prefix (filtered by etcd); Enter applies it")
+        },
+        Row {
+            ButtonGroup { id: layoutGroup }
+            Repeater {
+                model: [{ name: "list", title: qsTr("List"), tip: qsTr("Every key, sorted, one per line") },
+                        { name: "tree", title: qsTr("Tree"), tip: qsTr("The keys as a tree by '/'") }]
+                Button {
+                    required property var modelData
+                    objectName: "layout_" + modelData.name
+                    text: modelData.title
+                    checkable: true
+                    checked: page.layout === modelData.name
+                    flat: !checked
+                    ButtonGroup.group: layoutGroup
+                    onClicked: page.layout = modelData.name
+                    ToolTip.visible: hovered
+                    ToolTip.text: modelData.tip
+                    ToolTip.delay: 600
+                }
+            }
+        },
+        WriteButton {
+            objectName: "newKeyButton"
+            text: qsTr("New key…")
+            readOnly: page.readOnly
+            blockedReason: page.pausedReason
+            toolTip: qsTr("Put a key that does not exist yet")
+            onClicked: newKeyDialog.ask()
         }
     ]
 
-    KeyModel { id: keys }
+    KeyModel {
+        id: keys
+        paused: page.paused
+        onWriteFinished: (action, key, status) => {
+            if (action === "create") {
+                newKeyDialog.finished(status);
+                if (status.isOk)
+                    page.select(key);
+                return;
+            }
+            if (status.isOk) {
+                page.editing = false;
+                page.writeError = "";
+                if (action === "remove")
+                    page.select("");
+                return;
+            }
+            page.writeError = action === "update" ? qsTr("The new value of %1 was not written: %2").arg(key).arg(status.message)
+                                                  : qsTr("%1 was not deleted: %2").arg(key).arg(status.message);
+        }
+    }
+    KeyHistory {
+        id: history
+        client: keys.client
+        key: keys.selectedKey
+        latestRevision: keys.selected.modRevision || 0
+        latestVersion: keys.selected.version || 0
+    }
+
+    NewKeyDialog {
+        id: newKeyDialog
+        objectName: "newKeyDialog"
+        prefix: keys.prefix
+        onCreateRequested: (key, value) => keys.create(key, value)
+    }
+    ConfirmDialog {
+        id: confirmSave
+        objectName: "confirmSave"
+        title: qsTr("Write the new value?")
+        confirmText: qsTr("Write")
+        message: qsTr("%1 gets the value you edited (%2, was %3). It is written only if nobody changed the key since revision %4, and it keeps its lease.")
+                     .arg(keys.selectedKey).arg(Format.bytes(editor.utf8Length)).arg(Format.bytes(keys.selected.size || 0))
+                     .arg(keys.selected.modRevision || 0)
+        onConfirmed: keys.update(keys.selectedKey, editor.text, keys.selected.modRevision)
+    }
+    ConfirmDialog {
+        id: confirmDelete
+        objectName: "confirmDelete"
+        title: qsTr("Delete the key?")
+        confirmText: qsTr("Delete")
+        destructive: true
+        message: qsTr("%1 and its value (%2, revision %3) are deleted. Only if nobody changed the key since. Earlier values stay readable until etcd compacts them.")
+                     .arg(keys.selectedKey).arg(Format.bytes(keys.selected.size || 0)).arg(keys.selected.modRevision || 0)
+                 + (keys.selected.lease ? "\n\n" + qsTr("The key belongs to lease %1: whatever holds it (a lock, a registration) loses it.").arg(keys.selected.lease) : "")
+        onConfirmed: keys.remove(keys.selectedKey, keys.selected.modRevision)
+    }
 
     SplitView {
         anchors.fill: parent
-        visible: keys.count > 0
+        visible: keys.count > 0 || keys.selectedKey.length > 0
 
         Rectangle {
             SplitView.preferredWidth: parent.width * 0.45
@@ -50,6 +155,7 @@ ConsolePage {
 
             ListView {
                 id: list
+                visible: page.layout === "list"
                 anchors.fill: parent
                 anchors.margins: 1
                 clip: true
@@ -59,7 +165,7 @@ ConsolePage {
                 keyNavigationEnabled: true
                 focus: true
                 ScrollBar.vertical: ScrollBar {}
-                onCurrentIndexChanged: if (currentItem) keys.selectedKey = currentItem.key
+                onCurrentIndexChanged: if (currentItem) page.select(currentItem.key)
 
                 delegate: ItemDelegate {
                     id: keyRow
@@ -69,7 +175,7 @@ ConsolePage {
                     required property var changedAt
                     width: ListView.view.width
                     height: 30
-                    highlighted: ListView.isCurrentItem
+                    highlighted: keyRow.key === keys.selectedKey
                     onClicked: list.currentIndex = index
                     background: Rectangle {
                         color: keyRow.highlighted ? Theme.accentSoft : keyRow.hovered ? Theme.window : "transparent"
@@ -104,6 +210,17 @@ ConsolePage {
                     }
                 }
             }
+
+            Loader {
+                id: treeLoader
+                anchors.fill: parent
+                anchors.margins: 1
+                active: page.layout === "tree"
+                sourceComponent: KeyTree {
+                    keyModel: keys
+                    onKeyChosen: key => page.select(key)
+                }
+            }
         }
 
         Rectangle {
@@ -113,41 +230,114 @@ ConsolePage {
             radius: Theme.radius
 
             ColumnLayout {
+                id: detail
+                // While an earlier version is shown, its revisions and lease are shown with it.
+                readonly property var shown: history.atLatest ? keys.selected : Object.assign({}, keys.selected, history.shown)
                 anchors.fill: parent
                 anchors.margins: Theme.padding
                 spacing: Theme.spacing
                 visible: keys.selectedKey.length > 0
 
-                Label {
-                    text: keys.selectedKey
-                    font.family: Theme.monoFamily
-                    font.bold: true
-                    font.pixelSize: Theme.bodyFont + 1
-                    color: Theme.text
-                    elide: Text.ElideMiddle
+                RowLayout {
+                    spacing: Theme.spacing
                     Layout.fillWidth: true
+                    Label {
+                        text: keys.selectedKey
+                        font.family: Theme.monoFamily
+                        font.bold: true
+                        font.pixelSize: Theme.bodyFont + 1
+                        color: Theme.text
+                        elide: Text.ElideMiddle
+                        Layout.fillWidth: true
+                    }
+                    WriteButton {
+                        objectName: "editKeyButton"
+                        text: qsTr("Edit")
+                        readOnly: page.readOnly
+                        toolTip: qsTr("Change the value; you confirm before it is written")
+                        blockedReason: page.pausedReason ? page.pausedReason
+                                     : keys.selected.modRevision === undefined ? qsTr("The key's value has not been read")
+                                     : page.editing ? qsTr("Already editing: save or cancel below")
+                                     : !keys.selected.views.isText ? qsTr("The value is not UTF-8 text; put binary values with `qetcd put`")
+                                     : ""
+                        onClicked: {
+                            history.latest();
+                            editor.text = keys.selected.views.text;
+                            page.writeError = "";
+                            page.editing = true;
+                            editor.forceActiveFocus();
+                        }
+                    }
+                    WriteButton {
+                        objectName: "deleteKeyButton"
+                        text: qsTr("Delete…")
+                        readOnly: page.readOnly
+                        toolTip: qsTr("Delete the key; you confirm first")
+                        blockedReason: page.pausedReason ? page.pausedReason
+                                     : keys.selected.modRevision === undefined ? qsTr("The key's value has not been read") : ""
+                        onClicked: confirmDelete.open()
+                    }
                 }
                 GridLayout {
-                    columns: 4
+                    columns: 3
                     columnSpacing: Theme.padding
                     rowSpacing: 2
-                    Field { label: qsTr("Created at"); value: keys.selected.createRevision !== undefined ? Format.count(keys.selected.createRevision) : "—"; mono: true }
-                    Field { label: qsTr("Modified at"); value: keys.selected.modRevision !== undefined ? Format.count(keys.selected.modRevision) : "—"; mono: true }
-                    Field { label: qsTr("Version"); value: keys.selected.version !== undefined ? keys.selected.version : "—"; mono: true }
-                    Field { label: qsTr("Lease"); value: keys.selected.lease || qsTr("none"); mono: true }
+                    Field { label: qsTr("Created at"); value: detail.shown.createRevision !== undefined ? Format.count(detail.shown.createRevision) : "—"; mono: true }
+                    Field { label: qsTr("Modified at"); value: detail.shown.modRevision !== undefined ? Format.count(detail.shown.modRevision) : "—"; mono: true }
+                    Field { label: qsTr("Lease"); value: detail.shown.lease || qsTr("none"); mono: true }
                 }
-                Label {
-                    visible: !!keys.selected.error
-                    text: keys.selected.error || ""
-                    color: Theme.bad
-                    wrapMode: Text.WordWrap
+                RevisionStepper {
+                    history: history
+                    latestVersion: keys.selected.version || 0
+                    enabled: !page.editing
+                    Layout.fillWidth: true
+                }
+                Banner {
+                    objectName: "keyError"
+                    text: page.writeError || keys.selected.error || ""
+                    dismissable: page.writeError.length > 0
+                    onDismissed: page.writeError = ""
                     Layout.fillWidth: true
                 }
                 ValueView {
-                    value: keys.selected.value || ""
-                    size: keys.selected.size || 0
+                    visible: !page.editing
+                    views: detail.shown.views || ({})
                     Layout.fillWidth: true
                     Layout.fillHeight: true
+                }
+                ScrollView {
+                    visible: page.editing
+                    Layout.fillWidth: true
+                    Layout.fillHeight: true
+                    TextArea {
+                        id: editor
+                        objectName: "valueEditor"
+                        // What Format.bytes reports: the size the new value will have in etcd.
+                        readonly property int utf8Length: unescape(encodeURIComponent(text)).length
+                        font.family: Theme.monoFamily
+                        font.pixelSize: Theme.bodyFont - 1
+                        selectByMouse: true
+                        wrapMode: TextEdit.WrapAnywhere
+                        background: Rectangle { color: Theme.surface; radius: Theme.radius; border.color: Theme.accent }
+                    }
+                }
+                RowLayout {
+                    visible: page.editing
+                    spacing: Theme.spacing
+                    Item { Layout.fillWidth: true }
+                    Button {
+                        text: qsTr("Cancel")
+                        onClicked: { page.editing = false; page.writeError = ""; }
+                    }
+                    WriteButton {
+                        objectName: "saveKeyButton"
+                        text: qsTr("Save…")
+                        readOnly: page.readOnly
+                        toolTip: qsTr("Write the new value; you confirm first")
+                        blockedReason: page.pausedReason ? page.pausedReason
+                                     : editor.text === (keys.selected.views || {}).text ? qsTr("Nothing changed yet") : ""
+                        onClicked: confirmSave.open()
+                    }
                 }
             }
             EmptyState {
@@ -161,13 +351,15 @@ ConsolePage {
 
     EmptyState {
         anchors.centerIn: parent
-        visible: keys.count === 0
+        visible: keys.count === 0 && keys.selectedKey.length === 0
         busy: keys.status === ModelStatus.Loading || keys.status === ModelStatus.Null
         error: keys.status === ModelStatus.Error
         title: keys.status === ModelStatus.Error ? qsTr("The keys could not be read")
              : keys.status === ModelStatus.Ready ? qsTr("No keys under %1").arg(keys.prefix || "/")
              : qsTr("Reading the keys…")
         detail: keys.status === ModelStatus.Error ? keys.errorString
-              : keys.status === ModelStatus.Ready ? qsTr("Write one with `qetcd put %1/hello world`.").arg(keys.prefix) : ""
+              : keys.status === ModelStatus.Ready ? (page.readOnly ? qsTr("Write one with `qetcd put %1/hello world` from a connection that may write.").arg(keys.prefix)
+                                                                   : qsTr("Create one with New key…, or with `qetcd put %1/hello world`.").arg(keys.prefix))
+              : ""
     }
 }

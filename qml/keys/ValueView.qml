@@ -3,72 +3,102 @@ import QtQuick.Controls
 import QtQuick.Layouts
 import QEtcdConsole
 
-// A key's value as text, pretty JSON or hex, whichever the operator picks.
+// A key's value as text, pretty JSON, hex, or a recipe's own encoding, whichever the operator
+// picks; `views` comes decoded from the model (KeyModel.selected.views, KeyHistory.shown.views).
 ColumnLayout {
     id: view
-    property string value
-    property int size: 0
-    property string mode: looksLikeJson ? "json" : "text"
-    readonly property bool looksLikeJson: /^\s*[\[{]/.test(value)
+    property var views: ({})
+    readonly property var recipe: views.recipe || { title: "", fields: [] }
+    readonly property var modes: [
+        { name: "recipe", title: qsTr("Recipe"), available: recipe.title.length > 0,
+          tip: recipe.title.length > 0 ? qsTr("As the recipe that wrote it reads it: %1").arg(recipe.title)
+                                       : qsTr("No recipe's encoding recognised in this value") },
+        { name: "json", title: qsTr("JSON"), available: !!views.json, tip: views.json ? qsTr("Pretty-printed JSON") : qsTr("The value is not JSON") },
+        { name: "text", title: qsTr("Text"), available: true, tip: views.isText ? qsTr("The value as UTF-8 text") : qsTr("Not valid text: bytes that are not UTF-8 are shown as \uFFFD") },
+        { name: "hex", title: qsTr("Hex"), available: true, tip: qsTr("Every byte, with its offset") }
+    ]
+    // Until the operator picks one: the most telling view this value has.
+    property string chosenMode: ""
+    readonly property string mode: chosenMode && modes.find(m => m.name === chosenMode).available ? chosenMode
+        : recipe.title.length > 0 ? "recipe" : views.json ? "json" : views.isText !== false ? "text" : "hex"
 
     spacing: Theme.spacing
     RowLayout {
         spacing: 4
         Repeater {
-            model: [{ id: "text", title: qsTr("Text") }, { id: "json", title: qsTr("JSON") }, { id: "hex", title: qsTr("Hex") }]
+            model: view.modes
             Button {
                 required property var modelData
+                objectName: "valueMode_" + modelData.name
                 text: modelData.title
+                enabled: modelData.available
                 checkable: true
-                checked: view.mode === modelData.id
+                checked: view.mode === modelData.name
                 flat: !checked
-                onClicked: view.mode = modelData.id
+                onClicked: view.chosenMode = modelData.name
+                ToolTip.visible: hovered
+                ToolTip.text: modelData.tip
+                ToolTip.delay: 600
             }
         }
         Item { Layout.fillWidth: true }
         Label {
-            text: Format.bytes(view.size)
-            color: Theme.mutedText
+            text: view.views.truncated ? qsTr("%1 — too large to show whole; the beginning is shown").arg(Format.bytes(view.views.size))
+                                       : Format.bytes(view.views.size)
+            color: view.views.truncated ? Theme.warning : Theme.mutedText
             font.pixelSize: Theme.smallFont
         }
     }
     ScrollView {
+        visible: view.mode !== "recipe"
         Layout.fillWidth: true
         Layout.fillHeight: true
         clip: true
         TextArea {
+            objectName: "valueText"
             readOnly: true
             selectByMouse: true
             wrapMode: view.mode === "hex" ? TextEdit.NoWrap : TextEdit.WrapAnywhere
+            textFormat: TextEdit.PlainText
             font.family: Theme.monoFamily
             font.pixelSize: Theme.bodyFont - 1
-            text: view.mode === "json" ? view.prettyJson(view.value)
-                : view.mode === "hex" ? view.hexDump(view.value)
-                : view.value
+            color: Theme.text
+            text: view.mode === "json" ? view.views.json || ""
+                : view.mode === "hex" ? view.views.hex || ""
+                : view.views.text || ""
             background: Rectangle { color: Theme.window; radius: Theme.radius; border.color: Theme.border }
         }
     }
-
-    function prettyJson(text) {
-        try {
-            return JSON.stringify(JSON.parse(text), null, 2);
-        } catch (e) {
-            return qsTr("(not JSON: %1)").arg(e.message) + "\n\n" + text;
-        }
-    }
-    function hexDump(text) {
-        const bytes = unescape(encodeURIComponent(text));  // the UTF-8 bytes, one per character
-        let lines = [];
-        for (let offset = 0; offset < bytes.length; offset += 16) {
-            let hex = "";
-            let ascii = "";
-            for (let i = offset; i < Math.min(offset + 16, bytes.length); ++i) {
-                const c = bytes.charCodeAt(i);
-                hex += (c < 16 ? "0" : "") + c.toString(16) + " ";
-                ascii += c >= 32 && c < 127 ? bytes[i] : ".";
+    Rectangle {
+        visible: view.mode === "recipe"
+        Layout.fillWidth: true
+        Layout.fillHeight: true
+        color: Theme.window
+        radius: Theme.radius
+        border.color: Theme.border
+        ColumnLayout {
+            anchors.left: parent.left
+            anchors.right: parent.right
+            anchors.top: parent.top
+            anchors.margins: Theme.padding
+            spacing: 4
+            Label {
+                objectName: "recipeTitle"
+                text: view.recipe.title
+                color: Theme.text
+                font.bold: true
+                font.family: Theme.monoFamily
+                Layout.bottomMargin: 4
             }
-            lines.push(("0000000" + offset.toString(16)).slice(-8) + "  " + hex.padEnd(48) + " " + ascii);
+            Repeater {
+                model: view.recipe.fields
+                Field {
+                    required property var modelData
+                    label: modelData.label
+                    value: modelData.value
+                    mono: true
+                }
+            }
         }
-        return lines.join("\n");
     }
 }

@@ -4,14 +4,18 @@ import QtQuick.Layouts
 import QEtcd
 import QEtcdConsole
 
-// Every lease with its countdown, its keys and what it belongs to. The countdowns run on one
-// clock for the whole page, between the model's refreshes.
+// Every lease with its countdown, its keys and what it belongs to, sorted by lease or by time
+// left; revoking one is confirmed first. The countdowns run on one clock for the whole page,
+// between the model's refreshes.
 ConsolePage {
     id: page
     property alias client: leases.client
-    property bool paused: false
+    property bool readOnly: false
     readonly property alias model: leases
+    readonly property alias sorted: sorted
     property double now: Date.now()
+    // The last revoke etcd refused, in words that name the lease.
+    property string revokeError
 
     title: qsTr("Leases")
     subtitle: leases.status === ModelStatus.Ready ? qsTr("%n lease(s)", "", leases.count) : ""
@@ -19,9 +23,49 @@ ConsolePage {
     notReadyReason: qsTr("the lease list has not arrived")
     summary: ({ leases: leases.count })
 
+    tools: [
+        Label { text: qsTr("Sort by"); color: Theme.mutedText },
+        ComboBox {
+            id: sortChoice
+            objectName: "sortChoice"
+            textRole: "title"
+            model: [
+                { title: qsTr("Time left, least first"), role: "expiresAt", descending: false },
+                { title: qsTr("Time left, most first"), role: "expiresAt", descending: true },
+                { title: qsTr("Lease ID"), role: "", descending: false }
+            ]
+            Layout.preferredWidth: 220
+            ToolTip.visible: hovered
+            ToolTip.text: qsTr("Order of the leases; time left is counted to each lease's deadline")
+            ToolTip.delay: 600
+        }
+    ]
+
     LeaseModel {
         id: leases
         refreshInterval: page.paused ? 0 : 2000
+        onRevokeFinished: (leaseId, status) => page.revokeError = status.isOk ? "" : qsTr("Lease %1 was not revoked: %2").arg(leaseId).arg(status.message)
+    }
+    // Sorted by time left: its deadline, which is what the countdown counts down to.
+    SortProxyModel {
+        id: sorted
+        source: leases
+        sortRole: sortChoice.model[sortChoice.currentIndex].role
+        descending: sortChoice.model[sortChoice.currentIndex].descending
+    }
+    ConfirmDialog {
+        id: confirmRevoke
+        objectName: "confirmRevoke"
+        property string leaseId
+        property var keys: []
+        property string owner
+        title: qsTr("Revoke lease %1?").arg(leaseId)
+        confirmText: qsTr("Revoke")
+        destructive: true
+        message: (keys.length === 0 ? qsTr("The lease has no keys.")
+                                    : qsTr("etcd deletes its %n key(s) at once: %1.", "", keys.length).arg(keys.slice(0, 3).join(", ") + (keys.length > 3 ? ", …" : "")))
+                 + (owner ? "\n\n" + qsTr("It belongs to %1: its holder loses it now, and the next in line may take over.").arg(owner) : "")
+        onConfirmed: leases.revoke(leaseId)
     }
     Timer {
         interval: 200
@@ -47,22 +91,36 @@ ConsolePage {
                 spacing: Theme.padding
                 Repeater {
                     model: [
-                        { title: qsTr("Lease"), width: 170 },
-                        { title: qsTr("Time left"), width: 220 },
+                        { title: qsTr("Lease"), width: 170, sortRole: "" },
+                        { title: qsTr("Time left"), width: 220, sortRole: "expiresAt" },
                         { title: qsTr("Belongs to"), width: 260 },
-                        { title: qsTr("Keys"), width: -1 }
+                        { title: qsTr("Keys"), width: -1 },
+                        { title: "", width: 84 }
                     ]
-                    Label {
+                    delegate: Label {
                         required property var modelData
-                        text: modelData.title
-                        color: Theme.mutedText
+                        readonly property bool sortedBy: modelData.sortRole !== undefined && sorted.sortRole === modelData.sortRole
+                        text: modelData.title + (sortedBy ? (sorted.descending ? "  \u25BC" : "  \u25B2") : "")
+                        color: sortedBy ? Theme.text : Theme.mutedText
                         font.pixelSize: Theme.smallFont
                         font.bold: true
                         Layout.preferredWidth: modelData.width
+                        Layout.minimumWidth: Math.max(0, modelData.width)
+                        Layout.maximumWidth: modelData.width < 0 ? Infinity : modelData.width
                         Layout.fillWidth: modelData.width < 0
                     }
                 }
             }
+        }
+
+        Banner {
+            objectName: "revokeError"
+            text: page.revokeError
+            dismissable: true
+            onDismissed: page.revokeError = ""
+            Layout.fillWidth: true
+            Layout.topMargin: Theme.spacing
+            Layout.bottomMargin: Theme.spacing
         }
 
         ListView {
@@ -70,7 +128,7 @@ ConsolePage {
             Layout.fillWidth: true
             Layout.fillHeight: true
             clip: true
-            model: leases
+            model: sorted
             reuseItems: true
             ScrollBar.vertical: ScrollBar {}
 
@@ -97,9 +155,13 @@ ConsolePage {
                         font.family: Theme.monoFamily
                         color: Theme.text
                         Layout.preferredWidth: 170
+                        Layout.minimumWidth: 170
+                        Layout.maximumWidth: 170
                     }
                     RowLayout {
                         Layout.preferredWidth: 220
+                        Layout.minimumWidth: 220
+                        Layout.maximumWidth: 220
                         spacing: Theme.spacing
                         CountdownBar {
                             remaining: row.remaining
@@ -110,6 +172,7 @@ ConsolePage {
                             text: qsTr("%1 of %2 s").arg(row.remaining.toFixed(row.remaining < 10 ? 1 : 0)).arg(row.grantedTtl)
                             color: Theme.mutedText
                             font.pixelSize: Theme.smallFont
+                            Layout.fillWidth: true
                         }
                     }
                     Label {
@@ -118,6 +181,8 @@ ConsolePage {
                         elide: Text.ElideMiddle
                         font.family: Theme.monoFamily
                         Layout.preferredWidth: 260
+                        Layout.minimumWidth: 260
+                        Layout.maximumWidth: 260
                     }
                     Label {
                         text: row.keys.length === 0 ? qsTr("no keys") : row.keys.join("  ")
@@ -126,6 +191,20 @@ ConsolePage {
                         font.pixelSize: Theme.smallFont
                         elide: Text.ElideRight
                         Layout.fillWidth: true
+                    }
+                    WriteButton {
+                        objectName: "revoke_" + row.leaseId
+                        text: qsTr("Revoke…")
+                        readOnly: page.readOnly
+                        toolTip: qsTr("End the lease now; etcd deletes its keys. You confirm first")
+                        Layout.preferredWidth: 84
+                        Layout.minimumWidth: 84
+                        onClicked: {
+                            confirmRevoke.leaseId = row.leaseId;
+                            confirmRevoke.keys = row.keys;
+                            confirmRevoke.owner = row.owner;
+                            confirmRevoke.open();
+                        }
                     }
                 }
             }

@@ -49,24 +49,28 @@ private Q_SLOTS:
     void page_data()
     {
         QTest::addColumn<QString>("page");
+        QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QJsonObject>("expected");
-        QTest::newRow("cluster") << "cluster" << QJsonObject{{"members", 1}, {"healthy", 1}, {"alarms", 0}};
+        QTest::newRow("cluster") << "cluster" << QStringList() << QJsonObject{{"members", 1}, {"healthy", 1}, {"alarms", 0}};
         // 3 lock entries, 2 semaphore holders and its permits key, 2 candidates, the barrier,
         // the counted barrier's 2 arrivals and its ready key, 2 service instances, 5 queue items,
         // the counter and the config key.
-        QTest::newRow("keys") << "keys" << QJsonObject{{"keys", 21}};
+        // With the JSON config selected: its value, versions and the write buttons show.
+        QTest::newRow("keys") << "keys" << QStringList{"--select", "/demo/config/mode"}
+                              << QJsonObject{{"keys", 21}, {"selected", "/demo/config/mode"}};
         // A lease each: 3 lock entries, 2 permits, 2 candidates, the barrier, 2 arrivals and 2
         // service instances.
-        QTest::newRow("leases") << "leases" << QJsonObject{{"leases", 12}};
+        QTest::newRow("leases") << "leases" << QStringList() << QJsonObject{{"leases", 12}};
         // lock, semaphore, election, barrier, counted barrier, service, queue, counter.
-        QTest::newRow("coordination") << "coordination" << QJsonObject{{"objects", 8}};
-        QTest::newRow("timeline") << "timeline" << QJsonObject{};
-        QTest::newRow("participants") << "participants" << QJsonObject{};
+        QTest::newRow("coordination") << "coordination" << QStringList() << QJsonObject{{"objects", 8}};
+        QTest::newRow("timeline") << "timeline" << QStringList() << QJsonObject{};
+        QTest::newRow("participants") << "participants" << QStringList() << QJsonObject{};
     }
 
     void page()
     {
         QFETCH(QString, page);
+        QFETCH(QStringList, arguments);
         QFETCH(QJsonObject, expected);
         const QString file = QDir(m_outputDir).filePath(page + QStringLiteral(".png"));
         QFile::remove(file);
@@ -74,8 +78,9 @@ private Q_SLOTS:
         QProcess console;
         console.setProcessChannelMode(QProcess::SeparateChannels);
         console.start(QStringLiteral(QETCD_CONSOLE_PATH),
-                      {QStringLiteral("--endpoints"), endpoint(), QStringLiteral("--page"), page,
-                       QStringLiteral("--screenshot"), file});
+                      QStringList{QStringLiteral("--endpoints"), endpoint(), QStringLiteral("--page"), page,
+                                  QStringLiteral("--screenshot"), file}
+                          + arguments);
         QVERIFY(console.waitForFinished(scaledMs(90000)));
         QVERIFY2(console.exitStatus() == QProcess::NormalExit && console.exitCode() == 0,
                  console.readAllStandardError().constData());

@@ -5,6 +5,11 @@
 #include <QtQuickTest/quicktest.h>
 #include <QtWidgets/QApplication>
 
+#ifdef QETCD_CONSOLE_VIEWS
+#include <QtQml/QQmlExtensionPlugin>
+Q_IMPORT_QML_PLUGIN(QEtcdConsolePlugin)
+#endif
+
 #include <cstdio>
 
 // Quick Test's own main makes a QGuiApplication, under which ChartView crashes; the console's

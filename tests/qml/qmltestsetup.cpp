@@ -65,5 +65,7 @@ int QmlTestSetup::timeout(int milliseconds) const
 void QmlTestSetup::qmlEngineAvailable(QQmlEngine *engine)
 {
     engine->addImportPath(QStringLiteral(QETCD_QML_IMPORT_PATH));
+    // The console's views, linked in statically, are found in the resources.
+    engine->addImportPath(QStringLiteral("qrc:/"));
     engine->rootContext()->setContextProperty(QStringLiteral("qetcdTest"), this);
 }

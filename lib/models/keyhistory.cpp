@@ -1,0 +1,144 @@
+#include "keyhistory.h"
+
+#include "valuedescription_p.h"
+
+namespace QEtcd {
+
+KeyHistory::KeyHistory(QObject *parent) : QObject(parent) {}
+
+KeyHistory::~KeyHistory() = default;
+
+Client *KeyHistory::client() const
+{
+    return m_client;
+}
+
+void KeyHistory::setClient(Client *client)
+{
+    if (client == m_client)
+        return;
+    m_client = client;
+    Q_EMIT clientChanged();
+    latest();
+}
+
+QString KeyHistory::key() const
+{
+    return QString::fromUtf8(m_key);
+}
+
+void KeyHistory::setKey(const QString &key)
+{
+    if (key.toUtf8() == m_key)
+        return;
+    m_key = key.toUtf8();
+    Q_EMIT keyChanged();
+    latest();
+}
+
+qint64 KeyHistory::latestRevision() const
+{
+    return m_latest;
+}
+
+void KeyHistory::setLatestRevision(qint64 revision)
+{
+    if (revision == m_latest)
+        return;
+    // A change while the operator reads an older version leaves them where they are; the walk
+    // they made still holds, and only the way back to the latest is longer.
+    m_latest = revision;
+    Q_EMIT latestRevisionChanged();
+    Q_EMIT changed();
+}
+
+void KeyHistory::setLatestVersion(qint64 version)
+{
+    if (version == m_latestVersion)
+        return;
+    m_latestVersion = version;
+    Q_EMIT latestRevisionChanged();
+    Q_EMIT changed();
+}
+
+QVariantMap KeyHistory::shown() const
+{
+    if (m_steps.isEmpty())
+        return {};
+    const KeyValue &kv = m_steps.constLast();
+    return {{QStringLiteral("modRevision"), kv.modRevision},
+            {QStringLiteral("createRevision"), kv.createRevision},
+            {QStringLiteral("version"), kv.version},
+            {QStringLiteral("lease"), kv.lease ? QString::number(quint64(kv.lease), 16) : QString()},
+            {QStringLiteral("views"), Internal::describeValue(kv)}};
+}
+
+qint64 KeyHistory::nextOlderRevision() const
+{
+    return (m_steps.isEmpty() ? m_latest : m_steps.constLast().modRevision) - 1;
+}
+
+bool KeyHistory::canGoOlder() const
+{
+    if (!m_client || m_key.isEmpty() || m_latest <= 0 || compacted() || m_status == ModelStatus::Loading)
+        return false;
+    // Version 1 is the key's creation: before it the key did not exist (or was another key).
+    return (m_steps.isEmpty() ? m_latestVersion : m_steps.constLast().version) > 1;
+}
+
+void KeyHistory::older()
+{
+    if (!canGoOlder())
+        return;
+    m_status = ModelStatus::Loading;
+    m_error.clear();
+    Q_EMIT changed();
+    RangeOptions options;
+    options.revision = nextOlderRevision();
+    m_client->get(m_key, options).then(this, [this, generation = m_generation, revision = options.revision](
+                                                  const RangeResult &result) {
+        if (generation != m_generation)
+            return;
+        m_status = ModelStatus::Ready;
+        if (!result.status) {
+            // etcd answers "mvcc: required revision has been compacted", without saying up to where.
+            if (result.status.code() == StatusCode::OutOfRange
+                && result.status.message().contains(QLatin1String("compacted"))) {
+                m_compactedRevision = revision;
+            } else {
+                m_status = ModelStatus::Error;
+                m_error = result.status.message();
+            }
+        } else if (result.kvs.isEmpty()) {
+            m_status = ModelStatus::Error;
+            m_error = QStringLiteral("%1 did not exist at revision %2").arg(key()).arg(revision);
+        } else {
+            m_steps.append(result.kvs.constFirst());
+        }
+        Q_EMIT changed();
+    });
+}
+
+void KeyHistory::newer()
+{
+    if (m_steps.isEmpty())
+        return;
+    ++m_generation;
+    m_steps.removeLast();
+    m_compactedRevision = 0;
+    m_status = ModelStatus::Ready;
+    m_error.clear();
+    Q_EMIT changed();
+}
+
+void KeyHistory::latest()
+{
+    ++m_generation;
+    m_steps.clear();
+    m_compactedRevision = 0;
+    m_status = ModelStatus::Ready;
+    m_error.clear();
+    Q_EMIT changed();
+}
+
+} // namespace QEtcd

@@ -1,0 +1,85 @@
+import QtQuick
+import QtTest
+import QEtcd
+import QEtcdConsole
+
+// The console's Coordination page against a real etcd: a holder's lease as a countdown ring,
+// and a pause that holds the cards still while etcd changes.
+Item {
+    id: root
+    width: 1200
+    height: 760
+
+    EtcdClient { id: direct; endpoints: [qetcdTest.endpoint] }
+    Mutex { id: mutex; client: direct; path: "/qml/coordinationpage/locks/deploy"; ttl: 7 }
+    Barrier { id: gate; client: direct; path: "/qml/coordinationpage/gates/start"; ttl: 9 }
+
+    Component {
+        id: coordinationPage
+        CoordinationPage { anchors.fill: parent }
+    }
+
+    TestCase {
+        name: "CoordinationPage"
+        when: windowShown
+
+        function cleanup() {
+            mutex.close()
+            gate.close()
+        }
+
+        function openPage() {
+            const page = createTemporaryObject(coordinationPage, root, { client: direct.client })
+            verify(page)
+            page.model.prefix = "/qml/coordinationpage/"
+            tryCompare(page, "ready", true, qetcdTest.timeout(10000))
+            return page
+        }
+        function rings(page) {
+            const found = []
+            const visit = function(item) {
+                if (item.objectName === "leaseRing" && item.visible)
+                    found.push(item)
+                for (let i = 0; i < item.children.length; ++i)
+                    visit(item.children[i])
+            }
+            visit(page)
+            return found
+        }
+
+        function test_holderShowsItsLeaseAsARing() {
+            mutex.lock()
+            tryCompare(mutex, "held", true, qetcdTest.timeout(10000))
+            const page = openPage()
+            tryVerify(function() { return rings(page).length === 1 }, qetcdTest.timeout(10000))
+            const ring = rings(page)[0]
+            compare(ring.total, 7)
+            verify(ring.remaining > 0 && ring.remaining <= 7, ring.remaining)
+            // It counts down between the model's refreshes, and the holder's renewals refill it.
+            const first = ring.remaining
+            tryVerify(function() { return ring.remaining !== first }, qetcdTest.timeout(5000))
+
+            mutex.unlock()
+            tryVerify(function() { return rings(page).length === 0 }, qetcdTest.timeout(10000))
+        }
+
+        function test_pauseHoldsTheCardsStill() {
+            mutex.lock()
+            tryCompare(mutex, "held", true, qetcdTest.timeout(10000))
+            const page = openPage()
+            tryCompare(page.model, "count", 1, qetcdTest.timeout(10000))
+            const shown = page.model.count
+
+            page.paused = true
+            gate.set()
+            tryCompare(gate, "owner", true, qetcdTest.timeout(10000))
+            tryCompare(page.model, "count", shown + 1, qetcdTest.timeout(10000))
+            const cards = findChild(page, "cards")
+            compare(cards.count, shown, "a paused page shows the objects as they were")
+            verify(findChild(page, "heldNote").text.length > 0)
+
+            page.paused = false
+            tryCompare(cards, "count", shown + 1, qetcdTest.timeout(10000))
+        }
+    }
+}

@@ -1,0 +1,253 @@
+import QtQuick
+import QtTest
+import QEtcd
+import QEtcdConsole
+
+// The console's Keys page against a real etcd: what it shows, put / edit / delete through its
+// dialogs, earlier values, and a read-only connection that neither offers nor performs writes.
+Item {
+    id: root
+    width: 1200
+    height: 760
+
+    EtcdClient { id: writer; endpoints: [qetcdTest.endpoint] }
+    EtcdClient { id: reader; endpoints: [qetcdTest.endpoint]; readOnly: true }
+    Counter { id: counter; client: writer; path: "/qml/keyspage/recipe/deploys" }
+
+    Component {
+        id: keysPage
+        KeysPage { anchors.fill: parent }
+    }
+
+    TestCase {
+        name: "KeysPage"
+        when: windowShown
+
+        function etcdctl(args) {
+            return qetcdTest.etcdctl(args).trim()
+        }
+        function valueOf(key) {
+            return etcdctl(["get", key, "--print-value-only"])
+        }
+        function revisionOf(key) {
+            return Number(JSON.parse(etcdctl(["get", key, "-w", "json"])).header.revision)
+        }
+
+        // A page on its own prefix, with `key` selected once its value has been read.
+        function openPage(client, readOnly, prefix, key) {
+            const page = createTemporaryObject(keysPage, root, { client: client, readOnly: readOnly })
+            verify(page)
+            page.model.prefix = prefix
+            tryVerify(function() { return page.model.status === ModelStatus.Ready }, qetcdTest.timeout(10000))
+            if (key) {
+                tryVerify(function() { return page.model.indexOf(key) >= 0 }, qetcdTest.timeout(10000))
+                page.select(key)
+                tryVerify(function() { return page.model.selected.modRevision > 0 }, qetcdTest.timeout(10000))
+            }
+            return page
+        }
+        function control(page, name) {
+            const item = findChild(page, name)
+            verify(item, name)
+            return item
+        }
+        function click(item) {
+            verify(item.enabled && item.visible, item.objectName + " is not clickable")
+            mouseClick(item)
+        }
+        function confirm(page, dialogName) {
+            const dialog = control(page, dialogName)
+            tryCompare(dialog, "opened", true)
+            click(findChild(dialog.footer, "confirmButton"))
+            tryCompare(dialog, "visible", false)
+        }
+
+        function test_readOnlyOffersNoWriteAndTheClientRefusesOne() {
+            etcdctl(["put", "/qml/keyspage/ro/a", "hello"])
+            const before = revisionOf("/qml/keyspage/ro/a")
+            const page = openPage(reader.client, true, "/qml/keyspage/ro/", "/qml/keyspage/ro/a")
+            compare(page.model.selected.views.text, "hello")
+            for (const name of ["newKeyButton", "editKeyButton", "deleteKeyButton", "saveKeyButton"])
+                compare(control(page, name).button.enabled, false, name + " is enabled on a read-only connection")
+
+            // The buttons are only the first line: the model's own actions reach the client,
+            // which refuses each write before sending it.
+            const writes = createTemporaryObject(signalSpy, root, { target: page.model, signalName: "writeFinished" })
+            page.model.create("/qml/keyspage/ro/b", "x")
+            page.model.update("/qml/keyspage/ro/a", "changed", page.model.selected.modRevision)
+            page.model.remove("/qml/keyspage/ro/a", page.model.selected.modRevision)
+            tryCompare(writes, "count", 3, qetcdTest.timeout(10000))
+            for (let i = 0; i < 3; ++i) {
+                const status = writes.signalArguments[i][2]
+                compare(status.code, Etcd.StatusCode.ReadOnly, status.message)
+                verify(status.message.indexOf(writes.signalArguments[i][1]) >= 0, "the refusal names the key: " + status.message)
+            }
+            compare(valueOf("/qml/keyspage/ro/a"), "hello")
+            compare(valueOf("/qml/keyspage/ro/b"), "")
+            compare(revisionOf("/qml/keyspage/ro/a"), before)
+        }
+
+        function test_createEditDelete() {
+            const key = "/qml/keyspage/rw/mode"
+            const page = openPage(writer.client, false, "/qml/keyspage/rw/")
+
+            click(control(page, "newKeyButton").button)
+            const dialog = findChild(page, "newKeyDialog")
+            verify(dialog)
+            tryCompare(dialog, "opened", true)
+            findChild(dialog.contentItem, "newKeyName").text = key
+            findChild(dialog.contentItem, "newKeyValue").text = "{\"mode\":\"active\"}"
+            click(findChild(dialog.footer, "createKeyButton"))
+            tryCompare(dialog, "visible", false, qetcdTest.timeout(10000))
+            compare(valueOf(key), "{\"mode\":\"active\"}")
+            tryCompare(page.model, "selectedKey", key)
+            tryVerify(function() { return page.model.indexOf(key) >= 0 }, qetcdTest.timeout(10000))
+
+            // The same key again: refused, said in the dialog, which stays open.
+            click(control(page, "newKeyButton").button)
+            tryCompare(dialog, "opened", true)
+            findChild(dialog.contentItem, "newKeyName").text = key
+            click(findChild(dialog.footer, "createKeyButton"))
+            const createError = findChild(dialog.contentItem, "newKeyError")
+            tryVerify(function() { return createError.text.indexOf("already exists") >= 0 }, qetcdTest.timeout(10000))
+            verify(createError.text.indexOf(key) >= 0, createError.text)
+            verify(dialog.visible)
+            dialog.close()
+            tryCompare(dialog, "visible", false)
+
+            tryVerify(function() { return page.model.selected.modRevision > 0 }, qetcdTest.timeout(10000))
+            click(control(page, "editKeyButton").button)
+            const editor = control(page, "valueEditor")
+            compare(editor.text, "{\"mode\":\"active\"}")
+            editor.text = "{\"mode\":\"standby\"}"
+            click(control(page, "saveKeyButton").button)
+            confirm(page, "confirmSave")
+            tryCompare(page, "editing", false, qetcdTest.timeout(10000))
+            compare(valueOf(key), "{\"mode\":\"standby\"}")
+            tryVerify(function() { return page.model.selected.views.text === "{\"mode\":\"standby\"}" }, qetcdTest.timeout(10000))
+
+            // Someone else writes while the operator edits: the edit is refused, and says so.
+            click(control(page, "editKeyButton").button)
+            editor.text = "mine"
+            etcdctl(["put", key, "theirs"])
+            click(control(page, "saveKeyButton").button)
+            confirm(page, "confirmSave")
+            const error = control(page, "keyError")
+            tryVerify(function() { return error.text.indexOf("changed at revision") >= 0 }, qetcdTest.timeout(10000))
+            verify(error.text.indexOf(key) >= 0, error.text)
+            verify(page.editing, "the refused edit stays open to be redone")
+            compare(valueOf(key), "theirs")
+
+            page.editing = false
+            tryVerify(function() { return page.model.selected.views.text === "theirs" }, qetcdTest.timeout(10000))
+            click(control(page, "deleteKeyButton").button)
+            confirm(page, "confirmDelete")
+            tryCompare(page.model, "selectedKey", "", qetcdTest.timeout(10000))
+            compare(valueOf(key), "")
+            tryCompare(page.model, "count", 0, qetcdTest.timeout(10000))
+        }
+
+        function test_earlierValuesUntilCompacted() {
+            const key = "/qml/keyspage/history/config"
+            for (const value of ["one", "two", "three"])
+                etcdctl(["put", key, value])
+            const page = openPage(writer.client, false, "/qml/keyspage/history/", key)
+            const history = page.history
+            compare(page.model.selected.version, 3)
+            verify(history.atLatest)
+
+            history.older()
+            tryVerify(function() { return history.shown.version === 2 }, qetcdTest.timeout(10000))
+            compare(history.shown.views.text, "two")
+            compare(control(page, "versionLabel").text, "2 of 3")
+            history.older()
+            tryVerify(function() { return history.shown.version === 1 }, qetcdTest.timeout(10000))
+            compare(history.shown.views.text, "one")
+            verify(!history.canGoOlder, "version 1 is where the key was created")
+            history.newer()
+            compare(history.shown.views.text, "two")
+            history.latest()
+            verify(history.atLatest)
+
+            // A key put once has nothing before it.
+            etcdctl(["put", "/qml/keyspage/history/fresh", "only"])
+            page.select("/qml/keyspage/history/fresh")
+            tryVerify(function() { return page.model.selected.version === 1 }, qetcdTest.timeout(10000))
+            verify(!history.canGoOlder)
+            verify(!control(page, "olderButton").enabled)
+            page.select(key)
+            tryVerify(function() { return page.model.selected.version === 3 }, qetcdTest.timeout(10000))
+            verify(history.canGoOlder)
+
+            // Compacted away: said plainly, and no further step is offered.
+            etcdctl(["put", key, "four"])
+            etcdctl(["compaction", String(revisionOf(key))])
+            tryVerify(function() { return page.model.selected.version === 4 }, qetcdTest.timeout(10000))
+            history.older()
+            tryCompare(history, "compacted", true, qetcdTest.timeout(10000))
+            verify(!history.canGoOlder)
+            verify(history.atLatest)
+            const note = control(page, "historyNote")
+            verify(note.visible)
+            verify(note.text.indexOf("compacted") >= 0, note.text)
+        }
+
+        function test_pauseHoldsTheRowsAndTheValueStill() {
+            const key = "/qml/keyspage/pause/a"
+            etcdctl(["put", key, "before"])
+            const page = openPage(writer.client, false, "/qml/keyspage/pause/", key)
+            page.paused = true
+            compare(control(page, "newKeyButton").button.enabled, false, "a paused page would not show a write")
+            etcdctl(["put", key, "after"])
+            etcdctl(["put", "/qml/keyspage/pause/b", "new"])
+            tryVerify(function() { return page.model.heldChanges >= 2 }, qetcdTest.timeout(10000))
+            compare(page.model.count, 1)
+            compare(page.model.selected.views.text, "before")
+            verify(control(page, "heldNote").text.indexOf("waiting") >= 0)
+
+            page.paused = false
+            tryCompare(page.model, "count", 2, qetcdTest.timeout(10000))
+            tryVerify(function() { return page.model.selected.views.text === "after" }, qetcdTest.timeout(10000))
+            compare(page.model.heldChanges, 0)
+            verify(control(page, "newKeyButton").button.enabled)
+        }
+
+        function test_treeShowsTheKeysByFolder() {
+            for (const key of ["/qml/keyspage/tree/app/a", "/qml/keyspage/tree/app/b", "/qml/keyspage/tree/top"])
+                etcdctl(["put", key, "x"])
+            const page = openPage(writer.client, false, "/qml/keyspage/tree/")
+            tryCompare(page.model, "count", 3, qetcdTest.timeout(10000))
+            click(control(page, "layout_tree"))
+            const tree = control(page, "keyTree")
+            tryCompare(tree, "rows", 2)  // "app" folded, "top"
+            tree.expand(0)
+            tryCompare(tree, "rows", 4)
+            const folder = tree.itemAtCell(Qt.point(0, 0))
+            verify(folder)
+            compare(folder.name, "app")
+            compare(folder.keyCount, 2)
+            mouseClick(tree.itemAtCell(Qt.point(0, 1)))
+            tryCompare(page.model, "selectedKey", "/qml/keyspage/tree/app/a")
+        }
+
+        function test_recipeEncodingsAreDecoded() {
+            counter.add(42)
+            tryCompare(counter, "value", 42, qetcdTest.timeout(10000))
+            const page = openPage(writer.client, false, "/qml/keyspage/recipe/", "/qml/keyspage/recipe/deploys")
+            const views = page.model.selected.views
+            compare(views.isText, false, "a counter is 8 raw bytes")
+            compare(views.recipe.title, "counter /qml/keyspage/recipe/deploys")
+            compare(views.recipe.fields[0].value, 42)
+            compare(views.hex.substring(0, 33), "00000000  00 00 00 00 00 00 00 2a")
+            compare(control(page, "recipeTitle").text, views.recipe.title)
+            verify(control(page, "recipeTitle").visible, "a recognised encoding is the view shown first")
+            compare(control(page, "editKeyButton").button.enabled, false, "binary values are not edited as text")
+            counter.close()
+        }
+    }
+
+    Component {
+        id: signalSpy
+        SignalSpy {}
+    }
+}
