@@ -116,8 +116,12 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(hold->has("barrierSet") || !hold->isRunning(), scaledMs(15000));
         QVERIFY2(hold->has("barrierSet"), hold->transcript());
 
+        QElapsedTimer timer;
+        timer.start();
         Qetcd wait(m_cluster.clientUrl(0), {"barrier", "wait", "/cr/b2", "--timeout", "1s"});
         QCOMPARE(wait.waitForExit(), 1);
+        QVERIFY2(timer.elapsed() >= 1000 && timer.elapsed() < scaledMs(1000) + 3000,
+                 qPrintable(QString::number(timer.elapsed())));
         QCOMPARE(wait.names(), (QStringList{"waiting", "timedOut"}));
         QVERIFY2(wait.standardError().startsWith("qetcd: "), wait.transcript());
         QCOMPARE(wait.standardError().count('\n'), 1);
@@ -430,7 +434,8 @@ private Q_SLOTS:
         timer.start();
         auto take = qetcd({"queue", "take", "/cr/q4", "--count", "2", "--timeout", "1s"});
         QCOMPARE(take->waitForExit(), 1);
-        QVERIFY(timer.elapsed() >= 1000);
+        QVERIFY2(timer.elapsed() >= 1000 && timer.elapsed() < scaledMs(1000) + 3000,
+                 qPrintable(QString::number(timer.elapsed())));
         QCOMPARE(take->names(), (QStringList{"waiting", "taken", "timedOut"}));
         QCOMPARE(take->event("timedOut").value("taken").toInteger(), 1);
         QCOMPARE(take->event("timedOut").value("count").toInteger(), 2);

@@ -131,7 +131,10 @@ private Q_SLOTS:
         QElapsedTimer clock;
         clock.start();
         QVERIFY(!waiter.tryLock(500ms));
-        QVERIFY(clock.elapsed() >= 450);
+        // Both sides of the deadline; not below 95% because the recipe's deadline is a coarse
+        // QTimer, which Qt lets fire up to 5% early (the queue's is precise).
+        QVERIFY2(clock.elapsed() >= 475 && clock.elapsed() < scaledMs(2000),
+                 qPrintable(QString::number(clock.elapsed())));
         QVERIFY(!waiter.isHeldByCurrentThread());
         QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/timeout").size(), 1, scaledMs(5000));
         QVERIFY(holder.unlock());
@@ -334,7 +337,8 @@ private Q_SLOTS:
         QElapsedTimer clock;
         clock.start();
         QVERIFY(!mutex.tryLock(700ms));  // the grant is still in flight: the deadline wins anyway
-        QVERIFY2(clock.elapsed() < scaledMs(3000), qPrintable(QString::number(clock.elapsed())));
+        QVERIFY2(clock.elapsed() >= 665 && clock.elapsed() < scaledMs(3000),
+                 qPrintable(QString::number(clock.elapsed())));
         proxy.setMode(FaultProxy::Mode::Pass);
     }
 
@@ -440,7 +444,10 @@ private Q_SLOTS:
         QVERIFY(thread->wait(scaledMs(30000)));
         delete thread;
         QCOMPARE(first.code(), StatusCode::Cancelled);
-        QVERIFY2(!second.isOk(), "a second lock() was handed the hold that was being given back");
+        // The thread is still interrupted, so the second lock() is refused as the first was,
+        // rather than handed the hold that is being given back.
+        QCOMPARE(second.code(), StatusCode::Cancelled);
+        QVERIFY2(second.message().endsWith(": lock: interrupted"), qPrintable(second.message()));
         QVERIFY(!heldAfter);
         QCOMPARE(countAfter, 0);
         QTRY_VERIFY_WITH_TIMEOUT(queue("/locks/giveback").isEmpty(), scaledMs(5000));

@@ -140,9 +140,20 @@ private Q_SLOTS:
 
         QETCD_AWAIT(observer.start(), status);
         QCOMPARE(status.code(), StatusCode::AlreadyStarted);
+        // A second observer on the same client, so on the same watch stream: once it has
+        // reported the leader's departure and a successor, a closed observer still listening
+        // would have reported the departure too.
+        LeaderObserver control(m_other.get(), "/observe/initial");
+        LeaderLog controlLog(&control);
+        QETCD_AWAIT(control.start(), status);
+        QCOMPARE(status, Status());
+        QTRY_COMPARE_WITH_TIMEOUT(controlLog.values().size(), 1, scaledMs(5000));
         observer.close();
         latch.close();
-        QTest::qWait(200);  // time enough for a change to be (wrongly) reported after close()
+        QTRY_COMPARE_WITH_TIMEOUT(controlLog.values().mid(1), QStringList{"-"}, scaledMs(5000));
+        LeaderLatch successor(m_client.get(), "/observe/initial", "successor", ttl(10));
+        QETCD_AWAIT(successor.start(), status);
+        QTRY_COMPARE_WITH_TIMEOUT(controlLog.values().mid(1), (QStringList{"-", "successor"}), scaledMs(5000));
         QCOMPARE(changed.size(), 1);
     }
 
