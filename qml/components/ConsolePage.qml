@@ -18,6 +18,9 @@ Page {
     // changes wait for the resume.
     property bool paused: false
     property int heldChanges: 0
+    // How a refused call reads on this page: the window gives etcd's words plus what to do
+    // (Connection.advice); alone, a page says etcd's words.
+    property var advise: status => status.message
     default property alias content: body.data
     property alias tools: toolRow.data
 

@@ -90,7 +90,7 @@ ConsolePage {
         paused: page.paused
         onWriteFinished: (action, key, status) => {
             if (action === "create") {
-                newKeyDialog.finished(status);
+                newKeyDialog.finished(status, page.advise(status));
                 if (status.isOk)
                     page.select(key);
                 return;
@@ -102,8 +102,8 @@ ConsolePage {
                     page.select("");
                 return;
             }
-            page.writeError = action === "update" ? qsTr("The new value of %1 was not written: %2").arg(key).arg(status.message)
-                                                  : qsTr("%1 was not deleted: %2").arg(key).arg(status.message);
+            page.writeError = action === "update" ? qsTr("The new value of %1 was not written: %2").arg(key).arg(page.advise(status))
+                                                  : qsTr("%1 was not deleted: %2").arg(key).arg(page.advise(status));
         }
     }
     KeyHistory {

@@ -44,7 +44,7 @@ ConsolePage {
     LeaseModel {
         id: leases
         refreshInterval: page.paused ? 0 : 2000
-        onRevokeFinished: (leaseId, status) => page.revokeError = status.isOk ? "" : qsTr("Lease %1 was not revoked: %2").arg(leaseId).arg(status.message)
+        onRevokeFinished: (leaseId, status) => page.revokeError = status.isOk ? "" : qsTr("Lease %1 was not revoked: %2").arg(leaseId).arg(page.advise(status))
     }
     // Sorted by time left: its deadline, which is what the countdown counts down to.
     SortProxyModel {
