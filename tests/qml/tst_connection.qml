@@ -135,6 +135,18 @@ Item {
             const advice = page.advise(status)
             verify(advice.indexOf("/other/k") >= 0, advice)
             verify(advice.indexOf("ask an administrator") >= 0, advice)
+            // Reading where the user may not: the page says etcd's words (naming the range) and
+            // what to do.
+            page.model.prefix = "/other/"
+            tryCompare(page.model, "status", ModelStatus.Error, qetcdTest.timeout(10000))
+            const empty = findChild(page, "keysEmptyState")
+            verify(empty.visible)
+            verify(empty.detail.indexOf("/other/") >= 0, empty.detail)
+            verify(empty.detail.indexOf("permission denied") >= 0, empty.detail)
+            verify(empty.detail.indexOf("connect as a user whose role allows it") >= 0, empty.detail)
+            page.model.prefix = "/app/"
+            tryCompare(page.model, "status", ModelStatus.Ready, qetcdTest.timeout(10000))
+
             // Inside its permission the same user writes.
             page.model.create("/app/k", "v")
             tryCompare(writes, "count", 2, qetcdTest.timeout(10000))
