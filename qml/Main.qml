@@ -13,20 +13,39 @@ ApplicationWindow {
     minimumWidth: 960
     minimumHeight: 600
     visible: true
-    title: qsTr("qetcd console — %1").arg(endpoints.join(", "))
+    title: qsTr("qetcd console — %1").arg(connection.profileName || endpoints.join(", "))
     color: Theme.window
 
-    // Set by main.cpp: the client the command line asked for (the qetcd CLI's flags and
-    // ETCDCTL_* variables), owned there so it outlives every model that uses it.
-    required property QtObject client
-    property var endpoints: []
-    property bool readOnly: false
+    // Set by main.cpp: the connection the command line asked for (the qetcd CLI's flags and
+    // ETCDCTL_* variables), or a saved profile to open instead.
+    property var commandLine: ({})
+    property string initialProfile
     property string initialPage: "cluster"
     property string initialKey
     property bool paused: false
     property double pausedAtMs: 0
     onPausedChanged: pausedAtMs = paused ? Date.now() : 0
     property double lastRefreshMs: 0
+
+    // The window's connection (for tests and scripts driving the window).
+    readonly property alias connection: connection
+    readonly property alias passwordDialog: passwordDialog
+    readonly property alias profileDialog: profileDialog
+    Connection {
+        id: connection
+        commandLine: window.commandLine
+        onPasswordNeeded: (name, user, reason, canRemember) => passwordDialog.ask(name, user, reason, canRemember)
+        onKeychainFailed: reason => window.keychainNote = reason
+    }
+    // Every page reads through this client; a new profile replaces it, and the pages follow.
+    readonly property QtObject client: connection.client
+    readonly property var endpoints: connection.endpoints
+    readonly property bool readOnly: connection.readOnly
+    property string keychainNote
+    // A refused call's words and what to do about them, for the pages' messages.
+    function advise(status) {
+        return connection.advice(status);
+    }
 
     ClusterModel {
         id: cluster
@@ -37,10 +56,11 @@ ApplicationWindow {
 
     // Connecting until the cluster first answers, Unreachable while its member list cannot be
     // read, Connected otherwise.
-    readonly property string connectionState: cluster.status === ModelStatus.Error ? "Unreachable"
+    readonly property string connectionState: connection.problemKind === "password" || connection.problemKind === "tls" ? "Refused"
+        : connection.problem.length > 0 || cluster.status === ModelStatus.Error ? "Unreachable"
         : cluster.status !== ModelStatus.Ready ? "Connecting"
         : "Connected"
-    readonly property string connectionError: cluster.status === ModelStatus.Error ? cluster.errorString : ""
+    readonly property string connectionError: connection.problem || (cluster.status === ModelStatus.Error ? cluster.errorString : "")
 
     readonly property var pages: [
         { name: "cluster", title: qsTr("Cluster"), glyph: "\u25A6", later: false },
@@ -72,6 +92,10 @@ ApplicationWindow {
             pageStack.currentIndex = index;
     }
     Component.onCompleted: {
+        if (initialProfile)
+            connection.open(initialProfile);
+        else
+            connection.openCommandLine();
         showPage(initialPage);
         if (initialKey)
             keysPage.select(initialKey);
@@ -93,6 +117,27 @@ ApplicationWindow {
                 font.pixelSize: 20
                 font.bold: true
                 color: Theme.text
+            }
+            ComboBox {
+                id: profileSelector
+                objectName: "profileSelector"
+                readonly property var choices: [qsTr("Command line")].concat(connection.profileNames)
+                model: choices
+                currentIndex: connection.profileName ? Math.max(0, choices.indexOf(connection.profileName)) : 0
+                onActivated: index => index === 0 ? connection.openCommandLine() : connection.open(choices[index])
+                Layout.preferredWidth: 180
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Which connection the console uses: the command line's flags, or a saved profile")
+                ToolTip.delay: 600
+            }
+            ToolButton {
+                objectName: "profilesButton"
+                text: qsTr("Profiles…")
+                onClicked: profileDialog.edit(connection.profileName)
+                ToolTip.visible: hovered
+                ToolTip.text: connection.profileName ? qsTr("Change profile %1, or make another").arg(connection.profileName)
+                                                     : qsTr("Save a connection as a profile")
+                ToolTip.delay: 600
             }
             Label {
                 text: window.endpoints.join(", ")
@@ -145,6 +190,13 @@ ApplicationWindow {
         pausedAtMs: window.pausedAtMs
     }
 
+    ProfileDialog { id: profileDialog; objectName: "profileDialog"; connection: connection }
+    PasswordDialog {
+        id: passwordDialog
+        objectName: "passwordDialog"
+        onPasswordGiven: (name, password, remember) => connection.openWithPassword(name, password, remember)
+    }
+
     RowLayout {
         anchors.fill: parent
         spacing: 0
@@ -154,16 +206,49 @@ ApplicationWindow {
             currentIndex: pageStack.currentIndex
             onActivated: index => pageStack.currentIndex = index
         }
-        StackLayout {
-            id: pageStack
+        ColumnLayout {
+            spacing: 0
             Layout.fillWidth: true
             Layout.fillHeight: true
-            ClusterPage { members: cluster }
-            KeysPage { id: keysPage; client: window.client; paused: window.paused; readOnly: window.readOnly }
-            LeasesPage { client: window.client; paused: window.paused; readOnly: window.readOnly }
-            CoordinationPage { client: window.client; paused: window.paused }
-            LaterPage { title: qsTr("Timeline"); purpose: qsTr("Lease and heal events of the console's own participants, drawn over time, arrive with the console's second part.") }
-            LaterPage { title: qsTr("Participants"); purpose: qsTr("Taking part — locks, elections, barriers — from the console arrives with the console's second part.") }
+            // What went wrong connecting, and the way to fix it, above whichever page is shown.
+            Banner {
+                objectName: "connectionProblem"
+                text: connection.problem || window.keychainNote
+                bad: connection.problem.length > 0
+                dismissable: connection.problem.length === 0
+                onDismissed: window.keychainNote = ""
+                Layout.fillWidth: true
+                Layout.margins: Theme.spacing
+                Button {
+                    visible: connection.problemKind === "password" && connection.profileName.length > 0
+                    text: qsTr("Enter password…")
+                    onClicked: passwordDialog.ask(connection.profileName, connection.user,
+                                                  qsTr("The cluster refused the password it was given."),
+                                                  connection.keychainAvailable)
+                }
+                Button {
+                    visible: connection.problem.length > 0 && connection.profileName.length > 0
+                    text: qsTr("Edit profile…")
+                    onClicked: profileDialog.edit(connection.profileName)
+                }
+                Button {
+                    visible: connection.problem.length > 0
+                    text: connection.checking ? qsTr("Trying…") : qsTr("Try again")
+                    enabled: !connection.checking
+                    onClicked: connection.check()
+                }
+            }
+            StackLayout {
+                id: pageStack
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+                ClusterPage { members: cluster }
+                KeysPage { id: keysPage; client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
+                LeasesPage { client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
+                CoordinationPage { client: window.client; paused: window.paused }
+                LaterPage { title: qsTr("Timeline"); purpose: qsTr("Lease and heal events of the console's own participants, drawn over time, arrive with the console's second part.") }
+                LaterPage { title: qsTr("Participants"); purpose: qsTr("Taking part — locks, elections, barriers — from the console arrives with the console's second part.") }
+            }
         }
     }
 }

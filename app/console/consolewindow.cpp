@@ -13,6 +13,20 @@ void reportFailure(const QString &message)
 {
     std::fprintf(stderr, "qetcd-console: %s\n", qPrintable(message));
 }
+
+// The command line's connection as the window's Connection reads profiles.
+QVariantMap commandLineProfile(const QEtcd::ClientOptions &options)
+{
+    return {{QStringLiteral("endpoints"), options.endpoints},
+            {QStringLiteral("caFile"), options.tls.caFile},
+            {QStringLiteral("certFile"), options.tls.certFile},
+            {QStringLiteral("keyFile"), options.tls.keyFile},
+            {QStringLiteral("user"), options.user},
+            {QStringLiteral("password"), options.password},
+            {QStringLiteral("namespace"), QString::fromUtf8(options.keyNamespace)},
+            {QStringLiteral("readOnly"), options.readOnly},
+            {QStringLiteral("dialTimeoutMs"), qint64(options.dialTimeout.count())}};
+}
 } // namespace
 
 ConsoleWindow::ConsoleWindow(const Settings &settings, QObject *parent)
@@ -32,16 +46,14 @@ ConsoleWindow::~ConsoleWindow() = default;
 
 bool ConsoleWindow::load(QString *error)
 {
-    m_client = std::make_unique<QEtcd::Client>(m_settings.client);
     m_engine = std::make_unique<QQmlApplicationEngine>();
     m_engine->addImportPath(QStringLiteral("qrc:/"));
     // Run from the build tree, the library's QML module sits in <build>/qml; installed, it is in
     // Qt's own QML directory and this path does not exist.
     m_engine->addImportPath(QCoreApplication::applicationDirPath() + QStringLiteral("/../../qml"));
     m_engine->setInitialProperties({
-        {QStringLiteral("client"), QVariant::fromValue(static_cast<QObject *>(m_client.get()))},
-        {QStringLiteral("endpoints"), m_settings.client.endpoints},
-        {QStringLiteral("readOnly"), m_settings.client.readOnly},
+        {QStringLiteral("commandLine"), commandLineProfile(m_settings.client)},
+        {QStringLiteral("initialProfile"), m_settings.profile},
         {QStringLiteral("initialPage"), m_settings.page},
         {QStringLiteral("initialKey"), m_settings.key},
     });

@@ -13,8 +13,8 @@ class QQmlApplicationEngine;
 class QQuickWindow;
 QT_END_NAMESPACE
 
-// Loads the console's window with the connection the command line asked for, and takes the
-// --screenshot picture once the shown page has its data.
+// Loads the console's window with the connection the command line (or a saved profile) asked
+// for, and takes the --screenshot picture once the shown page has its data.
 class ConsoleWindow : public QObject
 {
     Q_OBJECT
@@ -22,6 +22,7 @@ public:
     struct Settings
     {
         QEtcd::ClientOptions client;
+        QString profile;  // a saved profile instead of the connection flags
         QString page;
         QString key;  // selected on the Keys page
         QString screenshotFile;
@@ -43,8 +44,6 @@ private Q_SLOTS:
 
 private:
     Settings m_settings;
-    // Declared before the engine, so the pages' models and watches go before their client.
-    std::unique_ptr<QEtcd::Client> m_client;
     std::unique_ptr<QQmlApplicationEngine> m_engine;
     QPointer<QQuickWindow> m_window;
     QTimer m_screenshotDeadline;

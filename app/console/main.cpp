@@ -33,6 +33,9 @@ bool onlyPrints(int argc, char *argv[])
 
 struct ConsoleOptions
 {
+    QCommandLineOption profile{QStringLiteral("profile"),
+                               QStringLiteral("Connect with this saved profile instead of the connection flags"),
+                               QStringLiteral("NAME")};
     QCommandLineOption version{QStringLiteral("version"), QStringLiteral("Print the version and exit")};
     QCommandLineOption page{QStringLiteral("page"),
                             QStringLiteral("Open this page: cluster, keys, leases, coordination, timeline, "
@@ -58,7 +61,7 @@ struct ConsoleOptions
                 option.setFlags(QCommandLineOption::HiddenFromHelp);
             parser->addOption(option);
         }
-        parser->addOptions({version, page, select, screenshot});
+        parser->addOptions({version, profile, page, select, screenshot});
     }
 };
 } // namespace
@@ -99,6 +102,7 @@ int main(int argc, char *argv[])
 
     ConsoleWindow::Settings settings;
     settings.client = options->client;
+    settings.profile = parser.value(consoleOptions.profile);
     settings.key = parser.value(consoleOptions.select);
     // A key is shown on the Keys page, unless another page was asked for.
     settings.page = !settings.key.isEmpty() && !parser.isSet(consoleOptions.page) ? QStringLiteral("keys")

@@ -11,6 +11,8 @@ Rectangle {
     property bool bad: true
     // Shown when set: the banner can be put away once read.
     property bool dismissable: false
+    // Buttons that fix what the banner says, on its right.
+    default property alias actions: actionRow.data
     signal dismissed()
 
     visible: text.length > 0
@@ -33,6 +35,7 @@ Rectangle {
             textFormat: Text.PlainText
             Layout.fillWidth: true
         }
+        RowLayout { id: actionRow; spacing: Theme.spacing }
         ToolButton {
             visible: banner.dismissable
             text: "\u2715"

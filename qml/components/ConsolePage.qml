@@ -18,6 +18,12 @@ Page {
     // changes wait for the resume.
     property bool paused: false
     property int heldChanges: 0
+    // How a refused call reads on this page: the window gives etcd's words plus what to do
+    // (Connection.advice); alone, a page says etcd's words.
+    property var advise: status => status.message
+    // What to do when a page's data cannot be read, under etcd's words.
+    readonly property string errorHint: qsTr("If the cluster is unreachable, the banner above says what to try. A \"permission denied\" "
+                                             + "means this user may not read here: narrow the prefix, or connect as a user whose role allows it.")
     default property alias content: body.data
     property alias tools: toolRow.data
 

@@ -89,7 +89,7 @@ ConsolePage {
         title: objects.status === ModelStatus.Error ? qsTr("The coordination state could not be read")
              : objects.status === ModelStatus.Ready ? qsTr("No locks, elections or barriers here")
              : qsTr("Reading the coordination state…")
-        detail: objects.status === ModelStatus.Error ? objects.errorString
+        detail: objects.status === ModelStatus.Error ? qsTr("%1\n%2").arg(objects.errorString).arg(page.errorHint)
               : objects.status === ModelStatus.Ready ? qsTr("Take a lock with `qetcd lock %1/demo` or `etcdctl lock`, and it appears here at once.").arg(objects.prefix || "")
               : ""
     }

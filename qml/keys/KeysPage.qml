@@ -90,7 +90,7 @@ ConsolePage {
         paused: page.paused
         onWriteFinished: (action, key, status) => {
             if (action === "create") {
-                newKeyDialog.finished(status);
+                newKeyDialog.finished(status, page.advise(status));
                 if (status.isOk)
                     page.select(key);
                 return;
@@ -102,8 +102,8 @@ ConsolePage {
                     page.select("");
                 return;
             }
-            page.writeError = action === "update" ? qsTr("The new value of %1 was not written: %2").arg(key).arg(status.message)
-                                                  : qsTr("%1 was not deleted: %2").arg(key).arg(status.message);
+            page.writeError = action === "update" ? qsTr("The new value of %1 was not written: %2").arg(key).arg(page.advise(status))
+                                                  : qsTr("%1 was not deleted: %2").arg(key).arg(page.advise(status));
         }
     }
     KeyHistory {
@@ -350,6 +350,7 @@ ConsolePage {
     }
 
     EmptyState {
+        objectName: "keysEmptyState"
         anchors.centerIn: parent
         visible: keys.count === 0 && keys.selectedKey.length === 0
         busy: keys.status === ModelStatus.Loading || keys.status === ModelStatus.Null
@@ -357,7 +358,7 @@ ConsolePage {
         title: keys.status === ModelStatus.Error ? qsTr("The keys could not be read")
              : keys.status === ModelStatus.Ready ? qsTr("No keys under %1").arg(keys.prefix || "/")
              : qsTr("Reading the keys…")
-        detail: keys.status === ModelStatus.Error ? keys.errorString
+        detail: keys.status === ModelStatus.Error ? qsTr("%1\n%2").arg(keys.errorString).arg(page.errorHint)
               : keys.status === ModelStatus.Ready ? (page.readOnly ? qsTr("Write one with `qetcd put %1/hello world` from a connection that may write.").arg(keys.prefix)
                                                                    : qsTr("Create one with New key…, or with `qetcd put %1/hello world`.").arg(keys.prefix))
               : ""

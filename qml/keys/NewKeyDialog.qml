@@ -34,13 +34,14 @@ Dialog {
         busy = true;
         createRequested(keyField.text, valueField.text);
     }
-    // KeyModel.writeFinished for a create: close on success, say why not otherwise.
-    function finished(status) {
+    // KeyModel.writeFinished for a create: close on success, say why not (and what to do)
+    // otherwise.
+    function finished(status, advice) {
         busy = false;
         if (status.isOk)
             close();
         else
-            error = qsTr("%1 was not created: %2").arg(keyField.text).arg(status.message);
+            error = qsTr("%1 was not created: %2").arg(keyField.text).arg(advice);
     }
 
     contentItem: ColumnLayout {

@@ -44,7 +44,7 @@ ConsolePage {
     LeaseModel {
         id: leases
         refreshInterval: page.paused ? 0 : 2000
-        onRevokeFinished: (leaseId, status) => page.revokeError = status.isOk ? "" : qsTr("Lease %1 was not revoked: %2").arg(leaseId).arg(status.message)
+        onRevokeFinished: (leaseId, status) => page.revokeError = status.isOk ? "" : qsTr("Lease %1 was not revoked: %2").arg(leaseId).arg(page.advise(status))
     }
     // Sorted by time left: its deadline, which is what the countdown counts down to.
     SortProxyModel {
@@ -218,7 +218,7 @@ ConsolePage {
         error: leases.status === ModelStatus.Error
         title: leases.status === ModelStatus.Error ? qsTr("The leases could not be read")
              : leases.status === ModelStatus.Ready ? qsTr("No leases") : qsTr("Reading the leases…")
-        detail: leases.status === ModelStatus.Error ? leases.errorString
+        detail: leases.status === ModelStatus.Error ? qsTr("%1\n%2").arg(leases.errorString).arg(page.errorHint)
               : leases.status === ModelStatus.Ready ? qsTr("Nothing on this cluster is kept alive by a lease right now. Locks, elections, barriers and service registrations appear here while they are held.")
               : ""
     }

@@ -1,5 +1,6 @@
 #include "qmltestsetup.h"
 
+#include <QtCore/QTemporaryDir>
 #include <QtQuick/QQuickWindow>
 #include <QtTest/QTest>
 #include <QtQuickTest/quicktest.h>
@@ -16,8 +17,12 @@ Q_IMPORT_QML_PLUGIN(QEtcdConsolePlugin)
 // views need QApplication, and so do their tests. Offscreen there is no GL: draw in software.
 int main(int argc, char **argv)
 {
+    // The console's profiles go to QSettings: into a directory of this run's own.
+    QTemporaryDir settings;
+    qputenv("XDG_CONFIG_HOME", settings.path().toLocal8Bit());
     QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
     QApplication app(argc, argv);
+    QApplication::setOrganizationName(QStringLiteral("qetcd-tests"));
     QmlTestSetup setup;
     if (!setup.start()) {
         std::fprintf(stderr, "tst_qml: %s\n", qPrintable(setup.errorString()));

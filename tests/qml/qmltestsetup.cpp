@@ -62,6 +62,31 @@ int QmlTestSetup::timeout(int milliseconds) const
     return QEtcd::Testing::scaledMs(milliseconds);
 }
 
+QString QmlTestSetup::authEndpoint()
+{
+    if (m_authCluster)
+        return m_authCluster->clientUrl(0);
+    m_authCluster = std::make_unique<QEtcd::Testing::EtcdCluster>();
+    if (!m_authCluster->start()) {
+        qCritical("qetcdTest.authEndpoint: etcd did not start: %s", qPrintable(m_authCluster->errorString()));
+        return {};
+    }
+    // As tst_auth sets it up: root, and "app" confined to /app/.
+    for (const QStringList &arguments : {QStringList{"user", "add", "root:rootpw"}, QStringList{"role", "add", "app-role"},
+                                         QStringList{"role", "grant-permission", "app-role", "readwrite", "/app/", "--prefix=true"},
+                                         QStringList{"user", "add", "app:apppw"}, QStringList{"user", "grant-role", "app", "app-role"},
+                                         QStringList{"auth", "enable"}}) {
+        int exitCode = -1;
+        QByteArray error;
+        m_authCluster->etcdctl(arguments, &exitCode, &error);
+        if (exitCode != 0) {
+            qCritical("qetcdTest.authEndpoint: etcdctl %s: %s", qPrintable(arguments.join(QLatin1Char(' '))), error.constData());
+            return {};
+        }
+    }
+    return m_authCluster->clientUrl(0);
+}
+
 void QmlTestSetup::qmlEngineAvailable(QQmlEngine *engine)
 {
     engine->addImportPath(QStringLiteral(QETCD_QML_IMPORT_PATH));

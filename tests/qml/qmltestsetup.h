@@ -38,12 +38,17 @@ public:
     Q_INVOKABLE QString etcdctl(const QStringList &arguments) const;
     // A wait bound stretched by QETCD_TEST_TIMEOUT_SCALE.
     Q_INVOKABLE int timeout(int milliseconds) const;
+    // A second member with authentication on, started at the first call: users "root"
+    // (password "rootpw") and "app" ("apppw"), whose role may read and write only /app/.
+    // Empty (with the reason as a warning) when it cannot start.
+    Q_INVOKABLE QString authEndpoint();
 
 public Q_SLOTS:
     void qmlEngineAvailable(QQmlEngine *engine);
 
 private:
     QEtcd::Testing::EtcdCluster m_cluster;
+    std::unique_ptr<QEtcd::Testing::EtcdCluster> m_authCluster;
     std::unique_ptr<QEtcd::Testing::FaultProxy> m_proxy;
     QString m_errorString;
 };

@@ -1,0 +1,138 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Layouts
+import QEtcdConsole
+
+// Makes or changes a connection profile. Endpoints off this machine make it read-only until
+// the operator unticks that box themselves.
+Dialog {
+    id: dialog
+    required property Connection connection
+    property string originalName
+    property string error
+    // The operator ticked or unticked read-only: endpoints no longer decide it.
+    property bool readOnlyChosen: false
+    readonly property var endpointList: endpoints.text.split(",").map(e => e.trim()).filter(e => e.length > 0)
+    readonly property bool loopback: connection.isLoopback(endpointList)
+
+    // An existing profile to change, or "" for a new one.
+    function edit(name) {
+        const profile = name ? connection.profile(name) : ({});
+        originalName = name;
+        nameField.text = profile.name || "";
+        endpoints.text = (profile.endpoints || ["http://127.0.0.1:2379"]).join(", ");
+        caFile.text = profile.caFile || "";
+        certFile.text = profile.certFile || "";
+        keyFile.text = profile.keyFile || "";
+        userField.text = profile.user || "";
+        namespaceField.text = profile["namespace"] || "";
+        readOnlyChosen = name.length > 0;
+        readOnly.checked = name ? !!profile.readOnly : !loopback;
+        error = "";
+        open();
+        nameField.forceActiveFocus();
+    }
+    function collect() {
+        return { name: nameField.text.trim(), endpoints: endpointList, caFile: caFile.text, certFile: certFile.text,
+                 keyFile: keyFile.text, user: userField.text, "namespace": namespaceField.text, readOnly: readOnly.checked };
+    }
+    function save(andConnect) {
+        const profile = collect();
+        error = connection.saveProfile(profile);
+        if (error.length > 0)
+            return;
+        if (originalName && originalName !== profile.name)
+            connection.removeProfile(originalName);
+        close();
+        if (andConnect)
+            connection.open(profile.name);
+    }
+    onLoopbackChanged: if (!readOnlyChosen) readOnly.checked = !loopback
+
+    parent: Overlay.overlay
+    anchors.centerIn: parent
+    width: Math.min(620, parent ? parent.width - 64 : 620)
+    modal: true
+    title: originalName ? qsTr("Profile %1").arg(originalName) : qsTr("New profile")
+
+    contentItem: GridLayout {
+        columns: 2
+        columnSpacing: Theme.padding
+        rowSpacing: Theme.spacing
+        Label { text: qsTr("Name"); color: Theme.mutedText }
+        TextField { id: nameField; objectName: "profileName"; Layout.fillWidth: true; placeholderText: qsTr("production") }
+        Label { text: qsTr("Endpoints"); color: Theme.mutedText }
+        TextField {
+            id: endpoints
+            objectName: "profileEndpoints"
+            font.family: Theme.monoFamily
+            placeholderText: "https://etcd-1:2379, https://etcd-2:2379"
+            Layout.fillWidth: true
+            ToolTip.visible: hovered
+            ToolTip.text: qsTr("Comma-separated; bare host:port is http")
+        }
+        Label { text: qsTr("CA file"); color: Theme.mutedText }
+        TextField { id: caFile; objectName: "profileCaFile"; font.family: Theme.monoFamily; placeholderText: qsTr("ca.pem (https only)"); Layout.fillWidth: true }
+        Label { text: qsTr("Certificate"); color: Theme.mutedText }
+        TextField { id: certFile; font.family: Theme.monoFamily; placeholderText: qsTr("client certificate, for mutual TLS"); Layout.fillWidth: true }
+        Label { text: qsTr("Key"); color: Theme.mutedText }
+        TextField { id: keyFile; font.family: Theme.monoFamily; placeholderText: qsTr("the certificate's private key"); Layout.fillWidth: true }
+        Label { text: qsTr("User"); color: Theme.mutedText }
+        TextField {
+            id: userField
+            objectName: "profileUser"
+            placeholderText: qsTr("none")
+            Layout.fillWidth: true
+            ToolTip.visible: hovered
+            ToolTip.text: qsTr("The password is asked for when connecting and kept only in the system keychain")
+        }
+        Label { text: qsTr("Namespace"); color: Theme.mutedText }
+        TextField { id: namespaceField; font.family: Theme.monoFamily; placeholderText: qsTr("none: every key"); Layout.fillWidth: true }
+        Item { width: 1; height: 1 }
+        CheckBox {
+            id: readOnly
+            objectName: "profileReadOnly"
+            text: qsTr("Read-only: the client refuses every write")
+            onToggled: dialog.readOnlyChosen = true
+        }
+        Item { width: 1; height: 1 }
+        Label {
+            visible: !dialog.loopback && readOnly.checked && !dialog.readOnlyChosen
+            text: qsTr("These endpoints are not on this machine, so the profile starts read-only. Untick it to allow writes.")
+            color: Theme.warning
+            font.pixelSize: Theme.smallFont
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+        }
+        Banner {
+            objectName: "profileError"
+            text: dialog.error
+            Layout.columnSpan: 2
+            Layout.fillWidth: true
+        }
+    }
+    footer: DialogButtonBox {
+        Button {
+            objectName: "saveAndConnect"
+            text: qsTr("Save and connect")
+            highlighted: true
+            onClicked: dialog.save(true)
+        }
+        Button {
+            text: qsTr("Save")
+            onClicked: dialog.save(false)
+        }
+        Button {
+            visible: dialog.originalName.length > 0
+            text: qsTr("Delete")
+            onClicked: {
+                dialog.connection.removeProfile(dialog.originalName);
+                dialog.close();
+            }
+        }
+        Button {
+            text: qsTr("Cancel")
+            DialogButtonBox.buttonRole: DialogButtonBox.RejectRole
+        }
+    }
+}

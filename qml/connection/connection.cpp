@@ -1,0 +1,309 @@
+#include "connection.h"
+
+#include <QEtcd/clientoptions.h>
+
+#include <QtCore/QSettings>
+#include <QtNetwork/QHostAddress>
+
+#include <qt6keychain/keychain.h>
+
+namespace {
+const QString keychainService = QStringLiteral("qetcd-console");
+
+QString profilesGroup()
+{
+    return QStringLiteral("profiles");
+}
+
+QEtcd::ClientOptions optionsOf(const QVariantMap &profile, const QString &password)
+{
+    QEtcd::ClientOptions options;
+    options.endpoints = profile.value(QStringLiteral("endpoints")).toStringList();
+    options.tls.caFile = profile.value(QStringLiteral("caFile")).toString();
+    options.tls.certFile = profile.value(QStringLiteral("certFile")).toString();
+    options.tls.keyFile = profile.value(QStringLiteral("keyFile")).toString();
+    options.user = profile.value(QStringLiteral("user")).toString();
+    options.password = password;
+    options.keyNamespace = profile.value(QStringLiteral("namespace")).toString().toUtf8();
+    options.readOnly = profile.value(QStringLiteral("readOnly")).toBool();
+    if (const qint64 dial = profile.value(QStringLiteral("dialTimeoutMs")).toLongLong(); dial > 0)
+        options.dialTimeout = std::chrono::milliseconds(dial);
+    return options;
+}
+
+QString endpointList(const QStringList &endpoints)
+{
+    return endpoints.join(QStringLiteral(", "));
+}
+} // namespace
+
+Connection::Connection(QObject *parent) : QObject(parent) {}
+
+Connection::~Connection()
+{
+    // QML destroys the window's objects in no set order: the client goes after the models and
+    // watches still using it, on the next turn of the event loop.
+    if (m_client)
+        m_client.release()->deleteLater();
+}
+
+void Connection::setCommandLine(const QVariantMap &options)
+{
+    if (options == m_commandLine)
+        return;
+    m_commandLine = options;
+    Q_EMIT commandLineChanged();
+}
+
+QStringList Connection::endpoints() const
+{
+    return m_current.value(QStringLiteral("endpoints")).toStringList();
+}
+
+bool Connection::isReadOnly() const
+{
+    return m_current.value(QStringLiteral("readOnly")).toBool();
+}
+
+QString Connection::user() const
+{
+    return m_current.value(QStringLiteral("user")).toString();
+}
+
+QStringList Connection::profileNames() const
+{
+    QSettings settings;
+    settings.beginGroup(profilesGroup());
+    QStringList names;
+    for (const QString &group : settings.childGroups()) {
+        if (const QString name = settings.value(group + QStringLiteral("/name")).toString(); !name.isEmpty())
+            names.append(name);
+    }
+    names.sort(Qt::CaseInsensitive);
+    return names;
+}
+
+QVariantMap Connection::profile(const QString &name) const
+{
+    QSettings settings;
+    settings.beginGroup(profilesGroup());
+    for (const QString &group : settings.childGroups()) {
+        settings.beginGroup(group);
+        if (settings.value(QStringLiteral("name")).toString() == name) {
+            QVariantMap profile;
+            for (const QString &key : settings.childKeys())
+                profile.insert(key, settings.value(key));
+            profile.insert(QStringLiteral("endpoints"), settings.value(QStringLiteral("endpoints")).toStringList());
+            profile.insert(QStringLiteral("readOnly"), settings.value(QStringLiteral("readOnly")).toBool());
+            return profile;
+        }
+        settings.endGroup();
+    }
+    return {};
+}
+
+QString Connection::saveProfile(const QVariantMap &profile)
+{
+    const QString name = profile.value(QStringLiteral("name")).toString().trimmed();
+    if (name.isEmpty())
+        return tr("The profile needs a name.");
+    QEtcd::ClientOptions options = optionsOf(profile, {});
+    if (options.endpoints.isEmpty())
+        return tr("The profile needs at least one endpoint, such as http://127.0.0.1:2379.");
+    // The password is asked for at connecting; only the rest is checked here.
+    if (const QEtcd::Status valid = options.validate(); !valid)
+        return valid.message();
+    QSettings settings;
+    // Group names are the profile's name percent-encoded: QSettings keys may not hold '/'.
+    settings.beginGroup(profilesGroup() + QLatin1Char('/') + QString::fromLatin1(name.toUtf8().toPercentEncoding()));
+    settings.remove(QString());
+    settings.setValue(QStringLiteral("name"), name);
+    settings.setValue(QStringLiteral("endpoints"), options.endpoints);
+    for (const char *key : {"caFile", "certFile", "keyFile", "user", "namespace"})
+        settings.setValue(QLatin1String(key), profile.value(QLatin1String(key)).toString());
+    settings.setValue(QStringLiteral("readOnly"), options.readOnly);
+    settings.endGroup();
+    settings.sync();
+    if (settings.status() != QSettings::NoError)
+        return tr("The profile could not be written to %1.").arg(settings.fileName());
+    Q_EMIT profilesChanged();
+    return {};
+}
+
+void Connection::removeProfile(const QString &name)
+{
+    QSettings settings;
+    settings.remove(profilesGroup() + QLatin1Char('/') + QString::fromLatin1(name.toUtf8().toPercentEncoding()));
+    auto *job = new QKeychain::DeletePasswordJob(keychainService);
+    job->setKey(name);
+    job->start();  // deletes itself; a keychain that never had it has nothing to delete
+    Q_EMIT profilesChanged();
+}
+
+bool Connection::isLoopback(const QStringList &endpoints)
+{
+    for (const QString &text : endpoints) {
+        QEtcd::Status status;
+        const QEtcd::Endpoint endpoint = QEtcd::Endpoint::parse(text, &status);
+        if (!status)
+            return false;
+        const QHostAddress address(endpoint.host);
+        if (!(endpoint.host == QLatin1String("localhost") || (!address.isNull() && address.isLoopback())))
+            return false;
+    }
+    return !endpoints.isEmpty();
+}
+
+void Connection::open(const QString &name)
+{
+    const QVariantMap saved = profile(name);
+    if (saved.isEmpty()) {
+        setProblem(tr("There is no profile named \"%1\". Pick one in the header, or make it with Profiles….").arg(name), {});
+        return;
+    }
+    const QString user = saved.value(QStringLiteral("user")).toString();
+    if (user.isEmpty())
+        return connectWith(name, saved, {});
+    auto *job = new QKeychain::ReadPasswordJob(keychainService, this);
+    job->setKey(name);
+    connect(job, &QKeychain::Job::finished, this, [this, name, user, job] {
+        const bool keychain = job->error() == QKeychain::NoError || job->error() == QKeychain::EntryNotFound;
+        if (keychain != m_keychainAvailable) {
+            m_keychainAvailable = keychain;
+            Q_EMIT keychainAvailableChanged();
+        }
+        if (job->error() == QKeychain::NoError)
+            return connectWith(name, profile(name), job->textData());
+        const QString reason = keychain
+            ? tr("The keychain holds no password for profile \"%1\" yet.").arg(name)
+            : tr("No keychain service answered (%1), so the password is asked for each time and kept only "
+                 "until the console closes.")
+                  .arg(job->errorString());
+        Q_EMIT passwordNeeded(name, user, reason, keychain);
+    });
+    job->start();
+}
+
+void Connection::openWithPassword(const QString &name, const QString &password, bool remember)
+{
+    const QVariantMap saved = profile(name);
+    if (saved.isEmpty())
+        return open(name);  // says there is no such profile
+    if (remember) {
+        auto *job = new QKeychain::WritePasswordJob(keychainService, this);
+        job->setKey(name);
+        job->setTextData(password);
+        connect(job, &QKeychain::Job::finished, this, [this, job] {
+            if (job->error() != QKeychain::NoError)
+                Q_EMIT keychainFailed(tr("The password was not kept in the keychain (%1); it is asked for again "
+                                         "next time.")
+                                          .arg(job->errorString()));
+        });
+        job->start();
+    }
+    connectWith(name, saved, password);
+}
+
+void Connection::openCommandLine()
+{
+    QVariantMap options = m_commandLine;
+    const QString password = options.take(QStringLiteral("password")).toString();
+    connectWith({}, options, password);
+}
+
+void Connection::connectWith(const QString &name, const QVariantMap &profile, const QString &password)
+{
+    QEtcd::Client *previous = m_client.release();
+    m_profileName = name;
+    m_current = profile;
+    m_current.remove(QStringLiteral("password"));
+    m_client = std::make_unique<QEtcd::Client>(optionsOf(profile, password));
+    ++m_generation;
+    // Every page moves to the new client while this signal is delivered; the previous one goes
+    // once the calls it still answers have let go of it.
+    Q_EMIT clientChanged();
+    if (previous)
+        previous->deleteLater();
+    check();
+}
+
+void Connection::check()
+{
+    if (!m_client)
+        return;
+    const QString where = endpointList(endpoints());
+    if (const QEtcd::Status refused = m_client->configurationStatus(); !refused) {
+        return setProblem(tr("The connection to %1 cannot be made: %2. Correct the profile (or the command "
+                             "line's flags) and connect again.")
+                              .arg(where, refused.message()),
+                          QStringLiteral("endpoint"));
+    }
+    m_checking = true;
+    Q_EMIT problemChanged();
+    // A count-only read of one key answers for the endpoint, TLS, the user and the password.
+    m_client->ping().then(this, [this, generation = m_generation](const QEtcd::Result &answer) {
+        if (generation != m_generation)
+            return;
+        m_checking = false;
+        if (answer.status)
+            return setProblem({}, {});
+        const QString where = endpointList(endpoints());
+        const QEtcd::Status &status = answer.status;
+        switch (status.code()) {
+        case QEtcd::StatusCode::TlsError:
+            return setProblem(tr("TLS with %1 failed: %2. Check that the CA file is the one that signed the "
+                                 "server's certificate, and the client certificate and key, then connect again.")
+                                  .arg(where, status.message()),
+                              QStringLiteral("tls"));
+        case QEtcd::StatusCode::InvalidArgument:
+        case QEtcd::StatusCode::Unauthenticated:
+            if (status.message().contains(QLatin1String("authenticat"))) {
+                return setProblem(tr("%1 refused user \"%2\": %3. Enter the password again.")
+                                      .arg(where, user(), status.message()),
+                                  QStringLiteral("password"));
+            }
+            break;
+        case QEtcd::StatusCode::PermissionDenied:
+            // The user may still read what its role allows; the pages say where it may not.
+            return setProblem({}, {});
+        default:
+            break;
+        }
+        setProblem(tr("No etcd answered at %1: %2. Check the address and port, that etcd runs there and that "
+                      "nothing blocks the way; the console keeps trying.")
+                       .arg(where, status.message()),
+                   QStringLiteral("endpoint"));
+    });
+}
+
+QString Connection::advice(const QEtcd::Status &status) const
+{
+    switch (status.code()) {
+    case QEtcd::StatusCode::Ok:
+        return {};
+    case QEtcd::StatusCode::ReadOnly:
+        return tr("%1. This connection is read-only: connect with a profile that may write.").arg(status.message());
+    case QEtcd::StatusCode::PermissionDenied:
+        return tr("%1. User \"%2\" lacks the permission: ask an administrator for a role that grants it, or "
+                  "connect as another user.")
+            .arg(status.message(), user());
+    case QEtcd::StatusCode::ResourceExhausted:
+        return tr("%1. etcd is busy (too many requests): try again in a moment.").arg(status.message());
+    case QEtcd::StatusCode::Unavailable:
+    case QEtcd::StatusCode::DeadlineExceeded:
+        return tr("%1. %2 did not answer in time: check the connection, then try again.")
+            .arg(status.message(), endpointList(endpoints()));
+    default:
+        return status.message();
+    }
+}
+
+void Connection::setProblem(const QString &problem, const QString &kind)
+{
+    if (problem == m_problem && kind == m_problemKind && !m_checking)
+        return;
+    m_problem = problem;
+    m_problemKind = kind;
+    m_checking = false;
+    Q_EMIT problemChanged();
+}

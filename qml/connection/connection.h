@@ -1,0 +1,104 @@
+#pragma once
+
+#include <QEtcd/client.h>
+
+#include <QtCore/QObject>
+#include <QtCore/QPointer>
+#include <QtCore/QVariantMap>
+#include <QtQml/qqmlregistration.h>
+
+#include <memory>
+
+// The console's connection: the client every page reads through, built from the command line
+// or from a saved profile. Profiles (name, endpoints, CA / certificate / key files, user,
+// namespace, read-only) live in QSettings; passwords only in the system keychain, or, where
+// there is none, in memory for as long as the connection lasts. Whatever goes wrong while
+// connecting is said in `problem`: what happened, at which endpoint, and what to do.
+//
+// A profile is a map: name, endpoints (list), caFile, certFile, keyFile, user, namespace,
+// readOnly. The command line's connection is the same map without a name, with the password
+// it was given (never written anywhere) and its dialTimeoutMs. Nothing connects until open()
+// or openCommandLine().
+class Connection : public QObject
+{
+    Q_OBJECT
+    QML_ELEMENT
+    Q_PROPERTY(QVariantMap commandLine READ commandLine WRITE setCommandLine NOTIFY commandLineChanged)
+    Q_PROPERTY(QEtcd::Client *client READ client NOTIFY clientChanged)
+    Q_PROPERTY(QString profileName READ profileName NOTIFY clientChanged)
+    Q_PROPERTY(QStringList endpoints READ endpoints NOTIFY clientChanged)
+    Q_PROPERTY(bool readOnly READ isReadOnly NOTIFY clientChanged)
+    Q_PROPERTY(QString user READ user NOTIFY clientChanged)
+    Q_PROPERTY(QStringList profileNames READ profileNames NOTIFY profilesChanged)
+    // Empty while the connection answers; otherwise one paragraph for the operator.
+    Q_PROPERTY(QString problem READ problem NOTIFY problemChanged)
+    // What fixes the problem: "endpoint", "tls", "password" or "" (nothing the console can offer).
+    Q_PROPERTY(QString problemKind READ problemKind NOTIFY problemChanged)
+    Q_PROPERTY(bool checking READ isChecking NOTIFY problemChanged)
+    // Whether the last look into the keychain found a keychain service to ask.
+    Q_PROPERTY(bool keychainAvailable READ isKeychainAvailable NOTIFY keychainAvailableChanged)
+
+public:
+    explicit Connection(QObject *parent = nullptr);
+    ~Connection() override;
+
+    QVariantMap commandLine() const { return m_commandLine; }
+    void setCommandLine(const QVariantMap &options);
+    QEtcd::Client *client() const { return m_client.get(); }
+    QString profileName() const { return m_profileName; }
+    QStringList endpoints() const;
+    bool isReadOnly() const;
+    QString user() const;
+    QStringList profileNames() const;
+    QString problem() const { return m_problem; }
+    QString problemKind() const { return m_problemKind; }
+    bool isChecking() const { return m_checking; }
+    bool isKeychainAvailable() const { return m_keychainAvailable; }
+
+    // The saved profile, or an empty map.
+    Q_INVOKABLE QVariantMap profile(const QString &name) const;
+    // Saves (or replaces) a profile; empty on success, else what is wrong with it.
+    Q_INVOKABLE QString saveProfile(const QVariantMap &profile);
+    Q_INVOKABLE void removeProfile(const QString &name);
+    // Whether every endpoint is on this machine: a profile for anything else starts read-only.
+    Q_INVOKABLE static bool isLoopback(const QStringList &endpoints);
+
+    // Connects with the profile. With a user, its password comes from the keychain; where the
+    // keychain has none (or there is no keychain), passwordNeeded() asks for it.
+    Q_INVOKABLE void open(const QString &name);
+    // Connects with the profile and this password; `remember` keeps it in the keychain.
+    Q_INVOKABLE void openWithPassword(const QString &name, const QString &password, bool remember);
+    // Back to the connection the command line asked for.
+    Q_INVOKABLE void openCommandLine();
+    // Asks the cluster again (after the operator fixed something outside the console).
+    Q_INVOKABLE void check();
+
+    // A failed call's status as an operator reads it: etcd's words, then what to do.
+    Q_INVOKABLE QString advice(const QEtcd::Status &status) const;
+
+Q_SIGNALS:
+    void commandLineChanged();
+    void clientChanged();
+    void profilesChanged();
+    void problemChanged();
+    void keychainAvailableChanged();
+    // The profile needs a password the console does not have; reason says why it asks, and
+    // canRemember whether a keychain could keep it.
+    void passwordNeeded(const QString &name, const QString &user, const QString &reason, bool canRemember);
+    // A password could not be kept in the keychain (the connection still uses it).
+    void keychainFailed(const QString &reason);
+
+private:
+    void connectWith(const QString &name, const QVariantMap &profile, const QString &password);
+    void setProblem(const QString &problem, const QString &kind);
+
+    QVariantMap m_commandLine;
+    QVariantMap m_current;  // the profile map the client was built from (no password)
+    QString m_profileName;
+    std::unique_ptr<QEtcd::Client> m_client;
+    QString m_problem;
+    QString m_problemKind;
+    bool m_checking = false;
+    bool m_keychainAvailable = true;  // until a look into it says otherwise
+    quint64 m_generation = 0;  // of m_client: answers about an older one are dropped
+};

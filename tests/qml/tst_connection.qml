@@ -1,0 +1,163 @@
+import QtQuick
+import QtTest
+import QEtcd
+import QEtcdConsole
+
+// The console's window meeting bad input: a wrong endpoint, a CA file that is not there, a
+// wrong password and a key the user may not write. Each is said in the window with the
+// endpoint or key and what to do, and the window stays usable: the next connection works.
+Item {
+    id: root
+    width: 1280
+    height: 800
+
+    Component {
+        id: consoleWindow
+        Main { visible: true }
+    }
+
+    TestCase {
+        name: "Connection"
+        when: windowShown
+
+        function open(commandLine) {
+            const window = createTemporaryObject(consoleWindow, root, { commandLine: commandLine })
+            verify(window)
+            return window
+        }
+        function findConnection(window) {
+            return window.connection
+        }
+        function problemBanner(window) {
+            const banner = findChild(window.contentItem, "connectionProblem")
+            verify(banner)
+            return banner
+        }
+        // The window works again: a good profile connects and the cluster page fills.
+        function verifyUsable(window) {
+            const link = findConnection(window)
+            compare(link.saveProfile({ name: "good", endpoints: [qetcdTest.endpoint] }), "")
+            link.open("good")
+            window.showPage("cluster")
+            tryCompare(link, "problem", "", qetcdTest.timeout(10000))
+            tryCompare(window, "connectionState", "Connected", qetcdTest.timeout(10000))
+            tryCompare(window, "ready", true, qetcdTest.timeout(10000))
+            compare(window.summary.members, 1)
+            verify(!problemBanner(window).visible)
+        }
+
+        function test_aProfileOffThisMachineStartsReadOnly() {
+            const window = open({ endpoints: [qetcdTest.endpoint] })
+            const link = findConnection(window)
+            verify(link.isLoopback(["http://127.0.0.1:2379", "localhost:2379", "http://[::1]:2379"]))
+            verify(!link.isLoopback(["http://127.0.0.1:2379", "https://etcd-1.example:2379"]))
+            const dialog = window.profileDialog
+            dialog.edit("")
+            tryCompare(dialog, "opened", true)
+            const readOnly = findChild(dialog.contentItem, "profileReadOnly")
+            compare(readOnly.checked, false, "a new profile on this machine may write")
+            findChild(dialog.contentItem, "profileName").text = "remote"
+            findChild(dialog.contentItem, "profileEndpoints").text = "https://etcd-1.example:2379"
+            compare(readOnly.checked, true, "endpoints elsewhere make it read-only")
+            dialog.save(false)
+            tryCompare(dialog, "visible", false)
+            compare(link.profile("remote").readOnly, true)
+            compare(link.profile("remote").endpoints, ["https://etcd-1.example:2379"])
+        }
+
+        function test_wrongEndpointNamesItAndWhatToDo() {
+            const window = open({ endpoints: ["http://127.0.0.1:1"] })
+            const link = findConnection(window)
+            tryVerify(function() { return link.problem.length > 0 }, qetcdTest.timeout(15000))
+            verify(link.problem.indexOf("http://127.0.0.1:1") >= 0, link.problem)
+            verify(link.problem.indexOf("Check the address and port") >= 0, link.problem)
+            compare(window.connectionState, "Unreachable")
+            const banner = problemBanner(window)
+            verify(banner.visible)
+            compare(banner.text, link.problem)
+            verifyUsable(window)
+        }
+
+        function test_missingCaFileNamesItAndWhatToDo() {
+            const https = qetcdTest.endpoint.replace("http://", "https://")
+            const profile = { name: "bad-ca", endpoints: [https], caFile: "/nonexistent/ca.pem" }
+            const window = open({ endpoints: [https], caFile: "/nonexistent/ca.pem" })
+            const link = findConnection(window)
+            // A profile that cannot work is not saved, and saving says why.
+            const refusal = link.saveProfile(profile)
+            verify(refusal.indexOf("/nonexistent/ca.pem") >= 0, refusal)
+            tryVerify(function() { return link.problem.length > 0 }, qetcdTest.timeout(10000))
+            verify(link.problem.indexOf(https) >= 0, link.problem)
+            verify(link.problem.indexOf("/nonexistent/ca.pem") >= 0, link.problem)
+            verify(link.problem.indexOf("Correct the profile") >= 0, link.problem)
+            verify(problemBanner(window).visible)
+            verifyUsable(window)
+        }
+
+        function test_wrongPasswordIsAskedAgainAndAPermissionIsNamed() {
+            const endpoint = qetcdTest.authEndpoint()
+            verify(endpoint.length > 0, "the auth-enabled etcd did not start")
+            const window = open({ endpoints: [qetcdTest.endpoint] })
+            const link = findConnection(window)
+            compare(link.saveProfile({ name: "app", endpoints: [endpoint], user: "app" }), "")
+            verify(link.profileNames.indexOf("app") >= 0)
+
+            // There is no keychain service here: the console asks, and says why.
+            const dialog = window.passwordDialog
+            link.open("app")
+            tryCompare(dialog, "opened", true, qetcdTest.timeout(10000))
+            verify(dialog.reason.indexOf("keychain") >= 0, dialog.reason)
+            findChild(dialog.contentItem, "passwordField").text = "wrong"
+            dialog.accept()
+            tryVerify(function() { return link.problem.length > 0 }, qetcdTest.timeout(15000))
+            compare(link.problemKind, "password")
+            verify(link.problem.indexOf(endpoint) >= 0, link.problem)
+            verify(link.problem.indexOf("Enter the password again") >= 0, link.problem)
+            compare(window.connectionState, "Refused")
+
+            // Asked again from the banner, the right password connects.
+            dialog.ask("app", "app", "again", false)
+            tryCompare(dialog, "opened", true)
+            findChild(dialog.contentItem, "passwordField").text = "apppw"
+            dialog.accept()
+            tryCompare(link, "problem", "", qetcdTest.timeout(15000))
+            compare(link.profileName, "app")
+
+            // A key outside the user's permission: the refusal names it and what to do.
+            window.showPage("keys")
+            const page = window.currentPage
+            compare(page.title, "Keys")
+            const writes = createTemporaryObject(spyComponent, root, { target: page.model, signalName: "writeFinished" })
+            page.model.create("/other/k", "v")
+            tryCompare(writes, "count", 1, qetcdTest.timeout(10000))
+            const status = writes.signalArguments[0][2]
+            compare(status.code, Etcd.StatusCode.PermissionDenied)
+            const advice = page.advise(status)
+            verify(advice.indexOf("/other/k") >= 0, advice)
+            verify(advice.indexOf("ask an administrator") >= 0, advice)
+            // Reading where the user may not: the page says etcd's words (naming the range) and
+            // what to do.
+            page.model.prefix = "/other/"
+            tryCompare(page.model, "status", ModelStatus.Error, qetcdTest.timeout(10000))
+            const empty = findChild(page, "keysEmptyState")
+            verify(empty.visible)
+            verify(empty.detail.indexOf("/other/") >= 0, empty.detail)
+            verify(empty.detail.indexOf("permission denied") >= 0, empty.detail)
+            verify(empty.detail.indexOf("connect as a user whose role allows it") >= 0, empty.detail)
+            page.model.prefix = "/app/"
+            tryCompare(page.model, "status", ModelStatus.Ready, qetcdTest.timeout(10000))
+
+            // Inside its permission the same user writes.
+            page.model.create("/app/k", "v")
+            tryCompare(writes, "count", 2, qetcdTest.timeout(10000))
+            verify(writes.signalArguments[1][2].isOk, writes.signalArguments[1][2].message)
+
+            verifyUsable(window)
+        }
+    }
+
+    Component {
+        id: spyComponent
+        SignalSpy {}
+    }
+}
