@@ -1,5 +1,6 @@
 #include "coordinationmonitor.h"
 
+#include "continuation_p.h"
 #include "coordinationindex_p.h"
 #include "keymirror_p.h"
 
@@ -91,13 +92,13 @@ QFuture<Status> CoordinationMonitor::start()
     d->mirror = new KeyMirror(d->client, d->prefix, KeyRange::prefix(), WatchResilience::defaults(), handlers);
     // The first objects are in place before the future is seen finished: the first read's
     // changes were queued to this thread before the start finished.
-    return d->mirror->start(true).then(this, [this](const Status &status) {
+    return thenOn(d->mirror->start(true), this, [this](const Status &status) {
         if (status) {
             d->coalesce.stop();
             Q_EMIT objectsChanged(d->index.refresh());
         }
         return status;
-    });
+    }, [](const Status &status) { return status; });
 }
 
 QList<CoordinationObject> CoordinationMonitor::objects() const

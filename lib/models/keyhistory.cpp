@@ -1,5 +1,6 @@
 #include "keyhistory.h"
 
+#include "continuation_p.h"
 #include "valuedescription_p.h"
 
 namespace QEtcd {
@@ -95,8 +96,8 @@ void KeyHistory::older()
     Q_EMIT changed();
     RangeOptions options;
     options.revision = nextOlderRevision();
-    m_client->get(m_key, options).then(this, [this, generation = m_generation, revision = options.revision](
-                                                  const RangeResult &result) {
+    Internal::thenOn(m_client->get(m_key, options), this,
+                     [this, generation = m_generation, revision = options.revision](const RangeResult &result) {
         if (generation != m_generation)
             return;
         m_status = ModelStatus::Ready;

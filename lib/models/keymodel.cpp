@@ -1,5 +1,6 @@
 #include "keymodel.h"
 
+#include "continuation_p.h"
 #include "keyindex_p.h"
 #include "sortedmerge_p.h"
 #include "valuedescription_p.h"
@@ -274,7 +275,7 @@ void KeyModel::write(const QString &action, const QByteArray &key, const Compare
     }
     // The failure branch reads the key, so a refused compare can say what is there instead.
     Txn txn{{expected}, {change}, {TxnOp::range(key)}};
-    client()->txn(txn).then(this, [this, action, name, expected](const TxnResult &result) {
+    Internal::thenOn(client()->txn(txn), this, [this, action, name, expected](const TxnResult &result) {
         Status status = result.status;
         if (status && !result.succeeded) {
             const RangeResult now = result.responses.value(0).range;

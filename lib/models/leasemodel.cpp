@@ -1,7 +1,6 @@
 #include "leasemodel.h"
 
 #include "continuation_p.h"
-
 #include "sortedmerge_p.h"
 
 #include <QEtcd/client.h>
@@ -128,7 +127,7 @@ void LeaseModel::revoke(const QString &leaseId)
         Q_EMIT revokeFinished(leaseId, Status(StatusCode::NotStarted, QStringLiteral("no client to revoke lease %1 with").arg(leaseId)));
         return;
     }
-    client()->leaseRevoke(id).then(this, [this, leaseId](const Result &result) {
+    Internal::thenOn(client()->leaseRevoke(id), this, [this, leaseId](const Result &result) {
         Q_EMIT revokeFinished(leaseId, result.status);  // the client's words name the lease
         if (result.status)
             refresh();
