@@ -1,3 +1,4 @@
+#include "checkerrun.h"
 #include "participantprocess.h"
 
 #include <QEtcd/etcdcluster.h>
@@ -31,13 +32,9 @@ class tst_ElectionChecker : public QObject
 private Q_SLOTS:
     void neverTwoBelievedLeaders()
     {
-        const int seconds = qEnvironmentVariableIntValue("QETCD_CHECKER_SECONDS") > 0
-            ? qEnvironmentVariableIntValue("QETCD_CHECKER_SECONDS")
-            : 60;
-        const quint32 seed = qEnvironmentVariableIsSet("QETCD_CHECKER_SEED")
-            ? qEnvironmentVariable("QETCD_CHECKER_SEED").toUInt()
-            : QRandomGenerator::global()->generate();
-        qInfo("seed %u (QETCD_CHECKER_SEED=%u repeats the fault schedule), %d s", seed, seed, seconds);
+        const int seconds = checkerSeconds(60);
+        const quint32 seed = checkerSeed();
+        qInfo("%d s", seconds);
         QRandomGenerator random(seed);
 
         EtcdCluster cluster;

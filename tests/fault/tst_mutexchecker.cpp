@@ -1,4 +1,5 @@
 #include "../common/awaitfuture.h"
+#include "checkerrun.h"
 #include "participantprocess.h"
 
 #include <QEtcd/client.h>
@@ -38,13 +39,9 @@ class tst_MutexChecker : public QObject
 private Q_SLOTS:
     void believedHoldsNeverOverlapAndFencedWritesLandInTheirHold()
     {
-        const int seconds = qEnvironmentVariableIntValue("QETCD_CHECKER_SECONDS") > 0
-            ? qEnvironmentVariableIntValue("QETCD_CHECKER_SECONDS")
-            : 45;
-        const quint32 seed = qEnvironmentVariableIsSet("QETCD_CHECKER_SEED")
-            ? qEnvironmentVariable("QETCD_CHECKER_SEED").toUInt()
-            : QRandomGenerator::global()->generate();
-        qInfo("seed %u (QETCD_CHECKER_SEED=%u repeats this run), %d s", seed, seed, seconds);
+        const int seconds = checkerSeconds(45);
+        const quint32 seed = checkerSeed();
+        qInfo("%d s", seconds);
         QRandomGenerator random(seed);
 
         EtcdCluster cluster;

@@ -8,6 +8,7 @@
 // that take); nothing is left in the queue.
 
 #include "../common/awaitfuture.h"
+#include "checkerrun.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/distributedpriorityqueue.h>
@@ -98,10 +99,7 @@ private:
     template <class Queue, class Enqueue>
     void takeUnderPartitions(const QByteArray &path, Enqueue enqueue, bool (*inOrder)(int, int))
     {
-        const quint32 seed = qEnvironmentVariableIsSet("QETCD_CHECKER_SEED")
-            ? qEnvironmentVariable("QETCD_CHECKER_SEED").toUInt()
-            : QRandomGenerator::global()->generate();
-        qInfo("seed %u (QETCD_CHECKER_SEED=%u repeats the fault schedule)", seed, seed);
+        const quint32 seed = checkerSeed();
         QRandomGenerator random(seed);
 
         Queue producer(m_producerClient.get(), path);

@@ -3,6 +3,7 @@
 
 #include "../common/awaitfuture.h"
 #include "../common/queuedkeys.h"
+#include "checkerrun.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/distributedatomiclong.h>
@@ -389,10 +390,7 @@ private Q_SLOTS:
     // whose answer a partition swallowed.
     void atomicLongIncrementsUnderPartitionsCountOnce()
     {
-        const quint32 seed = qEnvironmentVariableIsSet("QETCD_CHECKER_SEED")
-            ? qEnvironmentVariable("QETCD_CHECKER_SEED").toUInt()
-            : QRandomGenerator::global()->generate();
-        qInfo("seed %u (QETCD_CHECKER_SEED=%u repeats the fault schedule)", seed, seed);
+        const quint32 seed = checkerSeed();
         QRandomGenerator random(seed);
 
         struct Incrementer

@@ -1,0 +1,27 @@
+#pragma once
+
+// How long a checker runs and which fault schedule it draws, from the environment:
+// QETCD_CHECKER_SECONDS lengthens a run, QETCD_CHECKER_SEED repeats one.
+
+#include <QtCore/QRandomGenerator>
+#include <QtCore/QString>
+
+namespace QEtcd::Testing {
+
+inline int checkerSeconds(int defaultSeconds)
+{
+    const int seconds = qEnvironmentVariableIntValue("QETCD_CHECKER_SECONDS");
+    return seconds > 0 ? seconds : defaultSeconds;
+}
+
+// Logged, so that a failed run can be repeated.
+inline quint32 checkerSeed()
+{
+    const quint32 seed = qEnvironmentVariableIsSet("QETCD_CHECKER_SEED")
+        ? qEnvironmentVariable("QETCD_CHECKER_SEED").toUInt()
+        : QRandomGenerator::global()->generate();
+    qInfo("seed %u (QETCD_CHECKER_SEED=%u repeats the fault schedule)", seed, seed);
+    return seed;
+}
+
+} // namespace QEtcd::Testing
