@@ -44,6 +44,12 @@ Status waitBlocking(Client *client, const QFuture<T> &future, const QDeadlineTim
                       what + QStringLiteral(": a blocking call on the library's own thread would never finish; "
                                             "use the asynchronous variant"));
     }
+    if (clientPrivate->isLossThread()) {
+        return Status(StatusCode::WouldDeadlock,
+                      what + QStringLiteral(": a blocking call on the thread that tells losses would hold back "
+                                            "every other loss of this client; use the asynchronous variant or a "
+                                            "queued connection"));
+    }
     auto wakeup = std::make_shared<Wakeup>();
     QFuture<T>(future).then([wakeup](const T &) { wakeup->notify(); });
     const StopCallback onStop(stop, [wakeup] { wakeup->notify(); });

@@ -5,8 +5,7 @@
 #include "continuation_p.h"
 #include "keepalivehub_p.h"
 #include "leasereport_p.h"
-#include "mailbox_p.h"
-#include "threading_p.h"
+#include "lossgate_p.h"
 
 #include <QtCore/QMutex>
 
@@ -19,8 +18,7 @@ class ExclusivityLeasePrivate : public QObject, public LeaseSink
 {
 public:
     ExclusivityLeasePrivate(ExclusivityLease *q, Client *client, qint64 ttlSeconds)
-        : q(q), client(client), clientPrivate(ClientPrivate::get(client)), ttl(ttlSeconds),
-          mailbox(Mailbox::create(this))
+        : q(q), client(client), clientPrivate(ClientPrivate::get(client)), ttl(ttlSeconds)
     {
         moveToThread(clientPrivate->dispatcher());
     }
@@ -30,20 +28,21 @@ public:
     {
         report->setDeadline(deadline);
         if (suspended.exchange(false))
-            mailbox->post([this, id] { emitSignal([&] { Q_EMIT q->keepAliveResumed(id); }); });
+            tell([this, id] { Q_EMIT q->keepAliveResumed(id); });
     }
     void leaseGone(qint64 id, const Status &cause) override
     {
         markLost(cause);
-        mailbox->post([this, id, cause] {
+        tell([this, id, cause, gate = gate] {
             emitEvent(LeaseEventKind::Expired, id, cause);
-            emitSignal([&] { Q_EMIT q->lost(cause); });
+            if (gate->isOpen())
+                Q_EMIT q->lost(cause);
         });
     }
     void keepAliveSuspended(qint64 id, const Status &cause) override
     {
         suspended = true;
-        mailbox->post([this, id, cause] { emitEvent(LeaseEventKind::Suspended, id, cause); });
+        tell([this, id, cause] { emitEvent(LeaseEventKind::Suspended, id, cause); });
     }
 
     void markLost(const Status &cause)
@@ -53,25 +52,31 @@ public:
         lostFlag = true;
     }
 
+    // Every event of the lease travels the client's loss thread, in order, and through the gate
+    // that the lease's destructor closes; none follows release().
+    template <class Emit>
+    void tell(Emit emitter)
+    {
+        clientPrivate->tellOnLossThread([gate = gate, this, emitter = std::move(emitter)] {
+            gate->run([&] {
+                if (!released)
+                    emitter();
+            });
+        });
+    }
+
     void emitEvent(LeaseEventKind kind, qint64 id, const Status &cause)
     {
         const LeaseEvent event{kind, id, -1, cause,
                                duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count()};
-        emitSignal([&] { Q_EMIT q->leaseEvent(event); });
+        Q_EMIT q->leaseEvent(event);
     }
 
-    template <class Emit>
-    void emitSignal(Emit emitter)
-    {
-        if (q)
-            emitter();
-    }
-
-    ExclusivityLease *q;
+    ExclusivityLease *const q;
     Client *client;
     ClientPrivate *clientPrivate;
     const qint64 ttl;
-    const std::shared_ptr<Mailbox> mailbox;
+    const std::shared_ptr<LossGate> gate = std::make_shared<LossGate>();
 
     const std::shared_ptr<LeaseReport> report = std::make_shared<LeaseReport>();
     std::atomic<qint64> &leaseId = report->leaseId;
@@ -97,9 +102,8 @@ ExclusivityLease::ExclusivityLease(Client *client, qint64 ttlSeconds, QObject *p
 ExclusivityLease::~ExclusivityLease()
 {
     release();
-    ExclusivityLeasePrivate *priv = d.release();
-    runOn(priv, [priv] { priv->q = nullptr; });
-    priv->deleteLater();
+    d->gate->close();  // waits out an event being told right now
+    d.release()->deleteLater();  // a grant in flight finishes into it on the dispatcher thread
 }
 
 QFuture<Status> ExclusivityLease::grant()
@@ -144,7 +148,6 @@ void ExclusivityLease::release()
 {
     if (d->released.exchange(true))
         return;
-    d->mailbox->close();
     const qint64 id = d->leaseId.load();
     if (id <= 0)
         return;

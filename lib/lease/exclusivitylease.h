@@ -50,8 +50,12 @@ public:
     std::chrono::steady_clock::time_point lossDeadline() const;
     Status lossCause() const;
 
+    // The signals come from the client's loss thread, which runs nothing else: neither a busy
+    // holder thread nor a busy dispatcher (heals, other slots) can hold them back. A slot
+    // connected directly runs there and must not block; a blocking recipe call made there is
+    // refused (WouldDeadlock), since it would hold back every other loss of the client.
 Q_SIGNALS:
-    // Once, from the client's dispatcher thread, even while the holder's thread is busy.
+    // Once.
     void lost(const QEtcd::Status &cause);
     // Suspended while renewals go unanswered; Expired when lost. Never Restored.
     void leaseEvent(const QEtcd::LeaseEvent &event);

@@ -19,7 +19,7 @@ namespace QEtcd {
 // the recipe it creates on first use and drops when its configuration changes, the recipe's
 // connection state, lease, errors and history, all carried over to the GUI thread.
 //
-// Recipes emit from the client's dispatcher thread; every signal is relayed with a queued
+// Recipes emit from the client's library threads; every signal is relayed with a queued
 // connection and every future continued on this object's thread, so bindings only ever read
 // GUI-thread values and no action blocks on the network.
 class RecipeParticipant : public QObject

@@ -281,13 +281,11 @@ public:
             hold->interruption.arm(hold->owner, hold->stop.token());
         attempt->won = hold;
         disconnect(hold->lease.get(), &ExclusivityLease::lost, this, nullptr);
-        hold->source = q->track(hold->lease.get(), QStringLiteral("hold ") + QString::fromUtf8(hold->key));
-        connect(hold->lease.get(), &ExclusivityLease::lost, this,
-                [this, weak = std::weak_ptr(hold)](const Status &cause) {
-                    if (auto hold = weak.lock())
-                        onHoldLost(hold, cause);
-                },
-                Qt::DirectConnection);
+        hold->source = q->track(hold->lease.get(), QStringLiteral("hold ") + QString::fromUtf8(hold->key),
+                                [this, weak = std::weak_ptr(hold)](const Status &cause) {
+                                    if (auto hold = weak.lock())
+                                        onHoldLost(hold, cause);
+                                });
         {
             QMutexLocker locker(&mutex);
             holds.insert(hold->owner, hold);
@@ -298,6 +296,7 @@ public:
         finish(attempt, {});
     }
 
+    // The loss thread, inside the recipe's loss gate (so q is still there).
     void onHoldLost(const std::shared_ptr<Hold> &hold, const Status &cause)
     {
         if (hold->lost.exchange(true))
@@ -307,7 +306,11 @@ public:
         if (options.interruptOnLockLoss)
             hold->stop.requestStop();
         // Told: now free the key for the next in line rather than leave it to etcd's expiry.
-        hold->lease->release();
+        // On the dispatcher thread, which alone moves a hold's lease on (to be reused).
+        QMetaObject::invokeMethod(this, [hold] {
+            if (hold->lease)
+                hold->lease->release();
+        }, Qt::QueuedConnection);
     }
 
     void finish(const std::shared_ptr<Attempt> &attempt, const Status &status)

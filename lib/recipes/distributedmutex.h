@@ -25,8 +25,9 @@ class DistributedMutexPrivate;
 // its own key before it claims the lock. The value names the participant (clientId, host,
 // pid, time of request) so a console can show who holds and who waits.
 //
-// The hold's lease never heals. When it is lost lockLost() fires (from the client's
-// dispatcher thread, even while the holder is busy), the connection state becomes Lost, and
+// The hold's lease never heals. When it is lost lockLost() fires (from the client's loss
+// thread, which nothing else runs on: neither a busy holder nor a busy dispatcher holds it
+// back; a slot connected directly must not block there), the connection state becomes Lost, and
 // unlock() returns false. isHeldByCurrentThread() compares the boot clock (which counts a
 // system suspend) with the lease's loss deadline at the moment it is called, so a thread
 // resumed after a long pause or a suspend learns the truth before it acts. A paused process

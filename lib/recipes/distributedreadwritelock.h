@@ -24,8 +24,8 @@ class ReadWriteLockView;
 // in between could slip in, its write entry stays in etcd. A thread that holds only the read
 // lock is refused the write lock with Unsupported, since it would wait for itself.
 //
-// Loss is told as for DistributedMutex: lockLost(side, cause) from the client's dispatcher
-// thread, the connection state becomes Lost, unlock() returns false, and validity checks
+// Loss is told as for DistributedMutex: lockLost(side, cause) from the client's loss thread,
+// the connection state becomes Lost, unlock() returns false, and validity checks
 // compare the monotonic clock with the lease's loss deadline. A read taken by downgrade is
 // lost with the write entry it stands on.
 class DistributedReadWriteLock : public Recipe

@@ -36,7 +36,7 @@ class DistributedSemaphorePrivate;
 // acquired permit still held.
 //
 // A permit's lease never heals. When it is lost permitLost() fires (from the client's
-// dispatcher thread, even while the holder is busy), the connection state becomes Lost, and
+// loss thread, even while the holder and the dispatcher are busy), the connection state becomes Lost, and
 // the release() that meets it returns false. heldPermits() compares the monotonic clock with
 // each lease's loss deadline when it is called. For writes that must never land after a loss,
 // use the fencing token or guardedTxn().

@@ -157,10 +157,13 @@ void Candidacy<Owner>::enqueue()
     attemptStop = StopSource();
     auto fresh = std::make_unique<ExclusivityLease>(client, ttlSeconds);
     ExclusivityLease *granting = fresh.get();
+    // The loss is told from the loss thread (tellLoss); what follows from it, here.
     connect(granting, &ExclusivityLease::lost, this,
-            [this, current](const Status &cause) { onLeaseLost(current, cause); }, Qt::DirectConnection);
-    if (q)
-        leaseSource = q->track(granting, QStringLiteral("candidacy lease"));
+            [this, current](const Status &cause) { onLeaseLost(current, cause); }, Qt::QueuedConnection);
+    if (q) {
+        leaseSource = q->track(granting, QStringLiteral("candidacy lease"),
+                               [this, granting](const Status &cause) { tellLoss(granting, cause); });
+    }
     {
         QMutexLocker locker(&mutex);
         lease = std::move(fresh);
@@ -252,6 +255,8 @@ void Candidacy<Owner>::becomeLeader()
         q->recordHistory(RecipeHistoryEntry::Source::Recipe,
                          QStringLiteral("elected as %1 (fencing token %2)").arg(QString::fromUtf8(ownKey)).arg(revision));
     events.elected(revision);
+    QMutexLocker locker(&mutex);
+    termAnnounced = true;
 }
 
 template <class Owner>
@@ -259,26 +264,40 @@ void Candidacy<Owner>::onLeaseLost(quint64 current, const Status &cause)
 {
     if (current != generation)
         return;
-    if (phase == Phase::Campaigning) {
-        // Queued, so that the lease is not destroyed while it is still emitting.
-        const QString why = QStringLiteral("candidacy lease lost while queued (%1)").arg(cause.toString());
-        QMetaObject::invokeMethod(this, [this, current, why] {
-            if (current == generation)
-                requeue(why);
-        }, Qt::QueuedConnection);
-        return;
-    }
+    if (phase == Phase::Campaigning)
+        return requeue(QStringLiteral("candidacy lease lost while queued (%1)").arg(cause.toString()));
     if (phase == Phase::Leading)
         loseLeadership(cause);
+}
+
+template <class Owner>
+void Candidacy<Owner>::tellLoss(const ExclusivityLease *lost, const Status &cause)
+{
+    {
+        QMutexLocker locker(&mutex);
+        // Before the owner announced the term, the loss waits for the dispatcher: it is told
+        // after the election, never before.
+        if (!leading || !termAnnounced || lease.get() != lost)
+            return;
+    }
+    tellLostLeadership(cause);
 }
 
 template <class Owner>
 void Candidacy<Owner>::loseLeadership(const Status &cause)
 {
     phase = Phase::LostLeadership;
+    tellLostLeadership(cause);
+}
+
+template <class Owner>
+void Candidacy<Owner>::tellLostLeadership(const Status &cause)
+{
     {
         QMutexLocker locker(&mutex);
-        leading = false;
+        termAnnounced = false;
+        if (!std::exchange(leading, false))
+            return;
     }
     // Lost stays the recipe's state until it is queued again: dropping the lost lease's own
     // source must not make the loss look handled.
@@ -368,6 +387,7 @@ void Candidacy<Owner>::dropLease()
         revision = 0;
         token = 0;
         leading = false;
+        termAnnounced = false;
     }
     if (!old)
         return;

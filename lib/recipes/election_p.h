@@ -111,6 +111,10 @@ private:
     void becomeLeader();
     void onLeaseLost(quint64 generation, const Status &cause);
     void loseLeadership(const Status &cause);
+    // The loss thread, inside the recipe's loss gate: a leader hears of its loss at once.
+    void tellLoss(const ExclusivityLease *lost, const Status &cause);
+    // Any thread: tells the owner once per term.
+    void tellLostLeadership(const Status &cause);
     void requeue(const QString &why);
     void retryLater(const Status &why);
     void dropLease();
@@ -143,6 +147,7 @@ private:
     qint64 revision = 0;
     qint64 token = 0;  // our key's create revision from election until we leave
     bool leading = false;
+    bool termAnnounced = false;  // the owner was told of the election
 };
 
 } // namespace QEtcd::Internal

@@ -164,13 +164,11 @@ void HoldQueue::claim(std::shared_ptr<QueuedAttempt> attempt)
         attempt->anchor->dependent = hold;
     }
     disconnect(hold->lease.get(), nullptr, this, nullptr);
-    hold->source = track(hold->lease.get(), QStringLiteral("hold ") + QString::fromUtf8(hold->key));
-    connect(hold->lease.get(), &ExclusivityLease::lost, this,
-            [this, weak = std::weak_ptr(hold)](const Status &cause) {
-                if (auto hold = weak.lock())
-                    holdLost(hold, cause);
-            },
-            Qt::DirectConnection);
+    hold->source = track(hold->lease.get(), QStringLiteral("hold ") + QString::fromUtf8(hold->key),
+                         [this, weak = std::weak_ptr(hold)](const Status &cause) {
+                             if (auto hold = weak.lock())
+                                 holdLost(hold, cause);
+                         });
     attempt->won = hold;
     publish(hold);
     finish(attempt, {});
@@ -200,6 +198,11 @@ void HoldQueue::holdLost(const std::shared_ptr<QueuedHold> &hold, const Status &
         if (interruptOnLoss)
             hold->stop.requestStop();
     }
+    QMetaObject::invokeMethod(this, [this, hold, cause] { releaseLostHold(hold, cause); }, Qt::QueuedConnection);
+}
+
+void HoldQueue::releaseLostHold(const std::shared_ptr<QueuedHold> &hold, const Status &cause)
+{
     // Told: now free the entry for the next in line rather than leave it to etcd's expiry.
     hold->lease->release();
     // A hold that stood on this one's entry is no safer than it was, and its own entry would
@@ -215,7 +218,7 @@ void HoldQueue::holdLost(const std::shared_ptr<QueuedHold> &hold, const Status &
 
 void HoldQueue::release(std::shared_ptr<QueuedHold> hold)
 {
-    if (std::exchange(hold->released, true))
+    if (hold->released.exchange(true))
         return;
     hold->interruption.disarm();
     announceRelease(hold);
@@ -264,10 +267,10 @@ void HoldQueue::note(const QString &text)
         owner->recordHistory(RecipeHistoryEntry::Source::Recipe, text);
 }
 
-int HoldQueue::track(ExclusivityLease *lease, const QString &name)
+int HoldQueue::track(ExclusivityLease *lease, const QString &name, std::function<void(const Status &)> onLost)
 {
     Recipe *owner = recipe();
-    return owner ? owner->track(lease, name) : -1;
+    return owner ? owner->track(lease, name, std::move(onLost)) : -1;
 }
 
 void HoldQueue::untrack(int source, ExclusivityLease *lease)

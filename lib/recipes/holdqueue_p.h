@@ -7,8 +7,9 @@
 // (admit()); the recipe either claims the hold or waits and asks again. A waiter whose lease
 // dies re-queues with a fresh one and says so in the history. A waiter stopped by its
 // deadline, close() or interruption revokes its lease, which removes its entry. Holds never
-// heal: a loss is told once, from the dispatcher thread, even while the holder is busy, and
-// then the lease is revoked so that the next in line need not wait for etcd's expiry.
+// heal: a loss is told once, from the client's loss thread, even while the holder and the
+// dispatcher are busy, and then the lease is revoked so that the next in line need not wait
+// for etcd's expiry.
 
 #include "client.h"
 #include "exclusivitylease.h"
@@ -47,10 +48,10 @@ struct QueuedHold
     // settled that nobody could slip in between.
     std::shared_ptr<QueuedHold> anchor;
     std::atomic<bool> anchored{false};
+    std::atomic<bool> released{false};  // by its holder, by close() or by an abandoned wait
 
     // dispatcher thread
     int source = -1;
-    bool released = false;   // by its holder, by close() or by an abandoned wait
     bool dropped = false;    // its lease is revoked (or lost), so its entry is gone
     StopSource retired;      // requested when dropped: ends any wait about this entry
     std::weak_ptr<QueuedHold> dependent;
@@ -138,14 +139,16 @@ protected:
 
     // The recipe's history and health, while it lives.
     void note(const QString &text);
-    int track(ExclusivityLease *lease, const QString &name);
+    int track(ExclusivityLease *lease, const QString &name, std::function<void(const Status &)> onLost = {});
     void untrack(int source, ExclusivityLease *lease);
 
     bool closing = false;
 
 private:
     void begin(std::shared_ptr<QueuedAttempt> attempt, std::chrono::milliseconds timeout);
+    // Any thread (the loss thread first): tells the loss once, then settles it on the dispatcher.
     void holdLost(const std::shared_ptr<QueuedHold> &hold, const Status &cause);
+    void releaseLostHold(const std::shared_ptr<QueuedHold> &hold, const Status &cause);
     void unanchor(const std::shared_ptr<QueuedHold> &hold);
 
     QList<std::shared_ptr<QueuedAttempt>> m_attempts;

@@ -26,8 +26,8 @@ class LeaderLatchPrivate;
 // lease; losing it while leading emits notLeader() (declared by our own clock before etcd can
 // elect anyone else), and the latch campaigns again at the tail.
 //
-// Signals are emitted from the client's dispatcher thread, in order; getters are safe from any
-// thread.
+// Signals are emitted from the client's library threads, in order: notLeader() from its loss
+// thread, so that a busy dispatcher cannot hold it back. Getters are safe from any thread.
 class LeaderLatch : public Recipe
 {
     Q_OBJECT

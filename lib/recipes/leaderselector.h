@@ -50,7 +50,8 @@ class LeaderSelectorPrivate;
 // a term thread resumed after a long pause learns the truth before it acts. For writes that
 // must never land after a loss, use the fencing token, ownershipCompare() or guardedTxn().
 //
-// Signals are emitted from the client's dispatcher thread; getters are safe from any thread.
+// Signals are emitted from the client's dispatcher thread, leadershipLost() from its loss
+// thread, so that a busy dispatcher cannot hold it back. Getters are safe from any thread.
 class LeaderSelector : public Recipe
 {
     Q_OBJECT

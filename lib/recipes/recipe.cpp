@@ -5,6 +5,7 @@
 #include "exclusivitylease.h"
 #include "leasereport_p.h"
 #include "logging_p.h"
+#include "lossgate_p.h"
 #include "recipe_p.h"
 #include "watcher.h"
 #include "selfhealingkeepalive.h"
@@ -52,6 +53,8 @@ public:
     int nextSource = 0;
     std::deque<RecipeError> errors;
     std::deque<RecipeHistoryEntry> history;
+    // What exclusivity leases tell from the loss thread passes here; close() shuts it.
+    const std::shared_ptr<Internal::LossGate> lossGate = std::make_shared<Internal::LossGate>();
 
     void reportLease(int source, std::shared_ptr<const Internal::LeaseReport> report)
     {
@@ -76,7 +79,10 @@ Recipe::Recipe(Client *client, const QString &typeName, const QByteArray &path, 
     d->context = typeName + QLatin1Char('[') + QString::fromUtf8(path) + QLatin1Char(']');
 }
 
-Recipe::~Recipe() = default;
+Recipe::~Recipe()
+{
+    d->lossGate->close();
+}
 
 Client *Recipe::client() const
 {
@@ -168,6 +174,8 @@ QList<RecipeHistoryEntry> Recipe::history() const
 
 void Recipe::close()
 {
+    // Before anything is released: a loss told now would be of something already let go.
+    d->lossGate->close();
     if (!d->started.load() || d->closed.exchange(true))
         return;
     doClose();
@@ -269,8 +277,8 @@ void Recipe::onLeaseResumed(int source, const QString &name, qint64 leaseId)
     reportSource(source, SourceHealth::Healthy);
 }
 
-// Direct connections: leases emit on the dispatcher thread, and so must the recipe, so that a
-// loss is told even while the recipe's own thread is busy.
+// Direct connections: leases emit on the client's library threads, and so must the recipe, so
+// that a loss is told even while the recipe's own thread is busy.
 int Recipe::track(SelfHealingKeepAlive *lease, const QString &name)
 {
     const int source = addSource(name);
@@ -282,14 +290,23 @@ int Recipe::track(SelfHealingKeepAlive *lease, const QString &name)
     return source;
 }
 
-int Recipe::track(ExclusivityLease *lease, const QString &name)
+// The gate is captured, not reached through this: it must be asked before this is touched.
+int Recipe::track(ExclusivityLease *lease, const QString &name, std::function<void(const Status &)> onLost)
 {
     const int source = addSource(name);
     d->reportLease(source, lease->m_report);
+    const std::shared_ptr<Internal::LossGate> gate = d->lossGate;
     connect(lease, &ExclusivityLease::leaseEvent, this,
-            [=, this](const LeaseEvent &event) { onLeaseEvent(source, name, event); }, Qt::DirectConnection);
+            [=, this](const LeaseEvent &event) { gate->run([&] { onLeaseEvent(source, name, event); }); },
+            Qt::DirectConnection);
     connect(lease, &ExclusivityLease::keepAliveResumed, this,
-            [=, this](qint64 leaseId) { onLeaseResumed(source, name, leaseId); }, Qt::DirectConnection);
+            [=, this](qint64 leaseId) { gate->run([&] { onLeaseResumed(source, name, leaseId); }); },
+            Qt::DirectConnection);
+    if (onLost) {
+        connect(lease, &ExclusivityLease::lost, this,
+                [gate, onLost = std::move(onLost)](const Status &cause) { gate->run([&] { onLost(cause); }); },
+                Qt::DirectConnection);
+    }
     return source;
 }
 

@@ -10,6 +10,7 @@
 #include <QtCore/QObject>
 
 #include <chrono>
+#include <functional>
 #include <memory>
 
 namespace QEtcd {
@@ -60,9 +61,12 @@ struct RecipeError
 // What every recipe shares: a lifecycle, a connection state aggregated over every lease and
 // watch it owns, a bounded ring of recent background errors and a bounded event history.
 //
-// State, errors and history are updated on the client's dispatcher thread and the signals
-// below are emitted from it, so they arrive even while the thread that owns the recipe is
-// busy (for example inside a critical section). Getters are safe from any thread.
+// State, errors and history are updated on the client's library threads and the signals
+// below are emitted from them, so they arrive even while the thread that owns the recipe is
+// busy (for example inside a critical section). What an exclusivity lease reports (a hold, a
+// permit, a leadership: stalled renewals, the loss) comes from the client's loss thread, which
+// nothing else runs on, so that a busy dispatcher cannot hold a loss back; once close() has
+// returned, no more of it comes. Getters are safe from any thread.
 class Recipe : public QObject
 {
     Q_OBJECT
@@ -135,7 +139,9 @@ protected:
     void removeSource(int source);
     // Wires a lease's events into the state, the error ring and the history.
     int track(SelfHealingKeepAlive *lease, const QString &name);
-    int track(ExclusivityLease *lease, const QString &name);
+    // The same for an exclusivity lease, on its loss thread; onLost, when given, runs there
+    // too, right after the state turned Lost, and never once close() has begun.
+    int track(ExclusivityLease *lease, const QString &name, std::function<void(const QEtcd::Status &)> onLost = {});
 
     // A recipe made of other recipes (a provider over its cache, a double barrier over two
     // rendezvous) takes their health and errors as its own.

@@ -32,9 +32,11 @@ ClientPrivate::~ClientPrivate()
     // The hub still needs the transport's thread to wind down its stream and tick.
     m_hub.reset();
     m_watchHub.reset();
-    if (m_dispatcher) {
-        m_dispatcher->quit();
-        m_dispatcher->wait();
+    for (QThread *thread : {m_dispatcher.get(), m_lossThread.get()}) {
+        if (thread) {
+            thread->quit();
+            thread->wait();
+        }
     }
     m_transport.reset();
 }
@@ -49,6 +51,24 @@ QThread *ClientPrivate::dispatcher()
         m_dispatcher->start();
     });
     return m_dispatcher.get();
+}
+
+void ClientPrivate::tellOnLossThread(std::function<void()> tell)
+{
+    std::call_once(m_lossThreadStarted, [this] {
+        m_lossThread = std::make_unique<QThread>();
+        m_lossThread->setObjectName(QStringLiteral("qetcd-loss"));
+        m_lossContext = std::make_unique<QObject>();
+        m_lossContext->moveToThread(m_lossThread.get());
+        m_lossThread->start();
+        m_lossThreadHandle = m_lossThread.get();
+    });
+    QMetaObject::invokeMethod(m_lossContext.get(), std::move(tell), Qt::QueuedConnection);
+}
+
+bool ClientPrivate::isLossThread() const
+{
+    return QThread::currentThread() == m_lossThreadHandle.load();
 }
 
 void Internal::setBeforeSend(Client *client, BeforeSend hook)

@@ -9,6 +9,8 @@
 #include <QtCore/QPromise>
 #include <QtCore/QThread>
 
+#include <atomic>
+#include <functional>
 #include <mutex>
 #include <set>
 
@@ -51,9 +53,14 @@ public:
 
     static ClientPrivate *get(Client *client) { return client->d.get(); }
     Internal::Transport *transport() const { return m_transport.get(); }
-    // The library's own thread: lease healing and watch dispatch run there, and the loss and
-    // lease-event signals are emitted from it. Started on first use.
+    // The library's own thread: lease healing, watch dispatch and the recipes' work run there.
+    // Started on first use.
     QThread *dispatcher();
+    // Runs tell on the loss thread, which runs nothing but the events of exclusivity leases
+    // (renewals stalled or resumed, the loss) and what their listeners do with them: neither a
+    // heal nor a slot that keeps the dispatcher busy can hold a loss back. Started on first use.
+    void tellOnLossThread(std::function<void()> tell);
+    bool isLossThread() const;
     // Null when the options were refused.
     Internal::KeepAliveHub *keepAliveHub();
     // Every Watcher of this client shares its one Watch stream. Null when the options were refused.
@@ -130,6 +137,10 @@ private:
     std::once_flag m_dispatcherStarted;
     std::unique_ptr<QThread> m_dispatcher;
     std::unique_ptr<QObject> m_dispatcherContext;
+    std::once_flag m_lossThreadStarted;
+    std::unique_ptr<QThread> m_lossThread;
+    std::unique_ptr<QObject> m_lossContext;
+    std::atomic<QThread *> m_lossThreadHandle{nullptr};  // read by isLossThread() from any thread
     Internal::HealGate m_healGate;
     std::once_flag m_hubCreated;
     std::unique_ptr<Internal::KeepAliveHub> m_hub;

@@ -5,6 +5,7 @@
 #include <QEtcd/distributedmutex.h>
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/faultproxy.h>
+#include <QEtcd/selfhealingkeepalive.h>
 
 #include "leaseclock_p.h"
 
@@ -228,6 +229,67 @@ private Q_SLOTS:
         std::sort(marginsMs.begin(), marginsMs.end());
         qInfo() << Runs << "runs; loss signal ahead of the next acquisition by (ms), min" << marginsMs.first()
                 << "median" << marginsMs.at(Runs / 2);
+    }
+
+    // The loss has a thread of its own. A slot that keeps the holder's dispatcher busy (here a
+    // presence lease's Suspended, as a heal or a user's direct slot might) holds back neither
+    // lockLost nor the Lost state: the holder hears of its loss before etcd hands the lock on.
+    void aBusyDispatcherDoesNotHoldTheLossBack()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
+        // TTL 2 suspends within about 1.2 s of the cut; the hold's TTL 6 cannot be lost before 3.4 s.
+        SelfHealingKeepAlive presence(&cutOff, 2, [](qint64, qint64) { return QtFuture::makeReadyFuture(Status()); });
+        QSemaphore lossTold;
+        std::atomic<bool> dispatcherBusy{false};
+        std::atomic<bool> dispatcherFreed{false};
+        std::atomic<bool> freedByTheLoss{false};
+        connect(&presence, &SelfHealingKeepAlive::leaseEvent, this,
+                [&](const LeaseEvent &event) {
+                    if (event.kind != LeaseEventKind::Suspended || dispatcherBusy.exchange(true))
+                        return;
+                    freedByTheLoss = lossTold.tryAcquire(1, scaledMs(30000));
+                    dispatcherFreed = true;
+                },
+                Qt::DirectConnection);
+        Status started;
+        QETCD_AWAIT(presence.start(), started);
+        QCOMPARE(started, Status());
+
+        DistributedMutex holder(&cutOff, "/locks/busy", ttl(6));
+        DistributedMutex waiter(m_other.get(), "/locks/busy", ttl(10));
+        std::atomic<qint64> acquiredAt{0};
+        std::atomic<qint64> lostAt{0};
+        std::atomic<bool> toldWhileBusy{false};
+        std::atomic<ConnectionState> stateWhenTold{ConnectionState::Connected};
+        connect(&waiter, &DistributedMutex::acquired, this,
+                [&] { acquiredAt = steady_clock::now().time_since_epoch().count(); }, Qt::DirectConnection);
+        connect(&holder, &DistributedMutex::lockLost, this,
+                [&] {
+                    lostAt = steady_clock::now().time_since_epoch().count();
+                    toldWhileBusy = dispatcherBusy && !dispatcherFreed;
+                    stateWhenTold = holder.connectionState();
+                    lossTold.release();
+                },
+                Qt::DirectConnection);
+        QCOMPARE(holder.lock(), Status());
+        const QFuture<Status> waiting = waiter.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/busy").size(), 2, scaledMs(5000));
+
+        proxy.setMode(FaultProxy::Mode::Blackhole);
+        Status turn;
+        QETCD_AWAIT(waiting, turn);
+        QVERIFY2(turn.isOk(), qPrintable(turn.toString()));
+        QTRY_VERIFY_WITH_TIMEOUT(dispatcherFreed.load(), scaledMs(40000));
+        QVERIFY2(freedByTheLoss, "lockLost waited for the busy dispatcher");
+        QVERIFY2(toldWhileBusy, "the dispatcher was not busy when the loss was told");
+        QVERIFY2(lostAt.load() > 0 && lostAt.load() < acquiredAt.load(),
+                 qPrintable(QStringLiteral("lost at %1, waiter acquired at %2").arg(lostAt.load()).arg(acquiredAt.load())));
+        QCOMPARE(stateWhenTold.load(), ConnectionState::Lost);
+        proxy.setMode(FaultProxy::Mode::Pass);
+        QVERIFY(!holder.unlock());
+        QVERIFY(waiter.unlock());
     }
 
     // A released hold's lease comes back for the next acquisition under the same key name. A
