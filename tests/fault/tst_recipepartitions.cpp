@@ -176,7 +176,9 @@ private Q_SLOTS:
         QVERIFY(watching.client);
         LeaderObserver observer(watching.client.get(), "/partitions/observed");
         QStringList seen;
-        connect(&observer, &LeaderObserver::leaderChanged, this, [&seen](const std::optional<Participant> &leader) {
+        // The observer as context: a change still queued when the test ends dies with it, and
+        // never appends to a list that is gone.
+        connect(&observer, &LeaderObserver::leaderChanged, &observer, [&seen](const std::optional<Participant> &leader) {
             seen.append(leader ? QString::fromUtf8(leader->value) : QStringLiteral("-"));
         });
         LeaderLatch firstLatch(m_direct.get(), "/partitions/observed", "first", ttl(5));
