@@ -9,7 +9,6 @@
 #include <QEtcd/client.h>
 #include <QEtcd/leaderselector.h>
 
-#include <QtCore/QCommandLineParser>
 #include <QtCore/QCoreApplication>
 
 #include <csignal>
@@ -28,20 +27,17 @@ int main(int argc, char *argv[])
     pthread_sigmask(SIG_BLOCK, &terminate, nullptr);
 
     QCoreApplication app(argc, argv);
-    QCommandLineParser parser;
-    const QCommandLineOption endpoint("endpoint", "etcd URL (the participant's fault proxy)", "url");
-    const QCommandLineOption name("name", "participant name", "name");
+    CommandLine args;
     const QCommandLineOption path("election", "election path", "path");
-    parser.addOptions({endpoint, name, path});
-    parser.process(app);
+    args.process(app, {path});
 
-    Client client(ClientOptions::fromEndpoints({parser.value(endpoint)}));
+    Client client(ClientOptions::fromEndpoints({args.value(args.endpoint)}));
     ElectionOptions options;
     options.ttlSeconds = 2;
-    options.clientId = parser.value(name);
+    options.clientId = args.value(args.name);
     const QString me = options.clientId;
     LeaderSelector selector(
-        &client, parser.value(path).toUtf8(), me.toUtf8(),
+        &client, args.value(path).toUtf8(), me.toUtf8(),
         [&selector, &me](const StopToken &stop) {
             const qint64 startNs = nowNs();
             emitLine({{"event", "acquired"}, {"name", me}, {"token", selector.fencingToken()}});

@@ -10,45 +10,32 @@
 #include <QEtcd/client.h>
 #include <QEtcd/distributedmutex.h>
 
-#include <QtCore/QCommandLineParser>
-#include <QtCore/QCoreApplication>
 #include <QtCore/QRandomGenerator>
-
-#include <atomic>
-#include <csignal>
 
 using namespace QEtcd;
 using namespace Checker;
 using namespace std::chrono_literals;
 
-namespace {
-std::atomic<bool> stopRequested{false};
-} // namespace
-
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
-    QCommandLineParser parser;
-    const QCommandLineOption endpoint("endpoint", "etcd URL (the participant's fault proxy)", "url");
-    const QCommandLineOption name("name", "participant name", "name");
+    CommandLine args;
     const QCommandLineOption lockPath("lock", "lock path", "path");
     const QCommandLineOption fencedKey("fenced", "the key every holder writes", "key");
-    const QCommandLineOption seed("seed", "random seed", "n", "1");
-    parser.addOptions({endpoint, name, lockPath, fencedKey, seed});
-    parser.process(app);
-    std::signal(SIGTERM, [](int) { stopRequested = true; });
+    args.process(app, {lockPath, fencedKey});
+    stopOnSigterm();
 
-    ClientOptions options = ClientOptions::fromEndpoints({parser.value(endpoint)});
+    ClientOptions options = ClientOptions::fromEndpoints({args.value(args.endpoint)});
     // Longer than any partition or delay the checker makes: a write held up by one is then
     // answered, late, instead of abandoned, so its fate is known.
     options.rpc = RpcResilience{RetryPolicy::bounded(2, 100ms), 15s};
     Client client(options);
     LockOptions lockOptions;
     lockOptions.ttlSeconds = 2;
-    lockOptions.clientId = parser.value(name);
-    DistributedMutex mutex(&client, parser.value(lockPath).toUtf8(), lockOptions);
-    const QByteArray fenced = parser.value(fencedKey).toUtf8();
-    QRandomGenerator random(parser.value(seed).toUInt());
+    lockOptions.clientId = args.value(args.name);
+    DistributedMutex mutex(&client, args.value(lockPath).toUtf8(), lockOptions);
+    const QByteArray fenced = args.value(fencedKey).toUtf8();
+    QRandomGenerator random(args.value(args.seed).toUInt());
     qint64 sequence = 0;
 
     while (!stopRequested) {

@@ -5,15 +5,45 @@
 // sampled every two milliseconds. The checker freezes participants with SIGSTOP and asks them
 // to stop with SIGTERM.
 
+#include <QtCore/QCommandLineParser>
+#include <QtCore/QCoreApplication>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QThread>
 
+#include <atomic>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <functional>
 
 namespace Checker {
+
+// Every participant's command line: the etcd URL it talks to (its fault proxy), its name and
+// its random seed, beside its own options.
+struct CommandLine
+{
+    QCommandLineParser parser;
+    const QCommandLineOption endpoint{"endpoint", "etcd URL (the participant's fault proxy)", "url"};
+    const QCommandLineOption name{"name", "participant name", "name"};
+    const QCommandLineOption seed{"seed", "random seed", "n", "1"};
+
+    void process(const QCoreApplication &app, const QList<QCommandLineOption> &own)
+    {
+        parser.addOptions({endpoint, name, seed});
+        parser.addOptions(own);
+        parser.process(app);
+    }
+    QString value(const QCommandLineOption &option) const { return parser.value(option); }
+};
+
+// Set by SIGTERM once stopOnSigterm() ran: the checker asks the participant to finish the hold
+// it is in and exit.
+inline std::atomic<bool> stopRequested{false};
+inline void stopOnSigterm()
+{
+    std::signal(SIGTERM, [](int) { stopRequested = true; });
+}
 
 inline qint64 nowNs()
 {

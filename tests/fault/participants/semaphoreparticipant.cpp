@@ -9,45 +9,32 @@
 #include <QEtcd/client.h>
 #include <QEtcd/distributedsemaphore.h>
 
-#include <QtCore/QCommandLineParser>
-#include <QtCore/QCoreApplication>
 #include <QtCore/QRandomGenerator>
-
-#include <atomic>
-#include <csignal>
 
 using namespace QEtcd;
 using namespace Checker;
 using namespace std::chrono_literals;
 
-namespace {
-std::atomic<bool> stopRequested{false};
-} // namespace
-
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
-    QCommandLineParser parser;
-    const QCommandLineOption endpoint("endpoint", "etcd URL (the participant's fault proxy)", "url");
-    const QCommandLineOption name("name", "participant name", "name");
+    CommandLine args;
     const QCommandLineOption path("semaphore", "semaphore path", "path");
     const QCommandLineOption permits("permits", "permit count", "n");
-    const QCommandLineOption seed("seed", "random seed", "n", "1");
-    parser.addOptions({endpoint, name, path, permits, seed});
-    parser.process(app);
-    std::signal(SIGTERM, [](int) { stopRequested = true; });
+    args.process(app, {path, permits});
+    stopOnSigterm();
 
-    Client client(ClientOptions::fromEndpoints({parser.value(endpoint)}));
+    Client client(ClientOptions::fromEndpoints({args.value(args.endpoint)}));
     SemaphoreOptions options;
     options.ttlSeconds = 2;
-    options.clientId = parser.value(name);
-    DistributedSemaphore semaphore(&client, parser.value(path).toUtf8(), parser.value(permits).toInt(), options);
+    options.clientId = args.value(args.name);
+    DistributedSemaphore semaphore(&client, args.value(path).toUtf8(), args.value(permits).toInt(), options);
     QObject::connect(&semaphore, &DistributedSemaphore::permitLost, &semaphore,
                      [&options](const Status &cause) {
                          emitLine({{"event", "permitLost"}, {"name", options.clientId}, {"cause", cause.toString()}});
                      },
                      Qt::DirectConnection);
-    QRandomGenerator random(parser.value(seed).toUInt());
+    QRandomGenerator random(args.value(args.seed).toUInt());
 
     while (!stopRequested) {
         // Long enough to get through the queue behind every other participant's longest hold.
