@@ -3,6 +3,7 @@
 #include "blockingwait_p.h"
 #include "client.h"
 #include "client_p.h"
+#include "continuation_p.h"
 #include "threading_p.h"
 
 #include <QtCore/QPromise>
@@ -96,7 +97,7 @@ public:
         create.compares = {Compare::absent(path)};
         create.success = {TxnOp::put(path, encode(options.defaultValue)), TxnOp::range(path)};
         create.failure = {TxnOp::range(path)};
-        client->txn(create, options.resilience.rpc).then(this, [this, change](const TxnResult &result) {
+        thenOn(client->txn(create, options.resilience.rpc), this, [this, change](const TxnResult &result) {
             if (change->finished)
                 return;
             if (!result.status)
@@ -108,7 +109,7 @@ public:
 
     void read(std::shared_ptr<Change> change)
     {
-        client->get(path, {}, options.resilience.rpc).then(this, [this, change](const RangeResult &result) {
+        thenOn(client->get(path, {}, options.resilience.rpc), this, [this, change](const RangeResult &result) {
             if (change->finished)
                 return;
             if (!result.status)
@@ -153,7 +154,7 @@ public:
         txn.compares = {Compare::modRevision(path, CompareResult::Equal, seen.modRevision)};
         txn.success = {TxnOp::put(path, encode(next))};
         txn.failure = {TxnOp::range(path)};
-        client->txn(txn, options.resilience.rpc).then(this, [this, change, next](const TxnResult &result) {
+        thenOn(client->txn(txn, options.resilience.rpc), this, [this, change, next](const TxnResult &result) {
             if (change->finished)
                 return;
             if (!result.status)

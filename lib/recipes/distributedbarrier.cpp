@@ -3,6 +3,7 @@
 #include "blockingwait_p.h"
 #include "client.h"
 #include "client_p.h"
+#include "continuation_p.h"
 #include "keymirror_p.h"
 #include "selfhealingkeepalive.h"
 #include "threading_p.h"
@@ -48,7 +49,7 @@ public:
 
     void start()
     {
-        keeper->start().then(this, [this](const Status &started) {
+        thenOn(keeper->start(), this, [this](const Status &started) {
             outcome = started.code() == StatusCode::OwnershipLost
                 ? Status(StatusCode::AlreadyExists, context + QStringLiteral(": already set by someone else"))
                 : started;
@@ -74,7 +75,7 @@ public:
     {
         lifting = true;
         promise.start();
-        whenStarted().then(this, [this](const Status &started) {
+        thenOn(whenStarted(), this, [this](const Status &started) {
             if (!started)
                 return finish(Status(StatusCode::FailedPrecondition, context + QStringLiteral(": not set")));
             const qint64 lease = keeper->currentLeaseId();
@@ -84,7 +85,7 @@ public:
             mark.compares = {Compare::lease(key, CompareResult::Equal, lease)};
             mark.success = {TxnOp::put(key, token + removingSuffix, onLease)};
             mark.failure = {TxnOp::range(key)};
-            client->txn(mark).then(this, [this, lease](const TxnResult &marked) {
+            thenOn(client->txn(mark), this, [this, lease](const TxnResult &marked) {
                 if (!marked.status)
                     return finish(marked.status);
                 if (!marked.succeeded) {
@@ -99,7 +100,7 @@ public:
                 Txn remove;
                 remove.compares = {Compare::lease(key, CompareResult::Equal, lease)};
                 remove.success = {TxnOp::remove(key)};
-                client->txn(remove).then(this, [this](const TxnResult &removed) { finish(removed.status); });
+                thenOn(client->txn(remove), this, [this](const TxnResult &removed) { finish(removed.status); });
             });
         });
         return promise.future();
@@ -215,7 +216,7 @@ public:
         else
             arming->start();
         // Told before the caller is: the caller's continuation is attached after this one.
-        arming->whenStarted().then(this, [this, generation = arming->generation](const Status &started) {
+        thenOn(arming->whenStarted(), this, [this, generation = arming->generation](const Status &started) {
             if (!isCurrent(generation))
                 return;
             if (!started)
@@ -263,7 +264,7 @@ public:
             });
             wait->deadline->start(timeout);
         }
-        client->get(path, {}, options.resilience.rpc).then(this, [this, wait](const RangeResult &read) {
+        thenOn(client->get(path, {}, options.resilience.rpc), this, [this, wait](const RangeResult &read) {
             if (wait->finished)
                 return;
             if (!read.status)
@@ -280,13 +281,13 @@ public:
                     return;
                 q->reportWatchRecovery(source, QStringLiteral("barrier watch"), event);
             };
-            watchDeletion(client, path, read.header.revision, options.resilience.watch, wait->stop.token(), how)
-                .then(this, [this, wait](const Deletion &deletion) {
+            thenOn(watchDeletion(client, path, read.header.revision, options.resilience.watch, wait->stop.token(), how),
+                   this, [this, wait](const Deletion &deletion) {
                     if (wait->finished)
                         return;
                     if (!deletion.status)
                         return finishWait(wait, {deletion.status});
-                    liftReason(deletion.previous).then(this, [this, wait](LiftReason reason) {
+                    thenOn(liftReason(deletion.previous), this, [this, wait](LiftReason reason) {
                         finishWait(wait, {Status(), reason});
                     });
                 });

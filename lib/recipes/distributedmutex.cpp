@@ -3,6 +3,7 @@
 #include "blockingwait_p.h"
 #include "client.h"
 #include "client_p.h"
+#include "continuation_p.h"
 #include "exclusivitylease.h"
 #include "fencing_p.h"
 #include "grpcconvert_p.h"
@@ -169,7 +170,7 @@ public:
             return joinQueue(attempt);
         attempt->lease = std::make_unique<ExclusivityLease>(client, options.ttlSeconds);
         watchLease(attempt);
-        attempt->lease->grant().then(this, [this, attempt](const Status &granted) {
+        thenOn(attempt->lease->grant(), this, [this, attempt](const Status &granted) {
             if (stopped(attempt))
                 return;
             if (!granted)
@@ -199,7 +200,7 @@ public:
         txn.success = {TxnOp::put(attempt->key, identityValue(q->clientId(), QStringLiteral("lock")), onLease),
                        TxnOp::range(prefix, newestEntries(2))};
         txn.failure = {TxnOp::range(attempt->key)};
-        client->txn(txn).then(this, [this, attempt](const TxnResult &result) {
+        thenOn(client->txn(txn), this, [this, attempt](const TxnResult &result) {
             if (stopped(attempt))
                 return;
             if (!result.status)
@@ -231,7 +232,7 @@ public:
         Txn txn;
         txn.compares = {Compare::createRevision(attempt->key, CompareResult::Equal, attempt->revision)};
         txn.success = {TxnOp::range(prefix, predecessor)};
-        client->txn(txn).then(this, [this, attempt](const TxnResult &result) {
+        thenOn(client->txn(txn), this, [this, attempt](const TxnResult &result) {
             if (stopped(attempt))
                 return;
             if (!result.status)
@@ -247,8 +248,8 @@ public:
 
     void awaitPredecessor(std::shared_ptr<Attempt> attempt, const KeyValue &predecessor, qint64 observedRevision)
     {
-        waitForDeletion(client, predecessor, observedRevision, options.resilience.watch, attempt->stop.token())
-            .then(this, [this, attempt](const Status &deleted) {
+        thenOn(waitForDeletion(client, predecessor, observedRevision, options.resilience.watch, attempt->stop.token()),
+               this, [this, attempt](const Status &deleted) {
                 if (stopped(attempt))
                     return;
                 if (!deleted)
@@ -359,7 +360,7 @@ public:
         // its lease is then destroyed here on the dispatcher thread rather than on whichever
         // thread drops the continuation.
         releasing.append(hold);
-        client->txn(txn).then(this, [this, raw = hold.get()](const TxnResult &deleted) {
+        thenOn(client->txn(txn), this, [this, raw = hold.get()](const TxnResult &deleted) {
             const auto it = std::find_if(releasing.begin(), releasing.end(),
                                          [raw](const std::shared_ptr<Hold> &each) { return each.get() == raw; });
             std::shared_ptr<Hold> hold = *it;
@@ -455,7 +456,7 @@ Status DistributedMutex::lock(std::chrono::milliseconds timeout)
     attempt->givenBack->store(true);
     QMetaObject::invokeMethod(d.get(), [priv = d.get(), attempt, waited] { priv->stopAttempt(attempt, waited); },
                               Qt::QueuedConnection);
-    QFuture<Status>(future).then(d.get(), [priv = d.get(), attempt](const Status &won) {
+    thenOn(QFuture<Status>(future), d.get(), [priv = d.get(), attempt](const Status &won) {
         if (won)
             priv->giveBack(attempt);
     });

@@ -1,4 +1,5 @@
 #include "distributedqueue.h"
+#include "continuation_p.h"
 #include "distributedpriorityqueue.h"
 
 #include "blockingwait_p.h"
@@ -148,7 +149,7 @@ private:
         head.sortTarget = order;
         head.sortOrder = SortOrder::Ascending;
         head.limit = order == SortTarget::ModRevision ? 2 : 1;
-        client->get(prefix, head).then(this, [this, take](const RangeResult &result) {
+        thenOn(client->get(prefix, head), this, [this, take](const RangeResult &result) {
             if (take->done)
                 return;
             if (!result.status)
@@ -170,7 +171,7 @@ private:
         first.minModRevision = revision;
         first.maxModRevision = revision;
         first.limit = 1;
-        client->get(prefix, first).then(this, [this, take](const RangeResult &result) {
+        thenOn(client->get(prefix, first), this, [this, take](const RangeResult &result) {
             if (take->done)
                 return;
             if (!result.status)
@@ -188,8 +189,9 @@ private:
             if (q)
                 q->reportSource(source, healthAfter(event.kind));
         };
-        waitForPut(client, prefix, observedRevision, q->options().resilience.watch, take->stop.token(), onRecovery)
-            .then(this, [this, take, source](const Status &woken) {
+        const QFuture<Status> put =
+            waitForPut(client, prefix, observedRevision, q->options().resilience.watch, take->stop.token(), onRecovery);
+        thenOn(put, this, [this, take, source](const Status &woken) {
                 if (q)
                     q->removeSource(source);
                 if (take->done)
@@ -208,7 +210,7 @@ private:
         txn.compares = {Compare::modRevision(head.key, CompareResult::Equal, head.modRevision)};
         txn.success = {TxnOp::remove(head.key)};
         take->casInFlight = true;
-        client->txn(txn).then(this, [this, take, head](const TxnResult &result) {
+        thenOn(client->txn(txn), this, [this, take, head](const TxnResult &result) {
             take->casInFlight = false;
             if (result.status && result.succeeded)
                 return finish(take, {{}, head.key, head.value});
@@ -344,7 +346,7 @@ public:
         last.sortOrder = SortOrder::Descending;
         last.limit = 1;
         last.keysOnly = true;
-        client->get(levelPrefix, last).then(this, [=, this](const RangeResult &result) {
+        thenOn(client->get(levelPrefix, last), this, [=, this](const RangeResult &result) {
             if (!result.status)
                 return settle(promise, result.status);
             const qint64 sequence =
@@ -353,7 +355,7 @@ public:
             txn.compares = {Compare::modRevision(sentinel, CompareResult::Less, result.header.revision + 1)};
             txn.success = {TxnOp::put(sentinel, QByteArray()),
                            TxnOp::put(levelPrefix + QByteArray::number(sequence).rightJustified(16, '0'), value)};
-            client->txn(txn).then(this, [=, this](const TxnResult &written) {
+            thenOn(client->txn(txn), this, [=, this](const TxnResult &written) {
                 if (!written.status || written.succeeded)
                     return settle(promise, written.status);
                 if (attempt + 1 >= DistributedPriorityQueue::MaxEnqueueAttempts)

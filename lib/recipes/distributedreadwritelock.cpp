@@ -1,6 +1,7 @@
 #include "distributedreadwritelock.h"
 
 #include "client.h"
+#include "continuation_p.h"
 #include "fencing_p.h"
 #include "holdqueue_p.h"
 #include "threading_p.h"
@@ -113,7 +114,7 @@ public:
         txn.success = {TxnOp::range(sidePrefix(Side::Write), nearest)};
         if (Side(attempt->kind) == Side::Write)
             txn.success.append(TxnOp::range(sidePrefix(Side::Read), nearest));
-        client->txn(txn).then(this, [this, attempt](const TxnResult &result) {
+        thenOn(client->txn(txn), this, [this, attempt](const TxnResult &result) {
             if (interrupted(attempt))
                 return;
             if (!result.status)
@@ -128,9 +129,8 @@ public:
             }
             if (conflict.key.isEmpty())
                 return claim(attempt);
-            waitForDeletion(client, conflict, result.header.revision, options.resilience.watch,
-                            attempt->round.token())
-                .then(this, [this, attempt](const Status &deleted) {
+            thenOn(waitForDeletion(client, conflict, result.header.revision, options.resilience.watch,
+                            attempt->round.token()), this, [this, attempt](const Status &deleted) {
                     if (interrupted(attempt))
                         return;
                     if (!deleted)
@@ -152,7 +152,8 @@ public:
         between.limit = 1;
         between.minCreateRevision = anchor->revision + 1;
         between.maxCreateRevision = dependent->revision - 1;
-        client->get(sidePrefix(Side::Write), between).then(this, [this, anchor, dependent](const RangeResult &found) {
+        thenOn(client->get(sidePrefix(Side::Write), between),
+               this, [this, anchor, dependent](const RangeResult &found) {
             if (anchor->dropped || !dependent->anchored)
                 return;
             if (!found.status) {
@@ -169,9 +170,8 @@ public:
                          .arg(QString::fromUtf8(dependent->key), QString::fromUtf8(anchor->key)));
                 return dropEntry(anchor);
             }
-            waitForDeletion(client, found.kvs.first(), found.header.revision, options.resilience.watch,
-                            anchor->retired.token())
-                .then(this, [this, anchor, dependent](const Status &) {
+            thenOn(waitForDeletion(client, found.kvs.first(), found.header.revision, options.resilience.watch,
+                            anchor->retired.token()), this, [this, anchor, dependent](const Status &) {
                     if (!anchor->dropped && dependent->anchored)
                         settle(anchor, dependent);
                 });

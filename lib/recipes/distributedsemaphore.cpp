@@ -1,6 +1,7 @@
 #include "distributedsemaphore.h"
 
 #include "client.h"
+#include "continuation_p.h"
 #include "fencing_p.h"
 #include "holdqueue_p.h"
 #include "threading_p.h"
@@ -67,7 +68,9 @@ public:
         txn.compares = {Compare::absent(permitsKey)};
         txn.success = {TxnOp::put(permitsKey, encoded)};
         txn.failure = {TxnOp::range(permitsKey)};
-        return client->txn(txn).then(this, [this](const TxnResult &result) {
+        const auto gone = [closed = Status(StatusCode::Closed, context + QStringLiteral(": closed"))](
+                              const TxnResult &) { return closed; };
+        return thenOn(client->txn(txn), this, [this](const TxnResult &result) {
             if (!result.status)
                 return result.status;
             Status answer;
@@ -89,7 +92,7 @@ public:
             QMutexLocker locker(&mutex);
             verdict = answer;
             return answer;
-        });
+        }, gone);
     }
 
     // The permit release() gives back: the most recent one still held, else the most recent.
@@ -120,7 +123,7 @@ public:
     // --- dispatcher thread ----------------------------------------------------------------
     void prepare(std::shared_ptr<QueuedAttempt> attempt) override
     {
-        checkPermits().then(this, [this, attempt](const Status &agreed) {
+        thenOn(checkPermits(), this, [this, attempt](const Status &agreed) {
             if (stopped(attempt))
                 return;
             if (!agreed)
@@ -144,7 +147,7 @@ public:
         Txn txn;
         txn.compares = {Compare::createRevision(attempt->key, CompareResult::Equal, attempt->revision)};
         txn.success = {TxnOp::range(holdersPrefix, ahead)};
-        client->txn(txn).then(this, [this, attempt](const TxnResult &result) {
+        thenOn(client->txn(txn), this, [this, attempt](const TxnResult &result) {
             if (interrupted(attempt))
                 return;
             if (!result.status)
@@ -155,9 +158,8 @@ public:
                 return claim(attempt);
             DeletionWatch anyHolder;
             anyHolder.range = KeyRange::prefix();
-            watchDeletion(client, holdersPrefix, result.header.revision, options.resilience.watch,
-                          attempt->round.token(), anyHolder)
-                .then(this, [this, attempt](const Deletion &deletion) {
+            thenOn(watchDeletion(client, holdersPrefix, result.header.revision, options.resilience.watch,
+                          attempt->round.token(), anyHolder), this, [this, attempt](const Deletion &deletion) {
                     if (interrupted(attempt))
                         return;
                     if (!deletion.status)
@@ -299,13 +301,16 @@ QFuture<AvailablePermitsResult> DistributedSemaphore::availablePermits() const
         return QtFuture::makeReadyFuture(refused);
     }
     DistributedSemaphorePrivate *priv = d.get();
-    return d->checkPermits()
-        .then(priv, [priv](const Status &agreed) {
-            if (!agreed) {
-                AvailablePermitsResult refused;
-                refused.status = agreed;
-                return QtFuture::makeReadyFuture(refused);
-            }
+    const auto refuse = [](const Status &why) {
+        AvailablePermitsResult refused;
+        refused.status = why;
+        return QtFuture::makeReadyFuture(refused);
+    };
+    const auto gone = [refuse, closed = Status(StatusCode::Closed, context() + QStringLiteral(": closed"))](
+                          const Status &) { return refuse(closed); };
+    return thenOn(d->checkPermits(), priv, [priv, refuse](const Status &agreed) {
+            if (!agreed)
+                return refuse(agreed);
             RangeOptions count;
             count.range = KeyRange::prefix();
             count.countOnly = true;
@@ -317,7 +322,7 @@ QFuture<AvailablePermitsResult> DistributedSemaphore::availablePermits() const
                 result.available = taken.status ? int(std::max<qint64>(0, permits - taken.count)) : 0;
                 return result;
             });
-        })
+        }, gone)
         .unwrap();
 }
 

@@ -1,6 +1,7 @@
 #include "election_p.h"
 
 #include "client_p.h"
+#include "continuation_p.h"
 #include "leaderlatch.h"
 #include "leaderselector.h"
 #include "threading_p.h"
@@ -71,7 +72,7 @@ private:
         Txn txn;
         txn.compares = {Compare::createRevision(m_key, CompareResult::Equal, m_revision)};
         txn.success = {TxnOp::range(m_prefix, newestEntries(1, m_revision))};
-        m_client->txn(txn).then(this, [this](const TxnResult &result) {
+        thenOn(m_client->txn(txn), this, [this](const TxnResult &result) {
             if (m_stop.stopRequested())
                 return finish(Status(StatusCode::Cancelled, QStringLiteral("stopped while waiting")));
             if (!result.status)
@@ -82,8 +83,8 @@ private:
             const QList<KeyValue> older = result.responses.value(0).range.kvs;
             if (older.isEmpty())
                 return finish({});
-            waitForDeletion(m_client, older.first(), result.header.revision, m_resilience, m_stop)
-                .then(this, [this](const Status &deleted) {
+            thenOn(waitForDeletion(m_client, older.first(), result.header.revision, m_resilience, m_stop),
+                   this, [this](const Status &deleted) {
                     if (!deleted)
                         return finish(deleted);
                     round();
@@ -168,7 +169,7 @@ void Candidacy<Owner>::enqueue()
         QMutexLocker locker(&mutex);
         lease = std::move(fresh);
     }
-    granting->grant().then(this, [this, current](const Status &granted) {
+    thenOn(granting->grant(), this, [this, current](const Status &granted) {
         if (current != generation)
             return;
         if (!granted)
@@ -195,7 +196,7 @@ void Candidacy<Owner>::joinQueue(quint64 current)
     txn.compares = {Compare::createRevision(candidateKey, CompareResult::Equal, 0)};
     txn.success = {TxnOp::put(candidateKey, written, onLease), TxnOp::range(prefix, firstCreated)};
     txn.failure = {TxnOp::range(candidateKey), TxnOp::range(prefix, firstCreated)};
-    client->txn(txn).then(this, [this, current, candidateKey](const TxnResult &result) {
+    thenOn(client->txn(txn), this, [this, current, candidateKey](const TxnResult &result) {
         if (current != generation)
             return;
         if (!result.status)
@@ -228,8 +229,8 @@ void Candidacy<Owner>::joinQueue(quint64 current)
 template <class Owner>
 void Candidacy<Owner>::awaitTurn(quint64 current)
 {
-    waitForTurn(client, prefix, ownKey, revision, resilience.watch, attemptStop.token())
-        .then(this, [this, current](const Status &turn) {
+    thenOn(waitForTurn(client, prefix, ownKey, revision, resilience.watch, attemptStop.token()),
+           this, [this, current](const Status &turn) {
             if (current != generation)
                 return;
             if (turn)

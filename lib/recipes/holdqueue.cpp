@@ -2,6 +2,7 @@
 
 #include "blockingwait_p.h"
 #include "client_p.h"
+#include "continuation_p.h"
 #include "resilience.h"
 
 namespace QEtcd::Internal {
@@ -42,7 +43,7 @@ Status HoldQueue::await(const std::shared_ptr<QueuedAttempt> &attempt, const QFu
     // not count itself into it (a second lock()).
     attempt->givenBack->store(true);
     QMetaObject::invokeMethod(this, [this, attempt, waited] { stopAttempt(attempt, waited); }, Qt::QueuedConnection);
-    QFuture<Status>(future).then(this, [this, attempt](const Status &won) {
+    thenOn(QFuture<Status>(future), this, [this, attempt](const Status &won) {
         const auto hold = attempt->won.lock();
         if (won && hold) {
             withdraw(hold);
@@ -113,7 +114,7 @@ void HoldQueue::enqueue(std::shared_ptr<QueuedAttempt> attempt)
                                                         [round = attempt->round]() mutable { round.requestStop(); });
     attempt->lease = std::make_unique<ExclusivityLease>(client, options.ttlSeconds);
     connect(attempt->lease.get(), &ExclusivityLease::lost, this, [round = attempt->round]() mutable { round.requestStop(); });
-    attempt->lease->grant().then(this, [this, attempt](const Status &granted) {
+    thenOn(attempt->lease->grant(), this, [this, attempt](const Status &granted) {
         if (stopped(attempt))
             return;
         if (!granted)
@@ -124,7 +125,7 @@ void HoldQueue::enqueue(std::shared_ptr<QueuedAttempt> attempt)
         Txn txn;
         txn.compares = {Compare::absent(attempt->key)};
         txn.success = {TxnOp::put(attempt->key, options.clientId.toUtf8(), onLease)};
-        client->txn(txn).then(this, [this, attempt](const TxnResult &created) {
+        thenOn(client->txn(txn), this, [this, attempt](const TxnResult &created) {
             if (interrupted(attempt))
                 return;
             if (!created.status)

@@ -31,7 +31,7 @@ QFuture<Status> KeyMirror::rebuild()
         if (m_closed)
             return settle(promise, Status(StatusCode::Closed, QStringLiteral("closed")));
         m_pending.append(promise);
-        read().then(this, [this, promise](const RangeResult &result) {
+        thenOn(read(), this, [this, promise](const RangeResult &result) {
             if (m_closed)
                 return;
             if (result.status)
@@ -96,7 +96,7 @@ void KeyMirror::begin(Promise promise, bool readFirst)
     m_pending.append(promise);
     if (!readFirst)
         return watchFrom(0, promise);
-    read().then(this, [this, promise](const RangeResult &result) {
+    thenOn(read(), this, [this, promise](const RangeResult &result) {
         if (m_closed)
             return;
         if (!result.status)
@@ -123,18 +123,21 @@ void KeyMirror::watchFrom(qint64 revision, Promise promise)
     m_watcher = new Watcher(m_client, m_key, options, m_resilience, this);
     // After a compaction the events in the gap are gone: re-read, report the difference.
     m_watcher->setResyncWith([this] {
-        return read().then(this, [this](const RangeResult &result) -> qint64 {
-            if (m_closed || !result.status)
-                return 0;  // a failed attempt; the watcher retries under its policy
-            return reconcile(result);
-        });
+        return thenOn(
+            read(), this,
+            [this](const RangeResult &result) -> qint64 {
+                if (m_closed || !result.status)
+                    return 0;  // a failed attempt; the watcher retries under its policy
+                return reconcile(result);
+            },
+            [](const RangeResult &) -> qint64 { return 0; });
     });
     connect(m_watcher, &Watcher::eventsReceived, this, [this](const QList<WatchEvent> &events) { onEvents(events); });
     connect(m_watcher, &Watcher::recovery, this, [this](const WatchRecoveryEvent &event) {
         if (m_handlers.recovery)
             m_handlers.recovery(event);
     });
-    m_watcher->start().then(this, [this, promise](const Status &started) {
+    thenOn(m_watcher->start(), this, [this, promise](const Status &started) {
         if (!m_closed)
             settle(promise, started);
     });
@@ -146,10 +149,13 @@ QFuture<RangeResult> KeyMirror::read()
     auto promise = std::make_shared<QPromise<RangeResult>>();
     promise->start();
     readPage(m_key, m_range, 1000, promise, std::make_shared<RangeResult>());
-    return promise->future().then(this, [this](const RangeResult &result) {
-        --m_readsInFlight;
-        return result;
-    });
+    return thenOn(
+        promise->future(), this,
+        [this](const RangeResult &result) {
+            --m_readsInFlight;
+            return result;
+        },
+        [](const RangeResult &result) { return result; });
 }
 
 // The range is read in pages, all at the first page's revision, so that a prefix of any size

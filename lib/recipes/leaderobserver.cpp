@@ -1,6 +1,7 @@
 #include "leaderobserver.h"
 
 #include "client_p.h"
+#include "continuation_p.h"
 #include "election_p.h"
 #include "threading_p.h"
 #include "watcher.h"
@@ -31,7 +32,7 @@ public:
     void begin(const std::shared_ptr<QPromise<Status>> &started)
     {
         source = q->addSource(QStringLiteral("watch ") + QString::fromUtf8(prefix));
-        readAll().then(this, [this, started](const RangeResult &snapshot) {
+        thenOn(readAll(), this, [this, started](const RangeResult &snapshot) {
             if (closed)
                 return settle(started, Status(StatusCode::Cancelled, QStringLiteral("closed before the first read")));
             if (!snapshot.status)
@@ -49,12 +50,15 @@ public:
         watchOptions.startRevision = fromRevision;
         watcher = new Watcher(client, prefix, watchOptions, options.resilience.watch, this);
         watcher->setResyncWith([this] {
-            return readAll().then(this, [this](const RangeResult &snapshot) -> qint64 {
-                if (!snapshot.status)
-                    return 0;
-                replace(snapshot.kvs);
-                return snapshot.header.revision + 1;
-            });
+            return thenOn(
+                readAll(), this,
+                [this](const RangeResult &snapshot) -> qint64 {
+                    if (!snapshot.status)
+                        return 0;
+                    replace(snapshot.kvs);
+                    return snapshot.header.revision + 1;
+                },
+                [](const RangeResult &) -> qint64 { return 0; });
         });
         connect(watcher, &Watcher::eventsReceived, this, [this](const QList<WatchEvent> &events) {
             for (const WatchEvent &event : events) {
@@ -66,7 +70,7 @@ public:
             recompute();
         });
         connect(watcher, &Watcher::recovery, this, [this](const WatchRecoveryEvent &event) { onRecovery(event); });
-        watcher->start().then(this, [this, started](const Status &status) {
+        thenOn(watcher->start(), this, [this, started](const Status &status) {
             if (!status && q)
                 q->recordError(QStringLiteral("watch"), status);
             settle(started, status);

@@ -2,6 +2,7 @@
 
 #include "client.h"
 #include "client_p.h"
+#include "continuation_p.h"
 #include "discovery_p.h"
 #include "selfhealingkeepalive.h"
 #include "threading_p.h"
@@ -100,7 +101,7 @@ public:
             QMutexLocker locker(&mutex);
             registrations.insert(instance.id(), registration);
         }
-        registration->keeper->start().then(this, [this, registration](const Status &started) {
+        thenOn(registration->keeper->start(), this, [this, registration](const Status &started) {
             if (!registration->registering)
                 return;  // unregistered or closed meanwhile, and told so
             const Promise promise = std::exchange(registration->registering, nullptr);
@@ -125,12 +126,14 @@ public:
     QFuture<Status> establish(const std::shared_ptr<Registration> &registration, qint64 lease, qint64 previous)
     {
         const QByteArray json = registration->json;
-        return casEstablish(client, registration->key, json, lease, previous)
-            .then(this, [this, registration, json, lease](const Status &established) {
-                if (!established || registration->json == json)
-                    return QtFuture::makeReadyFuture(established);
-                return establish(registration, lease, lease);
-            })
+        return thenOn(
+                   casEstablish(client, registration->key, json, lease, previous), this,
+                   [this, registration, json, lease](const Status &established) {
+                       if (!established || registration->json == json)
+                           return QtFuture::makeReadyFuture(established);
+                       return establish(registration, lease, lease);
+                   },
+                   [](const Status &established) { return QtFuture::makeReadyFuture(established); })
             .unwrap();
     }
 

@@ -1,6 +1,7 @@
 #include "waiting_p.h"
 
 #include "client_p.h"
+#include "continuation_p.h"
 #include "logging_p.h"
 #include "threading_p.h"
 #include "watcher.h"
@@ -96,7 +97,7 @@ public:
                 finish({Status(StatusCode::Cancelled, QStringLiteral("stopped while waiting")), {}});
             }, Qt::QueuedConnection);
         });
-        m_watcher->start().then(this, [this](const Status &started) {
+        thenOn(m_watcher->start(), this, [this](const Status &started) {
             if (!started)
                 return finish({started, {}});
             // The watch reports deletions after the revision it was created at. The caller saw
@@ -121,7 +122,7 @@ private:
         current.keysOnly = true;
         current.serializable = asOfAtLeast > 0;
         QFuture<RangeResult> read = m_how.probeRead ? m_how.probeRead(m_key, current) : m_client->get(m_key, current);
-        read.then(this, [this, asOfAtLeast](const RangeResult &result) {
+        thenOn(read, this, [this, asOfAtLeast](const RangeResult &result) {
             if (!result.status) {
                 // Nothing else would see a deletion that landed before the watch began (nor one
                 // a compaction swallowed): ask again for as long as the wait lasts.
@@ -211,7 +212,7 @@ public:
                 finish(Status(StatusCode::Cancelled, QStringLiteral("stopped while waiting")));
             }, Qt::QueuedConnection);
         });
-        m_watcher->start().then(this, [this](const Status &started) {
+        thenOn(m_watcher->start(), this, [this](const Status &started) {
             if (!started)
                 finish(started);
         });
