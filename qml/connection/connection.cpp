@@ -1,5 +1,7 @@
 #include "connection.h"
 
+#include "continuation_p.h"
+
 #include <QEtcd/clientoptions.h>
 
 #include <QtCore/QSettings>
@@ -241,7 +243,7 @@ void Connection::check()
     m_checking = true;
     Q_EMIT problemChanged();
     // A count-only read of one key answers for the endpoint, TLS, the user and the password.
-    m_client->ping().then(this, [this, generation = m_generation](const QEtcd::Result &answer) {
+    QEtcd::Internal::thenOn(m_client->ping(), this, [this, generation = m_generation](const QEtcd::Result &answer) {
         if (generation != m_generation)
             return;
         m_checking = false;
