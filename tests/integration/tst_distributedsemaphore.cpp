@@ -300,6 +300,24 @@ private Q_SLOTS:
         QCOMPARE(lost.size(), 0);
     }
 
+    // The answer of a permit check comes back after its semaphore is gone: the caller's future
+    // still finishes, and says so, instead of being left cancelled by a continuation with no
+    // context to run on.
+    void availablePermitsOfASemaphoreDestroyedMidCallSaysClosed()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client slow(ClientOptions::fromEndpoints({proxy.url()}));
+        auto semaphore = std::make_unique<DistributedSemaphore>(&slow, "/sem/gone", 2, ttl(10));
+        proxy.setDelay(500ms);
+        proxy.setMode(FaultProxy::Mode::Delay);
+        const QFuture<AvailablePermitsResult> counted = semaphore->availablePermits();
+        semaphore.reset();
+        QVERIFY2(awaitFuture(counted), "availablePermits() never finished");
+        QVERIFY2(!counted.isCanceled(), "availablePermits() was cancelled with its semaphore");
+        QCOMPARE(counted.result().status.code(), StatusCode::Closed);
+    }
+
     void closeWakesWaitersAndReleases()
     {
         DistributedSemaphore holder(m_client.get(), "/sem/close", 1, ttl(10));
