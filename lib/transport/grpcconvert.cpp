@@ -290,6 +290,21 @@ Status statusFromGrpc(const grpc::Status &status)
     return Status(StatusCode(int(status.error_code())), message.isEmpty() ? QStringLiteral("no message") : message);
 }
 
+Status withRejectedCertificateHint(const Status &status)
+{
+    if (status.code() != StatusCode::Unavailable)
+        return status;
+    const QString message = status.message();
+    if (!message.contains(QLatin1String("Endpoint read failed")) && !message.contains(QLatin1String("Socket closed"))
+        && !message.contains(QLatin1String("Connection reset")))
+        return status;
+    return Status(status.code(),
+                  message
+                      + QStringLiteral(" — over TLS this is also how a server that refuses the client certificate "
+                                       "(missing, expired, or signed by a CA it does not trust) hangs up: check the "
+                                       "client certificate and key, and the server's log"));
+}
+
 QString describeKey(const QByteArray &key)
 {
     constexpr qsizetype limit = 80;

@@ -42,6 +42,10 @@ private:
 
 ResponseHeader headerFromProto(const etcdserverpb::ResponseHeader &header);
 Status statusFromGrpc(const grpc::Status &status);
+// A TLS server that refuses the client's certificate hangs up after the handshake, which gRPC
+// reports as a plain read failure: over TLS, such an Unavailable says what it may mean. It
+// stays Unavailable (and retried): the same words also come from a server that went away.
+Status withRejectedCertificateHint(const Status &status);
 // How a key shows up in an error message: printable, and short.
 QString describeKey(const QByteArray &key);
 

@@ -185,6 +185,8 @@ private:
     void finish(Status status)
     {
         if (!status) {
+            if (m_transport->channel(std::max(m_endpoint, 0)).endpoint.tls)
+                status = withRejectedCertificateHint(status);
             QString context = m_spec.what;
             if (m_retries > 0)
                 context += QStringLiteral(" (after %1 attempts)").arg(m_retries + 1);

@@ -128,14 +128,16 @@ private Q_SLOTS:
         Client anonymous(noCert);
         RangeResult got;
         QETCD_AWAIT(anonymous.get("/tls/k"), got);
-        QVERIFY(!got.status.isOk());
+        QCOMPARE(got.status.code(), StatusCode::Unavailable);
+        QVERIFY2(got.status.message().contains("refuses the client certificate"), qPrintable(got.status.message()));
 
         ClientOptions foreign = tlsOptions();
         foreign.tls.certFile = path("stranger.pem");
         foreign.tls.keyFile = path("stranger.key");
         Client stranger(foreign);
         QETCD_AWAIT(stranger.get("/tls/k"), got);
-        QVERIFY(!got.status.isOk());
+        QCOMPARE(got.status.code(), StatusCode::Unavailable);
+        QVERIFY2(got.status.message().contains("refuses the client certificate"), qPrintable(got.status.message()));
     }
 
     void plaintextToATlsServerNeverSucceeds()
