@@ -1,7 +1,9 @@
 #pragma once
 
 // How long a checker runs and which fault schedule it draws, from the environment:
-// QETCD_CHECKER_SECONDS lengthens a run, QETCD_CHECKER_SEED repeats one.
+// QETCD_CHECKER_SECONDS lengthens a run, QETCD_CHECKER_SEED repeats one. A run longer than
+// QtTest's five minutes per test function also needs QTEST_FUNCTION_TIMEOUT (milliseconds),
+// e.g. QETCD_CHECKER_SECONDS=600 QTEST_FUNCTION_TIMEOUT=900000 tests/fault/tst_mutexchecker.
 
 #include <QtCore/QRandomGenerator>
 #include <QtCore/QString>
