@@ -41,26 +41,29 @@ ClientPrivate::~ClientPrivate()
     m_transport.reset();
 }
 
+namespace {
+// A named thread with its event loop running, and an object living there to post work to.
+void startThread(const QString &name, std::unique_ptr<QThread> &thread, std::unique_ptr<QObject> &context)
+{
+    thread = std::make_unique<QThread>();
+    thread->setObjectName(name);
+    context = std::make_unique<QObject>();
+    context->moveToThread(thread.get());
+    thread->start();
+}
+} // namespace
+
 QThread *ClientPrivate::dispatcher()
 {
-    std::call_once(m_dispatcherStarted, [this] {
-        m_dispatcher = std::make_unique<QThread>();
-        m_dispatcher->setObjectName(QStringLiteral("qetcd-dispatch"));
-        m_dispatcherContext = std::make_unique<QObject>();
-        m_dispatcherContext->moveToThread(m_dispatcher.get());
-        m_dispatcher->start();
-    });
+    std::call_once(m_dispatcherStarted,
+                   [this] { startThread(QStringLiteral("qetcd-dispatch"), m_dispatcher, m_dispatcherContext); });
     return m_dispatcher.get();
 }
 
 void ClientPrivate::tellOnLossThread(std::function<void()> tell)
 {
     std::call_once(m_lossThreadStarted, [this] {
-        m_lossThread = std::make_unique<QThread>();
-        m_lossThread->setObjectName(QStringLiteral("qetcd-loss"));
-        m_lossContext = std::make_unique<QObject>();
-        m_lossContext->moveToThread(m_lossThread.get());
-        m_lossThread->start();
+        startThread(QStringLiteral("qetcd-loss"), m_lossThread, m_lossContext);
         m_lossThreadHandle = m_lossThread.get();
     });
     QMetaObject::invokeMethod(m_lossContext.get(), std::move(tell), Qt::QueuedConnection);
