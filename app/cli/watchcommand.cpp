@@ -6,7 +6,6 @@
 #include <QEtcd/watcher.h>
 
 #include <algorithm>
-#include <atomic>
 #include <memory>
 #include <utility>
 
@@ -99,14 +98,7 @@ int runWatch(Invocation &invocation)
             session.fail(event.cause);
     });
 
-    // The revision the watch starts from, read on the library's thread the moment the watch is
-    // created: by the time the main thread hears of it, events may have moved it on.
-    auto startRevision = std::make_shared<std::atomic<qint64>>(0);
-    const QFuture<Status> started =
-        watcher.start().then(QtFuture::Launch::Sync, [&watcher, startRevision](const Status &status) {
-            startRevision->store(watcher.resumeRevision());
-            return status;
-        });
+    const QFuture<Status> started = watcher.start();
     const QString what = QStringLiteral("watch \"%1\"").arg(QString::fromUtf8(key));
     session.run(started, what, [&] {
         QJsonObject established;
@@ -115,7 +107,7 @@ int runWatch(Invocation &invocation)
             established.insert(QLatin1String("prefix"), true);
         if (options.range.kind == KeyRange::Kind::Explicit)
             established.insert(QLatin1String("range_end"), arguments[1]);
-        nextRevision = std::max(nextRevision, startRevision->load());
+        nextRevision = std::max(nextRevision, watcher.startRevision());
         established.insert(QLatin1String("start_revision"), nextRevision);
         session.write(QStringLiteral("established"), established);
     });

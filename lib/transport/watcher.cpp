@@ -279,6 +279,8 @@ public:
         const std::shared_ptr<QPromise<Status>> promise = std::exchange(startPromise, nullptr);
         if (!promise)
             return;
+        if (status)
+            startedFrom = resume.load();
         promise->addResult(status);
         promise->finish();
     }
@@ -322,6 +324,7 @@ public:
     const std::shared_ptr<Mailbox> mailbox;
 
     std::atomic<qint64> resume;
+    std::atomic<qint64> startedFrom{0};
     std::atomic<bool> healthy{false};
     std::atomic<bool> closed{false};
     std::atomic<bool> started{false};
@@ -475,6 +478,11 @@ QByteArray Watcher::key() const
 qint64 Watcher::resumeRevision() const
 {
     return d->resume.load();
+}
+
+qint64 Watcher::startRevision() const
+{
+    return d->startedFrom.load();
 }
 
 bool Watcher::isHealthy() const

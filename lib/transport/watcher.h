@@ -92,6 +92,9 @@ public:
     // The revision the watch would be re-created from: the one after the last delivered event,
     // or after the last progress notification, whichever is newer. Thread-safe.
     qint64 resumeRevision() const;
+    // The revision the watch delivered from when start() finished Ok: what resumeRevision() was
+    // then, before any event moved it on. 0 before that. Thread-safe.
+    qint64 startRevision() const;
     // Created on the server and not in an outage. Thread-safe.
     bool isHealthy() const;
 

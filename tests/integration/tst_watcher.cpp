@@ -405,11 +405,13 @@ private Q_SLOTS:
         Recorder log(&watcher);
         QCOMPARE(started(watcher).code(), StatusCode::Ok);
         QCOMPARE(watcher.resumeRevision(), before + 1);  // a watch from "now" knows where now is
+        QCOMPARE(watcher.startRevision(), before + 1);
         const qint64 later = put("/w/progress-other", "y");  // not watched: no event, but history moves on
         QTRY_VERIFY_WITH_TIMEOUT(!log.progress.isEmpty() && log.progress.last() >= later, scaledMs(6000));
         QVERIFY(log.events.isEmpty());
         QVERIFY(watcher.resumeRevision() >= later + 1);
         QCOMPARE(watcher.resumeRevision(), log.progress.last() + 1);
+        QCOMPARE(watcher.startRevision(), before + 1);  // where it started stays put
 
         WatchResilience quiet = fastRetries();
         quiet.progressNotify = false;
