@@ -8,6 +8,7 @@
 
 #include "client.h"
 #include "client_p.h"
+#include "continuation_p.h"
 #include "lossinterruption_p.h"
 #include "status.h"
 #include "stoptoken.h"
@@ -51,7 +52,7 @@ Status waitBlocking(Client *client, const QFuture<T> &future, const QDeadlineTim
                                             "queued connection"));
     }
     auto wakeup = std::make_shared<Wakeup>();
-    QFuture<T>(future).then([wakeup](const T &) { wakeup->notify(); });
+    whenFinished(future, [wakeup](const QFuture<T> &) { wakeup->notify(); });
     const StopCallback onStop(stop, [wakeup] { wakeup->notify(); });
     std::unique_lock lock(wakeup->mutex);
     while (!future.isFinished()) {

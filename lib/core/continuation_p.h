@@ -1,23 +1,97 @@
 #pragma once
 
-// QFuture::then(context, function) in Qt 6.4 has no answer for a context that is gone by the
-// time the future finishes: a Q_ASSERT in Debug builds, and in release builds function never
-// runs and the future then() returned is cancelled. Whatever the finished call brought back (a
-// granted lease, say) is then lost with nobody to undo it. thenOn() is then() with that case
-// handled: function runs on context's thread while context lives; otherwise orphaned(result)
-// runs, on whichever thread finds out, and its return value finishes the returned future.
-// function is always queued, even from context's own thread, so it never runs inside the call
-// that finished the future.
+// The library's continuations, none of them through QFuture::then().
+//
+// Qt 6.4's then() is unsafe when attached from one thread while another finishes the future:
+// setContinuation() finds the future finished, runs the continuation and keeps it, and the
+// finishing thread's runContinuation() then runs it a second time. Qt's wrapper starts a promise
+// it already handed on, and the process dies. A QFutureWatcher hears of the finish under the
+// future's own mutex, exactly once, so the library watches futures instead, from a thread of its
+// own (the futures thread) that outlives every client: a chain still settles, as orphaned, while
+// its client winds down. QFuture::then(context, …) has a second gap, kept closed here: a context
+// gone by the time the future finishes leaves whatever the finished call brought back (a granted
+// lease, say) with nobody to undo it.
+//
+// after(future, function)
+//     function(result) runs on the futures thread: keep it short and never block in it.
+// thenOn(future, context, function, orphaned)
+//     function(result) runs on context's thread while context lives, always queued (never inside
+//     the call that finished the future); once context is gone, orphaned(result) runs instead,
+//     on whichever thread finds out, and its return value settles the returned future.
+//
+// A function that returns a QFuture<U> chains: the returned future is a QFuture<U> that finishes
+// with it. A cancelled future cancels what follows it.
 
 #include <QtCore/QFuture>
+#include <QtCore/QFutureWatcher>
 #include <QtCore/QObject>
 #include <QtCore/QPointer>
 #include <QtCore/QPromise>
 
+#include <functional>
 #include <memory>
 #include <type_traits>
 
 namespace QEtcd::Internal {
+
+// Queues work to the futures thread; drops it once the application is gone.
+void onFuturesThread(std::function<void()> work);
+
+// callback(future) runs once on the futures thread when future has finished (or was cancelled).
+template <class T, class Callback>
+void whenFinished(const QFuture<T> &future, Callback callback)
+{
+    onFuturesThread([future, callback]() mutable {
+        auto *watcher = new QFutureWatcher<T>;
+        QObject::connect(watcher, &QFutureWatcherBase::finished, watcher, [watcher, callback]() mutable {
+            watcher->deleteLater();
+            callback(watcher->future());
+        });
+        watcher->setFuture(future);
+    });
+}
+
+template <class R>
+struct Chained
+{
+    using Type = R;
+};
+template <class U>
+struct Chained<QFuture<U>>
+{
+    using Type = U;
+};
+template <class R>
+using ChainedT = typename Chained<R>::Type;
+
+// Settles promise with what a continuation returned, waiting for it when that is a future.
+template <class R>
+void settle(const std::shared_ptr<QPromise<ChainedT<R>>> &promise, R value)
+{
+    if constexpr (std::is_same_v<R, QFuture<ChainedT<R>>>) {
+        whenFinished(value, [promise](const QFuture<ChainedT<R>> &inner) {
+            if (inner.isCanceled())
+                return;
+            if constexpr (!std::is_void_v<ChainedT<R>>)
+                promise->addResult(inner.result());
+            promise->finish();
+        });
+    } else {
+        promise->addResult(std::move(value));
+        promise->finish();
+    }
+}
+
+template <class R, class Handler, class T>
+void settleWith(const std::shared_ptr<QPromise<ChainedT<R>>> &promise, Handler &handler, const T &value)
+{
+    if constexpr (std::is_void_v<R>) {
+        handler(value);
+        promise->finish();
+    } else {
+        settle<R>(promise, handler(value));
+    }
+}
 
 // Owned by the queued call: whether that call runs or is dropped with its context, the
 // promise is settled exactly once.
@@ -25,7 +99,8 @@ template <class T, class R, class Function, class Orphaned>
 class Delivery
 {
 public:
-    Delivery(std::shared_ptr<QPromise<R>> promise, const Function &function, const Orphaned &orphaned, T value)
+    Delivery(std::shared_ptr<QPromise<ChainedT<R>>> promise, const Function &function, const Orphaned &orphaned,
+             T value)
         : m_promise(std::move(promise)), m_function(function), m_orphaned(orphaned), m_value(std::move(value))
     {
     }
@@ -33,32 +108,36 @@ public:
     ~Delivery()
     {
         if (!m_delivered)
-            settle(m_orphaned);
+            settleWith<R>(m_promise, m_orphaned, m_value);
     }
 
     void deliver()
     {
         m_delivered = true;
-        settle(m_function);
+        settleWith<R>(m_promise, m_function, m_value);
     }
 
 private:
-    template <class Handler>
-    void settle(Handler &handler)
-    {
-        if constexpr (std::is_void_v<R>)
-            handler(m_value);
-        else
-            m_promise->addResult(handler(m_value));
-        m_promise->finish();
-    }
-
-    std::shared_ptr<QPromise<R>> m_promise;
+    std::shared_ptr<QPromise<ChainedT<R>>> m_promise;
     Function m_function;
     Orphaned m_orphaned;
     T m_value;
     bool m_delivered = false;
 };
+
+template <class T, class Function>
+auto after(const QFuture<T> &future, Function function)
+{
+    using R = std::invoke_result_t<Function, const T &>;
+    auto promise = std::make_shared<QPromise<ChainedT<R>>>();
+    promise->start();
+    QFuture<ChainedT<R>> result = promise->future();
+    whenFinished(future, [promise, function](const QFuture<T> &done) mutable {
+        if (!done.isCanceled())
+            settleWith<R>(promise, function, done.result());
+    });
+    return result;
+}
 
 template <class T, class Function, class Orphaned>
 auto thenOn(const QFuture<T> &future, QObject *context, Function function, Orphaned orphaned)
@@ -66,16 +145,22 @@ auto thenOn(const QFuture<T> &future, QObject *context, Function function, Orpha
     using R = std::invoke_result_t<Function, const T &>;
     static_assert(std::is_same_v<R, std::invoke_result_t<Orphaned, const T &>>,
                   "orphaned must return what function returns");
-    auto promise = std::make_shared<QPromise<R>>();
+    auto promise = std::make_shared<QPromise<ChainedT<R>>>();
     promise->start();
-    QFuture<R> result = promise->future();
-    QFuture<T>(future).then(QtFuture::Launch::Sync, [promise, function = std::move(function), orphaned = std::move(orphaned),
-                                                     guard = QPointer<QObject>(context)](const T &value) {
-        auto delivery = std::make_shared<Delivery<T, R, Function, Orphaned>>(promise, function, orphaned, value);
+    QFuture<ChainedT<R>> result = promise->future();
+    const auto deliver = [promise, function, orphaned, guard = QPointer<QObject>(context)](const QFuture<T> &done) {
+        if (done.isCanceled())
+            return;
+        auto delivery = std::make_shared<Delivery<T, R, Function, Orphaned>>(promise, function, orphaned, done.result());
         // Fails at once for a context already gone; a call still queued when its context dies
         // is dropped by Qt. Either way the delivery goes unrun and settles as orphaned.
         QMetaObject::invokeMethod(guard.data(), [delivery] { delivery->deliver(); }, Qt::QueuedConnection);
-    });
+    };
+    // A future finished before we look has no finish left to race with.
+    if (future.isFinished())
+        deliver(future);
+    else
+        whenFinished(future, deliver);
     return result;
 }
 

@@ -475,7 +475,7 @@ QFuture<Status> casEstablish(Client *client, const QByteArray &key, const QByteA
     } else {
         txn.failure = {TxnOp::range(key)};
     }
-    return client->txn(txn).then([key, previousLeaseId](const TxnResult &result) {
+    return after(client->txn(txn), [key, previousLeaseId](const TxnResult &result) {
         if (!result.status)
             return result.status;
         if (result.succeeded)

@@ -53,6 +53,8 @@ public:
             outcome = started.code() == StatusCode::OwnershipLost
                 ? Status(StatusCode::AlreadyExists, context + QStringLiteral(": already set by someone else"))
                 : started;
+            if (const auto tell = std::exchange(beforeTelling, nullptr))
+                tell(*outcome);
             for (const auto &promise : std::exchange(waiting, {})) {
                 promise->addResult(*outcome);
                 promise->finish();
@@ -121,6 +123,8 @@ public:
     std::unique_ptr<SelfHealingKeepAlive> keeper;
     int source = -1;
     bool failed = false;
+    // Runs once start() has an outcome, before anyone waiting for it hears of it.
+    std::function<void(const Status &)> beforeTelling;
 
 private:
     void finish(const Status &status)
@@ -172,10 +176,14 @@ public:
         return {};
     }
 
-    template <class Work>
-    auto onDispatcher(Work work)
+    // Runs work where this lives; a barrier gone meanwhile says so.
+    QFuture<Status> onDispatcher(std::function<QFuture<Status>()> work)
     {
-        return QtFuture::makeReadyFuture().then(this, std::move(work)).unwrap();
+        return thenOn(
+            QtFuture::makeReadyFuture(Status()), this, [work](const Status &) { return work(); },
+            [closed = Status(StatusCode::Closed, context + QStringLiteral(": closed"))](const Status &) {
+                return QtFuture::makeReadyFuture(closed);
+            });
     }
 
     QFuture<WaitResult> startWait(std::chrono::milliseconds timeout, std::shared_ptr<Wait> *started)
@@ -210,20 +218,20 @@ public:
                 owner = false;
             }
         });
-        // Our own barrier on its way down would make the new one look taken.
-        if (lifting)
-            connect(lifting, &QObject::destroyed, arming, [armed = arming] { armed->start(); });
-        else
-            arming->start();
-        // Told before the caller is: the caller's continuation is attached after this one.
-        thenOn(arming->whenStarted(), this, [this, generation = arming->generation](const Status &started) {
+        // Before the caller is told, so that isOwner() already says so when set() returns.
+        arming->beforeTelling = [this, generation = arming->generation](const Status &started) {
             if (!isCurrent(generation))
                 return;
             if (!started)
                 return disown()->discard();
             owner = true;
             q->recordHistory(RecipeHistoryEntry::Source::Recipe, QStringLiteral("barrier set"));
-        });
+        };
+        // Our own barrier on its way down would make the new one look taken.
+        if (lifting)
+            connect(lifting, &QObject::destroyed, arming, [armed = arming] { armed->start(); });
+        else
+            arming->start();
         return arming->whenStarted();
     }
 
@@ -240,6 +248,7 @@ public:
     Arming *disown()
     {
         Arming *armed = std::exchange(arming, nullptr);
+        armed->beforeTelling = nullptr;  // refers to this, which may go before the arming does
         owner = false;
         if (q) {
             q->removeSource(armed->source);
@@ -303,8 +312,8 @@ public:
         if (previous->lease == 0)
             return QtFuture::makeReadyFuture(LiftReason::Deleted);
         // Unmarked: it went with its lease, unless that lease is still alive.
-        return client->leaseTimeToLive(previous->lease, false, options.resilience.rpc)
-            .then([](const LeaseTimeToLiveResult &lease) {
+        return after(client->leaseTimeToLive(previous->lease, false, options.resilience.rpc),
+            [](const LeaseTimeToLiveResult &lease) {
                 if (lease.status ? lease.ttl < 0 : lease.status.isLeaseNotFound())
                     return LiftReason::LeaseExpired;
                 return lease.status ? LiftReason::Deleted : LiftReason::Unknown;
@@ -418,7 +427,7 @@ QFuture<bool> DistributedBarrier::isBarrierSet() const
 {
     RangeOptions countOnly;
     countOnly.countOnly = true;
-    return client()->get(d->path, countOnly, d->options.resilience.rpc).then([](const RangeResult &result) {
+    return after(client()->get(d->path, countOnly, d->options.resilience.rpc), [](const RangeResult &result) {
         return result.status && result.count > 0;
     });
 }

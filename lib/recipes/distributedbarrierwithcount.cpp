@@ -323,7 +323,7 @@ QFuture<qint64> DistributedBarrierWithCount::waiterCount() const
     RangeOptions countOnly;
     countOnly.range = KeyRange::prefix();
     countOnly.countOnly = true;
-    return client()->get(d->waitingPrefix, countOnly, d->options.resilience.rpc).then([](const RangeResult &result) {
+    return after(client()->get(d->waitingPrefix, countOnly, d->options.resilience.rpc), [](const RangeResult &result) {
         return result.status ? result.count : qint64(-1);
     });
 }

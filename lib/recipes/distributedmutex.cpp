@@ -504,7 +504,7 @@ QFuture<bool> DistributedMutex::isLocked() const
     RangeOptions countOnly;
     countOnly.range = KeyRange::prefix();
     countOnly.countOnly = true;
-    return client()->get(d->prefix, countOnly).then([](const RangeResult &result) { return result.count > 0; });
+    return after(client()->get(d->prefix, countOnly), [](const RangeResult &result) { return result.count > 0; });
 }
 
 qint64 DistributedMutex::fencingToken() const

@@ -1,10 +1,10 @@
 #include "distributedqueue.h"
-#include "continuation_p.h"
 #include "distributedpriorityqueue.h"
 
 #include "blockingwait_p.h"
 #include "client.h"
 #include "client_p.h"
+#include "continuation_p.h"
 #include "queuekeys_p.h"
 #include "recipe_p.h"
 #include "threading_p.h"
@@ -97,7 +97,7 @@ public:
         RangeOptions countOnly;
         countOnly.range = KeyRange::prefix();
         countOnly.countOnly = true;
-        return client->get(prefix, countOnly).then([](const RangeResult &result) {
+        return after(client->get(prefix, countOnly), [](const RangeResult &result) {
             return result.status ? result.count : qint64(-1);
         });
     }

@@ -348,7 +348,7 @@ QFuture<bool> ReadWriteLockView::isLocked() const
     Txn txn;
     txn.success = {TxnOp::range(d->sidePrefix(m_side), oldest),
                    TxnOp::range(d->sidePrefix(m_side == Side::Write ? Side::Read : Side::Write), oldest)};
-    return d->client->txn(txn).then([](const TxnResult &result) {
+    return after(d->client->txn(txn), [](const TxnResult &result) {
         const qint64 mine = result.responses.value(0).range.kvs.value(0).createRevision;
         const qint64 theirs = result.responses.value(1).range.kvs.value(0).createRevision;
         return mine > 0 && (theirs == 0 || mine < theirs);

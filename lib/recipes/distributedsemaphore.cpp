@@ -314,7 +314,7 @@ QFuture<AvailablePermitsResult> DistributedSemaphore::availablePermits() const
             RangeOptions count;
             count.range = KeyRange::prefix();
             count.countOnly = true;
-            return priv->client->get(priv->holdersPrefix, count).then([permits = priv->permits](const RangeResult &taken) {
+            return after(priv->client->get(priv->holdersPrefix, count), [permits = priv->permits](const RangeResult &taken) {
                 AvailablePermitsResult result;
                 result.status = taken.status;
                 result.header = taken.header;
@@ -322,8 +322,7 @@ QFuture<AvailablePermitsResult> DistributedSemaphore::availablePermits() const
                 result.available = taken.status ? int(std::max<qint64>(0, permits - taken.count)) : 0;
                 return result;
             });
-        }, gone)
-        .unwrap();
+        }, gone);
 }
 
 qint64 DistributedSemaphore::fencingToken() const

@@ -440,7 +440,7 @@ public:
     {
         return thenOn(promoteMatured(), this, [this](qint64) { return reclaimOrphans(); }, [](qint64) {
                    return QtFuture::makeReadyFuture(Status(StatusCode::Closed, QStringLiteral("the queue is gone")));
-               }).unwrap();
+               });
     }
 
     void finish(const std::shared_ptr<Receive> &receive, const WorkItem &item)
@@ -561,7 +561,7 @@ QFuture<Status> DistributedWorkQueue::ack(const WorkItem &item)
     txn.success = {TxnOp::remove(d->claims + item.id), TxnOp::remove(d->claimed + item.id),
                    TxnOp::remove(d->attempts + item.id)};
     const QString lost = context() + QStringLiteral(": the claim on %1 was lost").arg(QString::fromUtf8(item.id));
-    return client()->txn(txn).then([lost](const TxnResult &result) { return statusOf(result, lost); });
+    return after(client()->txn(txn), [lost](const TxnResult &result) { return statusOf(result, lost); });
 }
 
 QFuture<Status> DistributedWorkQueue::requeue(const WorkItem &item)
@@ -571,14 +571,14 @@ QFuture<Status> DistributedWorkQueue::requeue(const WorkItem &item)
     txn.success = {TxnOp::put(d->items + item.id, item.value), TxnOp::remove(d->claims + item.id),
                    TxnOp::remove(d->claimed + item.id)};
     const QString lost = context() + QStringLiteral(": the claim on %1 was lost").arg(QString::fromUtf8(item.id));
-    return client()->txn(txn).then([lost](const TxnResult &result) { return statusOf(result, lost); });
+    return after(client()->txn(txn), [lost](const TxnResult &result) { return statusOf(result, lost); });
 }
 
 QFuture<DeadLetters> DistributedWorkQueue::deadLetters() const
 {
     Txn read;
     read.success = {TxnOp::range(d->dlq, underPrefix()), TxnOp::range(d->attempts, underPrefix())};
-    return client()->txn(read).then([dlq = d->dlq, attempts = d->attempts](const TxnResult &result) {
+    return after(client()->txn(read), [dlq = d->dlq, attempts = d->attempts](const TxnResult &result) {
         DeadLetters dead{result.status, {}};
         QHash<QByteArray, int> delivered;
         for (const KeyValue &kv : result.responses.value(1).range.kvs)
@@ -609,20 +609,19 @@ QFuture<Status> DistributedWorkQueue::requeueDeadLetter(const QByteArray &id)
             Txn txn;
             txn.compares = {Compare::modRevision(letter, CompareResult::Equal, read.kvs.first().modRevision)};
             txn.success = {TxnOp::remove(letter), TxnOp::put(item, read.kvs.first().value), TxnOp::remove(counter)};
-            return c->txn(txn).then([name](const TxnResult &moved) {
+            return after(c->txn(txn), [name](const TxnResult &moved) {
                 if (!moved.status)
                     return moved.status;
                 return moved.succeeded ? Status() : Status(StatusCode::Aborted, name + QStringLiteral(" changed meanwhile"));
             });
-        }, gone)
-        .unwrap();
+        }, gone);
 }
 
 QFuture<Status> DistributedWorkQueue::purgeDeadLetter(const QByteArray &id)
 {
     Txn txn;
     txn.success = {TxnOp::remove(d->dlq + id), TxnOp::remove(d->attempts + id)};
-    return client()->txn(txn).then([](const TxnResult &result) { return result.status; });
+    return after(client()->txn(txn), [](const TxnResult &result) { return result.status; });
 }
 
 QFuture<Status> DistributedWorkQueue::sweep()

@@ -34,7 +34,7 @@ QFuture<ParticipantsResult> readParticipants(Client *client, const QByteArray &p
     inQueueOrder.range = KeyRange::prefix();
     inQueueOrder.sortTarget = SortTarget::CreateRevision;
     inQueueOrder.sortOrder = SortOrder::Ascending;
-    return client->get(electionPrefix(path), inQueueOrder).then([](const RangeResult &range) {
+    return after(client->get(electionPrefix(path), inQueueOrder), [](const RangeResult &range) {
         ParticipantsResult result;
         result.status = range.status;
         result.header = range.header;
@@ -432,7 +432,7 @@ QFuture<Status> Candidacy<Owner>::writeProclamation()
     Txn txn;
     txn.compares = {Compare::createRevision(ownKey, CompareResult::Equal, revision)};
     txn.success = {TxnOp::put(ownKey, written, onLease)};
-    return client->txn(txn).then([key = ownKey](const TxnResult &result) {
+    return after(client->txn(txn), [key = ownKey](const TxnResult &result) {
         if (!result.status)
             return result.status;
         return result.succeeded ? Status()

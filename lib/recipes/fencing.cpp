@@ -1,5 +1,7 @@
 #include "fencing_p.h"
 
+#include "continuation_p.h"
+
 namespace QEtcd::Internal {
 
 QFuture<TxnResult> guardedTxn(Client *client, const QList<Compare> &guards, const Txn &txn, const QString &context)
@@ -7,7 +9,7 @@ QFuture<TxnResult> guardedTxn(Client *client, const QList<Compare> &guards, cons
     Txn guarded;
     guarded.compares = guards;
     guarded.success = {TxnOp::nested(txn)};
-    return client->txn(guarded).then([context](const TxnResult &result) {
+    return after(client->txn(guarded), [context](const TxnResult &result) {
         if (!result.status)
             return result;
         if (!result.succeeded) {
@@ -27,7 +29,7 @@ QFuture<Status> guardedPut(Client *client, const QList<Compare> &guards, const Q
 {
     Txn txn;
     txn.success = {TxnOp::put(key, value, options)};
-    return guardedTxn(client, guards, txn, context).then([](const TxnResult &result) {
+    return after(guardedTxn(client, guards, txn, context), [](const TxnResult &result) {
         if (!result.status)
             return result.status;
         return result.succeeded ? Status() : Status(StatusCode::FailedPrecondition, QStringLiteral("compare failed"));

@@ -1,6 +1,8 @@
 #include "queuekeys_p.h"
 
 #include "client.h"
+#include "client_p.h"
+#include "continuation_p.h"
 
 #include <QtCore/QDateTime>
 #include <QtCore/QRandomGenerator>
@@ -69,8 +71,11 @@ QFuture<Status> putAbsentAttempt(Client *client, const QString &context, const Q
         txn.compares.append(Compare::createRevision(key, CompareResult::Equal, 0));
         txn.success.append(TxnOp::put(key, values[i]));
     }
-    return client->txn(txn)
-        .then([=](const TxnResult &result) {
+    // Drawn again on the client's own thread, which goes with it: a client destroyed meanwhile
+    // ends the attempts instead of being called.
+    return thenOn(
+        client->txn(txn), ClientPrivate::get(client)->dispatcherContext(),
+        [=](const TxnResult &result) {
             if (!result.status || result.succeeded)
                 return QtFuture::makeReadyFuture(result.status);
             if (attempt >= MaxAttempts)
@@ -78,8 +83,12 @@ QFuture<Status> putAbsentAttempt(Client *client, const QString &context, const Q
                     StatusCode::RetriesExhausted,
                     context + QStringLiteral(": every item name drawn was taken (%1 attempts)").arg(MaxAttempts)));
             return putAbsentAttempt(client, context, prefix, values, batch, delay, attempt + 1);
-        })
-        .unwrap();
+        },
+        [context](const TxnResult &result) {
+            return QtFuture::makeReadyFuture(result.status && !result.succeeded
+                                                 ? Status(StatusCode::Closed, context + QStringLiteral(": the client is gone"))
+                                                 : result.status);
+        });
 }
 } // namespace
 

@@ -2,6 +2,7 @@
 
 #include "client.h"
 #include "client_p.h"
+#include "continuation_p.h"
 #include "exclusivitylease.h"
 #include "leasereport_p.h"
 #include "logging_p.h"
@@ -138,7 +139,7 @@ bool Recipe::isHealthy() const
 
 QFuture<Status> Recipe::ping(const RpcResilience &rpc) const
 {
-    return d->client->ping(rpc).then([](const Result &result) { return result.status; });
+    return Internal::after(d->client->ping(rpc), [](const Result &result) { return result.status; });
 }
 
 RecipeLeaseStatus Recipe::leaseStatus() const

@@ -1,6 +1,7 @@
 #include "servicediscovery.h"
 
 #include "client.h"
+#include "continuation_p.h"
 #include "discovery_p.h"
 #include "keymirror_p.h"
 #include "servicecache.h"
@@ -48,7 +49,7 @@ QFuture<ServiceInstancesResult> readInstances(Client *client, const QByteArray &
     children.range = KeyRange::prefix();
     children.sortTarget = SortTarget::Key;
     children.sortOrder = SortOrder::Ascending;
-    return client->get(servicePrefix(namesPath, serviceName), children).then([context](const RangeResult &read) {
+    return after(client->get(servicePrefix(namesPath, serviceName), children), [context](const RangeResult &read) {
         ServiceInstancesResult result;
         result.status = read.status.withContext(context);
         for (const KeyValue &kv : read.kvs) {
@@ -138,7 +139,7 @@ QFuture<ServiceNamesResult> ServiceDiscovery::queryForNames() const
     keys.keysOnly = true;
     const QByteArray prefix = d->namesPath + '/';
     const QString where = context() + QStringLiteral(": queryForNames");
-    return client()->get(prefix, keys).then([prefix, where](const RangeResult &read) {
+    return after(client()->get(prefix, keys), [prefix, where](const RangeResult &read) {
         ServiceNamesResult result;
         result.status = read.status.withContext(where);
         for (const KeyValue &kv : read.kvs) {
@@ -170,7 +171,7 @@ QFuture<ServiceInstanceResult> ServiceDiscovery::queryForInstance(const QString 
         return QtFuture::makeReadyFuture(ServiceInstanceResult{status, {}});
     const QByteArray key = servicePrefix(d->namesPath, serviceName) + id.toUtf8();
     const QString where = context() + QStringLiteral(": queryForInstance");
-    return client()->get(key).then([key, where](const RangeResult &read) {
+    return after(client()->get(key), [key, where](const RangeResult &read) {
         if (!read.status)
             return ServiceInstanceResult{read.status.withContext(where), {}};
         if (read.kvs.isEmpty())

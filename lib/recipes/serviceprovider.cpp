@@ -190,8 +190,8 @@ QFuture<ServiceInstanceResult> ServiceProvider::instanceAsync()
     if (d->started && d->cacheStarted.isFinished() && d->cacheStarted.result().isOk())
         return QtFuture::makeReadyFuture(d->selection->pick(d->cache->instances()));
     // Not started, or the cache is still loading: ask etcd.
-    return readInstances(client(), d->namesPath, serviceName(), context())
-        .then([selection = d->selection](const ServiceInstancesResult &read) {
+    return after(readInstances(client(), d->namesPath, serviceName(), context()),
+        [selection = d->selection](const ServiceInstancesResult &read) {
             if (!read.status)
                 return ServiceInstanceResult{read.status, {}};
             return selection->pick(read.instances);

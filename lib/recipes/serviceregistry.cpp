@@ -133,8 +133,7 @@ public:
                            return QtFuture::makeReadyFuture(established);
                        return establish(registration, lease, lease);
                    },
-                   [](const Status &established) { return QtFuture::makeReadyFuture(established); })
-            .unwrap();
+                   [](const Status &established) { return QtFuture::makeReadyFuture(established); });
     }
 
     void update(const Promise &promise, const ServiceInstance &instance)
@@ -160,7 +159,7 @@ public:
         txn.compares = {Compare::lease(registration->key, CompareResult::Equal, lease)};
         txn.success = {TxnOp::put(registration->key, registration->json, onLease)};
         const QString where = q->context() + QStringLiteral(": update of ") + QString::fromUtf8(registration->key);
-        client->txn(txn, options.resilience.rpc).then([promise, where, lease](const TxnResult &result) {
+        after(client->txn(txn, options.resilience.rpc), [promise, where, lease](const TxnResult &result) {
             if (!result.status)
                 return finish(promise, result.status.withContext(where));
             if (!result.succeeded)
@@ -186,7 +185,7 @@ public:
         if (registration->registering)
             finish(std::exchange(registration->registering, nullptr),
                    Status(StatusCode::Cancelled, q->context() + QStringLiteral(": unregistered before registered")));
-        release(registration).then([promise](const Status &released) { finish(promise, released); });
+        after(release(registration), [promise](const Status &released) { finish(promise, released); });
     }
 
     // Closing the keeper revokes the lease, which removes the key; the delete after it covers a
@@ -204,7 +203,7 @@ public:
         txn.compares = {Compare::lease(registration->key, CompareResult::Equal, lease)};
         txn.success = {TxnOp::remove(registration->key)};
         const QString where = q->context() + QStringLiteral(": unregistering ") + QString::fromUtf8(registration->key);
-        return client->txn(txn, options.resilience.rpc).then([where](const TxnResult &result) {
+        return after(client->txn(txn, options.resilience.rpc), [where](const TxnResult &result) {
             return result.status.withContext(where);
         });
     }

@@ -257,8 +257,8 @@ QFuture<Status> waitForDeletion(Client *client, const KeyValue &observed, qint64
     DeletionWatch fast;
     fast.fromNow = true;
     fast.createRevision = observed.createRevision;
-    return watchDeletion(client, observed.key, observedRevision, resilience, stop, fast)
-        .then([](const Deletion &deletion) { return deletion.status; });
+    return after(watchDeletion(client, observed.key, observedRevision, resilience, stop, fast),
+        [](const Deletion &deletion) { return deletion.status; });
 }
 
 QFuture<Status> waitForPut(Client *client, const QByteArray &prefix, qint64 observedRevision,

@@ -60,6 +60,12 @@ QThread *ClientPrivate::dispatcher()
     return m_dispatcher.get();
 }
 
+QObject *ClientPrivate::dispatcherContext()
+{
+    dispatcher();
+    return m_dispatcherContext.get();
+}
+
 void ClientPrivate::tellOnLossThread(std::function<void()> tell)
 {
     std::call_once(m_lossThreadStarted, [this] {
@@ -101,7 +107,9 @@ Internal::WatchHub *ClientPrivate::watchHub()
     \brief An asynchronous etcd v3 client over gRPC: KV, transactions, leases and cluster status.
 
     Calls may start on any thread, including the GUI thread: each returns a QFuture at once and
-    the network work happens on the client's completion-queue thread. Several endpoints fail
+    the network work happens on the client's completion-queue thread; attach a continuation
+    right after the call or use a QFutureWatcher (Qt 6.4's then(), attached while another
+    thread finishes the future, can run the continuation twice). Several endpoints fail
     over; TLS, mutual TLS and user/password authentication (with transparent token refresh) are
     configured through ClientOptions.
 */

@@ -56,6 +56,9 @@ public:
     // The library's own thread: lease healing, watch dispatch and the recipes' work run there.
     // Started on first use.
     QThread *dispatcher();
+    // Lives on the dispatcher thread and goes with the client: the context for work that must
+    // not outlive it.
+    QObject *dispatcherContext();
     // Runs tell on the loss thread, which runs nothing but the events of exclusivity leases
     // (renewals stalled or resumed, the loss) and what their listeners do with them: neither a
     // heal nor a slot that keeps the dispatcher busy can hold a loss back. Started on first use.

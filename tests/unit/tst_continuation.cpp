@@ -7,13 +7,15 @@
 #include <QtTest/QtTest>
 
 #include <atomic>
+#include <thread>
 
 using namespace QEtcd;
 using namespace QEtcd::Internal;
 using namespace QEtcd::Testing;
 
-// thenOn(): Qt 6.4's then(context, ...) asserts (Debug) or silently drops the continuation
-// (release) when its context dies before the future finishes.
+// thenOn() and after(): Qt 6.4's then(context, ...) asserts (Debug) or silently drops the
+// continuation (release) when its context dies before the future finishes, and any then() may
+// run its continuation twice (and crash) when attached while another thread finishes the future.
 class tst_Continuation : public QObject
 {
     Q_OBJECT
@@ -64,7 +66,7 @@ private Q_SLOTS:
         context.reset();
         source.addResult(42);
         source.finish();
-        QVERIFY(result.isFinished());
+        QTRY_VERIFY_WITH_TIMEOUT(result.isFinished(), scaledMs(5000));
         QCOMPARE(result.result().code(), StatusCode::Cancelled);
         QCOMPARE(orphanedWith, 42);
         QVERIFY(!ran);
@@ -75,18 +77,120 @@ private Q_SLOTS:
         auto context = std::make_unique<QObject>();
         QPromise<int> source;
         source.start();
-        int orphanedWith = 0;
+        std::atomic<int> orphanedWith = 0;
         bool ran = false;
         const QFuture<void> result = thenOn(
             source.future(), context.get(), [&](int) { ran = true; }, [&](int value) { orphanedWith = value; });
+        // Watched after thenOn's watch, so heard of after it: once this has run, the delivery is
+        // queued to context, which cannot run it while this thread stays out of its event loop.
+        std::atomic<bool> queued = false;
+        after(source.future(), [&](int) {
+            queued = true;
+            return 0;
+        });
         source.addResult(5);
-        source.finish();  // queued to context, not run yet: this thread has not returned to its loop
-        QCOMPARE(orphanedWith, 0);
+        source.finish();
+        QVERIFY(spinUntil([&] { return queued.load(); }));
+        QCOMPARE(orphanedWith.load(), 0);
         context.reset();
         QVERIFY(result.isFinished());
-        QCOMPARE(orphanedWith, 5);
+        QCOMPARE(orphanedWith.load(), 5);
         QCoreApplication::processEvents();
         QVERIFY(!ran);
+    }
+
+    // Qt 6.4 crashed here within a few thousand rounds: then() attached the moment the future
+    // finished on another thread ran its continuation twice.
+    void aContinuationAttachedAsTheFutureFinishesRunsOnce()
+    {
+        constexpr int Rounds = 20000;
+        std::atomic<int> chained = 0;
+        std::atomic<int> delivered = 0;
+        QObject context;
+        for (int round = 0; round < Rounds; ++round) {
+            auto promise = std::make_shared<QPromise<int>>();
+            promise->start();
+            const QFuture<int> future = promise->future();
+            // A fresh thread each round, as in the crash: its first steps are slow (a cold
+            // stack), which holds the finish open long enough for the attach to land inside it.
+            std::thread finisher([promise] {
+                promise->addResult(1);
+                promise->finish();
+            });
+            if (round % 2 == 0) {
+                QVERIFY(spinUntil([&] { return future.isFinished(); }));
+                after(future, [&](int) { return ++chained; });
+            } else {
+                thenOn(future, &context, [&](int) { ++delivered; });
+            }
+            finisher.join();
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(chained.load() + delivered.load(), Rounds, scaledMs(30000));
+        QCOMPARE(chained.load(), Rounds / 2);
+    }
+
+    void aFunctionThatReturnsAFutureChains()
+    {
+        QObject context;
+        QPromise<int> source;
+        source.start();
+        auto inner = std::make_shared<QPromise<QString>>();
+        inner->start();
+        const QFuture<QString> result = thenOn(
+            source.future(), &context, [inner](int) { return inner->future(); },
+            [](int) { return QtFuture::makeReadyFuture(QStringLiteral("orphaned")); });
+        source.addResult(1);
+        source.finish();
+        QTest::qWait(0);
+        QVERIFY(!result.isFinished());  // waits for the inner future, not for the function
+        inner->addResult(QStringLiteral("inner"));
+        inner->finish();
+        QTRY_VERIFY_WITH_TIMEOUT(result.isFinished(), scaledMs(5000));
+        QCOMPARE(result.result(), QStringLiteral("inner"));
+
+        const QFuture<int> mapped = after(QtFuture::makeReadyFuture(20), [](int value) {
+            return QtFuture::makeReadyFuture(value + 1);
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(mapped.isFinished(), scaledMs(5000));
+        QCOMPARE(mapped.result(), 21);
+    }
+
+    void aCancelledFutureCancelsWhatFollows()
+    {
+        QObject context;
+        auto source = std::make_unique<QPromise<int>>();
+        source->start();
+        bool ran = false;
+        const QFuture<int> viaThenOn = thenOn(
+            source->future(), &context,
+            [&](int) {
+                ran = true;
+                return 1;
+            },
+            [](int) { return 2; });
+        const QFuture<int> viaAfter = after(source->future(), [&](int) {
+            ran = true;
+            return 3;
+        });
+        source.reset();  // never finished: cancelled
+        QTRY_VERIFY_WITH_TIMEOUT(viaThenOn.isFinished() && viaAfter.isFinished(), scaledMs(5000));
+        QVERIFY(viaThenOn.isCanceled());
+        QVERIFY(viaAfter.isCanceled());
+        QVERIFY(!ran);
+    }
+
+private:
+    // Spins without running this thread's event loop, so as to act the moment condition holds;
+    // false when it took implausibly long.
+    template <class Condition>
+    static bool spinUntil(Condition condition)
+    {
+        const QDeadlineTimer deadline(scaledMs(10000));
+        for (quint64 spins = 1; !condition(); ++spins) {
+            if (spins % 4096 == 0 && deadline.hasExpired())
+                return false;
+        }
+        return true;
     }
 };
 
