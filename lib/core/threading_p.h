@@ -2,6 +2,9 @@
 
 #include <QtCore/QObject>
 #include <QtCore/QThread>
+#include <QtCore/QTimer>
+
+#include <memory>
 
 namespace QEtcd::Internal {
 
@@ -16,6 +19,16 @@ void runOn(QObject *context, Function function)
         function();
     else
         QMetaObject::invokeMethod(context, std::move(function), Qt::BlockingQueuedConnection);
+}
+
+// The timer behind a caller's timeout: single-shot and precise, because a coarse timer may fire
+// 5% early and a timeout is a promise not to give up sooner.
+inline std::unique_ptr<QTimer> makeDeadlineTimer()
+{
+    auto timer = std::make_unique<QTimer>();
+    timer->setSingleShot(true);
+    timer->setTimerType(Qt::PreciseTimer);
+    return timer;
 }
 
 } // namespace QEtcd::Internal

@@ -265,8 +265,7 @@ public:
             return finishWait(wait, {Status(StatusCode::Cancelled, context + QStringLiteral(": closed"))});
         waits.append(wait);
         if (timeout != DistributedBarrier::WaitForever) {
-            wait->deadline = std::make_unique<QTimer>();
-            wait->deadline->setSingleShot(true);
+            wait->deadline = makeDeadlineTimer();
             connect(wait->deadline.get(), &QTimer::timeout, this, [this, weak = std::weak_ptr(wait)] {
                 if (const auto wait = weak.lock())
                     finishWait(wait, {Status(StatusCode::DeadlineExceeded, context + QStringLiteral(": still set"))});

@@ -79,8 +79,7 @@ public:
             return finish(arrival, Status(StatusCode::Cancelled, context + QStringLiteral(": closed")));
         arrivals.append(arrival);
         if (timeout != DistributedBarrierWithCount::WaitForever) {
-            arrival->deadline = std::make_unique<QTimer>();
-            arrival->deadline->setSingleShot(true);
+            arrival->deadline = makeDeadlineTimer();
             connect(arrival->deadline.get(), &QTimer::timeout, this, [this, weak = std::weak_ptr(arrival)] {
                 if (const auto arrival = weak.lock())
                     finish(arrival, Status(StatusCode::DeadlineExceeded,

@@ -117,8 +117,7 @@ public:
     {
         attempts.append(attempt);
         if (timeout != DistributedMutex::WaitForever) {
-            attempt->deadline = std::make_unique<QTimer>();
-            attempt->deadline->setSingleShot(true);
+            attempt->deadline = makeDeadlineTimer();
             connect(attempt->deadline.get(), &QTimer::timeout, this, [this, attempt] {
                 stopAttempt(attempt, Status(StatusCode::DeadlineExceeded,
                                             q->context() + QStringLiteral(": not acquired in time")));

@@ -116,10 +116,7 @@ private:
     {
         takes.append(take);
         if (take->waits && timeout != Queue::WaitForever) {
-            take->deadline = std::make_unique<QTimer>();
-            take->deadline->setSingleShot(true);
-            // A coarse timer may fire 5% early: a caller's timeout is a promise not to give up sooner.
-            take->deadline->setTimerType(Qt::PreciseTimer);
+            take->deadline = makeDeadlineTimer();
             connect(take->deadline.get(), &QTimer::timeout, this, [this, take] {
                 stopTake(take, Status(StatusCode::DeadlineExceeded, q->context() + QStringLiteral(": nothing to take in time")));
             });

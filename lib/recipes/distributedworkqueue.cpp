@@ -136,10 +136,7 @@ public:
     {
         receives.append(receive);
         if (receive->waits && timeout != DistributedWorkQueue::WaitForever) {
-            receive->deadline = std::make_unique<QTimer>();
-            receive->deadline->setSingleShot(true);
-            // A coarse timer may fire 5% early: a caller's timeout is a promise not to give up sooner.
-            receive->deadline->setTimerType(Qt::PreciseTimer);
+            receive->deadline = makeDeadlineTimer();
             connect(receive->deadline.get(), &QTimer::timeout, this, [this, receive] {
                 stopReceive(receive, Status(StatusCode::DeadlineExceeded,
                                             q->context() + QStringLiteral(": nothing received in time")));

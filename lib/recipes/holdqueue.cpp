@@ -4,6 +4,7 @@
 #include "client_p.h"
 #include "continuation_p.h"
 #include "resilience.h"
+#include "threading_p.h"
 
 namespace QEtcd::Internal {
 
@@ -65,8 +66,7 @@ void HoldQueue::begin(std::shared_ptr<QueuedAttempt> attempt, std::chrono::milli
     if (closing)  // submitted while close() was running
         return finish(attempt, Status(StatusCode::Cancelled, context + QStringLiteral(": closed")));
     if (timeout != NoTimeout) {
-        attempt->deadline = std::make_unique<QTimer>();
-        attempt->deadline->setSingleShot(true);
+        attempt->deadline = makeDeadlineTimer();
         connect(attempt->deadline.get(), &QTimer::timeout, this, [this, attempt] {
             stopAttempt(attempt, Status(StatusCode::DeadlineExceeded, context + QStringLiteral(": not acquired in time")));
         });

@@ -58,8 +58,7 @@ public:
         waiters.append(waiter);
         if (timeout == LeaderLatch::WaitForever)
             return;
-        waiter->deadline = std::make_unique<QTimer>();
-        waiter->deadline->setSingleShot(true);
+        waiter->deadline = makeDeadlineTimer();
         connect(waiter->deadline.get(), &QTimer::timeout, this, [this, weak = std::weak_ptr(waiter)] {
             if (auto waiter = weak.lock())
                 settle(waiter, Status(StatusCode::DeadlineExceeded, q->context() + QStringLiteral(": not leader in time")));
