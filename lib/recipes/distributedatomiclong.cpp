@@ -169,7 +169,9 @@ public:
         });
     }
 
-    // A concurrent change got in first; the failed compare already read what it wrote.
+    // A concurrent change got in first. The failed compare read what it wrote, so the first
+    // retry goes at once; later ones wait out casRetry's delay and then read afresh, since what
+    // was read before the wait is as stale as the wait is long under contention.
     void retry(std::shared_ptr<Change> change, const KeyValue &kv, const ResponseHeader &header)
     {
         const auto now = std::chrono::steady_clock::now();
@@ -182,9 +184,11 @@ public:
                                                  context + QStringLiteral(": lost the compare-and-set %1 times to "
                                                                           "concurrent changes")
                                                                .arg(change->conflicts))));
-        QTimer::singleShot(*delay, this, [this, change, kv, header] {
+        if (change->conflicts == 1)
+            return apply(change, kv, header);
+        QTimer::singleShot(*delay, this, [this, change] {
             if (!change->finished)
-                apply(change, kv, header);
+                read(change);
         });
     }
 

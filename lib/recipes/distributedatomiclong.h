@@ -12,8 +12,10 @@ struct AtomicLongOptions : RecipeOptions  // ttlSeconds is not used: the counter
 {
     // What the first instance to touch the counter creates it with; later defaults are ignored.
     qint64 defaultValue = 0;
-    // Paces a change that lost its compare-and-set to a concurrent one, and bounds its attempts
-    // (RetriesExhausted after them). The jitter keeps contenders from colliding in lockstep.
+    // Bounds the retries of a change that lost its compare-and-set to a concurrent one
+    // (RetriesExhausted after them) and paces them: the first goes at once with the value the
+    // failed compare read, each later one after casRetry's delay and a fresh read. The jitter
+    // keeps contenders from colliding in lockstep.
     RetryPolicy casRetry = RetryPolicy::exponentialBackoff(
         {std::chrono::milliseconds(5), std::chrono::milliseconds(250), 2.0, 1.0, 40});
 };
