@@ -125,7 +125,9 @@ inline QString stopParticipants(std::vector<ParticipantProcess> &participants)
         if (!p.process->waitForFinished(scaledMs(30000)))
             return p.name + QStringLiteral(" did not stop");
         p.read();
-        if (p.process->exitStatus() != QProcess::NormalExit || p.process->exitCode() != 0)
+        if (p.process->exitStatus() != QProcess::NormalExit)
+            return p.name + QStringLiteral(" crashed (signal %1; its backtrace is on stderr above)").arg(p.process->exitCode());
+        if (p.process->exitCode() != 0)
             return p.name + QStringLiteral(" exited with %1").arg(p.process->exitCode());
     }
     for (const ParticipantProcess &p : participants) {

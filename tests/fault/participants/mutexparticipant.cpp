@@ -39,7 +39,10 @@ int main(int argc, char *argv[])
     qint64 sequence = 0;
 
     while (!stopRequested) {
-        if (!mutex.lock(3s).isOk())
+        // Longer than four rivals' holds (up to 1.5 s each) and a fault (up to 4 s) ahead of us:
+        // a wait that gave up sooner would queue again at the back, and a participant could go
+        // a whole run without its turn.
+        if (!mutex.lock(12s).isOk())
             continue;
         const qint64 startNs = nowNs();
         const qint64 token = mutex.fencingToken();

@@ -17,7 +17,26 @@
 #include <cstdio>
 #include <functional>
 
+#include <execinfo.h>
+#include <unistd.h>
+
 namespace Checker {
+
+// A participant that dies of a signal says where, on stderr (which the checker forwards): a
+// crash in a fault run is rare, and the checker's log is all there is of it.
+inline void tellWhereItCrashed()
+{
+    for (const int signo : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT}) {
+        std::signal(signo, [](int caught) {
+            static const char header[] = "participant died of a signal; backtrace:\n";
+            [[maybe_unused]] const auto written = ::write(STDERR_FILENO, header, sizeof header - 1);
+            void *frames[64];
+            backtrace_symbols_fd(frames, backtrace(frames, 64), STDERR_FILENO);
+            std::signal(caught, SIG_DFL);
+            std::raise(caught);
+        });
+    }
+}
 
 // Every participant's command line: the etcd URL it talks to (its fault proxy), its name and
 // its random seed, beside its own options.
@@ -30,6 +49,7 @@ struct CommandLine
 
     void process(const QCoreApplication &app, const QList<QCommandLineOption> &own)
     {
+        tellWhereItCrashed();
         parser.addOptions({endpoint, name, seed});
         parser.addOptions(own);
         parser.process(app);
