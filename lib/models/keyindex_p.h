@@ -1,7 +1,8 @@
 #pragma once
 
 // What KeyModel and KeyTreeModel share: the keys under a prefix, sorted, loaded in keys-only
-// pages of pageSize (etcd's limit plus a continuation key) and kept current by one watch.
+// pages (etcd's limit plus a continuation key; the first of pageSize keys, each next one twice
+// as large up to MaxPageKeys) and kept current by one watch.
 // Changes are applied at most once per frame; each is announced with the row it touches in
 // entries(), before and after, so a model can map it onto its own rows.
 
@@ -86,7 +87,10 @@ private:
 
     QPointer<Client> m_client;
     QByteArray m_prefix;
+    static constexpr int MaxPageKeys = 32768;  // keys only: a few MiB at most per answer
     int m_pageSize = 1000;
+    int m_limit = 1000;  // the next page's
+    int m_limitCeiling = MaxPageKeys;  // lowered when a page outgrew the receive limit
     quint64 m_generation = 0;
     std::vector<KeyEntry> m_entries;
     QByteArray m_continuation;  // where the next page starts; empty once every key is in

@@ -18,7 +18,8 @@ struct KeyEntry;
 }
 
 // The keys under a prefix as a flat list sorted by key: loaded lazily in keys-only pages
-// (fetchMore(), which a ListView calls as it scrolls), kept current by one watch, changes
+// (fetchMore(), which a ListView calls as it scrolls; the first of pageSize keys, each next
+// one twice as large up to 32,768), kept current by one watch, changes
 // applied at most once per frame. Values are read only for the selected key. KeyTreeModel
 // shows the same keys as a tree by '/'.
 class KeyModel : public QAbstractListModel
