@@ -55,12 +55,18 @@ ApplicationWindow {
     }
 
     // Connecting until the cluster first answers, Unreachable while its member list cannot be
-    // read, Connected otherwise.
+    // read, Busy while it answers "too many requests", Connected otherwise.
     readonly property string connectionState: connection.problemKind === "password" || connection.problemKind === "tls" ? "Refused"
+        : connection.problemKind === "busy" ? "Busy"
         : connection.problem.length > 0 || cluster.status === ModelStatus.Error ? "Unreachable"
         : cluster.status !== ModelStatus.Ready ? "Connecting"
         : "Connected"
     readonly property string connectionError: connection.problem || (cluster.status === ModelStatus.Error ? cluster.errorString : "")
+    // Lost after connecting: the pages keep what they last read, and the cluster model keeps asking.
+    readonly property string outage: connection.problem.length === 0 && cluster.status === ModelStatus.Error
+        ? qsTr("Lost contact with %1: %2. The pages keep what they last read; the console asks again every few seconds.")
+              .arg(endpoints).arg(cluster.errorString)
+        : ""
 
     readonly property var pages: [
         { name: "cluster", title: qsTr("Cluster"), glyph: "\u25A6", later: false },
@@ -213,9 +219,9 @@ ApplicationWindow {
             // What went wrong connecting, and the way to fix it, above whichever page is shown.
             Banner {
                 objectName: "connectionProblem"
-                text: connection.problem || window.keychainNote
-                bad: connection.problem.length > 0
-                dismissable: connection.problem.length === 0
+                text: connection.problem || window.outage || window.keychainNote
+                bad: connection.problem.length > 0 || window.outage.length > 0
+                dismissable: !bad
                 onDismissed: window.keychainNote = ""
                 Layout.fillWidth: true
                 Layout.margins: Theme.spacing

@@ -56,7 +56,9 @@ int ClusterModel::healthyCount() const
 // Members first, then every member's status and the alarms at once; the rows change once.
 void ClusterModel::read(quint64 generation)
 {
-    Internal::thenOn(client()->memberList(), this, [this, generation](const MemberListResult &list) {
+    // Bounded like the health probes, so that a member gone silent shows as unreachable within
+    // a refresh or two rather than after the default 30 s per attempt.
+    Internal::thenOn(client()->memberList(RpcResilience::probe()), this, [this, generation](const MemberListResult &list) {
         if (!current(generation) || !client())
             return;
         if (!list.status)
@@ -107,7 +109,7 @@ void ClusterModel::read(quint64 generation)
                 done();
             });
         }
-        Internal::thenOn(client()->alarms(), this, [pending, done](const AlarmListResult &alarms) {
+        Internal::thenOn(client()->alarms(RpcResilience::probe()), this, [pending, done](const AlarmListResult &alarms) {
             for (const Alarm &alarm : alarms.alarms) {
                 pending->alarms.append(QStringLiteral("%1 on %2")
                                            .arg(alarm.type == AlarmType::NoSpace ? QStringLiteral("NOSPACE")

@@ -100,6 +100,9 @@ public:
             fault = hook(spec.what);
         if (fault == Internal::SendFault::Refuse)
             return finished<Result>(Status(StatusCode::Unavailable, spec.what + QStringLiteral(": refused by a test")));
+        if (fault == Internal::SendFault::TooManyRequests)
+            return finished<Result>(Status(StatusCode::ResourceExhausted, QStringLiteral("etcdserver: too many requests"))
+                                        .withContext(spec.what));
         auto promise = std::make_shared<QPromise<Result>>();
         QFuture<Result> future = promise->future();
         promise->start();

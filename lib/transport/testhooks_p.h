@@ -18,6 +18,7 @@ enum class SendFault {
     None,        // sent and answered as usual
     LoseAnswer,  // sent and carried out by etcd, but the caller hears DeadlineExceeded
     Refuse,      // never sent; the caller hears Unavailable
+    TooManyRequests,  // never sent; the caller hears what etcd says when its proposal queue is full
 };
 
 // Called with each unary call's description ("txn comparing \"/k\"", "lease revoke 1f…") on

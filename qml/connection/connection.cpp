@@ -39,7 +39,12 @@ QString endpointList(const QStringList &endpoints)
 }
 } // namespace
 
-Connection::Connection(QObject *parent) : QObject(parent) {}
+Connection::Connection(QObject *parent) : QObject(parent)
+{
+    m_retry.setInterval(std::chrono::seconds(3));
+    m_retry.setSingleShot(true);
+    connect(&m_retry, &QTimer::timeout, this, &Connection::probe);
+}
 
 Connection::~Connection()
 {
@@ -238,10 +243,17 @@ void Connection::check()
         return setProblem(tr("The connection to %1 cannot be made: %2. Correct the profile (or the command "
                              "line's flags) and connect again.")
                               .arg(where, refused.message()),
-                          QStringLiteral("endpoint"));
+                          QStringLiteral("profile"));
     }
     m_checking = true;
     Q_EMIT problemChanged();
+    probe();
+}
+
+void Connection::probe()
+{
+    if (!m_client || !m_client->configurationStatus())
+        return;
     // A count-only read of one key answers for the endpoint, TLS, the user and the password.
     QEtcd::Internal::thenOn(m_client->ping(), this, [this, generation = m_generation](const QEtcd::Result &answer) {
         if (generation != m_generation)
@@ -268,6 +280,14 @@ void Connection::check()
         case QEtcd::StatusCode::PermissionDenied:
             // The user may still read what its role allows; the pages say where it may not.
             return setProblem({}, {});
+        case QEtcd::StatusCode::ResourceExhausted:
+            if (status.message().contains(QLatin1String("too many requests"))) {
+                return setProblem(tr("%1 is too busy to answer (%2): more proposals wait than it takes. Wait a "
+                                     "moment; the console keeps trying.")
+                                      .arg(where, status.message()),
+                                  QStringLiteral("busy"));
+            }
+            break;
         default:
             break;
         }
@@ -290,7 +310,10 @@ QString Connection::advice(const QEtcd::Status &status) const
                   "connect as another user.")
             .arg(status.message(), user());
     case QEtcd::StatusCode::ResourceExhausted:
-        return tr("%1. etcd is busy (too many requests): try again in a moment.").arg(status.message());
+        if (status.message().contains(QLatin1String("too many requests")))
+            return tr("%1. %2 is too busy (too many requests): try again in a moment.")
+                .arg(status.message(), endpointList(endpoints()));
+        return status.message();  // a limit of ours, which the message names
     case QEtcd::StatusCode::Unavailable:
     case QEtcd::StatusCode::DeadlineExceeded:
         return tr("%1. %2 did not answer in time: check the connection, then try again.")
@@ -302,6 +325,10 @@ QString Connection::advice(const QEtcd::Status &status) const
 
 void Connection::setProblem(const QString &problem, const QString &kind)
 {
+    if (kind == QLatin1String("endpoint") || kind == QLatin1String("busy"))
+        m_retry.start();
+    else
+        m_retry.stop();
     if (problem == m_problem && kind == m_problemKind && !m_checking)
         return;
     m_problem = problem;

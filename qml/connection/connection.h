@@ -4,6 +4,7 @@
 
 #include <QtCore/QObject>
 #include <QtCore/QPointer>
+#include <QtCore/QTimer>
 #include <QtCore/QVariantMap>
 #include <QtQml/qqmlregistration.h>
 
@@ -13,7 +14,8 @@
 // or from a saved profile. Profiles (name, endpoints, CA / certificate / key files, user,
 // namespace, read-only) live in QSettings; passwords only in the system keychain, or, where
 // there is none, in memory for as long as the connection lasts. Whatever goes wrong while
-// connecting is said in `problem`: what happened, at which endpoint, and what to do.
+// connecting is said in `problem`: what happened, at which endpoint, and what to do; a cluster
+// that does not answer, or is too busy to, is asked again every few seconds until it does.
 //
 // A profile is a map: name, endpoints (list), caFile, certFile, keyFile, user, namespace,
 // readOnly. The command line's connection is the same map without a name, with the password
@@ -91,6 +93,8 @@ Q_SIGNALS:
 private:
     void connectWith(const QString &name, const QVariantMap &profile, const QString &password);
     void setProblem(const QString &problem, const QString &kind);
+    // check() without showing that it runs: the automatic retry behind "the console keeps trying".
+    void probe();
 
     QVariantMap m_commandLine;
     QVariantMap m_current;  // the profile map the client was built from (no password)
@@ -99,6 +103,7 @@ private:
     QString m_problem;
     QString m_problemKind;
     bool m_checking = false;
+    QTimer m_retry;  // while etcd cannot be reached or is too busy
     bool m_keychainAvailable = true;  // until a look into it says otherwise
     quint64 m_generation = 0;  // of m_client: answers about an older one are dropped
 };

@@ -2,9 +2,8 @@
 
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
+#include <QEtcd/testcertificates.h>
 
-#include <QtCore/QProcess>
-#include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
 using namespace QEtcd;
@@ -17,42 +16,10 @@ class tst_Tls : public QObject
     Q_OBJECT
 
 private:
-    QTemporaryDir m_dir;
+    TestCertificates m_certificates;
     std::unique_ptr<EtcdCluster> m_cluster;
 
-    QString path(const QString &name) const { return m_dir.filePath(name); }
-
-    bool openssl(const QStringList &args)
-    {
-        QProcess process;
-        process.setWorkingDirectory(m_dir.path());
-        process.start(QStringLiteral("openssl"), args);
-        if (!process.waitForFinished(scaledMs(30000)) || process.exitCode() != 0) {
-            qWarning().noquote() << "openssl" << args.join(' ') << "failed:" << process.readAllStandardError();
-            return false;
-        }
-        return true;
-    }
-
-    // A CA, and a certificate named `name` signed by it with the given subjectAltName.
-    bool makeCa(const QString &ca)
-    {
-        return openssl({"req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=" + ca,
-                        "-keyout", ca + ".key", "-out", ca + ".pem"});
-    }
-
-    bool makeCert(const QString &name, const QString &ca, const QString &altNames)
-    {
-        QFile ext(path(name + ".ext"));
-        if (!ext.open(QIODevice::WriteOnly))
-            return false;
-        ext.write("subjectAltName=" + altNames.toUtf8() + "\nextendedKeyUsage=serverAuth,clientAuth\n");
-        ext.close();
-        return openssl({"req", "-newkey", "rsa:2048", "-nodes", "-subj", "/CN=" + name, "-keyout", name + ".key",
-                        "-out", name + ".csr"})
-            && openssl({"x509", "-req", "-in", name + ".csr", "-CA", ca + ".pem", "-CAkey", ca + ".key",
-                        "-CAcreateserial", "-days", "2", "-extfile", name + ".ext", "-out", name + ".pem"});
-    }
+    QString path(const QString &name) const { return m_certificates.path(name); }
 
     ClientOptions tlsOptions() const
     {
@@ -67,12 +34,11 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        QVERIFY(m_dir.isValid());
-        QVERIFY(makeCa("ca"));
-        QVERIFY(makeCa("other-ca"));
-        QVERIFY(makeCert("server", "ca", "IP:127.0.0.1,DNS:localhost"));
-        QVERIFY(makeCert("client", "ca", "DNS:client"));
-        QVERIFY(makeCert("stranger", "other-ca", "DNS:stranger"));
+        QVERIFY2(m_certificates.addAuthority("ca") && m_certificates.addAuthority("other-ca")
+                     && m_certificates.addCertificate("server", "ca", "IP:127.0.0.1,DNS:localhost")
+                     && m_certificates.addCertificate("client", "ca", "DNS:client")
+                     && m_certificates.addCertificate("stranger", "other-ca", "DNS:stranger"),
+                 qPrintable(m_certificates.errorString()));
 
         EtcdCluster::Options options;
         options.caFile = path("ca.pem");

@@ -1,6 +1,9 @@
 #include "qmltestsetup.h"
 
+#include <QEtcd/client.h>
 #include <QEtcd/testtimeouts.h>
+
+#include "testhooks_p.h"
 
 #include <QtCore/QHash>
 #include <QtQml/QQmlContext>
@@ -85,6 +88,44 @@ QString QmlTestSetup::authEndpoint()
         }
     }
     return m_authCluster->clientUrl(0);
+}
+
+void QmlTestSetup::answerTooManyRequests(QObject *client, bool on)
+{
+    auto *etcd = qobject_cast<QEtcd::Client *>(client);
+    if (!etcd) {
+        qCritical("qetcdTest.answerTooManyRequests: %s is not a QEtcd::Client", client ? client->metaObject()->className() : "null");
+        return;
+    }
+    using QEtcd::Internal::SendFault;
+    QEtcd::Internal::setBeforeSend(etcd, on ? QEtcd::Internal::BeforeSend([](const QString &) { return SendFault::TooManyRequests; })
+                                            : QEtcd::Internal::BeforeSend());
+}
+
+QVariantMap QmlTestSetup::tlsEndpoint()
+{
+    if (!m_tlsCluster) {
+        m_certificates = std::make_unique<QEtcd::Testing::TestCertificates>();
+        if (!m_certificates->addAuthority(QStringLiteral("ca")) || !m_certificates->addAuthority(QStringLiteral("other-ca"))
+            || !m_certificates->addCertificate(QStringLiteral("server"), QStringLiteral("ca"),
+                                               QStringLiteral("IP:127.0.0.1,DNS:localhost"))) {
+            qCritical("qetcdTest.tlsEndpoint: %s", qPrintable(m_certificates->errorString()));
+            return {};
+        }
+        QEtcd::Testing::EtcdCluster::Options options;
+        options.caFile = m_certificates->path(QStringLiteral("ca.pem"));
+        options.certFile = m_certificates->path(QStringLiteral("server.pem"));
+        options.keyFile = m_certificates->path(QStringLiteral("server.key"));
+        m_tlsCluster = std::make_unique<QEtcd::Testing::EtcdCluster>(options);
+        if (!m_tlsCluster->start()) {
+            qCritical("qetcdTest.tlsEndpoint: etcd did not start: %s", qPrintable(m_tlsCluster->errorString()));
+            m_tlsCluster.reset();
+            return {};
+        }
+    }
+    return {{QStringLiteral("endpoint"), m_tlsCluster->clientUrl(0)},
+            {QStringLiteral("caFile"), m_certificates->path(QStringLiteral("ca.pem"))},
+            {QStringLiteral("otherCaFile"), m_certificates->path(QStringLiteral("other-ca.pem"))}};
 }
 
 void QmlTestSetup::qmlEngineAvailable(QQmlEngine *engine)

@@ -2,9 +2,11 @@
 
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/faultproxy.h>
+#include <QEtcd/testcertificates.h>
 
 #include <QtCore/QObject>
 #include <QtCore/QStringList>
+#include <QtCore/QVariantMap>
 
 #include <memory>
 
@@ -42,6 +44,13 @@ public:
     // (password "rootpw") and "app" ("apppw"), whose role may read and write only /app/.
     // Empty (with the reason as a warning) when it cannot start.
     Q_INVOKABLE QString authEndpoint();
+    // A third member serving TLS with a certificate signed by "ca", started at the first call:
+    // { endpoint, caFile: that CA, otherCaFile: a CA that signed nothing it serves }. Empty (with
+    // the reason as a warning) when it cannot start.
+    Q_INVOKABLE QVariantMap tlsEndpoint();
+    // While on, every call of client (a QEtcd::Client) is answered as etcd answers with its
+    // proposal queue full, "too many requests", without being sent.
+    Q_INVOKABLE void answerTooManyRequests(QObject *client, bool on);
 
 public Q_SLOTS:
     void qmlEngineAvailable(QQmlEngine *engine);
@@ -49,6 +58,8 @@ public Q_SLOTS:
 private:
     QEtcd::Testing::EtcdCluster m_cluster;
     std::unique_ptr<QEtcd::Testing::EtcdCluster> m_authCluster;
+    std::unique_ptr<QEtcd::Testing::TestCertificates> m_certificates;
+    std::unique_ptr<QEtcd::Testing::EtcdCluster> m_tlsCluster;
     std::unique_ptr<QEtcd::Testing::FaultProxy> m_proxy;
     QString m_errorString;
 };

@@ -3,8 +3,9 @@ import QtTest
 import QEtcd
 import QEtcdConsole
 
-// The console's window meeting bad input: a wrong endpoint, a CA file that is not there, a
-// wrong password and a key the user may not write. Each is said in the window with the
+// The console's window meeting bad input: a wrong endpoint, a CA file that is not there, a CA
+// that did not sign the server's certificate, a wrong password, a key the user may not write
+// and a cluster too busy to take requests. Each is said in the window with the
 // endpoint or key and what to do, and the window stays usable: the next connection works.
 Item {
     id: root
@@ -94,6 +95,25 @@ Item {
             verifyUsable(window)
         }
 
+        function test_aCaThatDidNotSignTheServerIsNamedWithWhatToDo() {
+            const tls = qetcdTest.tlsEndpoint()
+            verify(tls.endpoint, "the TLS etcd did not start")
+            const window = open({ endpoints: [tls.endpoint], caFile: tls.otherCaFile })
+            const link = findConnection(window)
+            tryVerify(function() { return link.problem.length > 0 }, qetcdTest.timeout(15000))
+            compare(link.problemKind, "tls")
+            verify(link.problem.indexOf(tls.endpoint) >= 0, link.problem)
+            verify(link.problem.indexOf("Check that the CA file is the one that signed") >= 0, link.problem)
+            compare(window.connectionState, "Refused")
+            verify(problemBanner(window).visible)
+            // The right CA connects, from a profile.
+            compare(link.saveProfile({ name: "tls", endpoints: [tls.endpoint], caFile: tls.caFile }), "")
+            link.open("tls")
+            tryCompare(link, "problem", "", qetcdTest.timeout(15000))
+            tryCompare(window, "connectionState", "Connected", qetcdTest.timeout(15000))
+            verifyUsable(window)
+        }
+
         function test_wrongPasswordIsAskedAgainAndAPermissionIsNamed() {
             const endpoint = qetcdTest.authEndpoint()
             verify(endpoint.length > 0, "the auth-enabled etcd did not start")
@@ -153,6 +173,41 @@ Item {
             verify(writes.signalArguments[1][2].isOk, writes.signalArguments[1][2].message)
 
             verifyUsable(window)
+        }
+
+        // etcd refusing work while its proposal queue is full ("too many requests") cannot be
+        // produced on demand: the client's test seam answers so, before anything is sent.
+        function test_tooManyRequestsIsNamedAndClearsOnceEtcdTakesWorkAgain() {
+            const window = open({ endpoints: [qetcdTest.endpoint] })
+            const link = findConnection(window)
+            window.showPage("keys")
+            tryCompare(window, "connectionState", "Connected", qetcdTest.timeout(15000))
+            tryCompare(window, "ready", true, qetcdTest.timeout(15000))
+            const page = window.currentPage
+
+            qetcdTest.answerTooManyRequests(link.client, true)
+            link.check()
+            tryCompare(link, "problemKind", "busy", qetcdTest.timeout(10000))
+            verify(link.problem.indexOf(qetcdTest.endpoint) >= 0, link.problem)
+            verify(link.problem.indexOf("too many requests") >= 0, link.problem)
+            verify(link.problem.indexOf("the console keeps trying") >= 0, link.problem)
+            compare(window.connectionState, "Busy")
+            verify(problemBanner(window).visible)
+            // A write refused the same way says so, with the endpoint and what to do.
+            const writes = createTemporaryObject(spyComponent, root, { target: page.model, signalName: "writeFinished" })
+            page.model.create("/busy/k", "v")
+            tryCompare(writes, "count", 1, qetcdTest.timeout(10000))
+            const status = writes.signalArguments[0][2]
+            compare(status.code, Etcd.StatusCode.ResourceExhausted)
+            const advice = page.advise(status)
+            verify(advice.indexOf(qetcdTest.endpoint) >= 0, advice)
+            verify(advice.indexOf("try again in a moment") >= 0, advice)
+
+            // Nobody presses "Try again": the console asks on its own and finds etcd willing.
+            qetcdTest.answerTooManyRequests(link.client, false)
+            tryCompare(link, "problem", "", qetcdTest.timeout(15000))
+            tryCompare(window, "connectionState", "Connected", qetcdTest.timeout(15000))
+            verify(!problemBanner(window).visible)
         }
     }
 

@@ -1,0 +1,32 @@
+#pragma once
+
+#include <QtCore/QString>
+#include <QtCore/QTemporaryDir>
+
+namespace QEtcd::Testing {
+
+// Certificates for one test run, made by openssl in a directory that goes with this object:
+// certificate authorities, and certificates they sign for servers and clients. Not thread-safe.
+class TestCertificates
+{
+public:
+    TestCertificates();
+
+    // A self-signed authority, <name>.pem with its key <name>.key.
+    bool addAuthority(const QString &name);
+    // <name>.pem and <name>.key signed by authority, for both server and client use, with the
+    // given subjectAltName ("IP:127.0.0.1,DNS:localhost").
+    bool addCertificate(const QString &name, const QString &authority, const QString &altNames);
+
+    QString path(const QString &file) const { return m_dir.filePath(file); }
+    // What went wrong in the last call that returned false.
+    QString errorString() const { return m_error; }
+
+private:
+    bool openssl(const QStringList &arguments);
+
+    QTemporaryDir m_dir;
+    QString m_error;
+};
+
+} // namespace QEtcd::Testing
