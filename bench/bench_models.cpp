@@ -8,6 +8,7 @@
 //   Countdowns are not part of it: a view counts down to the expiresAt role on its own clock.
 
 #include "benchsupport.h"
+#include "fixtures.h"
 
 #include <QEtcd/client.h>
 
@@ -52,33 +53,9 @@ double cpuSeconds()
     return double(fields.value(11).toLongLong() + fields.value(12).toLongLong()) / double(sysconf(_SC_CLK_TCK));
 }
 
-QByteArray keyName(const QByteArray &prefix, int i)
-{
-    return prefix + QByteArray::number(i).rightJustified(8, '0');
-}
-
-// Writes count keys under prefix, 100 to a transaction, a few transactions in flight.
-void fill(Client &client, const QByteArray &prefix, int count)
-{
-    QList<QFuture<TxnResult>> inFlight;
-    for (int i = 0; i < count; i += 100) {
-        Txn txn;
-        for (int j = i; j < std::min(count, i + 100); ++j)
-            txn.success.append(TxnOp::put(keyName(prefix, j), "value-of-sixteen"));
-        inFlight.append(client.txn(txn));
-        if (inFlight.size() == 8 || i + 100 >= count) {
-            for (const auto &future : std::as_const(inFlight)) {
-                if (!await(future, QStringLiteral("fill")).succeeded)
-                    fail(QStringLiteral("a fill transaction failed"));
-            }
-            inFlight.clear();
-        }
-    }
-}
-
 QJsonObject keysFigures(Client &client, int keys)
 {
-    fill(client, "/bench/keys/", keys);
+    fillKeys(client, "/bench/keys/", keys);
     const qint64 rssBefore = rssKiB();
     const auto start = Clock::now();
     KeyModel model;
@@ -164,17 +141,7 @@ QJsonObject ingestFigures(const ClientOptions &options, QAbstractItemModel &mode
 
 QJsonObject leaseFigures(Client &client, int leases, seconds window)
 {
-    QList<QFuture<LeaseGrantResult>> grants;
-    for (int i = 0; i < leases; ++i) {
-        grants.append(client.leaseGrant(600));
-        if (grants.size() == 200 || i + 1 == leases) {
-            for (const auto &future : std::as_const(grants)) {
-                if (!await(future, QStringLiteral("lease grant")).status)
-                    fail(QStringLiteral("a lease grant failed"));
-            }
-            grants.clear();
-        }
-    }
+    grantLeases(client, leases, 600);
     LeaseModel model;
     model.setRefreshInterval(5000);
     model.setClient(&client);

@@ -155,6 +155,7 @@ ConsolePage {
 
             ListView {
                 id: list
+                objectName: "keyList"
                 visible: page.layout === "list"
                 anchors.fill: parent
                 anchors.margins: 1

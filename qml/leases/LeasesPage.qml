@@ -125,6 +125,7 @@ ConsolePage {
 
         ListView {
             id: list
+            objectName: "leaseList"
             Layout.fillWidth: true
             Layout.fillHeight: true
             clip: true
