@@ -83,23 +83,37 @@ public:
         return duration<double, std::milli>(Clock::now() - start).count();
     }
 
-    // Frames at 60 per second for length, each timed after step() changed what it shows.
-    QList<double> frames(seconds length, const std::function<void()> &step)
+    struct Frames
     {
-        QList<double> samples;
+        QList<double> ms;
+        int late = 0;  // a whole frame's slot went by before the next could start (the thread was busy)
+
+        QJsonObject figures() const
+        {
+            return {{"frames", ms.size()}, {"frames_late", late}, {"frame_ms", summary(ms, {{"p50", 50}, {"p99", 99}})}};
+        }
+    };
+
+    // Frames at 60 per second for length, each timed after step() changed what it shows.
+    Frames frames(seconds length, const std::function<void()> &step)
+    {
+        Frames drawn;
         const auto end = Clock::now() + length;
         auto due = Clock::now();
         while (Clock::now() < end) {
             step();
-            samples.append(nextFrameMs());
+            drawn.ms.append(nextFrameMs());
             due += FramePeriod;
-            const auto rest = duration_cast<milliseconds>(due - Clock::now());
-            if (rest > milliseconds::zero())
-                pause(rest);
-            else
-                due = Clock::now();  // a late frame does not make the next ones hurry
+            const auto rest = duration_cast<microseconds>(due - Clock::now());
+            if (rest > microseconds::zero()) {
+                pause(duration_cast<milliseconds>(rest));
+            } else {
+                if (-rest > FramePeriod)
+                    ++drawn.late;  // a whole frame's slot went by
+                due = Clock::now();  // and the next ones do not hurry to catch up
+            }
         }
-        return samples;
+        return drawn;
     }
 
 private:
@@ -123,18 +137,18 @@ QJsonObject keysPageFigures(QQmlEngine &engine, Client &client, int keys, second
     // A steady flick: 3,000 pixels a second, pages fetched as the list reaches them.
     constexpr double speed = 3000.0;
     QQuickItem *list = window.list();
-    const QList<double> samples = window.frames(scrolling, [list] {
+    const auto scrolled = window.frames(scrolling, [list] {
         list->setProperty("contentY", list->property("contentY").toDouble() + speed * 0.016667);
     });
     int topRow = -1;
     QMetaObject::invokeMethod(list, "indexAt", Q_RETURN_ARG(int, topRow), Q_ARG(qreal, 1.0),
                               Q_ARG(qreal, list->property("contentY").toDouble() + 1.0));
-    return {{"keys", keys},
-            {"first_rows_ms", rounded(firstRowsMs)},
-            {"scroll_px_per_s", speed},
-            {"rows_scrolled_past", topRow},
-            {"frames", samples.size()},
-            {"frame_ms", summary(samples, {{"p50", 50}, {"p99", 99}})}};
+    QJsonObject figures = scrolled.figures();
+    figures["keys"] = keys;
+    figures["first_rows_ms"] = rounded(firstRowsMs);
+    figures["scroll_px_per_s"] = speed;
+    figures["rows_scrolled_past"] = topRow;
+    return figures;
 }
 
 QJsonObject leasesPageFigures(QQmlEngine &engine, Client &client, int leases, seconds watching)
@@ -144,8 +158,9 @@ QJsonObject leasesPageFigures(QQmlEngine &engine, Client &client, int leases, se
     window.setClient(&client);
     if (!waitUntil([&] { return window.list()->property("count").toInt() >= leases; }, milliseconds(120000)))
         fail(QStringLiteral("the Leases page listed %1 of %2 leases").arg(window.list()->property("count").toInt()).arg(leases));
-    const QList<double> samples = window.frames(watching, [] {});
-    return {{"leases", leases}, {"frames", samples.size()}, {"frame_ms", summary(samples, {{"p50", 50}, {"p99", 99}})}};
+    QJsonObject figures = window.frames(watching, [] {}).figures();
+    figures["leases"] = leases;
+    return figures;
 }
 
 } // namespace

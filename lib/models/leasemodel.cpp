@@ -1,5 +1,6 @@
 #include "leasemodel.h"
 
+#include "clientthread_p.h"
 #include "continuation_p.h"
 #include "sortedmerge_p.h"
 
@@ -7,8 +8,12 @@
 #include <QEtcd/coordinationrecogniser.h>
 
 #include <QtCore/QDateTime>
+#include <QtCore/QMutex>
+#include <QtCore/QPromise>
 
 #include <algorithm>
+#include <atomic>
+#include <functional>
 #include <memory>
 
 namespace QEtcd {
@@ -29,8 +34,16 @@ void LeaseModel::clearRows()
     Q_EMIT countChanged();
 }
 
+namespace {
+// Per-lease reads in flight at once: enough to keep a refresh short, few enough that 10,000
+// leases neither flood etcd nor starve this process's other threads of the CPU.
+constexpr int MaxLeaseReadsInFlight = 16;
+} // namespace
+
 // One list, then per lease its time to live with its keys and those keys' values (which tell
-// a lock from an election), all in flight at once; the rows change once, when all are in.
+// a lock from an election), a few leases at a time; the rows change once, when all are in. The
+// answers are taken on the client's own thread, and this thread hears only of the whole: 10,000
+// answers queued here would hold its frames back.
 void LeaseModel::read(quint64 generation)
 {
     Internal::thenOn(client()->leaseList(), this, [this, generation](const LeaseListResult &list) {
@@ -38,35 +51,79 @@ void LeaseModel::read(quint64 generation)
             return;
         if (!list.status)
             return fail(list.status.message());
+        if (list.ids.isEmpty())
+            return apply({});
         struct Pending
         {
+            QList<qint64> ids;
             std::vector<Lease> leases;
-            int outstanding = 0;
+            std::atomic<int> next = 0;
+            std::atomic<int> outstanding = 0;
+            QMutex mutex;
             QString error;
+            QPromise<bool> all;
+            std::function<void()> readNext;
         };
         auto pending = std::make_shared<Pending>();
+        pending->ids = list.ids;
         pending->leases.resize(size_t(list.ids.size()));
         pending->outstanding = int(list.ids.size());
-        const auto done = [this, generation, pending] {
-            if (--pending->outstanding > 0 || !current(generation))
+        pending->all.start();
+        Internal::thenOn(pending->all.future(), this, [this, generation, pending](bool) {
+            if (!current(generation))
                 return;
             if (!pending->error.isEmpty())
                 return fail(pending->error);
             // Leases that expired between the list and their reading are gone.
             std::erase_if(pending->leases, [](const Lease &lease) { return lease.ttl < 0; });
             apply(std::move(pending->leases));
+        });
+        // Each lease read ends here, and the next one starts.
+        const auto done = [weak = std::weak_ptr(pending)] {
+            const auto state = weak.lock();
+            if (!state)
+                return;
+            int left = state->outstanding.load();
+            do {
+                if (left <= 0)
+                    return;  // abandoned
+            } while (!state->outstanding.compare_exchange_weak(left, left - 1));
+            if (left == 1) {
+                state->all.addResult(true);
+                state->all.finish();
+            } else {
+                state->readNext();
+            }
         };
-        if (list.ids.isEmpty())
-            return apply({});
-        for (qsizetype i = 0; i < list.ids.size(); ++i) {
-            Internal::thenOn(client()->leaseTimeToLive(list.ids[i], true), this, [this, i, pending, done](const LeaseTimeToLiveResult &live) {
-                if (!client())
-                    return done();  // the client went away; what was read still counts
-                Lease &lease = pending->leases[size_t(i)];
+        // The client went away: nothing more is asked, and the refresh ends as read so far.
+        const auto abandon = [weak = std::weak_ptr(pending)] {
+            const auto state = weak.lock();
+            if (!state || state->outstanding.exchange(0) == 0)
+                return;
+            {
+                QMutexLocker locker(&state->mutex);
+                state->error = QStringLiteral("the client went away while the leases were read");
+            }
+            state->all.addResult(false);
+            state->all.finish();
+        };
+        Client *const etcd = client();
+        QObject *const etcdThread = Internal::dispatcherContext(etcd);
+        pending->readNext = [weak = std::weak_ptr(pending), etcd, etcdThread, done, abandon] {
+            const auto state = weak.lock();
+            if (!state)
+                return;
+            const int i = state->next++;
+            if (i >= state->ids.size())
+                return;
+            const auto read = [etcd, etcdThread, i, state, done, abandon](const LeaseTimeToLiveResult &live) {
+                Lease &lease = state->leases[size_t(i)];
                 lease.id = live.id;
                 lease.ttl = live.status ? live.ttl : -1;
-                if (!live.status && live.status.code() != StatusCode::NotFound)
-                    pending->error = live.status.message();
+                if (!live.status && live.status.code() != StatusCode::NotFound) {
+                    QMutexLocker locker(&state->mutex);
+                    state->error = live.status.message();
+                }
                 lease.grantedTtl = live.grantedTtl;
                 lease.expiresAtMs = QDateTime::currentMSecsSinceEpoch() + live.ttl * 1000;
                 for (const QByteArray &key : live.keys)
@@ -77,26 +134,44 @@ void LeaseModel::read(quint64 generation)
                 Txn reads;
                 for (const QByteArray &key : live.keys.mid(0, 64))
                     reads.success.append(TxnOp::range(key));
-                Internal::thenOn(client()->txn(reads), this, [pending, i, done](const TxnResult &values) {
+                const auto recognise = [state, i, done](const TxnResult &values) {
                     QList<KeyValue> kvs;
                     for (const TxnOpResult &response : values.responses)
                         kvs.append(response.range.kvs);
                     QStringList owners;
                     for (const CoordinationObject &object : CoordinationRecogniser::recognise(kvs))
                         owners.append(object.kindName() + QLatin1Char(' ') + QString::fromUtf8(object.path));
-                    pending->leases[size_t(i)].owner = owners.join(QLatin1String(", "));
+                    state->leases[size_t(i)].owner = owners.join(QLatin1String(", "));
                     done();
-                });
-            });
-        }
+                };
+                Internal::thenOn(etcd->txn(reads), etcdThread, recognise, [abandon](const TxnResult &) { abandon(); });
+            };
+            Internal::thenOn(etcd->leaseTimeToLive(state->ids[i], true), etcdThread, read,
+                             [abandon](const LeaseTimeToLiveResult &) { abandon(); });
+        };
+        for (int started = 0; started < MaxLeaseReadsInFlight; ++started)
+            pending->readNext();
     });
 }
 
 void LeaseModel::apply(std::vector<Lease> leases)
 {
-    std::sort(leases.begin(), leases.end(), [](const Lease &a, const Lease &b) { return a.id < b.id; });
+    const auto byId = [](const Lease &a, const Lease &b) { return a.id < b.id; };
+    std::sort(leases.begin(), leases.end(), byId);
+    // etcd tells the time left in whole seconds, and each refresh reads it at a slightly
+    // different moment: a deadline that moved by less than that is the same deadline. Keeping
+    // it keeps the row unchanged, so that a refresh of 10,000 idle leases changes no row (and
+    // re-sorts nothing) instead of all of them.
+    for (Lease &lease : leases) {
+        const auto known = std::lower_bound(m_leases.cbegin(), m_leases.cend(), lease, byId);
+        if (known != m_leases.cend() && known->id == lease.id
+            && std::abs(known->expiresAtMs - lease.expiresAtMs) <= SameDeadlineMs) {
+            lease.expiresAtMs = known->expiresAtMs;
+            lease.ttl = known->ttl;
+        }
+    }
     Internal::mergeSorted(
-        m_leases, leases, [](const Lease &a, const Lease &b) { return a.id < b.id; }, std::equal_to<Lease>(),
+        m_leases, leases, byId, std::equal_to<Lease>(),
         {[this](int row) { beginInsertRows({}, row, row); }, [this](int) { endInsertRows(); },
          [this](int row) { beginRemoveRows({}, row, row); }, [this](int) { endRemoveRows(); },
          [this](int row) { Q_EMIT dataChanged(index(row), index(row)); }});

@@ -9,9 +9,10 @@ namespace QEtcd {
 
 // Every lease etcd has, refreshed every refreshInterval: its granted TTL, the keys attached to
 // it, and the coordination object those keys make up ("lock /app/locks/deploy"). The
-// remaining TTL is not pushed row by row: expiresAt is the deadline as of the last refresh, and
-// a view counts down to it with its own clock (one timer for the view, not a signal per row per
-// frame). A key re-put on another lease moves with it: each refresh reads the keys from etcd.
+// remaining TTL is not pushed row by row: expiresAt is the deadline, moved only when a refresh
+// finds it moved by more than a second (as a keep-alive moves it), and a view counts down to it
+// with its own clock (one timer for the view, not a signal per row per frame). A key re-put on
+// another lease moves with it: each refresh reads the keys from etcd.
 class LeaseModel : public RefreshingListModel
 {
     Q_OBJECT
@@ -22,7 +23,7 @@ public:
     enum Role {
         IdRole = Qt::UserRole + 1,  // hex, as etcdctl prints it
         GrantedTtlRole,             // seconds
-        TtlRole,                    // seconds left at the last refresh
+        TtlRole,                    // seconds left when the deadline was last read as moved
         ExpiresAtRole,              // ms since the epoch: the refresh's time plus ttl
         KeysRole,                   // QStringList
         OwnerRole,                  // "<kind> <path>" of the coordination object, or empty
@@ -57,6 +58,8 @@ protected:
     void clearRows() override;
 
 private:
+    // etcd's TTLs are whole seconds, read at a slightly different moment each refresh.
+    static constexpr qint64 SameDeadlineMs = 1500;
     struct Lease
     {
         qint64 id = 0;

@@ -1,7 +1,7 @@
 #include "queuekeys_p.h"
 
 #include "client.h"
-#include "client_p.h"
+#include "clientthread_p.h"
 #include "continuation_p.h"
 
 #include <QtCore/QDateTime>
@@ -74,7 +74,7 @@ QFuture<Status> putAbsentAttempt(Client *client, const QString &context, const Q
     // Drawn again on the client's own thread, which goes with it: a client destroyed meanwhile
     // ends the attempts instead of being called.
     return thenOn(
-        client->txn(txn), ClientPrivate::get(client)->dispatcherContext(),
+        client->txn(txn), dispatcherContext(client),
         [=](const TxnResult &result) {
             if (!result.status || result.succeeded)
                 return QtFuture::makeReadyFuture(result.status);

@@ -1,6 +1,7 @@
 #include "client.h"
 
 #include "client_p.h"
+#include "clientthread_p.h"
 #include "keepalivehub_p.h"
 #include "watchhub_p.h"
 #include "logging_p.h"
@@ -78,6 +79,11 @@ void ClientPrivate::tellOnLossThread(std::function<void()> tell)
 bool ClientPrivate::isLossThread() const
 {
     return QThread::currentThread() == m_lossThreadHandle.load();
+}
+
+QObject *Internal::dispatcherContext(Client *client)
+{
+    return ClientPrivate::get(client)->dispatcherContext();
 }
 
 void Internal::setBeforeSend(Client *client, BeforeSend hook)

@@ -103,6 +103,43 @@ private Q_SLOTS:
         QVERIFY(awaitFuture(m_client->leaseRevoke(lockLease)));
     }
 
+    // etcd tells the time left in whole seconds, read at a different moment each refresh: a
+    // deadline that did not move leaves its row alone (10,000 idle leases re-sorted on every
+    // refresh stalled the Leases page), and one a keep-alive moved changes it.
+    void aRefreshChangesOnlyTheRowsWhoseDeadlineMoved()
+    {
+        const qint64 idle = grant(60);
+        const qint64 renewed = grant(60);
+        QVERIFY(idle && renewed);
+        LeaseModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setRefreshInterval(0);
+        QSignalSpy done(&model, &LeaseModel::refreshed);
+        model.setClient(m_client.get());
+        QVERIFY(done.wait(scaledMs(10000)));
+        const qint64 idleDeadline = model.index(rowOf(model, idle)).data(LeaseModel::ExpiresAtRole).toLongLong();
+        const qint64 firstTtl = model.index(rowOf(model, renewed)).data(LeaseModel::TtlRole).toLongLong();
+        // Two seconds pass on etcd's clock...
+        const auto ttlNow = [&] {
+            const auto future = m_client->leaseTimeToLive(renewed);
+            return awaitFuture(future) ? future.result().ttl : qint64(-1);
+        };
+        QTRY_VERIFY_WITH_TIMEOUT(ttlNow() <= firstTtl - 2, scaledMs(10000));
+        // ...and then one of the leases is renewed.
+        int exitCode = -1;
+        m_cluster.etcdctl({"lease", "keep-alive", "--once", QString::number(renewed, 16)}, &exitCode);
+        QCOMPARE(exitCode, 0);
+
+        QSignalSpy changed(&model, &QAbstractItemModel::dataChanged);
+        QVERIFY(refreshed(model));
+        QCOMPARE(changed.count(), 1);
+        QCOMPARE(changed.first().at(0).value<QModelIndex>().row(), rowOf(model, renewed));
+        QCOMPARE(model.index(rowOf(model, idle)).data(LeaseModel::ExpiresAtRole).toLongLong(), idleDeadline);
+        QVERIFY(model.index(rowOf(model, renewed)).data(LeaseModel::TtlRole).toLongLong() > firstTtl - 2);
+        QVERIFY(awaitFuture(m_client->leaseRevoke(idle)));
+        QVERIFY(awaitFuture(m_client->leaseRevoke(renewed)));
+    }
+
     // Other browsers keep the key under the lease they first saw it on.
     void keyRePutOnANewLeaseMovesWithIt()
     {
