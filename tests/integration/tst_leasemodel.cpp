@@ -49,6 +49,14 @@ private:
         }
         return -1;
     }
+    // Loads model by hand (no refresh timer) and waits for its first rows.
+    bool loaded(LeaseModel &model)
+    {
+        model.setRefreshInterval(0);
+        QSignalSpy done(&model, &LeaseModel::refreshed);
+        model.setClient(m_client.get());
+        return done.wait(scaledMs(10000));
+    }
     // Refreshes and waits for the rows.
     static bool refreshed(LeaseModel &model)
     {
@@ -77,11 +85,8 @@ private Q_SLOTS:
 
         LeaseModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setRefreshInterval(0);
-        QSignalSpy done(&model, &LeaseModel::refreshed);
         const qint64 before = QDateTime::currentMSecsSinceEpoch();
-        model.setClient(m_client.get());
-        QVERIFY(done.wait(scaledMs(10000)));
+        QVERIFY(loaded(model));
         QCOMPARE(model.status(), ModelStatus::Ready);
         QCOMPARE(model.rowCount(), 2);
 
@@ -113,10 +118,7 @@ private Q_SLOTS:
         QVERIFY(idle && renewed);
         LeaseModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setRefreshInterval(0);
-        QSignalSpy done(&model, &LeaseModel::refreshed);
-        model.setClient(m_client.get());
-        QVERIFY(done.wait(scaledMs(10000)));
+        QVERIFY(loaded(model));
         const qint64 idleDeadline = model.index(rowOf(model, idle)).data(LeaseModel::ExpiresAtRole).toLongLong();
         const qint64 firstTtl = model.index(rowOf(model, renewed)).data(LeaseModel::TtlRole).toLongLong();
         // Two seconds pass on etcd's clock...
@@ -148,10 +150,7 @@ private Q_SLOTS:
         QVERIFY(put("/lm/moving", "a", first));
         LeaseModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.setRefreshInterval(0);
-        QSignalSpy done(&model, &LeaseModel::refreshed);
-        model.setClient(m_client.get());
-        QVERIFY(done.wait(scaledMs(10000)));
+        QVERIFY(loaded(model));
         QCOMPARE(model.index(rowOf(model, first)).data(LeaseModel::KeysRole).toStringList(), QStringList{"/lm/moving"});
 
         QVERIFY(put("/lm/moving", "b", second));
