@@ -72,11 +72,11 @@ Dialog {
             ToolTip.text: qsTr("Comma-separated; bare host:port is http")
         }
         Label { text: qsTr("CA file"); color: Theme.mutedText }
-        TextField { id: caFile; objectName: "profileCaFile"; font.family: Theme.monoFamily; placeholderText: qsTr("ca.pem (https only)"); Layout.fillWidth: true }
+        FileField { id: caFile; objectName: "profileCaFile"; placeholderText: qsTr("ca.pem (https only)"); pickerTitle: qsTr("The CA that signed the servers' certificates") }
         Label { text: qsTr("Certificate"); color: Theme.mutedText }
-        TextField { id: certFile; font.family: Theme.monoFamily; placeholderText: qsTr("client certificate, for mutual TLS"); Layout.fillWidth: true }
+        FileField { id: certFile; objectName: "profileCertFile"; placeholderText: qsTr("client certificate, for mutual TLS"); pickerTitle: qsTr("This client's certificate") }
         Label { text: qsTr("Key"); color: Theme.mutedText }
-        TextField { id: keyFile; font.family: Theme.monoFamily; placeholderText: qsTr("the certificate's private key"); Layout.fillWidth: true }
+        FileField { id: keyFile; objectName: "profileKeyFile"; placeholderText: qsTr("the certificate's private key"); pickerTitle: qsTr("The certificate's private key") }
         Label { text: qsTr("User"); color: Theme.mutedText }
         TextField {
             id: userField

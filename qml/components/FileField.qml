@@ -1,0 +1,40 @@
+import QtQuick
+import QtQuick.Controls
+import QtQuick.Dialogs
+import QtQuick.Layouts
+import QEtcdConsole
+
+// A file's path, typed or picked: TLS files (CA, certificate, key) in the profile dialog.
+RowLayout {
+    id: field
+    property alias text: path.text
+    property alias placeholderText: path.placeholderText
+    property string pickerTitle: qsTr("Choose a file")
+    // The picker, for tests: it has no window of its own offscreen.
+    readonly property alias picker: picker
+
+    spacing: Theme.spacing / 2
+    Layout.fillWidth: true
+
+    TextField {
+        id: path
+        objectName: field.objectName + "Path"
+        font.family: Theme.monoFamily
+        Layout.fillWidth: true
+    }
+    Button {
+        objectName: field.objectName + "Browse"
+        text: qsTr("Browse…")
+        onClicked: picker.open()
+        ToolTip.visible: hovered
+        ToolTip.delay: 600
+        ToolTip.text: field.pickerTitle
+    }
+    FileDialog {
+        id: picker
+        title: field.pickerTitle
+        nameFilters: [qsTr("Certificates and keys (*.pem *.crt *.cer *.key)"), qsTr("All files (*)")]
+        // A local path, as the command line's flags take it.
+        onAccepted: path.text = decodeURIComponent(selectedFile.toString().replace(/^file:\/\//, ""))
+    }
+}
