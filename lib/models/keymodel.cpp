@@ -225,6 +225,11 @@ void KeyModel::reload()
     m_index->reload();
 }
 
+void KeyModel::fetchNextPage()
+{
+    fetchMore({});
+}
+
 void KeyModel::fetchAll()
 {
     m_index->fetchAll();

@@ -80,6 +80,10 @@ public:
 
     // Starts again from the first page (setting the client or the prefix does it too).
     Q_INVOKABLE void reload();
+    // Loads the next page, unless one is on its way or every key is in: what a view calls as
+    // it nears its end, ahead of Qt Quick's own fetchMore(), which comes only once the last
+    // loaded row is built (and a steady scroll then meets blank rows).
+    Q_INVOKABLE void fetchNextPage();
     // Loads every remaining page.
     Q_INVOKABLE void fetchAll();
     // The row of key, -1 when it is not loaded.

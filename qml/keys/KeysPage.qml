@@ -167,6 +167,15 @@ ConsolePage {
                 focus: true
                 ScrollBar.vertical: ScrollBar {}
                 onCurrentIndexChanged: if (currentItem) page.select(currentItem.key)
+                // The next page is asked for two screens before the end, so that a steady
+                // scroll does not run into blank rows.
+                function fetchIfNearTheEnd() {
+                    if (contentHeight - (contentY + height) < 2 * height)
+                        keys.fetchNextPage()
+                }
+                onContentYChanged: fetchIfNearTheEnd()
+                onCountChanged: fetchIfNearTheEnd()
+                onHeightChanged: fetchIfNearTheEnd()
 
                 delegate: ItemDelegate {
                     id: keyRow
