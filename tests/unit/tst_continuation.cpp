@@ -103,11 +103,15 @@ private Q_SLOTS:
     // finished on another thread ran its continuation twice.
     void aContinuationAttachedAsTheFutureFinishesRunsOnce()
     {
-        constexpr int Rounds = 20000;
+        // 20,000 rounds take 2–3 s on a quiet machine; a loaded one stops sooner.
+        constexpr int MostRounds = 20000;
+        const QDeadlineTimer enough(15000);
         std::atomic<int> chained = 0;
         std::atomic<int> delivered = 0;
         QObject context;
-        for (int round = 0; round < Rounds; ++round) {
+        int rounds = 0;
+        for (; rounds < MostRounds && (rounds < 2000 || !enough.hasExpired()); ++rounds) {
+            const int round = rounds;
             auto promise = std::make_shared<QPromise<int>>();
             promise->start();
             const QFuture<int> future = promise->future();
@@ -125,8 +129,9 @@ private Q_SLOTS:
             }
             finisher.join();
         }
-        QTRY_COMPARE_WITH_TIMEOUT(chained.load() + delivered.load(), Rounds, scaledMs(30000));
-        QCOMPARE(chained.load(), Rounds / 2);
+        QTRY_COMPARE_WITH_TIMEOUT(chained.load() + delivered.load(), rounds, scaledMs(30000));
+        QCOMPARE(chained.load(), (rounds + 1) / 2);
+        qInfo("%d rounds", rounds);
     }
 
     void aFunctionThatReturnsAFutureChains()
@@ -187,8 +192,11 @@ private:
     {
         const QDeadlineTimer deadline(scaledMs(10000));
         for (quint64 spins = 1; !condition(); ++spins) {
-            if (spins % 4096 == 0 && deadline.hasExpired())
-                return false;
+            if (spins % 4096 == 0) {
+                if (deadline.hasExpired())
+                    return false;
+                QThread::yieldCurrentThread();  // on a busy machine, let the finisher have the core
+            }
         }
         return true;
     }
