@@ -120,10 +120,10 @@ QFuture<Status> ExclusivityLease::grant()
     // Continues on the dispatcher thread with priv as context: a lease destroyed while its
     // grant is in flight must not be touched when the answer arrives, but what it was granted
     // is revoked.
-    const auto orphaned = [client = d->client](const LeaseGrantResult &grant) {
+    const auto orphaned = [lifeline = lifelineOf(d->client)](const LeaseGrantResult &grant) {
         if (!grant.status)
             return grant.status;
-        client->leaseRevoke(grant.id);
+        lifeline->use([&grant](Client *client) { client->leaseRevoke(grant.id); });
         return Status(StatusCode::Closed, QStringLiteral("destroyed while the grant was in flight"));
     };
     return thenOn(d->client->leaseGrant(d->ttl), priv, [priv, sentAt](const LeaseGrantResult &grant) {

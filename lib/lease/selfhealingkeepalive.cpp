@@ -81,9 +81,9 @@ public:
         const Clock::time_point sentAt = Clock::now();
         // Destroyed meanwhile: close() let any candidate go; what is left is to revoke what
         // was granted after that, and to answer start().
-        const auto orphaned = [client = client, promise](const LeaseGrantResult &grant) {
+        const auto orphaned = [lifeline = lifelineOf(client), promise](const LeaseGrantResult &grant) {
             if (grant.status)
-                client->leaseRevoke(grant.id);
+                lifeline->use([&grant](Client *client) { client->leaseRevoke(grant.id); });
             finishStart(promise, closedStatus());
         };
         const auto told = [promise](const auto &) { finishStart(promise, closedStatus()); };
@@ -180,9 +180,9 @@ public:
     {
         const Clock::time_point sentAt = Clock::now();
         const qint64 previous = leaseId.load();
-        const auto orphaned = [client = client](const LeaseGrantResult &grant) {
+        const auto orphaned = [lifeline = lifelineOf(client)](const LeaseGrantResult &grant) {
             if (grant.status)
-                client->leaseRevoke(grant.id);
+                lifeline->use([&grant](Client *client) { client->leaseRevoke(grant.id); });
         };
         thenOn(client->leaseGrant(ttl, 0, onceOnly()), this, [this, sentAt, previous](const LeaseGrantResult &grant) {
             if (closed) {

@@ -12,7 +12,8 @@ using namespace Internal;
 
 ClientPrivate::ClientPrivate(Client *q, const ClientOptions &clientOptions)
     : options(clientOptions), codec(clientOptions.keyNamespace),
-      m_healGate(std::max(1, clientOptions.maxConcurrentHeals))  // refused options never heal
+      m_healGate(std::max(1, clientOptions.maxConcurrentHeals)),  // refused options never heal
+      m_lifeline(std::make_shared<Internal::ClientLifeline>(q))
 {
     configurationStatus = options.validate(&endpoints);
     if (!configurationStatus) {
@@ -29,6 +30,7 @@ ClientPrivate::ClientPrivate(Client *q, const ClientOptions &clientOptions)
 
 ClientPrivate::~ClientPrivate()
 {
+    m_lifeline->cut();
     m_watchers->closeAll(m_dispatcherContext.get());
     // The hub still needs the transport's thread to wind down its stream and tick.
     m_hub.reset();
@@ -84,6 +86,11 @@ bool ClientPrivate::isLossThread() const
 QObject *Internal::dispatcherContext(Client *client)
 {
     return ClientPrivate::get(client)->dispatcherContext();
+}
+
+std::shared_ptr<Internal::ClientLifeline> Internal::lifelineOf(Client *client)
+{
+    return ClientPrivate::get(client)->lifeline();
 }
 
 void Internal::setBeforeSend(Client *client, BeforeSend hook)

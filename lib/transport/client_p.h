@@ -1,6 +1,7 @@
 #pragma once
 
 #include "client.h"
+#include "clientthread_p.h"
 #include "healgate_p.h"
 #include "testhooks_p.h"
 #include "transport_p.h"
@@ -69,6 +70,7 @@ public:
     // Every Watcher of this client shares its one Watch stream. Null when the options were refused.
     Internal::WatchHub *watchHub();
     const std::shared_ptr<Internal::WatcherRegistry> &watchers() const { return m_watchers; }
+    const std::shared_ptr<Internal::ClientLifeline> &lifeline() const { return m_lifeline; }
     // Dispatcher thread only.
     Internal::HealGate &healGate() { return m_healGate; }
 
@@ -155,6 +157,7 @@ private:
     mutable std::mutex m_beforeSendMutex;
     Internal::BeforeSend m_beforeSend;
     const std::shared_ptr<Internal::WatcherRegistry> m_watchers = std::make_shared<Internal::WatcherRegistry>();
+    const std::shared_ptr<Internal::ClientLifeline> m_lifeline;
 };
 
 } // namespace QEtcd
