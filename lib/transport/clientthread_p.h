@@ -3,11 +3,11 @@
 // For code that must not see gRPC (the models) or may outlive its client (an orphaned
 // continuation): the client's own thread, and a way to call a client that may be going.
 
+#include "lifeline_p.h"
+
 #include <QtCore/QObject>
 
-#include <functional>
 #include <memory>
-#include <mutex>
 
 namespace QEtcd {
 class Client;
@@ -20,34 +20,9 @@ namespace QEtcd::Internal {
 QObject *dispatcherContext(Client *client);
 
 // Held by what may run after its client is gone (an orphaned continuation revoking a lease it
-// was granted too late): once the client begins to go, its calls are dropped instead of made.
-class ClientLifeline
-{
-public:
-    explicit ClientLifeline(Client *client) : m_client(client) {}
-
-    // Runs call with the client unless it has begun to go; false then. The client cannot begin
-    // to go while call runs, so call only starts work (a request) and returns.
-    bool use(const std::function<void(Client *)> &call)
-    {
-        std::lock_guard lock(m_mutex);
-        if (!m_client)
-            return false;
-        call(m_client);
-        return true;
-    }
-    // The client's destructor, first thing.
-    void cut()
-    {
-        std::lock_guard lock(m_mutex);
-        m_client = nullptr;
-    }
-
-private:
-    std::mutex m_mutex;
-    Client *m_client;
-};
-
+// was granted too late): the client cuts it first thing in its destructor, and a call through
+// it is then dropped instead of made.
+using ClientLifeline = Lifeline<Client>;
 std::shared_ptr<ClientLifeline> lifelineOf(Client *client);
 
 } // namespace QEtcd::Internal

@@ -1,9 +1,10 @@
 #pragma once
 
+#include "lifeline_p.h"
+
 #include <QtCore/QObject>
 
 #include <memory>
-#include <mutex>
 
 namespace QEtcd::Internal {
 
@@ -22,20 +23,15 @@ public:
     template <class Function>
     void post(Function &&function)
     {
-        std::lock_guard lock(m_mutex);
-        if (m_target)
-            QMetaObject::invokeMethod(m_target, std::forward<Function>(function), Qt::QueuedConnection);
+        m_target.use([&function](QObject *target) {
+            QMetaObject::invokeMethod(target, std::forward<Function>(function), Qt::QueuedConnection);
+        });
     }
 
-    void close()
-    {
-        std::lock_guard lock(m_mutex);
-        m_target = nullptr;
-    }
+    void close() { m_target.cut(); }
 
 private:
-    std::mutex m_mutex;
-    QObject *m_target;
+    Lifeline<QObject> m_target;
 };
 
 } // namespace QEtcd::Internal
