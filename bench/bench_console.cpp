@@ -149,8 +149,6 @@ QJsonObject keysPageFigures(QQmlEngine &engine, Client &client, int keys, second
     figures["scroll_px_per_s"] = speed;
     figures["rows_scrolled_past"] = topRow;
     figures["rows_loaded"] = list->property("count").toInt();
-    figures["content_y"] = list->property("contentY").toDouble();
-    figures["content_height"] = list->property("contentHeight").toDouble();
     return figures;
 }
 
