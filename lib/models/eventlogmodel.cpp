@@ -44,9 +44,10 @@ void EventLogModel::append(Event event)
         m_frame.start();
 }
 
-void EventLogModel::append(const QString &participant, const QString &kind, const QString &detail, bool spurious)
+void EventLogModel::append(const QString &participant, const QString &kind, const QString &detail, bool spurious,
+                           const QString &key)
 {
-    append(Event{0, participant, kind, detail, spurious});
+    append(Event{0, participant, kind, detail, spurious, key});
 }
 
 void EventLogModel::clear()
@@ -82,7 +83,8 @@ void EventLogModel::flush()
 bool EventLogModel::matches(const Event &event) const
 {
     return m_filter.isEmpty() || event.participant.contains(m_filter, Qt::CaseInsensitive)
-        || event.kind.contains(m_filter, Qt::CaseInsensitive) || event.detail.contains(m_filter, Qt::CaseInsensitive);
+        || event.kind.contains(m_filter, Qt::CaseInsensitive) || event.detail.contains(m_filter, Qt::CaseInsensitive)
+        || event.key.contains(m_filter, Qt::CaseInsensitive);
 }
 
 void EventLogModel::setFilter(const QString &filter)
@@ -112,7 +114,8 @@ QByteArray EventLogModel::toJsonLines() const
                                            {QLatin1String("participant"), event.participant},
                                            {QLatin1String("kind"), event.kind},
                                            {QLatin1String("detail"), event.detail},
-                                           {QLatin1String("spurious"), event.spurious}})
+                                           {QLatin1String("spurious"), event.spurious},
+                                           {QLatin1String("key"), event.key}})
                      .toJson(QJsonDocument::Compact)
             + '\n';
     }
@@ -121,11 +124,12 @@ QByteArray EventLogModel::toJsonLines() const
 
 QByteArray EventLogModel::toCsv() const
 {
-    QByteArray csv = "mono_ms,participant,kind,detail,spurious\n";
+    QByteArray csv = "mono_ms,participant,kind,detail,spurious,key\n";
     for (const qsizetype i : m_rows) {
         const Event &event = m_events[i];
         csv += QByteArray::number(event.monotonicMs) + ',' + csvField(event.participant) + ',' + csvField(event.kind)
-            + ',' + csvField(event.detail) + ',' + (event.spurious ? "true" : "false") + '\n';
+            + ',' + csvField(event.detail) + ',' + (event.spurious ? "true" : "false") + ',' + csvField(event.key)
+            + '\n';
     }
     return csv;
 }
@@ -177,6 +181,8 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
         return event.detail;
     case SpuriousRole:
         return event.spurious;
+    case KeyRole:
+        return event.key;
     }
     return {};
 }
@@ -184,7 +190,7 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
 QHash<int, QByteArray> EventLogModel::roleNames() const
 {
     return {{TimeRole, "time"}, {ParticipantRole, "participant"}, {KindRole, "kind"}, {DetailRole, "detail"},
-            {SpuriousRole, "spurious"}};
+            {SpuriousRole, "spurious"}, {KeyRole, "key"}};
 }
 
 } // namespace QEtcd

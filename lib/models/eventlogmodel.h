@@ -9,13 +9,29 @@ namespace QEtcd {
 // The events of the participants an app runs, oldest first: lease events, connection states,
 // acquired / released / lost, elected / leadership lost, barrier set / lifted (a spurious lift
 // marked), each with the monotonic time (CLOCK_MONOTONIC in ms, the clock the qetcd CLI prints
-// as mono_ms, so both merge into one timeline), the participant, a kind and a detail.
-// Appended events become rows at most once per frame. The filter keeps rows whose participant,
-// kind or detail contains it (case-insensitive); the exports write the rows the filter keeps.
+// as mono_ms, so both merge into one timeline), the participant, a kind, a detail for people and
+// the key it is about. Appended events become rows at most once per frame. The filter keeps rows
+// whose participant, kind, detail or key contains it (case-insensitive); the exports write the
+// rows the filter keeps.
 //
-// Kinds used by qetcd's participants: leaseSuspended, leaseExpired, leaseRestored,
-// leaseFailed, connectionState, acquired, released, lost, elected, leadershipLost, barrierSet,
-// barrierLifted. Any other text is kept as it is.
+// The vocabulary the console's participants, sandbox and timeline share (any other kind is kept
+// as it is):
+// - a participant (participant = its name): leaseSuspended, leaseExpired, leaseRestored,
+//   leaseFailed (key = the recipe's key on that lease); connectionState (detail: Suspended,
+//   Connected, Reconnected, Lost); pending (it started to wait: for a hold, a leadership, a
+//   barrier); acquired, released, lost, releaseFailed (an unlock()/release() that said false);
+//   elected, leadershipLost, resigned; barrierSet, barrierRemoved, barrierLifted (spurious when
+//   its owner's lease expired rather than a removal); error (detail: what failed). For holds and
+//   leadership the key is the participant's own key in etcd.
+// - etcd as an unpartitioned observer sees it (participant = "etcd"): keyPut, keyDeleted.
+//   A participant's loss is drawn against the keyDeleted of its key: the margin between them is
+//   how long before etcd let anyone else in the participant knew.
+// - faults on a participant's proxy (participant = its name): fault, detail pass, blackhole,
+//   "delay N ms" or reset; a band runs from a fault until the next pass.
+// - sandbox members (participant = member name, "m0"): memberStopped, memberKilled,
+//   memberPaused, memberResumed, memberRestarted, leaderChanged (detail: the new leader).
+// - a scenario's narration (participant = "scenario"): step (detail: what happens now),
+//   stepFailed (detail: what was expected and did not happen).
 class EventLogModel : public QAbstractListModel
 {
     Q_OBJECT
@@ -32,6 +48,7 @@ public:
         QString kind;
         QString detail;
         bool spurious = false;  // a barrier lift that was not a removal (the owner's lease expired)
+        QString key;
     };
 
     enum Role {
@@ -40,6 +57,7 @@ public:
         KindRole,
         DetailRole,
         SpuriousRole,
+        KeyRole,
     };
     Q_ENUM(Role)
 
@@ -49,7 +67,7 @@ public:
     // GUI thread. An event with monotonicMs 0 is stamped now.
     void append(Event event);
     Q_INVOKABLE void append(const QString &participant, const QString &kind, const QString &detail,
-                            bool spurious = false);
+                            bool spurious = false, const QString &key = QString());
     Q_INVOKABLE void clear();
     QList<Event> events() const;  // every event, the filter aside, including those not yet rows
 
@@ -58,7 +76,7 @@ public:
     int count() const { return int(m_rows.size()); }
     QString errorString() const { return m_error; }
 
-    // One {"mono_ms","participant","kind","detail","spurious"} object per line / a CSV file with
+    // One {"mono_ms","participant","kind","detail","spurious","key"} object per line / a CSV file with
     // a header line. False with errorString() when the file could not be written.
     Q_INVOKABLE bool exportJsonLines(const QString &path);
     Q_INVOKABLE bool exportCsv(const QString &path);

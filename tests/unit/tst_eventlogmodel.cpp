@@ -38,17 +38,17 @@ private Q_SLOTS:
     {
         EventLogModel model;
         QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
-        model.append({100, QStringLiteral("A"), QStringLiteral("acquired"), QStringLiteral("a, \"quoted\""), false});
-        model.append({200, QStringLiteral("B"), QStringLiteral("lost"), QStringLiteral("lease gone"), false});
-        model.append({300, QStringLiteral("A"), QStringLiteral("released"), QString(), false});
+        model.append({100, QStringLiteral("A"), QStringLiteral("acquired"), QStringLiteral("a, \"quoted\""), false, {}});
+        model.append({200, QStringLiteral("B"), QStringLiteral("lost"), QStringLiteral("lease gone"), false, {}});
+        model.append({300, QStringLiteral("A"), QStringLiteral("released"), QString(), false, {}});
         model.setFilter(QStringLiteral("a"));  // participant A twice; "lease gone" has an a too
         QCOMPARE(model.rowCount(), 3);
         model.setFilter(QStringLiteral("LOST"));
         QCOMPARE(model.rowCount(), 1);
         QCOMPARE(model.index(0).data(EventLogModel::ParticipantRole).toString(), QStringLiteral("B"));
         // New events go through the same filter.
-        model.append({400, QStringLiteral("C"), QStringLiteral("acquired"), QString(), false});
-        model.append({500, QStringLiteral("C"), QStringLiteral("lost"), QString(), false});
+        model.append({400, QStringLiteral("C"), QStringLiteral("acquired"), QString(), false, {}});
+        model.append({500, QStringLiteral("C"), QStringLiteral("lost"), QString(), false, QStringLiteral("/locks/c")});
         QTRY_COMPARE(model.rowCount(), 2);
 
         model.setFilter(QStringLiteral("A"));
@@ -66,9 +66,14 @@ private Q_SLOTS:
         QVERIFY(model.exportCsv(dir.filePath(QStringLiteral("log.csv"))));
         QFile csv(dir.filePath(QStringLiteral("log.csv")));
         QVERIFY(csv.open(QIODevice::ReadOnly));
-        QCOMPARE(csv.readAll(), QByteArray("mono_ms,participant,kind,detail,spurious\n300,A,released,,false\n"));
+        QCOMPARE(csv.readAll(), QByteArray("mono_ms,participant,kind,detail,spurious,key\n300,A,released,,false,\n"));
         model.setFilter(QStringLiteral("acquired"));
-        QVERIFY(model.toCsv().contains("100,A,acquired,\"a, \"\"quoted\"\"\",false\n"));
+        QVERIFY(model.toCsv().contains("100,A,acquired,\"a, \"\"quoted\"\"\",false,\n"));
+        // The key is matched by the filter and exported beside the detail.
+        model.setFilter(QStringLiteral("/locks/c"));
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.index(0).data(EventLogModel::KeyRole).toString(), QStringLiteral("/locks/c"));
+        QVERIFY(model.toJsonLines().contains("\"key\":\"/locks/c\""));
 
         // A file that cannot be written says so and leaves nothing behind.
         QVERIFY(!model.exportCsv(dir.filePath(QStringLiteral("missing/dir/log.csv"))));
