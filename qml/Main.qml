@@ -47,6 +47,11 @@ ApplicationWindow {
         return connection.advice(status);
     }
 
+    // What the console's participants, its sandbox and its scenarios did, oldest first; the
+    // Timeline draws it (see EventLogModel for the vocabulary).
+    readonly property alias eventLog: eventLog
+    EventLogModel { id: eventLog; objectName: "eventLog" }
+
     ClusterModel {
         id: cluster
         client: window.client
