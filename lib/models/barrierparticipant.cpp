@@ -49,10 +49,12 @@ void BarrierParticipant::changeOwnership(QFuture<Status> change, bool owner)
 {
     setState(State::Pending);
     whenDone(std::move(change), [this, owner](const Status &status) {
-        if (!status)
+        if (!status) {
             reportError(status);
-        else
+        } else {
             setOwner(owner);
+            record(owner ? QStringLiteral("barrierSet") : QStringLiteral("barrierRemoved"));
+        }
         setState(m_owner ? State::Active : State::Idle);
     });
 }
@@ -65,6 +67,7 @@ void BarrierParticipant::wait(int timeoutMs)
     m_lifted = false;
     setWaiting(true);
     setState(State::Pending);
+    record(QStringLiteral("pending"), QStringLiteral("waiting at the barrier"));
     whenDone(barrier->waitOnBarrierAsync(waitTime(timeoutMs)), [this](const DistributedBarrier::WaitResult &result) {
         if (!result.status)
             reportError(result.status);
@@ -72,6 +75,11 @@ void BarrierParticipant::wait(int timeoutMs)
         m_reason = LiftReason(int(result.reason));
         setWaiting(false);
         setState(m_lifted ? State::Active : State::Idle);
+        if (m_lifted)
+            record(QStringLiteral("barrierLifted"),
+                   isSpurious() ? QStringLiteral("its owner's lease expired: the barrier was not removed")
+                                : QStringLiteral("removed by its owner"),
+                   QString(), isSpurious());
         Q_EMIT waitEnded(m_lifted, m_reason, isSpurious());
     });
 }

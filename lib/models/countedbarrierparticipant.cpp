@@ -30,7 +30,11 @@ QFuture<qint64> CountedBarrierParticipant::countArrived()
 void CountedBarrierParticipant::wait(int timeoutMs)
 {
     if (auto *barrier = recipe<DistributedBarrierWithCount>())
-        passGate(barrier->waitOnBarrierAsync(waitTime(timeoutMs)), [this](bool passed) { setLifted(passed); });
+        passGate(barrier->waitOnBarrierAsync(waitTime(timeoutMs)), [this](bool passed) {
+            setLifted(passed);
+            if (passed)
+                record(QStringLiteral("barrierLifted"), QStringLiteral("all %1 arrived").arg(memberCount()));
+        });
 }
 
 void CountedBarrierParticipant::setLifted(bool lifted)

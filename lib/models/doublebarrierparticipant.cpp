@@ -41,6 +41,7 @@ void DoubleBarrierParticipant::enter(int timeoutMs)
         if (!passed)
             return;
         setPhase(true, false);
+        record(QStringLiteral("entered"));
         Q_EMIT enteredBarrier();
     });
 }
@@ -54,6 +55,7 @@ void DoubleBarrierParticipant::leave(int timeoutMs)
         if (!passed)
             return;
         setPhase(true, true);
+        record(QStringLiteral("left"));
         Q_EMIT leftBarrier();
     });
 }

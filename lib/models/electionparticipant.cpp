@@ -48,14 +48,17 @@ std::unique_ptr<Recipe> ElectionParticipant::createRecipe(Client *client, const 
     };
     auto selector = std::make_unique<LeaderSelector>(client, path, m_proclamation.toUtf8(), holdTerm,
                                                      LeaderSelector::Relinquish(), electionOptions);
-    relay(selector.get(), &LeaderSelector::elected, [this](qint64 token) {
+    relay(selector.get(), &LeaderSelector::elected, [this, selector = selector.get()](qint64 token) {
         setLeadership(token);
+        setKey(QString::fromUtf8(selector->key()));
         setState(State::Active);
+        record(QStringLiteral("elected"), QStringLiteral("fencing token %1").arg(token));
         Q_EMIT elected(token);
     });
     relay(selector.get(), &LeaderSelector::leadershipLost, [this](const Status &cause) {
         setLeadership(0);
         setState(State::Lost);
+        record(QStringLiteral("leadershipLost"), cause.message());
         Q_EMIT leadershipLost(cause);
     });
     relay(selector.get(), &LeaderSelector::termEnded, [this] {
@@ -81,6 +84,7 @@ void ElectionParticipant::campaign()
     if (!selector)
         return;
     setState(State::Pending);
+    record(QStringLiteral("pending"), QStringLiteral("campaigning"));
     whenDone(std::exchange(m_started, true) ? selector->requeue() : selector->start(),
              [this, selector](const Status &status) {
                  if (!status) {
@@ -93,6 +97,8 @@ void ElectionParticipant::campaign()
 
 void ElectionParticipant::resign()
 {
+    if (m_started)
+        record(QStringLiteral("resigned"), isLeader() ? QStringLiteral("as leader") : QStringLiteral("as a candidate"));
     dropRecipe(State::Idle);
 }
 
@@ -125,6 +131,11 @@ QVariantList ElectionParticipant::toVariant(const QList<Participant> &candidates
     for (const Participant &candidate : candidates)
         list.append(toVariant(candidate));
     return list;
+}
+
+QString ElectionParticipant::logKey() const
+{
+    return m_key.isEmpty() ? RecipeParticipant::logKey() : m_key;
 }
 
 void ElectionParticipant::setLeadership(qint64 fencingToken)

@@ -58,6 +58,7 @@ Q_SIGNALS:
 protected:
     std::unique_ptr<Recipe> createRecipe(Client *client, const QByteArray &path, const RecipeOptions &options) override;
     void recipeDropped() override;
+    QString logKey() const override;
 
 private:
     void setLeadership(qint64 fencingToken);

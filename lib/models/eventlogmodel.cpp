@@ -187,6 +187,15 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
     return {};
 }
 
+QVariantMap EventLogModel::get(int row) const
+{
+    QVariantMap event;
+    const QHash<int, QByteArray> roles = roleNames();
+    for (auto role = roles.cbegin(); role != roles.cend(); ++role)
+        event.insert(QString::fromLatin1(role.value()), data(index(row), role.key()));
+    return event;
+}
+
 QHash<int, QByteArray> EventLogModel::roleNames() const
 {
     return {{TimeRole, "time"}, {ParticipantRole, "participant"}, {KindRole, "kind"}, {DetailRole, "detail"},

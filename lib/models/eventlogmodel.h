@@ -21,9 +21,12 @@ namespace QEtcd {
 //   Connected, Reconnected, Lost); pending (it started to wait: for a hold, a leadership, a
 //   barrier); acquired, released, lost, releaseFailed (an unlock()/release() that said false);
 //   elected, leadershipLost, resigned; barrierSet, barrierRemoved, barrierLifted (spurious when
-//   its owner's lease expired rather than a removal); error (detail: what failed). For holds and
-//   leadership the key is the participant's own key in etcd.
-// - etcd as an unpartitioned observer sees it (participant = "etcd"): keyPut, keyDeleted.
+//   its owner's lease expired rather than a removal; also a counted barrier's pass); entered,
+//   left (a double barrier); registered, unregistered (a service instance, a transient key);
+//   enqueued, taken (a queue); error (detail: what failed). For holds, leadership and instances
+//   the key is the participant's own key in etcd.
+// - etcd as an unpartitioned observer sees it (participant = "etcd"; KeyEventRecorder): keyPut,
+//   keyDeleted.
 //   A participant's loss is drawn against the keyDeleted of its key: the margin between them is
 //   how long before etcd let anyone else in the participant knew.
 // - faults on a participant's proxy (participant = its name): fault, detail pass, blackhole,
@@ -70,6 +73,8 @@ public:
                             bool spurious = false, const QString &key = QString());
     Q_INVOKABLE void clear();
     QList<Event> events() const;  // every event, the filter aside, including those not yet rows
+    // One row as {time, participant, kind, detail, spurious, key}, as scripts and tests read it.
+    Q_INVOKABLE QVariantMap get(int row) const;
 
     QString filter() const { return m_filter; }
     void setFilter(const QString &filter);

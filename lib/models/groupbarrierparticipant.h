@@ -33,6 +33,7 @@ protected:
     void passGate(QFuture<Status> gate, Done done)
     {
         setState(State::Pending);
+        record(QStringLiteral("pending"), QStringLiteral("waiting for %1 members").arg(m_memberCount));
         whenDone(std::move(gate), [this, done](const Status &status) {
             if (!status)
                 reportError(status);

@@ -20,6 +20,7 @@ QString HoldParticipant::holdKey() const
 void HoldParticipant::acquire(QFuture<Status> attempt)
 {
     setState(State::Pending);
+    record(QStringLiteral("pending"));
     // Success arrives through acquired(); a reentrant hold has no news at all.
     whenDone(std::move(attempt), [this](const Status &status) {
         if (!status)
@@ -30,6 +31,11 @@ void HoldParticipant::acquire(QFuture<Status> attempt)
 
 bool HoldParticipant::finishRelease(bool stillOurs, int remainingHolds)
 {
+    if (!stillOurs)
+        record(QStringLiteral("releaseFailed"), state() == State::Lost ? QStringLiteral("told false: the hold had been lost")
+                                                                       : QStringLiteral("told false: nothing was held"));
+    else if (remainingHolds == 0)
+        record(QStringLiteral("released"), QStringLiteral("fencing token %1").arg(m_fencingToken));
     if (remainingHolds == 0) {
         setHold(0, {});
         setState(State::Idle);
@@ -46,14 +52,21 @@ void HoldParticipant::onAcquired(qint64 token, const QByteArray &key)
 {
     setHold(token, QString::fromUtf8(key));
     setState(State::Active);
+    record(QStringLiteral("acquired"), QStringLiteral("fencing token %1").arg(token));
     Q_EMIT acquired(token, m_holdKey);
 }
 
 void HoldParticipant::onLost(const Status &cause)
 {
+    record(QStringLiteral("lost"), cause.message());
     setHold(0, {});
     setState(State::Lost);
     announceLoss(cause);
+}
+
+QString HoldParticipant::logKey() const
+{
+    return m_holdKey.isEmpty() ? RecipeParticipant::logKey() : m_holdKey;
 }
 
 void HoldParticipant::setHold(qint64 fencingToken, const QString &key)

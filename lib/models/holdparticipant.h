@@ -42,6 +42,7 @@ protected:
     // After the recipe's unlock()/release(), with its answer and what the thread still holds.
     bool finishRelease(bool stillOurs, int remainingHolds);
     void recipeDropped() override;
+    QString logKey() const override;
 
 private:
     void onAcquired(qint64 token, const QByteArray &key);

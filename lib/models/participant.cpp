@@ -2,6 +2,8 @@
 
 #include <QEtcd/client.h>
 
+#include <QtCore/QMetaEnum>
+
 #include <chrono>
 
 namespace QEtcd {
@@ -98,6 +100,42 @@ QString RecipeParticipant::errorString() const
     return m_errorString;
 }
 
+QString RecipeParticipant::participantName() const
+{
+    return m_participantName.isEmpty() ? clientId() : m_participantName;
+}
+
+void RecipeParticipant::setParticipantName(const QString &name)
+{
+    if (std::exchange(m_participantName, name) != name)
+        Q_EMIT participantNameChanged();
+}
+
+EventLogModel *RecipeParticipant::eventLog() const
+{
+    return m_eventLog;
+}
+
+void RecipeParticipant::setEventLog(EventLogModel *log)
+{
+    if (m_eventLog == log)
+        return;
+    m_eventLog = log;
+    Q_EMIT eventLogChanged();
+}
+
+void RecipeParticipant::record(const QString &kind, const QString &detail, const QString &key, bool spurious,
+                               qint64 monotonicMs)
+{
+    if (m_eventLog)
+        m_eventLog->append({monotonicMs, participantName(), kind, detail, spurious, key.isEmpty() ? logKey() : key});
+}
+
+QString RecipeParticipant::logKey() const
+{
+    return m_path;
+}
+
 void RecipeParticipant::close()
 {
     dropRecipe(State::Closed);
@@ -131,6 +169,7 @@ Recipe *RecipeParticipant::ensureRecipe()
           [this](const RecipeHistoryEntry &entry) { Q_EMIT historyAppended(entry.text); });
     relay(recipe, &Recipe::leaseEventOccurred, [this](const QString &lease, const LeaseEvent &event) {
         refreshLease();
+        recordLeaseEvent(lease, event);
         Q_EMIT leaseEvent(event.kind, hex(event.leaseId), event.newLeaseId > 0 ? hex(event.newLeaseId) : QString(),
                           event.cause, lease);
     });
@@ -214,6 +253,7 @@ void RecipeParticipant::setConnectionState(ConnectionState state, ConnectionStat
     if (m_connectionState == state)
         return;
     m_connectionState = state;
+    record(QStringLiteral("connectionState"), QString::fromLatin1(QMetaEnum::fromType<ConnectionState>().valueToKey(int(state))));
     Q_EMIT connectionStateChanged(state, previous);
 }
 
@@ -225,7 +265,23 @@ void RecipeParticipant::reportError(const Status &status)
         m_errorString = status.message();
         Q_EMIT errorStringChanged();
     }
+    record(QStringLiteral("error"), status.message());
     Q_EMIT errorOccurred(status);
+}
+
+void RecipeParticipant::recordLeaseEvent(const QString &lease, const LeaseEvent &event)
+{
+    static const QHash<LeaseEventKind, QString> kinds{{LeaseEventKind::Suspended, QStringLiteral("leaseSuspended")},
+                                                     {LeaseEventKind::Expired, QStringLiteral("leaseExpired")},
+                                                     {LeaseEventKind::Restored, QStringLiteral("leaseRestored")},
+                                                     {LeaseEventKind::Failed, QStringLiteral("leaseFailed")}};
+    QString detail = QStringLiteral("%1, lease %2").arg(lease, hex(event.leaseId));
+    if (event.newLeaseId > 0)
+        detail += QStringLiteral(" \u2192 %1").arg(hex(event.newLeaseId));
+    if (!event.cause.isOk())
+        detail += QStringLiteral(": ") + event.cause.message();
+    // The lease's own clock (steady_clock is CLOCK_MONOTONIC here), not when the news crossed threads.
+    record(kinds.value(event.kind), detail, QString(), false, event.monotonicMs);
 }
 
 milliseconds RecipeParticipant::waitTime(int timeoutMs)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "etcdclientitem.h"
+#include "eventlogmodel.h"
 
 #include "continuation_p.h"
 
@@ -17,7 +18,9 @@ namespace QEtcd {
 
 // What every declarative participant (Mutex, Election, Barrier, ...) shares: its client binding,
 // the recipe it creates on first use and drops when its configuration changes, the recipe's
-// connection state, lease, errors and history, all carried over to the GUI thread.
+// connection state, lease, errors and history, all carried over to the GUI thread. With an
+// eventLog, everything that happens to it is appended there under participantName, in the
+// EventLogModel's vocabulary, for a timeline to draw.
 //
 // Recipes emit from the client's library threads; every signal is relayed with a queued
 // connection and every future continued on this object's thread, so bindings only ever read
@@ -37,6 +40,8 @@ class RecipeParticipant : public QObject
     Q_PROPERTY(int leaseTtl READ leaseTtl NOTIFY leaseChanged)
     Q_PROPERTY(int leaseTimeLeft READ leaseTimeLeft NOTIFY leaseTimeLeftChanged)
     Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
+    Q_PROPERTY(QString participantName READ participantName WRITE setParticipantName NOTIFY participantNameChanged)
+    Q_PROPERTY(QEtcd::EventLogModel *eventLog READ eventLog WRITE setEventLog NOTIFY eventLogChanged)
 
 public:
     // Idle: nothing asked (or given back); Pending: waiting (to acquire, to lead, at a barrier,
@@ -63,6 +68,11 @@ public:
     int leaseTtl() const;     // seconds
     int leaseTimeLeft() const;  // milliseconds before the lease's loss deadline
     QString errorString() const;
+    // Empty means the client id.
+    QString participantName() const;
+    void setParticipantName(const QString &name);
+    EventLogModel *eventLog() const;
+    void setEventLog(EventLogModel *log);
 
     // Releases what the participant holds; its next action starts afresh.
     Q_INVOKABLE void close();
@@ -77,6 +87,8 @@ Q_SIGNALS:
     void leaseChanged();
     void leaseTimeLeftChanged();
     void errorStringChanged();
+    void participantNameChanged();
+    void eventLogChanged();
     void errorOccurred(const QEtcd::Status &status);
     // lease names which of the recipe's leases ("hold /locks/a/694d...", "candidacy lease").
     void leaseEvent(QEtcd::LeaseEventKind kind, const QString &leaseId, const QString &newLeaseId,
@@ -147,6 +159,12 @@ protected:
 
     void setState(State state);
     void reportError(const Status &status);
+    // Appends to the eventLog, if there is one; an empty key means logKey(), a time of 0 now.
+    void record(const QString &kind, const QString &detail = QString(), const QString &key = QString(),
+                bool spurious = false, qint64 monotonicMs = 0);
+    // What this participant's events are about in etcd: its hold, candidacy, barrier or instance
+    // key once it has one, else its path.
+    virtual QString logKey() const;
     static QString hex(qint64 leaseId);
     // QML's "no timeout" (a negative number of milliseconds) as the recipes spell it.
     static std::chrono::milliseconds waitTime(int timeoutMs);
@@ -154,6 +172,7 @@ protected:
 private:
     Recipe *ensureRecipe();
     void refreshLease();
+    void recordLeaseEvent(const QString &lease, const LeaseEvent &event);
     void setConnectionState(ConnectionState state, ConnectionState previous);
 
     QPointer<EtcdClientItem> m_client;
@@ -168,6 +187,8 @@ private:
     int m_leaseTimeLeft = 0;
     QTimer m_leaseTimer;
     QString m_errorString;
+    QString m_participantName;
+    QPointer<EventLogModel> m_eventLog;
 };
 
 } // namespace QEtcd

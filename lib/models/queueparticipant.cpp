@@ -25,6 +25,7 @@ void QueueParticipant::put(const QString &value)
     whenDone(queue->enqueue(value.toUtf8()), [this, value](const Status &status) {
         if (!status)
             return reportError(status);
+        record(QStringLiteral("enqueued"), value);
         Q_EMIT enqueued(value);
     });
 }
@@ -35,10 +36,12 @@ void QueueParticipant::take(int timeoutMs)
     if (!queue)
         return;
     setState(State::Pending);
+    record(QStringLiteral("pending"), QStringLiteral("taking"));
     whenDone(timeoutMs == 0 ? queue->tryTake() : queue->takeAsync(waitTime(timeoutMs)), [this](const QueueItem &item) {
         setState(State::Idle);
         if (!item.status)
             return reportError(item.status);
+        record(QStringLiteral("taken"), QString::fromUtf8(item.value), QString::fromUtf8(item.key));
         Q_EMIT taken(QString::fromUtf8(item.key), QString::fromUtf8(item.value));
     });
 }

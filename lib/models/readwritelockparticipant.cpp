@@ -16,6 +16,11 @@ ReadWriteLockView &viewOf(Lock *lock, ReadWriteLockParticipant::Side side)
 {
     return side == ReadWriteLockParticipant::Side::Read ? lock->readLock() : lock->writeLock();
 }
+
+QString nameOf(ReadWriteLockParticipant::Side side)
+{
+    return side == ReadWriteLockParticipant::Side::Read ? QStringLiteral("read") : QStringLiteral("write");
+}
 } // namespace
 
 ReadWriteLockParticipant::ReadWriteLockParticipant(QObject *parent) : RecipeParticipant(parent) {}
@@ -34,12 +39,17 @@ std::unique_ptr<Recipe> ReadWriteLockParticipant::createRecipe(Client *client, c
     auto lock = std::make_unique<Lock>(client, path, lockOptions);
     relay(lock.get(), &Lock::acquired, [this](Lock::Side side, qint64 token, const QByteArray &key) {
         setToken(sideOf(side), token);
+        m_keys[int(sideOf(side))] = QString::fromUtf8(key);
         settleState();
+        record(QStringLiteral("acquired"), QStringLiteral("%1, fencing token %2").arg(nameOf(sideOf(side))).arg(token),
+               QString::fromUtf8(key));
         Q_EMIT acquired(sideOf(side), token, QString::fromUtf8(key));
     });
     relay(lock.get(), &Lock::lockLost, [this](Lock::Side side, const Status &cause) {
         setToken(sideOf(side), 0);
         setState(State::Lost);
+        record(QStringLiteral("lost"), QStringLiteral("%1: %2").arg(nameOf(sideOf(side)), cause.message()),
+               std::exchange(m_keys[int(sideOf(side))], {}));
         Q_EMIT lockLost(sideOf(side), cause);
     });
     relay(lock.get(), &Lock::released,
@@ -49,6 +59,8 @@ std::unique_ptr<Recipe> ReadWriteLockParticipant::createRecipe(Client *client, c
 
 void ReadWriteLockParticipant::recipeDropped()
 {
+    m_keys[0].clear();
+    m_keys[1].clear();
     setToken(Side::Read, 0);
     setToken(Side::Write, 0);
 }
@@ -64,6 +76,7 @@ void ReadWriteLockParticipant::lockSide(Side side, int timeoutMs)
     if (!lock)
         return;
     setState(State::Pending);
+    record(QStringLiteral("pending"), nameOf(side));
     whenDone(viewOf(lock, side).lockAsync(waitTime(timeoutMs)), [this](const Status &status) {
         if (!status)
             reportError(status);
@@ -78,8 +91,13 @@ bool ReadWriteLockParticipant::unlockSide(Side side)
         return false;
     ReadWriteLockView &view = viewOf(lock, side);
     const bool stillOurs = view.unlock();
-    if (view.holdCount() == 0)
+    if (!stillOurs)
+        record(QStringLiteral("releaseFailed"), QStringLiteral("%1: told false, nothing held").arg(nameOf(side)));
+    if (view.holdCount() == 0) {
+        if (stillOurs)
+            record(QStringLiteral("released"), nameOf(side), std::exchange(m_keys[int(side)], {}));
         setToken(side, 0);
+    }
     settleState();
     return stillOurs;
 }

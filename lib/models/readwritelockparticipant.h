@@ -52,6 +52,7 @@ private:
     void settleState();
 
     qint64 m_tokens[2] = {0, 0};  // by Side
+    QString m_keys[2];            // by Side, while held
 };
 
 } // namespace QEtcd

@@ -60,6 +60,7 @@ void ServiceRegistrationParticipant::registerService()
         }
         setRegistered(instance, QString::fromUtf8(registry->instanceKey(instance)));
         setState(State::Active);
+        record(QStringLiteral("registered"), QStringLiteral("%1 at %2:%3").arg(m_name, m_address).arg(m_port));
     });
 }
 
@@ -69,8 +70,14 @@ void ServiceRegistrationParticipant::unregisterService()
     if (!registry || !m_registered)
         return;
     whenDone(registry->unregisterService(*m_registered), [this](const Status &status) { reportError(status); });
+    record(QStringLiteral("unregistered"));
     setRegistered(std::nullopt, {});
     setState(State::Idle);
+}
+
+QString ServiceRegistrationParticipant::logKey() const
+{
+    return m_instanceKey.isEmpty() ? RecipeParticipant::logKey() : m_instanceKey;
 }
 
 void ServiceRegistrationParticipant::setRegistered(const std::optional<ServiceInstance> &instance, const QString &key)

@@ -45,6 +45,7 @@ Q_SIGNALS:
 protected:
     std::unique_ptr<Recipe> createRecipe(Client *client, const QByteArray &path, const RecipeOptions &options) override;
     void recipeDropped() override;
+    QString logKey() const override;
 
 private:
     template <class T>

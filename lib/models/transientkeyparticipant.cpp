@@ -33,7 +33,13 @@ void TransientKeyParticipant::start()
     reconfigure();  // a started key is re-put with the current value
     if (auto *key = recipe<TransientKeyValue>()) {
         setState(State::Pending);
-        whenDone(key->start(), State::Active, State::Idle);
+        whenDone(key->start(), [this](const Status &status) {
+            if (!status)
+                reportError(status);
+            else
+                record(QStringLiteral("registered"), m_value);
+            setState(status ? State::Active : State::Idle);
+        });
     }
 }
 

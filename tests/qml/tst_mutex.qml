@@ -12,6 +12,11 @@ TestCase {
     Mutex { id: second; client: direct; path: "/qml/mutex/handoff"; ttl: 5 }
     Mutex { id: cutOff; client: proxied; path: "/qml/mutex/loss"; ttl: 2 }
 
+    // A participant that writes its story down, and etcd's side of it from an unpartitioned client.
+    EventLogModel { id: log }
+    Mutex { id: recorded; client: proxied; path: "/qml/mutex/recorded"; ttl: 2; participantName: "A"; eventLog: log }
+    KeyEventRecorder { id: etcdSide; client: direct.client; prefix: "/qml/mutex/recorded/"; eventLog: log }
+
     SignalSpy { id: firstAcquired; target: first; signalName: "acquired" }
     SignalSpy { id: firstReleased; target: first; signalName: "released" }
     SignalSpy { id: secondAcquired; target: second; signalName: "acquired" }
@@ -35,6 +40,7 @@ TestCase {
         first.close()
         second.close()
         cutOff.close()
+        recorded.close()
     }
 
     function test_lockHandsOffInOrder() {
@@ -107,5 +113,39 @@ TestCase {
         tryVerify(function() { return queued("/qml/mutex/handoff/").length === 0 }, qetcdTest.timeout(10000))
         first.lock()  // a fresh start after close()
         tryCompare(first, "held", true, qetcdTest.timeout(10000))
+    }
+
+    function rowsOf(participants, kinds) {
+        const rows = [];
+        for (let i = 0; i < log.count; ++i) {
+            const event = log.get(i);
+            if (participants.indexOf(event.participant) >= 0 && kinds.indexOf(event.kind) >= 0)
+                rows.push(event);
+        }
+        return rows;
+    }
+
+    // The event log tells the loss before etcd deleted the key, and the refused unlock after.
+    function test_lossIsRecordedBeforeEtcdDeletesTheKey() {
+        tryCompare(etcdSide, "watching", true, qetcdTest.timeout(10000))
+        recorded.lock()
+        tryCompare(recorded, "held", true, qetcdTest.timeout(15000))
+        const key = recorded.holdKey
+        qetcdTest.setFault("blackhole")
+        tryCompare(recorded, "state", Participant.Lost, qetcdTest.timeout(10000))
+        tryVerify(function() { return rowsOf(["etcd"], ["keyDeleted"]).length === 1 }, qetcdTest.timeout(15000))
+        qetcdTest.setFault("pass")
+        compare(recorded.unlock(), false)
+        tryVerify(function() { return rowsOf(["A"], ["releaseFailed"]).length === 1 }, qetcdTest.timeout(5000))
+
+        const story = rowsOf(["A", "etcd"], ["pending", "acquired", "lost", "keyDeleted", "releaseFailed"])
+        compare(story.map(function(event) { return event.kind }).join(" "),
+                "pending acquired lost keyDeleted releaseFailed")
+        for (const event of story.slice(1, 4))
+            compare(event.key, key)
+        verify(story[2].time <= story[3].time, "told at " + story[2].time + ", deleted at " + story[3].time)
+        compare(rowsOf(["etcd"], ["keyPut"])[0].key, key)
+        verify(rowsOf(["A"], ["leaseSuspended"]).length >= 1)
+        verify(rowsOf(["A"], ["connectionState"]).some(function(event) { return event.detail === "Lost" }))
     }
 }
