@@ -55,6 +55,7 @@ ApplicationWindow {
     ClusterModel {
         id: cluster
         client: window.client
+        eventLog: eventLog
         refreshInterval: window.paused ? 0 : 2000
         onRefreshed: window.lastRefreshMs = Date.now()
     }

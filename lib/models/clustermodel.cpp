@@ -35,6 +35,14 @@ QString ClusterModel::leaderId() const
     return m_leader ? hexId(m_leader) : QString();
 }
 
+void ClusterModel::setEventLog(EventLogModel *log)
+{
+    if (m_eventLog == log)
+        return;
+    m_eventLog = log;
+    Q_EMIT eventLogChanged();
+}
+
 QString ClusterModel::leaderName() const
 {
     const auto it = std::find_if(m_rows.cbegin(), m_rows.cend(), [this](const MemberRow &row) { return row.id == m_leader; });
@@ -127,7 +135,7 @@ void ClusterModel::apply(QList<MemberRow> rows, quint64 leader, QStringList alar
     const bool sameMembers = std::equal(rows.cbegin(), rows.cend(), m_rows.cbegin(), m_rows.cend(),
                                         [](const MemberRow &a, const MemberRow &b) { return a.id == b.id; });
     // The leader goes in with the rows: a view reads isLeader as soon as a row is announced.
-    m_leader = leader;
+    const bool newLeader = leader != 0 && leader != std::exchange(m_leader, leader);
     if (sameMembers) {
         m_rows = rows;
         if (!m_rows.isEmpty())
@@ -142,6 +150,11 @@ void ClusterModel::apply(QList<MemberRow> rows, quint64 leader, QStringList alar
     m_revision = 0;
     for (const MemberRow &row : std::as_const(m_rows))
         m_revision = std::max(m_revision, row.revision);
+    if (newLeader && m_eventLog) {
+        const auto it = std::find_if(m_rows.cbegin(), m_rows.cend(), [leader](const MemberRow &row) { return row.id == leader; });
+        m_eventLog->append(leaderName(), QStringLiteral("leaderChanged"),
+                           QStringLiteral("%1 leads, raft term %2").arg(leaderName()).arg(it != m_rows.cend() ? it->raftTerm : 0));
+    }
     finish();
 }
 

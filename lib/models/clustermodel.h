@@ -1,5 +1,6 @@
 #pragma once
 
+#include "eventlogmodel.h"
 #include "refreshinglistmodel.h"
 
 namespace QEtcd {
@@ -19,6 +20,8 @@ class ClusterModel : public RefreshingListModel
     Q_PROPERTY(int count READ count NOTIFY refreshed)
     Q_PROPERTY(int healthyCount READ healthyCount NOTIFY refreshed)
     Q_PROPERTY(QStringList alarms READ alarms NOTIFY refreshed)  // "NOSPACE on <member id>"
+    // Where a new leader is told (leaderChanged, participant = its name), for a timeline.
+    Q_PROPERTY(QEtcd::EventLogModel *eventLog READ eventLog WRITE setEventLog NOTIFY eventLogChanged)
 
 public:
     enum Role {
@@ -52,10 +55,15 @@ public:
     int count() const { return int(m_rows.size()); }
     int healthyCount() const;
     QStringList alarms() const { return m_alarms; }
+    EventLogModel *eventLog() const { return m_eventLog; }
+    void setEventLog(EventLogModel *log);
 
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
     QHash<int, QByteArray> roleNames() const override;
+
+Q_SIGNALS:
+    void eventLogChanged();
 
 protected:
     void read(quint64 generation) override;
@@ -77,6 +85,7 @@ private:
 
     QList<MemberRow> m_rows;  // sorted by id
     quint64 m_leader = 0;
+    QPointer<EventLogModel> m_eventLog;
     qint64 m_revision = 0;
     QStringList m_alarms;
 };

@@ -6,6 +6,7 @@
 #include <QEtcd/testtimeouts.h>
 
 #include "clustermodel.h"
+#include "eventlogmodel.h"
 
 #include <QtTest/QAbstractItemModelTester>
 #include <QtTest/QtTest>
@@ -85,6 +86,29 @@ private Q_SLOTS:
                 QCOMPARE(member.data(ClusterModel::RoundTripRole).toLongLong(), -1);
             }
         }
+        QVERIFY2(m_cluster->restartMember(2), qPrintable(m_cluster->errorString()));
+    }
+
+    // The leader it first sees, and each new one, is told to the event log under its own name.
+    void aNewLeaderIsLogged()
+    {
+        ClusterModel model;
+        EventLogModel log;
+        model.setEventLog(&log);
+        model.setRefreshInterval(200);
+        model.setClient(m_client.get());
+        QTRY_VERIFY_WITH_TIMEOUT(!model.leaderName().isEmpty(), scaledMs(15000));
+        const QString first = model.leaderName();
+        QTRY_COMPARE_WITH_TIMEOUT(log.rowCount(), 1, scaledMs(5000));
+        QCOMPARE(log.index(0).data(EventLogModel::ParticipantRole).toString(), first);
+        QCOMPARE(log.index(0).data(EventLogModel::KindRole).toString(), QStringLiteral("leaderChanged"));
+
+        const int member = first.mid(1).toInt();  // "m1"
+        QVERIFY2(m_cluster->killMember(member), qPrintable(m_cluster->errorString()));
+        QTRY_VERIFY_WITH_TIMEOUT(!model.leaderName().isEmpty() && model.leaderName() != first, scaledMs(30000));
+        QTRY_COMPARE_WITH_TIMEOUT(log.rowCount(), 2, scaledMs(5000));
+        QCOMPARE(log.index(1).data(EventLogModel::ParticipantRole).toString(), model.leaderName());
+        QVERIFY2(m_cluster->restartMember(member), qPrintable(m_cluster->errorString()));
     }
 };
 
