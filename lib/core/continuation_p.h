@@ -17,7 +17,8 @@
 // thenOn(future, context, function, orphaned)
 //     function(result) runs on context's thread while context lives, always queued (never inside
 //     the call that finished the future); once context is gone, orphaned(result) runs instead,
-//     on whichever thread finds out, and its return value settles the returned future.
+//     on whichever thread finds out, and its return value settles the returned future. Attached
+//     from context's own thread, the future is watched there, not on the futures thread.
 //
 // A function that returns a QFuture<U> chains: the returned future is a QFuture<U> that finishes
 // with it. A cancelled future cancels what follows it.
@@ -27,6 +28,7 @@
 #include <QtCore/QObject>
 #include <QtCore/QPointer>
 #include <QtCore/QPromise>
+#include <QtCore/QThread>
 
 #include <functional>
 #include <memory>
@@ -139,6 +141,35 @@ auto after(const QFuture<T> &future, Function function)
     return result;
 }
 
+// Attached from context's own thread, as recipes attach theirs: a watcher there tells the finish
+// (as a posted event, never inside the call that finished the future) without the two hops
+// through the futures thread. Should context go first, the watcher goes with it and hands the
+// future to the futures thread, to settle as orphaned.
+template <class T, class R, class Function, class Orphaned>
+void watchOnContextThread(const QFuture<T> &future, QObject *context,
+                          const std::shared_ptr<QPromise<ChainedT<R>>> &promise, const Function &function,
+                          const Orphaned &orphaned)
+{
+    auto *watcher = new QFutureWatcher<T>(context);
+    auto told = std::make_shared<bool>(false);
+    QObject::connect(watcher, &QFutureWatcherBase::finished, watcher, [watcher, told, promise, function]() mutable {
+        *told = true;
+        watcher->deleteLater();
+        const QFuture<T> done = watcher->future();
+        if (!done.isCanceled())
+            settleWith<R>(promise, function, done.result());
+    });
+    QObject::connect(watcher, &QObject::destroyed, [told, future, promise, orphaned] {
+        if (*told)
+            return;
+        whenFinished(future, [promise, orphaned](const QFuture<T> &done) mutable {
+            if (!done.isCanceled())
+                settleWith<R>(promise, orphaned, done.result());
+        });
+    });
+    watcher->setFuture(future);
+}
+
 template <class T, class Function, class Orphaned>
 auto thenOn(const QFuture<T> &future, QObject *context, Function function, Orphaned orphaned)
 {
@@ -159,6 +190,8 @@ auto thenOn(const QFuture<T> &future, QObject *context, Function function, Orpha
     // A future finished before we look has no finish left to race with.
     if (future.isFinished())
         deliver(future);
+    else if (context && context->thread() == QThread::currentThread())
+        watchOnContextThread<T, R>(future, context, promise, function, orphaned);
     else
         whenFinished(future, deliver);
     return result;
