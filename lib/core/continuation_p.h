@@ -159,13 +159,17 @@ void watchOnContextThread(const QFuture<T> &future, QObject *context,
         if (!done.isCanceled())
             settleWith<R>(promise, function, done.result());
     });
-    QObject::connect(watcher, &QObject::destroyed, [told, future, promise, orphaned] {
+    QObject::connect(watcher, &QObject::destroyed, [told, future, promise, orphaned]() mutable {
         if (*told)
             return;
-        whenFinished(future, [promise, orphaned](const QFuture<T> &done) mutable {
+        auto settleOrphaned = [promise, orphaned](const QFuture<T> &done) mutable {
             if (!done.isCanceled())
                 settleWith<R>(promise, orphaned, done.result());
-        });
+        };
+        if (future.isFinished())
+            settleOrphaned(future);
+        else
+            whenFinished(future, settleOrphaned);
     });
     watcher->setFuture(future);
 }
