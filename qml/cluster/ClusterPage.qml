@@ -64,9 +64,8 @@ ConsolePage {
                 height: grid.cellHeight
 
                 Card {
-                    width: parent.width
-                    anchors.rightMargin: Theme.padding
-                    anchors.bottomMargin: Theme.padding
+                    // The cell's spare width is the gap to the next card.
+                    width: parent.width - Theme.padding
                     title: cell.name || qsTr("(unstarted member)")
                     accentColor: !cell.healthy ? Theme.bad : cell.isLeader ? Theme.accent : Theme.border
                     badge: [
