@@ -284,7 +284,7 @@ ApplicationWindow {
                 id: pageStack
                 Layout.fillWidth: true
                 Layout.fillHeight: true
-                ClusterPage { members: cluster }
+                ClusterPage { members: cluster; sandbox: connection.sandbox ? window.sandbox : null }
                 KeysPage { id: keysPage; client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 LeasesPage { client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 CoordinationPage { client: window.client; paused: window.paused }
