@@ -22,6 +22,8 @@ ApplicationWindow {
     property string initialProfile
     property string initialPage: "cluster"
     property string initialKey
+    // Set by main.cpp (--sandbox): start a sandbox and look at it.
+    property bool initialSandbox: false
     property bool paused: false
     property double pausedAtMs: 0
     onPausedChanged: pausedAtMs = paused ? Date.now() : 0
@@ -51,6 +53,22 @@ ApplicationWindow {
     // Timeline draws it (see EventLogModel for the vocabulary).
     readonly property alias eventLog: eventLog
     EventLogModel { id: eventLog; objectName: "eventLog" }
+
+    // A local 3-member cluster to try things on; while it runs the window looks at it, and
+    // afterwards at what it looked at before. Participants and scenarios make their fault links
+    // with window.sandbox.createLink(name).
+    readonly property alias sandbox: sandbox
+    Sandbox {
+        id: sandbox
+        objectName: "sandbox"
+        eventLog: eventLog
+        onStateChanged: {
+            if (state === Sandbox.Running)
+                connection.openSandbox(clientUrls);
+            else if (state !== Sandbox.Starting)
+                connection.closeSandbox();
+        }
+    }
 
     ClusterModel {
         id: cluster
@@ -86,8 +104,12 @@ ApplicationWindow {
     // A screenshot waits for the cluster to answer and for the page's data.
     readonly property var summary: currentPage ? Object.assign({ page: pages[pageStack.currentIndex].name }, currentPage.summary) : ({})
     readonly property bool reachable: connectionState !== "Connecting" && connectionState !== "Unreachable"
-    readonly property bool ready: reachable && currentPage !== undefined && currentPage.ready
-    readonly property string notReadyReason: !reachable
+    // Asked for at startup, the sandbox is what a screenshot shows.
+    readonly property bool onSandboxIfAsked: !initialSandbox || connection.sandbox
+    readonly property bool ready: reachable && onSandboxIfAsked && currentPage !== undefined && currentPage.ready
+    readonly property string notReadyReason: sandbox.state === Sandbox.Failed ? sandbox.errorString
+        : initialSandbox && !connection.sandbox ? qsTr("the sandbox has not started")
+        : !reachable
         ? qsTr("the cluster at %1 did not answer%2").arg(endpoints).arg(connectionError ? ": " + connectionError : "")
         : currentPage ? currentPage.notReadyReason : qsTr("no page is shown")
 
@@ -104,9 +126,12 @@ ApplicationWindow {
             pageStack.currentIndex = index;
     }
     Component.onCompleted: {
+        // The sandbox's connection replaces the command line's once it runs: no need to try that first.
+        if (initialSandbox)
+            sandbox.start();
         if (initialProfile)
             connection.open(initialProfile);
-        else
+        else if (!initialSandbox)
             connection.openCommandLine();
         showPage(initialPage);
         if (initialKey)
@@ -130,12 +155,17 @@ ApplicationWindow {
                 font.bold: true
                 color: Theme.text
             }
+            SandboxControl {
+                objectName: "sandboxControl"
+                sandbox: window.sandbox
+            }
             ComboBox {
                 id: profileSelector
                 objectName: "profileSelector"
                 readonly property var choices: [qsTr("Command line")].concat(connection.profileNames)
                 model: choices
                 currentIndex: connection.profileName ? Math.max(0, choices.indexOf(connection.profileName)) : 0
+                displayText: connection.sandbox ? qsTr("Sandbox") : currentText
                 onActivated: index => index === 0 ? connection.openCommandLine() : connection.open(choices[index])
                 Layout.preferredWidth: 180
                 ToolTip.visible: hovered
@@ -191,7 +221,8 @@ ApplicationWindow {
     }
 
     footer: StatusBar {
-        endpoint: window.client.activeEndpoint || ""
+        // No client yet while a sandbox asked for at startup is starting.
+        endpoint: (window.client && window.client.activeEndpoint) || ""
         member: cluster.count > 0 ? cluster.memberNameAt(endpoint) : ""
         leader: cluster.leaderName
         members: cluster.count
@@ -254,7 +285,7 @@ ApplicationWindow {
                 id: pageStack
                 Layout.fillWidth: true
                 Layout.fillHeight: true
-                ClusterPage { members: cluster }
+                ClusterPage { members: cluster; sandbox: connection.sandbox ? window.sandbox : null }
                 KeysPage { id: keysPage; client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 LeasesPage { client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 CoordinationPage { client: window.client; paused: window.paused }

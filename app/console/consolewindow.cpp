@@ -56,6 +56,7 @@ bool ConsoleWindow::load(QString *error)
         {QStringLiteral("initialProfile"), m_settings.profile},
         {QStringLiteral("initialPage"), m_settings.page},
         {QStringLiteral("initialKey"), m_settings.key},
+        {QStringLiteral("initialSandbox"), m_settings.sandbox},
     });
     m_engine->load(QUrl(QStringLiteral("qrc:/QEtcdConsole/Main.qml")));
     if (m_engine->rootObjects().isEmpty()) {

@@ -23,6 +23,7 @@ public:
     {
         QEtcd::ClientOptions client;
         QString profile;  // a saved profile instead of the connection flags
+        bool sandbox = false;  // start a sandbox and look at it
         QString page;
         QString key;  // selected on the Keys page
         QString screenshotFile;

@@ -45,6 +45,10 @@ struct ConsoleOptions
     QCommandLineOption select{QStringLiteral("select"),
                            QStringLiteral("Open the Keys page with this key selected, its value shown"),
                            QStringLiteral("KEY")};
+    QCommandLineOption sandbox{QStringLiteral("sandbox"),
+                               QStringLiteral("Start a local 3-member etcd cluster with throw-away data (a sandbox to "
+                                              "stop, kill, pause and partition) and look at it; the etcd binary is "
+                                              "QETCD_ETCD_BINARY, else etcd on PATH")};
     QCommandLineOption screenshot{QStringLiteral("screenshot"),
                                   QStringLiteral("Wait until the page has loaded, save the window as a PNG to FILE, "
                                                  "print what the page shows as one JSON line (counts, leader, ...) "
@@ -61,7 +65,7 @@ struct ConsoleOptions
                 option.setFlags(QCommandLineOption::HiddenFromHelp);
             parser->addOption(option);
         }
-        parser->addOptions({version, profile, page, select, screenshot});
+        parser->addOptions({version, profile, sandbox, page, select, screenshot});
     }
 };
 } // namespace
@@ -103,6 +107,7 @@ int main(int argc, char *argv[])
     ConsoleWindow::Settings settings;
     settings.client = options->client;
     settings.profile = parser.value(consoleOptions.profile);
+    settings.sandbox = parser.isSet(consoleOptions.sandbox);
     settings.key = parser.value(consoleOptions.select);
     // A key is shown on the Keys page, unless another page was asked for.
     settings.page = !settings.key.isEmpty() && !parser.isSet(consoleOptions.page) ? QStringLiteral("keys")

@@ -5,11 +5,15 @@ import QEtcd
 import QEtcdConsole
 
 // One card per member: who leads, how healthy each is and how fast it answers, its raft
-// position, database size and version; alarms across the top.
+// position, database size and version; alarms across the top. Looking at the console's sandbox,
+// each card also shows its member's process and the actions on it (stop, kill, pause, resume,
+// restart), matched by client URL.
 ConsolePage {
     id: page
     // The window's model: the header and the status bar read it too.
     required property ClusterModel members
+    // The sandbox the window is connected to, or null.
+    property Sandbox sandbox: null
 
     title: qsTr("Cluster")
     subtitle: page.members.status === ModelStatus.Ready
@@ -42,7 +46,8 @@ ConsolePage {
             clip: true
             model: page.members
             cellWidth: Math.max(340, width / Math.max(1, Math.floor(width / 340)))
-            cellHeight: 236
+            // Room for the sandbox's row of member actions.
+            cellHeight: page.sandbox ? 300 : 236
             ScrollBar.vertical: ScrollBar {}
 
             delegate: Item {
@@ -64,9 +69,8 @@ ConsolePage {
                 height: grid.cellHeight
 
                 Card {
-                    width: parent.width
-                    anchors.rightMargin: Theme.padding
-                    anchors.bottomMargin: Theme.padding
+                    // The cell's spare width is the gap to the next card.
+                    width: parent.width - Theme.padding
                     title: cell.name || qsTr("(unstarted member)")
                     accentColor: !cell.healthy ? Theme.bad : cell.isLeader ? Theme.accent : Theme.border
                     badge: [
@@ -104,6 +108,23 @@ ConsolePage {
                         maximumLineCount: 2
                         elide: Text.ElideRight
                         Layout.fillWidth: true
+                    }
+                    // Of the sandbox's members, the one this card shows.
+                    Repeater {
+                        model: page.sandbox ? page.sandbox.members : null
+                        delegate: Loader {
+                            id: sandboxMember
+                            required property var model
+                            required property int index
+                            active: cell.clientUrls.indexOf(model.clientUrl) >= 0
+                            visible: active
+                            Layout.fillWidth: true
+                            sourceComponent: SandboxMemberBar {
+                                sandbox: page.sandbox
+                                model: sandboxMember.model
+                                index: sandboxMember.index
+                            }
+                        }
                     }
                 }
             }

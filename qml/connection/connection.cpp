@@ -72,6 +72,11 @@ bool Connection::isReadOnly() const
     return m_current.value(QStringLiteral("readOnly")).toBool();
 }
 
+bool Connection::isSandbox() const
+{
+    return m_current.value(QStringLiteral("sandbox")).toBool();
+}
+
 QString Connection::user() const
 {
     return m_current.value(QStringLiteral("user")).toString();
@@ -216,6 +221,26 @@ void Connection::openCommandLine()
     QVariantMap options = m_commandLine;
     const QString password = options.take(QStringLiteral("password")).toString();
     connectWith({}, options, password);
+}
+
+void Connection::openSandbox(const QStringList &endpoints)
+{
+    if (!isSandbox())
+        m_profileBeforeSandbox = m_profileName;
+    connectWith({},
+                {{QStringLiteral("endpoints"), endpoints}, {QStringLiteral("readOnly"), false},
+                 {QStringLiteral("sandbox"), true}},
+                {});
+}
+
+void Connection::closeSandbox()
+{
+    if (m_client && !isSandbox())
+        return;
+    if (m_profileBeforeSandbox.isEmpty())
+        openCommandLine();
+    else
+        open(m_profileBeforeSandbox);
 }
 
 void Connection::connectWith(const QString &name, const QVariantMap &profile, const QString &password)

@@ -30,6 +30,8 @@ class Connection : public QObject
     Q_PROPERTY(QString profileName READ profileName NOTIFY clientChanged)
     Q_PROPERTY(QStringList endpoints READ endpoints NOTIFY clientChanged)
     Q_PROPERTY(bool readOnly READ isReadOnly NOTIFY clientChanged)
+    // Whether the client is the one openSandbox() made.
+    Q_PROPERTY(bool sandbox READ isSandbox NOTIFY clientChanged)
     Q_PROPERTY(QString user READ user NOTIFY clientChanged)
     Q_PROPERTY(QStringList profileNames READ profileNames NOTIFY profilesChanged)
     // Empty while the connection answers; otherwise one paragraph for the operator.
@@ -50,6 +52,7 @@ public:
     QString profileName() const { return m_profileName; }
     QStringList endpoints() const;
     bool isReadOnly() const;
+    bool isSandbox() const;
     QString user() const;
     QStringList profileNames() const;
     QString problem() const { return m_problem; }
@@ -72,6 +75,12 @@ public:
     Q_INVOKABLE void openWithPassword(const QString &name, const QString &password, bool remember);
     // Back to the connection the command line asked for.
     Q_INVOKABLE void openCommandLine();
+    // Connects to a local sandbox's members, read-write (they are throw-away and on this
+    // machine), remembering the connection it replaces. Not a profile: profileName is empty.
+    Q_INVOKABLE void openSandbox(const QStringList &endpoints);
+    // Back to the connection openSandbox() replaced (the command line's if there was none),
+    // unless the operator has chosen another since.
+    Q_INVOKABLE void closeSandbox();
     // Asks the cluster again (after the operator fixed something outside the console).
     Q_INVOKABLE void check();
 
@@ -99,6 +108,7 @@ private:
     QVariantMap m_commandLine;
     QVariantMap m_current;  // the profile map the client was built from (no password)
     QString m_profileName;
+    QString m_profileBeforeSandbox;  // empty: the command line's connection
     std::unique_ptr<QEtcd::Client> m_client;
     QString m_problem;
     QString m_problemKind;

@@ -60,6 +60,16 @@ QString QmlTestSetup::etcdctl(const QStringList &arguments) const
     return QString::fromUtf8(m_cluster.etcdctl(arguments));
 }
 
+QString QmlTestSetup::setEnvironmentVariable(const QString &name, const QString &value)
+{
+    const QString previous = qEnvironmentVariable(qPrintable(name));
+    if (value.isEmpty())
+        qunsetenv(qPrintable(name));
+    else
+        qputenv(qPrintable(name), value.toLocal8Bit());
+    return previous;
+}
+
 int QmlTestSetup::timeout(int milliseconds) const
 {
     return QEtcd::Testing::scaledMs(milliseconds);

@@ -38,6 +38,9 @@ public:
     Q_INVOKABLE void setFault(const QString &mode);
     // etcdctl against the member; its standard output.
     Q_INVOKABLE QString etcdctl(const QStringList &arguments) const;
+    // Sets an environment variable of this process (unsets it when value is empty), for code
+    // that reads one, such as QETCD_ETCD_BINARY; returns the value it had.
+    Q_INVOKABLE QString setEnvironmentVariable(const QString &name, const QString &value);
     // A wait bound stretched by QETCD_TEST_TIMEOUT_SCALE.
     Q_INVOKABLE int timeout(int milliseconds) const;
     // A second member with authentication on, started at the first call: users "root"

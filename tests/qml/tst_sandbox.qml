@@ -1,0 +1,240 @@
+import QtQuick
+import QtTest
+import QEtcd
+import QEtcdConsole
+
+// The console's sandbox against real etcd: three members started on loopback, a participant's
+// fault link cutting its client off and healing it, members killed, restarted, paused and
+// resumed (each in the event log), wrong calls refused without effect, and the Cluster page's
+// per-member buttons acting on the sandbox.
+Item {
+    id: root
+    width: 1280
+    height: 800
+
+    Component {
+        id: sandboxComponent
+        Sandbox {}
+    }
+    Component {
+        id: eventLogComponent
+        EventLogModel {}
+    }
+    Component {
+        id: clientComponent
+        EtcdClient { healthCheckInterval: 200 }
+    }
+    Component {
+        id: consoleWindow
+        Main { visible: true }
+    }
+
+    TestCase {
+        name: "Sandbox"
+        when: windowShown
+
+        // A start waits for three members to be healthy; a restart for one.
+        readonly property int startTimeout: qetcdTest.timeout(60000)
+
+        function memberRole(sandbox, member, role) {
+            const members = sandbox.members
+            return members.data(members.index(member, 0), role)
+        }
+        function memberState(sandbox, member) {
+            return memberRole(sandbox, member, SandboxMemberModel.StateRole)
+        }
+        // The log's rows as "participant kind detail" lines.
+        function logLines(log) {
+            const lines = []
+            for (let row = 0; row < log.count; ++row) {
+                const at = log.index(row, 0)
+                lines.push([log.data(at, EventLogModel.ParticipantRole), log.data(at, EventLogModel.KindRole),
+                            log.data(at, EventLogModel.DetailRole)].join(" ").trim())
+            }
+            return lines
+        }
+        function verifyLogged(log, line) {
+            tryVerify(function() { return logLines(log).indexOf(line) >= 0 }, qetcdTest.timeout(5000),
+                      "\"" + line + "\" in the log: " + JSON.stringify(logLines(log)))
+        }
+        function startSandbox(sandbox) {
+            verify(sandbox.start(), sandbox.errorString)
+            compare(sandbox.state, Sandbox.Starting)
+            tryCompare(sandbox, "state", Sandbox.Running, startTimeout)
+            compare(sandbox.errorString, "")
+        }
+
+        // QETCD_ETCD_BINARY as the run had it, while a test points it elsewhere.
+        property var etcdBinary: undefined
+        function cleanup() {
+            if (etcdBinary !== undefined)
+                qetcdTest.setEnvironmentVariable("QETCD_ETCD_BINARY", etcdBinary)
+            etcdBinary = undefined
+        }
+
+        function test_membersAndLinks() {
+            const log = createTemporaryObject(eventLogComponent, root)
+            const sandbox = createTemporaryObject(sandboxComponent, root, { eventLog: log })
+            compare(sandbox.state, Sandbox.Stopped)
+            compare(sandbox.clientUrls, [])
+
+            // A link made before the sandbox runs keeps its endpoints and follows it once it does.
+            const link = sandbox.createLink("A")
+            verify(link)
+            compare(link.name, "A")
+            compare(link.endpoints.length, 3)
+            compare(sandbox.createLink("A"), link, "one link per participant")
+            const endpoints = link.endpoints
+
+            startSandbox(sandbox)
+            compare(sandbox.clientUrls.length, 3)
+            compare(sandbox.members.count, 3)
+            for (let member = 0; member < 3; ++member) {
+                compare(memberState(sandbox, member), SandboxMemberModel.Running)
+                compare(memberRole(sandbox, member, SandboxMemberModel.NameRole), "m" + member)
+                compare(memberRole(sandbox, member, SandboxMemberModel.ClientUrlRole), sandbox.clientUrls[member])
+                verify(memberRole(sandbox, member, SandboxMemberModel.PidRole) > 0)
+            }
+            compare(link.endpoints, endpoints)
+
+            // A participant's client through its link: cut off, then healed.
+            const client = createTemporaryObject(clientComponent, root, { endpoints: link.endpoints })
+            tryCompare(client, "connectionState", Etcd.ConnectionState.Connected, qetcdTest.timeout(15000))
+            link.blackhole()
+            compare(link.mode, FaultLink.Blackhole)
+            tryCompare(client, "connectionState", Etcd.ConnectionState.Suspended, qetcdTest.timeout(20000))
+            link.pass()
+            tryVerify(function() {
+                return client.connectionState === Etcd.ConnectionState.Reconnected
+                    || client.connectionState === Etcd.ConnectionState.Connected
+            }, qetcdTest.timeout(20000), "the client is back after the blackhole")
+            link.delay(250)
+            compare(link.mode, FaultLink.Delay)
+            compare(link.delayMs, 250)
+            link.reset()
+            link.pass()
+            link.pass()  // no change, no event
+            const faults = ["A fault blackhole", "A fault pass", "A fault delay 250 ms", "A fault reset", "A fault pass"]
+            tryVerify(function() { return logLines(log).filter(line => line.startsWith("A fault")).length === faults.length },
+                      qetcdTest.timeout(5000), JSON.stringify(logLines(log)))
+            compare(logLines(log).filter(line => line.startsWith("A fault")), faults)
+
+            verify(sandbox.killMember(1), sandbox.errorString)
+            compare(memberRole(sandbox, 1, SandboxMemberModel.BusyRole), true)
+            compare(memberRole(sandbox, 1, SandboxMemberModel.ActionRole), SandboxMemberModel.Kill)
+            tryVerify(function() { return memberState(sandbox, 1) === SandboxMemberModel.Killed }, startTimeout)
+            compare(memberRole(sandbox, 1, SandboxMemberModel.BusyRole), false)
+            compare(memberRole(sandbox, 1, SandboxMemberModel.PidRole), 0)
+            verifyLogged(log, "m1 memberKilled")
+            // The client fails over to the members left.
+            tryVerify(function() {
+                return client.connectionState === Etcd.ConnectionState.Reconnected
+                    || client.connectionState === Etcd.ConnectionState.Connected
+            }, qetcdTest.timeout(20000), "the client is connected with m1 gone")
+
+            verify(sandbox.restartMember(1), sandbox.errorString)
+            tryVerify(function() { return memberState(sandbox, 1) === SandboxMemberModel.Running
+                                          && !memberRole(sandbox, 1, SandboxMemberModel.BusyRole) }, startTimeout)
+            verifyLogged(log, "m1 memberRestarted")
+
+            verify(sandbox.pauseMember(2), sandbox.errorString)
+            tryVerify(function() { return memberState(sandbox, 2) === SandboxMemberModel.Paused }, startTimeout)
+            verifyLogged(log, "m2 memberPaused")
+            verify(sandbox.resumeMember(2), sandbox.errorString)
+            tryVerify(function() { return memberState(sandbox, 2) === SandboxMemberModel.Running }, startTimeout)
+            verifyLogged(log, "m2 memberResumed")
+
+            // Wrong calls say what is wrong and change nothing.
+            const linesBefore = logLines(log).length
+            verify(!sandbox.killMember(7))
+            verify(sandbox.errorString.indexOf("no member 7") >= 0, sandbox.errorString)
+            verify(!sandbox.resumeMember(0))
+            verify(sandbox.errorString.indexOf("only a paused member") >= 0, sandbox.errorString)
+            verify(!sandbox.start())
+            verify(sandbox.errorString.indexOf("runs already") >= 0, sandbox.errorString)
+            compare(sandbox.state, Sandbox.Running)
+            for (let member = 0; member < 3; ++member) {
+                compare(memberState(sandbox, member), SandboxMemberModel.Running)
+                compare(memberRole(sandbox, member, SandboxMemberModel.BusyRole), false)
+            }
+
+            // The next event in the log is the next action's: the refused ones left none.
+            verify(sandbox.stopMember(0), sandbox.errorString)
+            compare(sandbox.errorString, "")
+            tryVerify(function() { return memberState(sandbox, 0) === SandboxMemberModel.Stopped }, startTimeout)
+            verifyLogged(log, "m0 memberStopped")
+            compare(logLines(log).slice(linesBefore), ["m0 memberStopped"])
+
+            verify(sandbox.stop())
+            compare(sandbox.state, Sandbox.Stopping)
+            tryCompare(sandbox, "state", Sandbox.Stopped, startTimeout)
+            compare(sandbox.clientUrls, [])
+            compare(sandbox.members.count, 0)
+            compare(link.endpoints, endpoints)
+
+            // Started again (new ports behind it), the link's endpoints lead to the new members.
+            startSandbox(sandbox)
+            compare(link.endpoints, endpoints)
+            const again = createTemporaryObject(clientComponent, root, { endpoints: link.endpoints })
+            tryCompare(again, "connectionState", Etcd.ConnectionState.Connected, qetcdTest.timeout(15000))
+            verify(sandbox.stop())
+            tryCompare(sandbox, "state", Sandbox.Stopped, startTimeout)
+        }
+
+        function test_aMissingEtcdSaysWhatToInstall() {
+            const sandbox = createTemporaryObject(sandboxComponent, root)
+            etcdBinary = qetcdTest.setEnvironmentVariable("QETCD_ETCD_BINARY", "/nonexistent/etcd")
+            verify(sandbox.start())
+            tryCompare(sandbox, "state", Sandbox.Failed, startTimeout)
+            for (const words of ["did not start", "QETCD_ETCD_BINARY", "etcd-server"])
+                verify(sandbox.errorString.indexOf(words) >= 0, sandbox.errorString)
+            compare(sandbox.clientUrls, [])
+            verify(!sandbox.killMember(0))
+            verify(sandbox.errorString.indexOf("not running") >= 0, sandbox.errorString)
+            verify(sandbox.stop())
+            compare(sandbox.state, Sandbox.Stopped)
+            compare(sandbox.errorString, "")
+        }
+
+        function test_clusterPageActsOnMembers() {
+            const window = createTemporaryObject(consoleWindow, root, { initialSandbox: true })
+            verify(window)
+            const sandbox = window.sandbox
+            verify(sandbox)
+            tryCompare(sandbox, "state", Sandbox.Running, startTimeout)
+            tryCompare(window.connection, "sandbox", true)
+            compare(window.connection.endpoints, sandbox.clientUrls)
+            compare(window.readOnly, false)
+            tryCompare(window, "ready", true, qetcdTest.timeout(20000))
+            tryVerify(function() { return window.summary.members === 3 }, qetcdTest.timeout(20000),
+                      "three member cards")
+
+            for (const name of ["m0", "m1", "m2"]) {
+                tryVerify(function() { return findChild(window.contentItem, "pauseMember-" + name) !== null },
+                          qetcdTest.timeout(10000), "a Pause button on " + name + "'s card")
+                for (const action of ["stop", "kill", "resume", "restart"])
+                    verify(findChild(window.contentItem, action + "Member-" + name), action + " on " + name)
+            }
+            const pause = findChild(window.contentItem, "pauseMember-m1")
+            const resume = findChild(window.contentItem, "resumeMember-m1")
+            verify(pause.button.enabled)
+            verify(!resume.button.enabled, "a running member cannot be resumed")
+            mouseClick(pause.button)
+            tryVerify(function() { return memberState(sandbox, 1) === SandboxMemberModel.Paused }, startTimeout)
+            tryCompare(resume.button, "enabled", true)
+            compare(pause.button.enabled, false)
+            compare(findChild(window.contentItem, "memberState-m1").text, "Paused")
+            verifyLogged(window.eventLog, "m1 memberPaused")
+            mouseClick(resume.button)
+            tryVerify(function() { return memberState(sandbox, 1) === SandboxMemberModel.Running }, startTimeout)
+            verifyLogged(window.eventLog, "m1 memberResumed")
+
+            // Stopped, the window goes back to the command line's connection, and the cards lose
+            // their sandbox actions.
+            sandbox.stop()
+            tryCompare(window.connection, "sandbox", false)
+            tryCompare(sandbox, "state", Sandbox.Stopped, startTimeout)
+            tryVerify(function() { return findChild(window.contentItem, "pauseMember-m1") === null })
+        }
+    }
+}
