@@ -24,6 +24,11 @@ ApplicationWindow {
     property string initialKey
     // Set by main.cpp (--sandbox): start a sandbox and look at it.
     property bool initialSandbox: false
+    // Set by main.cpp (--scenario, --autoplay): run this scenario once the sandbox answers.
+    property string initialScenario
+    property bool autoplayScenario: false
+    // The scenario has ended, and how (for main.cpp: exit, export, screenshot).
+    signal scenarioEnded(bool succeeded, string message)
     property bool paused: false
     property double pausedAtMs: 0
     onPausedChanged: pausedAtMs = paused ? Date.now() : 0
@@ -70,6 +75,38 @@ ApplicationWindow {
         }
     }
 
+    // Guided scenarios on the sandbox; their narration shows above the page, their events on
+    // the Timeline.
+    readonly property alias scenario: scenario
+    readonly property var scenarioNames: scenario.names
+    readonly property bool scenarioOver: !initialScenario || scenario.state === Scenario.Finished
+                                         || scenario.state === Scenario.Failed
+    Scenario {
+        id: scenario
+        objectName: "scenario"
+        sandbox: window.sandbox
+        client: window.client
+        cluster: cluster
+        eventLog: eventLog
+        onFinished: (succeeded, message) => window.scenarioEnded(succeeded, message)
+    }
+    function runScenario(name) {
+        scenario.name = name;
+        showPage("timeline");
+        scenario.start();
+    }
+    // The scenario asked for at startup starts once the sandbox's members answer.
+    property bool initialScenarioStarted: false
+    readonly property bool sandboxAnswers: connection.sandbox && cluster.status === ModelStatus.Ready
+                                           && cluster.leaderName.length > 0
+    onSandboxAnswersChanged: {
+        if (sandboxAnswers && initialScenario && !initialScenarioStarted) {
+            initialScenarioStarted = true;
+            scenario.autoplay = autoplayScenario;
+            runScenario(initialScenario);
+        }
+    }
+
     ClusterModel {
         id: cluster
         client: window.client
@@ -106,9 +143,11 @@ ApplicationWindow {
     readonly property bool reachable: connectionState !== "Connecting" && connectionState !== "Unreachable"
     // Asked for at startup, the sandbox is what a screenshot shows.
     readonly property bool onSandboxIfAsked: !initialSandbox || connection.sandbox
-    readonly property bool ready: reachable && onSandboxIfAsked && currentPage !== undefined && currentPage.ready
+    readonly property bool ready: reachable && onSandboxIfAsked && scenarioOver && currentPage !== undefined
+                                  && currentPage.ready
     readonly property string notReadyReason: sandbox.state === Sandbox.Failed ? sandbox.errorString
         : initialSandbox && !connection.sandbox ? qsTr("the sandbox has not started")
+        : !scenarioOver ? qsTr("the scenario %1 has not ended (%2)").arg(initialScenario).arg(scenario.awaiting || scenario.narration)
         : !reachable
         ? qsTr("the cluster at %1 did not answer%2").arg(endpoints).arg(connectionError ? ": " + connectionError : "")
         : currentPage ? currentPage.notReadyReason : qsTr("no page is shown")
@@ -158,6 +197,12 @@ ApplicationWindow {
             SandboxControl {
                 objectName: "sandboxControl"
                 sandbox: window.sandbox
+            }
+            ScenarioMenu {
+                objectName: "scenarioMenu"
+                visible: connection.sandbox
+                scenario: window.scenario
+                onChosen: name => window.runScenario(name)
             }
             ComboBox {
                 id: profileSelector
@@ -280,6 +325,14 @@ ApplicationWindow {
                     enabled: !connection.checking
                     onClicked: connection.check()
                 }
+            }
+            ScenarioBar {
+                objectName: "scenarioBar"
+                scenario: window.scenario
+                Layout.fillWidth: true
+                Layout.leftMargin: Theme.spacing
+                Layout.rightMargin: Theme.spacing
+                Layout.topMargin: Theme.spacing
             }
             StackLayout {
                 id: pageStack

@@ -38,7 +38,7 @@ ConsoleWindow::ConsoleWindow(const Settings &settings, QObject *parent)
                           .arg(m_settings.screenshotTimeout.count() / 1000)
                           .arg(m_window ? m_window->property("notReadyReason").toString()
                                         : QStringLiteral("the window never appeared")));
-        Q_EMIT screenshotFinished(1);
+        Q_EMIT finished(1);
     });
 }
 
@@ -57,6 +57,8 @@ bool ConsoleWindow::load(QString *error)
         {QStringLiteral("initialPage"), m_settings.page},
         {QStringLiteral("initialKey"), m_settings.key},
         {QStringLiteral("initialSandbox"), m_settings.sandbox},
+        {QStringLiteral("initialScenario"), m_settings.scenario},
+        {QStringLiteral("autoplayScenario"), m_settings.autoplay},
     });
     m_engine->load(QUrl(QStringLiteral("qrc:/QEtcdConsole/Main.qml")));
     if (m_engine->rootObjects().isEmpty()) {
@@ -75,9 +77,19 @@ bool ConsoleWindow::load(QString *error)
         return false;
     }
 
+    if (!m_settings.scenario.isEmpty()) {
+        const QStringList scenarios = m_window->property("scenarioNames").toStringList();
+        if (!scenarios.contains(m_settings.scenario)) {
+            *error = QStringLiteral("--scenario: no scenario named \"%1\"; there are %2")
+                         .arg(m_settings.scenario, scenarios.join(QLatin1String(", ")));
+            return false;
+        }
+        connect(m_window, SIGNAL(scenarioEnded(bool,QString)), this, SLOT(scenarioEnded(bool,QString)));
+    }
     if (!m_settings.screenshotFile.isEmpty()) {
         connect(m_window, SIGNAL(readyChanged()), this, SLOT(tryScreenshot()));
-        m_screenshotDeadline.start(m_settings.screenshotTimeout);
+        m_screenshotDeadline.start(m_settings.scenario.isEmpty() ? m_settings.screenshotTimeout
+                                                                 : m_settings.scenarioTimeout);
         QMetaObject::invokeMethod(this, &ConsoleWindow::tryScreenshot, Qt::QueuedConnection);
     }
     return true;
@@ -95,13 +107,34 @@ void ConsoleWindow::tryScreenshot()
         const QImage image = m_window->grabWindow();
         if (image.isNull() || !image.save(m_settings.screenshotFile, "PNG")) {
             reportFailure(QStringLiteral("could not write the screenshot to %1").arg(m_settings.screenshotFile));
-            Q_EMIT screenshotFinished(1);
+            Q_EMIT finished(1);
             return;
         }
         const QJsonObject summary = QJsonObject::fromVariantMap(m_window->property("summary").toMap());
         std::printf("%s\n", QJsonDocument(summary).toJson(QJsonDocument::Compact).constData());
         std::fflush(stdout);
-        Q_EMIT screenshotFinished(0);
+        Q_EMIT finished(m_scenarioExitCode);
     }, Qt::SingleShotConnection);
     m_window->update();
+}
+
+void ConsoleWindow::scenarioEnded(bool succeeded, const QString &message)
+{
+    std::fprintf(succeeded ? stdout : stderr, "qetcd-console: scenario %s %s: %s\n", qPrintable(m_settings.scenario),
+                 succeeded ? "done" : "failed", qPrintable(message));
+    std::fflush(stdout);
+    m_scenarioExitCode = succeeded ? 0 : 1;
+    if (!m_settings.exportEventsFile.isEmpty()) {
+        QObject *eventLog = m_window->property("eventLog").value<QObject *>();
+        bool written = false;
+        QMetaObject::invokeMethod(eventLog, "exportJsonLines", Q_RETURN_ARG(bool, written),
+                                  Q_ARG(QString, m_settings.exportEventsFile));
+        if (!written) {
+            reportFailure(eventLog->property("errorString").toString());
+            m_scenarioExitCode = 1;
+        }
+    }
+    // With a screenshot to take, the window's readiness (which waits for the scenario's end) ends the run.
+    if (m_settings.autoplay && m_settings.screenshotFile.isEmpty())
+        Q_EMIT finished(m_scenarioExitCode);
 }

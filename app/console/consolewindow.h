@@ -24,10 +24,14 @@ public:
         QEtcd::ClientOptions client;
         QString profile;  // a saved profile instead of the connection flags
         bool sandbox = false;  // start a sandbox and look at it
+        QString scenario;      // run this scenario on the sandbox
+        bool autoplay = false;  // ... to its end, then exit
+        QString exportEventsFile;  // where its event log goes when it ends
         QString page;
         QString key;  // selected on the Keys page
         QString screenshotFile;
         std::chrono::milliseconds screenshotTimeout{30000};
+        std::chrono::milliseconds scenarioTimeout{240000};
     };
 
     explicit ConsoleWindow(const Settings &settings, QObject *parent = nullptr);
@@ -37,15 +41,18 @@ public:
     bool load(QString *error);
 
 Q_SIGNALS:
-    // Only with a screenshot file: the picture was written (exitCode 0) or could not be.
-    void screenshotFinished(int exitCode);
+    // What the command line asked for and then exit is over: the screenshot was written, or the
+    // autoplayed scenario ended (exitCode 0), or either could not be done (1).
+    void finished(int exitCode);
 
 private Q_SLOTS:
     void tryScreenshot();
+    void scenarioEnded(bool succeeded, const QString &message);
 
 private:
     Settings m_settings;
     std::unique_ptr<QQmlApplicationEngine> m_engine;
     QPointer<QQuickWindow> m_window;
     QTimer m_screenshotDeadline;
+    int m_scenarioExitCode = 0;
 };

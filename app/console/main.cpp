@@ -49,6 +49,18 @@ struct ConsoleOptions
                                QStringLiteral("Start a local 3-member etcd cluster with throw-away data (a sandbox to "
                                               "stop, kill, pause and partition) and look at it; the etcd binary is "
                                               "QETCD_ETCD_BINARY, else etcd on PATH")};
+    QCommandLineOption scenario{QStringLiteral("scenario"),
+                                QStringLiteral("With --sandbox: run this guided scenario on the Timeline page: "
+                                               "lock-partition, spurious-barrier, registration-heal, leader-death"),
+                                QStringLiteral("NAME")};
+    QCommandLineOption autoplay{QStringLiteral("autoplay"),
+                                QStringLiteral("With --scenario: play every step without waiting for Next, and exit "
+                                               "when the scenario ends: 0 when every step happened, 1 naming the step "
+                                               "that did not")};
+    QCommandLineOption exportEvents{QStringLiteral("export-events"),
+                                    QStringLiteral("With --scenario: when it ends, write its event log to FILE as JSON "
+                                                   "lines (mono_ms, participant, kind, detail, spurious, key)"),
+                                    QStringLiteral("FILE")};
     QCommandLineOption screenshot{QStringLiteral("screenshot"),
                                   QStringLiteral("Wait until the page has loaded, save the window as a PNG to FILE, "
                                                  "print what the page shows as one JSON line (counts, leader, ...) "
@@ -65,7 +77,7 @@ struct ConsoleOptions
                 option.setFlags(QCommandLineOption::HiddenFromHelp);
             parser->addOption(option);
         }
-        parser->addOptions({version, profile, sandbox, page, select, screenshot});
+        parser->addOptions({version, profile, sandbox, scenario, autoplay, exportEvents, page, select, screenshot});
     }
 };
 } // namespace
@@ -108,6 +120,15 @@ int main(int argc, char *argv[])
     settings.client = options->client;
     settings.profile = parser.value(consoleOptions.profile);
     settings.sandbox = parser.isSet(consoleOptions.sandbox);
+    settings.scenario = parser.value(consoleOptions.scenario);
+    settings.autoplay = parser.isSet(consoleOptions.autoplay);
+    settings.exportEventsFile = parser.value(consoleOptions.exportEvents);
+    if (!settings.scenario.isEmpty() && !settings.sandbox)
+        return usageError(QStringLiteral("--scenario runs on a sandbox: add --sandbox"));
+    if (settings.scenario.isEmpty() && (settings.autoplay || !settings.exportEventsFile.isEmpty()))
+        return usageError(QStringLiteral("--autoplay and --export-events go with --scenario NAME"));
+    if (!settings.exportEventsFile.isEmpty())
+        settings.exportEventsFile = QFileInfo(settings.exportEventsFile).absoluteFilePath();
     settings.key = parser.value(consoleOptions.select);
     // A key is shown on the Keys page, unless another page was asked for.
     settings.page = !settings.key.isEmpty() && !parser.isSet(consoleOptions.page) ? QStringLiteral("keys")
@@ -117,7 +138,7 @@ int main(int argc, char *argv[])
         settings.screenshotFile = QFileInfo(settings.screenshotFile).absoluteFilePath();
 
     ConsoleWindow window(settings);
-    QObject::connect(&window, &ConsoleWindow::screenshotFinished, &app, &QCoreApplication::exit);
+    QObject::connect(&window, &ConsoleWindow::finished, &app, &QCoreApplication::exit);
     if (!window.load(&error))
         return usageError(error);
     return app.exec();
