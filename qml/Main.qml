@@ -24,7 +24,8 @@ ApplicationWindow {
     property string initialKey
     // Set by main.cpp (--sandbox): start a sandbox and look at it.
     property bool initialSandbox: false
-    // Set by main.cpp (--scenario, --autoplay): run this scenario once the sandbox answers.
+    // Set by main.cpp (--scenario, --autoplay): once the sandbox answers, this scenario is ready
+    // to play on the Timeline page, or with autoplay plays to its end.
     property string initialScenario
     property bool autoplayScenario: false
     // The scenario has ended, and how (for main.cpp: exit, export, screenshot).
@@ -79,8 +80,10 @@ ApplicationWindow {
     // the Timeline.
     readonly property alias scenario: scenario
     readonly property var scenarioNames: scenario.names
-    readonly property bool scenarioOver: !initialScenario || scenario.state === Scenario.Finished
-                                         || scenario.state === Scenario.Failed
+    // What a screenshot waits for: the scenario asked for is ready to play, or with autoplay over.
+    readonly property bool scenarioSettled: !initialScenario
+        || (autoplayScenario ? scenario.state === Scenario.Finished || scenario.state === Scenario.Failed
+                             : scenario.name === initialScenario)
     Scenario {
         id: scenario
         objectName: "scenario"
@@ -103,7 +106,12 @@ ApplicationWindow {
         if (sandboxAnswers && initialScenario && !initialScenarioStarted) {
             initialScenarioStarted = true;
             scenario.autoplay = autoplayScenario;
-            runScenario(initialScenario);
+            if (autoplayScenario) {
+                runScenario(initialScenario);
+            } else {
+                scenario.name = initialScenario;
+                showPage("timeline");
+            }
         }
     }
 
@@ -143,11 +151,11 @@ ApplicationWindow {
     readonly property bool reachable: connectionState !== "Connecting" && connectionState !== "Unreachable"
     // Asked for at startup, the sandbox is what a screenshot shows.
     readonly property bool onSandboxIfAsked: !initialSandbox || connection.sandbox
-    readonly property bool ready: reachable && onSandboxIfAsked && scenarioOver && currentPage !== undefined
+    readonly property bool ready: reachable && onSandboxIfAsked && scenarioSettled && currentPage !== undefined
                                   && currentPage.ready
     readonly property string notReadyReason: sandbox.state === Sandbox.Failed ? sandbox.errorString
         : initialSandbox && !connection.sandbox ? qsTr("the sandbox has not started")
-        : !scenarioOver ? qsTr("the scenario %1 has not ended (%2)").arg(initialScenario).arg(scenario.awaiting || scenario.narration)
+        : !scenarioSettled ? qsTr("the scenario %1 has not ended (%2)").arg(initialScenario).arg(scenario.awaiting || scenario.narration)
         : !reachable
         ? qsTr("the cluster at %1 did not answer%2").arg(endpoints).arg(connectionError ? ": " + connectionError : "")
         : currentPage ? currentPage.notReadyReason : qsTr("no page is shown")
@@ -202,7 +210,10 @@ ApplicationWindow {
                 objectName: "scenarioMenu"
                 visible: connection.sandbox
                 scenario: window.scenario
-                onChosen: name => window.runScenario(name)
+                onChosen: name => {
+                    window.scenario.name = name;
+                    window.showPage("timeline");
+                }
             }
             ComboBox {
                 id: profileSelector
@@ -329,6 +340,7 @@ ApplicationWindow {
             ScenarioBar {
                 objectName: "scenarioBar"
                 scenario: window.scenario
+                sandboxRunning: connection.sandbox
                 Layout.fillWidth: true
                 Layout.leftMargin: Theme.spacing
                 Layout.rightMargin: Theme.spacing

@@ -3,18 +3,20 @@ import QtQuick.Controls
 import QtQuick.Layouts
 import QEtcdConsole
 
-// The narrator of a running scenario: which step, what happens now, what it waits for, and the
-// buttons to go on. Shown while a scenario runs or has just ended.
+// The narrator of a scenario: ready to play, then which step, what happens now, what it waits
+// for, and the buttons to go on; shown until it is closed.
 Rectangle {
     id: bar
     required property Scenario scenario
+    property bool sandboxRunning: false
 
     readonly property bool running: scenario.state === Scenario.Acting || scenario.state === Scenario.Ready
     readonly property bool ended: scenario.state === Scenario.Finished || scenario.state === Scenario.Failed
+    readonly property bool readyToPlay: scenario.state === Scenario.Idle && scenario.stepCount > 0
     readonly property color tone: scenario.state === Scenario.Failed ? Theme.bad
                                  : scenario.state === Scenario.Finished ? Theme.good : Theme.info
 
-    visible: running || ended
+    visible: sandboxRunning && (running || ended || readyToPlay)
     implicitHeight: content.implicitHeight + 2 * Theme.spacing
     radius: Theme.radius
     color: scenario.state === Scenario.Failed ? Theme.badSoft
@@ -42,6 +44,7 @@ Rectangle {
                 objectName: "scenarioProgress"
                 text: bar.scenario.state === Scenario.Finished ? qsTr("Done, all %1 steps").arg(bar.scenario.stepCount)
                     : bar.scenario.state === Scenario.Failed ? qsTr("Failed")
+                    : bar.readyToPlay ? qsTr("Ready, %1 steps").arg(bar.scenario.stepCount)
                     : qsTr("Step %1 of %2").arg(bar.scenario.step + 1).arg(bar.scenario.stepCount)
                 color: Theme.mutedText
                 font.pixelSize: Theme.smallFont
@@ -52,7 +55,9 @@ Rectangle {
             Layout.fillWidth: true
             Label {
                 objectName: "scenarioNarration"
-                text: bar.scenario.state === Scenario.Failed ? bar.scenario.errorString : bar.scenario.narration
+                text: bar.scenario.state === Scenario.Failed ? bar.scenario.errorString
+                    : bar.readyToPlay ? qsTr("Play runs it step by step on the sandbox, with the timeline below: press Next after each step, or let Auto-play go on by itself.")
+                    : bar.scenario.narration
                 color: Theme.text
                 wrapMode: Text.Wrap
                 textFormat: Text.PlainText
@@ -87,19 +92,24 @@ Rectangle {
         }
         CheckBox {
             objectName: "scenarioAutoplay"
-            visible: bar.running
+            visible: bar.running || bar.readyToPlay
             text: qsTr("Auto-play")
             checked: bar.scenario.autoplay
             onToggled: bar.scenario.autoplay = checked
         }
         Button {
-            visible: bar.ended
-            text: qsTr("Run again")
+            objectName: "scenarioPlay"
+            visible: bar.ended || bar.readyToPlay
+            text: bar.readyToPlay ? qsTr("Play \u25B6") : qsTr("Run again")
+            highlighted: bar.readyToPlay
             onClicked: bar.scenario.start()
+            ToolTip.visible: hovered
+            ToolTip.text: qsTr("Starts afresh: the event log is cleared and new participants take part")
+            ToolTip.delay: 600
         }
         ToolButton {
             text: "\u2715"
-            onClicked: bar.scenario.stop()
+            onClicked: bar.running ? bar.scenario.stop() : bar.scenario.name = ""
             ToolTip.visible: hovered
             ToolTip.text: bar.running ? qsTr("Stop the scenario; its participants let go of what they hold")
                                       : qsTr("Close")
