@@ -20,6 +20,10 @@ Item {
         id: participantsPage
         ParticipantsPage { anchors.fill: parent }
     }
+    Component {
+        id: consoleWindow
+        Main { visible: true }
+    }
 
     TestCase {
         name: "ParticipantsPage"
@@ -243,6 +247,42 @@ Item {
             compare(page.participantCount, 0)
             tryVerify(() => keys("/qml/participants/removal/lock/").length === 0, qetcdTest.timeout(10000))
             tryVerify(() => etcdEvents("keyDeleted", heldKey) === 1, qetcdTest.timeout(10000))
+        }
+
+
+        // In the window, a participant connects as the window does, user and password included,
+        // and writes to the window's event log.
+        function test_windowParticipantsConnectAsTheWindowDoes() {
+            const endpoint = qetcdTest.authEndpoint()
+            verify(endpoint.length > 0, "the authenticated member did not start")
+            const window = createTemporaryObject(consoleWindow, root, {
+                commandLine: { endpoints: [endpoint], user: "app", password: "apppw" }
+            })
+            verify(window)
+            tryCompare(window, "connectionState", "Connected", qetcdTest.timeout(10000))
+            window.showPage("participants")
+            const page = window.participantsPage
+            compare(window.currentPage, page)
+            const a = page.addParticipant("A")
+            verify(a)
+            compare(a.client.endpoints, [endpoint])
+            compare(a.client.user, "app")
+            compare(a.client.password, "apppw")
+            // The app role may write only under /app/.
+            a.mutex.path = "/app/qml-participants/lock"
+            a.mutex.lock()
+            tryCompare(a.mutex, "held", true, qetcdTest.timeout(10000))
+            tryCompare(window, "ready", true, qetcdTest.timeout(10000))
+            compare(window.summary.page, "participants")
+            compare(window.summary.holding, 1)
+            tryVerify(() => {
+                for (let row = 0; row < window.eventLog.count; ++row) {
+                    if (window.eventLog.get(row).participant === "A" && window.eventLog.get(row).kind === "acquired")
+                        return true
+                }
+                return false
+            }, qetcdTest.timeout(5000))
+            verify(page.removeParticipant("A"))
         }
     }
 }
