@@ -114,7 +114,7 @@ QtObject {
         { key: "countedBarrier", title: qsTr("Counted barrier"), recipe: countedBarrier, idle: qsTr("IDLE"), pending: qsTr("WAITING"), active: qsTr("PASSED") },
         { key: "doubleBarrier", title: qsTr("Double barrier"), recipe: doubleBarrier, idle: qsTr("OUTSIDE"), pending: qsTr("WAITING"), active: qsTr("PASSED") },
         { key: "service", title: qsTr("Service"), recipe: service, idle: qsTr("NOT REGISTERED"), pending: qsTr("REGISTERING"), active: qsTr("REGISTERED") },
-        { key: "transientKey", title: qsTr("Transient key"), recipe: transientKey, idle: qsTr("NOT STARTED"), pending: qsTr("PUTTING BACK"), active: qsTr("LIVE") },
+        { key: "transientKey", title: qsTr("Transient key"), recipe: transientKey, idle: qsTr("NOT STARTED"), pending: qsTr("PUTTING"), active: qsTr("LIVE") },
         { key: "counter", title: qsTr("Counter"), recipe: counter, idle: qsTr("IDLE"), pending: qsTr("WRITING"), active: qsTr("IDLE") },
         { key: "queue", title: qsTr("Queue"), recipe: queue, idle: qsTr("IDLE"), pending: qsTr("TAKING"), active: qsTr("IDLE") }
     ]
@@ -156,6 +156,7 @@ QtObject {
         interval: 2000
         onTriggered: participant.destroy()
     }
+    // A recipe that waits or holds has started on its path, and its last refusal is past news.
     readonly property Instantiator recipeWatch: Instantiator {
         model: participant.recipes
         delegate: Connections {
