@@ -58,6 +58,8 @@ ApplicationWindow {
     // What the console's participants, its sandbox and its scenarios did, oldest first; the
     // Timeline draws it (see EventLogModel for the vocabulary).
     readonly property alias eventLog: eventLog
+    // The Participants page, for scenarios: addParticipant(name), participant(name), removeParticipant(name).
+    readonly property alias participantsPage: participantsPage
     EventLogModel { id: eventLog; objectName: "eventLog" }
 
     // A local 3-member cluster to try things on; while it runs the window looks at it, and
@@ -143,7 +145,7 @@ ApplicationWindow {
         { name: "leases", title: qsTr("Leases"), glyph: "\u25F4", later: false },
         { name: "coordination", title: qsTr("Coordination"), glyph: "\u26B7", later: false },
         { name: "timeline", title: qsTr("Timeline"), glyph: "\u2500", later: true },
-        { name: "participants", title: qsTr("Participants"), glyph: "\u25C9", later: true }
+        { name: "participants", title: qsTr("Participants"), glyph: "\u25C9", later: false }
     ]
     readonly property var currentPage: pageStack.children[pageStack.currentIndex]
     // A screenshot waits for the cluster to answer and for the page's data.
@@ -355,7 +357,7 @@ ApplicationWindow {
                 LeasesPage { client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 CoordinationPage { client: window.client; paused: window.paused }
                 LaterPage { title: qsTr("Timeline"); purpose: qsTr("Lease and heal events of the console's own participants, drawn over time, arrive with the console's second part.") }
-                LaterPage { title: qsTr("Participants"); purpose: qsTr("Taking part — locks, elections, barriers — from the console arrives with the console's second part.") }
+                ParticipantsPage { id: participantsPage; client: window.client; eventLog: window.eventLog; sandbox: window.sandbox; paused: window.paused; readOnly: window.readOnly; advise: window.advise; participantOptions: () => connection.participantOptions() }
             }
         }
     }

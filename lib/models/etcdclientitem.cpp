@@ -127,7 +127,8 @@ void EtcdClientItem::checkHealth()
         if (generation != m_generation)
             return;
         m_pingInFlight = false;
-        if (!answer.status) {
+        // A user whose role may not read the probe's key was still authenticated and answered.
+        if (!answer.status && answer.status.code() != StatusCode::PermissionDenied) {
             setError(answer.status);
             setConnectionState(ConnectionState::Suspended);
             return;

@@ -18,8 +18,9 @@ class Client;
 // `EtcdClient` in QML: a Client built from properties once the component is complete, and
 // rebuilt (on the next turn of the event loop) when a connection property changes afterwards.
 // Its connectionState comes from a bounded ping every healthCheckInterval: Suspended until the
-// first answer and whenever one fails, Connected on the first success, Reconnected after a
-// failure, Lost when the options were refused (errorString says why).
+// first answer and whenever one fails, Connected on the first success (a "permission denied"
+// is an answer too: a user's role may not cover the probe's key), Reconnected after a failure,
+// Lost when the options were refused (errorString says why).
 class EtcdClientItem : public QObject, public QQmlParserStatus
 {
     Q_OBJECT

@@ -348,6 +348,23 @@ QString Connection::advice(const QEtcd::Status &status) const
     }
 }
 
+QVariantMap Connection::participantOptions() const
+{
+    if (!m_client)
+        return {};
+    // The client's own options: the password is kept nowhere else.
+    const QEtcd::ClientOptions &options = m_client->options();
+    return {
+        {QStringLiteral("endpoints"), options.endpoints},
+        {QStringLiteral("caFile"), options.tls.caFile},
+        {QStringLiteral("certFile"), options.tls.certFile},
+        {QStringLiteral("keyFile"), options.tls.keyFile},
+        {QStringLiteral("user"), options.user},
+        {QStringLiteral("password"), options.password},
+        {QStringLiteral("namespace"), QString::fromUtf8(options.keyNamespace)},
+    };
+}
+
 void Connection::setProblem(const QString &problem, const QString &kind)
 {
     if (kind == QLatin1String("endpoint") || kind == QLatin1String("busy"))

@@ -86,6 +86,10 @@ public:
 
     // A failed call's status as an operator reads it: etcd's words, then what to do.
     Q_INVOKABLE QString advice(const QEtcd::Status &status) const;
+    // How the console's participants reach the cluster as this connection does, each with a
+    // client of its own: endpoints, caFile, certFile, keyFile, user, password, namespace.
+    // Empty before anything was opened.
+    Q_INVOKABLE QVariantMap participantOptions() const;
 
 Q_SIGNALS:
     void commandLineChanged();

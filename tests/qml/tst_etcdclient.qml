@@ -37,6 +37,19 @@ TestCase {
         compare(healthy.activeEndpoint, qetcdTest.endpoint)
     }
 
+    // The "app" user may read only under /app/, not the probe's key: its client still connects.
+    function test_aRestrictedUserConnects() {
+        const endpoint = qetcdTest.authEndpoint()
+        verify(endpoint.length > 0, "the authenticated member did not start")
+        const restricted = createTemporaryQmlObject('import QEtcd; EtcdClient { endpoints: ["' + endpoint
+                                                    + '"]; user: "app"; password: "apppw"; healthCheckInterval: 200 }', this)
+        tryCompare(restricted, "connectionState", Etcd.ConnectionState.Connected, qetcdTest.timeout(10000))
+        compare(restricted.errorString, "")
+        // A wrong password is no answer.
+        restricted.password = "wrong"
+        tryCompare(restricted, "connectionState", Etcd.ConnectionState.Suspended, qetcdTest.timeout(10000))
+    }
+
     function test_refusedOptionsSayWhy() {
         compare(refused.connectionState, Etcd.ConnectionState.Lost)
         verify(refused.errorString.indexOf("ftp") >= 0, refused.errorString)
