@@ -78,7 +78,7 @@ ApplicationWindow {
         { name: "keys", title: qsTr("Keys"), glyph: "\u2261", later: false },
         { name: "leases", title: qsTr("Leases"), glyph: "\u25F4", later: false },
         { name: "coordination", title: qsTr("Coordination"), glyph: "\u26B7", later: false },
-        { name: "timeline", title: qsTr("Timeline"), glyph: "\u2500", later: true },
+        { name: "timeline", title: qsTr("Timeline"), glyph: "\u2500", later: false },
         { name: "participants", title: qsTr("Participants"), glyph: "\u25C9", later: true }
     ]
     readonly property var currentPage: pageStack.children[pageStack.currentIndex]
@@ -257,7 +257,7 @@ ApplicationWindow {
                 KeysPage { id: keysPage; client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 LeasesPage { client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 CoordinationPage { client: window.client; paused: window.paused }
-                LaterPage { title: qsTr("Timeline"); purpose: qsTr("Lease and heal events of the console's own participants, drawn over time, arrive with the console's second part.") }
+                TimelinePage { id: timelinePage; eventLog: window.eventLog; paused: window.paused }
                 LaterPage { title: qsTr("Participants"); purpose: qsTr("Taking part — locks, elections, barriers — from the console arrives with the console's second part.") }
             }
         }
