@@ -44,12 +44,15 @@ ConsolePage {
         return written;
     }
 
-    tools: [
+    // Nothing to zoom or pause while the log is empty.
+    tools: RowLayout {
+        visible: !page.empty
+        spacing: Theme.spacing
         Label {
             text: qsTr("Window %1").arg(Format.duration(timeline.windowLength * 1000))
             color: Theme.mutedText
             font.pixelSize: Theme.smallFont
-        },
+        }
         ToolButton {
             objectName: "zoomIn"
             text: "+"
@@ -59,7 +62,7 @@ ConsolePage {
             ToolTip.visible: hovered
             ToolTip.delay: 600
             ToolTip.text: qsTr("Zoom in: half the time across (the wheel over the chart zooms too)")
-        },
+        }
         ToolButton {
             objectName: "zoomOut"
             text: "\u2212"
@@ -69,7 +72,7 @@ ConsolePage {
             ToolTip.visible: hovered
             ToolTip.delay: 600
             ToolTip.text: qsTr("Zoom out: twice the time across")
-        },
+        }
         ToolButton {
             objectName: "wholeLog"
             text: qsTr("All")
@@ -77,12 +80,12 @@ ConsolePage {
             ToolTip.visible: hovered
             ToolTip.delay: 600
             ToolTip.text: qsTr("Show the whole log at once")
-        },
+        }
         StatePill {
             text: timeline.following ? qsTr("LIVE") : qsTr("PAUSED")
             foreground: timeline.following ? Theme.good : Theme.warning
             background: timeline.following ? Theme.goodSoft : Theme.warningSoft
-        },
+        }
         Button {
             objectName: "liveButton"
             text: timeline.following ? qsTr("Pause") : qsTr("Go live")
@@ -93,7 +96,7 @@ ConsolePage {
             ToolTip.text: timeline.following ? qsTr("Hold the chart still; drag it or use the slider to go back in time")
                                              : qsTr("Follow now again")
         }
-    ]
+    }
 
     TimelineModel {
         id: timeline

@@ -74,6 +74,7 @@ Item {
             verify(page.empty);
             compare(page.summary.events, 0);
             compare(page.summary.lanes, 0);
+            verify(!findChild(page, "liveButton").visible, "nothing to pause yet");
         }
 
         function test_summaryCounts() {
