@@ -4,13 +4,21 @@
 //   gets its client to its first rows painted; then its list scrolled at a steady speed for
 //   --scroll-seconds, each frame timed from the scroll step to the frame swapped (p50/p99);
 // - Leases page over L live leases (--leases, default 10,000), each row counting down: every
-//   frame timed the same way, for --idle-seconds.
-// Targets (issue 11): first rows < 300 ms, frame p99 < 16 ms.
+//   frame timed the same way, for --idle-seconds;
+// - Timeline page following live while 20 participants and 5 sandbox members log 200 events a
+//   second in a realistic mix, each participant's lease drawn, for --timeline-seconds (default
+//   600): every frame timed, and the resident memory as the event log fills to its capacity
+//   and then stays there. It needs no etcd.
+// --cases picks some of keys, leases, timeline (default all three).
+// Targets (issues 11 and 12): first rows < 300 ms, frame p99 < 16 ms.
 
 #include "benchsupport.h"
 #include "fixtures.h"
 
 #include <QEtcd/client.h>
+
+#include "eventlogmodel.h"
+#include "timelinemodel.h"
 
 #include <QtCore/QEventLoop>
 #include <QtCore/QTimer>
@@ -22,6 +30,7 @@
 #include <QtWidgets/QApplication>
 
 #include <memory>
+#include <random>
 
 Q_IMPORT_QML_PLUGIN(QEtcdConsolePlugin)
 
@@ -38,7 +47,9 @@ constexpr auto FramePeriod = microseconds(16667);
 class PageWindow
 {
 public:
-    PageWindow(QQmlEngine &engine, const QString &pageType, const QString &listName, const QString &setup)
+    // bindings: the page's own, e.g. "client: etcd" (the window's client, given by setClient).
+    PageWindow(QQmlEngine &engine, const QString &pageType, const QString &listName, const QString &bindings,
+               const QString &setup = {})
     {
         QQmlComponent component(&engine);
         component.setData(QStringLiteral("import QtQuick\n"
@@ -49,10 +60,10 @@ public:
                                          "    width: 1280; height: 800; visible: true\n"
                                          "    property QtObject etcd: null\n"
                                          "    property alias page: page\n"
-                                         "    %1 { id: page; anchors.fill: parent; client: etcd\n"
-                                         "         Component.onCompleted: { %2 } }\n"
+                                         "    %1 { id: page; anchors.fill: parent; %2\n"
+                                         "         Component.onCompleted: { %3 } }\n"
                                          "}\n")
-                              .arg(pageType, setup)
+                              .arg(pageType, bindings, setup)
                               .toUtf8(),
                           QUrl(QStringLiteral("bench_console.qml")));
         m_window.reset(qobject_cast<QQuickWindow *>(component.create()));
@@ -124,7 +135,7 @@ private:
 QJsonObject keysPageFigures(QQmlEngine &engine, Client &client, int keys, seconds scrolling)
 {
     fillKeys(client, "/bench/console/", keys);
-    PageWindow window(engine, QStringLiteral("KeysPage"), QStringLiteral("keyList"),
+    PageWindow window(engine, QStringLiteral("KeysPage"), QStringLiteral("keyList"), QStringLiteral("client: etcd"),
                       QStringLiteral("page.model.prefix = \"/bench/console/\""));
     window.nextFrameMs();  // the empty page, before the clock starts
     const auto start = Clock::now();
@@ -155,12 +166,201 @@ QJsonObject keysPageFigures(QQmlEngine &engine, Client &client, int keys, second
 QJsonObject leasesPageFigures(QQmlEngine &engine, Client &client, int leases, seconds watching)
 {
     grantLeases(client, leases, 600);
-    PageWindow window(engine, QStringLiteral("LeasesPage"), QStringLiteral("leaseList"), {});
+    PageWindow window(engine, QStringLiteral("LeasesPage"), QStringLiteral("leaseList"), QStringLiteral("client: etcd"));
     window.setClient(&client);
     if (!waitUntil([&] { return window.list()->property("count").toInt() >= leases; }, milliseconds(120000)))
         fail(QStringLiteral("the Leases page listed %1 of %2 leases").arg(window.list()->property("count").toInt()).arg(leases));
     QJsonObject figures = window.frames(watching, [] {}).figures();
     figures["leases"] = leases;
+    return figures;
+}
+
+
+// What the console's participants and sandbox log, at a steady rate and in a mix like theirs:
+// holds taken and given back (a few lost, each followed by etcd deleting the key), leadership,
+// barriers (some lifts spurious), lease and connection states, proxy faults that pass again, and
+// now and then a member paused, killed or a new leader. Each participant's lease is an object
+// with the properties the timeline samples: renewed every third of its TTL, except while its
+// participant is cut off.
+class TimelineFeed
+{
+public:
+    TimelineFeed(QEtcd::EventLogModel &log, int participants, int members) : m_log(log)
+    {
+        for (int i = 0; i < participants; ++i) {
+            auto participant = std::make_unique<Participant>();
+            participant->name = QStringLiteral("build-%1").arg(i + 1);
+            participant->key = QStringLiteral("/app/locks/deploy/%1").arg(0x694d0000 + i, 0, 16);
+            participant->lease.setProperty("leaseTtl", LeaseTtlSeconds);
+            participant->lease.setProperty("leaseTimeLeft", LeaseTtlSeconds * 1000);
+            m_participants.push_back(std::move(participant));
+        }
+        for (int i = 0; i < members; ++i)
+            m_members.append(QStringLiteral("m%1").arg(i));
+    }
+
+    void watchLeases(TimelineModel &timeline)
+    {
+        for (const auto &participant : m_participants)
+            timeline.watchLease(participant->name, &participant->lease);
+    }
+
+    // Appends events until there are as many as `rate` a second over `elapsed`; moves the leases on.
+    void catchUp(double rate, milliseconds elapsed)
+    {
+        const auto due = qint64(rate * elapsed.count() / 1000.0);
+        while (m_appended < due)
+            appendOne();
+        for (const auto &participant : m_participants) {
+            if (!participant->cutOff && elapsed - participant->renewed >= milliseconds(LeaseTtlSeconds * 1000 / 3))
+                participant->renewed = elapsed;
+            const auto left = std::max<qint64>(0, LeaseTtlSeconds * 1000 - (elapsed - participant->renewed).count());
+            participant->lease.setProperty("leaseTimeLeft", left);
+        }
+    }
+
+    qint64 appended() const { return m_appended; }
+
+private:
+    static constexpr int LeaseTtlSeconds = 10;
+
+    struct Participant
+    {
+        QString name;
+        QString key;
+        bool holding = false;
+        bool cutOff = false;
+        milliseconds renewed{0};
+        QObject lease;
+    };
+
+    void append(const QString &participant, const QString &kind, const QString &detail = {}, const QString &key = {},
+                bool spurious = false)
+    {
+        m_log.append({0, participant, kind, detail, spurious, key});
+        ++m_appended;
+    }
+
+    void appendOne()
+    {
+        std::uniform_int_distribution<int> percent(0, 99);
+        if (percent(m_random) < 6) {
+            appendMemberEvent();
+            return;
+        }
+        std::uniform_int_distribution<int> anyone(0, int(m_participants.size()) - 1);
+        Participant &p = *m_participants[size_t(anyone(m_random))];
+        const int roll = percent(m_random);
+        if (roll < 14) {
+            if (p.holding) {
+                p.holding = false;
+                append(p.name, QStringLiteral("released"), {}, p.key);
+            } else {
+                p.holding = true;
+                append(p.name, QStringLiteral("acquired"), QStringLiteral("token %1").arg(m_appended), p.key);
+            }
+        } else if (roll < 22) {
+            append(p.name, QStringLiteral("pending"), QStringLiteral("behind another holder"), p.key);
+        } else if (roll < 32) {
+            // A fault, or its end: cut off until the next pass.
+            p.cutOff = !p.cutOff;
+            static const QStringList faults{QStringLiteral("blackhole"), QStringLiteral("delay 800 ms"), QStringLiteral("reset")};
+            append(p.name, QStringLiteral("fault"), p.cutOff ? faults[percent(m_random) % 3] : QStringLiteral("pass"));
+        } else if (roll < 48) {
+            static const QStringList states{QStringLiteral("Suspended"), QStringLiteral("Reconnected"), QStringLiteral("Connected")};
+            append(p.name, QStringLiteral("connectionState"), states[percent(m_random) % 3]);
+        } else if (roll < 64) {
+            static const QStringList leases{QStringLiteral("leaseSuspended"), QStringLiteral("leaseRestored"),
+                                            QStringLiteral("leaseRestored"), QStringLiteral("leaseExpired")};
+            append(p.name, leases[percent(m_random) % 4], QStringLiteral("lease %1").arg(p.key.right(4)), p.key);
+        } else if (roll < 70) {
+            if (p.holding) {  // a loss: the participant knows, then etcd deletes its key
+                p.holding = false;
+                append(p.name, QStringLiteral("lost"), QStringLiteral("lease deadline passed"), p.key);
+                append(QStringLiteral("etcd"), QStringLiteral("keyDeleted"), {}, p.key);
+            } else {
+                append(p.name, QStringLiteral("releaseFailed"), QStringLiteral("unlock() said false"), p.key);
+            }
+        } else if (roll < 80) {
+            static const QStringList leadership{QStringLiteral("elected"), QStringLiteral("elected"),
+                                                QStringLiteral("leadershipLost"), QStringLiteral("resigned")};
+            append(p.name, leadership[percent(m_random) % 4], {}, QStringLiteral("/app/leader/%1").arg(p.name));
+        } else if (roll < 94) {
+            static const QStringList barrier{QStringLiteral("barrierSet"), QStringLiteral("barrierLifted"),
+                                             QStringLiteral("barrierLifted"), QStringLiteral("barrierRemoved")};
+            const QString kind = barrier[percent(m_random) % 4];
+            append(p.name, kind, {}, QStringLiteral("/app/gates/start"), kind == QLatin1String("barrierLifted") && percent(m_random) < 20);
+        } else if (roll < 97) {
+            append(QStringLiteral("etcd"), QStringLiteral("keyPut"), {}, p.key);
+        } else {
+            append(p.name, QStringLiteral("error"), QStringLiteral("deadline exceeded"));
+        }
+    }
+
+    void appendMemberEvent()
+    {
+        std::uniform_int_distribution<int> anyMember(0, int(m_members.size()) - 1);
+        const QString &member = m_members[anyMember(m_random)];
+        static const QStringList kinds{QStringLiteral("memberPaused"), QStringLiteral("memberResumed"),
+                                       QStringLiteral("memberKilled"), QStringLiteral("memberRestarted"),
+                                       QStringLiteral("memberStopped"), QStringLiteral("memberRestarted"),
+                                       QStringLiteral("leaderChanged")};
+        const QString &kind = kinds[std::uniform_int_distribution<int>(0, int(kinds.size()) - 1)(m_random)];
+        append(member, kind, kind == QLatin1String("leaderChanged") ? m_members[anyMember(m_random)] : QString());
+    }
+
+    QEtcd::EventLogModel &m_log;
+    std::vector<std::unique_ptr<Participant>> m_participants;
+    QStringList m_members;
+    std::mt19937 m_random{12};  // the same story every run
+    qint64 m_appended = 0;
+};
+
+QJsonObject timelinePageFigures(QQmlEngine &engine, seconds length, int capacity)
+{
+    constexpr int participants = 20;
+    constexpr int members = 5;
+    constexpr double rate = 200;
+    PageWindow window(engine, QStringLiteral("TimelinePage"), QStringLiteral("eventList"),
+                      QStringLiteral("eventLog: EventLogModel { capacity: %1 }").arg(capacity));
+    auto *log = window.page()->property("eventLog").value<QEtcd::EventLogModel *>();
+    auto *timeline = window.page()->property("timeline").value<TimelineModel *>();
+    if (!log || !timeline)
+        fail(QStringLiteral("the Timeline page has no event log or no timeline"));
+    TimelineFeed feed(*log, participants, members);
+    feed.watchLeases(*timeline);
+    window.nextFrameMs();
+    const qint64 rssStartKiB = statusFieldKiB("VmRSS:");
+
+    QJsonArray rssEveryMinute;
+    const auto start = Clock::now();
+    auto nextRss = start + minutes(1);
+    const auto drawn = window.frames(length, [&] {
+        const auto now = Clock::now();
+        feed.catchUp(rate, duration_cast<milliseconds>(now - start));
+        if (now >= nextRss) {
+            rssEveryMinute.append(mib(statusFieldKiB("VmRSS:")));
+            nextRss += minutes(1);
+        }
+    });
+    const qint64 rssEndKiB = statusFieldKiB("VmRSS:");
+
+    QJsonObject figures = drawn.figures();
+    figures["participants"] = participants;
+    figures["members"] = members;
+    figures["events_per_second"] = rate;
+    figures["seconds"] = qint64(length.count());
+    figures["window_seconds"] = timeline->windowLength();
+    figures["events_appended"] = feed.appended();
+    figures["events_kept"] = timeline->eventCount();
+    figures["markers"] = timeline->markerCount();
+    figures["bands"] = timeline->bandCount();
+    figures["losses"] = timeline->lossCount();
+    figures["bound_events"] = log->capacity();
+    figures["bound_lease_samples_per_lane"] = TimelineModel::MaxLeaseSamples;
+    figures["rss_start_mib"] = mib(rssStartKiB);
+    figures["rss_end_mib"] = mib(rssEndKiB);
+    figures["rss_every_minute_mib"] = rssEveryMinute;
     return figures;
 }
 
@@ -174,7 +374,7 @@ int main(int argc, char *argv[])
     QApplication app(argc, argv);  // the console's views need it (ChartView)
     QCommandLineParser parser;
     parser.setApplicationDescription(
-        QStringLiteral("The console's Keys and Leases pages at scale, offscreen; prints one JSON object."));
+        QStringLiteral("The console's Keys, Leases and Timeline pages at scale, offscreen; prints one JSON object."));
     parser.addHelpOption();
     parser.addOption({QStringLiteral("keys"), QStringLiteral("Keys under the Keys page's prefix"), QStringLiteral("N"),
                       QStringLiteral("100000")});
@@ -184,19 +384,36 @@ int main(int argc, char *argv[])
                       QStringLiteral("10000")});
     parser.addOption({QStringLiteral("idle-seconds"), QStringLiteral("How long the countdowns are watched"),
                       QStringLiteral("S"), QStringLiteral("10")});
+    parser.addOption({QStringLiteral("timeline-seconds"), QStringLiteral("How long the timeline follows its events"),
+                      QStringLiteral("S"), QStringLiteral("600")});
+    parser.addOption({QStringLiteral("event-capacity"), QStringLiteral("The timeline's event log's capacity"),
+                      QStringLiteral("N"), QString::number(QEtcd::EventLogModel::DefaultCapacity)});
+    parser.addOption({QStringLiteral("cases"), QStringLiteral("Which pages: keys, leases, timeline, comma-separated"),
+                      QStringLiteral("LIST"), QStringLiteral("keys,leases,timeline")});
     parser.process(app);
     return run([&] {
-        EtcdCluster cluster;
-        startCluster(cluster);
-        Client client(ClientOptions::fromEndpoints(cluster.clientUrls()));
+        const QStringList cases = parser.value(QStringLiteral("cases")).split(QLatin1Char(','));
         QQmlEngine engine;
         engine.addImportPath(QStringLiteral(QETCD_QML_IMPORT_PATH));
         engine.addImportPath(QStringLiteral("qrc:/"));
         QJsonObject result{{"benchmark", "console"}, {"scene_graph", "software, offscreen"}};
-        result["keys_page"] = keysPageFigures(engine, client, positiveOption(parser, QStringLiteral("keys")),
-                                              seconds(positiveOption(parser, QStringLiteral("scroll-seconds"))));
-        result["leases_page"] = leasesPageFigures(engine, client, positiveOption(parser, QStringLiteral("leases")),
-                                                  seconds(positiveOption(parser, QStringLiteral("idle-seconds"))));
+        if (cases.contains(QLatin1String("keys")) || cases.contains(QLatin1String("leases"))) {
+            EtcdCluster cluster;
+            startCluster(cluster);
+            Client client(ClientOptions::fromEndpoints(cluster.clientUrls()));
+            if (cases.contains(QLatin1String("keys"))) {
+                result["keys_page"] = keysPageFigures(engine, client, positiveOption(parser, QStringLiteral("keys")),
+                                                      seconds(positiveOption(parser, QStringLiteral("scroll-seconds"))));
+            }
+            if (cases.contains(QLatin1String("leases"))) {
+                result["leases_page"] = leasesPageFigures(engine, client, positiveOption(parser, QStringLiteral("leases")),
+                                                          seconds(positiveOption(parser, QStringLiteral("idle-seconds"))));
+            }
+        }
+        if (cases.contains(QLatin1String("timeline"))) {
+            result["timeline_page"] = timelinePageFigures(engine, seconds(positiveOption(parser, QStringLiteral("timeline-seconds"))),
+                                                          positiveOption(parser, QStringLiteral("event-capacity")));
+        }
         return result;
     });
 }

@@ -48,23 +48,6 @@ struct Tally
     std::unique_ptr<std::atomic<qint64>[]> restoredMs;
 };
 
-qint64 statusFieldKiB(const char *field)
-{
-    QFile file(QStringLiteral("/proc/self/status"));
-    if (!file.open(QIODevice::ReadOnly))
-        fail(QStringLiteral("cannot read /proc/self/status"));
-    for (const QByteArray &line : file.readAll().split('\n')) {
-        if (line.startsWith(field))
-            return line.mid(qsizetype(qstrlen(field))).trimmed().split(' ').value(0).toLongLong();
-    }
-    fail(QStringLiteral("no %1 in /proc/self/status").arg(QLatin1String(field)));
-}
-
-double mib(qint64 kib)
-{
-    return rounded(double(kib) / 1024.0);
-}
-
 // utime + stime of a process or thread, in seconds; the command name may hold spaces and
 // parentheses, so the fields are counted from the last ')'.
 double statCpuSeconds(const QString &statPath)

@@ -135,6 +135,24 @@ inline QJsonArray roundedList(const QList<double> &samples)
     return list;
 }
 
+// A field of /proc/self/status in KiB, e.g. statusFieldKiB("VmRSS:").
+inline qint64 statusFieldKiB(const char *field)
+{
+    QFile file(QStringLiteral("/proc/self/status"));
+    if (!file.open(QIODevice::ReadOnly))
+        fail(QStringLiteral("cannot read /proc/self/status"));
+    for (const QByteArray &line : file.readAll().split('\n')) {
+        if (line.startsWith(field))
+            return line.mid(qsizetype(qstrlen(field))).trimmed().split(' ').value(0).toLongLong();
+    }
+    fail(QStringLiteral("no %1 in /proc/self/status").arg(QLatin1String(field)));
+}
+
+inline double mib(qint64 kib)
+{
+    return rounded(double(kib) / 1024.0);
+}
+
 inline double loadAverage()
 {
     QFile file(QStringLiteral("/proc/loadavg"));

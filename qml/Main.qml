@@ -93,7 +93,11 @@ ApplicationWindow {
         client: window.client
         cluster: cluster
         eventLog: eventLog
-        onFinished: (succeeded, message) => window.scenarioEnded(succeeded, message)
+        onFinished: (succeeded, message) => {
+            timelinePage.timeline.showWholeLog();  // the whole story, from the first step to the last
+            window.scenarioEnded(succeeded, message);
+        }
+        onParticipantCreated: (name, participant) => timelinePage.watchLease(name, participant)
     }
     function runScenario(name) {
         scenario.name = name;
@@ -140,12 +144,12 @@ ApplicationWindow {
         : ""
 
     readonly property var pages: [
-        { name: "cluster", title: qsTr("Cluster"), glyph: "\u25A6", later: false },
-        { name: "keys", title: qsTr("Keys"), glyph: "\u2261", later: false },
-        { name: "leases", title: qsTr("Leases"), glyph: "\u25F4", later: false },
-        { name: "coordination", title: qsTr("Coordination"), glyph: "\u26B7", later: false },
-        { name: "timeline", title: qsTr("Timeline"), glyph: "\u2500", later: true },
-        { name: "participants", title: qsTr("Participants"), glyph: "\u25C9", later: false }
+        { name: "cluster", title: qsTr("Cluster"), glyph: "\u25A6" },
+        { name: "keys", title: qsTr("Keys"), glyph: "\u2261" },
+        { name: "leases", title: qsTr("Leases"), glyph: "\u25F4" },
+        { name: "coordination", title: qsTr("Coordination"), glyph: "\u26B7" },
+        { name: "timeline", title: qsTr("Timeline"), glyph: "\u2500" },
+        { name: "participants", title: qsTr("Participants"), glyph: "\u25C9" }
     ]
     readonly property var currentPage: pageStack.children[pageStack.currentIndex]
     // A screenshot waits for the cluster to answer and for the page's data.
@@ -356,7 +360,7 @@ ApplicationWindow {
                 KeysPage { id: keysPage; client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 LeasesPage { client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 CoordinationPage { client: window.client; paused: window.paused }
-                LaterPage { title: qsTr("Timeline"); purpose: qsTr("Lease and heal events of the console's own participants, drawn over time, arrive with the console's second part.") }
+                TimelinePage { id: timelinePage; eventLog: window.eventLog; paused: window.paused }
                 ParticipantsPage { id: participantsPage; client: window.client; eventLog: window.eventLog; sandbox: window.sandbox; paused: window.paused; readOnly: window.readOnly; advise: window.advise; participantOptions: () => connection.participantOptions() }
             }
         }

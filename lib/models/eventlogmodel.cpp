@@ -4,6 +4,7 @@
 #include <QtCore/QJsonObject>
 #include <QtCore/QSaveFile>
 
+#include <algorithm>
 #include <ctime>
 
 namespace QEtcd {
@@ -53,11 +54,24 @@ void EventLogModel::append(const QString &participant, const QString &kind, cons
 void EventLogModel::clear()
 {
     beginResetModel();
+    m_firstSequence = endSequence();
+    m_flushed = m_firstSequence;
     m_events.clear();
     m_rows.clear();
-    m_flushed = 0;
     endResetModel();
     Q_EMIT countChanged();
+    Q_EMIT eventsChanged();
+}
+
+void EventLogModel::setCapacity(int capacity)
+{
+    capacity = std::max(capacity, 1);
+    if (capacity == m_capacity)
+        return;
+    m_capacity = capacity;
+    Q_EMIT capacityChanged();
+    if (dropBeyondCapacity())
+        Q_EMIT eventsChanged();
 }
 
 QList<EventLogModel::Event> EventLogModel::events() const
@@ -67,17 +81,39 @@ QList<EventLogModel::Event> EventLogModel::events() const
 
 void EventLogModel::flush()
 {
-    QList<qsizetype> added;
-    for (; m_flushed < m_events.size(); ++m_flushed) {
-        if (matches(m_events[m_flushed]))
+    const bool appended = m_flushed < endSequence();
+    // Events dropped before they were flushed never become rows.
+    dropBeyondCapacity();
+    QList<qint64> added;
+    for (m_flushed = std::max(m_flushed, m_firstSequence); m_flushed < endSequence(); ++m_flushed) {
+        if (matches(eventAt(m_flushed)))
             added.append(m_flushed);
     }
-    if (added.isEmpty())
-        return;
-    beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + added.size() - 1));
-    m_rows.append(added);
-    endInsertRows();
-    Q_EMIT countChanged();
+    if (!added.isEmpty()) {
+        beginInsertRows({}, int(m_rows.size()), int(m_rows.size() + added.size() - 1));
+        m_rows.append(added);
+        endInsertRows();
+        Q_EMIT countChanged();
+    }
+    if (appended)
+        Q_EMIT eventsChanged();
+}
+
+bool EventLogModel::dropBeyondCapacity()
+{
+    const qsizetype excess = m_events.size() - m_capacity;
+    if (excess <= 0)
+        return false;
+    m_events.remove(0, excess);
+    m_firstSequence += excess;
+    const qsizetype stale = std::lower_bound(m_rows.cbegin(), m_rows.cend(), m_firstSequence) - m_rows.cbegin();
+    if (stale > 0) {
+        beginRemoveRows({}, 0, int(stale - 1));
+        m_rows.remove(0, stale);
+        endRemoveRows();
+        Q_EMIT countChanged();
+    }
+    return true;
 }
 
 bool EventLogModel::matches(const Event &event) const
@@ -92,14 +128,14 @@ void EventLogModel::setFilter(const QString &filter)
     if (filter == m_filter)
         return;
     m_frame.stop();
+    flush();
     beginResetModel();
     m_filter = filter;
     m_rows.clear();
-    for (qsizetype i = 0; i < m_events.size(); ++i) {
-        if (matches(m_events[i]))
-            m_rows.append(i);
+    for (qint64 sequence = m_firstSequence; sequence < m_flushed; ++sequence) {
+        if (matches(eventAt(sequence)))
+            m_rows.append(sequence);
     }
-    m_flushed = m_events.size();
     endResetModel();
     Q_EMIT filterChanged();
     Q_EMIT countChanged();
@@ -108,8 +144,8 @@ void EventLogModel::setFilter(const QString &filter)
 QByteArray EventLogModel::toJsonLines() const
 {
     QByteArray lines;
-    for (const qsizetype i : m_rows) {
-        const Event &event = m_events[i];
+    for (const qint64 sequence : m_rows) {
+        const Event &event = eventAt(sequence);
         lines += QJsonDocument(QJsonObject{{QLatin1String("mono_ms"), event.monotonicMs},
                                            {QLatin1String("participant"), event.participant},
                                            {QLatin1String("kind"), event.kind},
@@ -125,8 +161,8 @@ QByteArray EventLogModel::toJsonLines() const
 QByteArray EventLogModel::toCsv() const
 {
     QByteArray csv = "mono_ms,participant,kind,detail,spurious,key\n";
-    for (const qsizetype i : m_rows) {
-        const Event &event = m_events[i];
+    for (const qint64 sequence : m_rows) {
+        const Event &event = eventAt(sequence);
         csv += QByteArray::number(event.monotonicMs) + ',' + csvField(event.participant) + ',' + csvField(event.kind)
             + ',' + csvField(event.detail) + ',' + (event.spurious ? "true" : "false") + ',' + csvField(event.key)
             + '\n';
@@ -168,7 +204,7 @@ QVariant EventLogModel::data(const QModelIndex &index, int role) const
 {
     if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
         return {};
-    const Event &event = m_events[m_rows[index.row()]];
+    const Event &event = eventAt(m_rows[index.row()]);
     switch (role) {
     case TimeRole:
         return event.monotonicMs;

@@ -14,6 +14,13 @@ namespace QEtcd {
 // whose participant, kind, detail or key contains it (case-insensitive); the exports write the
 // rows the filter keeps.
 //
+// The log keeps at most `capacity` events (DefaultCapacity, 100,000, unless set): beyond it the
+// oldest are dropped, and their rows removed, at the next frame. An event costs about 300 bytes
+// with its strings, so the default bounds the log near 30 MB; at 200 events a second it holds
+// the last eight minutes. Readers that need every event, not only the rows the filter keeps (the
+// timeline), follow the sequence numbers: each event has one, counted from the first the log ever
+// held, and eventsChanged() says when events were appended, dropped or cleared.
+//
 // The vocabulary the console's participants, sandbox and timeline share (any other kind is kept
 // as it is):
 // - a participant (participant = its name): leaseSuspended, leaseExpired, leaseRestored,
@@ -41,6 +48,7 @@ class EventLogModel : public QAbstractListModel
     QML_ELEMENT
     Q_PROPERTY(QString filter READ filter WRITE setFilter NOTIFY filterChanged)
     Q_PROPERTY(int count READ count NOTIFY countChanged)
+    Q_PROPERTY(int capacity READ capacity WRITE setCapacity NOTIFY capacityChanged)
     Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
 
 public:
@@ -64,6 +72,8 @@ public:
     };
     Q_ENUM(Role)
 
+    static constexpr int DefaultCapacity = 100000;
+
     explicit EventLogModel(QObject *parent = nullptr);
     ~EventLogModel() override;
 
@@ -75,6 +85,15 @@ public:
     QList<Event> events() const;  // every event, the filter aside, including those not yet rows
     // One row as {time, participant, kind, detail, spurious, key}, as scripts and tests read it.
     Q_INVOKABLE QVariantMap get(int row) const;
+
+    // The events kept are numbered firstSequence() up to endSequence() - 1, the filter aside and
+    // including those not yet rows; clear() and the capacity move firstSequence() on, never back.
+    qint64 firstSequence() const { return m_firstSequence; }
+    qint64 endSequence() const { return m_firstSequence + m_events.size(); }
+    const Event &eventAt(qint64 sequence) const { return m_events.at(sequence - m_firstSequence); }
+
+    int capacity() const { return m_capacity; }
+    void setCapacity(int capacity);  // at least 1
 
     QString filter() const { return m_filter; }
     void setFilter(const QString &filter);
@@ -97,16 +116,24 @@ public:
 Q_SIGNALS:
     void filterChanged();
     void countChanged();
+    void capacityChanged();
     void errorStringChanged();
+    // At most once a frame: events were appended, or dropped for the capacity; and at once on clear().
+    void eventsChanged();
 
 private:
     bool matches(const Event &event) const;
     void flush();
+    bool dropBeyondCapacity();  // whether any were dropped
     bool write(const QString &path, const QByteArray &contents);
 
+    // Dropping from the front of a QList is cheap in Qt 6 (it moves its start), so the oldest
+    // events go without moving the rest.
     QList<Event> m_events;
-    QList<qsizetype> m_rows;  // indexes into m_events that the filter keeps
-    qsizetype m_flushed = 0;  // events before this one are rows (or filtered out)
+    qint64 m_firstSequence = 0;  // of m_events.first()
+    QList<qint64> m_rows;  // sequences of the events the filter keeps
+    qint64 m_flushed = 0;  // events before this sequence are rows (or filtered out)
+    int m_capacity = DefaultCapacity;
     QString m_filter;
     QString m_error;
     QTimer m_frame;

@@ -2,8 +2,7 @@ import QtQuick
 import QEtcdConsole
 import QtQuick.Controls
 
-// The page list on the left. Pages are {name, title, glyph, later}; `later` marks pages that
-// are not built yet, which stay reachable so they can say so.
+// The page list on the left. Pages are {name, title, glyph}.
 Rectangle {
     id: rail
     property alias model: list.model
@@ -32,9 +31,6 @@ Rectangle {
             highlighted: ListView.isCurrentItem
             onClicked: rail.activated(index)
             Accessible.name: modelData.title
-            ToolTip.visible: hovered && modelData.later
-            ToolTip.text: qsTr("Arrives with the console's second part")
-            ToolTip.delay: 600
 
             background: Rectangle {
                 color: entry.highlighted ? Theme.railSelected : entry.hovered ? Qt.lighter(Theme.rail, 1.25) : "transparent"
@@ -58,7 +54,6 @@ Rectangle {
                 Label {
                     text: entry.modelData.title
                     color: entry.highlighted ? "white" : Theme.railText
-                    opacity: entry.modelData.later ? 0.6 : 1
                     font.pixelSize: Theme.bodyFont
                     font.bold: entry.highlighted
                     anchors.verticalCenter: parent.verticalCenter

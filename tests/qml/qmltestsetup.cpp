@@ -3,8 +3,10 @@
 #include <QEtcd/client.h>
 #include <QEtcd/testtimeouts.h>
 
+#include "eventlogmodel.h"
 #include "testhooks_p.h"
 
+#include <QtCore/QFile>
 #include <QtCore/QHash>
 #include <QtQml/QQmlContext>
 #include <QtQml/QQmlEngine>
@@ -136,6 +138,34 @@ QVariantMap QmlTestSetup::tlsEndpoint()
     return {{QStringLiteral("endpoint"), m_tlsCluster->clientUrl(0)},
             {QStringLiteral("caFile"), m_certificates->path(QStringLiteral("ca.pem"))},
             {QStringLiteral("otherCaFile"), m_certificates->path(QStringLiteral("other-ca.pem"))}};
+}
+
+void QmlTestSetup::appendEvent(QObject *log, double monotonicMs, const QVariantMap &event)
+{
+    auto *events = qobject_cast<QEtcd::EventLogModel *>(log);
+    if (!events) {
+        qCritical("qetcdTest.appendEvent: %s is not an EventLogModel", log ? log->metaObject()->className() : "null");
+        return;
+    }
+    events->append({qint64(monotonicMs), event.value(QStringLiteral("participant")).toString(),
+                    event.value(QStringLiteral("kind")).toString(), event.value(QStringLiteral("detail")).toString(),
+                    event.value(QStringLiteral("spurious")).toBool(), event.value(QStringLiteral("key")).toString()});
+}
+
+double QmlTestSetup::monotonicNowMs() const
+{
+    return double(QEtcd::EventLogModel::monotonicNowMs());
+}
+
+QString QmlTestSetup::temporaryPath(const QString &name) const
+{
+    return m_files.filePath(name);
+}
+
+QString QmlTestSetup::readFile(const QString &path) const
+{
+    QFile file(path);
+    return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
 }
 
 void QmlTestSetup::qmlEngineAvailable(QQmlEngine *engine)

@@ -5,6 +5,7 @@
 #include <QEtcd/testcertificates.h>
 
 #include <QtCore/QObject>
+#include <QtCore/QTemporaryDir>
 #include <QtCore/QStringList>
 #include <QtCore/QVariantMap>
 
@@ -54,6 +55,15 @@ public:
     // While on, every call of client (a QEtcd::Client) is answered as etcd answers with its
     // proposal queue full, "too many requests", without being sent.
     Q_INVOKABLE void answerTooManyRequests(QObject *client, bool on);
+    // Appends to log (an EventLogModel) an event stamped at a monotonic time of the test's
+    // choosing: a past to draw. The event is a map of participant, kind, detail, spurious and key.
+    Q_INVOKABLE void appendEvent(QObject *log, double monotonicMs, const QVariantMap &event);
+    // The clock of those stamps (EventLogModel::monotonicNowMs).
+    Q_INVOKABLE double monotonicNowMs() const;
+    // A path for a file of this name in a directory of this run's own.
+    Q_INVOKABLE QString temporaryPath(const QString &name) const;
+    // A file's contents as text; empty when it cannot be read.
+    Q_INVOKABLE QString readFile(const QString &path) const;
 
 public Q_SLOTS:
     void qmlEngineAvailable(QQmlEngine *engine);
@@ -64,5 +74,6 @@ private:
     std::unique_ptr<QEtcd::Testing::TestCertificates> m_certificates;
     std::unique_ptr<QEtcd::Testing::EtcdCluster> m_tlsCluster;
     std::unique_ptr<QEtcd::Testing::FaultProxy> m_proxy;
+    QTemporaryDir m_files;
     QString m_errorString;
 };

@@ -1,5 +1,6 @@
 // EventLogModel under QAbstractItemModelTester: appends become rows once per frame, in order,
-// with monotonic times; the filter; JSON lines and CSV exports of what the filter keeps.
+// with monotonic times; the filter; JSON lines and CSV exports of what the filter keeps; the
+// capacity, beyond which the oldest events and their rows go.
 #include "eventlogmodel.h"
 
 #include <QtCore/QJsonDocument>
@@ -78,6 +79,54 @@ private Q_SLOTS:
         // A file that cannot be written says so and leaves nothing behind.
         QVERIFY(!model.exportCsv(dir.filePath(QStringLiteral("missing/dir/log.csv"))));
         QVERIFY(model.errorString().contains(QLatin1String("missing/dir/log.csv")));
+    }
+
+    void capacityDropsTheOldest()
+    {
+        EventLogModel model;
+        QCOMPARE(model.capacity(), EventLogModel::DefaultCapacity);
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QSignalSpy changed(&model, &EventLogModel::eventsChanged);
+        QSignalSpy removed(&model, &QAbstractItemModel::rowsRemoved);
+        model.setCapacity(5);
+        model.setFilter(QStringLiteral("B"));
+        const auto pending = [&model](int from, int to, bool everyOther) {
+            for (int i = from; i <= to; ++i) {
+                const QString participant = everyOther && i % 2 ? QStringLiteral("A") : QStringLiteral("B");
+                model.append({i * 100, participant, QStringLiteral("pending"), {}, false, {}});
+            }
+        };
+        pending(1, 4, true);
+        QTRY_COMPARE(model.rowCount(), 2);  // B at 200 and 400
+        QCOMPARE(changed.size(), 1);
+        QCOMPARE(model.firstSequence(), 0);
+        QCOMPARE(model.endSequence(), 4);
+
+        // Four more: the three oldest go, and the row of the one the filter kept with them.
+        pending(5, 8, true);
+        QTRY_COMPARE(changed.size(), 2);
+        QCOMPARE(model.firstSequence(), 3);
+        QCOMPARE(model.endSequence(), 8);
+        QCOMPARE(model.eventAt(3).monotonicMs, 400);
+        QCOMPARE(removed.size(), 1);
+        QCOMPARE(model.rowCount(), 3);  // B at 400, 600 and 800
+        QCOMPARE(model.index(0).data(EventLogModel::TimeRole).toLongLong(), 400);
+        QCOMPARE(model.events().size(), 5);
+
+        // More than the capacity within one frame: those dropped before the frame never become rows.
+        pending(9, 20, false);
+        QTRY_COMPARE(model.firstSequence(), 15);
+        QCOMPARE(model.rowCount(), 5);
+        QCOMPARE(model.index(0).data(EventLogModel::TimeRole).toLongLong(), 1600);
+
+        // A smaller capacity drops at once; clear() empties the log and counts on.
+        model.setCapacity(2);
+        QCOMPARE(model.firstSequence(), 18);
+        QCOMPARE(model.rowCount(), 2);
+        model.clear();
+        QCOMPARE(model.firstSequence(), 20);
+        QCOMPARE(model.endSequence(), 20);
+        QCOMPARE(model.rowCount(), 0);
     }
 };
 

@@ -1,0 +1,191 @@
+import QtQuick
+import QtQuick.Controls
+import QtCharts
+import QEtcdConsole
+
+// Lanes down, time across. Under the ChartView, whose background is transparent: the lanes'
+// stripes and the fault bands. In it: the lease lines and one marker series per glyph, which the
+// TimelineModel fills. Over it: the loss brackets, the lane names, the time labels and the slider
+// that scrolls back through the whole log. Dragging the plot scrolls too; the wheel zooms about
+// the pointer.
+Item {
+    id: area
+    required property TimelineModel timeline
+    readonly property int laneLabelWidth: 128
+    readonly property int timeLabelHeight: 20
+    readonly property rect plot: Qt.rect(laneLabelWidth, 4, Math.max(1, width - laneLabelWidth - 12),
+                                         Math.max(1, height - 8 - timeLabelHeight - scrubber.height))
+    readonly property int rows: Math.max(1, timeline.lanes.length)
+    readonly property real laneHeight: plot.height / rows
+
+    function xAt(seconds) {
+        return plot.x + (seconds - timeline.windowStart) / timeline.windowLength * plot.width;
+    }
+
+    Binding {
+        target: area.timeline
+        property: "plotWidth"
+        value: area.plot.width
+    }
+
+    // Stripes, one per lane, and the bands over them.
+    TimelineLayer {
+        x: area.plot.x
+        y: area.plot.y
+        width: area.plot.width
+        height: area.plot.height
+        clip: true
+        timeline: area.timeline
+        content: TimelineLayer.Bands
+    }
+
+    ChartView {
+        id: chart
+        anchors.fill: parent
+        backgroundColor: "transparent"
+        plotAreaColor: "transparent"
+        backgroundRoundness: 0
+        plotArea: area.plot
+        legend.visible: false
+        antialiasing: true
+        animationOptions: ChartView.NoAnimation
+
+        // Moved by the model, in one step with its grid lines.
+        ValueAxis {
+            id: timeAxis
+            labelsVisible: false
+            lineVisible: false
+            gridLineColor: "#e4e7ec"
+            minorGridVisible: false
+        }
+        ValueAxis {
+            id: laneAxis
+            min: 0
+            max: area.rows
+            labelsVisible: false
+            lineVisible: false
+            gridVisible: false
+        }
+        // Created first, so the markers are drawn over it.
+        LineSeries {
+            id: leaseLine
+            name: qsTr("lease time left")
+            axisX: timeAxis
+            axisY: laneAxis
+            color: "#60a5fa"
+            width: 1.5
+        }
+        Component.onCompleted: {
+            area.timeline.setTimeAxis(timeAxis);
+            area.timeline.setLeaseSeries(leaseLine);
+            for (const glyph of area.timeline.glyphs)
+                area.timeline.setMarkerSeries(glyph, chart.createSeries(ChartView.SeriesTypeLine, glyph, timeAxis, laneAxis));
+        }
+    }
+
+    // Lane names, and the lines between lanes.
+    Repeater {
+        model: area.timeline.lanes
+        delegate: Item {
+            id: laneLabel
+            required property int index
+            required property string modelData
+            readonly property bool member: index >= area.timeline.lanes.length - area.timeline.memberLaneCount
+            x: 0
+            y: area.plot.y + index * area.laneHeight
+            width: area.plot.x + area.plot.width
+            height: area.laneHeight
+            Rectangle {
+                anchors.bottom: parent.bottom
+                width: parent.width
+                height: 1
+                color: Theme.border
+            }
+            Column {
+                anchors.verticalCenter: parent.verticalCenter
+                x: Theme.spacing
+                width: area.laneLabelWidth - 2 * Theme.spacing
+                Label {
+                    width: parent.width
+                    text: laneLabel.modelData
+                    elide: Text.ElideMiddle
+                    color: Theme.text
+                    font.family: Theme.monoFamily
+                    font.pixelSize: area.laneHeight < 18 ? Theme.smallFont - 1 : Theme.bodyFont
+                    font.bold: true
+                }
+                Label {
+                    visible: area.laneHeight >= 40
+                    text: laneLabel.member ? qsTr("etcd member") : qsTr("participant")
+                    color: Theme.mutedText
+                    font.pixelSize: Theme.smallFont
+                }
+            }
+        }
+    }
+
+    // Both moments of each loss: when the participant knew, when etcd deleted its key.
+    TimelineLayer {
+        x: area.plot.x
+        y: area.plot.y
+        width: area.plot.width
+        height: area.plot.height
+        clip: true
+        timeline: area.timeline
+        content: TimelineLayer.Losses
+    }
+
+    // Time labels under the plot.
+    Item {
+        x: area.plot.x
+        y: area.plot.y + area.plot.height
+        width: area.plot.width
+        height: area.timeLabelHeight
+        Repeater {
+            model: area.timeline.ticks
+            delegate: Label {
+                required property var modelData
+                readonly property real at: area.xAt(modelData.at) - area.plot.x
+                x: Math.max(0, Math.min(parent.width - width, at - width / 2))
+                y: 3
+                visible: at >= 0 && at <= parent.width
+                text: modelData.text
+                color: Theme.mutedText
+                font.family: Theme.monoFamily
+                font.pixelSize: Theme.smallFont
+            }
+        }
+    }
+
+    MouseArea {
+        id: drag
+        property real lastX
+        x: area.plot.x
+        y: area.plot.y
+        width: area.plot.width
+        height: area.plot.height
+        cursorShape: pressed ? Qt.ClosedHandCursor : Qt.OpenHandCursor
+        onPressed: mouse => lastX = mouse.x
+        onPositionChanged: mouse => {
+            area.timeline.scrollBy(mouse.x - lastX);
+            lastX = mouse.x;
+        }
+        onWheel: wheel => area.timeline.zoom(wheel.angleDelta.y > 0 ? 0.8 : 1.25, wheel.x / width)
+    }
+
+    Slider {
+        id: scrubber
+        objectName: "scrubber"
+        x: area.plot.x - leftPadding
+        y: area.plot.y + area.plot.height + area.timeLabelHeight
+        width: area.plot.width + leftPadding + rightPadding
+        from: Math.min(area.timeline.logStart + area.timeline.windowLength, area.timeline.logEnd)
+        to: area.timeline.logEnd
+        value: area.timeline.windowEnd
+        enabled: to > from
+        onMoved: area.timeline.windowEnd = value
+        ToolTip.visible: hovered
+        ToolTip.delay: 600
+        ToolTip.text: qsTr("Scroll back through the whole log; the right end is now")
+    }
+}

@@ -1,0 +1,79 @@
+#pragma once
+
+#include <QtCore/QList>
+#include <QtCore/QString>
+#include <QtGui/QColor>
+#include <QtGui/QImage>
+#include <QtQml/qqmlregistration.h>
+#include <QtQuick/QQuickPaintedItem>
+
+QT_BEGIN_NAMESPACE
+class QPainter;
+QT_END_NAMESPACE
+
+// How each kind of timeline marker looks: a shape, filled or with a mark inside, and a colour
+// that only repeats what the shape says (the console never says anything by colour alone). The
+// chart's markers, the legend and the event log's rows are all painted by paintGlyph(), so they
+// cannot disagree.
+namespace TimelineGlyphs {
+
+enum class Shape { Circle, Square, Diamond, TriangleUp, TriangleDown, TriangleRight, Cross, Star, Hexagon, Bar, Pause,
+                   Badge, Dot };
+// What is inside a shape: Filled or Hollow, or hollow with a centre dot, a slash, an X or a "!".
+enum class Mark { Filled, Hollow, Dot, Slash, Cross, Bang };
+
+struct Glyph
+{
+    QString name;   // the kind of event it stands for (some kinds have several: see glyphOf)
+    QString title;  // for the legend
+    Shape shape;
+    Mark mark;
+    QColor colour;
+    QChar letter;  // a Badge's
+};
+
+// Every glyph, in the legend's order: holds, leadership, leases, connection, barriers, etcd,
+// members, anything else.
+const QList<Glyph> &all();
+int indexOf(const QString &name);  // -1 for none
+// The glyph of an event: its kind, except for a connection state (one per state), a spurious
+// barrier lift, and kinds the vocabulary does not name ("other"). Empty for events drawn other
+// than as a marker (faults) or not on a lane at all (etcd's puts, a scenario's steps).
+QString glyphOf(const QString &kind, const QString &detail, bool spurious);
+void paintGlyph(QPainter *painter, const QRectF &box, int glyph);
+// The glyph at size × size device-independent pixels for a screen of this pixel ratio, for a
+// chart series' light marker: drawn at exactly its size, it is copied rather than scaled.
+QImage glyphImage(int glyph, int size, qreal devicePixelRatio);
+
+// The Theme's colours the timeline paints with in C++ (glyphs, bands, loss brackets).
+namespace Colours {
+extern const QColor Good, Warning, Bad, Info, Neutral, Text, Surface;
+extern const QColor Barrier, Lifted, Etcd;  // a barrier set and lifted, etcd's deletions
+}
+// A band's colour by its kind: blackhole, delay, reset, paused, down.
+QColor bandColour(const QString &kind);
+
+} // namespace TimelineGlyphs
+
+// One glyph as an item, for the legend and the event log: `name` as TimelineGlyphs names it.
+class TimelineGlyph : public QQuickPaintedItem
+{
+    Q_OBJECT
+    QML_ELEMENT
+    Q_PROPERTY(QString name READ name WRITE setName NOTIFY nameChanged)
+
+public:
+    explicit TimelineGlyph(QQuickItem *parent = nullptr);
+
+    QString name() const { return m_name; }
+    void setName(const QString &name);
+
+    void paint(QPainter *painter) override;
+
+Q_SIGNALS:
+    void nameChanged();
+
+private:
+    QString m_name;
+    int m_glyph = -1;
+};

@@ -1,0 +1,131 @@
+#include "timelinelayer.h"
+
+#include "timelineglyphs.h"
+#include "timelinemodel.h"
+
+#include <QtGui/QFontMetricsF>
+#include <QtGui/QPainter>
+
+#include <algorithm>
+
+namespace {
+
+// The lanes' stripes: white and a whisper of grey by turns, the members' lanes a little bluer.
+const QColor Stripe(0xff, 0xff, 0xff);
+const QColor AlternateStripe(0xf8, 0xf9, 0xfb);
+const QColor MemberStripe(0xf1, 0xf3, 0xf9);
+
+QColor withAlpha(QColor colour, int alpha)
+{
+    colour.setAlpha(alpha);
+    return colour;
+}
+
+QFont labelFont()
+{
+    QFont font(QStringLiteral("DejaVu Sans"));
+    font.setPixelSize(11);
+    font.setBold(true);
+    return font;
+}
+
+} // namespace
+
+TimelineLayer::TimelineLayer(QQuickItem *parent) : QQuickPaintedItem(parent)
+{
+    setAntialiasing(true);
+}
+
+void TimelineLayer::setTimeline(TimelineModel *timeline)
+{
+    if (timeline == m_timeline)
+        return;
+    if (m_timeline)
+        disconnect(m_timeline, nullptr, this, nullptr);
+    m_timeline = timeline;
+    if (m_timeline) {
+        // Every step of the window, and every change while paused, ends in windowChanged.
+        connect(m_timeline, &TimelineModel::windowChanged, this, [this] { update(); });
+        connect(m_timeline, &TimelineModel::lanesChanged, this, [this] { update(); });
+    }
+    update();
+    Q_EMIT timelineChanged();
+}
+
+void TimelineLayer::setContent(Content content)
+{
+    if (content == m_content)
+        return;
+    m_content = content;
+    update();
+    Q_EMIT contentChanged();
+}
+
+double TimelineLayer::xAt(double seconds) const
+{
+    return (seconds - m_timeline->windowStart()) / std::max(0.001, m_timeline->windowLength()) * width();
+}
+
+void TimelineLayer::paint(QPainter *painter)
+{
+    if (!m_timeline)
+        return;
+    const double laneHeight = height() / std::max<qsizetype>(1, m_timeline->lanes().size());
+    painter->setFont(labelFont());
+    if (m_content == Content::Bands)
+        paintBands(painter, laneHeight);
+    else
+        paintLosses(painter, laneHeight);
+}
+
+void TimelineLayer::paintBands(QPainter *painter, double laneHeight) const
+{
+    const int rows = int(m_timeline->lanes().size());
+    const int firstMember = rows - m_timeline->memberLaneCount();
+    for (int row = 0; row < rows; ++row) {
+        const QColor stripe = row >= firstMember ? MemberStripe : row % 2 ? AlternateStripe : Stripe;
+        painter->fillRect(QRectF(0, row * laneHeight, width(), laneHeight), stripe);
+    }
+    const QFontMetricsF metrics(painter->font());
+    for (const auto &band : m_timeline->visibleBands()) {
+        const QColor strong = TimelineGlyphs::bandColour(band.kind);
+        const double left = std::max(-2.0, xAt(band.start));
+        const double right = std::min(width() + 2, xAt(band.end));
+        const QRectF area(left, band.row * laneHeight + 1, std::max(2.0, right - left), laneHeight - 2);
+        painter->fillRect(area, withAlpha(strong, 28));
+        painter->fillRect(QRectF(area.left(), area.top(), 2, area.height()), strong);
+        painter->fillRect(QRectF(area.right() - 1, area.top(), 1, area.height()), withAlpha(strong, 128));
+        // Its name, bottom left, where the lease line is lowest and the markers are not.
+        if (area.width() >= metrics.horizontalAdvance(band.label) + 10 && area.height() >= 16) {
+            painter->setPen(strong);
+            painter->drawText(QPointF(area.left() + 6, area.bottom() - metrics.descent() - 2), band.label);
+        }
+    }
+}
+
+void TimelineLayer::paintLosses(QPainter *painter, double laneHeight) const
+{
+    const QFontMetricsF metrics(painter->font());
+    for (const auto &loss : m_timeline->visibleLosses()) {
+        const QColor colour = loss.late ? TimelineGlyphs::Colours::Bad : TimelineGlyphs::Colours::Text;
+        const double top = loss.row * laneHeight;
+        const double left = xAt(std::min(loss.knew, loss.deleted));
+        const double right = xAt(std::max(loss.knew, loss.deleted));
+        // Above the lane's markers (its middle): a tick at each moment, a line between them.
+        const double tickHeight = std::max(3.0, laneHeight / 2 - 8);
+        const double lineY = top + std::max(3.0, std::min(laneHeight * 0.22, tickHeight - 2));
+        painter->fillRect(QRectF(left - 1, top + 1, 2, tickHeight), colour);
+        painter->fillRect(QRectF(right - 1, top + 1, 2, tickHeight), colour);
+        painter->fillRect(QRectF(left, lineY - 0.75, right - left, 1.5), colour);
+
+        // The margin on the line, or beside it when the two moments are too close for it.
+        const QSizeF text(metrics.horizontalAdvance(loss.margin) + 8, metrics.height() + 2);
+        const bool fits = right - left >= text.width() + 12;
+        const QRectF box(QPointF(fits ? (left + right - text.width()) / 2 : right + 5, lineY - text.height() / 2), text);
+        painter->setPen(loss.late ? QPen(colour, 1) : QPen(Qt::NoPen));
+        painter->setBrush(TimelineGlyphs::Colours::Surface);
+        painter->drawRoundedRect(box, 3, 3);
+        painter->setPen(colour);
+        painter->drawText(box, Qt::AlignCenter, loss.margin);
+    }
+}

@@ -1,0 +1,45 @@
+#pragma once
+
+#include <QtCore/QPointer>
+#include <QtQml/qqmlregistration.h>
+#include <QtQuick/QQuickPaintedItem>
+
+#include "timelinemodel.h"
+
+// What the Timeline draws beside the chart's series, painted at once however much is in view
+// (an item for each band would be made and destroyed as the window moves). Sized to the chart's
+// plot area, one layer per place: Bands under the chart (the lanes' stripes and each fault or
+// outage, shaded and named) or Losses over it (each loss's two moments and the margin between
+// them, |<- 0.73 s ->|, red and "late" when etcd deleted the key before the participant knew).
+class TimelineLayer : public QQuickPaintedItem
+{
+    Q_OBJECT
+    QML_ELEMENT
+    Q_PROPERTY(TimelineModel *timeline READ timeline WRITE setTimeline NOTIFY timelineChanged)
+    Q_PROPERTY(Content content READ content WRITE setContent NOTIFY contentChanged)
+
+public:
+    enum class Content { Bands, Losses };
+    Q_ENUM(Content)
+
+    explicit TimelineLayer(QQuickItem *parent = nullptr);
+
+    TimelineModel *timeline() const { return m_timeline; }
+    void setTimeline(TimelineModel *timeline);
+    Content content() const { return m_content; }
+    void setContent(Content content);
+
+    void paint(QPainter *painter) override;
+
+Q_SIGNALS:
+    void timelineChanged();
+    void contentChanged();
+
+private:
+    double xAt(double seconds) const;
+    void paintBands(QPainter *painter, double laneHeight) const;
+    void paintLosses(QPainter *painter, double laneHeight) const;
+
+    QPointer<TimelineModel> m_timeline;
+    Content m_content = Content::Bands;
+};

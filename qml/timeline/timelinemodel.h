@@ -1,0 +1,282 @@
+#pragma once
+
+#include "eventlogmodel.h"
+
+#include <QtCharts/QAbstractSeries>
+#include <QtCharts/QValueAxis>
+#include <QtCharts/QXYSeries>
+#include <QtCore/QList>
+#include <QtCore/QObject>
+#include <QtCore/QPointer>
+#include <QtCore/QTimer>
+#include <QtCore/QVariantList>
+#include <QtQml/qqmlregistration.h>
+
+#include <deque>
+#include <optional>
+
+// The Timeline page's model: an EventLogModel read into swim lanes, one per participant and then
+// one per sandbox member (a participant with member events), each in the order first seen; etcd's
+// own events and a scenario's narration are no lane. Per lane:
+// - each event as a marker (TimelineGlyphs names their looks);
+// - faults as bands: a proxy fault (blackhole, "delay N ms", reset) until the next pass; a member
+//   paused until resumed, killed or stopped until restarted; a band still open runs to now;
+// - a loss drawn at both of its moments: the participant's lost / leadershipLost, and etcd's
+//   keyDeleted of the key it held (its last acquired / elected), with the margin between them
+//   (positive when the participant knew first);
+// - its lease's time left, sampled from the object given to watchLease().
+//
+// It feeds a ChartView's series itself (setMarkerSeries, setLeaseSeries) with only the window's
+// points: of a lane's glyphs of one kind, one per half a glyph's width. TimelineLayer paints the
+// bands and the losses in the window; the page places the time labels. Times reach QML in seconds
+// since the origin (the first event or lease sample since the log was last cleared).
+//
+// Following, the window ends now and moves on a pixel's worth of time at a time (at most 20
+// times a second); paused, it stays where it is until scrolled or zoomed.
+//
+// Memory: markers, bands and losses go with the log's events (the log's capacity bounds them);
+// each lane keeps at most MaxLeaseSamples samples of its lease, 4 a second, fewer where the
+// lease runs down steadily (a sample on the line through the two before it replaces the one
+// before): its last 30 minutes at least.
+class TimelineModel : public QObject
+{
+    Q_OBJECT
+    QML_ELEMENT
+    Q_PROPERTY(QEtcd::EventLogModel *eventLog READ eventLog WRITE setEventLog NOTIFY eventLogChanged)
+    // Top to bottom: participants first, members after them.
+    Q_PROPERTY(QStringList lanes READ lanes NOTIFY lanesChanged)
+    Q_PROPERTY(int memberLaneCount READ memberLaneCount NOTIFY lanesChanged)
+    // Every glyph name, and those the log has so far (the legend's).
+    Q_PROPERTY(QStringList glyphs READ glyphs CONSTANT)
+    Q_PROPERTY(QStringList legendGlyphs READ legendGlyphs NOTIFY legendGlyphsChanged)
+    // Events read from the log (all of them, whatever its filter).
+    Q_PROPERTY(int eventCount READ eventCount NOTIFY countsChanged)
+    Q_PROPERTY(int markerCount READ markerCount NOTIFY countsChanged)
+    Q_PROPERTY(int bandCount READ bandCount NOTIFY countsChanged)
+    Q_PROPERTY(int lossCount READ lossCount NOTIFY countsChanged)
+
+    // Whether the timeline is shown: inactive, it reads the log but draws nothing.
+    Q_PROPERTY(bool active READ isActive WRITE setActive NOTIFY activeChanged)
+    Q_PROPERTY(bool following READ isFollowing WRITE setFollowing NOTIFY followingChanged)
+    Q_PROPERTY(double windowLength READ windowLength WRITE setWindowLength NOTIFY windowChanged)
+    Q_PROPERTY(double windowEnd READ windowEnd WRITE setWindowEnd NOTIFY windowChanged)
+    Q_PROPERTY(double windowStart READ windowStart NOTIFY windowChanged)
+    Q_PROPERTY(double logStart READ logStart NOTIFY windowChanged)
+    Q_PROPERTY(double logEnd READ logEnd NOTIFY windowChanged)
+    Q_PROPERTY(double minimumWindow READ minimumWindow CONSTANT)
+    Q_PROPERTY(double maximumWindow READ maximumWindow NOTIFY windowChanged)
+    // The plot's width in pixels: how many points are worth drawing, and how often to move on.
+    Q_PROPERTY(double plotWidth READ plotWidth WRITE setPlotWidth NOTIFY plotWidthChanged)
+
+    // Time labels: [{at, text}] at whole multiples of a round interval on the wall clock, where
+    // the time axis draws its grid lines.
+    Q_PROPERTY(QVariantList ticks READ ticks NOTIFY ticksChanged)
+
+public:
+    static constexpr int MaxLeaseSamples = 7200;
+    static constexpr int LeaseSampleIntervalMs = 250;
+    static constexpr double MinimumWindowSeconds = 5;
+    static constexpr double DefaultWindowSeconds = 60;
+    static constexpr int MarkerPixels = 14;
+
+    struct Marker
+    {
+        qint64 sequence;  // of its event in the log
+        qint64 ms;
+        int lane;  // a lane's id: its place in first-seen order, whatever its row
+        int glyph;  // in TimelineGlyphs::all()
+    };
+    struct Band
+    {
+        int lane;
+        qint64 startMs;
+        qint64 endMs;  // -1 while open
+        QString label;  // "blackhole", "delay 300 ms", "reset", "paused", "killed", "stopped"
+        QString kind;   // blackhole, delay, reset, paused, down
+        qint64 endSequence = -1;
+    };
+    struct Loss
+    {
+        int lane;
+        QString key;
+        qint64 knewMs = -1;     // the participant's lost / leadershipLost
+        qint64 deletedMs = -1;  // etcd's keyDeleted
+        qint64 lastSequence = -1;
+        qint64 marginMs() const { return deletedMs - knewMs; }
+    };
+    struct LeaseSample
+    {
+        qint64 ms;
+        float fraction;  // of the lease's TTL left
+    };
+    // What TimelineLayer draws of a band or a loss in the window: its row, times in seconds since
+    // the origin.
+    struct VisibleBand
+    {
+        int row;
+        double start;
+        double end;  // now, while open
+        QString label;
+        QString kind;  // blackhole, delay, reset, paused, down
+    };
+    struct VisibleLoss
+    {
+        int row;
+        double knew;
+        double deleted;
+        QString margin;  // "0.73 s", or "0.40 s late" when etcd deleted the key first
+        bool late;
+    };
+
+    explicit TimelineModel(QObject *parent = nullptr);
+    ~TimelineModel() override;
+    Q_DISABLE_COPY_MOVE(TimelineModel)
+
+    QEtcd::EventLogModel *eventLog() const { return m_log; }
+    void setEventLog(QEtcd::EventLogModel *log);
+
+    QStringList lanes() const;
+    int memberLaneCount() const;
+    QStringList glyphs() const;
+    QStringList legendGlyphs() const;
+    int eventCount() const;
+    int markerCount() const { return int(m_markers.size()); }
+    int bandCount() const;
+    int lossCount() const { return int(m_losses.size()); }
+
+    bool isActive() const { return m_active; }
+    void setActive(bool active);
+    bool isFollowing() const { return m_following; }
+    void setFollowing(bool following);
+    double windowLength() const { return m_windowLengthMs / 1000.0; }
+    void setWindowLength(double seconds);
+    double windowEnd() const { return seconds(m_windowEndMs); }
+    void setWindowEnd(double seconds);  // stops following
+    double windowStart() const { return seconds(m_windowEndMs - m_windowLengthMs); }
+    double logStart() const;
+    double logEnd() const;
+    double minimumWindow() const { return MinimumWindowSeconds; }
+    double maximumWindow() const;
+    double plotWidth() const { return m_plotWidth; }
+    void setPlotWidth(double pixels);
+
+    QVariantList ticks() const { return m_ticks; }
+    QList<VisibleBand> visibleBands() const;
+    QList<VisibleLoss> visibleLosses() const;
+
+    // Samples participant's leaseTimeLeft (ms) and leaseTtl (s) properties 4 times a second while
+    // it lives, as lane's lease line; a later call for the lane replaces the source.
+    Q_INVOKABLE void watchLease(const QString &lane, QObject *participant);
+    // The series the model fills: a ScatterSeries per glyph, one LineSeries for every lane's lease.
+    Q_INVOKABLE void setMarkerSeries(const QString &glyph, QAbstractSeries *series);
+    Q_INVOKABLE void setLeaseSeries(QAbstractSeries *series);
+    // The chart's time axis (a ValueAxis): the model moves it with the window, in one step with
+    // its grid, so the chart lays its series out once per step rather than once per bound.
+    Q_INVOKABLE void setTimeAxis(QAbstractAxis *axis);
+    // Scales the window by factor, keeping the moment at `anchor` (0 left .. 1 right) in place.
+    Q_INVOKABLE void zoom(double factor, double anchor = 1.0);
+    Q_INVOKABLE void showWholeLog();
+    // Moves the window by pixels of the plot (positive: back in time); stops following.
+    Q_INVOKABLE void scrollBy(double pixels);
+    Q_INVOKABLE QString glyphTitle(const QString &glyph) const;
+    Q_INVOKABLE QString glyphOf(const QString &kind, const QString &detail, bool spurious) const;
+    // A monotonic time (an event's) as the wall clock read then: "05:41:10.734".
+    Q_INVOKABLE QString clockText(qint64 monotonicMs) const;
+
+    // What the lanes hold, for tests and the benchmark; a lane by its row in lanes().
+    QList<Marker> markers() const { return {m_markers.cbegin(), m_markers.cend()}; }
+    QList<Band> bands() const;  // closed ones first, by end; then the open ones
+    QList<Loss> losses() const { return {m_losses.cbegin(), m_losses.cend()}; }
+    QList<LeaseSample> leaseSamples(int row) const;
+    int rowOfLane(int lane) const { return m_rowOfLane.value(lane, -1); }
+    qint64 originMs() const { return m_originMs; }
+    // Draws now rather than at the next frame (tests, the benchmark).
+    void refresh();
+
+Q_SIGNALS:
+    void eventLogChanged();
+    void lanesChanged();
+    void legendGlyphsChanged();
+    void countsChanged();
+    void activeChanged();
+    void followingChanged();
+    void windowChanged();
+    void plotWidthChanged();
+    void ticksChanged();
+
+private:
+    struct PendingLoss
+    {
+        Loss loss;
+        bool knew() const { return loss.knewMs >= 0; }
+    };
+    struct Lane
+    {
+        QString name;
+        bool member = false;
+        QString heldKey;  // of its last acquired / elected, until released, resigned or its loss is paired
+        std::optional<PendingLoss> pendingLoss;  // one moment of a loss, waiting for the other
+        std::optional<Band> fault;  // open bands
+        std::optional<Band> outage;
+        QPointer<QObject> leaseSource;
+        std::deque<LeaseSample> samples;
+    };
+
+    double seconds(qint64 ms) const { return (ms - m_originMs) / 1000.0; }
+    qint64 nowMs() const;
+    void reset();
+    void readNewEvents();
+    void ingest(const QEtcd::EventLogModel::Event &event, qint64 sequence);
+    void ingestDeletion(const QEtcd::EventLogModel::Event &event, qint64 sequence);
+    int laneFor(const QString &name, bool member);
+    void rebuildRows();
+    qint64 logStartMs() const;
+    qint64 logEndMs() const;
+    void addMarker(qint64 sequence, qint64 ms, int lane, const QString &glyph);
+    void openBand(std::optional<Band> &slot, Band band, qint64 sequence);
+    void closeBand(std::optional<Band> &slot, qint64 ms, qint64 sequence);
+    void completeLoss(Lane &lane);
+    void dropBefore(qint64 sequence);
+    void sampleLeases();
+    void noteOrigin(qint64 ms);
+    void scheduleRefresh();
+    void updateFollowInterval();
+    void clampWindow();
+    void fillMarkerSeries(qint64 startMs, qint64 endMs);
+    void fillLeaseSeries(qint64 startMs, qint64 endMs);
+    void updateTicks(qint64 startMs, qint64 endMs);
+    void moveTimeAxis(qint64 startMs, qint64 endMs);
+    double laneBottom(int row) const;
+
+    QPointer<QEtcd::EventLogModel> m_log;
+    qint64 m_nextSequence = 0;  // the first event not read yet
+    std::deque<Lane> m_lanes;  // by id
+    QList<int> m_rowOfLane;
+    QList<int> m_laneOfRow;
+    std::deque<Marker> m_markers;  // by time
+    std::deque<Band> m_bands;      // closed, by their end's sequence
+    std::deque<Loss> m_losses;     // both moments known, by the later one's sequence
+    QList<int> m_glyphCounts;      // markers per glyph, for the legend
+    QList<QPointer<QXYSeries>> m_markerSeries;  // by glyph
+    QPointer<QXYSeries> m_leaseSeries;
+    QPointer<QValueAxis> m_timeAxis;
+
+    qint64 m_originMs = 0;
+    bool m_hasOrigin = false;
+    qint64 m_lastEventMs = 0;
+    qint64 m_nowMs = 0;  // as of the last refresh
+    const qint64 m_wallOffsetMs;  // wall clock minus monotonic clock
+    bool m_active = true;
+    bool m_following = true;
+    qint64 m_windowEndMs = 0;
+    qint64 m_windowLengthMs = qint64(DefaultWindowSeconds * 1000);
+    double m_plotWidth = 800;
+
+    QVariantList m_ticks;
+    qint64 m_tickIntervalMs = 10000;
+    double m_tickAnchor = 0;
+
+    QTimer m_frame;    // one refresh a frame at most, after a change
+    QTimer m_follow;   // moves the window on while following
+    QTimer m_sampler;  // leases
+};

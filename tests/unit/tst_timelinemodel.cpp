@@ -1,0 +1,275 @@
+// TimelineModel over an EventLogModel (under QAbstractItemModelTester): lanes in first-seen
+// order with members last; fault and member bands; both moments of a loss and the margin
+// between them, either way round; the series it fills with the window's points only; leases
+// sampled from a participant while it lives; and what the log's capacity takes with it.
+#include "timelinemodel.h"
+
+#include <QtCharts/QLineSeries>
+#include <QtTest/QAbstractItemModelTester>
+#include <QtTest/QtTest>
+
+using QEtcd::EventLogModel;
+
+namespace {
+constexpr qint64 T = 1000000;  // the synthetic log's start, in monotonic ms
+
+EventLogModel::Event logged(qint64 at, const QString &participant, const QString &kind, const QString &detail = {},
+                           const QString &key = {})
+{
+    return {T + at, participant, kind, detail, false, key};
+}
+} // namespace
+
+class tst_TimelineModel : public QObject
+{
+    Q_OBJECT
+
+private:
+    // The lock-partition story of the console's brief, and a member paused meanwhile.
+    static void appendPartition(EventLogModel &log)
+    {
+        log.append(logged(0, "A", "acquired", "token 12", "/locks/k/a"));
+        log.append(logged(500, "scenario", "step", "A is cut off"));
+        log.append(logged(1000, "A", "fault", "blackhole"));
+        log.append(logged(2000, "m1", "memberPaused"));
+        log.append(logged(3000, "A", "leaseSuspended", "lease 1f", "/locks/k/a"));
+        log.append(logged(4000, "m1", "memberResumed"));
+        log.append(logged(5000, "etcd", "keyPut", {}, "/locks/k/b"));
+        log.append(logged(6000, "A", "lost", {}, "/locks/k/a"));
+        log.append(logged(6730, "etcd", "keyDeleted", {}, "/locks/k/a"));
+        log.append(logged(7000, "B", "acquired", "token 19", "/locks/k/b"));
+        log.append(logged(9000, "A", "fault", "pass"));
+        log.append(logged(9500, "A", "releaseFailed", "unlock() said false", "/locks/k/a"));
+    }
+
+    static QStringList glyphsOf(const TimelineModel &timeline, const QString &lane)
+    {
+        QStringList glyphs;
+        const int row = int(timeline.lanes().indexOf(lane));
+        for (const auto &marker : timeline.markers()) {
+            if (timeline.rowOfLane(marker.lane) == row)
+                glyphs.append(timeline.glyphs().at(marker.glyph));
+        }
+        return glyphs;
+    }
+
+private Q_SLOTS:
+    void lanesBandsAndTheLoss()
+    {
+        EventLogModel log;
+        QAbstractItemModelTester tester(&log, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        TimelineModel timeline;
+        timeline.setEventLog(&log);
+        appendPartition(log);
+        QTRY_COMPARE(timeline.eventCount(), 12);
+
+        // m1 was seen before B, but members come after participants; etcd and the scenario are no lane.
+        QCOMPARE(timeline.lanes(), QStringList({"A", "B", "m1"}));
+        QCOMPARE(timeline.memberLaneCount(), 1);
+        QCOMPARE(glyphsOf(timeline, "A"),
+                 QStringList({"acquired", "leaseSuspended", "lost", "keyDeleted", "releaseFailed"}));
+        QCOMPARE(glyphsOf(timeline, "B"), QStringList({"acquired"}));
+        QCOMPARE(glyphsOf(timeline, "m1"), QStringList({"memberPaused", "memberResumed"}));
+        QCOMPARE(timeline.markerCount(), 8);
+
+        const auto bands = timeline.bands();
+        QCOMPARE(bands.size(), 2);
+        QCOMPARE(timeline.rowOfLane(bands[0].lane), 2);  // m1's pause closed first
+        QCOMPARE(bands[0].startMs, T + 2000);
+        QCOMPARE(bands[0].endMs, T + 4000);
+        QCOMPARE(bands[0].label, QStringLiteral("paused"));
+        QCOMPARE(timeline.rowOfLane(bands[1].lane), 0);
+        QCOMPARE(bands[1].startMs, T + 1000);
+        QCOMPARE(bands[1].endMs, T + 9000);
+        QCOMPARE(bands[1].label, QStringLiteral("blackhole"));
+
+        const auto losses = timeline.losses();
+        QCOMPARE(losses.size(), 1);
+        QCOMPARE(timeline.rowOfLane(losses[0].lane), 0);
+        QCOMPARE(losses[0].key, QStringLiteral("/locks/k/a"));
+        QCOMPARE(losses[0].knewMs, T + 6000);
+        QCOMPARE(losses[0].deletedMs, T + 6730);
+        QCOMPARE(losses[0].marginMs(), 730);
+
+        // What the page draws over the chart, for a window over the whole story.
+        timeline.setFollowing(false);
+        timeline.setWindowLength(20);
+        timeline.setWindowEnd(15);  // not before the log's start
+        QCOMPARE(timeline.windowEnd(), 20.0);
+        QCOMPARE(timeline.windowStart(), 0.0);
+        const auto visibleLosses = timeline.visibleLosses();
+        QCOMPARE(visibleLosses.size(), 1);
+        QCOMPARE(visibleLosses[0].row, 0);
+        QCOMPARE(visibleLosses[0].knew, 6.0);
+        QCOMPARE(visibleLosses[0].deleted, 6.73);
+        QCOMPARE(visibleLosses[0].margin, QStringLiteral("0.73 s"));
+        QCOMPARE(visibleLosses[0].late, false);
+        const auto visibleBands = timeline.visibleBands();
+        QCOMPARE(visibleBands.size(), 2);
+        QCOMPARE(visibleBands[0].row, 2);
+        QCOMPARE(visibleBands[0].start, 2.0);
+        QCOMPARE(visibleBands[0].end, 4.0);
+        // A later window shows neither the pause nor the loss.
+        timeline.setWindowLength(5);
+        timeline.setWindowEnd(14);
+        QCOMPARE(timeline.visibleBands().size(), 1);
+        QVERIFY(timeline.visibleLosses().isEmpty());
+        QCOMPARE(timeline.legendGlyphs(), QStringList({"acquired", "lost", "releaseFailed", "leaseSuspended", "keyDeleted",
+                                                        "memberPaused", "memberResumed"}));
+    }
+
+    void lossesEitherWayRoundAndReleases()
+    {
+        EventLogModel log;
+        TimelineModel timeline;
+        timeline.setEventLog(&log);
+        // etcd deletes C's key before C knows: the margin is negative.
+        log.append(logged(0, "C", "elected", {}, "/election/c"));
+        log.append(logged(1000, "etcd", "keyDeleted", {}, "/election/c"));
+        log.append(logged(1400, "C", "leadershipLost"));  // no key: the one it was elected with
+        // D releases; etcd's deletion of its key is the release's own, whichever comes first.
+        log.append(logged(2000, "D", "acquired", {}, "/locks/d"));
+        log.append(logged(3000, "etcd", "keyDeleted", {}, "/locks/d"));
+        log.append(logged(3010, "D", "released", {}, "/locks/d"));
+        // A deletion of a key nobody holds.
+        log.append(logged(3500, "etcd", "keyDeleted", {}, "/elsewhere"));
+        // E is cut off with a delay and never healed: its band is still open.
+        log.append(logged(4000, "E", "fault", "delay 300 ms"));
+        QTRY_COMPARE(timeline.eventCount(), 8);
+
+        QCOMPARE(timeline.lanes(), QStringList({"C", "D", "E"}));
+        const auto losses = timeline.losses();
+        QCOMPARE(losses.size(), 1);
+        QCOMPARE(losses[0].marginMs(), -400);
+        QCOMPARE(glyphsOf(timeline, "C"), QStringList({"elected", "keyDeleted", "leadershipLost"}));
+        QCOMPARE(glyphsOf(timeline, "D"), QStringList({"acquired", "released"}));
+
+        const auto bands = timeline.bands();
+        QCOMPARE(bands.size(), 1);
+        QCOMPARE(bands[0].endMs, -1);
+        QCOMPARE(bands[0].label, QStringLiteral("delay 300 ms"));
+
+        timeline.setFollowing(false);
+        timeline.setWindowLength(10);
+        timeline.setWindowEnd(5);
+        QCOMPARE(timeline.visibleLosses().first().margin, QStringLiteral("0.40 s late"));
+        QCOMPARE(timeline.visibleLosses().first().late, true);
+        const auto band = timeline.visibleBands().first();
+        QCOMPARE(band.kind, QStringLiteral("delay"));
+        QCOMPARE(band.end, timeline.logEnd());  // open: until now
+    }
+
+    void seriesGetTheWindowOnly()
+    {
+        EventLogModel log;
+        TimelineModel timeline;
+        timeline.setEventLog(&log);
+        QLineSeries acquired;
+        QLineSeries lost;
+        timeline.setMarkerSeries("acquired", &acquired);
+        timeline.setMarkerSeries("lost", &lost);
+        QVERIFY(!acquired.lightMarker().isNull());
+        appendPartition(log);
+        QTRY_COMPARE(timeline.eventCount(), 12);
+        timeline.setFollowing(false);
+        timeline.setPlotWidth(1000);
+
+        // 3 lanes: A's middle is at 2.5, B's at 1.5.
+        timeline.setWindowLength(10);
+        timeline.setWindowEnd(10);
+        QCOMPARE(acquired.points(), QList<QPointF>({{0.0, 2.5}, {7.0, 1.5}}));
+        QCOMPARE(lost.points(), QList<QPointF>({{6.0, 2.5}}));
+        // A later window: B's acquisition only (a marker half out of view still counts).
+        timeline.setWindowLength(5);
+        timeline.setWindowEnd(12);
+        QCOMPARE(acquired.points(), QList<QPointF>({{7.0, 1.5}}));
+        QVERIFY(lost.points().isEmpty());
+        // Zoomed out about the middle, 9.5 s.
+        timeline.zoom(2, 0.5);
+        QCOMPARE(timeline.windowLength(), 10.0);
+        QCOMPARE(timeline.windowStart(), 4.5);
+        QCOMPARE(timeline.windowEnd(), 14.5);
+        QCOMPARE(lost.points(), QList<QPointF>({{6.0, 2.5}}));
+    }
+
+    void leasesAreSampledWhileTheParticipantLives()
+    {
+        EventLogModel log;
+        TimelineModel timeline;
+        timeline.setEventLog(&log);
+        QLineSeries leaseLine;
+        timeline.setLeaseSeries(&leaseLine);
+        auto *participant = new QObject;
+        participant->setProperty("leaseTimeLeft", 7500);
+        participant->setProperty("leaseTtl", 10);
+        timeline.watchLease("A", participant);
+        QCOMPARE(timeline.lanes(), QStringList({"A"}));
+        QCOMPARE(timeline.leaseSamples(0).size(), 1);
+        QCOMPARE(timeline.leaseSamples(0).first().fraction, 0.75f);
+        // A lease that does not change is its first sample and its last, however long it is watched.
+        QTRY_VERIFY(timeline.leaseSamples(0).last().ms >= timeline.leaseSamples(0).first().ms + 600);
+        QCOMPARE(timeline.leaseSamples(0).size(), 2);
+
+        // A second call for the lane replaces the source.
+        QObject replacement;
+        replacement.setProperty("leaseTimeLeft", 2000);
+        replacement.setProperty("leaseTtl", 10);
+        timeline.watchLease("A", &replacement);
+        QCOMPARE(timeline.leaseSamples(0).last().fraction, 0.2f);
+        delete participant;  // the first source no longer matters
+
+        timeline.setPlotWidth(400);
+        timeline.refresh();
+        QVERIFY(!leaseLine.points().isEmpty());
+        // The line stays inside its lane (0 to 1) but for the pen's way round above the plot (2).
+        for (const QPointF &point : leaseLine.points())
+            QVERIFY2((point.y() >= 0 && point.y() <= 1) || point.y() == 2, qPrintable(QString::number(point.y())));
+
+        // Events of A come to the same lane.
+        log.append(logged(0, "A", "acquired", {}, "/locks/a"));
+        QTRY_COMPARE(timeline.markerCount(), 1);
+        QCOMPARE(timeline.lanes(), QStringList({"A"}));
+    }
+
+    void capacityTakesMarkersBandsAndLossesAlong()
+    {
+        EventLogModel log;
+        QAbstractItemModelTester tester(&log, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        log.setCapacity(12);
+        TimelineModel timeline;
+        timeline.setEventLog(&log);
+        appendPartition(log);
+        QTRY_COMPARE(timeline.eventCount(), 12);
+        QCOMPARE(timeline.markerCount(), 8);
+
+        // Six newer events push the first six out: A's acquisition, its suspension and m1's
+        // pause go; the pause's band, closed by m1's resume (also gone), goes with them.
+        for (int i = 0; i < 6; ++i)
+            log.append(logged(10000 + i * 100, "B", "released", {}, "/locks/k/b"));
+        QTRY_COMPARE(log.firstSequence(), 6);
+        QCOMPARE(timeline.eventCount(), 12);
+        QCOMPARE(glyphsOf(timeline, "A"), QStringList({"lost", "keyDeleted", "releaseFailed"}));
+        QCOMPARE(glyphsOf(timeline, "m1"), QStringList());
+        QCOMPARE(timeline.bands().size(), 1);
+        QCOMPARE(timeline.losses().size(), 1);
+        QCOMPARE(timeline.lanes(), QStringList({"A", "B", "m1"}));  // lanes stay
+
+        // Three more: the loss's both moments are gone, and so is the loss.
+        for (int i = 0; i < 3; ++i)
+            log.append(logged(11000 + i * 100, "B", "released", {}, "/locks/k/b"));
+        QTRY_COMPARE(log.firstSequence(), 9);
+        QCOMPARE(timeline.losses().size(), 0);
+        QCOMPARE(glyphsOf(timeline, "A"), QStringList({"releaseFailed"}));
+        QCOMPARE(timeline.bands().size(), 1);  // the blackhole's pass is still in the log
+
+        // Cleared: nothing left, no lanes either.
+        log.clear();
+        QCOMPARE(timeline.eventCount(), 0);
+        QCOMPARE(timeline.markerCount(), 0);
+        QCOMPARE(timeline.bands().size(), 0);
+        QVERIFY(timeline.lanes().isEmpty());
+    }
+};
+
+QTEST_MAIN(tst_TimelineModel)
+#include "tst_timelinemodel.moc"
