@@ -1,5 +1,7 @@
 #include "consolewindow.h"
 
+#include <connection.h>
+
 #include <QtCore/QCoreApplication>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
@@ -12,20 +14,6 @@ namespace {
 void reportFailure(const QString &message)
 {
     std::fprintf(stderr, "qetcd-console: %s\n", qPrintable(message));
-}
-
-// The command line's connection as the window's Connection reads profiles.
-QVariantMap commandLineProfile(const QEtcd::ClientOptions &options)
-{
-    return {{QStringLiteral("endpoints"), options.endpoints},
-            {QStringLiteral("caFile"), options.tls.caFile},
-            {QStringLiteral("certFile"), options.tls.certFile},
-            {QStringLiteral("keyFile"), options.tls.keyFile},
-            {QStringLiteral("user"), options.user},
-            {QStringLiteral("password"), options.password},
-            {QStringLiteral("namespace"), QString::fromUtf8(options.keyNamespace)},
-            {QStringLiteral("readOnly"), options.readOnly},
-            {QStringLiteral("dialTimeoutMs"), qint64(options.dialTimeout.count())}};
 }
 } // namespace
 
@@ -52,7 +40,7 @@ bool ConsoleWindow::load(QString *error)
     // Qt's own QML directory and this path does not exist.
     m_engine->addImportPath(QCoreApplication::applicationDirPath() + QStringLiteral("/../../qml"));
     m_engine->setInitialProperties({
-        {QStringLiteral("commandLine"), commandLineProfile(m_settings.client)},
+        {QStringLiteral("commandLine"), Connection::profileOf(m_settings.client)},
         {QStringLiteral("initialProfile"), m_settings.profile},
         {QStringLiteral("initialPage"), m_settings.page},
         {QStringLiteral("initialKey"), m_settings.key},

@@ -353,16 +353,20 @@ QVariantMap Connection::participantOptions() const
     if (!m_client)
         return {};
     // The client's own options: the password is kept nowhere else.
-    const QEtcd::ClientOptions &options = m_client->options();
-    return {
-        {QStringLiteral("endpoints"), options.endpoints},
-        {QStringLiteral("caFile"), options.tls.caFile},
-        {QStringLiteral("certFile"), options.tls.certFile},
-        {QStringLiteral("keyFile"), options.tls.keyFile},
-        {QStringLiteral("user"), options.user},
-        {QStringLiteral("password"), options.password},
-        {QStringLiteral("namespace"), QString::fromUtf8(options.keyNamespace)},
-    };
+    return profileOf(m_client->options());
+}
+
+QVariantMap Connection::profileOf(const QEtcd::ClientOptions &options)
+{
+    return {{QStringLiteral("endpoints"), options.endpoints},
+            {QStringLiteral("caFile"), options.tls.caFile},
+            {QStringLiteral("certFile"), options.tls.certFile},
+            {QStringLiteral("keyFile"), options.tls.keyFile},
+            {QStringLiteral("user"), options.user},
+            {QStringLiteral("password"), options.password},
+            {QStringLiteral("namespace"), QString::fromUtf8(options.keyNamespace)},
+            {QStringLiteral("readOnly"), options.readOnly},
+            {QStringLiteral("dialTimeoutMs"), qint64(options.dialTimeout.count())}};
 }
 
 void Connection::setProblem(const QString &problem, const QString &kind)

@@ -87,9 +87,12 @@ public:
     // A failed call's status as an operator reads it: etcd's words, then what to do.
     Q_INVOKABLE QString advice(const QEtcd::Status &status) const;
     // How the console's participants reach the cluster as this connection does, each with a
-    // client of its own: endpoints, caFile, certFile, keyFile, user, password, namespace.
-    // Empty before anything was opened.
+    // client of its own: the profile map of the current client, password included. Empty
+    // before anything was opened.
     Q_INVOKABLE QVariantMap participantOptions() const;
+    // Client options as a profile map (with the password and dialTimeoutMs, which profiles
+    // themselves never keep): how the command line's connection reaches the window.
+    static QVariantMap profileOf(const QEtcd::ClientOptions &options);
 
 Q_SIGNALS:
     void commandLineChanged();
