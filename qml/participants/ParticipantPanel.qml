@@ -78,6 +78,14 @@ Card {
             Layout.fillWidth: true
         }
     }
+    Banner {
+        objectName: "moveNote"
+        text: card.participant.moveNote
+        bad: false
+        dismissable: true
+        onDismissed: card.participant.moveNote = ""
+        Layout.fillWidth: true
+    }
     FaultControls {
         objectName: "faultControls"
         link: card.participant.link

@@ -6,7 +6,8 @@ import QEtcdConsole
 // The console's Participants page against a real etcd: two participants contending for a lock
 // through the page's buttons, an election, a barrier, a counter, a queue and a service, what
 // the event log says of it all (and of etcd's side, once), a read-only connection, and a
-// removed participant's lock given back.
+// removed participant's lock given back, and participants moving with the window as its sandbox
+// starts and stops.
 Item {
     id: root
     width: 1104
@@ -24,13 +25,27 @@ Item {
         id: consoleWindow
         Main { visible: true }
     }
+    Component {
+        id: sandboxComponent
+        Sandbox {}
+    }
 
     TestCase {
         name: "ParticipantsPage"
         when: windowShown
 
+        // The sandbox a test started, stopped after it.
+        property var sandbox: null
+
         function init() {
             log.clear()
+        }
+        function cleanup() {
+            if (sandbox && sandbox.state !== Sandbox.Stopped) {
+                sandbox.stop()
+                tryCompare(sandbox, "state", Sandbox.Stopped, qetcdTest.timeout(30000))
+            }
+            sandbox = null
         }
 
         function openPage(readOnly) {
@@ -42,6 +57,10 @@ Item {
             })
             verify(page)
             return page
+        }
+        function startSandbox(running) {
+            verify(running.start(), running.errorString)
+            tryCompare(running, "state", Sandbox.Running, qetcdTest.timeout(60000))
         }
         // A participant whose recipes live under prefix, once its client answers.
         function add(page, name, prefix) {
@@ -249,6 +268,56 @@ Item {
             tryVerify(() => etcdEvents("keyDeleted", heldKey) === 1, qetcdTest.timeout(10000))
         }
 
+
+        // In the window, participants follow its cluster: into the sandbox through links of their
+        // own as it starts, back to the window's connection as it stops, each time closing what
+        // they held on the cluster they left.
+        function test_windowParticipantsFollowItsSandbox() {
+            const window = createTemporaryObject(consoleWindow, root, { commandLine: { endpoints: [qetcdTest.endpoint] } })
+            verify(window)
+            tryCompare(window, "connectionState", "Connected", qetcdTest.timeout(10000))
+            window.showPage("participants")
+            const page = window.participantsPage
+            const a = page.addParticipant("A")
+            verify(a)
+            compare(a.link, null)
+            compare(a.client.endpoints, [qetcdTest.endpoint])
+            a.mutex.path = "/qml/faults/follow/lock"
+            // Far longer than the waits below: the key goes because it is given back.
+            a.mutex.ttl = 60
+            a.mutex.lock()
+            tryCompare(a.mutex, "held", true, qetcdTest.timeout(10000))
+            compare(keys("/qml/faults/follow/lock/"), [a.mutex.holdKey])
+            verify(findChild(card(page, "A"), "faultsNeedSandbox").visible)
+
+            sandbox = window.sandbox
+            startSandbox(sandbox)
+            tryCompare(a, "link", sandbox.createLink("A"), qetcdTest.timeout(5000))
+            compare(a.client.endpoints, a.link.endpoints)
+            compare(a.mutex.state, Participant.Closed)
+            compare(a.moveNote, "Moved into the sandbox, through a fault link of its own. Closed on the cluster it left: Lock.")
+            verify(findChild(card(page, "A"), "moveNote").visible)
+            verify(findChild(card(page, "A"), "faultControls").visible)
+            verify(!findChild(card(page, "A"), "faultsNeedSandbox").visible)
+            tryVerify(() => keys("/qml/faults/follow/lock/").length === 0, qetcdTest.timeout(10000),
+                      "the lock was given back on the cluster A left")
+            tryCompare(a.client, "connectionState", Etcd.ConnectionState.Connected, qetcdTest.timeout(15000))
+            // Added while the sandbox runs, B is in it from the start.
+            const b = page.addParticipant("B")
+            compare(b.link, sandbox.createLink("B"))
+            compare(b.moveNote, "")
+
+            verify(sandbox.stop(), sandbox.errorString)
+            tryCompare(a, "link", null, qetcdTest.timeout(30000))
+            compare(a.client.endpoints, [qetcdTest.endpoint], "back on the window's connection, not the sandbox's")
+            compare(a.moveNote, "Moved to the window's connection (%1).".arg(qetcdTest.endpoint))
+            compare(b.client.endpoints, [qetcdTest.endpoint])
+            tryCompare(a.client, "connectionState", Etcd.ConnectionState.Connected, qetcdTest.timeout(15000))
+            verify(!findChild(card(page, "A"), "faultControls").visible)
+            tryCompare(sandbox, "state", Sandbox.Stopped, qetcdTest.timeout(30000))
+            verify(page.removeParticipant("A"))
+            verify(page.removeParticipant("B"))
+        }
 
         // In the window, a participant connects as the window does, user and password included,
         // and writes to the window's event log.
