@@ -13,9 +13,14 @@ QtObject {
     property bool readOnly: false
     property bool paused: false
     // How the client reaches the cluster outside a sandbox: Connection.participantOptions().
+    // Given at creation, changed by reach().
     property var options: ({})
-    // In a sandbox, the FaultLink its traffic goes through; null outside one.
+    // In a sandbox, the FaultLink its traffic goes through; null outside one. Given at creation,
+    // changed by reach().
     property var link: null
+    // Where the last reach() took it and what it closed on the cluster it left; empty before
+    // any move, and once read.
+    property string moveNote
     // How a refused call reads (the window's advise).
     property var advise: status => status.message
     // Whether its client answers: reads and refreshes are worth sending.
@@ -143,6 +148,26 @@ QtObject {
     // A note under a recipe's panel: what went wrong, and what to do.
     function say(key, text) {
         advice = Object.assign({}, advice, { [key]: text });
+    }
+    // Makes the client reach the cluster through newLink, or as newOptions say without one.
+    // What its recipes hold, wait for or keep belongs to the cluster it leaves: the busy ones
+    // are closed first (their holds given back if that cluster still answers, else gone with
+    // their leases), as a new client would drop them anyway, and moveNote says which. The same
+    // way in again is no move.
+    function reach(newLink, newOptions) {
+        if (newLink ? newLink === link : !link && JSON.stringify(newOptions) === JSON.stringify(options))
+            return;
+        const busy = recipes.filter(entry => entry.recipe.state === Participant.Pending
+                                    || entry.recipe.state === Participant.Active
+                                    || entry.recipe.state === Participant.Lost);
+        for (const entry of busy)
+            entry.recipe.close();
+        link = newLink;
+        options = newOptions;
+        const where = newLink ? qsTr("Moved into the sandbox, through a fault link of its own.")
+                              : qsTr("Moved to the window's connection (%1).").arg((newOptions.endpoints || []).join(", "));
+        moveNote = busy.length === 0 ? where
+                 : qsTr("%1 Closed on the cluster it left: %2.").arg(where).arg(busy.map(entry => entry.title).join(", "));
     }
     // Gives back everything it holds. The object (and its client) goes a little later, so the
     // revokes of those releases reach etcd before the client cancels its calls.

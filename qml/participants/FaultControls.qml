@@ -36,12 +36,19 @@ ColumnLayout {
             background: controls.blackholed ? Theme.badSoft : controls.delayed || controls.resetting ? Theme.warningSoft : Theme.goodSoft
         }
     }
-    RowLayout {
-        spacing: Theme.spacing / 2
+    // One grid whose columns share the card's width evenly (equal preferred widths), so that
+    // the buttons line up with the card's other lines and Delay sits under Reset.
+    GridLayout {
+        columns: 3
+        columnSpacing: Theme.spacing / 2
+        rowSpacing: Theme.spacing / 2
+        Layout.fillWidth: true
         Button {
             objectName: "pass"
             text: qsTr("Pass")
             onClicked: controls.link.pass()
+            Layout.fillWidth: true
+            Layout.preferredWidth: 1
             ToolTip.visible: hovered
             ToolTip.delay: 600
             ToolTip.text: qsTr("Let the participant's traffic through again")
@@ -50,6 +57,8 @@ ColumnLayout {
             objectName: "blackhole"
             text: qsTr("Blackhole")
             onClicked: controls.link.blackhole()
+            Layout.fillWidth: true
+            Layout.preferredWidth: 1
             ToolTip.visible: hovered
             ToolTip.delay: 600
             ToolTip.text: qsTr("Drop everything between the participant and the cluster: a partition")
@@ -58,13 +67,12 @@ ColumnLayout {
             objectName: "reset"
             text: qsTr("Reset")
             onClicked: controls.link.reset()
+            Layout.fillWidth: true
+            Layout.preferredWidth: 1
             ToolTip.visible: hovered
             ToolTip.delay: 600
             ToolTip.text: qsTr("Cut every connection the participant has open")
         }
-    }
-    RowLayout {
-        spacing: Theme.spacing / 2
         SpinBox {
             id: delayMs
             objectName: "delayMs"
@@ -73,12 +81,16 @@ ColumnLayout {
             stepSize: 100
             value: 500
             editable: true
-            Layout.preferredWidth: 120
+            Layout.columnSpan: 2
+            Layout.fillWidth: true
+            Layout.preferredWidth: 2
         }
         Button {
             objectName: "delay"
             text: qsTr("Delay (ms)")
             onClicked: controls.link.delay(delayMs.value)
+            Layout.fillWidth: true
+            Layout.preferredWidth: 1
             ToolTip.visible: hovered
             ToolTip.delay: 600
             ToolTip.text: qsTr("Hold every packet back by this many milliseconds")

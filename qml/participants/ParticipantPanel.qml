@@ -48,6 +48,16 @@ Card {
         }
     ]
 
+    // Above everything it explains: the connection, the lease and the recipes' states all
+    // changed with the move.
+    Banner {
+        objectName: "moveNote"
+        text: card.participant.moveNote
+        bad: false
+        dismissable: true
+        onDismissed: card.participant.moveNote = ""
+        Layout.fillWidth: true
+    }
     RowLayout {
         objectName: "leaseLine"
         spacing: Theme.spacing

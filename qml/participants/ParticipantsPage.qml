@@ -19,11 +19,10 @@ ConsolePage {
     property var client: null
     property EventLogModel eventLog: null
     property bool readOnly: false
-    // The window's sandbox, when there is one: participants added while it runs go through a
-    // fault link of their own.
+    // The window's sandbox, when there is one.
     property var sandbox: null
     // Where participants connect outside a sandbox (Connection.participantOptions()), asked at
-    // each addition so that they follow the window's current connection.
+    // each addition and each move, so that they follow the window's current connection.
     property var participantOptions: () => ({})
     readonly property bool sandboxRunning: sandbox !== undefined && sandbox !== null && sandbox.state === Sandbox.Running
     readonly property int participantCount: roster.count
@@ -81,6 +80,24 @@ ConsolePage {
             }
         }
     }
+    // Participants follow the cluster the window looks at, so that none is left talking to a
+    // cluster the window has left: while the sandbox runs, each reaches it through a fault link
+    // of its own (sandbox.createLink(name)), whether it was added before the sandbox started or
+    // after; otherwise it connects as the window's connection does. When the sandbox starts or
+    // stops, or the window opens another connection, every participant moves
+    // (ConsoleParticipant.reach()): its busy recipes are closed on the cluster it leaves, and its
+    // card says so.
+    function followWindow() {
+        for (const member of participants())
+            member.reach(linkFor(member.name), participantOptions());
+    }
+    function linkFor(name) {
+        return sandboxRunning ? sandbox.createLink(name) : null;
+    }
+    // The window reopens its connection while the sandbox's state changes: one move after both.
+    onSandboxRunningChanged: Qt.callLater(followWindow)
+    onClientChanged: Qt.callLater(followWindow)
+
     // The new participant, or null (addError says why).
     function addParticipant(name) {
         name = String(name || "").trim();
@@ -89,8 +106,7 @@ ConsolePage {
                  : "";
         if (addError.length > 0)
             return null;
-        const link = sandboxRunning ? sandbox.createLink(name) : null;
-        const added = participantComponent.createObject(page, { name: name, link: link, options: link ? {} : participantOptions() });
+        const added = participantComponent.createObject(page, { name: name, link: linkFor(name), options: participantOptions() });
         roster.append({ participant: added });
         list.positionViewAtEnd();
         return added;

@@ -6,7 +6,9 @@ import QEtcdConsole
 // The console's Participants page against a real etcd: two participants contending for a lock
 // through the page's buttons, an election, a barrier, a counter, a queue and a service, what
 // the event log says of it all (and of etcd's side, once), a read-only connection, and a
-// removed participant's lock given back.
+// removed participant's lock given back. On a sandbox: participants behind fault links of their
+// own, cut off by their fault controls (a lock is lost for good, a transient key comes back),
+// delayed and reset, and moving with the window as its sandbox starts and stops.
 Item {
     id: root
     width: 1104
@@ -24,13 +26,31 @@ Item {
         id: consoleWindow
         Main { visible: true }
     }
+    Component {
+        id: sandboxComponent
+        Sandbox {}
+    }
+    Component {
+        id: clientComponent
+        EtcdClient {}
+    }
 
     TestCase {
         name: "ParticipantsPage"
         when: windowShown
 
+        // The sandbox a test started, stopped after it.
+        property var sandbox: null
+
         function init() {
             log.clear()
+        }
+        function cleanup() {
+            if (sandbox && sandbox.state !== Sandbox.Stopped) {
+                sandbox.stop()
+                tryCompare(sandbox, "state", Sandbox.Stopped, qetcdTest.timeout(30000))
+            }
+            sandbox = null
         }
 
         function openPage(readOnly) {
@@ -42,6 +62,52 @@ Item {
             })
             verify(page)
             return page
+        }
+        function startSandbox(running) {
+            verify(running.start(), running.errorString)
+            tryCompare(running, "state", Sandbox.Running, qetcdTest.timeout(60000))
+        }
+        // The page on a running sandbox, as the window has it then: the console's own client
+        // reads the sandbox's members directly.
+        function openSandboxPage() {
+            sandbox = createTemporaryObject(sandboxComponent, root, { eventLog: log })
+            startSandbox(sandbox)
+            const sandboxClient = createTemporaryObject(clientComponent, root, { endpoints: sandbox.clientUrls })
+            const page = createTemporaryObject(participantsPage, root, {
+                client: sandboxClient.client,
+                eventLog: log,
+                sandbox: sandbox,
+                participantOptions: () => ({ endpoints: [qetcdTest.endpoint] })
+            })
+            verify(page)
+            verify(page.sandboxRunning)
+            return page
+        }
+        // Keys under prefix in the sandbox.
+        function sandboxKeys(prefix) {
+            return qetcdTest.etcdctl(["--endpoints=" + sandbox.clientUrls.join(","), "get", "--prefix", "--keys-only", prefix])
+                .split("\n").filter(line => line !== "")
+        }
+        // Presses one of name's fault controls.
+        function fault(page, name, buttonName) {
+            const button = findChild(findChild(card(page, name), "faultControls"), buttonName)
+            verify(button, buttonName + " on " + name)
+            verify(button.visible && button.enabled, buttonName + " on " + name + " can be pressed")
+            mouseClick(button)
+        }
+        function faultMode(page, name) {
+            return findChild(findChild(card(page, name), "faultControls"), "faultMode").text
+        }
+        // The first event of participant of this kind (and detail, when given) at row from or
+        // later; -1 when there is none.
+        function rowOf(participant, kind, from, detail) {
+            for (let row = from; row < log.count; ++row) {
+                const event = log.get(row)
+                if (event.participant === participant && event.kind === kind
+                        && (detail === undefined || event.detail === detail))
+                    return row
+            }
+            return -1
         }
         // A participant whose recipes live under prefix, once its client answers.
         function add(page, name, prefix) {
@@ -249,6 +315,160 @@ Item {
             tryVerify(() => etcdEvents("keyDeleted", heldKey) === 1, qetcdTest.timeout(10000))
         }
 
+
+        function test_blackholedLockHolderLosesTheLockForGood() {
+            const page = openSandboxPage()
+            const a = add(page, "A", "/qml/faults/")
+            const b = add(page, "B", "/qml/faults/")
+            compare(a.link, sandbox.createLink("A"), "each participant behind its own link")
+            compare(a.client.endpoints, a.link.endpoints)
+            compare(b.client.endpoints, sandbox.createLink("B").endpoints)
+            verify(findChild(card(page, "A"), "faultControls").visible)
+            verify(!findChild(card(page, "A"), "faultsNeedSandbox").visible)
+            compare(faultMode(page, "A"), "PASS")
+
+            // Short enough that B need not wait long, long enough for etcd's minimum TTL.
+            a.mutex.ttl = 2
+            click(page, "A", "lock")
+            tryCompare(a.mutex, "held", true, qetcdTest.timeout(10000))
+            click(page, "B", "lock")
+            tryCompare(b.mutex, "state", Participant.Pending, qetcdTest.timeout(10000))
+
+            const cut = log.count
+            fault(page, "A", "blackhole")
+            compare(a.link.mode, FaultLink.Blackhole)
+            compare(faultMode(page, "A"), "BLACKHOLE")
+            tryCompare(a.mutex, "connectionState", Etcd.ConnectionState.Suspended, qetcdTest.timeout(10000))
+            // An exclusive hold never heals: lost, even before the link does.
+            tryCompare(a.mutex, "held", false, qetcdTest.timeout(10000))
+            compare(a.mutex.state, Participant.Lost)
+            compare(findChild(card(page, "A"), "recipeState").text, "LOST")
+            tryCompare(b.mutex, "held", true, qetcdTest.timeout(15000))
+            // The fault, then A suspended, then told it lost the lock before etcd let B in; the
+            // log turns events into rows once a frame.
+            tryVerify(() => rowOf("B", "acquired", cut) >= 0, qetcdTest.timeout(5000), "B's acquisition is logged")
+            const blackholed = rowOf("A", "fault", cut, "blackhole")
+            const suspended = rowOf("A", "connectionState", cut, "Suspended")
+            const lost = rowOf("A", "lost", cut)
+            const bAcquired = rowOf("B", "acquired", cut)
+            verify(blackholed >= 0 && suspended > blackholed && lost > suspended && bAcquired > lost,
+                   JSON.stringify([blackholed, suspended, lost, bAcquired]))
+
+            fault(page, "A", "pass")
+            compare(a.link.mode, FaultLink.Pass)
+            compare(faultMode(page, "A"), "PASS")
+            tryVerify(() => a.reachable, qetcdTest.timeout(15000), "A answers again once its link passes")
+            click(page, "A", "unlock")
+            tryVerify(() => rowOf("A", "releaseFailed", lost) >= 0, qetcdTest.timeout(5000), "unlock() said false")
+            compare(findChild(card(page, "A"), "recipeError").text,
+                    "unlock() said false: the lock had been lost before it was given back.")
+            compare(b.mutex.held, true, "A's unlock took nothing from B")
+            verify(rowOf("A", "fault", blackholed + 1, "pass") > lost)
+        }
+
+        function test_blackholedTransientKeyExpiresAndComesBack() {
+            const page = openSandboxPage()
+            const a = add(page, "A", "/qml/faults/")
+            const key = "/qml/faults/presence/A"
+            compare(a.transientKey.path, key)
+            a.shownRecipe = "transientKey"
+            a.transientKey.ttl = 2
+            click(page, "A", "start")
+            tryCompare(a.transientKey, "state", Participant.Active, qetcdTest.timeout(10000))
+            compare(sandboxKeys(key), [key])
+
+            const cut = log.count
+            fault(page, "A", "blackhole")
+            tryCompare(a.transientKey, "connectionState", Etcd.ConnectionState.Suspended, qetcdTest.timeout(10000))
+            tryVerify(() => rowOf("A", "leaseExpired", cut) >= 0, qetcdTest.timeout(10000), "the key's lease expires")
+            compare(a.transientKey.state, Participant.Pending)
+            compare(findChild(card(page, "A"), "recipeState").text, "PUTTING")
+            tryVerify(() => sandboxKeys(key).length === 0, qetcdTest.timeout(10000), "etcd deleted the key with its lease")
+
+            fault(page, "A", "pass")
+            tryVerify(() => rowOf("A", "leaseRestored", cut) >= 0, qetcdTest.timeout(15000), "the key's lease is restored")
+            tryCompare(a.transientKey, "state", Participant.Active, qetcdTest.timeout(10000))
+            compare(findChild(card(page, "A"), "recipeState").text, "LIVE")
+            tryVerify(() => sandboxKeys(key).length === 1, qetcdTest.timeout(10000), "the key is back in etcd")
+            const suspended = rowOf("A", "connectionState", cut, "Suspended")
+            const expired = rowOf("A", "leaseExpired", cut)
+            const restored = rowOf("A", "leaseRestored", cut)
+            verify(suspended >= 0 && expired > suspended && restored > expired, JSON.stringify([suspended, expired, restored]))
+            // etcd's side, through the console's own client: the key went and came back.
+            tryVerify(() => etcdEvents("keyDeleted", key) === 1 && etcdEvents("keyPut", key) === 2, qetcdTest.timeout(10000))
+        }
+
+        function test_delayAndReset() {
+            const page = openSandboxPage()
+            const a = add(page, "A", "/qml/faults/delay/")
+            const controls = findChild(card(page, "A"), "faultControls")
+            findChild(controls, "delayMs").value = 200
+            fault(page, "A", "delay")
+            compare(a.link.mode, FaultLink.Delay)
+            compare(a.link.delayMs, 200)
+            compare(faultMode(page, "A"), "DELAY 200 ms")
+            tryVerify(() => rowOf("A", "fault", 0, "delay 200 ms") >= 0, qetcdTest.timeout(5000), "the delay is logged")
+            // 200 ms each way is slow, not cut off.
+            compare(a.client.connectionState, Etcd.ConnectionState.Connected)
+
+            fault(page, "A", "reset")
+            compare(a.link.mode, FaultLink.Reset)
+            compare(faultMode(page, "A"), "RESET")
+            tryVerify(() => rowOf("A", "fault", 0, "reset") >= 0, qetcdTest.timeout(5000), "the reset is logged")
+            tryCompare(a.client, "connectionState", Etcd.ConnectionState.Suspended, qetcdTest.timeout(10000))
+            fault(page, "A", "pass")
+            tryCompare(a.client, "connectionState", Etcd.ConnectionState.Reconnected, qetcdTest.timeout(15000))
+        }
+
+        // In the window, participants follow its cluster: into the sandbox through links of their
+        // own as it starts, back to the window's connection as it stops, each time closing what
+        // they held on the cluster they left.
+        function test_windowParticipantsFollowItsSandbox() {
+            const window = createTemporaryObject(consoleWindow, root, { commandLine: { endpoints: [qetcdTest.endpoint] } })
+            verify(window)
+            tryCompare(window, "connectionState", "Connected", qetcdTest.timeout(10000))
+            window.showPage("participants")
+            const page = window.participantsPage
+            const a = page.addParticipant("A")
+            verify(a)
+            compare(a.link, null)
+            compare(a.client.endpoints, [qetcdTest.endpoint])
+            a.mutex.path = "/qml/faults/follow/lock"
+            // Far longer than the waits below: the key goes because it is given back.
+            a.mutex.ttl = 60
+            a.mutex.lock()
+            tryCompare(a.mutex, "held", true, qetcdTest.timeout(10000))
+            compare(keys("/qml/faults/follow/lock/"), [a.mutex.holdKey])
+            verify(findChild(card(page, "A"), "faultsNeedSandbox").visible)
+
+            sandbox = window.sandbox
+            startSandbox(sandbox)
+            tryCompare(a, "link", sandbox.createLink("A"), qetcdTest.timeout(5000))
+            compare(a.client.endpoints, a.link.endpoints)
+            compare(a.mutex.state, Participant.Closed)
+            compare(a.moveNote, "Moved into the sandbox, through a fault link of its own. Closed on the cluster it left: Lock.")
+            verify(findChild(card(page, "A"), "moveNote").visible)
+            verify(findChild(card(page, "A"), "faultControls").visible)
+            verify(!findChild(card(page, "A"), "faultsNeedSandbox").visible)
+            tryVerify(() => keys("/qml/faults/follow/lock/").length === 0, qetcdTest.timeout(10000),
+                      "the lock was given back on the cluster A left")
+            tryCompare(a.client, "connectionState", Etcd.ConnectionState.Connected, qetcdTest.timeout(15000))
+            // Added while the sandbox runs, B is in it from the start.
+            const b = page.addParticipant("B")
+            compare(b.link, sandbox.createLink("B"))
+            compare(b.moveNote, "")
+
+            verify(sandbox.stop(), sandbox.errorString)
+            tryCompare(a, "link", null, qetcdTest.timeout(30000))
+            compare(a.client.endpoints, [qetcdTest.endpoint], "back on the window's connection, not the sandbox's")
+            compare(a.moveNote, "Moved to the window's connection (%1).".arg(qetcdTest.endpoint))
+            compare(b.client.endpoints, [qetcdTest.endpoint])
+            tryCompare(a.client, "connectionState", Etcd.ConnectionState.Connected, qetcdTest.timeout(15000))
+            verify(!findChild(card(page, "A"), "faultControls").visible)
+            tryCompare(sandbox, "state", Sandbox.Stopped, qetcdTest.timeout(30000))
+            verify(page.removeParticipant("A"))
+            verify(page.removeParticipant("B"))
+        }
 
         // In the window, a participant connects as the window does, user and password included,
         // and writes to the window's event log.
