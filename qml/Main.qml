@@ -361,7 +361,8 @@ ApplicationWindow {
                 LeasesPage { client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 CoordinationPage { client: window.client; paused: window.paused }
                 TimelinePage { id: timelinePage; eventLog: window.eventLog; paused: window.paused }
-                ParticipantsPage { id: participantsPage; client: window.client; eventLog: window.eventLog; sandbox: window.sandbox; paused: window.paused; readOnly: window.readOnly; advise: window.advise; participantOptions: () => connection.participantOptions() }
+                ParticipantsPage { id: participantsPage; client: window.client; eventLog: window.eventLog; sandbox: window.sandbox; paused: window.paused; readOnly: window.readOnly; advise: window.advise; participantOptions: () => connection.participantOptions()
+                                   onLeaseStarted: (name, recipe) => timelinePage.watchLease(name, recipe) }
             }
         }
     }

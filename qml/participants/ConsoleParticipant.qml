@@ -37,6 +37,8 @@ QtObject {
 
     // A recipe began to wait, to hold or to write at path: etcd's side of it is worth recording.
     signal recipeStarted(string path)
+    // A recipe with a lease of its own started: the one whose lease a timeline should follow.
+    signal leaseStarted(QtObject recipe)
 
     readonly property EtcdClient client: EtcdClient {
         id: etcdClient
@@ -192,6 +194,9 @@ QtObject {
                 if (state !== Participant.Pending && state !== Participant.Active)
                     return;
                 participant.recipeStarted(modelData.recipe.path);
+                if (modelData.recipe !== participant.counter && modelData.recipe !== participant.queue
+                        && modelData.recipe !== participant.observer)
+                    participant.leaseStarted(modelData.recipe);
                 if (participant.advice[modelData.key])
                     participant.say(modelData.key, "");
             }

@@ -28,6 +28,8 @@ ConsolePage {
     readonly property int participantCount: roster.count
     // Why the last addition was refused; empty when it was not.
     property string addError
+    // A participant's recipe with a lease started, for the timeline to draw that lease.
+    signal leaseStarted(string participant, QtObject recipe)
 
     title: qsTr("Participants")
     subtitle: roster.count > 0 ? qsTr("%n participant(s), each with a client of its own", "", roster.count) : ""
@@ -142,6 +144,7 @@ ConsolePage {
             paused: page.paused
             advise: page.advise
             onRecipeStarted: path => page.recordEtcdSide(path)
+            onLeaseStarted: recipe => page.leaseStarted(name, recipe)
         }
     }
 
