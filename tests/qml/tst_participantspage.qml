@@ -470,6 +470,61 @@ Item {
             verify(page.removeParticipant("B"))
         }
 
+        // The whole window on a sandbox: three participants, one cut off. Its loss and its fault
+        // band reach the Timeline; with QETCD_SCREENSHOT_DIR set, both pages are kept as
+        // pictures (scripts/screenshots: the README's).
+        function test_aSandboxWindowDrawsItsParticipantsOnTheTimeline() {
+            const window = createTemporaryObject(consoleWindow, root, { commandLine: { endpoints: [qetcdTest.endpoint] } })
+            verify(window)
+            sandbox = window.sandbox
+            startSandbox(sandbox)
+            tryCompare(window, "connectionState", "Connected", qetcdTest.timeout(15000))
+            window.showPage("participants")
+            const page = window.participantsPage
+            const a = page.addParticipant("A")
+            const b = page.addParticipant("B")
+            const c = page.addParticipant("C")
+            tryCompare(a.client, "connectionState", Etcd.ConnectionState.Connected, qetcdTest.timeout(15000))
+            for (const participant of [a, b]) {
+                participant.mutex.path = "/demo/lock"
+                participant.mutex.ttl = 3
+            }
+            a.mutex.lock()
+            tryCompare(a.mutex, "held", true, qetcdTest.timeout(10000))
+            b.mutex.lock()
+            c.shownRecipe = "service"
+            c.service.name = "api"
+            c.service.address = "10.0.0.7"
+            c.service.port = 8080
+            c.service.registerService()
+            tryCompare(c.service, "state", Participant.Active, qetcdTest.timeout(10000))
+            c.link.delay(150)
+            a.link.blackhole()
+            tryCompare(a.mutex, "state", Participant.Lost, qetcdTest.timeout(15000))
+            tryCompare(b.mutex, "held", true, qetcdTest.timeout(15000))
+
+            window.showPage("timeline")
+            tryVerify(() => window.currentPage.summary.losses === 1, qetcdTest.timeout(10000), "A's loss on the timeline")
+            verify(window.currentPage.summary.bands >= 2, "A's blackhole and C's delay")
+            for (const name of ["A", "B", "C"])
+                verify(window.currentPage.timeline.lanes.indexOf(name) >= 0, name + "'s lane")
+            const pictures = qetcdTest.setEnvironmentVariable("QETCD_SCREENSHOT_DIR", "")
+            qetcdTest.setEnvironmentVariable("QETCD_SCREENSHOT_DIR", pictures)
+            if (pictures.length > 0) {
+                const whole = window.contentItem.parent  // header and footer included
+                window.currentPage.timeline.showWholeLog()
+                verify(waitForRendering(whole, qetcdTest.timeout(5000)))
+                grabImage(whole).save(pictures + "/timeline-participants.png")
+                window.showPage("participants")
+                verify(waitForRendering(whole, qetcdTest.timeout(5000)))
+                grabImage(whole).save(pictures + "/participants-sandbox.png")
+            }
+            a.link.pass()
+            c.link.pass()
+            for (const name of ["A", "B", "C"])
+                verify(page.removeParticipant(name))
+        }
+
         // In the window, a participant connects as the window does, user and password included,
         // and writes to the window's event log.
         function test_windowParticipantsConnectAsTheWindowDoes() {
