@@ -13,6 +13,7 @@
 #include <QtQml/qqmlregistration.h>
 
 #include <deque>
+#include <limits>
 #include <optional>
 
 // The Timeline page's model: an EventLogModel read into swim lanes, one per participant and then
@@ -26,10 +27,11 @@
 //   (positive when the participant knew first);
 // - its lease's time left, sampled from the object given to watchLease().
 //
-// It feeds a ChartView's series itself (setMarkerSeries, setLeaseSeries) with only the window's
-// points: of a lane's glyphs of one kind, one per half a glyph's width. TimelineLayer paints the
-// bands and the losses in the window; the page places the time labels. Times reach QML in seconds
-// since the origin (the first event or lease sample since the log was last cleared).
+// It moves a ChartView's time axis and feeds its lease line (setTimeAxis, setLeaseSeries) with only
+// the window's points. TimelineMarkerLayer paints the markers (visibleMarkers: of a lane's glyphs
+// of one kind, one per half a glyph's width) and TimelineLayer the bands and the losses in the
+// window; the page places the time labels. Times reach QML in seconds since the origin (the first
+// event or lease sample since the log was last cleared).
 //
 // Following, the window ends now and moves on a pixel's worth of time at a time (at most 20
 // times a second); paused, it stays where it is until scrolled or zoomed.
@@ -104,6 +106,13 @@ public:
         qint64 lastSequence = -1;
         qint64 marginMs() const { return deletedMs - knewMs; }
     };
+    // A marker as the marker layer draws it: its row, its time in seconds since the origin.
+    struct VisibleMarker
+    {
+        int row;
+        double at;
+        int glyph;
+    };
     struct LeaseSample
     {
         qint64 ms;
@@ -163,12 +172,16 @@ public:
     QVariantList ticks() const { return m_ticks; }
     QList<VisibleBand> visibleBands() const;
     QList<VisibleLoss> visibleLosses() const;
+    // The markers worth drawing from start to end (seconds since the origin) at secondsPerPixel:
+    // of a lane's glyphs of one kind, the first in every half a glyph's width, in time order. The
+    // halves are counted from the origin, so which marker stands for its neighbours does not
+    // depend on the times asked for (the marker layer asks tile by tile).
+    QList<VisibleMarker> visibleMarkers(double start, double end, double secondsPerPixel) const;
 
     // Samples participant's leaseTimeLeft (ms) and leaseTtl (s) properties 4 times a second while
     // it lives, as lane's lease line; a later call for the lane replaces the source.
     Q_INVOKABLE void watchLease(const QString &lane, QObject *participant);
-    // The series the model fills: a ScatterSeries per glyph, one LineSeries for every lane's lease.
-    Q_INVOKABLE void setMarkerSeries(const QString &glyph, QAbstractSeries *series);
+    // The series the model fills: one LineSeries for every lane's lease.
     Q_INVOKABLE void setLeaseSeries(QAbstractSeries *series);
     // The chart's time axis (a ValueAxis): the model moves it with the window, in one step with
     // its grid, so the chart lays its series out once per step rather than once per bound.
@@ -203,6 +216,9 @@ Q_SIGNALS:
     void windowChanged();
     void plotWidthChanged();
     void ticksChanged();
+    // Markers from `from` to `to` (seconds since the origin) came or went: the marker layer
+    // repaints what it painted of them. Infinite both ways when the log was cleared.
+    void markersChanged(double from, double to);
 
 private:
     struct PendingLoss
@@ -232,6 +248,7 @@ private:
     void rebuildRows();
     qint64 logStartMs() const;
     qint64 logEndMs() const;
+    void noteMarkerChange(qint64 ms);
     void addMarker(qint64 sequence, qint64 ms, int lane, const QString &glyph);
     void openBand(std::optional<Band> &slot, Band band, qint64 sequence);
     void closeBand(std::optional<Band> &slot, qint64 ms, qint64 sequence);
@@ -242,7 +259,6 @@ private:
     void scheduleRefresh();
     void updateFollowInterval();
     void clampWindow();
-    void fillMarkerSeries(qint64 startMs, qint64 endMs);
     void fillLeaseSeries(qint64 startMs, qint64 endMs);
     void updateTicks(qint64 startMs, qint64 endMs);
     void moveTimeAxis(qint64 startMs, qint64 endMs);
@@ -257,7 +273,8 @@ private:
     std::deque<Band> m_bands;      // closed, by their end's sequence
     std::deque<Loss> m_losses;     // both moments known, by the later one's sequence
     QList<int> m_glyphCounts;      // markers per glyph, for the legend
-    QList<QPointer<QXYSeries>> m_markerSeries;  // by glyph
+    qint64 m_changedFromMs = std::numeric_limits<qint64>::max();  // markers come or gone since the last markersChanged
+    qint64 m_changedToMs = std::numeric_limits<qint64>::min();
     QPointer<QXYSeries> m_leaseSeries;
     QPointer<QValueAxis> m_timeAxis;
 

@@ -1,7 +1,7 @@
 // TimelineModel over an EventLogModel (under QAbstractItemModelTester): lanes in first-seen
 // order with members last; fault and member bands; both moments of a loss and the margin
-// between them, either way round; the series it fills with the window's points only; leases
-// sampled from a participant while it lives; and what the log's capacity takes with it.
+// between them, either way round; the markers it gives the marker layer, the window's only; the
+// leases sampled from a participant while it lives; and what the log's capacity takes with it.
 #include "timelinemodel.h"
 
 #include <QtCharts/QLineSeries>
@@ -25,9 +25,12 @@ class tst_TimelineModel : public QObject
     Q_OBJECT
 
 private:
-    // The lock-partition story of the console's brief, and a member paused meanwhile.
-    static void appendPartition(EventLogModel &log)
+    // The lock-partition story of the console's brief, and a member paused meanwhile; from T, or
+    // from another start.
+    static void appendPartition(EventLogModel &log, qint64 start = T)
     {
+        const auto logged = [start](qint64 at, const QString &participant, const QString &kind, const QString &detail = {},
+                                    const QString &key = {}) { return ::logged(at + start - T, participant, kind, detail, key); };
         log.append(logged(0, "A", "acquired", "token 12", "/locks/k/a"));
         log.append(logged(500, "scenario", "step", "A is cut off"));
         log.append(logged(1000, "A", "fault", "blackhole"));
@@ -159,37 +162,37 @@ private Q_SLOTS:
         QCOMPARE(band.end, timeline.logEnd());  // open: until now
     }
 
-    void seriesGetTheWindowOnly()
+    void markersOfTheWindowOnly()
     {
         EventLogModel log;
         TimelineModel timeline;
         timeline.setEventLog(&log);
-        QLineSeries acquired;
-        QLineSeries lost;
-        timeline.setMarkerSeries("acquired", &acquired);
-        timeline.setMarkerSeries("lost", &lost);
-        QVERIFY(!acquired.lightMarker().isNull());
         appendPartition(log);
         QTRY_COMPARE(timeline.eventCount(), 12);
-        timeline.setFollowing(false);
-        timeline.setPlotWidth(1000);
+        const auto at = [&timeline](double start, double end, double secondsPerPixel, const QString &glyph) {
+            QList<QPointF> points;  // (time, row)
+            for (const auto &marker : timeline.visibleMarkers(start, end, secondsPerPixel)) {
+                if (timeline.glyphs().at(marker.glyph) == glyph)
+                    points.append({marker.at, double(marker.row)});
+            }
+            return points;
+        };
+        // 10 s over 1000 pixels: every marker. A: row 0, B: row 1.
+        QCOMPARE(at(0, 10, 0.01, "acquired"), QList<QPointF>({{0.0, 0}, {7.0, 1}}));
+        QCOMPARE(at(0, 10, 0.01, "lost"), QList<QPointF>({{6.0, 0}}));
+        QCOMPARE(at(7, 12, 0.005, "acquired"), QList<QPointF>({{7.0, 1}}));
+        QVERIFY(at(7, 12, 0.005, "lost").isEmpty());
 
-        // 3 lanes: A's middle is at 2.5, B's at 1.5.
-        timeline.setWindowLength(10);
-        timeline.setWindowEnd(10);
-        QCOMPARE(acquired.points(), QList<QPointF>({{0.0, 2.5}, {7.0, 1.5}}));
-        QCOMPARE(lost.points(), QList<QPointF>({{6.0, 2.5}}));
-        // A later window: B's acquisition only (a marker half out of view still counts).
-        timeline.setWindowLength(5);
-        timeline.setWindowEnd(12);
-        QCOMPARE(acquired.points(), QList<QPointF>({{7.0, 1.5}}));
-        QVERIFY(lost.points().isEmpty());
-        // Zoomed out about the middle, 9.5 s.
-        timeline.zoom(2, 0.5);
-        QCOMPARE(timeline.windowLength(), 10.0);
-        QCOMPARE(timeline.windowStart(), 4.5);
-        QCOMPARE(timeline.windowEnd(), 14.5);
-        QCOMPARE(lost.points(), QList<QPointF>({{6.0, 2.5}}));
+        // Of a lane's glyphs of one kind, the first in each half a glyph's width stands for the
+        // rest, whichever range is asked for (the layer asks tile by tile).
+        log.append(logged(9600, "A", "leaseSuspended"));
+        log.append(logged(9650, "A", "leaseSuspended"));
+        log.append(logged(9700, "B", "leaseSuspended"));
+        QTRY_COMPARE(timeline.eventCount(), 15);
+        // 0.1 s a pixel: 0.7 s a half glyph, the halves from 9.1 s to 9.8 s.
+        QCOMPARE(at(0, 20, 0.1, "leaseSuspended"), QList<QPointF>({{3.0, 0}, {9.6, 0}, {9.7, 1}}));
+        QCOMPARE(at(9.62, 20, 0.1, "leaseSuspended"), QList<QPointF>({{9.7, 1}}));
+        QCOMPARE(at(9.6, 20, 0.1, "leaseSuspended"), QList<QPointF>({{9.6, 0}, {9.7, 1}}));
     }
 
     void leasesAreSampledWhileTheParticipantLives()
@@ -241,6 +244,7 @@ private Q_SLOTS:
         appendPartition(log);
         QTRY_COMPARE(timeline.eventCount(), 12);
         QCOMPARE(timeline.markerCount(), 8);
+        QSignalSpy markersChanged(&timeline, &TimelineModel::markersChanged);
 
         // Six newer events push the first six out: A's acquisition, its suspension and m1's
         // pause go; the pause's band, closed by m1's resume (also gone), goes with them.
@@ -253,6 +257,10 @@ private Q_SLOTS:
         QCOMPARE(timeline.bands().size(), 1);
         QCOMPARE(timeline.losses().size(), 1);
         QCOMPARE(timeline.lanes(), QStringList({"A", "B", "m1"}));  // lanes stay
+        // The marker layer hears which markers came and went: from the first gone to the last new.
+        QVERIFY(!markersChanged.isEmpty());
+        QCOMPARE(markersChanged.first().at(0).toDouble(), 0.0);
+        QCOMPARE(markersChanged.last().at(1).toDouble(), 10.5);
 
         // Three more: the loss's both moments are gone, and so is the loss.
         for (int i = 0; i < 3; ++i)
