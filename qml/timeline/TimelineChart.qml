@@ -189,8 +189,8 @@ Item {
         x: area.plot.x - leftPadding
         y: area.plot.y + area.plot.height + area.timeLabelHeight
         width: area.plot.width + leftPadding + rightPadding
-        from: Math.min(area.timeline.logStart + area.timeline.windowLength, area.timeline.logEnd)
-        to: area.timeline.logEnd
+        from: area.timeline.earliestWindowEnd
+        to: area.timeline.latestWindowEnd
         value: area.timeline.windowEnd
         enabled: to > from
         onMoved: area.timeline.windowEnd = value

@@ -402,9 +402,38 @@ double TimelineModel::logEnd() const
     return seconds(logEndMs());
 }
 
+qint64 TimelineModel::wholeLogEdgeMs() const
+{
+    // The whole log across the plot but for EdgePixels at each end.
+    const double inner = std::max(m_plotWidth - 2 * EdgePixels, m_plotWidth / 2);
+    return qint64(std::ceil((logEndMs() - logStartMs()) * EdgePixels / std::max(1.0, inner)));
+}
+
+qint64 TimelineModel::windowEdgeMs() const
+{
+    return qint64(std::ceil(m_windowLengthMs * EdgePixels / std::max(1.0, m_plotWidth)));
+}
+
 double TimelineModel::maximumWindow() const
 {
-    return std::max(MinimumWindowSeconds, (logEndMs() - logStartMs()) / 1000.0);
+    return std::max(MinimumWindowSeconds, (logEndMs() - logStartMs() + 2 * wholeLogEdgeMs()) / 1000.0);
+}
+
+qint64 TimelineModel::latestWindowEndMs() const
+{
+    // Following, the window ends now; paused, it may end a glyph's width after the last event,
+    // and start as far before the first, so that neither glyph is cut at the plot's edge.
+    return m_following ? logEndMs() : logEndMs() + windowEdgeMs();
+}
+
+qint64 TimelineModel::earliestWindowEndMs() const
+{
+    return std::min(latestWindowEndMs(), logStartMs() - windowEdgeMs() + m_windowLengthMs);
+}
+
+bool TimelineModel::isWholeLogShown() const
+{
+    return m_wholeLogShown && !m_following;
 }
 
 void TimelineModel::setActive(bool active)
@@ -423,6 +452,7 @@ void TimelineModel::setFollowing(bool following)
     if (following == m_following)
         return;
     m_following = following;
+    m_wholeLogShown = false;
     updateFollowInterval();
     Q_EMIT followingChanged();
     refresh();
@@ -434,6 +464,7 @@ void TimelineModel::setWindowLength(double seconds)
     if (length == m_windowLengthMs)
         return;
     m_windowLengthMs = length;
+    m_wholeLogShown = false;
     clampWindow();
     updateFollowInterval();
     refresh();
@@ -443,6 +474,7 @@ void TimelineModel::setWindowEnd(double seconds)
 {
     setFollowing(false);
     m_windowEndMs = m_originMs + qint64(seconds * 1000);
+    m_wholeLogShown = false;
     clampWindow();
     refresh();
 }
@@ -451,9 +483,7 @@ void TimelineModel::clampWindow()
 {
     if (m_following)
         return;
-    const qint64 latest = logEndMs();
-    const qint64 earliest = std::min(latest, logStartMs() + m_windowLengthMs);
-    m_windowEndMs = std::clamp(m_windowEndMs, earliest, latest);
+    m_windowEndMs = std::clamp(m_windowEndMs, earliestWindowEndMs(), latestWindowEndMs());
 }
 
 void TimelineModel::zoom(double factor, double anchor)
@@ -466,6 +496,7 @@ void TimelineModel::zoom(double factor, double anchor)
     const qint64 length =
         qint64(std::clamp(m_windowLengthMs * factor / 1000.0, MinimumWindowSeconds, maximumWindow()) * 1000);
     m_windowLengthMs = length;
+    m_wholeLogShown = false;
     if (!m_following)
         m_windowEndMs = qint64(anchorMs - anchor * length) + length;
     clampWindow();
@@ -475,11 +506,19 @@ void TimelineModel::zoom(double factor, double anchor)
 
 void TimelineModel::showWholeLog()
 {
+    // Paused: following, the window would move on from the whole log at the next step, and the
+    // page would still say LIVE over a view that is not.
+    const bool wasFollowing = m_following;
+    m_following = false;
     m_nowMs = nowMs();
-    m_windowLengthMs = qint64(maximumWindow() * 1000);
-    if (!m_following)
-        m_windowEndMs = logEndMs();
+    m_windowLengthMs = qRound64(maximumWindow() * 1000);
+    m_windowEndMs = latestWindowEndMs();
+    m_wholeLogShown = true;
     updateFollowInterval();
+    if (wasFollowing)
+        Q_EMIT followingChanged();
+    // Every layer at once: the axis, the lease line and the window's signal for the layers over
+    // them, in this call rather than at the next step.
     refresh();
 }
 

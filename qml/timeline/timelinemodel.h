@@ -34,7 +34,8 @@
 // event or lease sample since the log was last cleared).
 //
 // Following, the window ends now and moves on a pixel's worth of time at a time (at most 20
-// times a second); paused, it stays where it is until scrolled or zoomed.
+// times a second); paused, it stays where it is until scrolled or zoomed. showWholeLog() pauses
+// on the whole log, with a glyph's width of air at both ends.
 //
 // Memory: markers, bands and losses go with the log's events (the log's capacity bounds them);
 // each lane keeps at most MaxLeaseSamples samples of its lease, 4 a second, fewer where the
@@ -67,6 +68,11 @@ class TimelineModel : public QObject
     Q_PROPERTY(double logEnd READ logEnd NOTIFY windowChanged)
     Q_PROPERTY(double minimumWindow READ minimumWindow CONSTANT)
     Q_PROPERTY(double maximumWindow READ maximumWindow NOTIFY windowChanged)
+    // How far back and on the window's end can be scrolled while paused (the slider's range).
+    Q_PROPERTY(double earliestWindowEnd READ earliestWindowEnd NOTIFY windowChanged)
+    Q_PROPERTY(double latestWindowEnd READ latestWindowEnd NOTIFY windowChanged)
+    // Paused with every event in view (as showWholeLog leaves it).
+    Q_PROPERTY(bool wholeLogShown READ isWholeLogShown NOTIFY windowChanged)
     // The plot's width in pixels: how many points are worth drawing, and how often to move on.
     Q_PROPERTY(double plotWidth READ plotWidth WRITE setPlotWidth NOTIFY plotWidthChanged)
 
@@ -80,6 +86,8 @@ public:
     static constexpr double MinimumWindowSeconds = 5;
     static constexpr double DefaultWindowSeconds = 60;
     static constexpr int MarkerPixels = 14;
+    // The whole log's view leaves this much room at both ends, so the first and last glyphs are whole.
+    static constexpr int EdgePixels = MarkerPixels;
 
     struct Marker
     {
@@ -166,6 +174,9 @@ public:
     double logEnd() const;
     double minimumWindow() const { return MinimumWindowSeconds; }
     double maximumWindow() const;
+    double earliestWindowEnd() const { return seconds(earliestWindowEndMs()); }
+    double latestWindowEnd() const { return seconds(latestWindowEndMs()); }
+    bool isWholeLogShown() const;
     double plotWidth() const { return m_plotWidth; }
     void setPlotWidth(double pixels);
 
@@ -188,6 +199,7 @@ public:
     Q_INVOKABLE void setTimeAxis(QAbstractAxis *axis);
     // Scales the window by factor, keeping the moment at `anchor` (0 left .. 1 right) in place.
     Q_INVOKABLE void zoom(double factor, double anchor = 1.0);
+    // Pauses on the whole log: its first event to its last (or now), a glyph's width in from the plot's edges.
     Q_INVOKABLE void showWholeLog();
     // Moves the window by pixels of the plot (positive: back in time); stops following.
     Q_INVOKABLE void scrollBy(double pixels);
@@ -248,6 +260,10 @@ private:
     void rebuildRows();
     qint64 logStartMs() const;
     qint64 logEndMs() const;
+    qint64 wholeLogEdgeMs() const;  // the whole log's room at each end
+    qint64 windowEdgeMs() const;    // EdgePixels in the window as it is
+    qint64 earliestWindowEndMs() const;
+    qint64 latestWindowEndMs() const;
     void noteMarkerChange(qint64 ms);
     void addMarker(qint64 sequence, qint64 ms, int lane, const QString &glyph);
     void openBand(std::optional<Band> &slot, Band band, qint64 sequence);
@@ -285,6 +301,7 @@ private:
     const qint64 m_wallOffsetMs;  // wall clock minus monotonic clock
     bool m_active = true;
     bool m_following = true;
+    bool m_wholeLogShown = false;  // since showWholeLog, until the window is moved or zoomed
     qint64 m_windowEndMs = 0;
     qint64 m_windowLengthMs = qint64(DefaultWindowSeconds * 1000);
     double m_plotWidth = 800;

@@ -1,10 +1,12 @@
 // TimelineModel over an EventLogModel (under QAbstractItemModelTester): lanes in first-seen
 // order with members last; fault and member bands; both moments of a loss and the margin
 // between them, either way round; the markers it gives the marker layer, the window's only; the
-// leases sampled from a participant while it lives; and what the log's capacity takes with it.
+// whole log shown at once, paused, with room at both ends; leases sampled from a participant
+// while it lives; and what the log's capacity takes with it.
 #include "timelinemodel.h"
 
 #include <QtCharts/QLineSeries>
+#include <QtCharts/QValueAxis>
 #include <QtTest/QAbstractItemModelTester>
 #include <QtTest/QtTest>
 
@@ -97,9 +99,9 @@ private Q_SLOTS:
         // What the page draws over the chart, for a window over the whole story.
         timeline.setFollowing(false);
         timeline.setWindowLength(20);
-        timeline.setWindowEnd(15);  // not before the log's start
-        QCOMPARE(timeline.windowEnd(), 20.0);
-        QCOMPARE(timeline.windowStart(), 0.0);
+        timeline.setWindowEnd(15);  // not before the log's start, but for a glyph's width (14 of 800 pixels)
+        QCOMPARE(timeline.windowEnd(), 19.65);
+        QCOMPARE(timeline.windowStart(), -0.35);
         const auto visibleLosses = timeline.visibleLosses();
         QCOMPARE(visibleLosses.size(), 1);
         QCOMPARE(visibleLosses[0].row, 0);
@@ -193,6 +195,68 @@ private Q_SLOTS:
         QCOMPARE(at(0, 20, 0.1, "leaseSuspended"), QList<QPointF>({{3.0, 0}, {9.6, 0}, {9.7, 1}}));
         QCOMPARE(at(9.62, 20, 0.1, "leaseSuspended"), QList<QPointF>({{9.7, 1}}));
         QCOMPARE(at(9.6, 20, 0.1, "leaseSuspended"), QList<QPointF>({{9.6, 0}, {9.7, 1}}));
+    }
+
+    void wholeLogAtOncePausedWithRoomAtBothEnds()
+    {
+        EventLogModel log;
+        TimelineModel timeline;
+        timeline.setEventLog(&log);
+        QValueAxis axis;
+        QLineSeries leaseLine;
+        timeline.setTimeAxis(&axis);
+        timeline.setLeaseSeries(&leaseLine);
+        // The story ended just now, and A's lease is still drawn.
+        appendPartition(log, EventLogModel::monotonicNowMs() - 10000);
+        QTRY_COMPARE(timeline.eventCount(), 12);
+        QObject participant;
+        participant.setProperty("leaseTimeLeft", 7500);
+        participant.setProperty("leaseTtl", 10);
+        timeline.watchLease("A", &participant);
+        timeline.setPlotWidth(1000);
+        QVERIFY(timeline.isFollowing());
+        timeline.refresh();
+        QCOMPARE(timeline.windowLength(), 60.0);
+
+        // As a scenario's end shows it: the whole story, at once, and no longer live.
+        QSignalSpy following(&timeline, &TimelineModel::followingChanged);
+        QSignalSpy window(&timeline, &TimelineModel::windowChanged);
+        timeline.showWholeLog();
+        QVERIFY(!timeline.isFollowing());
+        QCOMPARE(following.count(), 1);
+        QCOMPARE(window.count(), 1);
+        QVERIFY(timeline.isWholeLogShown());
+        // The axis moved in the same call, and the lease line reaches both of its edges.
+        QCOMPARE(axis.min(), timeline.windowStart());
+        QCOMPARE(axis.max(), timeline.windowEnd());
+        QVERIFY(!leaseLine.points().isEmpty());
+        // EdgePixels (14) of 1000 at each end: the first and the last glyphs are whole.
+        const double secondsPerPixel = timeline.windowLength() / 1000;
+        const double span = timeline.logEnd() - timeline.logStart();
+        QCOMPARE_LE(qAbs(timeline.windowLength() - span * 1000 / (1000 - 2 * 14)), 0.01);
+        QCOMPARE_GE((timeline.logStart() - timeline.windowStart()) / secondsPerPixel, 13.0);
+        QCOMPARE_GE((timeline.windowEnd() - timeline.logEnd()) / secondsPerPixel, 13.0);
+        const auto markers = timeline.visibleMarkers(timeline.windowStart(), timeline.windowEnd(), secondsPerPixel);
+        QCOMPARE(markers.size(), 8);
+        QCOMPARE_GE((markers.first().at - timeline.windowStart()) / secondsPerPixel, TimelineModel::MarkerPixels / 2.0);
+        QCOMPARE_GE((timeline.windowEnd() - markers.last().at) / secondsPerPixel, TimelineModel::MarkerPixels / 2.0);
+
+        // Paused, it stays (no follow step moves it on); the slider reaches both ends of it.
+        const double start = timeline.windowStart();
+        const double end = timeline.windowEnd();
+        QTest::qWait(150);
+        QCOMPARE(timeline.windowStart(), start);
+        QCOMPARE(timeline.windowEnd(), end);
+        QCOMPARE_LE(timeline.earliestWindowEnd(), end);
+        QCOMPARE_GE(timeline.latestWindowEnd(), end);
+        // Zoomed, it is a window like any other; live again, it follows now.
+        timeline.zoom(0.5);
+        QVERIFY(!timeline.isWholeLogShown());
+        timeline.showWholeLog();
+        QVERIFY(timeline.isWholeLogShown());
+        timeline.setFollowing(true);
+        QVERIFY(!timeline.isWholeLogShown());
+        QCOMPARE(timeline.windowEnd(), timeline.logEnd());
     }
 
     void leasesAreSampledWhileTheParticipantLives()
