@@ -4,10 +4,11 @@ import QtCharts
 import QEtcdConsole
 
 // Lanes down, time across. Under the ChartView, whose background is transparent: the lanes'
-// stripes and the fault bands. In it: the lease lines and one marker series per glyph, which the
-// TimelineModel fills. Over it: the loss brackets, the lane names, the time labels and the slider
-// that scrolls back through the whole log. Dragging the plot scrolls too; the wheel zooms about
-// the pointer.
+// stripes and the fault bands. In it: the time grid and the lease lines, which the TimelineModel
+// moves and fills. Over it: the lane names, the markers (painted in tiles of their own, not as
+// chart series: a window that moves on would lay every one of them out again), the loss
+// brackets, the time labels and the slider that scrolls back through the whole log. Dragging the
+// plot scrolls too; the wheel zooms about the pointer.
 Item {
     id: area
     required property TimelineModel timeline
@@ -66,7 +67,6 @@ Item {
             lineVisible: false
             gridVisible: false
         }
-        // Created first, so the markers are drawn over it.
         LineSeries {
             id: leaseLine
             name: qsTr("lease time left")
@@ -78,8 +78,6 @@ Item {
         Component.onCompleted: {
             area.timeline.setTimeAxis(timeAxis);
             area.timeline.setLeaseSeries(leaseLine);
-            for (const glyph of area.timeline.glyphs)
-                area.timeline.setMarkerSeries(glyph, chart.createSeries(ChartView.SeriesTypeLine, glyph, timeAxis, laneAxis));
         }
     }
 
@@ -122,6 +120,18 @@ Item {
                 }
             }
         }
+    }
+
+    // Every event as its glyph, over the lease lines.
+    TimelineMarkerLayer {
+        objectName: "markerLayer"
+        chart: chart
+        x: area.plot.x
+        y: area.plot.y
+        width: area.plot.width
+        height: area.plot.height
+        clip: true
+        timeline: area.timeline
     }
 
     // Both moments of each loss: when the participant knew, when etcd deleted its key.
@@ -179,8 +189,8 @@ Item {
         x: area.plot.x - leftPadding
         y: area.plot.y + area.plot.height + area.timeLabelHeight
         width: area.plot.width + leftPadding + rightPadding
-        from: Math.min(area.timeline.logStart + area.timeline.windowLength, area.timeline.logEnd)
-        to: area.timeline.logEnd
+        from: area.timeline.earliestWindowEnd
+        to: area.timeline.latestWindowEnd
         value: area.timeline.windowEnd
         enabled: to > from
         onMoved: area.timeline.windowEnd = value

@@ -28,6 +28,7 @@ ConsolePage {
         bands: timeline.bandCount,
         losses: timeline.lossCount,
         following: timeline.following,
+        wholeLog: timeline.wholeLogShown,
         windowSeconds: timeline.windowLength
     })
     onPausedChanged: if (paused) timeline.following = false
@@ -49,7 +50,9 @@ ConsolePage {
         visible: !page.empty
         spacing: Theme.spacing
         Label {
-            text: qsTr("Window %1").arg(Format.duration(timeline.windowLength * 1000))
+            objectName: "windowLabel"
+            text: timeline.wholeLogShown ? qsTr("Whole log, %1").arg(Format.duration(timeline.windowLength * 1000))
+                                         : qsTr("Window %1").arg(Format.duration(timeline.windowLength * 1000))
             color: Theme.mutedText
             font.pixelSize: Theme.smallFont
         }
@@ -82,6 +85,7 @@ ConsolePage {
             ToolTip.text: qsTr("Show the whole log at once")
         }
         StatePill {
+            objectName: "livePill"
             text: timeline.following ? qsTr("LIVE") : qsTr("PAUSED")
             foreground: timeline.following ? Theme.good : Theme.warning
             background: timeline.following ? Theme.goodSoft : Theme.warningSoft

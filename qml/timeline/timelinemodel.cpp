@@ -4,7 +4,6 @@
 
 #include <QtCore/QDateTime>
 #include <QtCore/QLoggingCategory>
-#include <QtGui/QGuiApplication>
 
 #include <algorithm>
 #include <cmath>
@@ -32,7 +31,6 @@ constexpr double TickSpacingPixels = 96;
 TimelineModel::TimelineModel(QObject *parent)
     : QObject(parent),
       m_glyphCounts(TimelineGlyphs::all().size(), 0),
-      m_markerSeries(TimelineGlyphs::all().size()),
       m_wallOffsetMs(QDateTime::currentMSecsSinceEpoch() - EventLogModel::monotonicNowMs())
 {
     m_frame.setSingleShot(true);
@@ -86,10 +84,13 @@ void TimelineModel::reset()
     m_hasOrigin = false;
     m_originMs = 0;
     m_lastEventMs = 0;
+    m_changedFromMs = std::numeric_limits<qint64>::max();
+    m_changedToMs = std::numeric_limits<qint64>::min();
     if (lanesChanged) {
         rebuildRows();
         Q_EMIT this->lanesChanged();
     }
+    Q_EMIT markersChanged(-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity());
     Q_EMIT legendGlyphsChanged();
     Q_EMIT countsChanged();
     scheduleRefresh();
@@ -111,6 +112,13 @@ void TimelineModel::readNewEvents()
         ingest(m_log->eventAt(sequence), sequence);
     m_nextSequence = end;
     dropBefore(first);
+    if (m_changedFromMs <= m_changedToMs) {
+        const double from = seconds(m_changedFromMs);
+        const double to = seconds(m_changedToMs);
+        m_changedFromMs = std::numeric_limits<qint64>::max();
+        m_changedToMs = std::numeric_limits<qint64>::min();
+        Q_EMIT markersChanged(from, to);
+    }
     if (legendGlyphs() != legendBefore)
         Q_EMIT legendGlyphsChanged();
     Q_EMIT countsChanged();
@@ -255,6 +263,13 @@ void TimelineModel::addMarker(qint64 sequence, qint64 ms, int lane, const QStrin
         m_markers.insert(at, marker);
     }
     ++m_glyphCounts[index];
+    noteMarkerChange(ms);
+}
+
+void TimelineModel::noteMarkerChange(qint64 ms)
+{
+    m_changedFromMs = std::min(m_changedFromMs, ms);
+    m_changedToMs = std::max(m_changedToMs, ms);
 }
 
 void TimelineModel::openBand(std::optional<Band> &slot, Band band, qint64 sequence)
@@ -277,6 +292,7 @@ void TimelineModel::dropBefore(qint64 sequence)
 {
     while (!m_markers.empty() && m_markers.front().sequence < sequence) {
         --m_glyphCounts[m_markers.front().glyph];
+        noteMarkerChange(m_markers.front().ms);
         m_markers.pop_front();
     }
     while (!m_bands.empty() && m_bands.front().endSequence < sequence)
@@ -386,9 +402,38 @@ double TimelineModel::logEnd() const
     return seconds(logEndMs());
 }
 
+qint64 TimelineModel::wholeLogEdgeMs() const
+{
+    // The whole log across the plot but for EdgePixels at each end.
+    const double inner = std::max(m_plotWidth - 2 * EdgePixels, m_plotWidth / 2);
+    return qint64(std::ceil((logEndMs() - logStartMs()) * EdgePixels / std::max(1.0, inner)));
+}
+
+qint64 TimelineModel::windowEdgeMs() const
+{
+    return qint64(std::ceil(m_windowLengthMs * EdgePixels / std::max(1.0, m_plotWidth)));
+}
+
 double TimelineModel::maximumWindow() const
 {
-    return std::max(MinimumWindowSeconds, (logEndMs() - logStartMs()) / 1000.0);
+    return std::max(MinimumWindowSeconds, (logEndMs() - logStartMs() + 2 * wholeLogEdgeMs()) / 1000.0);
+}
+
+qint64 TimelineModel::latestWindowEndMs() const
+{
+    // Following, the window ends now; paused, it may end a glyph's width after the last event,
+    // and start as far before the first, so that neither glyph is cut at the plot's edge.
+    return m_following ? logEndMs() : logEndMs() + windowEdgeMs();
+}
+
+qint64 TimelineModel::earliestWindowEndMs() const
+{
+    return std::min(latestWindowEndMs(), logStartMs() - windowEdgeMs() + m_windowLengthMs);
+}
+
+bool TimelineModel::isWholeLogShown() const
+{
+    return m_wholeLogShown && !m_following;
 }
 
 void TimelineModel::setActive(bool active)
@@ -407,6 +452,7 @@ void TimelineModel::setFollowing(bool following)
     if (following == m_following)
         return;
     m_following = following;
+    m_wholeLogShown = false;
     updateFollowInterval();
     Q_EMIT followingChanged();
     refresh();
@@ -418,6 +464,7 @@ void TimelineModel::setWindowLength(double seconds)
     if (length == m_windowLengthMs)
         return;
     m_windowLengthMs = length;
+    m_wholeLogShown = false;
     clampWindow();
     updateFollowInterval();
     refresh();
@@ -427,6 +474,7 @@ void TimelineModel::setWindowEnd(double seconds)
 {
     setFollowing(false);
     m_windowEndMs = m_originMs + qint64(seconds * 1000);
+    m_wholeLogShown = false;
     clampWindow();
     refresh();
 }
@@ -435,9 +483,7 @@ void TimelineModel::clampWindow()
 {
     if (m_following)
         return;
-    const qint64 latest = logEndMs();
-    const qint64 earliest = std::min(latest, logStartMs() + m_windowLengthMs);
-    m_windowEndMs = std::clamp(m_windowEndMs, earliest, latest);
+    m_windowEndMs = std::clamp(m_windowEndMs, earliestWindowEndMs(), latestWindowEndMs());
 }
 
 void TimelineModel::zoom(double factor, double anchor)
@@ -450,6 +496,7 @@ void TimelineModel::zoom(double factor, double anchor)
     const qint64 length =
         qint64(std::clamp(m_windowLengthMs * factor / 1000.0, MinimumWindowSeconds, maximumWindow()) * 1000);
     m_windowLengthMs = length;
+    m_wholeLogShown = false;
     if (!m_following)
         m_windowEndMs = qint64(anchorMs - anchor * length) + length;
     clampWindow();
@@ -459,11 +506,19 @@ void TimelineModel::zoom(double factor, double anchor)
 
 void TimelineModel::showWholeLog()
 {
+    // Paused: following, the window would move on from the whole log at the next step, and the
+    // page would still say LIVE over a view that is not.
+    const bool wasFollowing = m_following;
+    m_following = false;
     m_nowMs = nowMs();
-    m_windowLengthMs = qint64(maximumWindow() * 1000);
-    if (!m_following)
-        m_windowEndMs = logEndMs();
+    m_windowLengthMs = qRound64(maximumWindow() * 1000);
+    m_windowEndMs = latestWindowEndMs();
+    m_wholeLogShown = true;
     updateFollowInterval();
+    if (wasFollowing)
+        Q_EMIT followingChanged();
+    // Every layer at once: the axis, the lease line and the window's signal for the layers over
+    // them, in this call rather than at the next step.
     refresh();
 }
 
@@ -544,22 +599,6 @@ void TimelineModel::sampleLeases()
     scheduleRefresh();
 }
 
-void TimelineModel::setMarkerSeries(const QString &glyph, QAbstractSeries *series)
-{
-    const int index = TimelineGlyphs::indexOf(glyph);
-    auto *xy = qobject_cast<QXYSeries *>(series);
-    if (index < 0 || !xy) {
-        qCWarning(lcTimeline, "setMarkerSeries: \"%s\" is no glyph, or its series is no XY series", qPrintable(glyph));
-        return;
-    }
-    // Markers only: the glyph at every point, no line between them.
-    xy->setPen(QPen(Qt::NoPen));
-    xy->setMarkerSize(MarkerPixels);
-    xy->setLightMarker(TimelineGlyphs::glyphImage(index, MarkerPixels, qGuiApp->devicePixelRatio()));
-    m_markerSeries[index] = xy;
-    scheduleRefresh();
-}
-
 void TimelineModel::setLeaseSeries(QAbstractSeries *series)
 {
     m_leaseSeries = qobject_cast<QXYSeries *>(series);
@@ -588,7 +627,6 @@ void TimelineModel::refresh()
     if (m_following)
         m_windowEndMs = logEndMs();
     const qint64 start = m_windowEndMs - m_windowLengthMs;
-    fillMarkerSeries(start, m_windowEndMs);
     fillLeaseSeries(start, m_windowEndMs);
     updateTicks(start, m_windowEndMs);
     moveTimeAxis(start, m_windowEndMs);
@@ -600,31 +638,37 @@ double TimelineModel::laneBottom(int row) const
     return m_laneOfRow.size() - row - 1;
 }
 
-void TimelineModel::fillMarkerSeries(qint64 startMs, qint64 endMs)
+QList<TimelineModel::VisibleMarker> TimelineModel::visibleMarkers(double start, double end, double secondsPerPixel) const
 {
-    const double msPerPixel = m_windowLengthMs / std::max(1.0, m_plotWidth);
+    QList<VisibleMarker> visible;
+    if (!(secondsPerPixel > 0) || !(end >= start) || m_markers.empty())
+        return visible;
     // Of a lane's glyphs of one kind, one per half a glyph's width: closer ones would mostly cover
-    // it. The buckets are counted from the origin, so a marker keeps its place as the window moves.
-    const double bucketMs = std::max(1.0, msPerPixel * MarkerPixels / 2);
-    const qint64 margin = qint64(msPerPixel * MarkerPixels / 2) + 1;  // glyphs half in view
+    // it. The halves are counted from the origin, and read from the start of the one `start` is
+    // in: the marker that stands for a half is its first, whatever range is asked for.
+    const double bucketMs = std::max(1.0, secondsPerPixel * 1000 * MarkerPixels / 2);
+    const auto bucketOf = [&](qint64 ms) { return qint64(std::floor((ms - m_originMs) / bucketMs)); };
+    const auto msOf = [this](double at) {
+        return qint64(std::clamp(m_originMs + at * 1000, double(std::numeric_limits<qint64>::min() / 2),
+                                 double(std::numeric_limits<qint64>::max() / 2)));
+    };
+    const qint64 startMs = msOf(std::floor(start * 1000) / 1000);
+    const qint64 endMs = msOf(std::ceil(end * 1000) / 1000);
+    const qint64 scanFromMs = m_originMs + qint64(std::floor(double(bucketOf(startMs)) * bucketMs));
     const int glyphCount = int(TimelineGlyphs::all().size());
-    QList<QList<QPointF>> points(glyphCount);
     QList<qint64> lastBucket(qsizetype(m_lanes.size()) * glyphCount, std::numeric_limits<qint64>::min());
-    auto marker = std::lower_bound(m_markers.cbegin(), m_markers.cend(), startMs - margin,
+    auto marker = std::lower_bound(m_markers.cbegin(), m_markers.cend(), scanFromMs,
                                    [](const Marker &marker, qint64 time) { return marker.ms < time; });
-    for (; marker != m_markers.cend() && marker->ms <= endMs + margin; ++marker) {
-        const auto bucket = qint64(std::floor((marker->ms - m_originMs) / bucketMs));
+    for (; marker != m_markers.cend() && marker->ms <= endMs; ++marker) {
+        const qint64 bucket = bucketOf(marker->ms);
         qint64 &last = lastBucket[qsizetype(marker->lane) * glyphCount + marker->glyph];
         if (last == bucket)
             continue;
         last = bucket;
-        points[marker->glyph].append(QPointF(seconds(marker->ms), laneBottom(m_rowOfLane[marker->lane]) + 0.5));
+        if (marker->ms >= startMs)
+            visible.append({m_rowOfLane[marker->lane], seconds(marker->ms), marker->glyph});
     }
-    for (int glyph = 0; glyph < glyphCount; ++glyph) {
-        QXYSeries *series = m_markerSeries[glyph];
-        if (series && series->points() != points[glyph])
-            series->replace(points[glyph]);
-    }
+    return visible;
 }
 
 void TimelineModel::fillLeaseSeries(qint64 startMs, qint64 endMs)

@@ -13,6 +13,7 @@
 #include <QtQml/qqmlregistration.h>
 
 #include <deque>
+#include <limits>
 #include <optional>
 
 // The Timeline page's model: an EventLogModel read into swim lanes, one per participant and then
@@ -26,13 +27,15 @@
 //   (positive when the participant knew first);
 // - its lease's time left, sampled from the object given to watchLease().
 //
-// It feeds a ChartView's series itself (setMarkerSeries, setLeaseSeries) with only the window's
-// points: of a lane's glyphs of one kind, one per half a glyph's width. TimelineLayer paints the
-// bands and the losses in the window; the page places the time labels. Times reach QML in seconds
-// since the origin (the first event or lease sample since the log was last cleared).
+// It moves a ChartView's time axis and feeds its lease line (setTimeAxis, setLeaseSeries) with only
+// the window's points. TimelineMarkerLayer paints the markers (visibleMarkers: of a lane's glyphs
+// of one kind, one per half a glyph's width) and TimelineLayer the bands and the losses in the
+// window; the page places the time labels. Times reach QML in seconds since the origin (the first
+// event or lease sample since the log was last cleared).
 //
 // Following, the window ends now and moves on a pixel's worth of time at a time (at most 20
-// times a second); paused, it stays where it is until scrolled or zoomed.
+// times a second); paused, it stays where it is until scrolled or zoomed. showWholeLog() pauses
+// on the whole log, with a glyph's width of air at both ends.
 //
 // Memory: markers, bands and losses go with the log's events (the log's capacity bounds them);
 // each lane keeps at most MaxLeaseSamples samples of its lease, 4 a second, fewer where the
@@ -65,6 +68,11 @@ class TimelineModel : public QObject
     Q_PROPERTY(double logEnd READ logEnd NOTIFY windowChanged)
     Q_PROPERTY(double minimumWindow READ minimumWindow CONSTANT)
     Q_PROPERTY(double maximumWindow READ maximumWindow NOTIFY windowChanged)
+    // How far back and on the window's end can be scrolled while paused (the slider's range).
+    Q_PROPERTY(double earliestWindowEnd READ earliestWindowEnd NOTIFY windowChanged)
+    Q_PROPERTY(double latestWindowEnd READ latestWindowEnd NOTIFY windowChanged)
+    // Paused with every event in view (as showWholeLog leaves it).
+    Q_PROPERTY(bool wholeLogShown READ isWholeLogShown NOTIFY windowChanged)
     // The plot's width in pixels: how many points are worth drawing, and how often to move on.
     Q_PROPERTY(double plotWidth READ plotWidth WRITE setPlotWidth NOTIFY plotWidthChanged)
 
@@ -78,6 +86,8 @@ public:
     static constexpr double MinimumWindowSeconds = 5;
     static constexpr double DefaultWindowSeconds = 60;
     static constexpr int MarkerPixels = 14;
+    // The whole log's view leaves this much room at both ends, so the first and last glyphs are whole.
+    static constexpr int EdgePixels = MarkerPixels;
 
     struct Marker
     {
@@ -103,6 +113,13 @@ public:
         qint64 deletedMs = -1;  // etcd's keyDeleted
         qint64 lastSequence = -1;
         qint64 marginMs() const { return deletedMs - knewMs; }
+    };
+    // A marker as the marker layer draws it: its row, its time in seconds since the origin.
+    struct VisibleMarker
+    {
+        int row;
+        double at;
+        int glyph;
     };
     struct LeaseSample
     {
@@ -157,24 +174,32 @@ public:
     double logEnd() const;
     double minimumWindow() const { return MinimumWindowSeconds; }
     double maximumWindow() const;
+    double earliestWindowEnd() const { return seconds(earliestWindowEndMs()); }
+    double latestWindowEnd() const { return seconds(latestWindowEndMs()); }
+    bool isWholeLogShown() const;
     double plotWidth() const { return m_plotWidth; }
     void setPlotWidth(double pixels);
 
     QVariantList ticks() const { return m_ticks; }
     QList<VisibleBand> visibleBands() const;
     QList<VisibleLoss> visibleLosses() const;
+    // The markers worth drawing from start to end (seconds since the origin) at secondsPerPixel:
+    // of a lane's glyphs of one kind, the first in every half a glyph's width, in time order. The
+    // halves are counted from the origin, so which marker stands for its neighbours does not
+    // depend on the times asked for (the marker layer asks tile by tile).
+    QList<VisibleMarker> visibleMarkers(double start, double end, double secondsPerPixel) const;
 
     // Samples participant's leaseTimeLeft (ms) and leaseTtl (s) properties 4 times a second while
     // it lives, as lane's lease line; a later call for the lane replaces the source.
     Q_INVOKABLE void watchLease(const QString &lane, QObject *participant);
-    // The series the model fills: a ScatterSeries per glyph, one LineSeries for every lane's lease.
-    Q_INVOKABLE void setMarkerSeries(const QString &glyph, QAbstractSeries *series);
+    // The series the model fills: one LineSeries for every lane's lease.
     Q_INVOKABLE void setLeaseSeries(QAbstractSeries *series);
     // The chart's time axis (a ValueAxis): the model moves it with the window, in one step with
     // its grid, so the chart lays its series out once per step rather than once per bound.
     Q_INVOKABLE void setTimeAxis(QAbstractAxis *axis);
     // Scales the window by factor, keeping the moment at `anchor` (0 left .. 1 right) in place.
     Q_INVOKABLE void zoom(double factor, double anchor = 1.0);
+    // Pauses on the whole log: its first event to its last (or now), a glyph's width in from the plot's edges.
     Q_INVOKABLE void showWholeLog();
     // Moves the window by pixels of the plot (positive: back in time); stops following.
     Q_INVOKABLE void scrollBy(double pixels);
@@ -203,6 +228,9 @@ Q_SIGNALS:
     void windowChanged();
     void plotWidthChanged();
     void ticksChanged();
+    // Markers from `from` to `to` (seconds since the origin) came or went: the marker layer
+    // repaints what it painted of them. Infinite both ways when the log was cleared.
+    void markersChanged(double from, double to);
 
 private:
     struct PendingLoss
@@ -232,6 +260,11 @@ private:
     void rebuildRows();
     qint64 logStartMs() const;
     qint64 logEndMs() const;
+    qint64 wholeLogEdgeMs() const;  // the whole log's room at each end
+    qint64 windowEdgeMs() const;    // EdgePixels in the window as it is
+    qint64 earliestWindowEndMs() const;
+    qint64 latestWindowEndMs() const;
+    void noteMarkerChange(qint64 ms);
     void addMarker(qint64 sequence, qint64 ms, int lane, const QString &glyph);
     void openBand(std::optional<Band> &slot, Band band, qint64 sequence);
     void closeBand(std::optional<Band> &slot, qint64 ms, qint64 sequence);
@@ -242,7 +275,6 @@ private:
     void scheduleRefresh();
     void updateFollowInterval();
     void clampWindow();
-    void fillMarkerSeries(qint64 startMs, qint64 endMs);
     void fillLeaseSeries(qint64 startMs, qint64 endMs);
     void updateTicks(qint64 startMs, qint64 endMs);
     void moveTimeAxis(qint64 startMs, qint64 endMs);
@@ -257,7 +289,8 @@ private:
     std::deque<Band> m_bands;      // closed, by their end's sequence
     std::deque<Loss> m_losses;     // both moments known, by the later one's sequence
     QList<int> m_glyphCounts;      // markers per glyph, for the legend
-    QList<QPointer<QXYSeries>> m_markerSeries;  // by glyph
+    qint64 m_changedFromMs = std::numeric_limits<qint64>::max();  // markers come or gone since the last markersChanged
+    qint64 m_changedToMs = std::numeric_limits<qint64>::min();
     QPointer<QXYSeries> m_leaseSeries;
     QPointer<QValueAxis> m_timeAxis;
 
@@ -268,6 +301,7 @@ private:
     const qint64 m_wallOffsetMs;  // wall clock minus monotonic clock
     bool m_active = true;
     bool m_following = true;
+    bool m_wholeLogShown = false;  // since showWholeLog, until the window is moved or zoomed
     qint64 m_windowEndMs = 0;
     qint64 m_windowLengthMs = qint64(DefaultWindowSeconds * 1000);
     double m_plotWidth = 800;

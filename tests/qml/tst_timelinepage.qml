@@ -5,7 +5,8 @@ import QEtcdConsole
 
 // The console's Timeline page over a log filled here (no etcd needed): the empty state, the
 // summary's counts, the filter over the list, both exports (the files and their lines, and a
-// path that cannot be written), live and paused, zoom.
+// path that cannot be written), live and paused, zoom, and the whole log shown at a scenario's
+// end: paused, and every layer drawing it from the next frame on.
 Item {
     id: root
     width: 1280
@@ -127,6 +128,43 @@ Item {
             verify(!page.exportLog("csv", qetcdTest.temporaryPath("missing/timeline.csv")));
             verify(page.exportFailed);
             verify(page.exportNote.indexOf("missing/timeline.csv") >= 0, page.exportNote);
+        }
+
+        function test_wholeLogAtOnce() {
+            const page = openPage();
+            fillStory();
+            tryVerify(() => page.summary.events === 26, 5000, "the timeline reads the log at the next frame");
+            compare(page.summary.following, true);
+            waitForRendering(page);
+
+            // What Main.qml does when a scenario ends, before its screenshot.
+            page.timeline.showWholeLog();
+            compare(page.summary.following, false, "no longer live: the window would move on from the whole log");
+            compare(page.summary.wholeLog, true);
+            compare(findChild(page, "livePill").text, "PAUSED");
+            verify(findChild(page, "windowLabel").text.startsWith("Whole log"), findChild(page, "windowLabel").text);
+            // A glyph's width of room before the first event and after now.
+            verify(page.timeline.windowStart < page.timeline.logStart);
+            verify(page.timeline.windowEnd > page.timeline.logEnd);
+            const start = page.timeline.windowStart;
+            const end = page.timeline.windowEnd;
+            // The next frame draws every marker in that window, not in the one before.
+            const layer = findChild(page, "markerLayer");
+            verify(layer, "the markers are a layer of their own");
+            waitForRendering(page);
+            tryVerify(() => layer.drawnStart === start && layer.drawnEnd === end, 1000,
+                      "drawn " + layer.drawnStart + ".." + layer.drawnEnd + ", window " + start + ".." + end);
+            compare(layer.drawnMarkers, page.summary.markers);
+            // And stays there.
+            wait(300);
+            compare(page.timeline.windowStart, start);
+            compare(layer.drawnEnd, end);
+            compare(page.summary.wholeLog, true);
+
+            // Zoomed in, it is a paused window like any other.
+            page.timeline.zoom(0.5);
+            compare(page.summary.wholeLog, false);
+            verify(findChild(page, "windowLabel").text.startsWith("Window"));
         }
 
         function test_pauseAndZoom() {

@@ -1,10 +1,12 @@
 // TimelineModel over an EventLogModel (under QAbstractItemModelTester): lanes in first-seen
 // order with members last; fault and member bands; both moments of a loss and the margin
-// between them, either way round; the series it fills with the window's points only; leases
-// sampled from a participant while it lives; and what the log's capacity takes with it.
+// between them, either way round; the markers it gives the marker layer, the window's only; the
+// whole log shown at once, paused, with room at both ends; leases sampled from a participant
+// while it lives; and what the log's capacity takes with it.
 #include "timelinemodel.h"
 
 #include <QtCharts/QLineSeries>
+#include <QtCharts/QValueAxis>
 #include <QtTest/QAbstractItemModelTester>
 #include <QtTest/QtTest>
 
@@ -25,9 +27,12 @@ class tst_TimelineModel : public QObject
     Q_OBJECT
 
 private:
-    // The lock-partition story of the console's brief, and a member paused meanwhile.
-    static void appendPartition(EventLogModel &log)
+    // The lock-partition story of the console's brief, and a member paused meanwhile; from T, or
+    // from another start.
+    static void appendPartition(EventLogModel &log, qint64 start = T)
     {
+        const auto logged = [start](qint64 at, const QString &participant, const QString &kind, const QString &detail = {},
+                                    const QString &key = {}) { return ::logged(at + start - T, participant, kind, detail, key); };
         log.append(logged(0, "A", "acquired", "token 12", "/locks/k/a"));
         log.append(logged(500, "scenario", "step", "A is cut off"));
         log.append(logged(1000, "A", "fault", "blackhole"));
@@ -94,9 +99,9 @@ private Q_SLOTS:
         // What the page draws over the chart, for a window over the whole story.
         timeline.setFollowing(false);
         timeline.setWindowLength(20);
-        timeline.setWindowEnd(15);  // not before the log's start
-        QCOMPARE(timeline.windowEnd(), 20.0);
-        QCOMPARE(timeline.windowStart(), 0.0);
+        timeline.setWindowEnd(15);  // not before the log's start, but for a glyph's width (14 of 800 pixels)
+        QCOMPARE(timeline.windowEnd(), 19.65);
+        QCOMPARE(timeline.windowStart(), -0.35);
         const auto visibleLosses = timeline.visibleLosses();
         QCOMPARE(visibleLosses.size(), 1);
         QCOMPARE(visibleLosses[0].row, 0);
@@ -159,37 +164,99 @@ private Q_SLOTS:
         QCOMPARE(band.end, timeline.logEnd());  // open: until now
     }
 
-    void seriesGetTheWindowOnly()
+    void markersOfTheWindowOnly()
     {
         EventLogModel log;
         TimelineModel timeline;
         timeline.setEventLog(&log);
-        QLineSeries acquired;
-        QLineSeries lost;
-        timeline.setMarkerSeries("acquired", &acquired);
-        timeline.setMarkerSeries("lost", &lost);
-        QVERIFY(!acquired.lightMarker().isNull());
         appendPartition(log);
         QTRY_COMPARE(timeline.eventCount(), 12);
-        timeline.setFollowing(false);
-        timeline.setPlotWidth(1000);
+        const auto at = [&timeline](double start, double end, double secondsPerPixel, const QString &glyph) {
+            QList<QPointF> points;  // (time, row)
+            for (const auto &marker : timeline.visibleMarkers(start, end, secondsPerPixel)) {
+                if (timeline.glyphs().at(marker.glyph) == glyph)
+                    points.append({marker.at, double(marker.row)});
+            }
+            return points;
+        };
+        // 10 s over 1000 pixels: every marker. A: row 0, B: row 1.
+        QCOMPARE(at(0, 10, 0.01, "acquired"), QList<QPointF>({{0.0, 0}, {7.0, 1}}));
+        QCOMPARE(at(0, 10, 0.01, "lost"), QList<QPointF>({{6.0, 0}}));
+        QCOMPARE(at(7, 12, 0.005, "acquired"), QList<QPointF>({{7.0, 1}}));
+        QVERIFY(at(7, 12, 0.005, "lost").isEmpty());
 
-        // 3 lanes: A's middle is at 2.5, B's at 1.5.
-        timeline.setWindowLength(10);
-        timeline.setWindowEnd(10);
-        QCOMPARE(acquired.points(), QList<QPointF>({{0.0, 2.5}, {7.0, 1.5}}));
-        QCOMPARE(lost.points(), QList<QPointF>({{6.0, 2.5}}));
-        // A later window: B's acquisition only (a marker half out of view still counts).
-        timeline.setWindowLength(5);
-        timeline.setWindowEnd(12);
-        QCOMPARE(acquired.points(), QList<QPointF>({{7.0, 1.5}}));
-        QVERIFY(lost.points().isEmpty());
-        // Zoomed out about the middle, 9.5 s.
-        timeline.zoom(2, 0.5);
-        QCOMPARE(timeline.windowLength(), 10.0);
-        QCOMPARE(timeline.windowStart(), 4.5);
-        QCOMPARE(timeline.windowEnd(), 14.5);
-        QCOMPARE(lost.points(), QList<QPointF>({{6.0, 2.5}}));
+        // Of a lane's glyphs of one kind, the first in each half a glyph's width stands for the
+        // rest, whichever range is asked for (the layer asks tile by tile).
+        log.append(logged(9600, "A", "leaseSuspended"));
+        log.append(logged(9650, "A", "leaseSuspended"));
+        log.append(logged(9700, "B", "leaseSuspended"));
+        QTRY_COMPARE(timeline.eventCount(), 15);
+        // 0.1 s a pixel: 0.7 s a half glyph, the halves from 9.1 s to 9.8 s.
+        QCOMPARE(at(0, 20, 0.1, "leaseSuspended"), QList<QPointF>({{3.0, 0}, {9.6, 0}, {9.7, 1}}));
+        QCOMPARE(at(9.62, 20, 0.1, "leaseSuspended"), QList<QPointF>({{9.7, 1}}));
+        QCOMPARE(at(9.6, 20, 0.1, "leaseSuspended"), QList<QPointF>({{9.6, 0}, {9.7, 1}}));
+    }
+
+    void wholeLogAtOncePausedWithRoomAtBothEnds()
+    {
+        EventLogModel log;
+        TimelineModel timeline;
+        timeline.setEventLog(&log);
+        QValueAxis axis;
+        QLineSeries leaseLine;
+        timeline.setTimeAxis(&axis);
+        timeline.setLeaseSeries(&leaseLine);
+        // The story ended just now, and A's lease is still drawn.
+        appendPartition(log, EventLogModel::monotonicNowMs() - 10000);
+        QTRY_COMPARE(timeline.eventCount(), 12);
+        QObject participant;
+        participant.setProperty("leaseTimeLeft", 7500);
+        participant.setProperty("leaseTtl", 10);
+        timeline.watchLease("A", &participant);
+        timeline.setPlotWidth(1000);
+        QVERIFY(timeline.isFollowing());
+        timeline.refresh();
+        QCOMPARE(timeline.windowLength(), 60.0);
+
+        // As a scenario's end shows it: the whole story, at once, and no longer live.
+        QSignalSpy following(&timeline, &TimelineModel::followingChanged);
+        QSignalSpy window(&timeline, &TimelineModel::windowChanged);
+        timeline.showWholeLog();
+        QVERIFY(!timeline.isFollowing());
+        QCOMPARE(following.count(), 1);
+        QCOMPARE(window.count(), 1);
+        QVERIFY(timeline.isWholeLogShown());
+        // The axis moved in the same call, and the lease line reaches both of its edges.
+        QCOMPARE(axis.min(), timeline.windowStart());
+        QCOMPARE(axis.max(), timeline.windowEnd());
+        QVERIFY(!leaseLine.points().isEmpty());
+        // EdgePixels (14) of 1000 at each end: the first and the last glyphs are whole.
+        const double secondsPerPixel = timeline.windowLength() / 1000;
+        const double span = timeline.logEnd() - timeline.logStart();
+        QCOMPARE_LE(qAbs(timeline.windowLength() - span * 1000 / (1000 - 2 * 14)), 0.01);
+        QCOMPARE_GE((timeline.logStart() - timeline.windowStart()) / secondsPerPixel, 13.0);
+        QCOMPARE_GE((timeline.windowEnd() - timeline.logEnd()) / secondsPerPixel, 13.0);
+        const auto markers = timeline.visibleMarkers(timeline.windowStart(), timeline.windowEnd(), secondsPerPixel);
+        QCOMPARE(markers.size(), 8);
+        QCOMPARE_GE((markers.first().at - timeline.windowStart()) / secondsPerPixel, TimelineModel::MarkerPixels / 2.0);
+        QCOMPARE_GE((timeline.windowEnd() - markers.last().at) / secondsPerPixel, TimelineModel::MarkerPixels / 2.0);
+
+        // Paused, it stays (no follow step moves it on); the slider reaches both ends of it.
+        const double start = timeline.windowStart();
+        const double end = timeline.windowEnd();
+        QTest::qWait(150);
+        QCOMPARE(timeline.windowStart(), start);
+        QCOMPARE(timeline.windowEnd(), end);
+        QCOMPARE_LE(timeline.earliestWindowEnd(), end);
+        QCOMPARE_GE(timeline.latestWindowEnd(), end);
+        // Zoomed, it is a window like any other; live again, it follows now.
+        timeline.zoom(0.5);
+        QVERIFY(!timeline.isWholeLogShown());
+        timeline.showWholeLog();
+        QVERIFY(timeline.isWholeLogShown());
+        timeline.setFollowing(true);
+        QVERIFY(!timeline.isWholeLogShown());
+        QCOMPARE(timeline.windowEnd(), timeline.logEnd());
     }
 
     void leasesAreSampledWhileTheParticipantLives()
@@ -241,6 +308,7 @@ private Q_SLOTS:
         appendPartition(log);
         QTRY_COMPARE(timeline.eventCount(), 12);
         QCOMPARE(timeline.markerCount(), 8);
+        QSignalSpy markersChanged(&timeline, &TimelineModel::markersChanged);
 
         // Six newer events push the first six out: A's acquisition, its suspension and m1's
         // pause go; the pause's band, closed by m1's resume (also gone), goes with them.
@@ -253,6 +321,10 @@ private Q_SLOTS:
         QCOMPARE(timeline.bands().size(), 1);
         QCOMPARE(timeline.losses().size(), 1);
         QCOMPARE(timeline.lanes(), QStringList({"A", "B", "m1"}));  // lanes stay
+        // The marker layer hears which markers came and went: from the first gone to the last new.
+        QVERIFY(!markersChanged.isEmpty());
+        QCOMPARE(markersChanged.first().at(0).toDouble(), 0.0);
+        QCOMPARE(markersChanged.last().at(1).toDouble(), 10.5);
 
         // Three more: the loss's both moments are gone, and so is the loss.
         for (int i = 0; i < 3; ++i)
