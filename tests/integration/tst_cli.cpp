@@ -386,7 +386,7 @@ private Q_SLOTS:
         QTest::newRow("unknown command") << QStringList{"frobnicate"} << QByteArray("frobnicate");
         QTest::newRow("unknown option") << QStringList{"get", "k", "--bogus"} << QByteArray("bogus");
         QTest::newRow("missing argument") << QStringList{"put", "k"} << QByteArray("KEY VALUE");
-        QTest::newRow("bad duration") << QStringList{"get", "k", "--command-timeout", "5"}
+        QTest::newRow("bad duration") << QStringList{"get", "k", "--command-timeout", "5x"}
                                       << QByteArray("--command-timeout");
         QTest::newRow("bad limit") << QStringList{"get", "k", "--limit", "-1"} << QByteArray("--limit");
         QTest::newRow("no command") << QStringList{"--json"} << QByteArray("no command");

@@ -394,7 +394,7 @@ private Q_SLOTS:
         QTest::newRow("unknown action") << QStringList{"lease", "grab", "k", "v"} << QByteArray("grab");
         QTest::newRow("lease without key") << QStringList{"lease", "keep"} << QByteArray("ACTION KEY VALUE");
         QTest::newRow("bad ttl") << QStringList{"lease", "keep", "k", "v", "--ttl", "0"} << QByteArray("--ttl");
-        QTest::newRow("bad hold") << QStringList{"watch", "k", "--hold", "5"} << QByteArray("--hold");
+        QTest::newRow("bad hold") << QStringList{"watch", "k", "--hold", "5x"} << QByteArray("--hold");
         QTest::newRow("bad rev") << QStringList{"watch", "k", "--rev", "-3"} << QByteArray("--rev");
         QTest::newRow("prefix and range end") << QStringList{"watch", "a", "b", "--prefix"} << QByteArray("--prefix");
         QTest::newRow("watch without key") << QStringList{"watch"} << QByteArray("KEY");
