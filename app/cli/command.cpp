@@ -54,8 +54,8 @@ QString overviewHelp(const QList<Command> &commands)
     for (const Command &command : commands)
         text += QStringLiteral("  %1  %2\n").arg(command.name.leftJustified(8), command.summary);
     text += QStringLiteral("\nGlobal options:\n") + optionsHelp(globalOptions());
-    text += QStringLiteral("\nRun \"qetcd COMMAND --help\" for a command's options.\n"
-                           "Exit status: 0 success, 1 the operation failed, 2 the command line was wrong.\n");
+    text += QStringLiteral("\nRun \"qetcd COMMAND --help\" for a command's options.\n\n")
+        + exitCodesHelp();
     return text;
 }
 
@@ -95,7 +95,7 @@ qsizetype commandIndex(const QStringList &arguments)
 int usage(const QString &message)
 {
     printError(message);
-    return Usage;
+    return BadArguments;
 }
 } // namespace
 
@@ -126,11 +126,11 @@ void Invocation::print(const QJsonObject &object)
     print(QJsonDocument(object).toJson(QJsonDocument::Compact));
 }
 
-int Invocation::failed(const Status &status)
+int Invocation::failed(const Status &status, FailureOrigin origin)
 {
     standardStream(1).flush();
     printError(QLatin1String("qetcd: ") + status.message());
-    return Failure;
+    return exitCodeFor(status, origin);
 }
 
 int Invocation::usageError(const QString &message)

@@ -250,7 +250,7 @@ private Q_SLOTS:
     void watchUnreachableEndpointFails()
     {
         Qetcd run(QStringLiteral("http://127.0.0.1:1"), {"--command-timeout", "1s", "watch", "k"});
-        QCOMPARE(run.waitForExit(), 1);
+        QCOMPARE(run.waitForExit(), 2);
         QVERIFY2(run.standardOutput().isEmpty(), run.transcript().constData());
         const QByteArray err = run.standardError();
         QVERIFY2(isOneLine(err) && err.contains("--command-timeout"), err.constData());
@@ -387,7 +387,7 @@ private Q_SLOTS:
             QVERIFY2(out.contains(mention.toUtf8()), qPrintable(mention + " missing in:\n" + out));
     }
 
-    void usageErrorsExitTwo_data()
+    void usageErrorsExit128_data()
     {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QByteArray>("mentions");
@@ -400,12 +400,12 @@ private Q_SLOTS:
         QTest::newRow("watch without key") << QStringList{"watch"} << QByteArray("KEY");
     }
 
-    void usageErrorsExitTwo()
+    void usageErrorsExit128()
     {
         QFETCH(QStringList, arguments);
         QFETCH(QByteArray, mentions);
         Qetcd run(m_cluster.clientUrl(0), arguments);
-        QCOMPARE(run.waitForExit(), 2);
+        QCOMPARE(run.waitForExit(), 128);
         const QByteArray err = run.standardError();
         QVERIFY2(isOneLine(err) && err.contains(mentions), err.constData());
         QVERIFY(run.standardOutput().isEmpty());
