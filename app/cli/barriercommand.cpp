@@ -39,7 +39,7 @@ QJsonObject pathFields(const QString &path)
 int waitEnded(WaitSession &session, const Status &status, const QJsonObject &fields)
 {
     if (status.code() == StatusCode::DeadlineExceeded && session.interruptedBy().isEmpty())
-        session.write(QStringLiteral("timedOut"), fields);
+        return session.timedOut(status, fields);
     return session.failed(status, fields);
 }
 
@@ -197,7 +197,7 @@ int runDoubleBarrier(Invocation &invocation)
         return waitEnded(session, status, fields);
     session.write(QStringLiteral("entered"), fields);
     if (work > std::chrono::milliseconds::zero() && !session.pause(work))
-        return session.failed(Status(StatusCode::Cancelled, QStringLiteral("interrupted")), fields);
+        return session.failed(interruption(session.interruptedBy()), fields);
     session.write(QStringLiteral("leaving"), fields);
     status = session.wait(barrier.leaveAsync(timeout));
     if (!status)
@@ -236,11 +236,11 @@ Command barrierCommand()
         "              seconds), keeps it until SIGINT or SIGTERM, or until --hold has\n"
         "              passed, then removes it and exits 0. Fails (exit 1) when someone\n"
         "              else has it set.\n"
-        "  wait NAME   Waits until the barrier is lifted: exit 0, or 1 when --timeout ran\n"
-        "              out or a signal ended the wait. A barrier that is not set yet is\n"
+        "  wait NAME   Waits until the barrier is lifted: exit 0, 1 when --timeout ran\n"
+        "              out, 5 when a signal ended the wait. A barrier that is not set yet is\n"
         "              waited for to be set and lifted, unless --no-wait-missing.\n"
         "  count NAME  Waits until --members members are waiting at NAME, then all are\n"
-        "              released: exit 0, or 1 on --timeout or a signal.\n"
+        "              released: exit 0, 1 on --timeout, 5 on a signal.\n"
         "\n")
         + outputConventions
         + QStringLiteral(
@@ -250,7 +250,7 @@ Command barrierCommand()
             "  connectionState  \"state\" and \"previous\": Connected, Suspended, Reconnected\n"
             "                   or Lost\n"
             "  closed           hold: \"reason\" (SIGINT, SIGTERM, hold or failed), \"removed\";\n"
-            "                   wait, count: \"reason\" SIGINT or SIGTERM (exit 1)\n"
+            "                   wait, count: \"reason\" SIGINT or SIGTERM (exit 5)\n"
             "  waiting          wait: \"barrier_set\" as read when the wait began; count:\n"
             "                   \"members\"\n"
             "  barrierLifted    wait: \"reason\" removed (its owner took it down), lease_expired\n"
@@ -280,14 +280,14 @@ Command doubleBarrierCommand()
     command.details = QStringLiteral(
         "Waits until --members members have entered at NAME/enter, works for --work (a\n"
         "pause), then waits until as many have left at NAME/leave, and exits 0; exit 1\n"
-        "when --timeout (per phase) ran out or a signal ended it.\n"
+        "when --timeout (per phase) ran out, 5 when a signal ended it.\n"
         "\n")
         + outputConventions
         + QStringLiteral(
             "  entering, entered, leaving, left   the phases, with \"members\"\n"
             "  connectionState  \"state\" and \"previous\"\n"
             "  timedOut         --timeout ran out (exit 1)\n"
-            "  closed           \"reason\" SIGINT or SIGTERM (exit 1)\n");
+            "  closed           \"reason\" SIGINT or SIGTERM (exit 5)\n");
     command.arguments = {{QStringLiteral("NAME"), QStringLiteral("The double barrier's path")}};
     command.options = {
         membersOption(),

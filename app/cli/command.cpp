@@ -1,6 +1,7 @@
 #include "command.h"
 
 #include "duration.h"
+#include "passwordprompt.h"
 
 #include <QtCore/QFile>
 #include <QtCore/QJsonDocument>
@@ -54,8 +55,9 @@ QString overviewHelp(const QList<Command> &commands)
     for (const Command &command : commands)
         text += QStringLiteral("  %1  %2\n").arg(command.name.leftJustified(8), command.summary);
     text += QStringLiteral("\nGlobal options:\n") + optionsHelp(globalOptions());
-    text += QStringLiteral("\nRun \"qetcd COMMAND --help\" for a command's options.\n"
-                           "Exit status: 0 success, 1 the operation failed, 2 the command line was wrong.\n");
+    text += QStringLiteral("\nRun \"qetcd COMMAND --help\" for a command's options, \"qetcd --version\" for\n"
+                           "the version.\n\n")
+        + exitCodesHelp();
     return text;
 }
 
@@ -95,7 +97,7 @@ qsizetype commandIndex(const QStringList &arguments)
 int usage(const QString &message)
 {
     printError(message);
-    return Usage;
+    return BadArguments;
 }
 } // namespace
 
@@ -126,11 +128,11 @@ void Invocation::print(const QJsonObject &object)
     print(QJsonDocument(object).toJson(QJsonDocument::Compact));
 }
 
-int Invocation::failed(const Status &status)
+int Invocation::failed(const Status &status, FailureOrigin origin)
 {
     standardStream(1).flush();
     printError(QLatin1String("qetcd: ") + status.message());
-    return Failure;
+    return exitCodeFor(status, origin);
 }
 
 int Invocation::usageError(const QString &message)
@@ -150,6 +152,10 @@ namespace {
 int dispatch(const QStringList &arguments, const QList<Command> &commands)
 {
     const qsizetype index = commandIndex(arguments);
+    if (index < 0 && arguments.contains(QLatin1String("--version"))) {
+        standardStream(1).write("qetcd " QETCD_VERSION "\n");
+        return Success;
+    }
     if (index < 0) {
         const bool help = arguments.contains(QLatin1String("--help")) || arguments.contains(QLatin1String("-h"));
         if (arguments.size() > 1 && !help)
@@ -190,7 +196,7 @@ int dispatch(const QStringList &arguments, const QList<Command> &commands)
     }
     QString error;
     std::optional<GlobalOptions> options =
-        resolveGlobalOptions(parser, QProcessEnvironment::systemEnvironment(), &error);
+        resolveGlobalOptions(parser, QProcessEnvironment::systemEnvironment(), &error, askPasswordOnTerminal);
     if (!options)
         return usage(QLatin1String("qetcd: ") + error);
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "exitcodes.h"
 #include "globaloptions.h"
 
 #include <QEtcd/client.h>
@@ -15,10 +16,6 @@
 #include <memory>
 
 namespace QEtcd::Cli {
-
-// 0: done; 1: the operation failed; 2: the command line was wrong (unknown command or option,
-// bad value) and nothing was sent. Both failures print one line on stderr.
-enum ExitCode { Success = 0, Failure = 1, Usage = 2 };
 
 class Invocation;
 
@@ -74,8 +71,9 @@ public:
     void print(const QJsonObject &object);
     // Standard output as print() writes it, for an EventWriter.
     QIODevice *standardOutput();
-    // Print "qetcd: <status message>" or "qetcd <command>: <message>" on stderr, return the code.
-    int failed(const Status &status);
+    // Print "qetcd: <status message>" or "qetcd <command>: <message>" on stderr and return the
+    // exit code: exitCodeFor(status, origin), or for a usage error BadArguments.
+    int failed(const Status &status, FailureOrigin origin = FailureOrigin::Request);
     int usageError(const QString &message);
     // The DeadlineExceeded status await() gives when --command-timeout ran out on what.
     Status timedOut(const QString &what) const;

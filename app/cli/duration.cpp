@@ -13,8 +13,6 @@ std::optional<std::chrono::milliseconds> parseDuration(const QString &text, QStr
             *error = QStringLiteral("invalid duration \"%1\": %2").arg(text, why);
         return std::nullopt;
     };
-    if (text == QLatin1String("0"))
-        return std::chrono::milliseconds::zero();
     if (text.isEmpty())
         return fail(QStringLiteral("empty"));
     if (text.startsWith(QLatin1Char('-')))
@@ -26,7 +24,17 @@ std::optional<std::chrono::milliseconds> parseDuration(const QString &text, QStr
         {QStringLiteral("μs"), 1e-3}, {QStringLiteral("ms"), 1},    {QStringLiteral("s"), 1e3},
         {QStringLiteral("m"), 60e3},  {QStringLiteral("h"), 3600e3},
     };
+    const auto fromMilliseconds = [&](double totalMs) -> std::optional<std::chrono::milliseconds> {
+        if (totalMs > double(std::chrono::milliseconds::max().count()) / 2)
+            return fail(QStringLiteral("too long"));
+        // Rounded up, so "1us" never turns into zero, which would mean "do not wait at all".
+        return std::chrono::milliseconds(qint64(std::ceil(totalMs)));
+    };
     const QString body = text.startsWith(QLatin1Char('+')) ? text.mid(1) : text;
+    static const QRegularExpression bareNumber(QStringLiteral("\\A(\\d+\\.?\\d*|\\.\\d+)\\z"));
+    if (bareNumber.match(body).hasMatch())
+        return fromMilliseconds(body.toDouble() * 1e3);
+
     double totalMs = 0;
     qsizetype position = 0;
     while (position < body.size()) {
@@ -34,7 +42,7 @@ std::optional<std::chrono::milliseconds> parseDuration(const QString &text, QStr
         if (!match.hasMatch())
             return fail(QStringLiteral("expected a number and a unit (ns, us, ms, s, m, h), like 5s or 500ms"));
         if (match.captured(2).isEmpty() && match.capturedEnd() == body.size())
-            return fail(QStringLiteral("missing unit after %1 (e.g. 5s, 500ms, 2m)").arg(match.captured(1)));
+            return fail(QStringLiteral("missing unit after %1 (e.g. 1m30s)").arg(match.captured(1)));
         if (match.captured(2).isEmpty()) {
             return fail(QStringLiteral("unknown unit \"%1\" (use ns, us, ms, s, m or h)")
                             .arg(body.mid(match.capturedEnd())));
@@ -44,10 +52,7 @@ std::optional<std::chrono::milliseconds> parseDuration(const QString &text, QStr
         totalMs += match.captured(1).toDouble() * unit->second;
         position = match.capturedEnd();
     }
-    if (totalMs > double(std::chrono::milliseconds::max().count()) / 2)
-        return fail(QStringLiteral("too long"));
-    // Rounded up, so "1us" never turns into zero, which would mean "do not wait at all".
-    return std::chrono::milliseconds(qint64(std::ceil(totalMs)));
+    return fromMilliseconds(totalMs);
 }
 
 QString formatDuration(std::chrono::milliseconds duration)

@@ -88,6 +88,7 @@ void EventSession::write(const QString &event, const QJsonObject &fields)
 void EventSession::run(const QFuture<Status> &start, const QString &what,
                        const std::function<void()> &established, StartWait wait)
 {
+    m_what = what;
     QEventLoop loop;
     m_loop = &loop;
     QFutureWatcher<Status> watcher;
@@ -171,7 +172,14 @@ int EventSession::finish(QJsonObject fields)
         write(QStringLiteral("closed"), fields);
     }
     m_closed = true;
-    return m_failure.isOk() ? Success : m_invocation.failed(m_failure);
+    if (!m_failure.isOk())
+        return m_invocation.failed(m_failure);
+    // A signal before the start was done cut the wait short: a lock still queued did not get
+    // what it was asked for, and a script must not go on as if it had.
+    const bool signalled = m_reason == QLatin1String("SIGINT") || m_reason == QLatin1String("SIGTERM");
+    if (!m_established && signalled)
+        return m_invocation.failed(interruption(m_reason).withContext(m_what));
+    return Success;
 }
 
 } // namespace QEtcd::Cli

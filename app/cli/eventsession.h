@@ -88,8 +88,8 @@ public:
     bool hasFailed() const { return !m_failure.isOk(); }
 
     // Drains, prints {"event":"closed","reason":...} with fields, unless the start failed, and returns
-    // the exit code: 0, or 1 after the failure's line on stderr. reason is "SIGINT", "SIGTERM",
-    // "hold" or "failed".
+    // the exit code: 0; Interrupted when a signal came before the start was done; or the failure's
+    // code after its line on stderr. reason is "SIGINT", "SIGTERM", "hold" or "failed".
     int finish(QJsonObject fields = {});
 
 private:
@@ -102,6 +102,7 @@ private:
     bool m_ended = false;
     bool m_closed = false;
     QString m_reason;
+    QString m_what;
     Status m_failure;
 };
 

@@ -13,6 +13,7 @@ struct Spec
     const char *valueName;  // nullptr: a flag without value
     const char *description;
     const char *defaultValue;
+    const char *shortName = nullptr;
 };
 
 // etcdctl's defaults: 127.0.0.1:2379, a 2 s dial and a 5 s command timeout.
@@ -27,6 +28,7 @@ constexpr Spec specs[] = {
     {"namespace", "PREFIX", "Prefix added to every key and stripped from every answer", nullptr},
     {"dial-timeout", "DURATION", "Time to connect to an endpoint, e.g. 2s, 500ms", "2s"},
     {"command-timeout", "DURATION", "Time limit of each request, e.g. 5s, 1m", "5s"},
+    {"write-out", "FORMAT", "Output format: simple (text) or json (as --json)", "simple", "w"},
     {"json", nullptr, "Print one JSON object per line instead of text", nullptr},
     {"read-only", nullptr, "Refuse every write before it is sent (inspect without changing anything)", nullptr},
 };
@@ -74,8 +76,10 @@ QList<QCommandLineOption> globalOptions()
                                                                                       environmentName(s.name))
                                           : QStringLiteral(" [env %1]").arg(environmentName(s.name));
         }
-        options.append(QCommandLineOption(QLatin1String(s.name), description,
-                                          s.valueName ? QLatin1String(s.valueName) : QString()));
+        QStringList names{QLatin1String(s.name)};
+        if (s.shortName)
+            names.prepend(QLatin1String(s.shortName));
+        options.append(QCommandLineOption(names, description, s.valueName ? QLatin1String(s.valueName) : QString()));
     }
     options.append(QCommandLineOption({QStringLiteral("h"), QStringLiteral("help")}, QStringLiteral("Show this help")));
     return options;
@@ -84,12 +88,14 @@ QList<QCommandLineOption> globalOptions()
 bool takesValue(const QString &globalOptionName)
 {
     return std::any_of(std::begin(specs), std::end(specs), [&](const Spec &s) {
-        return s.valueName && globalOptionName == QLatin1String(s.name);
+        return s.valueName
+            && (globalOptionName == QLatin1String(s.name) || globalOptionName == QLatin1String(s.shortName));
     });
 }
 
 std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &parser,
-                                                  const QProcessEnvironment &environment, QString *error)
+                                                  const QProcessEnvironment &environment, QString *error,
+                                                  const PasswordPrompt &askPassword)
 {
     const auto get = [&](const char *name) { return setting(parser, environment, spec(name)); };
     const auto fail = [&](const QString &message) -> std::optional<GlobalOptions> {
@@ -98,7 +104,16 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
     };
     GlobalOptions options;
     ClientOptions &client = options.client;
-    options.json = parser.isSet(QStringLiteral("json"));
+    const Setting writeOut = get("write-out");
+    if (writeOut.value != QLatin1String("simple") && writeOut.value != QLatin1String("json")) {
+        return fail(QStringLiteral("%1: unknown output format \"%2\"; formats: simple, json")
+                        .arg(writeOut.source, writeOut.value));
+    }
+    options.json = parser.isSet(QStringLiteral("json")) || writeOut.value == QLatin1String("json");
+    if (parser.isSet(QStringLiteral("json")) && parser.isSet(QStringLiteral("write-out"))
+        && writeOut.value == QLatin1String("simple")) {
+        return fail(QStringLiteral("--json and --write-out simple contradict each other"));
+    }
     client.readOnly = parser.isSet(QStringLiteral("read-only"));
 
     client.tls.caFile = get("cacert").value;
@@ -120,15 +135,14 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
     client.user = user.value;
     client.password = password.value;
     // etcdctl's "--user name:password"; with a separate password the whole value is the name.
+    bool passwordMissing = false;
     if (!user.value.isEmpty() && password.value.isEmpty()) {
         const qsizetype colon = user.value.indexOf(QLatin1Char(':'));
-        if (colon < 0) {
-            return fail(QStringLiteral("%1: user \"%2\" needs a password: write USER:PASSWORD, or set --password "
-                                       "or ETCDCTL_PASSWORD")
-                            .arg(user.source, user.value));
+        passwordMissing = colon < 0;
+        if (!passwordMissing) {
+            client.user = user.value.left(colon);
+            client.password = user.value.mid(colon + 1);
         }
-        client.user = user.value.left(colon);
-        client.password = user.value.mid(colon + 1);
     }
     client.keyNamespace = get("namespace").value.toUtf8();
 
@@ -147,6 +161,17 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
 
     if (const Status valid = client.validate(); !valid)
         return fail(valid.message());
+
+    if (passwordMissing) {
+        QString why;
+        const std::optional<QString> asked = askPassword ? askPassword(client.user, &why) : std::nullopt;
+        if (!asked) {
+            return fail(QStringLiteral("%1: user \"%2\" needs a password: write USER:PASSWORD, set --password or "
+                                       "ETCDCTL_PASSWORD, or type it when asked on a terminal%3")
+                            .arg(user.source, user.value, why.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(why)));
+        }
+        client.password = *asked;
+    }
     return options;
 }
 

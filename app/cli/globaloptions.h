@@ -7,6 +7,7 @@
 #include <QtCore/QProcessEnvironment>
 
 #include <chrono>
+#include <functional>
 #include <optional>
 
 QT_BEGIN_NAMESPACE
@@ -24,15 +25,21 @@ struct GlobalOptions
 };
 
 // --endpoints, --cacert, --cert, --key, --user, --password, --namespace, --dial-timeout,
-// --command-timeout, --json, --read-only and --help. Each option with a value also reads ETCDCTL_<NAME>
-// (ETCDCTL_DIAL_TIMEOUT for --dial-timeout), as etcdctl does.
+// --command-timeout, -w/--write-out, --json, --read-only and --help. Each option with a value also
+// reads ETCDCTL_<NAME> (ETCDCTL_DIAL_TIMEOUT for --dial-timeout), as etcdctl does.
 QList<QCommandLineOption> globalOptions();
 bool takesValue(const QString &globalOptionName);
 
+// Asks for the password of a user; nullopt with error when it cannot be asked.
+using PasswordPrompt = std::function<std::optional<QString>(const QString &user, QString *error)>;
+
 // Flags win over the environment, the environment over the defaults. Bare "host:port"
 // endpoints are http, or https when TLS files are given (etcdctl's reading); an explicit
-// http:// together with TLS files is refused. nullopt with error naming the flag or variable.
+// http:// together with TLS files is refused. A user without a password is asked for it through
+// askPassword, last, once everything else is known to be right. nullopt with error naming the
+// flag or variable.
 std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &parser,
-                                                  const QProcessEnvironment &environment, QString *error);
+                                                  const QProcessEnvironment &environment, QString *error,
+                                                  const PasswordPrompt &askPassword = {});
 
 } // namespace QEtcd::Cli

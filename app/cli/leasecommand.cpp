@@ -103,7 +103,8 @@ Command leaseCommand()
         "                   after a Failed heal (nothing of ours is left), or when the\n"
         "                   revoke got no answer (exit 1; the key stays until the TTL\n"
         "                   runs out)\n"
-        "A start that fails or gets no answer within --command-timeout exits 1.");
+        "A start that fails exits 1 (2 when it got no answer within --command-timeout;\n"
+        "see qetcd --help); a signal before the start is done prints \"closed\", exit 5.");
     command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("keep (the only action so far)")},
                          {QStringLiteral("KEY"), QStringLiteral("The key to keep")},
                          {QStringLiteral("VALUE"), QStringLiteral("Its value; put -- before one that starts with -")}};

@@ -83,6 +83,11 @@ public:
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
         environment.insert(QStringLiteral("QETCD_FENCING_TOKEN"), QString::number(hold.fencingToken));
         environment.insert(QStringLiteral("QETCD_LOCK_KEY"), QString::fromUtf8(hold.key));
+        // etcdctl's names, so a command written for `etcdctl lock` runs unchanged. etcdctl's
+        // ETCD_LOCK_REV is the revision its lock was granted at, which is our key's create
+        // revision when nobody held the lock; ours is always that create revision, the token.
+        environment.insert(QStringLiteral("ETCD_LOCK_KEY"), QString::fromUtf8(hold.key));
+        environment.insert(QStringLiteral("ETCD_LOCK_REV"), QString::number(hold.fencingToken));
         m_process.setProcessEnvironment(environment);
         m_process.setProcessChannelMode(QProcess::ForwardedChannels);
         m_process.setInputChannelMode(QProcess::ForwardedInputChannel);
@@ -389,12 +394,14 @@ Command lockCommand()
         "so it excludes and is excluded by `etcdctl lock NAME`. On release the hold's\n"
         "lease is revoked and the answer awaited, so the next holder goes on at once.\n"
         "\n"
-        "COMMAND runs with QETCD_FENCING_TOKEN and QETCD_LOCK_KEY in its environment and\n"
-        "on this terminal; qetcd exits with its exit code (1 when a signal killed it).\n"
-        "Put -- before a COMMAND that has options of its own: lock NAME -- sh -c '...'.\n"
-        "When the lock is lost while COMMAND runs, COMMAND gets SIGTERM, SIGKILL %1 s\n"
-        "later if still running, and qetcd exits 1. SIGINT or SIGTERM to qetcd ends\n"
-        "COMMAND the same way, releases the lock and exits 0.\n"
+        "COMMAND runs on this terminal with QETCD_FENCING_TOKEN and QETCD_LOCK_KEY in its\n"
+        "environment, and with etcdctl's ETCD_LOCK_KEY (the same key) and ETCD_LOCK_REV\n"
+        "(the same token: our key's create revision); qetcd exits with its exit code (1\n"
+        "when a signal killed it). Put -- before a COMMAND that has options of its own:\n"
+        "lock NAME -- sh -c '...'. When the lock is lost while COMMAND runs, COMMAND\n"
+        "gets SIGTERM, SIGKILL %1 s later if still running, and qetcd exits 1. SIGINT or\n"
+        "SIGTERM to qetcd ends COMMAND the same way, releases the lock and exits 0; while\n"
+        "the lock is still awaited, they end the wait and qetcd exits 5 (interrupted).\n"
         "\n")
             .arg(std::chrono::seconds(terminationGrace).count())
         + outputConventions

@@ -102,12 +102,12 @@ int takeItems(Invocation &invocation, Queue &queue, const TakeRequest &request)
     // An RPC's own deadline is a failure like any other, not the end of --timeout.
     if (stopped.code() == StatusCode::DeadlineExceeded && deadline.hasExpired() && session.interruptedBy().isEmpty()) {
         fields.insert(QLatin1String("count"), request.count);
-        session.write(QStringLiteral("timedOut"), fields);
-        stopped = Status(StatusCode::DeadlineExceeded,
-                         QStringLiteral("queue take \"%1\": took %2 of %3 before --timeout ran out")
-                             .arg(request.path)
-                             .arg(taken)
-                             .arg(request.count));
+        return session.timedOut(Status(StatusCode::DeadlineExceeded,
+                                       QStringLiteral("queue take \"%1\": took %2 of %3 before --timeout ran out")
+                                           .arg(request.path)
+                                           .arg(taken)
+                                           .arg(request.count)),
+                                fields);
     }
     return session.failed(stopped, fields);
 }
@@ -175,7 +175,7 @@ Command queueCommand()
         "                  with - needs -- before it.\n"
         "  take NAME       Takes --count items (default 1) one after the other, waiting\n"
         "                  while the queue is empty: exit 0 once it has them all, 1 when\n"
-        "                  --timeout ran out or a signal ended the wait.\n"
+        "                  --timeout ran out, 5 when a signal ended the wait.\n"
         "\n"
         "A queue is FIFO or prioritised, not both. take reads the FIFO layout in commit\n"
         "order; take --by-priority reads the priority layout: the lowest number first,\n"
@@ -197,7 +197,7 @@ Command queueCommand()
         "  connectionState  take: \"state\" and \"previous\": Connected, Suspended,\n"
         "                   Reconnected or Lost\n"
         "  timedOut         take: --timeout ran out; \"taken\" so far, \"count\" (exit 1)\n"
-        "  closed           take: \"reason\" SIGINT or SIGTERM, \"taken\" so far (exit 1)\n");
+        "  closed           take: \"reason\" SIGINT or SIGTERM, \"taken\" so far (exit 5)\n");
     command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("put or take")},
                          {QStringLiteral("NAME"), QStringLiteral("The queue's path (a key prefix)")},
                          {QStringLiteral("VALUE"), QStringLiteral("put: the item"), true}};

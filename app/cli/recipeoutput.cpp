@@ -86,7 +86,13 @@ int WaitSession::failed(const Status &status, const QJsonObject &fields)
     QJsonObject closed = fields;
     closed.insert(QLatin1String("reason"), m_interruptedBy);
     write(QStringLiteral("closed"), closed);
-    return m_invocation.failed(Status(StatusCode::Cancelled, QStringLiteral("interrupted by ") + m_interruptedBy));
+    return m_invocation.failed(interruption(m_interruptedBy));
+}
+
+int WaitSession::timedOut(const Status &status, const QJsonObject &fields)
+{
+    write(QStringLiteral("timedOut"), fields);
+    return m_invocation.failed(status, FailureOrigin::OwnTimeout);
 }
 
 } // namespace QEtcd::Cli

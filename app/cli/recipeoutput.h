@@ -51,8 +51,11 @@ public:
 
     // "SIGINT" or "SIGTERM" once a signal closed the recipe, else empty.
     QString interruptedBy() const { return m_interruptedBy; }
-    // After a wait ended with status: Success, or 1 with "closed" (interrupted) or the failure.
+    // After a wait ended with status: the failure's exit code, or after a signal a "closed" line
+    // with fields and Interrupted.
     int failed(const Status &status, const QJsonObject &fields);
+    // After a wait ran out of its own --timeout: a "timedOut" line with fields, then the failure.
+    int timedOut(const Status &status, const QJsonObject &fields);
 
 private:
     Invocation &m_invocation;

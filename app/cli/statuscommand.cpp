@@ -146,8 +146,9 @@ Command statusCommand()
     command.summary = QStringLiteral("Show each endpoint's status and the cluster's members");
     command.details = QStringLiteral(
         "Asks every endpoint for its version, database size, leader and raft position,\n"
-        "then lists the members. IDs are hex, as etcdctl prints them. Exits 1 when any\n"
-        "endpoint did not answer.\n"
+        "then lists the members. IDs are hex, as etcdctl prints them. Fails when an\n"
+        "endpoint gives no status: exit 2 when it did not answer at all (unreachable,\n"
+        "silent), else the code of its error (see qetcd --help).\n"
         "--json: one object per line; per endpoint {\"type\": \"endpoint\", \"endpoint\",\n"
         "\"id\", \"version\", \"db_size\", \"db_size_in_use\", \"leader\" (true on the\n"
         "leader), \"leader_id\", \"raft_term\", \"raft_index\", \"raft_applied_index\",\n"

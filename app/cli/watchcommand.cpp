@@ -148,8 +148,10 @@ Command watchCommand()
         "                 Failed means the watch gave up: exit 1.\n"
         "  closed         \"reason\" (SIGINT, SIGTERM, hold or failed), \"resume_revision\"\n"
         "                 (pass it to --rev to go on where this watch stopped)\n"
-        "A start that fails or gets no answer within --command-timeout exits 1, with\n"
-        "nothing on stdout; outages before the watch is first created are not printed.");
+        "A start that fails exits 1 (2 when it got no answer within --command-timeout;\n"
+        "see qetcd --help), with nothing on stdout; a signal before the start is done\n"
+        "prints \"closed\", exit 5. Outages before the watch is first created are not\n"
+        "printed.");
     command.arguments = {{QStringLiteral("KEY"), QStringLiteral("The key, or the start of the range")},
                          {QStringLiteral("RANGE_END"), QStringLiteral("End of the range (not included)"), true}};
     command.options = {

@@ -177,7 +177,7 @@ private Q_SLOTS:
         QCOMPARE(objects[2].value("key").toString(), QStringLiteral("/cli/p/3"));
 
         run = qetcd({"get", "/cli/p/", "--prefix", "--from-key"});
-        QCOMPARE(run.exitCode, 2);
+        QCOMPARE(run.exitCode, 128);
         QVERIFY2(isOneLine(run.err), run.err.constData());
     }
 
@@ -242,7 +242,7 @@ private Q_SLOTS:
     void putWithBadLease()
     {
         Run run = qetcd({"put", "/cli/x", "v", "--lease", "nothex"});
-        QCOMPARE(run.exitCode, 2);
+        QCOMPARE(run.exitCode, 128);
         QVERIFY2(isOneLine(run.err) && run.err.contains("nothex"), run.err.constData());
 
         run = qetcd({"put", "/cli/x", "v", "--lease", "123abc"});
@@ -334,7 +334,7 @@ private Q_SLOTS:
     {
         const Run run =
             qetcdWithEnvironment({"--endpoints", "http://127.0.0.1:1", "--command-timeout", "2s", "get", "k"}, {});
-        QCOMPARE(run.exitCode, 1);
+        QCOMPARE(run.exitCode, 2);  // bad connection
         QVERIFY2(run.elapsedMs < scaledMs(2000) + 3000, qPrintable(QString::number(run.elapsedMs)));
         QVERIFY2(isOneLine(run.err), run.err.constData());
         QVERIFY(run.out.isEmpty());
@@ -348,7 +348,7 @@ private Q_SLOTS:
         const QString endpoint = QStringLiteral("127.0.0.1:%1").arg(silent.serverPort());
         const Run run = qetcdWithEnvironment(
             {"--endpoints", endpoint, "--dial-timeout", "1m", "--command-timeout", "1s", "get", "k"}, {});
-        QCOMPARE(run.exitCode, 1);
+        QCOMPARE(run.exitCode, 2);  // bad connection
         QVERIFY2(run.elapsedMs >= 1000, qPrintable(QString::number(run.elapsedMs)));
         QVERIFY2(run.elapsedMs < scaledMs(1000) + 3000, qPrintable(QString::number(run.elapsedMs)));
         QVERIFY2(isOneLine(run.err) && run.err.contains("--command-timeout"), run.err.constData());
@@ -379,25 +379,25 @@ private Q_SLOTS:
         QCOMPARE(run.out, QByteArray("/cli/ro\nbefore\n"));
     }
 
-    void usageErrorsExitTwo_data()
+    void usageErrorsExit128_data()
     {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QByteArray>("mentions");
         QTest::newRow("unknown command") << QStringList{"frobnicate"} << QByteArray("frobnicate");
         QTest::newRow("unknown option") << QStringList{"get", "k", "--bogus"} << QByteArray("bogus");
         QTest::newRow("missing argument") << QStringList{"put", "k"} << QByteArray("KEY VALUE");
-        QTest::newRow("bad duration") << QStringList{"get", "k", "--command-timeout", "5"}
+        QTest::newRow("bad duration") << QStringList{"get", "k", "--command-timeout", "5x"}
                                       << QByteArray("--command-timeout");
         QTest::newRow("bad limit") << QStringList{"get", "k", "--limit", "-1"} << QByteArray("--limit");
         QTest::newRow("no command") << QStringList{"--json"} << QByteArray("no command");
     }
 
-    void usageErrorsExitTwo()
+    void usageErrorsExit128()
     {
         QFETCH(QStringList, arguments);
         QFETCH(QByteArray, mentions);
         const Run run = qetcd(arguments);
-        QCOMPARE(run.exitCode, 2);
+        QCOMPARE(run.exitCode, 128);
         QVERIFY2(isOneLine(run.err) && run.err.contains(mentions), run.err.constData());
         QVERIFY(run.out.isEmpty());
     }
@@ -405,7 +405,7 @@ private Q_SLOTS:
     void emptyKeyIsRefused()
     {
         const Run run = qetcd({"put", "", "value"});
-        QCOMPARE(run.exitCode, 1);
+        QCOMPARE(run.exitCode, 3);  // invalid input
         QVERIFY2(isOneLine(run.err) && run.err.contains("key is empty"), run.err.constData());
         QVERIFY(run.out.isEmpty());
     }

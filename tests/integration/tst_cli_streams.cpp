@@ -250,7 +250,7 @@ private Q_SLOTS:
     void watchUnreachableEndpointFails()
     {
         Qetcd run(QStringLiteral("http://127.0.0.1:1"), {"--command-timeout", "1s", "watch", "k"});
-        QCOMPARE(run.waitForExit(), 1);
+        QCOMPARE(run.waitForExit(), 2);
         QVERIFY2(run.standardOutput().isEmpty(), run.transcript().constData());
         const QByteArray err = run.standardError();
         QVERIFY2(isOneLine(err) && err.contains("--command-timeout"), err.constData());
@@ -387,25 +387,25 @@ private Q_SLOTS:
             QVERIFY2(out.contains(mention.toUtf8()), qPrintable(mention + " missing in:\n" + out));
     }
 
-    void usageErrorsExitTwo_data()
+    void usageErrorsExit128_data()
     {
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QByteArray>("mentions");
         QTest::newRow("unknown action") << QStringList{"lease", "grab", "k", "v"} << QByteArray("grab");
         QTest::newRow("lease without key") << QStringList{"lease", "keep"} << QByteArray("ACTION KEY VALUE");
         QTest::newRow("bad ttl") << QStringList{"lease", "keep", "k", "v", "--ttl", "0"} << QByteArray("--ttl");
-        QTest::newRow("bad hold") << QStringList{"watch", "k", "--hold", "5"} << QByteArray("--hold");
+        QTest::newRow("bad hold") << QStringList{"watch", "k", "--hold", "5x"} << QByteArray("--hold");
         QTest::newRow("bad rev") << QStringList{"watch", "k", "--rev", "-3"} << QByteArray("--rev");
         QTest::newRow("prefix and range end") << QStringList{"watch", "a", "b", "--prefix"} << QByteArray("--prefix");
         QTest::newRow("watch without key") << QStringList{"watch"} << QByteArray("KEY");
     }
 
-    void usageErrorsExitTwo()
+    void usageErrorsExit128()
     {
         QFETCH(QStringList, arguments);
         QFETCH(QByteArray, mentions);
         Qetcd run(m_cluster.clientUrl(0), arguments);
-        QCOMPARE(run.waitForExit(), 2);
+        QCOMPARE(run.waitForExit(), 128);
         const QByteArray err = run.standardError();
         QVERIFY2(isOneLine(err) && err.contains(mentions), err.constData());
         QVERIFY(run.standardOutput().isEmpty());

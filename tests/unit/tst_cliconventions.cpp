@@ -65,6 +65,8 @@ private Q_SLOTS:
         QTest::newRow("micro rounds up") << "1us" << qint64(1);
         QTest::newRow("nanoseconds") << "2000000ns" << qint64(2);
         QTest::newRow("zero") << "0" << qint64(0);
+        QTest::newRow("bare number is seconds") << "5" << qint64(5000);
+        QTest::newRow("bare fraction is seconds") << "0.25" << qint64(250);
         QTest::newRow("explicit plus") << "+3s" << qint64(3000);
     }
 
@@ -83,7 +85,7 @@ private Q_SLOTS:
         QTest::addColumn<QString>("text");
         QTest::addColumn<QString>("reason");
         QTest::newRow("empty") << "" << "empty";
-        QTest::newRow("bare number") << "5" << "missing unit";
+        QTest::newRow("number without unit after a term") << "1m30" << "missing unit";
         QTest::newRow("unknown unit") << "5x" << "unknown unit";
         QTest::newRow("unit alone") << "s" << "expected a number";
         QTest::newRow("negative") << "-1s" << "negative";
@@ -183,8 +185,8 @@ private Q_SLOTS:
     void badSettingsNameTheirSource()
     {
         QString error;
-        QVERIFY(!resolve({"--dial-timeout", "5"}, {}, &error));
-        QVERIFY2(error.startsWith("--dial-timeout:") && error.contains("missing unit"), qPrintable(error));
+        QVERIFY(!resolve({"--dial-timeout", "5x"}, {}, &error));
+        QVERIFY2(error.startsWith("--dial-timeout:") && error.contains("unknown unit"), qPrintable(error));
         QVERIFY(!resolve({}, environment({{"ETCDCTL_COMMAND_TIMEOUT", "soon"}}), &error));
         QVERIFY2(error.startsWith("ETCDCTL_COMMAND_TIMEOUT:"), qPrintable(error));
         QVERIFY(!resolve({"--command-timeout", "0"}, {}, &error));

@@ -1,0 +1,14 @@
+#pragma once
+
+#include <QtCore/QString>
+
+#include <optional>
+
+namespace QEtcd::Cli {
+
+// Asks for user's password on the terminal that is standard input, without echoing it, as
+// etcdctl does for --user without one. nullopt with error when standard input is not a terminal
+// (a script must not hang on a question nobody sees) or nothing could be read.
+std::optional<QString> askPasswordOnTerminal(const QString &user, QString *error);
+
+} // namespace QEtcd::Cli

@@ -1,0 +1,396 @@
+// What qetcd shares with etcdctl beyond its flags, against a real etcd: the exit codes, the
+// environment of `lock NAME COMMAND`, -w json, bare seconds as durations, --version, and the
+// password asked on a terminal (through a pseudo-terminal, as a person would type it).
+#include <QEtcd/etcdcluster.h>
+#include <QEtcd/testtimeouts.h>
+
+#include <QtCore/QDeadlineTimer>
+#include <QtCore/QElapsedTimer>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+#include <QtCore/QProcess>
+#include <QtTest/QtTest>
+
+#include <csignal>
+#include <memory>
+
+#include <poll.h>
+#include <pty.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+using namespace QEtcd::Testing;
+
+namespace {
+// A qetcd (or etcdctl) run without the caller's ETCDCTL_* settings; its output is collected as it
+// comes, inside the QTRY_* conditions whose event loop feeds QProcess.
+class Tool
+{
+public:
+    Tool(const QString &program, const QStringList &arguments,
+         const QList<std::pair<QString, QString>> &variables = {})
+    {
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        for (const QString &name : environment.keys()) {
+            if (name.startsWith(QLatin1String("ETCDCTL_")) || name.startsWith(QLatin1String("ETCD_")))
+                environment.remove(name);
+        }
+        environment.insert(QStringLiteral("ETCDCTL_API"), QStringLiteral("3"));
+        for (const auto &[name, value] : variables)
+            environment.insert(name, value);
+        m_process.setProcessEnvironment(environment);
+        m_process.start(program, arguments);
+    }
+    ~Tool()
+    {
+        if (m_process.state() != QProcess::NotRunning) {
+            m_process.kill();
+            m_process.waitForFinished();
+        }
+    }
+    Q_DISABLE_COPY_MOVE(Tool)
+
+    void signal(int signal) { ::kill(pid_t(m_process.processId()), signal); }
+
+    // The exit code, or -1 when it crashed or did not exit in time.
+    int waitForExit()
+    {
+        if (!m_process.waitForFinished(scaledMs(30000)))
+            return -1;
+        return m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
+    }
+    QList<QByteArray> lines()
+    {
+        m_out += m_process.readAllStandardOutput();
+        QList<QByteArray> lines = m_out.split('\n');
+        lines.removeLast();  // the part after the last newline, if any, is still to come
+        return lines;
+    }
+    QList<QJsonObject> jsonLines()
+    {
+        QList<QJsonObject> objects;
+        for (const QByteArray &line : lines()) {
+            if (line.startsWith('{'))
+                objects.append(QJsonDocument::fromJson(line).object());
+        }
+        return objects;
+    }
+    QJsonObject event(const QString &name)
+    {
+        for (const QJsonObject &object : jsonLines()) {
+            if (object.value(QLatin1String("event")).toString() == name)
+                return object;
+        }
+        return {};
+    }
+    QByteArray standardError() { return m_err += m_process.readAllStandardError(); }
+    QByteArray transcript() { return lines().join('\n') + "\n--- stderr:\n" + standardError(); }
+
+private:
+    QProcess m_process;
+    QByteArray m_out;
+    QByteArray m_err;
+};
+
+// A failure is one line on stderr, whatever its code.
+bool isOneLine(const QByteArray &err)
+{
+    return err.startsWith("qetcd") && err.endsWith('\n') && err.count('\n') == 1;
+}
+
+// What a program run on a pseudo-terminal showed there, and how it ended.
+struct TerminalRun
+{
+    QByteArray screen;
+    int exitCode = -1;
+};
+
+// Runs program on a new pseudo-terminal, as from an interactive shell; once the terminal shows
+// prompt, types answer and Enter. The child's ETCDCTL_* variables are cleared, as Tool does.
+TerminalRun runOnTerminal(const QString &program, const QStringList &arguments, const QByteArray &prompt,
+                          const QByteArray &answer)
+{
+    // Everything the child needs is made before the fork, which leaves it one thread to exec with.
+    QList<QByteArray> argv{QFile::encodeName(program)};
+    for (const QString &argument : arguments)
+        argv.append(argument.toUtf8());
+    QList<QByteArray> environment;
+    const QProcessEnvironment system = QProcessEnvironment::systemEnvironment();
+    for (const QString &name : system.keys()) {
+        if (!name.startsWith(QLatin1String("ETCDCTL_")))
+            environment.append((name + QLatin1Char('=') + system.value(name)).toLocal8Bit());
+    }
+    const auto pointers = [](QList<QByteArray> &strings) {
+        std::vector<char *> list;
+        for (QByteArray &string : strings)
+            list.push_back(string.data());
+        list.push_back(nullptr);
+        return list;
+    };
+    std::vector<char *> argvPointers = pointers(argv);
+    std::vector<char *> environmentPointers = pointers(environment);
+
+    TerminalRun run;
+    int master = -1;
+    const pid_t child = forkpty(&master, nullptr, nullptr, nullptr);
+    if (child < 0)
+        return run;
+    if (child == 0) {
+        execve(argvPointers[0], argvPointers.data(), environmentPointers.data());
+        _exit(127);
+    }
+
+    const QDeadlineTimer deadline(scaledMs(30000));
+    bool answered = false;
+    for (;;) {
+        pollfd readable{master, POLLIN, 0};
+        if (poll(&readable, 1, int(std::max<qint64>(0, deadline.remainingTime()))) <= 0)
+            break;  // timed out: the child is killed below
+        char buffer[256];
+        const ssize_t got = read(master, buffer, sizeof buffer);
+        if (got <= 0)
+            break;  // EIO: every process on the terminal has closed it
+        run.screen.append(buffer, got);
+        if (!answered && run.screen.contains(prompt)) {
+            answered = true;
+            const QByteArray typed = answer + '\n';
+            if (write(master, typed.constData(), size_t(typed.size())) != typed.size())
+                break;
+        }
+    }
+    close(master);
+    // The terminal closes as the child exits, a moment before it can be reaped.
+    int status = 0;
+    pid_t reaped = 0;
+    while ((reaped = waitpid(child, &status, WNOHANG)) == 0 && !deadline.hasExpired())
+        QTest::qWait(10);
+    if (reaped != child) {
+        ::kill(child, SIGKILL);
+        waitpid(child, &status, 0);
+        return run;
+    }
+    run.exitCode = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    return run;
+}
+} // namespace
+
+class tst_CliCompat : public QObject
+{
+    Q_OBJECT
+
+private:
+    EtcdCluster m_cluster;
+
+    std::unique_ptr<Tool> qetcd(const QStringList &arguments, const QList<std::pair<QString, QString>> &variables = {})
+    {
+        return std::make_unique<Tool>(QStringLiteral(QETCD_CLI_PATH),
+                                      QStringList{QStringLiteral("--endpoints"), m_cluster.clientUrl(0)} + arguments,
+                                      variables);
+    }
+
+    // Runs qetcd to its end; its exit code, stdout and stderr.
+    int runToEnd(const QStringList &arguments, QByteArray *out = nullptr, QByteArray *err = nullptr)
+    {
+        auto run = qetcd(arguments);
+        const int code = run->waitForExit();
+        if (out)
+            *out = run->lines().join('\n');
+        if (err)
+            *err = run->standardError();
+        return code;
+    }
+
+    // etcdctl prints each key and an empty line.
+    int keysUnder(const QString &prefix)
+    {
+        const QByteArray out = m_cluster.etcdctl({"get", prefix, "--prefix", "--keys-only"});
+        return int(out.split('\n').size() - out.split('\n').count(QByteArray()));
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
+    }
+
+    // An unreachable or silent endpoint exits 2: tst_cli's unreachableEndpointFailsWithinTheTimeout
+    // and silentEndpointHitsTheCommandTimeout.
+    void exitCodes_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<int>("exitCode");
+        QTest::addColumn<QByteArray>("mentions");
+        QTest::newRow("bad flag: 128") << QStringList{"get", "/cc/k", "--no-such-flag"} << 128 << QByteArray("no-such-flag");
+        QTest::newRow("bad value: 128") << QStringList{"--dial-timeout", "soon", "get", "/cc/k"} << 128
+                                        << QByteArray("--dial-timeout");
+        QTest::newRow("missing argument: 128") << QStringList{"put", "/cc/k"} << 128 << QByteArray("KEY VALUE");
+        QTest::newRow("empty key: 3") << QStringList{"put", "", "v"} << 3 << QByteArray("key is empty");
+        QTest::newRow("future revision: 3") << QStringList{"get", "/cc/k", "--rev", "999999999"} << 3
+                                            << QByteArray("future revision");
+        QTest::newRow("read-only write: 1") << QStringList{"--read-only", "put", "/cc/k", "v"} << 1
+                                            << QByteArray("read-only");
+        QTest::newRow("unknown lease: 1") << QStringList{"put", "/cc/k", "v", "--lease", "123abc"} << 1
+                                          << QByteArray("lease not found");
+    }
+
+    void exitCodes()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(int, exitCode);
+        QFETCH(QByteArray, mentions);
+        QByteArray out;
+        QByteArray err;
+        QCOMPARE(runToEnd(arguments, &out, &err), exitCode);
+        QVERIFY2(isOneLine(err) && err.contains(mentions), err.constData());
+        QCOMPARE(out, QByteArray());
+    }
+
+    void lockWaitCutShortBySigintExits5()
+    {
+        auto holder = qetcd({"lock", "/cc/int", "--hold", "60s"});
+        QTRY_VERIFY2_WITH_TIMEOUT(!holder->event("acquired").isEmpty(), holder->transcript().constData(),
+                                  scaledMs(15000));
+        auto waiter = qetcd({"lock", "/cc/int"});
+        // Queued: its key is the second under the name.
+        QTRY_COMPARE_WITH_TIMEOUT(keysUnder("/cc/int/"), 2, scaledMs(15000));
+        waiter->signal(SIGINT);
+        QCOMPARE(waiter->waitForExit(), 5);
+        QCOMPARE(waiter->event("closed").value("reason").toString(), QStringLiteral("SIGINT"));
+        QVERIFY(waiter->event("acquired").isEmpty());
+        const QByteArray err = waiter->standardError();
+        QVERIFY2(isOneLine(err) && err.contains("interrupted by SIGINT"), err.constData());
+
+        // Once the lock is held, SIGINT is the ordinary way to give it back.
+        holder->signal(SIGINT);
+        QCOMPARE(holder->waitForExit(), 0);
+    }
+
+    void queueTakeCutShortBySigintExits5()
+    {
+        auto take = qetcd({"queue", "take", "/cc/q"});
+        QTRY_VERIFY2_WITH_TIMEOUT(!take->event("waiting").isEmpty(), take->transcript().constData(), scaledMs(15000));
+        take->signal(SIGINT);
+        QCOMPARE(take->waitForExit(), 5);
+        QCOMPARE(take->event("closed").value("reason").toString(), QStringLiteral("SIGINT"));
+    }
+
+    void lockCommandGetsEtcdctlsVariables()
+    {
+        // The command reads its hold back from etcd with etcdctl while it holds the lock.
+        const QString script = QStringLiteral(
+            "echo \"key=$ETCD_LOCK_KEY rev=$ETCD_LOCK_REV\"; "
+            "etcdctl --endpoints %1 get \"$ETCD_LOCK_KEY\" -w fields | grep -E '\"(Key|CreateRevision)\"'")
+                                   .arg(m_cluster.clientUrl(0));
+        auto run = qetcd({"lock", "/cc/env", "--", "sh", "-c", script});
+        QCOMPARE(run->waitForExit(), 0);
+        const QString transcript = QString::fromUtf8(run->transcript());
+        const QJsonObject acquired = run->event("acquired");
+        QVERIFY2(!acquired.isEmpty(), qPrintable(transcript));
+        const QString key = acquired.value("key").toString();
+        const qint64 token = acquired.value("fencing_token").toInteger();
+        QVERIFY2(key.startsWith(QLatin1String("/cc/env/")), qPrintable(transcript));
+
+        // What the command was given ...
+        QVERIFY2(transcript.contains(QStringLiteral("key=%1 rev=%2\n").arg(key).arg(token)), qPrintable(transcript));
+        // ... is what etcd holds: the key, created at that revision.
+        QVERIFY2(transcript.contains(QStringLiteral("\"Key\" : \"%1\"").arg(key)), qPrintable(transcript));
+        QVERIFY2(transcript.contains(QStringLiteral("\"CreateRevision\" : %1\n").arg(token)), qPrintable(transcript));
+    }
+
+    void writeOutJsonIsJson()
+    {
+        QCOMPARE(runToEnd({"put", "/cc/w", "v"}), 0);
+        QByteArray withJson;
+        QCOMPARE(runToEnd({"--json", "get", "/cc/w"}, &withJson), 0);
+        QCOMPARE(QJsonDocument::fromJson(withJson).object().value("value").toString(), QStringLiteral("v"));
+        for (const QStringList &spelling : {QStringList{"-w", "json"}, QStringList{"--write-out=json"},
+                                            QStringList{"get", "/cc/w", "-w", "json"}}) {
+            QByteArray out;
+            const QStringList arguments = spelling.contains("get") ? spelling : spelling + QStringList{"get", "/cc/w"};
+            QCOMPARE(runToEnd(arguments, &out), 0);
+            QCOMPARE(out, withJson);
+        }
+        auto fromEnvironment = qetcd({"get", "/cc/w"}, {{"ETCDCTL_WRITE_OUT", "json"}});
+        QCOMPARE(fromEnvironment->waitForExit(), 0);
+        QCOMPARE(fromEnvironment->lines().join('\n'), withJson);
+
+        QByteArray out;
+        QCOMPARE(runToEnd({"-w", "simple", "get", "/cc/w"}, &out), 0);
+        QCOMPARE(out, QByteArray("/cc/w\nv"));
+
+        QByteArray err;
+        QCOMPARE(runToEnd({"-w", "table", "get", "/cc/w"}, nullptr, &err), 128);
+        QVERIFY2(isOneLine(err) && err.contains("table") && err.contains("simple, json"), err.constData());
+        QCOMPARE(runToEnd({"-w", "simple", "--json", "get", "/cc/w"}, nullptr, &err), 128);
+        QVERIFY2(isOneLine(err) && err.contains("contradict"), err.constData());
+    }
+
+    void bareNumbersAreSeconds()
+    {
+        QCOMPARE(runToEnd({"--dial-timeout", "2", "--command-timeout", "3", "put", "/cc/d", "v"}), 0);
+        auto fromEnvironment = qetcd({"get", "/cc/d"}, {{"ETCDCTL_COMMAND_TIMEOUT", "3"}});
+        QCOMPARE(fromEnvironment->waitForExit(), 0);
+
+        // --hold 1 holds for one second, not one millisecond or forever.
+        QElapsedTimer timer;
+        timer.start();
+        auto lock = qetcd({"lock", "/cc/d", "--hold", "1"});
+        QCOMPARE(lock->waitForExit(), 0);
+        QCOMPARE(lock->event("closed").value("reason").toString(), QStringLiteral("hold"));
+        QVERIFY2(timer.elapsed() >= 1000, qPrintable(QString::number(timer.elapsed())));
+
+        // A wait's own --timeout: one second, then exit 1, not 2: the cluster did answer.
+        for (const QStringList &wait : {QStringList{"queue", "take", "/cc/dq", "--timeout", "1"},
+                                        QStringList{"barrier", "wait", "/cc/db", "--timeout", "1"},
+                                        QStringList{"double-barrier", "/cc/dd", "--members", "2", "--timeout", "1"}}) {
+            timer.restart();
+            auto run = qetcd(wait);
+            QCOMPARE(run->waitForExit(), 1);
+            QVERIFY2(!run->event("timedOut").isEmpty(), run->transcript().constData());
+            QVERIFY2(timer.elapsed() >= 1000 && timer.elapsed() < scaledMs(1000) + 5000,
+                     qPrintable(QString::number(timer.elapsed())));
+        }
+    }
+
+    void versionIsPrinted()
+    {
+        Tool run(QStringLiteral(QETCD_CLI_PATH), {"--version"});
+        QCOMPARE(run.waitForExit(), 0);
+        QCOMPARE(run.lines(), QList<QByteArray>{"qetcd " QETCD_VERSION});
+        QVERIFY(run.standardError().isEmpty());
+    }
+
+    void passwordIsAskedOnTheTerminalWithoutEcho()
+    {
+        EtcdCluster secured;
+        QVERIFY2(secured.start(), qPrintable(secured.errorString()));
+        int exitCode = -1;
+        QByteArray error;
+        for (const QStringList &step : {QStringList{"user", "add", "root:s3cret-pw"}, QStringList{"auth", "enable"}}) {
+            secured.etcdctl(step, &exitCode, &error);
+            QVERIFY2(exitCode == 0, error.constData());
+        }
+        const QStringList putAsRoot{"--endpoints", secured.clientUrl(0), "--user", "root", "put", "/cc/pw", "typed"};
+
+        TerminalRun run = runOnTerminal(QStringLiteral(QETCD_CLI_PATH), putAsRoot, "Password for root: ", "s3cret-pw");
+        QVERIFY2(run.exitCode == 0, qPrintable(QString::number(run.exitCode) + ": " + run.screen));
+        QVERIFY2(!run.screen.contains("s3cret-pw"), run.screen.constData());
+        QVERIFY2(run.screen.contains("OK"), run.screen.constData());
+        QCOMPARE(secured.etcdctl({"--user", "root:s3cret-pw", "get", "/cc/pw", "--print-value-only"}),
+                 QByteArray("typed\n"));
+
+        // A wrong one is refused by etcd: invalid input.
+        run = runOnTerminal(QStringLiteral(QETCD_CLI_PATH), putAsRoot, "Password for root: ", "guessed");
+        QVERIFY2(run.exitCode == 3, qPrintable(QString::number(run.exitCode) + ": " + run.screen));
+        QVERIFY2(run.screen.contains("invalid user ID or password"), run.screen.constData());
+
+        // Without a terminal nobody could answer: a clear failure at once, not a hang.
+        Tool script(QStringLiteral(QETCD_CLI_PATH), putAsRoot);
+        QCOMPARE(script.waitForExit(), 128);
+        const QByteArray err = script.standardError();
+        QVERIFY2(isOneLine(err) && err.contains("needs a password") && err.contains("not a terminal"), err.constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_CliCompat)
+#include "tst_cli_compat.moc"
