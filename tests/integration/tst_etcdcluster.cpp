@@ -100,7 +100,9 @@ void tst_EtcdCluster::singleMemberPutGet()
     QVERIFY(QFileInfo(cluster.dataDir(0) + QStringLiteral("/member")).isDir());
     QVERIFY(cluster.isRunning(0));
     QVERIFY(cluster.pid(0) > 0);
-    QVERIFY(cluster.logTail(0, 400).contains(QLatin1String("published local member to cluster")));
+    // etcd may answer /health a moment before it logs that it joined: wait for the line.
+    QTRY_VERIFY_WITH_TIMEOUT(cluster.logTail(0, 400).contains(QLatin1String("published local member to cluster")),
+                             scaledMs(10000));
     QCOMPARE(cluster.logTail(0, 3).split(QLatin1Char('\n')).size(), 3);
 
     Ctl ctl(cluster);
