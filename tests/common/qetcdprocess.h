@@ -12,6 +12,7 @@
 #include <QtCore/QtDebug>
 
 #include <csignal>
+#include <utility>
 
 namespace QEtcd::Testing {
 
@@ -20,13 +21,18 @@ namespace QEtcd::Testing {
 class Qetcd
 {
 public:
-    Qetcd(const QString &endpoint, const QStringList &arguments)
+    // variables are set in its environment, after the caller's ETCDCTL_* settings and any
+    // ETCD_LOCK_* it runs under (inside `etcdctl lock` or `qetcd lock`) are taken out.
+    Qetcd(const QString &endpoint, const QStringList &arguments,
+          const QList<std::pair<QString, QString>> &variables = {})
     {
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
         for (const QString &name : environment.keys()) {
-            if (name.startsWith(QLatin1String("ETCDCTL_")))
+            if (name.startsWith(QLatin1String("ETCDCTL_")) || name.startsWith(QLatin1String("ETCD_")))
                 environment.remove(name);
         }
+        for (const auto &[name, value] : variables)
+            environment.insert(name, value);
         m_process.setProcessEnvironment(environment);
         m_process.start(QStringLiteral(QETCD_CLI_PATH), QStringList{QStringLiteral("--endpoints"), endpoint} + arguments);
     }

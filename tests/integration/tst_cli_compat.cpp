@@ -1,6 +1,8 @@
 // What qetcd shares with etcdctl beyond its flags, against a real etcd: the exit codes, the
 // environment of `lock NAME COMMAND`, -w json, bare seconds as durations, --version, and the
 // password asked on a terminal (through a pseudo-terminal, as a person would type it).
+#include "../common/qetcdprocess.h"
+
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/testtimeouts.h>
 
@@ -22,76 +24,6 @@
 using namespace QEtcd::Testing;
 
 namespace {
-// A qetcd (or etcdctl) run without the caller's ETCDCTL_* settings; its output is collected as it
-// comes, inside the QTRY_* conditions whose event loop feeds QProcess.
-class Tool
-{
-public:
-    Tool(const QString &program, const QStringList &arguments,
-         const QList<std::pair<QString, QString>> &variables = {})
-    {
-        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-        for (const QString &name : environment.keys()) {
-            if (name.startsWith(QLatin1String("ETCDCTL_")) || name.startsWith(QLatin1String("ETCD_")))
-                environment.remove(name);
-        }
-        environment.insert(QStringLiteral("ETCDCTL_API"), QStringLiteral("3"));
-        for (const auto &[name, value] : variables)
-            environment.insert(name, value);
-        m_process.setProcessEnvironment(environment);
-        m_process.start(program, arguments);
-    }
-    ~Tool()
-    {
-        if (m_process.state() != QProcess::NotRunning) {
-            m_process.kill();
-            m_process.waitForFinished();
-        }
-    }
-    Q_DISABLE_COPY_MOVE(Tool)
-
-    void signal(int signal) { ::kill(pid_t(m_process.processId()), signal); }
-
-    // The exit code, or -1 when it crashed or did not exit in time.
-    int waitForExit()
-    {
-        if (!m_process.waitForFinished(scaledMs(30000)))
-            return -1;
-        return m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
-    }
-    QList<QByteArray> lines()
-    {
-        m_out += m_process.readAllStandardOutput();
-        QList<QByteArray> lines = m_out.split('\n');
-        lines.removeLast();  // the part after the last newline, if any, is still to come
-        return lines;
-    }
-    QList<QJsonObject> jsonLines()
-    {
-        QList<QJsonObject> objects;
-        for (const QByteArray &line : lines()) {
-            if (line.startsWith('{'))
-                objects.append(QJsonDocument::fromJson(line).object());
-        }
-        return objects;
-    }
-    QJsonObject event(const QString &name)
-    {
-        for (const QJsonObject &object : jsonLines()) {
-            if (object.value(QLatin1String("event")).toString() == name)
-                return object;
-        }
-        return {};
-    }
-    QByteArray standardError() { return m_err += m_process.readAllStandardError(); }
-    QByteArray transcript() { return lines().join('\n') + "\n--- stderr:\n" + standardError(); }
-
-private:
-    QProcess m_process;
-    QByteArray m_out;
-    QByteArray m_err;
-};
-
 // A failure is one line on stderr, whatever its code.
 bool isOneLine(const QByteArray &err)
 {
@@ -106,7 +38,7 @@ struct TerminalRun
 };
 
 // Runs program on a new pseudo-terminal, as from an interactive shell; once the terminal shows
-// prompt, types answer and Enter. The child's ETCDCTL_* variables are cleared, as Tool does.
+// prompt, types answer and Enter. The child's ETCDCTL_* variables are cleared, as Qetcd does.
 TerminalRun runOnTerminal(const QString &program, const QStringList &arguments, const QByteArray &prompt,
                           const QByteArray &answer)
 {
@@ -181,20 +113,18 @@ class tst_CliCompat : public QObject
 private:
     EtcdCluster m_cluster;
 
-    std::unique_ptr<Tool> qetcd(const QStringList &arguments, const QList<std::pair<QString, QString>> &variables = {})
+    std::unique_ptr<Qetcd> qetcd(const QStringList &arguments, const QList<std::pair<QString, QString>> &variables = {})
     {
-        return std::make_unique<Tool>(QStringLiteral(QETCD_CLI_PATH),
-                                      QStringList{QStringLiteral("--endpoints"), m_cluster.clientUrl(0)} + arguments,
-                                      variables);
+        return std::make_unique<Qetcd>(m_cluster.clientUrl(0), arguments, variables);
     }
 
     // Runs qetcd to its end; its exit code, stdout and stderr.
     int runToEnd(const QStringList &arguments, QByteArray *out = nullptr, QByteArray *err = nullptr)
     {
         auto run = qetcd(arguments);
-        const int code = run->waitForExit();
+        const int code = run->waitForExit(scaledMs(30000));
         if (out)
-            *out = run->lines().join('\n');
+            *out = run->rawLines().join('\n');
         if (err)
             *err = run->standardError();
         return code;
@@ -254,7 +184,7 @@ private Q_SLOTS:
         // Queued: its key is the second under the name.
         QTRY_COMPARE_WITH_TIMEOUT(keysUnder("/cc/int/"), 2, scaledMs(15000));
         waiter->signal(SIGINT);
-        QCOMPARE(waiter->waitForExit(), 5);
+        QCOMPARE(waiter->waitForExit(scaledMs(30000)), 5);
         QCOMPARE(waiter->event("closed").value("reason").toString(), QStringLiteral("SIGINT"));
         QVERIFY(waiter->event("acquired").isEmpty());
         const QByteArray err = waiter->standardError();
@@ -262,7 +192,7 @@ private Q_SLOTS:
 
         // Once the lock is held, SIGINT is the ordinary way to give it back.
         holder->signal(SIGINT);
-        QCOMPARE(holder->waitForExit(), 0);
+        QCOMPARE(holder->waitForExit(scaledMs(30000)), 0);
     }
 
     void queueTakeCutShortBySigintExits5()
@@ -270,7 +200,7 @@ private Q_SLOTS:
         auto take = qetcd({"queue", "take", "/cc/q"});
         QTRY_VERIFY2_WITH_TIMEOUT(!take->event("waiting").isEmpty(), take->transcript().constData(), scaledMs(15000));
         take->signal(SIGINT);
-        QCOMPARE(take->waitForExit(), 5);
+        QCOMPARE(take->waitForExit(scaledMs(30000)), 5);
         QCOMPARE(take->event("closed").value("reason").toString(), QStringLiteral("SIGINT"));
     }
 
@@ -282,7 +212,7 @@ private Q_SLOTS:
             "etcdctl --endpoints %1 get \"$ETCD_LOCK_KEY\" -w fields | grep -E '\"(Key|CreateRevision)\"'")
                                    .arg(m_cluster.clientUrl(0));
         auto run = qetcd({"lock", "/cc/env", "--", "sh", "-c", script});
-        QCOMPARE(run->waitForExit(), 0);
+        QCOMPARE(run->waitForExit(scaledMs(30000)), 0);
         const QString transcript = QString::fromUtf8(run->transcript());
         const QJsonObject acquired = run->event("acquired");
         QVERIFY2(!acquired.isEmpty(), qPrintable(transcript));
@@ -311,8 +241,8 @@ private Q_SLOTS:
             QCOMPARE(out, withJson);
         }
         auto fromEnvironment = qetcd({"get", "/cc/w"}, {{"ETCDCTL_WRITE_OUT", "json"}});
-        QCOMPARE(fromEnvironment->waitForExit(), 0);
-        QCOMPARE(fromEnvironment->lines().join('\n'), withJson);
+        QCOMPARE(fromEnvironment->waitForExit(scaledMs(30000)), 0);
+        QCOMPARE(fromEnvironment->rawLines().join('\n'), withJson);
 
         QByteArray out;
         QCOMPARE(runToEnd({"-w", "simple", "get", "/cc/w"}, &out), 0);
@@ -329,13 +259,13 @@ private Q_SLOTS:
     {
         QCOMPARE(runToEnd({"--dial-timeout", "2", "--command-timeout", "3", "put", "/cc/d", "v"}), 0);
         auto fromEnvironment = qetcd({"get", "/cc/d"}, {{"ETCDCTL_COMMAND_TIMEOUT", "3"}});
-        QCOMPARE(fromEnvironment->waitForExit(), 0);
+        QCOMPARE(fromEnvironment->waitForExit(scaledMs(30000)), 0);
 
         // --hold 1 holds for one second, not one millisecond or forever.
         QElapsedTimer timer;
         timer.start();
         auto lock = qetcd({"lock", "/cc/d", "--hold", "1"});
-        QCOMPARE(lock->waitForExit(), 0);
+        QCOMPARE(lock->waitForExit(scaledMs(30000)), 0);
         QCOMPARE(lock->event("closed").value("reason").toString(), QStringLiteral("hold"));
         QVERIFY2(timer.elapsed() >= 1000, qPrintable(QString::number(timer.elapsed())));
 
@@ -345,7 +275,7 @@ private Q_SLOTS:
                                         QStringList{"double-barrier", "/cc/dd", "--members", "2", "--timeout", "1"}}) {
             timer.restart();
             auto run = qetcd(wait);
-            QCOMPARE(run->waitForExit(), 1);
+            QCOMPARE(run->waitForExit(scaledMs(30000)), 1);
             QVERIFY2(!run->event("timedOut").isEmpty(), run->transcript().constData());
             QVERIFY2(timer.elapsed() >= 1000 && timer.elapsed() < scaledMs(1000) + 5000,
                      qPrintable(QString::number(timer.elapsed())));
@@ -354,9 +284,9 @@ private Q_SLOTS:
 
     void versionIsPrinted()
     {
-        Tool run(QStringLiteral(QETCD_CLI_PATH), {"--version"});
-        QCOMPARE(run.waitForExit(), 0);
-        QCOMPARE(run.lines(), QList<QByteArray>{"qetcd " QETCD_VERSION});
+        Qetcd run(m_cluster.clientUrl(0), {"--version"});
+        QCOMPARE(run.waitForExit(scaledMs(30000)), 0);
+        QCOMPARE(run.rawLines(), QList<QByteArray>{"qetcd " QETCD_VERSION});
         QVERIFY(run.standardError().isEmpty());
     }
 
@@ -385,8 +315,8 @@ private Q_SLOTS:
         QVERIFY2(run.screen.contains("invalid user ID or password"), run.screen.constData());
 
         // Without a terminal nobody could answer: a clear failure at once, not a hang.
-        Tool script(QStringLiteral(QETCD_CLI_PATH), putAsRoot);
-        QCOMPARE(script.waitForExit(), 128);
+        Qetcd script(secured.clientUrl(0), putAsRoot);
+        QCOMPARE(script.waitForExit(scaledMs(30000)), 128);
         const QByteArray err = script.standardError();
         QVERIFY2(isOneLine(err) && err.contains("needs a password") && err.contains("not a terminal"), err.constData());
     }
