@@ -43,10 +43,16 @@ void ClusterModel::setEventLog(EventLogModel *log)
     Q_EMIT eventLogChanged();
 }
 
-QString ClusterModel::leaderName() const
+const ClusterModel::MemberRow *ClusterModel::leaderRow() const
 {
     const auto it = std::find_if(m_rows.cbegin(), m_rows.cend(), [this](const MemberRow &row) { return row.id == m_leader; });
-    return it != m_rows.cend() ? it->name : QString();
+    return it != m_rows.cend() ? &*it : nullptr;
+}
+
+QString ClusterModel::leaderName() const
+{
+    const MemberRow *leader = leaderRow();
+    return leader ? leader->name : QString();
 }
 
 QString ClusterModel::memberNameAt(const QString &clientUrl) const
@@ -150,10 +156,10 @@ void ClusterModel::apply(QList<MemberRow> rows, quint64 leader, QStringList alar
     m_revision = 0;
     for (const MemberRow &row : std::as_const(m_rows))
         m_revision = std::max(m_revision, row.revision);
-    if (newLeader && m_eventLog) {
-        const auto it = std::find_if(m_rows.cbegin(), m_rows.cend(), [leader](const MemberRow &row) { return row.id == leader; });
-        m_eventLog->append(leaderName(), QStringLiteral("leaderChanged"),
-                           QStringLiteral("%1 leads, raft term %2").arg(leaderName()).arg(it != m_rows.cend() ? it->raftTerm : 0));
+    if (newLeader && m_eventLog && leaderRow()) {
+        const MemberRow &row = *leaderRow();
+        m_eventLog->append(row.name, QStringLiteral("leaderChanged"),
+                           QStringLiteral("%1 leads, raft term %2").arg(row.name).arg(row.raftTerm));
     }
     finish();
 }

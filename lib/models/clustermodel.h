@@ -82,6 +82,7 @@ private:
         QString version, error;
     };
     void apply(QList<MemberRow> rows, quint64 leader, QStringList alarms);
+    const MemberRow *leaderRow() const;  // null without a leader among the rows
 
     QList<MemberRow> m_rows;  // sorted by id
     quint64 m_leader = 0;

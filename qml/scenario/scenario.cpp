@@ -24,8 +24,6 @@ struct Scenario::Actor
 
 Scenario::Scenario(QObject *parent) : QObject(parent)
 {
-    m_poll.setInterval(50);
-    connect(&m_poll, &QTimer::timeout, this, &Scenario::check);
     m_deadline.setSingleShot(true);
     connect(&m_deadline, &QTimer::timeout, this, &Scenario::check);
     m_pause.setSingleShot(true);
@@ -93,7 +91,12 @@ void Scenario::setEventLog(EventLogModel *log)
 {
     if (m_eventLog == log)
         return;
+    if (m_eventLog)
+        disconnect(m_eventLog, nullptr, this, nullptr);
     m_eventLog = log;
+    // A waiting step looks again whenever the log changes (at most once a frame).
+    if (log)
+        connect(log, &EventLogModel::eventsChanged, this, &Scenario::check);
     Q_EMIT eventLogChanged();
 }
 
@@ -157,7 +160,6 @@ void Scenario::next()
 
 void Scenario::stop()
 {
-    m_poll.stop();
     m_deadline.stop();
     m_pause.stop();
     m_actors.clear();  // closes every recipe: holds released, registrations withdrawn
@@ -182,7 +184,6 @@ void Scenario::runStep()
     if (step.act)
         step.act();
     m_deadline.start(step.expect.within);
-    m_poll.start();
     check();
 }
 
@@ -221,7 +222,6 @@ void Scenario::check()
 
 void Scenario::matched(const Match &match)
 {
-    m_poll.stop();
     m_deadline.stop();
     m_matches[m_step] = match;
     setState(State::Ready);
@@ -231,7 +231,6 @@ void Scenario::matched(const Match &match)
 
 void Scenario::fail(const QString &why)
 {
-    m_poll.stop();
     m_deadline.stop();
     m_error = tr("step %1 of %2 (%3): %4").arg(m_step + 1).arg(stepCount()).arg(m_steps[m_step].narration, why);
     m_eventLog->append(QStringLiteral("scenario"), QStringLiteral("stepFailed"), m_error);

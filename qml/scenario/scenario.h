@@ -181,7 +181,6 @@ private:
     std::vector<qsizetype> m_matchedAt;  // by step: the event's index in the log, -1 before
     QEtcd::KeyEventRecorder m_etcdSide;  // what etcd itself does under the scenarios' prefix
     QString m_error;
-    QTimer m_poll;      // looks at the log while a step waits
     QTimer m_deadline;  // a step's `within`
     QTimer m_pause;     // autoplay's breath between steps, for a reader and for the timeline
     std::map<QString, std::unique_ptr<Actor>> m_actors;
