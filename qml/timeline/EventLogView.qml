@@ -102,6 +102,8 @@ Rectangle {
             id: list
             objectName: "eventList"
             // Scrolled to the bottom, the list follows the newest event; scrolled up, it stays.
+            // It catches up a few times a second, not at every event: nobody reads two hundred
+            // rows a second, and each catch-up moves every row it shows.
             property bool atNewest: true
             Layout.fillWidth: true
             Layout.fillHeight: true
@@ -111,7 +113,13 @@ Rectangle {
             boundsBehavior: Flickable.StopAtBounds
             ScrollBar.vertical: ScrollBar {}
             onMovementEnded: atNewest = atYEnd
-            onCountChanged: if (atNewest) positionViewAtEnd()
+            onCountChanged: if (atNewest && !catchUp.running) catchUp.start()
+
+            Timer {
+                id: catchUp
+                interval: 250
+                onTriggered: if (list.atNewest) list.positionViewAtEnd()
+            }
 
             delegate: Rectangle {
                 id: row

@@ -5,7 +5,8 @@ import QEtcdConsole
 
 // Lanes down, time across. Under the ChartView, whose background is transparent: the lanes'
 // stripes and the fault bands. In it: the time grid and the lease lines, which the TimelineModel
-// moves and fills. Over it: the lane names, the markers (painted in tiles of their own, not as
+// ranges and fills; the chart spans more time than the window and slides under the plot, so a
+// live window's step moves it rather than has Qt Charts paint it again. Over it: the lane names, the markers (painted in tiles of their own, not as
 // chart series: a window that moves on would lay every one of them out again), the loss
 // brackets, the time labels and the slider that scrolls back through the whole log. Dragging the
 // plot scrolls too; the wheel zooms about the pointer.
@@ -40,44 +41,56 @@ Item {
         content: TimelineLayer.Bands
     }
 
-    ChartView {
-        id: chart
-        anchors.fill: parent
-        backgroundColor: "transparent"
-        plotAreaColor: "transparent"
-        backgroundRoundness: 0
-        plotArea: area.plot
-        legend.visible: false
-        antialiasing: true
-        animationOptions: ChartView.NoAnimation
+    Item {
+        x: area.plot.x
+        y: area.plot.y
+        width: area.plot.width
+        height: area.plot.height
+        clip: true
 
-        // Moved by the model, in one step with its grid lines.
-        ValueAxis {
-            id: timeAxis
-            labelsVisible: false
-            lineVisible: false
-            gridLineColor: "#e4e7ec"
-            minorGridVisible: false
-        }
-        ValueAxis {
-            id: laneAxis
-            min: 0
-            max: area.rows
-            labelsVisible: false
-            lineVisible: false
-            gridVisible: false
-        }
-        LineSeries {
-            id: leaseLine
-            name: qsTr("lease time left")
-            axisX: timeAxis
-            axisY: laneAxis
-            color: "#60a5fa"
-            width: 1.5
-        }
-        Component.onCompleted: {
-            area.timeline.setTimeAxis(timeAxis);
-            area.timeline.setLeaseSeries(leaseLine);
+        ChartView {
+            id: chart
+            // At a whole pixel, as the marker tiles are.
+            x: Math.round((area.timeline.chartStart - area.timeline.windowStart) / area.timeline.windowLength * area.plot.width)
+            width: Math.max(area.plot.width, area.timeline.chartLength / area.timeline.windowLength * area.plot.width)
+            height: area.plot.height
+            backgroundColor: "transparent"
+            plotAreaColor: "transparent"
+            backgroundRoundness: 0
+            margins { left: 0; top: 0; right: 0; bottom: 0 }
+            plotArea: Qt.rect(0, 0, width, height)
+            legend.visible: false
+            antialiasing: true
+            animationOptions: ChartView.NoAnimation
+
+            // Ranged by the model, in one step with its grid lines.
+            ValueAxis {
+                id: timeAxis
+                labelsVisible: false
+                lineVisible: false
+                gridLineColor: "#e4e7ec"
+                minorGridVisible: false
+            }
+            ValueAxis {
+                id: laneAxis
+                min: 0
+                max: area.rows
+                labelsVisible: false
+                lineVisible: false
+                gridVisible: false
+            }
+            LineSeries {
+                id: leaseLine
+                name: qsTr("lease time left")
+                axisX: timeAxis
+                axisY: laneAxis
+                color: "#60a5fa"
+                width: 1.5
+            }
+            Component.onCompleted: {
+                area.timeline.setTimeAxis(timeAxis);
+                area.timeline.setLeaseSeries(leaseLine);
+            }
         }
     }
 

@@ -34,6 +34,7 @@ QFont labelFont()
 TimelineLayer::TimelineLayer(QQuickItem *parent) : QQuickPaintedItem(parent)
 {
     setAntialiasing(true);
+    setOpaquePainting(m_content == Content::Bands);
 }
 
 void TimelineLayer::setTimeline(TimelineModel *timeline)
@@ -43,13 +44,27 @@ void TimelineLayer::setTimeline(TimelineModel *timeline)
     if (m_timeline)
         disconnect(m_timeline, nullptr, this, nullptr);
     m_timeline = timeline;
+    m_paintedEmpty = false;
     if (m_timeline) {
         // Every step of the window, and every change while paused, ends in windowChanged.
-        connect(m_timeline, &TimelineModel::windowChanged, this, [this] { update(); });
+        connect(m_timeline, &TimelineModel::windowChanged, this, &TimelineLayer::windowChanged);
         connect(m_timeline, &TimelineModel::lanesChanged, this, [this] { update(); });
     }
     update();
     Q_EMIT timelineChanged();
+}
+
+void TimelineLayer::windowChanged()
+{
+    // Most windows hold no loss: a layer of nothing, painted again at every step, would still be
+    // cleared and blended over the whole plot.
+    if (m_content == Content::Losses) {
+        const bool empty = m_timeline->visibleLosses().isEmpty();
+        if (empty && m_paintedEmpty)
+            return;
+        m_paintedEmpty = empty;
+    }
+    update();
 }
 
 void TimelineLayer::setContent(Content content)
@@ -57,6 +72,10 @@ void TimelineLayer::setContent(Content content)
     if (content == m_content)
         return;
     m_content = content;
+    // The stripes cover every pixel of the bands' layer: the renderer need not blend it, nor
+    // draw what is under it.
+    setOpaquePainting(m_content == Content::Bands);
+    m_paintedEmpty = false;
     update();
     Q_EMIT contentChanged();
 }

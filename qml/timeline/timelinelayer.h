@@ -36,10 +36,12 @@ Q_SIGNALS:
     void contentChanged();
 
 private:
+    void windowChanged();
     double xAt(double seconds) const;
     void paintBands(QPainter *painter, double laneHeight) const;
     void paintLosses(QPainter *painter, double laneHeight) const;
 
     QPointer<TimelineModel> m_timeline;
     Content m_content = Content::Bands;
+    bool m_paintedEmpty = false;  // the Losses layer's last paint held no loss
 };

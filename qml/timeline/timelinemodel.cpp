@@ -247,6 +247,7 @@ void TimelineModel::rebuildRows()
     m_rowOfLane = QList<int>(m_lanes.size(), -1);
     for (int row = 0; row < m_laneOfRow.size(); ++row)
         m_rowOfLane[m_laneOfRow[row]] = row;
+    m_leaseLineFilledMs = std::numeric_limits<qint64>::min();  // every lane's line has a new place
 }
 
 void TimelineModel::addMarker(qint64 sequence, qint64 ms, int lane, const QString &glyph)
@@ -602,6 +603,7 @@ void TimelineModel::sampleLeases()
 void TimelineModel::setLeaseSeries(QAbstractSeries *series)
 {
     m_leaseSeries = qobject_cast<QXYSeries *>(series);
+    m_leaseLineFilledMs = std::numeric_limits<qint64>::min();
     if (!m_leaseSeries)
         qCWarning(lcTimeline, "setLeaseSeries: the series is no XY series");
     scheduleRefresh();
@@ -615,6 +617,7 @@ void TimelineModel::setTimeAxis(QAbstractAxis *axis)
         return;
     }
     m_timeAxis->setTickType(QValueAxis::TicksDynamic);
+    m_chartLengthMs = 0;  // ranged at the next refresh
     scheduleRefresh();
 }
 
@@ -627,10 +630,32 @@ void TimelineModel::refresh()
     if (m_following)
         m_windowEndMs = logEndMs();
     const qint64 start = m_windowEndMs - m_windowLengthMs;
-    fillLeaseSeries(start, m_windowEndMs);
+    const bool ranged = placeChart(start);
+    const qint64 chartEnd = m_chartStartMs + m_chartLengthMs;
+    if (ranged || !m_following || m_nowMs - m_leaseLineFilledMs >= LeaseLineIntervalMs) {
+        fillLeaseSeries(m_chartStartMs, chartEnd);
+        m_leaseLineFilledMs = m_nowMs;
+    }
     updateTicks(start, m_windowEndMs);
-    moveTimeAxis(start, m_windowEndMs);
+    if (ranged)
+        moveTimeAxis(m_chartStartMs, chartEnd);
     Q_EMIT windowChanged();
+}
+
+bool TimelineModel::placeChart(qint64 windowStartMs)
+{
+    const auto length = qint64(m_windowLengthMs * ChartSpan);
+    const qint64 windowEndMs = windowStartMs + m_windowLengthMs;
+    if (length == m_chartLengthMs && m_plotWidth == m_chartPlotWidth && m_originMs == m_chartOriginMs
+        && windowStartMs >= m_chartStartMs && windowEndMs <= m_chartStartMs + m_chartLengthMs) {
+        return false;
+    }
+    m_chartLengthMs = length;
+    m_chartPlotWidth = m_plotWidth;
+    m_chartOriginMs = m_originMs;
+    // Following, the window moves on into the room ahead of it; paused, it may go either way.
+    m_chartStartMs = m_following ? windowStartMs : windowStartMs - (length - m_windowLengthMs) / 2;
+    return true;
 }
 
 double TimelineModel::laneBottom(int row) const

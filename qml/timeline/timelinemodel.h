@@ -27,8 +27,12 @@
 //   (positive when the participant knew first);
 // - its lease's time left, sampled from the object given to watchLease().
 //
-// It moves a ChartView's time axis and feeds its lease line (setTimeAxis, setLeaseSeries) with only
-// the window's points. TimelineMarkerLayer paints the markers (visibleMarkers: of a lane's glyphs
+// It moves a ChartView's time axis and feeds its lease line (setTimeAxis, setLeaseSeries). Qt
+// Charts paints its whole scene again whenever the axis moves, which at every step of a live
+// window was most of a frame's work: so the chart spans more than the window (chartStart,
+// chartLength: ChartSpan windows) and the page slides it under the window, ranging it again only
+// when the window leaves it or the scale changes. While following, the lease line takes new
+// samples every LeaseLineIntervalMs rather than at every step. TimelineMarkerLayer paints the markers (visibleMarkers: of a lane's glyphs
 // of one kind, one per half a glyph's width) and TimelineLayer the bands and the losses in the
 // window; the page places the time labels. Times reach QML in seconds since the origin (the first
 // event or lease sample since the log was last cleared).
@@ -64,6 +68,9 @@ class TimelineModel : public QObject
     Q_PROPERTY(double windowLength READ windowLength WRITE setWindowLength NOTIFY windowChanged)
     Q_PROPERTY(double windowEnd READ windowEnd WRITE setWindowEnd NOTIFY windowChanged)
     Q_PROPERTY(double windowStart READ windowStart NOTIFY windowChanged)
+    // The time the chart's axis spans, in seconds since the origin: the window and more.
+    Q_PROPERTY(double chartStart READ chartStart NOTIFY windowChanged)
+    Q_PROPERTY(double chartLength READ chartLength NOTIFY windowChanged)
     Q_PROPERTY(double logStart READ logStart NOTIFY windowChanged)
     Q_PROPERTY(double logEnd READ logEnd NOTIFY windowChanged)
     Q_PROPERTY(double minimumWindow READ minimumWindow CONSTANT)
@@ -83,6 +90,8 @@ class TimelineModel : public QObject
 public:
     static constexpr int MaxLeaseSamples = 7200;
     static constexpr int LeaseSampleIntervalMs = 250;
+    static constexpr int LeaseLineIntervalMs = 500;
+    static constexpr double ChartSpan = 1.5;
     static constexpr double MinimumWindowSeconds = 5;
     static constexpr double DefaultWindowSeconds = 60;
     static constexpr int MarkerPixels = 14;
@@ -170,6 +179,8 @@ public:
     double windowEnd() const { return seconds(m_windowEndMs); }
     void setWindowEnd(double seconds);  // stops following
     double windowStart() const { return seconds(m_windowEndMs - m_windowLengthMs); }
+    double chartStart() const { return seconds(m_chartStartMs); }
+    double chartLength() const { return m_chartLengthMs / 1000.0; }
     double logStart() const;
     double logEnd() const;
     double minimumWindow() const { return MinimumWindowSeconds; }
@@ -275,6 +286,7 @@ private:
     void scheduleRefresh();
     void updateFollowInterval();
     void clampWindow();
+    bool placeChart(qint64 windowStartMs);
     void fillLeaseSeries(qint64 startMs, qint64 endMs);
     void updateTicks(qint64 startMs, qint64 endMs);
     void moveTimeAxis(qint64 startMs, qint64 endMs);
@@ -305,6 +317,13 @@ private:
     qint64 m_windowEndMs = 0;
     qint64 m_windowLengthMs = qint64(DefaultWindowSeconds * 1000);
     double m_plotWidth = 800;
+
+    // The chart's span, and what it was ranged for.
+    qint64 m_chartStartMs = 0;
+    qint64 m_chartLengthMs = 0;
+    double m_chartPlotWidth = 0;
+    qint64 m_chartOriginMs = 0;
+    qint64 m_leaseLineFilledMs = std::numeric_limits<qint64>::min();  // when, by nowMs(); min: lanes changed
 
     QVariantList m_ticks;
     qint64 m_tickIntervalMs = 10000;

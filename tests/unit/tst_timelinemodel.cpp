@@ -2,7 +2,8 @@
 // order with members last; fault and member bands; both moments of a loss and the margin
 // between them, either way round; the markers it gives the marker layer, the window's only; the
 // whole log shown at once, paused, with room at both ends; leases sampled from a participant
-// while it lives; and what the log's capacity takes with it.
+// while it lives; a live window sliding over a wider chart; and what the log's capacity takes
+// with it.
 #include "timelinemodel.h"
 
 #include <QtCharts/QLineSeries>
@@ -226,10 +227,16 @@ private Q_SLOTS:
         QCOMPARE(following.count(), 1);
         QCOMPARE(window.count(), 1);
         QVERIFY(timeline.isWholeLogShown());
-        // The axis moved in the same call, and the lease line reaches both of its edges.
-        QCOMPARE(axis.min(), timeline.windowStart());
-        QCOMPARE(axis.max(), timeline.windowEnd());
+        // The axis moved in the same call, to the chart's span: the window with room either side,
+        // as much as it is long again and a half; the lease line reaches both of its edges.
+        QCOMPARE(axis.min(), timeline.chartStart());
+        QCOMPARE(axis.max(), timeline.chartStart() + timeline.chartLength());
+        QCOMPARE_LE(qAbs(timeline.chartLength() - timeline.windowLength() * TimelineModel::ChartSpan), 0.001);
+        QCOMPARE_LT(axis.min(), timeline.windowStart());
+        QCOMPARE_GT(axis.max(), timeline.windowEnd());
         QVERIFY(!leaseLine.points().isEmpty());
+        QCOMPARE_LE(leaseLine.points().first().x(), axis.min());
+        QCOMPARE_GE(leaseLine.points().last().x(), axis.max());
         // EdgePixels (14) of 1000 at each end: the first and the last glyphs are whole.
         const double secondsPerPixel = timeline.windowLength() / 1000;
         const double span = timeline.logEnd() - timeline.logStart();
@@ -296,6 +303,46 @@ private Q_SLOTS:
         log.append(logged(0, "A", "acquired", {}, "/locks/a"));
         QTRY_COMPARE(timeline.markerCount(), 1);
         QCOMPARE(timeline.lanes(), QStringList({"A"}));
+    }
+
+    void aLiveWindowSlidesOverTheChart()
+    {
+        EventLogModel log;
+        TimelineModel timeline;
+        timeline.setEventLog(&log);
+        QValueAxis axis;
+        QLineSeries leaseLine;
+        timeline.setTimeAxis(&axis);
+        timeline.setLeaseSeries(&leaseLine);
+        QObject participant;
+        participant.setProperty("leaseTimeLeft", 7500);
+        participant.setProperty("leaseTtl", 10);
+        timeline.watchLease("A", &participant);
+        timeline.setPlotWidth(1000);
+        timeline.setWindowLength(TimelineModel::MinimumWindowSeconds);
+        QVERIFY(timeline.isFollowing());
+        timeline.refresh();
+
+        // A step every 50 ms for three seconds: the window always inside the chart's span, which
+        // is ranged again (the axis moved, Qt Charts paints it all) only when the window leaves it,
+        // after half a window's length, and the lease line is refilled every half a second.
+        QSignalSpy ranged(&axis, &QValueAxis::rangeChanged);
+        QSignalSpy refilled(&leaseLine, &QXYSeries::pointsReplaced);
+        int steps = 0;
+        bool inside = true;
+        connect(&timeline, &TimelineModel::windowChanged, this, [&] {
+            ++steps;
+            inside = inside && timeline.windowStart() >= timeline.chartStart()
+                && timeline.windowEnd() <= timeline.chartStart() + timeline.chartLength() + 1e-9
+                && axis.min() == timeline.chartStart();
+        });
+        const double firstStart = timeline.windowStart();
+        QTRY_VERIFY_WITH_TIMEOUT(timeline.windowStart() >= firstStart + 3, 20000);
+        QVERIFY(inside);
+        QCOMPARE_GE(steps, 20);
+        QCOMPARE_GE(ranged.count(), 1);
+        QCOMPARE_LE(ranged.count() * 5, steps);
+        QCOMPARE_LE(refilled.count() * 3, steps);
     }
 
     void capacityTakesMarkersBandsAndLossesAlong()
