@@ -3,12 +3,13 @@ import QtQuick.Controls
 import QtCharts
 import QEtcdConsole
 
-// Lanes down, time across. Under the ChartView, whose background is transparent: the lanes'
-// stripes and the fault bands. In it: the time grid and the lease lines, which the TimelineModel
-// ranges and fills; the chart spans more time than the window and slides under the plot, so a
-// live window's step moves it rather than has Qt Charts paint it again. Over it: the lane names, the markers (painted in tiles of their own, not as
-// chart series: a window that moves on would lay every one of them out again), the loss
-// brackets, the time labels and the slider that scrolls back through the whole log. Dragging the
+// Lanes down, time across. The plot is a window onto the chart's span (TimelineModel::chartStart,
+// chartLength: more time than the window), which slides under it: a live window's step moves it
+// rather than has Qt Charts or the layers paint again. In the span, bottom to top: the lanes'
+// stripes and the fault bands; the ChartView (transparent) with the time grid and the lease
+// lines, which the model ranges and fills; the markers, painted in tiles of their own rather
+// than as chart series; the loss brackets. Over the plot: the lane names and the lines between
+// lanes, the time labels and the slider that scrolls back through the whole log. Dragging the
 // plot scrolls too; the wheel zooms about the pointer.
 Item {
     id: area
@@ -30,17 +31,8 @@ Item {
         value: area.plot.width
     }
 
-    // Stripes, one per lane, and the bands over them.
-    TimelineLayer {
-        x: area.plot.x
-        y: area.plot.y
-        width: area.plot.width
-        height: area.plot.height
-        clip: true
-        timeline: area.timeline
-        content: TimelineLayer.Bands
-    }
-
+    // The plot: a window onto the chart's span, which holds every layer that moves with time
+    // and slides under it (a whole pixel at a time, as the marker tiles are placed).
     Item {
         x: area.plot.x
         y: area.plot.y
@@ -48,48 +40,74 @@ Item {
         height: area.plot.height
         clip: true
 
-        ChartView {
-            id: chart
-            // At a whole pixel, as the marker tiles are.
+        Item {
+            id: span
             x: Math.round((area.timeline.chartStart - area.timeline.windowStart) / area.timeline.windowLength * area.plot.width)
-            width: Math.max(area.plot.width, area.timeline.chartLength / area.timeline.windowLength * area.plot.width)
-            height: area.plot.height
-            backgroundColor: "transparent"
-            plotAreaColor: "transparent"
-            backgroundRoundness: 0
-            margins { left: 0; top: 0; right: 0; bottom: 0 }
-            plotArea: Qt.rect(0, 0, width, height)
-            legend.visible: false
-            antialiasing: true
-            animationOptions: ChartView.NoAnimation
+            width: area.timeline.chartLength / area.timeline.windowLength * area.plot.width
+            height: parent.height
 
-            // Ranged by the model, in one step with its grid lines.
-            ValueAxis {
-                id: timeAxis
-                labelsVisible: false
-                lineVisible: false
-                gridLineColor: "#e4e7ec"
-                minorGridVisible: false
+            // Stripes, one per lane, and the bands over them.
+            TimelineLayer {
+                anchors.fill: parent
+                timeline: area.timeline
+                content: TimelineLayer.Bands
             }
-            ValueAxis {
-                id: laneAxis
-                min: 0
-                max: area.rows
-                labelsVisible: false
-                lineVisible: false
-                gridVisible: false
+
+            ChartView {
+                id: chart
+                anchors.fill: parent
+                backgroundColor: "transparent"
+                plotAreaColor: "transparent"
+                backgroundRoundness: 0
+                margins { left: 0; top: 0; right: 0; bottom: 0 }
+                plotArea: Qt.rect(0, 0, width, height)
+                legend.visible: false
+                antialiasing: true
+                animationOptions: ChartView.NoAnimation
+
+                // Ranged by the model, in one step with its grid lines.
+                ValueAxis {
+                    id: timeAxis
+                    labelsVisible: false
+                    lineVisible: false
+                    gridLineColor: "#e4e7ec"
+                    minorGridVisible: false
+                }
+                ValueAxis {
+                    id: laneAxis
+                    min: 0
+                    max: area.rows
+                    labelsVisible: false
+                    lineVisible: false
+                    gridVisible: false
+                }
+                LineSeries {
+                    id: leaseLine
+                    name: qsTr("lease time left")
+                    axisX: timeAxis
+                    axisY: laneAxis
+                    color: "#60a5fa"
+                    width: 1.5
+                }
+                Component.onCompleted: {
+                    area.timeline.setTimeAxis(timeAxis);
+                    area.timeline.setLeaseSeries(leaseLine);
+                }
             }
-            LineSeries {
-                id: leaseLine
-                name: qsTr("lease time left")
-                axisX: timeAxis
-                axisY: laneAxis
-                color: "#60a5fa"
-                width: 1.5
+
+            // Every event as its glyph, over the lease lines.
+            TimelineMarkerLayer {
+                objectName: "markerLayer"
+                anchors.fill: parent
+                chart: chart
+                timeline: area.timeline
             }
-            Component.onCompleted: {
-                area.timeline.setTimeAxis(timeAxis);
-                area.timeline.setLeaseSeries(leaseLine);
+
+            // Both moments of each loss: when the participant knew, when etcd deleted its key.
+            TimelineLayer {
+                anchors.fill: parent
+                timeline: area.timeline
+                content: TimelineLayer.Losses
             }
         }
     }
@@ -133,29 +151,6 @@ Item {
                 }
             }
         }
-    }
-
-    // Every event as its glyph, over the lease lines.
-    TimelineMarkerLayer {
-        objectName: "markerLayer"
-        chart: chart
-        x: area.plot.x
-        y: area.plot.y
-        width: area.plot.width
-        height: area.plot.height
-        clip: true
-        timeline: area.timeline
-    }
-
-    // Both moments of each loss: when the participant knew, when etcd deleted its key.
-    TimelineLayer {
-        x: area.plot.x
-        y: area.plot.y
-        width: area.plot.width
-        height: area.plot.height
-        clip: true
-        timeline: area.timeline
-        content: TimelineLayer.Losses
     }
 
     // Time labels under the plot.

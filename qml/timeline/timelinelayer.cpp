@@ -49,6 +49,14 @@ void TimelineLayer::setTimeline(TimelineModel *timeline)
         // Every step of the window, and every change while paused, ends in windowChanged.
         connect(m_timeline, &TimelineModel::windowChanged, this, &TimelineLayer::windowChanged);
         connect(m_timeline, &TimelineModel::lanesChanged, this, [this] { update(); });
+        connect(m_timeline, &TimelineModel::bandsChanged, this, [this] {
+            if (m_content == Content::Bands)
+                repaintIfShownChanged();
+        });
+        connect(m_timeline, &TimelineModel::lossesChanged, this, [this] {
+            if (m_content == Content::Losses)
+                repaintIfShownChanged();
+        });
     }
     update();
     Q_EMIT timelineChanged();
@@ -56,15 +64,29 @@ void TimelineLayer::setTimeline(TimelineModel *timeline)
 
 void TimelineLayer::windowChanged()
 {
-    // Most windows hold no loss: a layer of nothing, painted again at every step, would still be
-    // cleared and blended over the whole plot.
+    // The layer spans the chart and slides with it: a live window's step changes nothing in it
+    // until the chart is ranged again. Paused, an open band's end is now, which moves on.
+    const bool ranged = m_timeline->chartStart() != m_paintedStart || m_timeline->chartLength() != m_paintedLength;
+    if (ranged || !m_timeline->isFollowing())
+        repaintIfShownChanged();
+}
+
+void TimelineLayer::repaintIfShownChanged()
+{
+    // Most spans hold no loss: a layer of nothing, painted again, would still be cleared and
+    // blended over the whole plot.
     if (m_content == Content::Losses) {
-        const bool empty = m_timeline->visibleLosses().isEmpty();
+        const bool empty = m_timeline->visibleLosses(m_timeline->chartStart(), chartEnd()).isEmpty();
         if (empty && m_paintedEmpty)
             return;
         m_paintedEmpty = empty;
     }
     update();
+}
+
+double TimelineLayer::chartEnd() const
+{
+    return m_timeline->chartStart() + m_timeline->chartLength();
 }
 
 void TimelineLayer::setContent(Content content)
@@ -82,13 +104,15 @@ void TimelineLayer::setContent(Content content)
 
 double TimelineLayer::xAt(double seconds) const
 {
-    return (seconds - m_timeline->windowStart()) / std::max(0.001, m_timeline->windowLength()) * width();
+    return (seconds - m_paintedStart) / std::max(0.001, m_paintedLength) * width();
 }
 
 void TimelineLayer::paint(QPainter *painter)
 {
     if (!m_timeline)
         return;
+    m_paintedStart = m_timeline->chartStart();
+    m_paintedLength = m_timeline->chartLength();
     const double laneHeight = height() / std::max<qsizetype>(1, m_timeline->lanes().size());
     painter->setFont(labelFont());
     if (m_content == Content::Bands)
@@ -106,7 +130,7 @@ void TimelineLayer::paintBands(QPainter *painter, double laneHeight) const
         painter->fillRect(QRectF(0, row * laneHeight, width(), laneHeight), stripe);
     }
     const QFontMetricsF metrics(painter->font());
-    for (const auto &band : m_timeline->visibleBands()) {
+    for (const auto &band : m_timeline->visibleBands(m_paintedStart, chartEnd())) {
         const QColor strong = TimelineGlyphs::bandColour(band.kind);
         const double left = std::max(-2.0, xAt(band.start));
         const double right = std::min(width() + 2, xAt(band.end));
@@ -125,7 +149,7 @@ void TimelineLayer::paintBands(QPainter *painter, double laneHeight) const
 void TimelineLayer::paintLosses(QPainter *painter, double laneHeight) const
 {
     const QFontMetricsF metrics(painter->font());
-    for (const auto &loss : m_timeline->visibleLosses()) {
+    for (const auto &loss : m_timeline->visibleLosses(m_paintedStart, chartEnd())) {
         const QColor colour = loss.late ? TimelineGlyphs::Colours::Bad : TimelineGlyphs::Colours::Text;
         const double top = loss.row * laneHeight;
         const double left = xAt(std::min(loss.knew, loss.deleted));

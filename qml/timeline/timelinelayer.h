@@ -7,8 +7,9 @@
 #include "timelinemodel.h"
 
 // What the Timeline draws beside the chart's series, painted at once however much is in view
-// (an item for each band would be made and destroyed as the window moves). Sized to the chart's
-// plot area, one layer per place: Bands under the chart (the lanes' stripes and each fault or
+// (an item for each band would be made and destroyed as the window moves). Sized to the chart
+// and sliding with it (TimelineModel::chartStart, chartLength), painted again only when the chart
+// is ranged again or what it shows changes; one layer per place: Bands under the chart (the lanes' stripes and each fault or
 // outage, shaded and named) or Losses over it (each loss's two moments and the margin between
 // them, |<- 0.73 s ->|, red and "late" when etcd deleted the key before the participant knew).
 class TimelineLayer : public QQuickPaintedItem
@@ -37,6 +38,8 @@ Q_SIGNALS:
 
 private:
     void windowChanged();
+    void repaintIfShownChanged();
+    double chartEnd() const;
     double xAt(double seconds) const;
     void paintBands(QPainter *painter, double laneHeight) const;
     void paintLosses(QPainter *painter, double laneHeight) const;
@@ -44,4 +47,6 @@ private:
     QPointer<TimelineModel> m_timeline;
     Content m_content = Content::Bands;
     bool m_paintedEmpty = false;  // the Losses layer's last paint held no loss
+    double m_paintedStart = 0;    // the chart's span as last painted
+    double m_paintedLength = 0;
 };

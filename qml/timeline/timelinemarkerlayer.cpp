@@ -133,7 +133,7 @@ TimelineMarkerLayer::Scale TimelineMarkerLayer::currentScale() const
     Scale scale;
     if (!m_timeline || width() <= 0)
         return scale;
-    scale.secondsPerPixel = m_timeline->windowLength() / width();
+    scale.secondsPerPixel = m_timeline->chartLength() / width();
     scale.originMs = m_timeline->originMs();
     scale.rows = int(m_timeline->lanes().size());
     scale.height = height();
@@ -237,12 +237,14 @@ QSGNode *TimelineMarkerLayer::updatePaintNode(QSGNode *oldNode, UpdatePaintNodeD
         m_dropNodes = false;
     }
 
-    const double start = m_timeline->windowStart();
-    const double end = m_timeline->windowEnd();
+    // Over the chart's whole span, which slides under the window: a step of a live window moves
+    // none of the tiles.
+    const double start = m_timeline->chartStart();
+    const double end = start + m_timeline->chartLength();
     const double span = tileSeconds();
     const auto first = qint64(std::floor(start / span));
     const auto last = qint64(std::floor(end / span));
-    // The tiles in view, and two beyond each end for a window that comes back.
+    // The tiles of the span, and two beyond each end for a window that comes back.
     for (auto tile = m_tiles.begin(); tile != m_tiles.end();)
         tile = tile->first < first - 2 || tile->first > last + 2 ? m_tiles.erase(tile) : std::next(tile);
     for (auto node = root->nodes.begin(); node != root->nodes.end();) {
@@ -288,8 +290,8 @@ QSGNode *TimelineMarkerLayer::updatePaintNode(QSGNode *oldNode, UpdatePaintNodeD
             root->nodes.emplace(index, node);
         }
     }
-    m_drawnStart = start;
-    m_drawnEnd = end;
+    m_drawnStart = m_timeline->windowStart();
+    m_drawnEnd = m_timeline->windowEnd();
     m_drawnMarkers = markers;
     // Emitted where the properties are read (the render thread may be another).
     QMetaObject::invokeMethod(this, &TimelineMarkerLayer::drawn, Qt::QueuedConnection);

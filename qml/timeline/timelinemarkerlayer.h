@@ -10,13 +10,14 @@
 
 #include "timelinemodel.h"
 
-// The timeline's markers, over the chart's plot area (sized to it), each glyph painted from one
-// cached image. They are painted in tiles TileWidth pixels wide, at fixed times from the origin:
-// a tile is painted once for a scale and kept while it is in view or next to it, so a window
-// that moves on costs placing the tiles, and painting again only those whose markers changed
-// (where new events land, or where the log's capacity took old ones). A new scale (zoom, a new
-// plot size, lanes added) paints the tiles in view afresh. At most the tiles in view and two
-// beyond each end are kept.
+// The timeline's markers, over the chart (sized to it and sliding with it under the window: see
+// TimelineModel::chartStart), each glyph painted from one cached image. They are painted in
+// tiles TileWidth pixels wide, at fixed times from the origin: a tile is painted once for a
+// scale and kept while it is in the chart's span or next to it, so a window that moves on costs
+// nothing here until the chart is ranged again, and then placing the tiles; only those whose
+// markers changed (where new events land, or where the log's capacity took old ones) are painted
+// again. A new scale (zoom, a new plot size, lanes added) paints the tiles afresh. At most the
+// tiles of the span and two beyond each end are kept.
 //
 // Qt Charts paints its scene into an image of its own two event loop turns after a change, so
 // the chart beneath (the time grid, the lease lines) could show the window before while this
@@ -29,8 +30,9 @@ class TimelineMarkerLayer : public QQuickItem
     QML_ELEMENT
     Q_PROPERTY(TimelineModel *timeline READ timeline WRITE setTimeline NOTIFY timelineChanged)
     Q_PROPERTY(QQuickItem *chart READ chart WRITE setChart NOTIFY chartChanged)
-    // What the last frame drew (tests, the benchmark): its window, in seconds since the origin, how
-    // many markers it placed, and how many tiles were painted since the layer was made.
+    // What the layer's last update drew (tests, the benchmark): the window then, in seconds since
+    // the origin, how many markers it placed in the chart's span, and how many tiles were painted
+    // since the layer was made.
     Q_PROPERTY(double drawnStart READ drawnStart NOTIFY drawn)
     Q_PROPERTY(double drawnEnd READ drawnEnd NOTIFY drawn)
     Q_PROPERTY(int drawnMarkers READ drawnMarkers NOTIFY drawn)

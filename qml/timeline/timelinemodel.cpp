@@ -91,6 +91,8 @@ void TimelineModel::reset()
         Q_EMIT this->lanesChanged();
     }
     Q_EMIT markersChanged(-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity());
+    Q_EMIT bandsChanged();
+    Q_EMIT lossesChanged();
     Q_EMIT legendGlyphsChanged();
     Q_EMIT countsChanged();
     scheduleRefresh();
@@ -108,6 +110,8 @@ void TimelineModel::readNewEvents()
         return;
     }
     const QStringList legendBefore = legendGlyphs();
+    const quint64 bandsBefore = m_bandsRevision;
+    const quint64 lossesBefore = m_lossesRevision;
     for (qint64 sequence = std::max(m_nextSequence, first); sequence < end; ++sequence)
         ingest(m_log->eventAt(sequence), sequence);
     m_nextSequence = end;
@@ -121,6 +125,10 @@ void TimelineModel::readNewEvents()
     }
     if (legendGlyphs() != legendBefore)
         Q_EMIT legendGlyphsChanged();
+    if (m_bandsRevision != bandsBefore)
+        Q_EMIT bandsChanged();
+    if (m_lossesRevision != lossesBefore)
+        Q_EMIT lossesChanged();
     Q_EMIT countsChanged();
     scheduleRefresh();
 }
@@ -213,6 +221,7 @@ void TimelineModel::completeLoss(Lane &lane)
     lane.heldKey.clear();
     addMarker(loss.lastSequence, loss.deletedMs, loss.lane, QStringLiteral("keyDeleted"));
     m_losses.push_back(loss);
+    ++m_lossesRevision;
 }
 
 int TimelineModel::laneFor(const QString &name, bool member)
@@ -277,6 +286,7 @@ void TimelineModel::openBand(std::optional<Band> &slot, Band band, qint64 sequen
 {
     closeBand(slot, band.startMs, sequence);  // a new fault replaces the one before
     slot = std::move(band);
+    ++m_bandsRevision;
 }
 
 void TimelineModel::closeBand(std::optional<Band> &slot, qint64 ms, qint64 sequence)
@@ -287,6 +297,7 @@ void TimelineModel::closeBand(std::optional<Band> &slot, qint64 ms, qint64 seque
     slot->endSequence = sequence;
     m_bands.push_back(std::move(*slot));
     slot.reset();
+    ++m_bandsRevision;
 }
 
 void TimelineModel::dropBefore(qint64 sequence)
@@ -296,10 +307,14 @@ void TimelineModel::dropBefore(qint64 sequence)
         noteMarkerChange(m_markers.front().ms);
         m_markers.pop_front();
     }
-    while (!m_bands.empty() && m_bands.front().endSequence < sequence)
+    while (!m_bands.empty() && m_bands.front().endSequence < sequence) {
         m_bands.pop_front();
-    while (!m_losses.empty() && m_losses.front().lastSequence < sequence)
+        ++m_bandsRevision;
+    }
+    while (!m_losses.empty() && m_losses.front().lastSequence < sequence) {
         m_losses.pop_front();
+        ++m_lossesRevision;
+    }
 }
 
 void TimelineModel::noteOrigin(qint64 ms)
@@ -673,10 +688,6 @@ QList<TimelineModel::VisibleMarker> TimelineModel::visibleMarkers(double start, 
     // in: the marker that stands for a half is its first, whatever range is asked for.
     const double bucketMs = std::max(1.0, secondsPerPixel * 1000 * MarkerPixels / 2);
     const auto bucketOf = [&](qint64 ms) { return qint64(std::floor((ms - m_originMs) / bucketMs)); };
-    const auto msOf = [this](double at) {
-        return qint64(std::clamp(m_originMs + at * 1000, double(std::numeric_limits<qint64>::min() / 2),
-                                 double(std::numeric_limits<qint64>::max() / 2)));
-    };
     const qint64 startMs = msOf(std::floor(start * 1000) / 1000);
     const qint64 endMs = msOf(std::ceil(end * 1000) / 1000);
     const qint64 scanFromMs = m_originMs + qint64(std::floor(double(bucketOf(startMs)) * bucketMs));
@@ -796,8 +807,27 @@ void TimelineModel::moveTimeAxis(qint64 startMs, qint64 endMs)
 
 QList<TimelineModel::VisibleBand> TimelineModel::visibleBands() const
 {
-    const qint64 startMs = m_windowEndMs - m_windowLengthMs;
-    const qint64 endMs = m_windowEndMs;
+    return visibleBands(windowStart(), windowEnd());
+}
+
+QList<TimelineModel::VisibleLoss> TimelineModel::visibleLosses() const
+{
+    return visibleLosses(windowStart(), windowEnd());
+}
+
+qint64 TimelineModel::msOf(double at) const
+{
+    constexpr double limit = double(std::numeric_limits<qint64>::max() / 2);
+    return qint64(std::llround(std::clamp(m_originMs + at * 1000, -limit, limit)));
+}
+
+QList<TimelineModel::VisibleBand> TimelineModel::visibleBands(double start, double end) const
+{
+    const qint64 startMs = msOf(start);
+    const qint64 endMs = msOf(end);
+    // Following, the window's end is now: an open band runs on past it, to the end of what is
+    // asked for, so it need not be drawn again at every step.
+    const qint64 openEndMs = m_following ? std::max(endMs, logEndMs()) : logEndMs();
     QList<VisibleBand> visible;
     const auto add = [&](const Band &band, qint64 bandEndMs) {
         if (band.startMs <= endMs && bandEndMs >= startMs)
@@ -811,18 +841,19 @@ QList<TimelineModel::VisibleBand> TimelineModel::visibleBands() const
     for (const Lane &lane : m_lanes) {
         for (const auto *open : {&lane.fault, &lane.outage}) {
             if (*open)
-                add(**open, logEndMs());
+                add(**open, openEndMs);
         }
     }
     return visible;
 }
 
-QList<TimelineModel::VisibleLoss> TimelineModel::visibleLosses() const
+QList<TimelineModel::VisibleLoss> TimelineModel::visibleLosses(double start, double end) const
 {
-    const qint64 startMs = m_windowEndMs - m_windowLengthMs;
+    const qint64 startMs = msOf(start);
+    const qint64 endMs = msOf(end);
     QList<VisibleLoss> visible;
     for (const Loss &loss : m_losses) {
-        if (std::max(loss.knewMs, loss.deletedMs) < startMs || std::min(loss.knewMs, loss.deletedMs) > m_windowEndMs)
+        if (std::max(loss.knewMs, loss.deletedMs) < startMs || std::min(loss.knewMs, loss.deletedMs) > endMs)
             continue;
         const qint64 margin = loss.marginMs();
         const QString length = QString::number(std::abs(margin) / 1000.0, 'f', 2);

@@ -192,6 +192,9 @@ public:
     void setPlotWidth(double pixels);
 
     QVariantList ticks() const { return m_ticks; }
+    // The bands and losses from start to end (seconds since the origin), or in the window.
+    QList<VisibleBand> visibleBands(double start, double end) const;
+    QList<VisibleLoss> visibleLosses(double start, double end) const;
     QList<VisibleBand> visibleBands() const;
     QList<VisibleLoss> visibleLosses() const;
     // The markers worth drawing from start to end (seconds since the origin) at secondsPerPixel:
@@ -242,6 +245,9 @@ Q_SIGNALS:
     // Markers from `from` to `to` (seconds since the origin) came or went: the marker layer
     // repaints what it painted of them. Infinite both ways when the log was cleared.
     void markersChanged(double from, double to);
+    // Bands, or losses, came, changed or went (not: an open band grew as time went on).
+    void bandsChanged();
+    void lossesChanged();
 
 private:
     struct PendingLoss
@@ -262,6 +268,7 @@ private:
     };
 
     double seconds(qint64 ms) const { return (ms - m_originMs) / 1000.0; }
+    qint64 msOf(double at) const;
     qint64 nowMs() const;
     void reset();
     void readNewEvents();
@@ -301,6 +308,8 @@ private:
     std::deque<Band> m_bands;      // closed, by their end's sequence
     std::deque<Loss> m_losses;     // both moments known, by the later one's sequence
     QList<int> m_glyphCounts;      // markers per glyph, for the legend
+    quint64 m_bandsRevision = 0;   // counts changes, for bandsChanged and lossesChanged
+    quint64 m_lossesRevision = 0;
     qint64 m_changedFromMs = std::numeric_limits<qint64>::max();  // markers come or gone since the last markersChanged
     qint64 m_changedToMs = std::numeric_limits<qint64>::min();
     QPointer<QXYSeries> m_leaseSeries;
