@@ -7,6 +7,7 @@
 #include <QtGui/QPainter>
 
 #include <algorithm>
+#include <cmath>
 
 namespace {
 
@@ -49,10 +50,7 @@ void TimelineLayer::setTimeline(TimelineModel *timeline)
         // Every step of the window, and every change while paused, ends in windowChanged.
         connect(m_timeline, &TimelineModel::windowChanged, this, &TimelineLayer::windowChanged);
         connect(m_timeline, &TimelineModel::lanesChanged, this, [this] { update(); });
-        connect(m_timeline, &TimelineModel::bandsChanged, this, [this] {
-            if (m_content == Content::Bands)
-                repaintIfShownChanged();
-        });
+        connect(m_timeline, &TimelineModel::bandsChanged, this, &TimelineLayer::bandsChanged);
         connect(m_timeline, &TimelineModel::lossesChanged, this, [this] {
             if (m_content == Content::Losses)
                 repaintIfShownChanged();
@@ -82,6 +80,23 @@ void TimelineLayer::repaintIfShownChanged()
         m_paintedEmpty = empty;
     }
     update();
+}
+
+void TimelineLayer::bandsChanged(double from, double to)
+{
+    if (m_content != Content::Bands)
+        return;
+    // Only the time that changed, when the layer still spans what it painted: a band opened or
+    // closed now touches the last part of the span, not the whole plot.
+    if (m_timeline->chartStart() != m_paintedStart || m_timeline->chartLength() != m_paintedLength
+        || !std::isfinite(from)) {
+        update();
+        return;
+    }
+    const double left = std::floor(std::max(0.0, xAt(from)) - 2);
+    const double right = std::isfinite(to) ? std::ceil(std::min(width(), xAt(to)) + 2) : width();
+    if (right > left)
+        update(QRectF(left, 0, right - left, height()).toAlignedRect());
 }
 
 double TimelineLayer::chartEnd() const

@@ -39,6 +39,7 @@ Q_SIGNALS:
 private:
     void windowChanged();
     void repaintIfShownChanged();
+    void bandsChanged(double from, double to);
     double chartEnd() const;
     double xAt(double seconds) const;
     void paintBands(QPainter *painter, double laneHeight) const;

@@ -35,6 +35,9 @@ TimelineModel::TimelineModel(QObject *parent)
 {
     m_frame.setSingleShot(true);
     m_frame.setInterval(std::chrono::milliseconds(16));
+    m_publish.setSingleShot(true);
+    m_publish.setInterval(std::chrono::milliseconds(PublishIntervalMs));
+    connect(&m_publish, &QTimer::timeout, this, &TimelineModel::publishChanges);
     connect(&m_frame, &QTimer::timeout, this, &TimelineModel::refresh);
     connect(&m_follow, &QTimer::timeout, this, &TimelineModel::refresh);
     m_sampler.setInterval(std::chrono::milliseconds(LeaseSampleIntervalMs));
@@ -90,8 +93,14 @@ void TimelineModel::reset()
         rebuildRows();
         Q_EMIT this->lanesChanged();
     }
-    Q_EMIT markersChanged(-std::numeric_limits<double>::infinity(), std::numeric_limits<double>::infinity());
-    Q_EMIT bandsChanged();
+    m_publish.stop();
+    m_changedFromMs = m_bandsChangedFromMs = std::numeric_limits<qint64>::max();
+    m_changedToMs = m_bandsChangedToMs = std::numeric_limits<qint64>::min();
+    m_lossesPublished = m_lossesRevision;
+    m_legendPublished.clear();
+    constexpr double infinity = std::numeric_limits<double>::infinity();
+    Q_EMIT markersChanged(-infinity, infinity);
+    Q_EMIT bandsChanged(-infinity, infinity);
     Q_EMIT lossesChanged();
     Q_EMIT legendGlyphsChanged();
     Q_EMIT countsChanged();
@@ -109,13 +118,25 @@ void TimelineModel::readNewEvents()
         m_nextSequence = end;
         return;
     }
-    const QStringList legendBefore = legendGlyphs();
-    const quint64 bandsBefore = m_bandsRevision;
-    const quint64 lossesBefore = m_lossesRevision;
     for (qint64 sequence = std::max(m_nextSequence, first); sequence < end; ++sequence)
         ingest(m_log->eventAt(sequence), sequence);
     m_nextSequence = end;
     dropBefore(first);
+    // The log flushes at every frame; live, what the page draws of it changes at most
+    // PublishIntervalMs apart, so a frame of new events does not repaint the plot's tiles and
+    // layers at every turn (a marker up to that much late is less than a pixel at most windows).
+    if (m_following && m_active) {
+        if (!m_publish.isActive())
+            m_publish.start();
+    } else {
+        publishChanges();
+    }
+    scheduleRefresh();
+}
+
+void TimelineModel::publishChanges()
+{
+    m_publish.stop();
     if (m_changedFromMs <= m_changedToMs) {
         const double from = seconds(m_changedFromMs);
         const double to = seconds(m_changedToMs);
@@ -123,14 +144,30 @@ void TimelineModel::readNewEvents()
         m_changedToMs = std::numeric_limits<qint64>::min();
         Q_EMIT markersChanged(from, to);
     }
-    if (legendGlyphs() != legendBefore)
-        Q_EMIT legendGlyphsChanged();
-    if (m_bandsRevision != bandsBefore)
-        Q_EMIT bandsChanged();
-    if (m_lossesRevision != lossesBefore)
+    if (m_bandsChangedFromMs <= m_bandsChangedToMs) {
+        const double from = seconds(m_bandsChangedFromMs);
+        const double to = m_bandsChangedToMs == std::numeric_limits<qint64>::max() ? std::numeric_limits<double>::infinity()
+                                                                                   : seconds(m_bandsChangedToMs);
+        m_bandsChangedFromMs = std::numeric_limits<qint64>::max();
+        m_bandsChangedToMs = std::numeric_limits<qint64>::min();
+        Q_EMIT bandsChanged(from, to);
+    }
+    if (m_lossesRevision != m_lossesPublished) {
+        m_lossesPublished = m_lossesRevision;
         Q_EMIT lossesChanged();
+    }
+    const QStringList legend = legendGlyphs();
+    if (legend != m_legendPublished) {
+        m_legendPublished = legend;
+        Q_EMIT legendGlyphsChanged();
+    }
     Q_EMIT countsChanged();
-    scheduleRefresh();
+}
+
+void TimelineModel::noteBandChange(qint64 fromMs, qint64 toMs)
+{
+    m_bandsChangedFromMs = std::min(m_bandsChangedFromMs, fromMs);
+    m_bandsChangedToMs = std::max(m_bandsChangedToMs, toMs);
 }
 
 void TimelineModel::ingest(const EventLogModel::Event &event, qint64 sequence)
@@ -285,8 +322,8 @@ void TimelineModel::noteMarkerChange(qint64 ms)
 void TimelineModel::openBand(std::optional<Band> &slot, Band band, qint64 sequence)
 {
     closeBand(slot, band.startMs, sequence);  // a new fault replaces the one before
+    noteBandChange(band.startMs, std::numeric_limits<qint64>::max());  // open: drawn on to the end
     slot = std::move(band);
-    ++m_bandsRevision;
 }
 
 void TimelineModel::closeBand(std::optional<Band> &slot, qint64 ms, qint64 sequence)
@@ -295,9 +332,9 @@ void TimelineModel::closeBand(std::optional<Band> &slot, qint64 ms, qint64 seque
         return;
     slot->endMs = ms;
     slot->endSequence = sequence;
+    noteBandChange(ms, std::numeric_limits<qint64>::max());  // no longer drawn on past its end
     m_bands.push_back(std::move(*slot));
     slot.reset();
-    ++m_bandsRevision;
 }
 
 void TimelineModel::dropBefore(qint64 sequence)
@@ -308,8 +345,8 @@ void TimelineModel::dropBefore(qint64 sequence)
         m_markers.pop_front();
     }
     while (!m_bands.empty() && m_bands.front().endSequence < sequence) {
+        noteBandChange(m_bands.front().startMs, m_bands.front().endMs);
         m_bands.pop_front();
-        ++m_bandsRevision;
     }
     while (!m_losses.empty() && m_losses.front().lastSequence < sequence) {
         m_losses.pop_front();

@@ -91,6 +91,7 @@ public:
     static constexpr int MaxLeaseSamples = 7200;
     static constexpr int LeaseSampleIntervalMs = 250;
     static constexpr int LeaseLineIntervalMs = 500;
+    static constexpr int PublishIntervalMs = 50;
     static constexpr double ChartSpan = 1.5;
     static constexpr double MinimumWindowSeconds = 5;
     static constexpr double DefaultWindowSeconds = 60;
@@ -243,10 +244,13 @@ Q_SIGNALS:
     void plotWidthChanged();
     void ticksChanged();
     // Markers from `from` to `to` (seconds since the origin) came or went: the marker layer
-    // repaints what it painted of them. Infinite both ways when the log was cleared.
+    // repaints what it painted of them. Infinite both ways when the log was cleared. Live, this
+    // and the other changes the log brings are told PublishIntervalMs apart at most often.
     void markersChanged(double from, double to);
-    // Bands, or losses, came, changed or went (not: an open band grew as time went on).
-    void bandsChanged();
+    // Bands from `from` to `to` (seconds since the origin; to may be infinite: an open band is
+    // drawn on to the end) came, changed or went: not an open band growing as time goes on.
+    void bandsChanged(double from, double to);
+    // Losses came or went.
     void lossesChanged();
 
 private:
@@ -283,6 +287,8 @@ private:
     qint64 earliestWindowEndMs() const;
     qint64 latestWindowEndMs() const;
     void noteMarkerChange(qint64 ms);
+    void noteBandChange(qint64 fromMs, qint64 toMs);
+    void publishChanges();
     void addMarker(qint64 sequence, qint64 ms, int lane, const QString &glyph);
     void openBand(std::optional<Band> &slot, Band band, qint64 sequence);
     void closeBand(std::optional<Band> &slot, qint64 ms, qint64 sequence);
@@ -308,8 +314,12 @@ private:
     std::deque<Band> m_bands;      // closed, by their end's sequence
     std::deque<Loss> m_losses;     // both moments known, by the later one's sequence
     QList<int> m_glyphCounts;      // markers per glyph, for the legend
-    quint64 m_bandsRevision = 0;   // counts changes, for bandsChanged and lossesChanged
+    // What changed since the last publishChanges(): bands, losses, the legend.
+    qint64 m_bandsChangedFromMs = std::numeric_limits<qint64>::max();
+    qint64 m_bandsChangedToMs = std::numeric_limits<qint64>::min();
     quint64 m_lossesRevision = 0;
+    quint64 m_lossesPublished = 0;
+    QStringList m_legendPublished;
     qint64 m_changedFromMs = std::numeric_limits<qint64>::max();  // markers come or gone since the last markersChanged
     qint64 m_changedToMs = std::numeric_limits<qint64>::min();
     QPointer<QXYSeries> m_leaseSeries;
@@ -339,6 +349,7 @@ private:
     double m_tickAnchor = 0;
 
     QTimer m_frame;    // one refresh a frame at most, after a change
+    QTimer m_publish;  // live, what changed is told at most PublishIntervalMs apart
     QTimer m_follow;   // moves the window on while following
     QTimer m_sampler;  // leases
 };
