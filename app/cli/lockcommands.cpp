@@ -27,9 +27,10 @@ const QString connectionStateHelp = QStringLiteral(
     "  connectionState  \"state\" and \"previous\": Connected, Suspended, Reconnected\n"
     "                   or Lost\n"
     "  leaseEvent       \"lease\" (which one: \"hold <key>\", \"candidacy lease\"),\n"
-    "                   \"kind\" Suspended (renewals failing) or Expired (gone: the\n"
-    "                   hold is lost and is never healed; a candidacy heals, then\n"
-    "                   Restored with \"new_lease_id\", or Failed), \"lease_id\", \"cause\"\n");
+    "                   \"kind\" Suspended (renewals failing) or Expired (gone: a\n"
+    "                   hold is lost and never healed; a candidate still waiting\n"
+    "                   joins the line again at its tail, on a new lease and key),\n"
+    "                   \"lease_id\", \"cause\"\n");
 
 // What a lock or a semaphore permit holds: the same three facts for both.
 struct Hold
