@@ -20,7 +20,7 @@ class BarrierParticipant : public RecipeParticipant
     Q_PROPERTY(bool spurious READ isSpurious NOTIFY waitEnded)
 
 public:
-    enum class LiftReason { NotSet, Removed, LeaseExpired, Deleted, Unknown };  // DistributedBarrier's
+    enum LiftReason { NotSet, Removed, LeaseExpired, Deleted, Unknown };  // DistributedBarrier's (plain: unscoped in QML)
     Q_ENUM(LiftReason)
 
     explicit BarrierParticipant(QObject *parent = nullptr);

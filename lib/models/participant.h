@@ -30,6 +30,10 @@ class RecipeParticipant : public QObject
     Q_OBJECT
     QML_NAMED_ELEMENT(Participant)
     QML_UNCREATABLE("Participant is the base of Mutex, Election, Barrier and the other participants")
+    // The library's enums this type's properties use (ConnectionState, LeaseEventKind...) would
+    // otherwise be read into its scope unscoped, where Suspended names three of them and QML
+    // warns of the clash at start; State stays unscoped (Participant.Pending) by being a plain enum.
+    Q_CLASSINFO("RegisterEnumClassesUnscoped", "false")
     Q_PROPERTY(QEtcd::EtcdClientItem *client READ client WRITE setClient NOTIFY clientChanged)
     Q_PROPERTY(QString path READ path WRITE setPath NOTIFY pathChanged)
     Q_PROPERTY(int ttl READ ttl WRITE setTtl NOTIFY ttlChanged)
@@ -47,7 +51,7 @@ public:
     // Idle: nothing asked (or given back); Pending: waiting (to acquire, to lead, at a barrier,
     // for a start); Active: holding, leading, set, registered, passed; Lost: what was held went
     // with its lease; Closed: close() was called.
-    enum class State { Idle, Pending, Active, Lost, Closed };
+    enum State { Idle, Pending, Active, Lost, Closed };
     Q_ENUM(State)
 
     ~RecipeParticipant() override;

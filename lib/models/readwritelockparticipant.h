@@ -17,7 +17,7 @@ class ReadWriteLockParticipant : public RecipeParticipant
     Q_PROPERTY(qint64 writeFencingToken READ writeFencingToken NOTIFY heldChanged)
 
 public:
-    enum class Side { Read, Write };  // DistributedReadWriteLock::Side
+    enum Side { Read, Write };  // DistributedReadWriteLock::Side (plain: QML spells ReadWriteLock.Read)
     Q_ENUM(Side)
 
     explicit ReadWriteLockParticipant(QObject *parent = nullptr);
