@@ -10,12 +10,13 @@ namespace QEtcd::Internal {
 
 // Runs function on context's thread and waits for it: directly when already there, so a call
 // from the dispatcher thread itself cannot deadlock, and directly when that thread has stopped
-// (a client being torn down), where nothing could ever answer.
+// (a client being torn down) or is gone with its client (QML may destroy an EtcdClient before
+// the models on it), where nothing could ever answer.
 template <class Function>
 void runOn(QObject *context, Function function)
 {
-    QThread *thread = context->thread();
-    if (QThread::currentThread() == thread || !thread->isRunning())
+    QThread *thread = context->thread();  // null once the QThread object is destroyed
+    if (!thread || QThread::currentThread() == thread || !thread->isRunning())
         function();
     else
         QMetaObject::invokeMethod(context, std::move(function), Qt::BlockingQueuedConnection);

@@ -111,6 +111,21 @@ private Q_SLOTS:
         QCOMPARE(model.rowCount(), 1500);
         QCOMPARE(model.index(1499).data(CoordinationModel::NameRole).toString(), QStringLiteral("/cm-big/count/1499"));
     }
+
+    // QML destroys siblings in no particular order: an EtcdClient, and its Client with it, may go
+    // before the model bound to it, which then closes its watch on a client that is gone.
+    void outlivesItsClient()
+    {
+        auto client = std::make_unique<Client>(ClientOptions::fromEndpoints(m_cluster.clientUrls()));
+        auto model = std::make_unique<CoordinationModel>();
+        model->setPrefix(QStringLiteral("/cm-outlive/"));
+        model->setClient(client.get());
+        QTRY_COMPARE_WITH_TIMEOUT(model->status(), ModelStatus::Ready, scaledMs(10000));
+
+        client.reset();
+        QCOMPARE(model->client(), nullptr);
+        model.reset();
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_CoordinationModel)
