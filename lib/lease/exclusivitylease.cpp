@@ -179,6 +179,19 @@ std::chrono::steady_clock::time_point ExclusivityLease::lossDeadline() const
     return LeaseClock::toSteady(d->report->deadline());
 }
 
+Status ExclusivityLease::whyInvalid() const
+{
+    if (isValid())
+        return {};
+    if (Status cause = lossCause(); !cause.isOk())
+        return cause;
+    if (d->released)
+        return Status(StatusCode::Closed, QStringLiteral("lease %1 was released").arg(leaseId(), 0, 16));
+    return Status(StatusCode::LeaseLost,
+                  QStringLiteral("the loss deadline of lease %1 passed before a renewal was acknowledged")
+                      .arg(leaseId(), 0, 16));
+}
+
 Status ExclusivityLease::lossCause() const
 {
     QMutexLocker locker(&d->causeMutex);

@@ -49,6 +49,10 @@ public:
     // Translated to steady_clock at the moment of the call.
     std::chrono::steady_clock::time_point lossDeadline() const;
     Status lossCause() const;
+    // Why isValid() says no, or Ok while it says yes: the cause the loss was told with, else a
+    // LeaseLost for a deadline that passed before the keep-alive hub noticed it (a holder that
+    // reads its clock first must still tell its loss).
+    Status whyInvalid() const;
 
     // The signals come from the client's loss thread, which runs nothing else: neither a busy
     // holder thread nor a busy dispatcher (heals, other slots) can hold them back. A slot

@@ -296,7 +296,8 @@ public:
         finish(attempt, {});
     }
 
-    // The loss thread, inside the recipe's loss gate (so q is still there).
+    // The loss thread, inside the recipe's loss gate (so q is still there); or the dispatcher,
+    // from release(), for a loss the holder's unlock() met before the loss thread told it.
     void onHoldLost(const std::shared_ptr<Hold> &hold, const Status &cause)
     {
         if (hold->lost.exchange(true))
@@ -337,8 +338,13 @@ public:
 
     void release(std::shared_ptr<Hold> hold)
     {
-        if (std::exchange(hold->released, true))
+        if (hold->released)
             return;
+        // Given back after its loss deadline passed but before the keep-alive hub noticed (the
+        // holder reads the clock, the hub ticks): the loss is still told, never hidden by unlock().
+        if (!hold->lost && !hold->lease->isValid())
+            onHoldLost(hold, hold->lease->whyInvalid());
+        hold->released = true;
         hold->interruption.disarm();
         q->removeSource(hold->source);
         disconnect(hold->lease.get(), nullptr, this, nullptr);

@@ -28,7 +28,9 @@ class DistributedMutexPrivate;
 // The hold's lease never heals. When it is lost lockLost() fires (from the client's loss
 // thread, which nothing else runs on: neither a busy holder nor a busy dispatcher holds it
 // back; a slot connected directly must not block there), the connection state becomes Lost, and
-// unlock() returns false. isHeldByCurrentThread() compares the boot clock (which counts a
+// unlock() returns false. An unlock() that reads the clock past the deadline before the loss
+// thread has told the loss does not hide it: lockLost() then fires from the client's
+// dispatcher thread as that unlock() is carried out. isHeldByCurrentThread() compares the boot clock (which counts a
 // system suspend) with the lease's loss deadline at the moment it is called, so a thread
 // resumed after a long pause or a suspend learns the truth before it acts. A paused process
 // or VM sees no time pass and cannot tell locally: for writes that must never land after a

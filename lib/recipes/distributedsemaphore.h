@@ -37,7 +37,9 @@ class DistributedSemaphorePrivate;
 //
 // A permit's lease never heals. When it is lost permitLost() fires (from the client's
 // loss thread, even while the holder and the dispatcher are busy), the connection state becomes Lost, and
-// the release() that meets it returns false. heldPermits() compares the monotonic clock with
+// the release() that meets it returns false. A release() that reads the clock past the deadline
+// before the loss thread has told the loss does not hide it: permitLost() then fires from the
+// client's dispatcher thread as that release() is carried out. heldPermits() compares the monotonic clock with
 // each lease's loss deadline when it is called. For writes that must never land after a loss,
 // use the fencing token or guardedTxn().
 class DistributedSemaphore : public Recipe

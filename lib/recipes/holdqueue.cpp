@@ -219,6 +219,12 @@ void HoldQueue::releaseLostHold(const std::shared_ptr<QueuedHold> &hold, const S
 
 void HoldQueue::release(std::shared_ptr<QueuedHold> hold)
 {
+    if (hold->released)
+        return;
+    // Given back after its loss deadline passed but before the keep-alive hub noticed (the
+    // holder reads the clock, the hub ticks): the loss is still told, never hidden by release().
+    if (!hold->lost && !hold->lease->isValid())
+        holdLost(hold, hold->lease->whyInvalid());
     if (hold->released.exchange(true))
         return;
     hold->interruption.disarm();

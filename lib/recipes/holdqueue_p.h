@@ -8,8 +8,9 @@
 // dies re-queues with a fresh one and says so in the history. A waiter stopped by its
 // deadline, close() or interruption revokes its lease, which removes its entry. Holds never
 // heal: a loss is told once, from the client's loss thread, even while the holder and the
-// dispatcher are busy, and then the lease is revoked so that the next in line need not wait
-// for etcd's expiry.
+// dispatcher are busy (or from the dispatcher, when the holder's release met the passed
+// deadline first), and then the lease is revoked so that the next in line need not wait for
+// etcd's expiry.
 
 #include "client.h"
 #include "exclusivitylease.h"

@@ -95,13 +95,17 @@ private Q_SLOTS:
         QHash<QString, QString> outcomes;  // "<name>/<seq>" -> accepted, refused or unknown
         QSet<QString> everHeld;
         int lostWhileHeld = 0;
+        int unlockedLost = 0;  // unlock() returned false
+        int lockLost = 0;
         int unbelieved = 0;
         int refused = 0;
         int accepted = 0;
         qint64 latestRefusalMs = 0;
         for (const ParticipantProcess &p : participants) {
             holds += p.believedHolds();
+            lockLost += int(p.eventsNamed("lockLost").size());
             for (const QJsonObject &event : p.eventsNamed("hold")) {
+                unlockedLost += event.value("released").toBool() ? 0 : 1;
                 if (!event.value("believed").toBool()) {
                     ++unbelieved;
                     continue;
@@ -125,6 +129,12 @@ private Q_SLOTS:
         int peak = 0;
         const QString overlap = overCapacity(holds, 1, &peak);
         QVERIFY2(overlap.isEmpty(), qPrintable(overlap));
+        // Never hidden: every hold unlock() found lost was told by lockLost() as well, even when
+        // unlock() read the clock past the deadline before the loss thread told it.
+        QVERIFY2(lockLost >= unlockedLost,
+                 qPrintable(QStringLiteral("unlock() found %1 holds lost, %2 lockLost() signals")
+                                .arg(unlockedLost)
+                                .arg(lockLost)));
 
         // The fencing oracle: replay etcd's history up to a marker written after everyone stopped.
         const auto marked = observer.put(endMarker, "end");

@@ -111,6 +111,12 @@ private Q_SLOTS:
         QVERIFY2(seenLost >= 1, "no permit was seen lost while held");
         QVERIFY2(dispossessed >= 1, "no release() ever found its permit lost");
         QVERIFY2(permitLost >= 1, "permitLost() was never emitted");
+        // Never hidden: every permit release() found lost was told by permitLost() as well,
+        // even when release() read the clock past the deadline before the loss thread told it.
+        QVERIFY2(permitLost >= dispossessed,
+                 qPrintable(QStringLiteral("%1 releases found the permit lost, %2 permitLost() signals")
+                                .arg(dispossessed)
+                                .arg(permitLost)));
         QVERIFY2(driver.blackholes >= 1 && driver.delays >= 1 && driver.freezes >= 1,
                  "a kind of fault was never injected");
         QVERIFY(driver.total() > seconds / 3);

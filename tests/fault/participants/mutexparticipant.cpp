@@ -34,6 +34,11 @@ int main(int argc, char *argv[])
     lockOptions.ttlSeconds = 2;
     lockOptions.clientId = args.value(args.name);
     DistributedMutex mutex(&client, args.value(lockPath).toUtf8(), lockOptions);
+    QObject::connect(&mutex, &DistributedMutex::lockLost, &mutex,
+                     [&lockOptions](const Status &cause) {
+                         emitLine({{"event", "lockLost"}, {"name", lockOptions.clientId}, {"cause", cause.toString()}});
+                     },
+                     Qt::DirectConnection);
     const QByteArray fenced = args.value(fencedKey).toUtf8();
     QRandomGenerator random(args.value(args.seed).toUInt());
     qint64 sequence = 0;
@@ -82,7 +87,7 @@ int main(int argc, char *argv[])
         const bool stillOurs = released && !belief.lost;
         emitLine({{"event", "hold"}, {"name", lockOptions.clientId}, {"token", token}, {"believed", believed},
                   {"start_ns", startNs}, {"end_ns", stillOurs ? unlockNs : belief.lastYesNs},
-                  {"lost", !stillOurs}, {"writes", writes}});
+                  {"lost", !stillOurs}, {"released", released}, {"writes", writes}});
     }
     mutex.close();
     return 0;
