@@ -99,6 +99,20 @@ void TimelineLayer::bandsChanged(double from, double to)
         update(QRectF(left, 0, right - left, height()).toAlignedRect());
 }
 
+double TimelineLayer::textWidth(const QFont &font, const QString &text) const
+{
+    // The labels repeat ("blackhole", "0.42 s"): shaping each again at every paint was the
+    // layers' largest cost once a span held hundreds of them.
+    if (font != m_measuredFont || m_textWidths.size() > 1024) {
+        m_measuredFont = font;
+        m_textWidths.clear();
+    }
+    auto found = m_textWidths.constFind(text);
+    if (found == m_textWidths.cend())
+        found = m_textWidths.insert(text, QFontMetricsF(font).horizontalAdvance(text));
+    return *found;
+}
+
 double TimelineLayer::chartEnd() const
 {
     return m_timeline->chartStart() + m_timeline->chartLength();
@@ -144,17 +158,22 @@ void TimelineLayer::paintBands(QPainter *painter, double laneHeight) const
         const QColor stripe = row >= firstMember ? MemberStripe : row % 2 ? AlternateStripe : Stripe;
         painter->fillRect(QRectF(0, row * laneHeight, width(), laneHeight), stripe);
     }
+    // A partial repaint (a band came or went now) is clipped to its time: the bands elsewhere in
+    // the span are skipped rather than drawn into nothing.
+    const QRectF clip = painter->hasClipping() ? painter->clipBoundingRect() : QRectF(0, 0, width(), height());
     const QFontMetricsF metrics(painter->font());
     for (const auto &band : m_timeline->visibleBands(m_paintedStart, chartEnd())) {
         const QColor strong = TimelineGlyphs::bandColour(band.kind);
         const double left = std::max(-2.0, xAt(band.start));
         const double right = std::min(width() + 2, xAt(band.end));
         const QRectF area(left, band.row * laneHeight + 1, std::max(2.0, right - left), laneHeight - 2);
+        if (!area.intersects(clip))
+            continue;
         painter->fillRect(area, withAlpha(strong, 28));
         painter->fillRect(QRectF(area.left(), area.top(), 2, area.height()), strong);
         painter->fillRect(QRectF(area.right() - 1, area.top(), 1, area.height()), withAlpha(strong, 128));
         // Its name, bottom left, where the lease line is lowest and the markers are not.
-        if (area.width() >= metrics.horizontalAdvance(band.label) + 10 && area.height() >= 16) {
+        if (area.width() >= textWidth(painter->font(), band.label) + 10 && area.height() >= 16) {
             painter->setPen(strong);
             painter->drawText(QPointF(area.left() + 6, area.bottom() - metrics.descent() - 2), band.label);
         }
@@ -177,7 +196,7 @@ void TimelineLayer::paintLosses(QPainter *painter, double laneHeight) const
         painter->fillRect(QRectF(left, lineY - 0.75, right - left, 1.5), colour);
 
         // The margin on the line, or beside it when the two moments are too close for it.
-        const QSizeF text(metrics.horizontalAdvance(loss.margin) + 8, metrics.height() + 2);
+        const QSizeF text(textWidth(painter->font(), loss.margin) + 8, metrics.height() + 2);
         const bool fits = right - left >= text.width() + 12;
         const QRectF box(QPointF(fits ? (left + right - text.width()) / 2 : right + 5, lineY - text.height() / 2), text);
         painter->setPen(loss.late ? QPen(colour, 1) : QPen(Qt::NoPen));
