@@ -22,6 +22,8 @@
 #include <optional>
 #include <vector>
 
+#include <sys/resource.h>
+
 using namespace QEtcd;
 using namespace Bench;
 using namespace std::chrono;
@@ -46,6 +48,15 @@ QString problemWith(const TxnResult &answer)
     if (!answer.status)
         return answer.status.toString();
     return answer.succeeded ? QString() : QStringLiteral("a txn found its fresh key taken");
+}
+
+// CPU time this process (every thread, not etcd) has used so far.
+qint64 processCpuUs()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    return qint64(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000 + usage.ru_utime.tv_usec
+        + usage.ru_stime.tv_usec;
 }
 
 struct Window
@@ -74,6 +85,8 @@ QJsonObject drive(int callers, const Window &window, const std::function<QFuture
     std::vector<std::unique_ptr<Caller>> all;
     QList<double> samples;
     std::optional<QString> failure;
+    qint64 cpuAtStartUs = -1;
+    qint64 cpuAtEndUs = -1;
     const qint64 startNs = nowNs() + duration_cast<nanoseconds>(window.warmup).count();
     const qint64 endNs = startNs + duration_cast<nanoseconds>(window.measured).count();
     const auto send = [&](Caller &c, int index) {
@@ -93,8 +106,13 @@ QJsonObject drive(int callers, const Window &window, const std::function<QFuture
                 failure = problem;
                 return;
             }
-            if (answeredNs >= startNs && answeredNs < endNs)
+            if (answeredNs >= startNs && answeredNs < endNs) {
+                if (cpuAtStartUs < 0)
+                    cpuAtStartUs = processCpuUs();
                 samples.append(nsToMs(answeredNs - me.sentNs));
+            } else if (answeredNs >= endNs && cpuAtEndUs < 0) {
+                cpuAtEndUs = processCpuUs();
+            }
             if (answeredNs < endNs && !failure)
                 send(me, i);
         });
@@ -106,7 +124,11 @@ QJsonObject drive(int callers, const Window &window, const std::function<QFuture
         fail(QStringLiteral("callers did not wind down"));
     if (failure)
         fail(*failure);
+    // What the client spends on one round trip, on all its threads: on a small machine shared
+    // with the server, that is throughput taken from etcd.
+    const double cpuPerOp = samples.isEmpty() ? 0.0 : double(cpuAtEndUs - cpuAtStartUs) / double(samples.size());
     return {{"ops", samples.size()},
+            {"cpu_us_per_op", std::round(cpuPerOp * 10.0) / 10.0},
             {"ops_per_s", std::round(double(samples.size()) / double(window.measured.count()) * 10.0) / 10.0},
             {"latency_ms", QJsonObject{{"p50", microRounded(percentile(samples, 50))},
                                        {"p99", microRounded(percentile(samples, 99))}}}};

@@ -18,6 +18,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"go.etcd.io/etcd/clientv3"
@@ -70,6 +72,13 @@ func request(client *clientv3.Client, op, prefix string, c, n int) error {
 	return fmt.Errorf("unknown operation %q", op)
 }
 
+// CPU time this process (every thread) has used so far, in microseconds.
+func processCPUMicros() int64 {
+	var usage syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &usage)
+	return usage.Utime.Sec*1e6 + usage.Utime.Usec + usage.Stime.Sec*1e6 + usage.Stime.Usec
+}
+
 func main() {
 	endpoints := flag.String("endpoints", "", "comma-separated client URLs of the etcd to measure")
 	op := flag.String("op", "put", "put, get or txn")
@@ -100,6 +109,8 @@ func main() {
 	var samples []float64
 	start := time.Now().Add(time.Duration(*warmup) * time.Millisecond)
 	end := start.Add(time.Duration(*seconds) * time.Second)
+	// Taken by the first answer inside the window and the first after it, as bench_rtt does.
+	var cpuAtStart, cpuAtEnd int64 = -1, -1
 	var running sync.WaitGroup
 	for c := 0; c < *callers; c++ {
 		running.Add(1)
@@ -116,7 +127,12 @@ func main() {
 				}
 				answered := time.Now()
 				if !answered.Before(start) && answered.Before(end) {
+					if atomic.LoadInt64(&cpuAtStart) < 0 {
+						atomic.CompareAndSwapInt64(&cpuAtStart, -1, processCPUMicros())
+					}
 					mine = append(mine, float64(answered.Sub(sent).Nanoseconds())/1e6)
+				} else if !answered.Before(end) && atomic.LoadInt64(&cpuAtEnd) < 0 {
+					atomic.CompareAndSwapInt64(&cpuAtEnd, -1, processCPUMicros())
 				}
 			}
 			mutex.Lock()
@@ -128,12 +144,17 @@ func main() {
 
 	sort.Float64s(samples)
 	window := end.Sub(start).Seconds()
+	cpuPerOp := 0.0
+	if len(samples) > 0 {
+		cpuPerOp = float64(cpuAtEnd-cpuAtStart) / float64(len(samples))
+	}
 	result := map[string]interface{}{
-		"client":    "go.etcd.io/etcd/clientv3",
-		"op":        *op,
-		"callers":   *callers,
-		"ops":       len(samples),
-		"ops_per_s": math.Round(float64(len(samples))/window*10) / 10,
+		"client":        "go.etcd.io/etcd/clientv3",
+		"op":            *op,
+		"callers":       *callers,
+		"ops":           len(samples),
+		"cpu_us_per_op": math.Round(cpuPerOp*10) / 10,
+		"ops_per_s":     math.Round(float64(len(samples))/window*10) / 10,
 		"latency_ms": map[string]float64{
 			"p50": percentile(samples, 50),
 			"p99": percentile(samples, 99),
