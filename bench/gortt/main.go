@@ -1,0 +1,165 @@
+// gortt measures round trips of etcd's own Go client (clientv3) the way bench_rtt measures
+// QEtcd::Client: one operation (put, get or txn), a number of callers sharing one client, each
+// sending its next request as soon as the previous one is answered. It prints one JSON object,
+// which bench_rtt places beside its own row, so both clients meet the same server in the same
+// run.
+//
+// Built by scripts/bench against Debian's packaged etcd sources (golang-etcd-server-dev) in
+// GOPATH mode, so it needs no network.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"math"
+	"os"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"go.etcd.io/etcd/clientv3"
+)
+
+const value = "value-of-sixteen"
+
+func fail(format string, args ...interface{}) {
+	fmt.Fprintf(os.Stderr, "gortt: "+format+"\n", args...)
+	os.Exit(1)
+}
+
+// Nearest rank, as bench_rtt computes it.
+func percentile(sorted []float64, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	index := int(math.Ceil(p/100*float64(len(sorted)))) - 1
+	if index < 0 {
+		index = 0
+	}
+	return math.Round(sorted[index]*1000) / 1000
+}
+
+// One request of the chosen kind for caller c's n-th turn.
+func request(client *clientv3.Client, op, prefix string, c, n int) error {
+	ctx := context.Background()
+	own := fmt.Sprintf("%s/%d", prefix, c)
+	switch op {
+	case "put":
+		_, err := client.Put(ctx, own, value)
+		return err
+	case "get":
+		_, err := client.Get(ctx, own)
+		return err
+	case "txn":
+		// A lock's acquisition: create the key if nobody has, else read it. Every key is new,
+		// so the put branch runs, as it does for each lock taken.
+		key := fmt.Sprintf("%s/txn/%d", own, n)
+		response, err := client.Txn(ctx).
+			If(clientv3.Compare(clientv3.CreateRevision(key), "=", 0)).
+			Then(clientv3.OpPut(key, value)).
+			Else(clientv3.OpGet(key)).
+			Commit()
+		if err == nil && !response.Succeeded {
+			return fmt.Errorf("the fresh key %s existed", key)
+		}
+		return err
+	}
+	return fmt.Errorf("unknown operation %q", op)
+}
+
+// CPU time this process (every thread) has used so far, in microseconds.
+func processCPUMicros() int64 {
+	var usage syscall.Rusage
+	syscall.Getrusage(syscall.RUSAGE_SELF, &usage)
+	return usage.Utime.Sec*1e6 + usage.Utime.Usec + usage.Stime.Sec*1e6 + usage.Stime.Usec
+}
+
+func main() {
+	endpoints := flag.String("endpoints", "", "comma-separated client URLs of the etcd to measure")
+	op := flag.String("op", "put", "put, get or txn")
+	callers := flag.Int("callers", 1, "goroutines sharing the one client, each with one request outstanding")
+	seconds := flag.Int("seconds", 5, "measuring window")
+	warmup := flag.Int("warmup-ms", 1000, "requests before the window opens, not counted")
+	prefix := flag.String("prefix", "", "key prefix, new to the server; caller i uses PREFIX/i (default: one of the moment)")
+	flag.Parse()
+	if *prefix == "" {
+		*prefix = fmt.Sprintf("/bench/rtt/go/%d", time.Now().UnixNano())
+	}
+	if *endpoints == "" || *callers <= 0 || *seconds <= 0 || *warmup < 0 {
+		fail("--endpoints, a positive --callers and --seconds and a non-negative --warmup-ms are needed")
+	}
+
+	client, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(*endpoints, ","), DialTimeout: 5 * time.Second})
+	if err != nil {
+		fail("connecting: %v", err)
+	}
+	defer client.Close()
+	for c := 0; c < *callers; c++ {
+		if _, err := client.Put(context.Background(), fmt.Sprintf("%s/%d", *prefix, c), value); err != nil {
+			fail("filling: %v", err)
+		}
+	}
+
+	var mutex sync.Mutex
+	var samples []float64
+	start := time.Now().Add(time.Duration(*warmup) * time.Millisecond)
+	end := start.Add(time.Duration(*seconds) * time.Second)
+	// Taken by the first answer inside the window and the first after it, as bench_rtt does.
+	var cpuAtStart, cpuAtEnd int64 = -1, -1
+	var running sync.WaitGroup
+	for c := 0; c < *callers; c++ {
+		running.Add(1)
+		go func(c int) {
+			defer running.Done()
+			var mine []float64
+			for n := 0; ; n++ {
+				sent := time.Now()
+				if !sent.Before(end) {
+					break
+				}
+				if err := request(client, *op, *prefix, c, n); err != nil {
+					fail("%s: %v", *op, err)
+				}
+				answered := time.Now()
+				if !answered.Before(start) && answered.Before(end) {
+					if atomic.LoadInt64(&cpuAtStart) < 0 {
+						atomic.CompareAndSwapInt64(&cpuAtStart, -1, processCPUMicros())
+					}
+					mine = append(mine, float64(answered.Sub(sent).Nanoseconds())/1e6)
+				} else if !answered.Before(end) && atomic.LoadInt64(&cpuAtEnd) < 0 {
+					atomic.CompareAndSwapInt64(&cpuAtEnd, -1, processCPUMicros())
+				}
+			}
+			mutex.Lock()
+			samples = append(samples, mine...)
+			mutex.Unlock()
+		}(c)
+	}
+	running.Wait()
+
+	sort.Float64s(samples)
+	window := end.Sub(start).Seconds()
+	cpuPerOp := 0.0
+	if len(samples) > 0 {
+		cpuPerOp = float64(cpuAtEnd-cpuAtStart) / float64(len(samples))
+	}
+	result := map[string]interface{}{
+		"client":        "go.etcd.io/etcd/clientv3",
+		"op":            *op,
+		"callers":       *callers,
+		"ops":           len(samples),
+		"cpu_us_per_op": math.Round(cpuPerOp*10) / 10,
+		"ops_per_s":     math.Round(float64(len(samples))/window*10) / 10,
+		"latency_ms": map[string]float64{
+			"p50": percentile(samples, 50),
+			"p99": percentile(samples, 99),
+		},
+	}
+	out, _ := json.Marshal(result)
+	fmt.Println(string(out))
+}
