@@ -6,32 +6,15 @@
 #include "watchhub_p.h"
 #include "logging_p.h"
 
-#include <absl/synchronization/mutex.h>
-
-#include <mutex>
-
 namespace QEtcd {
 
 using namespace Internal;
-
-namespace {
-// Debian builds abseil without NDEBUG, which leaves its debug-only lock-order checking on: every
-// absl::Mutex that gRPC takes on a call's path then records its stack and updates a global
-// graph, about a twentieth of a round trip's CPU. It never changes what a correct program does,
-// so the library switches it off once, before its first call.
-void skipLockOrderChecks()
-{
-    static std::once_flag once;
-    std::call_once(once, [] { absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore); });
-}
-} // namespace
 
 ClientPrivate::ClientPrivate(Client *q, const ClientOptions &clientOptions)
     : options(clientOptions), codec(clientOptions.keyNamespace),
       m_healGate(std::max(1, clientOptions.maxConcurrentHeals)),  // refused options never heal
       m_lifeline(std::make_shared<Internal::ClientLifeline>(q))
 {
-    skipLockOrderChecks();
     configurationStatus = options.validate(&endpoints);
     if (!configurationStatus) {
         qCWarning(lcTransport).noquote() << "client refused its options:" << configurationStatus.message();
