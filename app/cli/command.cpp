@@ -3,6 +3,8 @@
 #include "duration.h"
 #include "passwordprompt.h"
 
+#include <QEtcd/qetcdversion.h>
+
 #include <QtCore/QFile>
 #include <QtCore/QJsonDocument>
 
@@ -153,7 +155,7 @@ int dispatch(const QStringList &arguments, const QList<Command> &commands)
 {
     const qsizetype index = commandIndex(arguments);
     if (index < 0 && arguments.contains(QLatin1String("--version"))) {
-        standardStream(1).write("qetcd " QETCD_VERSION "\n");
+        standardStream(1).write("qetcd " QETCD_VERSION_STR "\n");
         return Success;
     }
     if (index < 0) {

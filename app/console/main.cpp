@@ -2,6 +2,8 @@
 
 #include <globaloptions.h>
 
+#include <QEtcd/qetcdversion.h>
+
 #include <QtCore/QCommandLineParser>
 #include <QtCore/QFileInfo>
 #include <QtCore/QProcessEnvironment>
@@ -92,7 +94,7 @@ int main(int argc, char *argv[])
         if (!parser.parse(QCoreApplication::arguments()))
             return usageError(parser.errorText());
         if (parser.isSet(consoleOptions.version))
-            std::printf("qetcd-console %s\n", QETCD_VERSION);
+            std::printf("qetcd-console %s\n", QETCD_VERSION_STR);
         else
             std::fputs(qPrintable(parser.helpText()), stdout);
         return 0;
@@ -104,7 +106,7 @@ int main(int argc, char *argv[])
 
     QApplication app(argc, argv);
     QApplication::setApplicationName(QStringLiteral("qetcd-console"));
-    QApplication::setApplicationVersion(QStringLiteral(QETCD_VERSION));
+    QApplication::setApplicationVersion(QStringLiteral(QETCD_VERSION_STR));
     QApplication::setOrganizationName(QStringLiteral("qetcd"));
     if (!parser.parse(QApplication::arguments()))
         return usageError(parser.errorText());

@@ -23,6 +23,8 @@
 // A function that returns a QFuture<U> chains: the returned future is a QFuture<U> that finishes
 // with it. A cancelled future cancels what follows it.
 
+#include <QEtcd/qetcdexport.h>
+
 #include <QtCore/QFuture>
 #include <QtCore/QFutureWatcher>
 #include <QtCore/QObject>
@@ -37,7 +39,7 @@
 namespace QEtcd::Internal {
 
 // Queues work to the futures thread; drops it once the application is gone.
-void onFuturesThread(std::function<void()> work);
+QETCD_INTERNAL_EXPORT void onFuturesThread(std::function<void()> work);
 
 // callback(future) runs once on the futures thread when future has finished (or was cancelled).
 template <class T, class Callback>

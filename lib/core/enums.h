@@ -1,11 +1,13 @@
 #pragma once
 
+#include <QEtcd/qetcdexport.h>
+
 #include <QtCore/QObject>
 
 // Every enum qetcd exposes to Qt's meta-object system lives in this one namespace block:
 // moc allows a single Q_NAMESPACE per namespace.
 namespace QEtcd {
-Q_NAMESPACE
+Q_NAMESPACE_EXPORT(QETCD_EXPORT)
 // Suspended names a value of three enums: QML must spell Etcd.ConnectionState.Suspended, and
 // registering the values unscoped as well would only make it warn about the clash.
 Q_CLASSINFO("RegisterEnumClassesUnscoped", "false")

@@ -7,6 +7,8 @@
 // A process that is paused (SIGSTOP, a frozen VM, a debugger) sees no time pass on either
 // clock and cannot tell locally; fencing tokens are for that.
 
+#include <QEtcd/qetcdexport.h>
+
 #include <chrono>
 
 namespace QEtcd::Internal {
@@ -31,7 +33,7 @@ struct LeaseClock
 
     // Tests only: as if the system had been suspended for asleep (boot time moves on,
     // monotonic time does not). Process-wide and irreversible.
-    static void simulateSuspend(duration asleep);
+    QETCD_INTERNAL_EXPORT static void simulateSuspend(duration asleep);
 };
 
 } // namespace QEtcd::Internal

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/retrypolicy.h>
 
 #include <chrono>
@@ -11,7 +12,7 @@ inline constexpr std::chrono::milliseconds NoTimeout = std::chrono::milliseconds
 
 // Unary RPCs. Only UNAVAILABLE, INTERNAL and DEADLINE_EXCEEDED are retried, and never for
 // transactions or lease revokes: a failed commit is ambiguous and the caller's CAS decides.
-struct RpcResilience
+struct QETCD_EXPORT RpcResilience
 {
     RetryPolicy retryPolicy = RetryPolicy::bounded(4, std::chrono::milliseconds(250));
     std::chrono::milliseconds operationTimeout{30000};
@@ -22,7 +23,7 @@ struct RpcResilience
     static RpcResilience probe() { return {RetryPolicy::never(), std::chrono::milliseconds(2000)}; }
 };
 
-struct WatchResilience
+struct QETCD_EXPORT WatchResilience
 {
     RetryPolicy retryPolicy = RetryPolicy::exponentialBackoff();
     bool progressNotify = true;
@@ -31,7 +32,7 @@ struct WatchResilience
     static WatchResilience disabled() { return {RetryPolicy::never(), false}; }
 };
 
-struct LeaseResilience
+struct QETCD_EXPORT LeaseResilience
 {
     RetryPolicy retryPolicy = RetryPolicy::exponentialBackoff();
     std::chrono::milliseconds healOperationTimeout{10000};
@@ -40,7 +41,7 @@ struct LeaseResilience
     static LeaseResilience disabled() { return {RetryPolicy::never(), std::chrono::milliseconds(10000)}; }
 };
 
-struct ResilienceConfig
+struct QETCD_EXPORT ResilienceConfig
 {
     WatchResilience watch;
     LeaseResilience lease;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/status.h>
 
 #include <chrono>
@@ -11,7 +12,7 @@
 namespace QEtcd {
 
 // How failed attempts are paced and when they stop. Thread-safe, immutable, cheap to copy.
-class RetryPolicy
+class QETCD_EXPORT RetryPolicy
 {
 public:
     using Delay = std::optional<std::chrono::milliseconds>;

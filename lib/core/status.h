@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QEtcd/enums.h>
+#include <QEtcd/qetcdexport.h>
 
 #include <QtCore/QMetaType>
 #include <QtCore/QString>
@@ -9,7 +10,7 @@ namespace QEtcd {
 
 // A Q_GADGET, so QML reads it as a value: status.code, status.codeName, status.message,
 // status.isOk, status.toString().
-class Status
+class QETCD_EXPORT Status
 {
     Q_GADGET
     Q_PROPERTY(QEtcd::StatusCode code READ code CONSTANT)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QEtcd/qetcdexport.h>
+
 #include <QtCore/QtGlobal>
 
 #include <functional>
@@ -14,7 +16,7 @@ class StopState;
 // A C++17 stand-in for std::stop_token: the holder of a lock or a leadership reads it to learn
 // that its hold ended (interruptOnLockLoss, interruptOnLeaseLoss). Cheap to copy, thread-safe.
 // A default-constructed token never stops.
-class StopToken
+class QETCD_EXPORT StopToken
 {
 public:
     StopToken() = default;
@@ -28,7 +30,7 @@ private:
     std::shared_ptr<Internal::StopState> m_state;
 };
 
-class StopSource
+class QETCD_EXPORT StopSource
 {
 public:
     StopSource();
@@ -43,7 +45,7 @@ private:
 
 // Runs callback once when the token's source requests a stop (at once if it already did),
 // unless this object is destroyed first.
-class StopCallback
+class QETCD_EXPORT StopCallback
 {
 public:
     StopCallback(const StopToken &token, std::function<void()> callback);

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QEtcd/leaseevent.h>
+#include <QEtcd/qetcdexport.h>
 
 #include <QtCore/QFuture>
 #include <QtCore/QObject>
@@ -29,7 +30,7 @@ struct LeaseReport;
 // wakes from a long pause or a suspend learns the truth before it acts, even before lost()
 // arrives. A process or VM that is paused (SIGSTOP, a frozen guest) sees no time pass and
 // cannot tell locally; writes that must never land after a loss need a fencing token.
-class ExclusivityLease : public QObject
+class QETCD_EXPORT ExclusivityLease : public QObject
 {
     Q_OBJECT
 

@@ -1,13 +1,14 @@
 #pragma once
 
 #include <QEtcd/enums.h>
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/status.h>
 
 #include <QtCore/QMetaType>
 
 namespace QEtcd {
 
-struct LeaseEvent
+struct QETCD_EXPORT LeaseEvent
 {
     LeaseEventKind kind = LeaseEventKind::Suspended;
     qint64 leaseId = -1;     // the lease the event is about (the old one for Restored)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QEtcd/leaseevent.h>
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/resilience.h>
 
 #include <QtCore/QFuture>
@@ -32,7 +33,7 @@ struct LeaseReport;
 //
 // Signals are emitted from the client's dispatcher thread; connect with the default
 // AutoConnection. Getters are safe from any thread.
-class SelfHealingKeepAlive : public QObject
+class QETCD_EXPORT SelfHealingKeepAlive : public QObject
 {
     Q_OBJECT
     Q_PROPERTY(qint64 currentLeaseId READ currentLeaseId NOTIFY currentLeaseIdChanged)
@@ -71,7 +72,7 @@ private:
 // The compare-and-set that (re-)establishes one key on a lease: put when the key is absent, or
 // still bound to previousLeaseId (a heal must not lose to its own not-yet-expired key); any
 // other owner yields OwnershipLost and the key stays theirs.
-QFuture<Status> casEstablish(Client *client, const QByteArray &key, const QByteArray &value, qint64 newLeaseId,
-                             qint64 previousLeaseId);
+QETCD_EXPORT QFuture<Status> casEstablish(Client *client, const QByteArray &key, const QByteArray &value,
+                                          qint64 newLeaseId, qint64 previousLeaseId);
 
 } // namespace QEtcd

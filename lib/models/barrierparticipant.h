@@ -1,13 +1,14 @@
 #pragma once
 
 #include "participant.h"
+#include "qetcdquickexport.h"
 
 namespace QEtcd {
 
 // `Barrier` in QML: a DistributedBarrier. One participant sets it (owner turns true; its lease
 // heals), others wait() and are told how it was lifted, a spurious lift (the owner's lease
 // expired while it lives) included.
-class BarrierParticipant : public RecipeParticipant
+class QETCD_QUICK_EXPORT BarrierParticipant : public RecipeParticipant
 {
     Q_OBJECT
     QML_NAMED_ELEMENT(Barrier)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "eventlogmodel.h"
+#include "qetcdquickexport.h"
 #include "refreshinglistmodel.h"
 
 namespace QEtcd {
@@ -10,7 +11,7 @@ namespace QEtcd {
 // its status call says (leader, raft term and index, db size, version) with the round trip it
 // took; alarms for the whole cluster. A member is asked through the client's own connection to
 // it, so a member whose client URL is not among the client's endpoints has no status.
-class ClusterModel : public RefreshingListModel
+class QETCD_QUICK_EXPORT ClusterModel : public RefreshingListModel
 {
     Q_OBJECT
     QML_ELEMENT

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QEtcd/coordinationrecogniser.h>
+#include <QEtcd/qetcdexport.h>
 
 #include <memory>
 
@@ -13,20 +14,22 @@ namespace QEtcd::Internal {
 class CoordinationIndex
 {
 public:
-    CoordinationIndex();
-    ~CoordinationIndex();
+    // Exported one by one for tst_coordinationrecogniser: the class as a whole would export
+    // its Private too.
+    QETCD_INTERNAL_EXPORT CoordinationIndex();
+    QETCD_INTERNAL_EXPORT ~CoordinationIndex();
     Q_DISABLE_COPY_MOVE(CoordinationIndex)
 
     // appearedMs: when the key was seen to appear (ms since the epoch), the wait time of an
     // entry whose tool wrote none; -1 when unknown. A changed key keeps its first time.
-    void put(const KeyValue &kv, qint64 appearedMs = -1);
-    void remove(const QByteArray &key);
-    void clear();
+    QETCD_INTERNAL_EXPORT void put(const KeyValue &kv, qint64 appearedMs = -1);
+    QETCD_INTERNAL_EXPORT void remove(const QByteArray &key);
+    QETCD_INTERNAL_EXPORT void clear();
     // Recognises again the objects whose keys changed since the last call and says which
     // appeared, changed or went.
-    QList<CoordinationObjectChange> refresh();
+    QETCD_INTERNAL_EXPORT QList<CoordinationObjectChange> refresh();
     // Sorted by path, then kind; as of the last refresh(). Built when asked after a change.
-    QList<CoordinationObject> objects() const;
+    QETCD_INTERNAL_EXPORT QList<CoordinationObject> objects() const;
 
 private:
     struct Private;

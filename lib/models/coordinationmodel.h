@@ -1,6 +1,7 @@
 #pragma once
 
 #include "modelstatus.h"
+#include "qetcdquickexport.h"
 
 #include <QEtcd/client.h>
 
@@ -23,7 +24,7 @@ struct RowNotifications;
 // queues, counters), recognised from etcd's contents and kept live through one watch; a burst
 // of changes becomes one update per frame. Entries (holders, waiters, candidates, members) are
 // lists of maps: key, name, clientId, host, pid, sinceMs, lease (hex), createRevision, value.
-class CoordinationModel : public QAbstractListModel
+class QETCD_QUICK_EXPORT CoordinationModel : public QAbstractListModel
 {
     Q_OBJECT
     QML_ELEMENT

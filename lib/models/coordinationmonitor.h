@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QEtcd/coordinationrecogniser.h>
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/status.h>
 
 #include <QtCore/QFuture>
@@ -22,7 +23,7 @@ class CoordinationMonitorPrivate;
 //
 // A queued entry whose tool wrote no time (etcdctl, etcd-recipes) gets the time the monitor
 // saw it appear as its sinceMs; entries already there at the start stay unknown (-1).
-class CoordinationMonitor : public QObject
+class QETCD_EXPORT CoordinationMonitor : public QObject
 {
     Q_OBJECT
 public:

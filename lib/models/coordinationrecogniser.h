@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QEtcd/kvtypes.h>
+#include <QEtcd/qetcdexport.h>
 
 #include <QtCore/QJsonObject>
 #include <QtCore/QList>
@@ -12,7 +13,7 @@ namespace QEtcd {
 
 // One key that takes part in a coordination object: a holder, a waiter, a candidate, an
 // arrived member, a service instance.
-struct CoordinationEntry
+struct QETCD_EXPORT CoordinationEntry
 {
     QByteArray key;
     QByteArray value;
@@ -35,7 +36,7 @@ struct CoordinationEntry
 
 // What the recogniser found under one path. Which fields mean something depends on kind;
 // the others keep their defaults.
-struct CoordinationObject
+struct QETCD_EXPORT CoordinationObject
 {
     enum class Kind {
         Lock,           // etcd's lock layout: qetcd DistributedMutex, etcdctl lock, Go, v3lock
@@ -88,7 +89,7 @@ struct CoordinationObject
 // One object that appeared, changed or went since the previous update of a changing set of
 // keys. An object whose kind changed (a lock whose queue turned out to be an election) goes
 // and appears again.
-struct CoordinationObjectChange
+struct QETCD_EXPORT CoordinationObjectChange
 {
     enum class Type { Added, Changed, Removed };
     Type type = Type::Added;
@@ -105,7 +106,7 @@ struct CoordinationObjectChange
 // gone), waiters on a barrier (they write nothing). A lock's holder and waiters are named
 // only when their tool wrote a name; a queued entry's wait time is known only from qetcd's
 // identity.
-class CoordinationRecogniser
+class QETCD_EXPORT CoordinationRecogniser
 {
 public:
     // Sorted by path, then kind.

@@ -1,11 +1,12 @@
 #pragma once
 
 #include "groupbarrierparticipant.h"
+#include "qetcdquickexport.h"
 
 namespace QEtcd {
 
 // `CountedBarrier` in QML: a DistributedBarrierWithCount; wait() passes once memberCount arrived.
-class CountedBarrierParticipant : public GroupBarrierParticipant
+class QETCD_QUICK_EXPORT CountedBarrierParticipant : public GroupBarrierParticipant
 {
     Q_OBJECT
     QML_NAMED_ELEMENT(CountedBarrier)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "participant.h"
+#include "qetcdquickexport.h"
 
 namespace QEtcd {
 
@@ -8,7 +9,7 @@ struct AtomicLongResult;
 
 // `Counter` in QML: a DistributedAtomicLong. Every action answers asynchronously and updates
 // value; compareAndSet() also says whether it won.
-class CounterParticipant : public RecipeParticipant
+class QETCD_QUICK_EXPORT CounterParticipant : public RecipeParticipant
 {
     Q_OBJECT
     QML_NAMED_ELEMENT(Counter)

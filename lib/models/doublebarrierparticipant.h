@@ -1,12 +1,13 @@
 #pragma once
 
 #include "groupbarrierparticipant.h"
+#include "qetcdquickexport.h"
 
 namespace QEtcd {
 
 // `DoubleBarrier` in QML: a DistributedDoubleBarrier; enter() passes once memberCount entered,
 // leave() once all of them left.
-class DoubleBarrierParticipant : public GroupBarrierParticipant
+class QETCD_QUICK_EXPORT DoubleBarrierParticipant : public GroupBarrierParticipant
 {
     Q_OBJECT
     QML_NAMED_ELEMENT(DoubleBarrier)

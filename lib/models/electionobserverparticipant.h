@@ -1,13 +1,14 @@
 #pragma once
 
 #include "participant.h"
+#include "qetcdquickexport.h"
 
 #include <QtCore/QVariantList>
 
 namespace QEtcd {
 
 // `ElectionObserver` in QML: a LeaderObserver. After start(), leader* follow the election live.
-class ElectionObserverParticipant : public RecipeParticipant
+class QETCD_QUICK_EXPORT ElectionObserverParticipant : public RecipeParticipant
 {
     Q_OBJECT
     QML_NAMED_ELEMENT(ElectionObserver)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "participant.h"
+#include "qetcdquickexport.h"
 
 #include <QtCore/QVariantList>
 
@@ -11,7 +12,7 @@ struct Participant;
 // `Election` in QML: a LeaderSelector whose term lasts until resign(), leadership loss or close.
 // campaign() queues us; isLeader turns true with elected() and false with leadershipLost()
 // (declared by our own clock before etcd can elect anyone else) or after resign().
-class ElectionParticipant : public RecipeParticipant
+class QETCD_QUICK_EXPORT ElectionParticipant : public RecipeParticipant
 {
     Q_OBJECT
     QML_NAMED_ELEMENT(Election)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "qetcdquickexport.h"
+
 #include <QEtcd/clientoptions.h>
 #include <QEtcd/enums.h>
 
@@ -21,7 +23,7 @@ class Client;
 // first answer and whenever one fails, Connected on the first success (a "permission denied"
 // is an answer too: a user's role may not cover the probe's key), Reconnected after a failure,
 // Lost when the options were refused (errorString says why).
-class EtcdClientItem : public QObject, public QQmlParserStatus
+class QETCD_QUICK_EXPORT EtcdClientItem : public QObject, public QQmlParserStatus
 {
     Q_OBJECT
     Q_INTERFACES(QQmlParserStatus)

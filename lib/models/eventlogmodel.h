@@ -1,5 +1,7 @@
 #pragma once
 
+#include "qetcdquickexport.h"
+
 #include <QtCore/QAbstractListModel>
 #include <QtCore/QTimer>
 #include <QtQml/qqmlregistration.h>
@@ -42,7 +44,7 @@ namespace QEtcd {
 //   memberPaused, memberResumed, memberRestarted, leaderChanged (detail: the new leader).
 // - a scenario's narration (participant = "scenario"): step (detail: what happens now),
 //   stepFailed (detail: what was expected and did not happen).
-class EventLogModel : public QAbstractListModel
+class QETCD_QUICK_EXPORT EventLogModel : public QAbstractListModel
 {
     Q_OBJECT
     QML_ELEMENT

@@ -1,11 +1,12 @@
 #pragma once
 
 #include "participant.h"
+#include "qetcdquickexport.h"
 
 namespace QEtcd {
 
 // What CountedBarrier and DoubleBarrier share: a group of memberCount and how many arrived.
-class GroupBarrierParticipant : public RecipeParticipant
+class QETCD_QUICK_EXPORT GroupBarrierParticipant : public RecipeParticipant
 {
     Q_OBJECT
     QML_ANONYMOUS

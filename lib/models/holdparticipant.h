@@ -1,12 +1,13 @@
 #pragma once
 
 #include "participant.h"
+#include "qetcdquickexport.h"
 
 namespace QEtcd {
 
 // What Mutex and Semaphore share: one hold of the GUI thread, acquired asynchronously, told
 // lost by the recipe's own clock before etcd can give it to anyone else.
-class HoldParticipant : public RecipeParticipant
+class QETCD_QUICK_EXPORT HoldParticipant : public RecipeParticipant
 {
     Q_OBJECT
     QML_ANONYMOUS

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "eventlogmodel.h"
+#include "qetcdquickexport.h"
 
 #include <QtCore/QObject>
 #include <QtCore/QPointer>
@@ -15,7 +16,7 @@ class Watcher;
 // sees them, appended to eventLog as keyPut / keyDeleted events of participant "etcd", stamped
 // when the watch delivered them. Beside a participant's "lost", the keyDeleted of its key says
 // when etcd let the next holder in.
-class KeyEventRecorder : public QObject
+class QETCD_QUICK_EXPORT KeyEventRecorder : public QObject
 {
     Q_OBJECT
     QML_ELEMENT

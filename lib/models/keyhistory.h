@@ -1,6 +1,7 @@
 #pragma once
 
 #include "modelstatus.h"
+#include "qetcdquickexport.h"
 
 #include <QEtcd/client.h>
 
@@ -16,7 +17,7 @@ namespace QEtcd {
 // before, so older() walks back one version per read, from the current one down to the
 // version the key was created with; newer() retraces the walk. Once etcd has compacted the
 // revision a step needs, `compacted` says so and the walk stops there.
-class KeyHistory : public QObject
+class QETCD_QUICK_EXPORT KeyHistory : public QObject
 {
     Q_OBJECT
     QML_ELEMENT

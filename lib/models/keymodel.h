@@ -1,6 +1,7 @@
 #pragma once
 
 #include "modelstatus.h"
+#include "qetcdquickexport.h"
 
 #include <QEtcd/client.h>
 
@@ -22,7 +23,7 @@ struct KeyEntry;
 // one twice as large up to 32,768), kept current by one watch, changes
 // applied at most once per frame. Values are read only for the selected key. KeyTreeModel
 // shows the same keys as a tree by '/'.
-class KeyModel : public QAbstractListModel
+class QETCD_QUICK_EXPORT KeyModel : public QAbstractListModel
 {
     Q_OBJECT
     QML_ELEMENT

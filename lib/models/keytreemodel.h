@@ -1,6 +1,7 @@
 #pragma once
 
 #include "keymodel.h"
+#include "qetcdquickexport.h"
 
 #include <QtCore/QAbstractItemModel>
 #include <QtCore/QPointer>
@@ -14,7 +15,7 @@ namespace QEtcd {
 // named by its part with the '/' in front. A node may be a key and have children at once.
 // It follows its source row by row, so both views share one set of pages and one watch;
 // fetchMore() on the root loads the source's next page.
-class KeyTreeModel : public QAbstractItemModel
+class QETCD_QUICK_EXPORT KeyTreeModel : public QAbstractItemModel
 {
     Q_OBJECT
     QML_ELEMENT

@@ -1,5 +1,6 @@
 #pragma once
 
+#include "qetcdquickexport.h"
 #include "refreshinglistmodel.h"
 
 #include <vector>
@@ -13,7 +14,7 @@ namespace QEtcd {
 // finds it moved by more than a second (as a keep-alive moves it), and a view counts down to it
 // with its own clock (one timer for the view, not a signal per row per frame). A key re-put on
 // another lease moves with it: each refresh reads the keys from etcd.
-class LeaseModel : public RefreshingListModel
+class QETCD_QUICK_EXPORT LeaseModel : public RefreshingListModel
 {
     Q_OBJECT
     QML_ELEMENT

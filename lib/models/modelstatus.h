@@ -1,5 +1,7 @@
 #pragma once
 
+#include "qetcdquickexport.h"
+
 #include <QtCore/QObject>
 #include <QtQml/qqmlregistration.h>
 
@@ -8,7 +10,7 @@ namespace QEtcd {
 // What a model's `status` property says, for a view's placeholders: nothing asked yet, loading,
 // ready (possibly empty), or failed (errorString says why).
 namespace ModelStatus {
-Q_NAMESPACE
+Q_NAMESPACE_EXPORT(QETCD_QUICK_EXPORT)
 QML_ELEMENT
 enum Status { Null, Loading, Ready, Error };
 Q_ENUM_NS(Status)

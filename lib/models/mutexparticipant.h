@@ -1,12 +1,13 @@
 #pragma once
 
 #include "holdparticipant.h"
+#include "qetcdquickexport.h"
 
 namespace QEtcd {
 
 // `Mutex` in QML: a DistributedMutex held by the GUI thread. lock() returns at once; held turns
 // true with acquired(), and false with lockLost() when the hold's lease is lost.
-class MutexParticipant : public HoldParticipant
+class QETCD_QUICK_EXPORT MutexParticipant : public HoldParticipant
 {
     Q_OBJECT
     QML_NAMED_ELEMENT(Mutex)

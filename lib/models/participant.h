@@ -2,6 +2,7 @@
 
 #include "etcdclientitem.h"
 #include "eventlogmodel.h"
+#include "qetcdquickexport.h"
 
 #include "continuation_p.h"
 
@@ -25,7 +26,7 @@ namespace QEtcd {
 // Recipes emit from the client's library threads; every signal is relayed with a queued
 // connection and every future continued on this object's thread, so bindings only ever read
 // GUI-thread values and no action blocks on the network.
-class RecipeParticipant : public QObject
+class QETCD_QUICK_EXPORT RecipeParticipant : public QObject
 {
     Q_OBJECT
     QML_NAMED_ELEMENT(Participant)

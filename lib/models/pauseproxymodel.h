@@ -1,5 +1,7 @@
 #pragma once
 
+#include "qetcdquickexport.h"
+
 #include <QtCore/QIdentityProxyModel>
 #include <QtCore/QPointer>
 #include <QtQml/qqmlregistration.h>
@@ -13,7 +15,7 @@ namespace QEtcd {
 // leisure. The source goes on changing underneath; resuming shows it as it is then. Copying
 // every role of every row is cheap for tens of rows, not for a key space: KeyModel pauses
 // itself.
-class PauseProxyModel : public QIdentityProxyModel
+class QETCD_QUICK_EXPORT PauseProxyModel : public QIdentityProxyModel
 {
     Q_OBJECT
     QML_ELEMENT

@@ -1,12 +1,13 @@
 #pragma once
 
 #include "participant.h"
+#include "qetcdquickexport.h"
 
 namespace QEtcd {
 
 // `Queue` in QML: a DistributedQueue. put() appends; take() waits for the oldest item and
 // hands it over with taken(); depth is as of the last refreshDepth().
-class QueueParticipant : public RecipeParticipant
+class QETCD_QUICK_EXPORT QueueParticipant : public RecipeParticipant
 {
     Q_OBJECT
     QML_NAMED_ELEMENT(Queue)

@@ -1,12 +1,13 @@
 #pragma once
 
 #include "participant.h"
+#include "qetcdquickexport.h"
 
 namespace QEtcd {
 
 // `ReadWriteLock` in QML: a DistributedReadWriteLock whose read and write holds belong to the
 // GUI thread. Each side is told acquired, lost and released on its own.
-class ReadWriteLockParticipant : public RecipeParticipant
+class QETCD_QUICK_EXPORT ReadWriteLockParticipant : public RecipeParticipant
 {
     Q_OBJECT
     QML_NAMED_ELEMENT(ReadWriteLock)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include "modelstatus.h"
+#include "qetcdquickexport.h"
 
 #include <QEtcd/client.h>
 
@@ -14,7 +15,7 @@ namespace QEtcd {
 // What LeaseModel and ClusterModel share: rows that etcd cannot push, re-read every
 // refreshInterval ms (0: only on refresh()) from one client. A re-read that a new client
 // overtook is dropped; its rows never arrive.
-class RefreshingListModel : public QAbstractListModel
+class QETCD_QUICK_EXPORT RefreshingListModel : public QAbstractListModel
 {
     Q_OBJECT
     QML_ANONYMOUS

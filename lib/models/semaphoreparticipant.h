@@ -1,11 +1,12 @@
 #pragma once
 
 #include "holdparticipant.h"
+#include "qetcdquickexport.h"
 
 namespace QEtcd {
 
 // `Semaphore` in QML: one permit of a DistributedSemaphore of `permits`, held by the GUI thread.
-class SemaphoreParticipant : public HoldParticipant
+class QETCD_QUICK_EXPORT SemaphoreParticipant : public HoldParticipant
 {
     Q_OBJECT
     QML_NAMED_ELEMENT(Semaphore)

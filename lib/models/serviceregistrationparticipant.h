@@ -1,6 +1,7 @@
 #pragma once
 
 #include "participant.h"
+#include "qetcdquickexport.h"
 
 #include <QEtcd/serviceinstance.h>
 
@@ -10,7 +11,7 @@ namespace QEtcd {
 
 // `ServiceRegistration` in QML: one instance of service `name` registered under path through a
 // ServiceRegistry, on a lease that heals by compare-and-set (and never over another owner's key).
-class ServiceRegistrationParticipant : public RecipeParticipant
+class QETCD_QUICK_EXPORT ServiceRegistrationParticipant : public RecipeParticipant
 {
     Q_OBJECT
     QML_NAMED_ELEMENT(ServiceRegistration)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include "qetcdquickexport.h"
+
 #include <QtCore/QSortFilterProxyModel>
 #include <QtQml/qqmlregistration.h>
 
@@ -7,7 +9,7 @@ namespace QEtcd {
 
 // A list model's rows sorted by one of its roles, named as QML names it ("expiresAt"); an
 // empty sortRole keeps the source's own order. Rows move as their values change.
-class SortProxyModel : public QSortFilterProxyModel
+class QETCD_QUICK_EXPORT SortProxyModel : public QSortFilterProxyModel
 {
     Q_OBJECT
     QML_ELEMENT

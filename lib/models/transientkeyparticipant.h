@@ -1,12 +1,13 @@
 #pragma once
 
 #include "participant.h"
+#include "qetcdquickexport.h"
 
 namespace QEtcd {
 
 // `TransientKey` in QML: a TransientKeyValue at path, kept alive on a healing lease from
 // start() until close(); a changed value takes effect at the next start().
-class TransientKeyParticipant : public RecipeParticipant
+class QETCD_QUICK_EXPORT TransientKeyParticipant : public RecipeParticipant
 {
     Q_OBJECT
     QML_NAMED_ELEMENT(TransientKey)

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QEtcd/kvtypes.h>
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 #include <QEtcd/retrypolicy.h>
 
@@ -8,7 +9,7 @@
 
 namespace QEtcd {
 
-struct AtomicLongOptions : RecipeOptions  // ttlSeconds is not used: the counter is not leased
+struct QETCD_EXPORT AtomicLongOptions : RecipeOptions  // ttlSeconds is not used: the counter is not leased
 {
     // What the first instance to touch the counter creates it with; later defaults are ignored.
     qint64 defaultValue = 0;
@@ -20,7 +21,7 @@ struct AtomicLongOptions : RecipeOptions  // ttlSeconds is not used: the counter
         {std::chrono::milliseconds(5), std::chrono::milliseconds(250), 2.0, 1.0, 40});
 };
 
-struct AtomicLongResult : Result
+struct QETCD_EXPORT AtomicLongResult : Result
 {
     // get(): the value read. add(), increment(), decrement(), compareAndSet(): the value this
     // call committed, so concurrent increments each see a value of their own. compareAndSet()
@@ -36,7 +37,7 @@ class DistributedAtomicLongPrivate;
 // defaultValue if it does not exist; a counter deleted after that reports NotFound.
 //
 // Every blocking call has a non-blocking twin.
-class DistributedAtomicLong : public Recipe
+class QETCD_EXPORT DistributedAtomicLong : public Recipe
 {
     Q_OBJECT
 

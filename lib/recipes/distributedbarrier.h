@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QEtcd/leaseevent.h>
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 
 #include <chrono>
@@ -8,7 +9,7 @@
 
 namespace QEtcd {
 
-struct BarrierOptions : RecipeOptions
+struct QETCD_EXPORT BarrierOptions : RecipeOptions
 {
     // A waiter that arrives before anyone set the barrier waits for it to be set and then
     // removed. Off: it passes at once (LiftReason::NotSet).
@@ -38,7 +39,7 @@ class DistributedBarrierPrivate;
 // close() takes down a barrier this instance set, as removeBarrier() does, and, unlike the
 // reference, wakes this instance's parked waiters with Cancelled. Every blocking call has a
 // non-blocking twin.
-class DistributedBarrier : public Recipe
+class QETCD_EXPORT DistributedBarrier : public Recipe
 {
     Q_OBJECT
 

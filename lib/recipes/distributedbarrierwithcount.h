@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 
 #include <chrono>
@@ -22,7 +23,7 @@ class DistributedBarrierWithCountPrivate;
 // Every way out of a wait (release, timeout, close(), interruption, failure) removes the
 // waiter's key, so a member that gave up stops counting. close() releases parked waiters with
 // false (Cancelled).
-class DistributedBarrierWithCount : public Recipe
+class QETCD_EXPORT DistributedBarrierWithCount : public Recipe
 {
     Q_OBJECT
 

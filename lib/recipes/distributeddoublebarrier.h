@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 
 #include <chrono>
@@ -13,7 +14,7 @@ class DistributedDoubleBarrierPrivate;
 // left: two DistributedBarrierWithCount rendezvous at <path>/enter and <path>/leave
 // (etcd-recipes' layout). Unlike the reference it takes a TTL, a clientId and a resilience
 // configuration, and its connection state aggregates both rendezvous.
-class DistributedDoubleBarrier : public Recipe
+class QETCD_EXPORT DistributedDoubleBarrier : public Recipe
 {
     Q_OBJECT
 

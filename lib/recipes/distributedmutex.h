@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QEtcd/kvtypes.h>
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 #include <QEtcd/stoptoken.h>
 
@@ -9,7 +10,7 @@
 
 namespace QEtcd {
 
-struct LockOptions : RecipeOptions
+struct QETCD_EXPORT LockOptions : RecipeOptions
 {
     // On loss, set the hold's stop token; every blocking qetcd call on the holder's thread then
     // returns Cancelled, until that thread unlock()s the lost hold. Off by default: the holder
@@ -37,7 +38,7 @@ class DistributedMutexPrivate;
 // loss, use the fencing token or guardedTxn().
 //
 // Holds are per thread and reentrant. Every blocking call has a non-blocking twin.
-class DistributedMutex : public Recipe
+class QETCD_EXPORT DistributedMutex : public Recipe
 {
     Q_OBJECT
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QEtcd/distributedqueue.h>
+#include <QEtcd/qetcdexport.h>
 
 namespace QEtcd {
 
@@ -11,7 +12,7 @@ class DistributedPriorityQueuePrivate;
 // leave in the order they came. The sequence is claimed by compare-and-set on the sentinel
 // __<path>/<priority, 5 digits>, which lives outside the queue. With several takers each item
 // still goes to exactly one of them.
-class DistributedPriorityQueue : public Recipe
+class QETCD_EXPORT DistributedPriorityQueue : public Recipe
 {
     Q_OBJECT
 

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 
 #include <QtCore/QByteArray>
@@ -19,7 +20,7 @@ class QueueTaker;
 // One item taken from a queue: Ok with its key and value, or why nothing was taken
 // (NotFound: empty on a look that does not wait; DeadlineExceeded; Cancelled by close() or an
 // interruption; Closed; or the error that stopped the take).
-struct QueueItem
+struct QETCD_EXPORT QueueItem
 {
     Status status;
     QByteArray key;
@@ -35,7 +36,7 @@ class DistributedQueuePrivate;
 // item loses it (use DistributedWorkQueue for at-least-once).
 //
 // Every take has a timeout, a non-blocking twin, and is woken by close() with Cancelled.
-class DistributedQueue : public Recipe
+class QETCD_EXPORT DistributedQueue : public Recipe
 {
     Q_OBJECT
 

@@ -2,6 +2,7 @@
 
 #include <QEtcd/distributedmutex.h>
 #include <QEtcd/kvtypes.h>
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 #include <QEtcd/stoptoken.h>
 
@@ -28,7 +29,7 @@ class ReadWriteLockView;
 // the connection state becomes Lost, unlock() returns false, and validity checks
 // compare the monotonic clock with the lease's loss deadline. A read taken by downgrade is
 // lost with the write entry it stands on.
-class DistributedReadWriteLock : public Recipe
+class QETCD_EXPORT DistributedReadWriteLock : public Recipe
 {
     Q_OBJECT
 
@@ -61,7 +62,7 @@ private:
 
 // One side of a DistributedReadWriteLock, with DistributedMutex's API. The lock owns both of
 // its views; they live as long as it does.
-class ReadWriteLockView
+class QETCD_EXPORT ReadWriteLockView
 {
 public:
     Q_DISABLE_COPY_MOVE(ReadWriteLockView)
@@ -97,7 +98,8 @@ public:
 
 private:
     friend class DistributedReadWriteLockPrivate;
-    ReadWriteLockView(DistributedReadWriteLockPrivate *d, DistributedReadWriteLock::Side side);
+    // Called by the lock only: not exported with the rest of the class.
+    Q_DECL_HIDDEN ReadWriteLockView(DistributedReadWriteLockPrivate *d, DistributedReadWriteLock::Side side);
 
     DistributedReadWriteLockPrivate *const d;
     const DistributedReadWriteLock::Side m_side;

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QEtcd/kvtypes.h>
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 #include <QEtcd/stoptoken.h>
 
@@ -9,7 +10,7 @@
 
 namespace QEtcd {
 
-struct SemaphoreOptions : RecipeOptions
+struct QETCD_EXPORT SemaphoreOptions : RecipeOptions
 {
     // On loss, set the permit's stop token; every blocking qetcd call on the thread that
     // acquired it then returns Cancelled, until that thread releases the lost permit. Off by
@@ -17,7 +18,7 @@ struct SemaphoreOptions : RecipeOptions
     bool interruptOnPermitLoss = false;
 };
 
-struct AvailablePermitsResult : Result
+struct QETCD_EXPORT AvailablePermitsResult : Result
 {
     int permits = 0;    // as stored at <path>/permits
     int available = 0;  // permits minus the entries under <path>/holders/, waiters included
@@ -42,7 +43,7 @@ class DistributedSemaphorePrivate;
 // client's dispatcher thread as that release() is carried out. heldPermits() compares the monotonic clock with
 // each lease's loss deadline when it is called. For writes that must never land after a loss,
 // use the fencing token or guardedTxn().
-class DistributedSemaphore : public Recipe
+class QETCD_EXPORT DistributedSemaphore : public Recipe
 {
     Q_OBJECT
 

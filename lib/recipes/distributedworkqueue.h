@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 
 #include <QtCore/QByteArray>
@@ -11,7 +12,7 @@
 
 namespace QEtcd {
 
-struct WorkQueueOptions : RecipeOptions
+struct QETCD_EXPORT WorkQueueOptions : RecipeOptions
 {
     // The consumer lease's TTL: how long a dead consumer's claims stay invisible. It bounds crash
     // detection, not processing time: a live consumer keeps its lease renewed. (ttlSeconds is
@@ -28,7 +29,7 @@ struct WorkQueueOptions : RecipeOptions
 // error that stopped it). claimRevision names the claim itself (its claims/ key's create
 // revision): ack() and requeue() hold only while that very claim stands, so an earlier
 // delivery of the same item to the same consumer settles nothing.
-struct WorkItem
+struct QETCD_EXPORT WorkItem
 {
     Status status;
     QByteArray id;
@@ -37,14 +38,14 @@ struct WorkItem
     qint64 claimRevision = 0;
 };
 
-struct DeadLetter
+struct QETCD_EXPORT DeadLetter
 {
     QByteArray id;
     QByteArray value;
     int attempts = 0;
 };
 
-struct DeadLetters
+struct QETCD_EXPORT DeadLetters
 {
     Status status;
     QList<DeadLetter> letters;
@@ -65,7 +66,7 @@ class DistributedWorkQueuePrivate;
 // sweepers reclaim. Producers that only enqueue never create a lease.
 //
 // Every receive has a timeout, a non-blocking twin, and is woken by close() with Cancelled.
-class DistributedWorkQueue : public Recipe
+class QETCD_EXPORT DistributedWorkQueue : public Recipe
 {
     Q_OBJECT
 

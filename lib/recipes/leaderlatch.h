@@ -2,6 +2,7 @@
 
 #include <QEtcd/kvtypes.h>
 #include <QEtcd/leaderobserver.h>
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 
 #include <QtCore/QFuture>
@@ -28,7 +29,7 @@ class LeaderLatchPrivate;
 //
 // Signals are emitted from the client's library threads, in order: notLeader() from its loss
 // thread, so that a busy dispatcher cannot hold it back. Getters are safe from any thread.
-class LeaderLatch : public Recipe
+class QETCD_EXPORT LeaderLatch : public Recipe
 {
     Q_OBJECT
 

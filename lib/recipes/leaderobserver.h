@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QEtcd/kvtypes.h>
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 
 #include <QtCore/QFuture>
@@ -13,7 +14,7 @@
 namespace QEtcd {
 
 // One candidate of an election on etcd's native layout (see LeaderSelector).
-struct Participant
+struct QETCD_EXPORT Participant
 {
     QByteArray key;             // <path>/<lease id in hex>
     QByteArray value;           // the proclamation, as written (qetcd's default: its identity JSON)
@@ -30,7 +31,7 @@ struct Participant
     friend bool operator!=(const Participant &a, const Participant &b) { return !(a == b); }
 };
 
-struct ParticipantsResult : Result
+struct QETCD_EXPORT ParticipantsResult : Result
 {
     QList<Participant> participants;  // leader first
 };
@@ -46,7 +47,7 @@ class LeaderObserverPrivate;
 // leaderChanged() is emitted from the client's dispatcher thread, also for the leader found by
 // start()'s first read (a property's reader should not have to ask twice); currentLeader() is
 // safe from any thread.
-class LeaderObserver : public Recipe
+class QETCD_EXPORT LeaderObserver : public Recipe
 {
     Q_OBJECT
 

@@ -2,6 +2,7 @@
 
 #include <QEtcd/kvtypes.h>
 #include <QEtcd/leaderobserver.h>
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 #include <QEtcd/stoptoken.h>
 
@@ -12,7 +13,7 @@
 
 namespace QEtcd {
 
-struct ElectionOptions : RecipeOptions
+struct QETCD_EXPORT ElectionOptions : RecipeOptions
 {
     // On loss of leadership, set the term's stop token and call QThread::requestInterruption()
     // on the term's thread; every blocking qetcd call there then returns Cancelled. On by
@@ -52,7 +53,7 @@ class LeaderSelectorPrivate;
 //
 // Signals are emitted from the client's dispatcher thread, leadershipLost() from its loss
 // thread, so that a busy dispatcher cannot hold it back. Getters are safe from any thread.
-class LeaderSelector : public Recipe
+class QETCD_EXPORT LeaderSelector : public Recipe
 {
     Q_OBJECT
 

@@ -2,6 +2,7 @@
 
 #include <QEtcd/codecs.h>
 #include <QEtcd/kvtypes.h>
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 #include <QEtcd/watcher.h>
 
@@ -11,7 +12,7 @@
 
 namespace QEtcd {
 
-struct NodeCacheEvent
+struct QETCD_EXPORT NodeCacheEvent
 {
     // Created and Updated speak of the cache: Created when it held no value before.
     enum class Type { Created, Updated, Deleted };
@@ -26,7 +27,7 @@ class NodeCachePrivate;
 //
 // Events and recovery signals are emitted from the client's dispatcher thread; getters are
 // safe from any thread. TypedNodeCache below reads the value through a codec.
-class NodeCache : public Recipe
+class QETCD_EXPORT NodeCache : public Recipe
 {
     Q_OBJECT
 

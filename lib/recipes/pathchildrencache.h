@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QEtcd/kvtypes.h>
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 #include <QEtcd/watcher.h>
 
@@ -12,13 +13,13 @@
 
 namespace QEtcd {
 
-struct ChildData
+struct QETCD_EXPORT ChildData
 {
     QByteArray name;  // relative to the cache's prefix; may contain '/'
     KeyValue kv;      // kv.key is the full key
 };
 
-struct PathChildrenCacheEvent
+struct QETCD_EXPORT PathChildrenCacheEvent
 {
     enum class Type { ChildAdded, ChildUpdated, ChildRemoved, Initialized };
     Type type = Type::ChildAdded;
@@ -36,7 +37,7 @@ class PathChildrenCachePrivate;
 //
 // Events and recovery signals are emitted from the client's dispatcher thread, in etcd's
 // order; getters are safe from any thread.
-class PathChildrenCache : public Recipe
+class QETCD_EXPORT PathChildrenCache : public Recipe
 {
     Q_OBJECT
 

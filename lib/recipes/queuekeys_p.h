@@ -5,6 +5,8 @@
 
 #include "status.h"
 
+#include <QEtcd/qetcdexport.h>
+
 #include <QtCore/QByteArray>
 #include <QtCore/QFuture>
 #include <QtCore/QList>
@@ -29,6 +31,6 @@ QFuture<Status> putAbsent(Client *client, const QString &context, const QByteArr
 
 // Tests only: where itemName() draws its names from; an empty source restores the default.
 using ItemNameSource = std::function<QByteArray(qint64 millis, int index)>;
-void setItemNameSource(ItemNameSource source);
+QETCD_INTERNAL_EXPORT void setItemNameSource(ItemNameSource source);
 
 } // namespace QEtcd::Internal

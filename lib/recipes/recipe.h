@@ -2,6 +2,7 @@
 
 #include <QEtcd/enums.h>
 #include <QEtcd/leaseevent.h>
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/resilience.h>
 #include <QEtcd/status.h>
 
@@ -25,7 +26,7 @@ class ExclusivityLease;
 struct WatchRecoveryEvent;
 
 // What most recipes are configured with besides their client and path.
-struct RecipeOptions
+struct QETCD_EXPORT RecipeOptions
 {
     qint64 ttlSeconds = 2;
     ResilienceConfig resilience;
@@ -33,7 +34,7 @@ struct RecipeOptions
 };
 
 // One line of a recipe's recent history, for the console's heal timeline.
-struct RecipeHistoryEntry
+struct QETCD_EXPORT RecipeHistoryEntry
 {
     enum class Source { Lease, Watch, ConnectionState, Error, Recipe };
     Source source = Source::Recipe;
@@ -42,7 +43,7 @@ struct RecipeHistoryEntry
 };
 
 // The lease a recipe holds nearest to its loss deadline (see Recipe::leaseStatus()).
-struct RecipeLeaseStatus
+struct QETCD_EXPORT RecipeLeaseStatus
 {
     qint64 leaseId = -1;  // -1: the recipe holds no lease right now
     qint64 ttlSeconds = 0;
@@ -51,7 +52,7 @@ struct RecipeLeaseStatus
     std::chrono::steady_clock::time_point lossDeadline;
 };
 
-struct RecipeError
+struct QETCD_EXPORT RecipeError
 {
     qint64 monotonicMs = 0;
     QString context;
@@ -67,7 +68,7 @@ struct RecipeError
 // permit, a leadership: stalled renewals, the loss) comes from the client's loss thread, which
 // nothing else runs on, so that a busy dispatcher cannot hold a loss back; once close() has
 // returned, no more of it comes. Getters are safe from any thread.
-class Recipe : public QObject
+class QETCD_EXPORT Recipe : public QObject
 {
     Q_OBJECT
     Q_PROPERTY(QEtcd::ConnectionState connectionState READ connectionState NOTIFY connectionStateChanged)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 #include <QEtcd/serviceinstance.h>
 #include <QEtcd/watcher.h>
@@ -9,7 +10,7 @@
 
 namespace QEtcd {
 
-struct ServiceCacheEvent
+struct QETCD_EXPORT ServiceCacheEvent
 {
     enum class Type { Put, Delete };
     Type type = Type::Put;
@@ -26,7 +27,7 @@ class ServiceCachePrivate;
 // recorded as errors and left out.
 //
 // Signals are emitted from the client's dispatcher thread; getters are safe from any thread.
-class ServiceCache : public Recipe
+class QETCD_EXPORT ServiceCache : public Recipe
 {
     Q_OBJECT
     Q_PROPERTY(int count READ count NOTIFY instancesChanged)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 #include <QEtcd/serviceinstance.h>
 #include <QEtcd/serviceprovider.h>
@@ -16,7 +17,7 @@ class ServiceDiscoveryPrivate;
 // ServiceRegistry, answers queries with one read each, and hands out caches and providers
 // that it closes with itself. Its connection state is aggregated over the registry and every
 // cache and provider it made.
-class ServiceDiscovery : public Recipe
+class QETCD_EXPORT ServiceDiscovery : public Recipe
 {
     Q_OBJECT
 

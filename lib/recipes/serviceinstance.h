@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/status.h>
 
 #include <QtCore/QByteArray>
@@ -19,7 +20,7 @@ class ServiceInstanceData;
 // One registered instance of a service, as etcd-recipes writes it: a compact JSON object whose
 // fields appear in the order below, every default included, so each side reads the other's
 // registrations. The id (7 random characters) names the key and is not part of equality.
-class ServiceInstance
+class QETCD_EXPORT ServiceInstance
 {
     Q_GADGET
     Q_PROPERTY(QString name READ name CONSTANT)
@@ -98,26 +99,26 @@ private:
 };
 
 // ServiceInstance as a codec, for NodeCache and the typed recipes.
-struct ServiceInstanceCodec
+struct QETCD_EXPORT ServiceInstanceCodec
 {
     using Type = ServiceInstance;
     static QByteArray encode(const ServiceInstance &value) { return value.toJson(); }
     static std::optional<ServiceInstance> decode(const QByteArray &bytes) { return ServiceInstance::fromJson(bytes); }
 };
 
-struct ServiceInstanceResult
+struct QETCD_EXPORT ServiceInstanceResult
 {
     Status status;
     ServiceInstance instance;
 };
 
-struct ServiceInstancesResult
+struct QETCD_EXPORT ServiceInstancesResult
 {
     Status status;
     QList<ServiceInstance> instances;  // sorted by id
 };
 
-struct ServiceNamesResult
+struct QETCD_EXPORT ServiceNamesResult
 {
     Status status;
     QStringList names;  // sorted, each once

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 #include <QEtcd/serviceinstance.h>
 
@@ -14,20 +15,20 @@ namespace QEtcd {
 
 // Picks one instance among those available. select() may be called from any thread at once.
 // Stateful strategies (round-robin, sticky) belong to one provider; never share one.
-class ProviderStrategy
+class QETCD_EXPORT ProviderStrategy
 {
 public:
     virtual ~ProviderStrategy();
     virtual std::optional<ServiceInstance> select(const QList<ServiceInstance> &instances) = 0;
 };
 
-class RandomStrategy : public ProviderStrategy
+class QETCD_EXPORT RandomStrategy : public ProviderStrategy
 {
 public:
     std::optional<ServiceInstance> select(const QList<ServiceInstance> &instances) override;
 };
 
-class RoundRobinStrategy : public ProviderStrategy
+class QETCD_EXPORT RoundRobinStrategy : public ProviderStrategy
 {
 public:
     std::optional<ServiceInstance> select(const QList<ServiceInstance> &instances) override;
@@ -38,7 +39,7 @@ private:
 
 // The last pick again while it is still available (compared by value, id excluded), else
 // whatever the delegate picks.
-class StickyStrategy : public ProviderStrategy
+class QETCD_EXPORT StickyStrategy : public ProviderStrategy
 {
 public:
     explicit StickyStrategy(std::unique_ptr<ProviderStrategy> delegate = std::make_unique<RandomStrategy>());
@@ -50,7 +51,7 @@ private:
     std::optional<ServiceInstance> m_last;
 };
 
-struct ProviderOptions : RecipeOptions
+struct QETCD_EXPORT ProviderOptions : RecipeOptions
 {
     // After this many noteError() calls an instance is left out for downPeriod.
     int errorThreshold = 3;
@@ -63,7 +64,7 @@ class ServiceProviderPrivate;
 // Hands out one instance of a service at a time, chosen by a strategy among those that are
 // not ejected. Before start() every request reads etcd; after it, an owned ServiceCache
 // answers without a round trip. Ejections are local to this provider and end by themselves.
-class ServiceProvider : public Recipe
+class QETCD_EXPORT ServiceProvider : public Recipe
 {
     Q_OBJECT
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QEtcd/leaseevent.h>
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 #include <QEtcd/serviceinstance.h>
 
@@ -17,7 +18,7 @@ class ServiceRegistryPrivate;
 //
 // Every call returns at once and its future finishes exactly once. Lease events and state
 // changes are emitted from the client's dispatcher thread.
-class ServiceRegistry : public Recipe
+class QETCD_EXPORT ServiceRegistry : public Recipe
 {
     Q_OBJECT
 

@@ -1,6 +1,7 @@
 #pragma once
 
 #include <QEtcd/codecs.h>
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/recipe.h>
 
 #include <memory>
@@ -12,7 +13,7 @@ class TransientKeyValuePrivate;
 // A key that exists while this participant is alive: bound to a self-healing lease, and put
 // back by compare-and-set after the lease expires, unless someone else owns the key by then
 // (Failed, and their value stays).
-class TransientKeyValue : public Recipe
+class QETCD_EXPORT TransientKeyValue : public Recipe
 {
     Q_OBJECT
 

@@ -8,6 +8,8 @@
 #include "stoptoken.h"
 #include "watcher.h"
 
+#include <QEtcd/qetcdexport.h>
+
 #include <QtCore/QFuture>
 
 #include <functional>
@@ -73,8 +75,9 @@ struct Deletion
     std::optional<KeyValue> previous;  // with previousValue, when etcd still had it
 };
 
-QFuture<Deletion> watchDeletion(Client *client, const QByteArray &key, qint64 observedRevision,
-                                const WatchResilience &resilience, const StopToken &stop, const DeletionWatch &how);
+QETCD_INTERNAL_EXPORT QFuture<Deletion> watchDeletion(Client *client, const QByteArray &key, qint64 observedRevision,
+                                                      const WatchResilience &resilience, const StopToken &stop,
+                                                      const DeletionWatch &how);
 
 // Finishes Ok once a key under prefix (a '/'-terminated prefix) is put after observedRevision
 // (the revision of the read that found nothing to take), or when the watch resumed after an

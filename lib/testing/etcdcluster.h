@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QEtcd/qetcdtestingexport.h>
+
 #include <QtCore/QByteArray>
 #include <QtCore/QObject>
 #include <QtCore/QString>
@@ -17,7 +19,7 @@ class EtcdClusterPrivate;
 // Every timeout given to it is stretched by scaled() (see testtimeouts.h).
 //
 // The binaries come from QETCD_ETCD_BINARY / QETCD_ETCDCTL_BINARY, else etcd / etcdctl on PATH.
-class EtcdCluster : public QObject
+class QETCD_TESTING_EXPORT EtcdCluster : public QObject
 {
     Q_OBJECT
 public:

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QEtcd/qetcdtestingexport.h>
+
 #include <QtCore/QObject>
 #include <QtCore/QString>
 
@@ -13,7 +15,7 @@ class FaultProxyPrivate;
 // A TCP proxy on 127.0.0.1 that forwards to one upstream address and can partition, delay or
 // reset the traffic on command. Its sockets live on an internal thread, so a test whose own
 // thread blocks never stalls it.
-class FaultProxy : public QObject
+class QETCD_TESTING_EXPORT FaultProxy : public QObject
 {
     Q_OBJECT
     Q_PROPERTY(Mode mode READ mode WRITE setMode NOTIFY modeChanged)

@@ -1,5 +1,7 @@
 #pragma once
 
+#include <QEtcd/qetcdtestingexport.h>
+
 #include <QtCore/QString>
 #include <QtCore/QTemporaryDir>
 
@@ -7,7 +9,7 @@ namespace QEtcd::Testing {
 
 // Certificates for one test run, made by openssl in a directory that goes with this object:
 // certificate authorities, and certificates they sign for servers and clients. Not thread-safe.
-class TestCertificates
+class QETCD_TESTING_EXPORT TestCertificates
 {
 public:
     TestCertificates();

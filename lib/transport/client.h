@@ -2,6 +2,7 @@
 
 #include <QEtcd/clientoptions.h>
 #include <QEtcd/kvtypes.h>
+#include <QEtcd/qetcdexport.h>
 
 #include <QtCore/QFuture>
 #include <QtCore/QObject>
@@ -17,7 +18,7 @@ class ClientPrivate;
 // once, with a result whose status tells success or names what went wrong; nothing blocks the
 // calling thread and nothing throws. Any thread may start calls; results may be awaited off the
 // GUI thread or consumed with QFuture::then(context, ...).
-class Client : public QObject
+class QETCD_EXPORT Client : public QObject
 {
     Q_OBJECT
     Q_PROPERTY(QString activeEndpoint READ activeEndpoint NOTIFY activeEndpointChanged)

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/resilience.h>
 #include <QEtcd/status.h>
 
@@ -12,7 +13,7 @@
 namespace QEtcd {
 
 // One etcd client URL. A bare "host:port" means plain http, as etcdctl reads it.
-struct Endpoint
+struct QETCD_EXPORT Endpoint
 {
     QString host;
     quint16 port = 0;
@@ -28,7 +29,7 @@ struct Endpoint
     }
 };
 
-struct TlsOptions
+struct QETCD_EXPORT TlsOptions
 {
     QString caFile;    // PEM bundle that must sign the server's certificate; empty: system roots
     QString certFile;  // client certificate (PEM) for mutual TLS; needs keyFile too
@@ -36,7 +37,7 @@ struct TlsOptions
     QString serverNameOverride;  // verify the server's certificate against this name instead
 };
 
-struct ClientOptions
+struct QETCD_EXPORT ClientOptions
 {
     QStringList endpoints;
     std::chrono::milliseconds dialTimeout{5000};

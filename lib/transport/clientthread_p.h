@@ -5,6 +5,8 @@
 
 #include "lifeline_p.h"
 
+#include <QEtcd/qetcdexport.h>
+
 #include <QtCore/QObject>
 
 #include <memory>
@@ -17,7 +19,7 @@ namespace QEtcd::Internal {
 
 // Lives on the client's dispatcher thread and goes with the client: a context for work on the
 // client's answers that should neither queue up on the caller's thread nor outlive the client.
-QObject *dispatcherContext(Client *client);
+QETCD_INTERNAL_EXPORT QObject *dispatcherContext(Client *client);
 
 // Held by what may run after its client is gone (an orphaned continuation revoking a lease it
 // was granted too late): the client cuts it first thing in its destructor, and a call through

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/status.h>
 
 #include <QtCore/QByteArray>
@@ -12,7 +13,7 @@
 
 namespace QEtcd {
 
-struct ResponseHeader
+struct QETCD_EXPORT ResponseHeader
 {
     quint64 clusterId = 0;
     quint64 memberId = 0;
@@ -20,7 +21,7 @@ struct ResponseHeader
     quint64 raftTerm = 0;
 };
 
-struct KeyValue
+struct QETCD_EXPORT KeyValue
 {
     QByteArray key;
     QByteArray value;
@@ -31,7 +32,7 @@ struct KeyValue
 };
 
 // The first key after every key that starts with prefix; etcd's way of spelling "prefix range".
-QByteArray prefixRangeEnd(const QByteArray &prefix);
+QETCD_EXPORT QByteArray prefixRangeEnd(const QByteArray &prefix);
 
 // --- requests -----------------------------------------------------------------------------
 
@@ -39,7 +40,7 @@ enum class SortTarget { Key, Version, CreateRevision, ModRevision, Value };
 enum class SortOrder { None, Ascending, Descending };
 
 // Which keys a range, delete or compare covers besides the key itself.
-struct KeyRange
+struct QETCD_EXPORT KeyRange
 {
     enum class Kind { Single, Prefix, FromKey, Explicit };
     Kind kind = Kind::Single;
@@ -51,7 +52,7 @@ struct KeyRange
     static KeyRange upTo(const QByteArray &end) { return {Kind::Explicit, end}; }
 };
 
-struct RangeOptions
+struct QETCD_EXPORT RangeOptions
 {
     KeyRange range;
     qint64 limit = 0;
@@ -68,7 +69,7 @@ struct RangeOptions
     qint64 maxModRevision = 0;
 };
 
-struct PutOptions
+struct QETCD_EXPORT PutOptions
 {
     qint64 lease = 0;
     bool prevKv = false;
@@ -76,7 +77,7 @@ struct PutOptions
     bool ignoreLease = false;
 };
 
-struct DeleteOptions
+struct QETCD_EXPORT DeleteOptions
 {
     KeyRange range;
     bool prevKv = false;
@@ -84,7 +85,7 @@ struct DeleteOptions
 
 enum class CompareResult { Equal, Greater, Less, NotEqual };
 
-struct Compare
+struct QETCD_EXPORT Compare
 {
     enum class Target { Version, CreateRevision, ModRevision, Value, Lease };
     Target target = Target::Version;
@@ -106,7 +107,7 @@ struct Compare
 
 struct Txn;
 
-struct TxnOp
+struct QETCD_EXPORT TxnOp
 {
     enum class Kind { Range, Put, Delete, Txn };
     Kind kind = Kind::Range;
@@ -123,7 +124,7 @@ struct TxnOp
     static TxnOp nested(const QEtcd::Txn &txn);
 };
 
-struct Txn
+struct QETCD_EXPORT Txn
 {
     QList<Compare> compares;
     QList<TxnOp> success;
@@ -133,25 +134,25 @@ struct Txn
 // --- results ------------------------------------------------------------------------------
 // Every result carries the Status of its call; the other fields are meaningful only when ok.
 
-struct Result
+struct QETCD_EXPORT Result
 {
     Status status;
     ResponseHeader header;
 };
 
-struct RangeResult : Result
+struct QETCD_EXPORT RangeResult : Result
 {
     QList<KeyValue> kvs;
     bool more = false;
     qint64 count = 0;
 };
 
-struct PutResult : Result
+struct QETCD_EXPORT PutResult : Result
 {
     std::optional<KeyValue> prevKv;
 };
 
-struct DeleteResult : Result
+struct QETCD_EXPORT DeleteResult : Result
 {
     qint64 deleted = 0;
     QList<KeyValue> prevKvs;
@@ -159,7 +160,7 @@ struct DeleteResult : Result
 
 struct TxnResult;
 
-struct TxnOpResult
+struct QETCD_EXPORT TxnOpResult
 {
     TxnOp::Kind kind = TxnOp::Kind::Range;
     RangeResult range;
@@ -168,19 +169,19 @@ struct TxnOpResult
     std::shared_ptr<const TxnResult> txn;
 };
 
-struct TxnResult : Result
+struct QETCD_EXPORT TxnResult : Result
 {
     bool succeeded = false;
     QList<TxnOpResult> responses;
 };
 
-struct LeaseGrantResult : Result
+struct QETCD_EXPORT LeaseGrantResult : Result
 {
     qint64 id = 0;
     qint64 ttl = 0;
 };
 
-struct LeaseTimeToLiveResult : Result
+struct QETCD_EXPORT LeaseTimeToLiveResult : Result
 {
     qint64 id = 0;
     qint64 ttl = -1;  // remaining seconds; -1 when the lease has expired or never existed
@@ -188,12 +189,12 @@ struct LeaseTimeToLiveResult : Result
     QList<QByteArray> keys;
 };
 
-struct LeaseListResult : Result
+struct QETCD_EXPORT LeaseListResult : Result
 {
     QList<qint64> ids;
 };
 
-struct Member
+struct QETCD_EXPORT Member
 {
     quint64 id = 0;
     QString name;
@@ -202,12 +203,12 @@ struct Member
     bool isLearner = false;
 };
 
-struct MemberListResult : Result
+struct QETCD_EXPORT MemberListResult : Result
 {
     QList<Member> members;
 };
 
-struct EndpointStatusResult : Result
+struct QETCD_EXPORT EndpointStatusResult : Result
 {
     QString endpoint;
     QString version;
@@ -223,13 +224,13 @@ struct EndpointStatusResult : Result
 
 enum class AlarmType { None, NoSpace, Corrupt };
 
-struct Alarm
+struct QETCD_EXPORT Alarm
 {
     quint64 memberId = 0;
     AlarmType type = AlarmType::None;
 };
 
-struct AlarmListResult : Result
+struct QETCD_EXPORT AlarmListResult : Result
 {
     QList<Alarm> alarms;
 };

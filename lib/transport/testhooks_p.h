@@ -3,6 +3,8 @@
 // Seams for this project's tests, never for applications. Each lets a test act at one exact
 // point that no outside observation can hit reliably.
 
+#include <QEtcd/qetcdexport.h>
+
 #include <QtCore/QString>
 
 #include <functional>
@@ -25,6 +27,6 @@ enum class SendFault {
 // the calling thread just before the call is sent. A test may also change the network there (a
 // FaultProxy) under one particular call. An empty hook removes it.
 using BeforeSend = std::function<SendFault(const QString &what)>;
-void setBeforeSend(Client *client, BeforeSend hook);
+QETCD_INTERNAL_EXPORT void setBeforeSend(Client *client, BeforeSend hook);
 
 } // namespace QEtcd::Internal

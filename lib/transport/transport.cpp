@@ -100,8 +100,6 @@ Transport::Transport(const ClientOptions &options, const QList<Endpoint> &endpoi
         entry->cluster = etcdserverpb::Cluster::NewStub(entry->channel);
         entry->maintenance = etcdserverpb::Maintenance::NewStub(entry->channel);
         entry->auth = etcdserverpb::Auth::NewStub(entry->channel);
-        entry->lock = v3lockpb::Lock::NewStub(entry->channel);
-        entry->election = v3electionpb::Election::NewStub(entry->channel);
         m_channels.push_back(std::move(entry));
     }
     m_thread = std::thread([this] { run(); });

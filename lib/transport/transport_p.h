@@ -7,8 +7,6 @@
 #include "clientoptions.h"
 #include "grpcconvert_p.h"
 
-#include "etcd/etcdserver/api/v3election/v3electionpb/v3election.grpc.pb.h"
-#include "etcd/etcdserver/api/v3lock/v3lockpb/v3lock.grpc.pb.h"
 #include "etcd/etcdserver/etcdserverpb/rpc.grpc.pb.h"
 
 #include <grpcpp/grpcpp.h>
@@ -48,8 +46,6 @@ struct EndpointChannel
     std::unique_ptr<etcdserverpb::Cluster::Stub> cluster;
     std::unique_ptr<etcdserverpb::Maintenance::Stub> maintenance;
     std::unique_ptr<etcdserverpb::Auth::Stub> auth;
-    std::unique_ptr<v3lockpb::Lock::Stub> lock;
-    std::unique_ptr<v3electionpb::Election::Stub> election;
     // Until an endpoint has answered once, calls fail fast on it so a wrong address or a TLS
     // mismatch is reported with its real cause instead of a bare deadline.
     std::atomic<bool> everConnected{false};

@@ -2,6 +2,7 @@
 
 #include <QEtcd/enums.h>
 #include <QEtcd/kvtypes.h>
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/resilience.h>
 #include <QEtcd/status.h>
 
@@ -20,7 +21,7 @@ class Client;
 class WatcherPrivate;
 
 // One change etcd reported, in etcd's order. The key has the client's namespace stripped.
-struct WatchEvent
+struct QETCD_EXPORT WatchEvent
 {
     enum class Type { Put, Delete };
     Type type = Type::Put;
@@ -28,7 +29,7 @@ struct WatchEvent
     std::optional<KeyValue> prevKv; // only with WatchOptions::prevKv, and only if etcd still had it
 };
 
-struct WatchOptions
+struct QETCD_EXPORT WatchOptions
 {
     KeyRange range;             // single key (default), prefix, from-key or an explicit end
     qint64 startRevision = 0;   // 0: changes from now on; > 0: replay history from this revision
@@ -38,7 +39,7 @@ struct WatchOptions
 };
 
 // What happened to a watch's connection to etcd (see Watcher::recovery).
-struct WatchRecoveryEvent
+struct QETCD_EXPORT WatchRecoveryEvent
 {
     WatchRecoveryKind kind = WatchRecoveryKind::Suspended;
     QByteArray watchedKey;
@@ -64,7 +65,7 @@ struct WatchRecoveryEvent
 // Signals are emitted from the client's dispatcher thread, events in etcd's order; connect
 // with the default AutoConnection. Getters are safe from any thread. Destroy every Watcher
 // before its Client.
-class Watcher : public QObject
+class QETCD_EXPORT Watcher : public QObject
 {
     Q_OBJECT
 

@@ -4,6 +4,7 @@
 #include "../common/qetcdprocess.h"
 
 #include <QEtcd/etcdcluster.h>
+#include <QEtcd/qetcdversion.h>
 #include <QEtcd/testtimeouts.h>
 
 #include <QtCore/QDeadlineTimer>
@@ -286,7 +287,7 @@ private Q_SLOTS:
     {
         Qetcd run(m_cluster.clientUrl(0), {"--version"});
         QCOMPARE(run.waitForExit(scaledMs(30000)), 0);
-        QCOMPARE(run.rawLines(), QList<QByteArray>{"qetcd " QETCD_VERSION});
+        QCOMPARE(run.rawLines(), QList<QByteArray>{"qetcd " QETCD_VERSION_STR});
         QVERIFY(run.standardError().isEmpty());
     }
 

@@ -1,0 +1,10 @@
+#include <QEtcd/qetcdversion.h>
+
+namespace QEtcd {
+
+const char *libraryVersion() noexcept
+{
+    return QETCD_VERSION_STR;
+}
+
+} // namespace QEtcd
