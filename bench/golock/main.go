@@ -9,12 +9,12 @@
 package main
 
 import (
+	"benchreport"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -46,22 +46,6 @@ func (h *handoffs) released() {
 	h.Unlock()
 }
 
-func percentile(sorted []float64, p float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	index := int(math.Ceil(p/100*float64(len(sorted)))) - 1
-	if index < 0 {
-		index = 0
-	}
-	return math.Round(sorted[index]*10) / 10
-}
-
-func fail(format string, args ...interface{}) {
-	fmt.Fprintf(os.Stderr, "golock: "+format+"\n", args...)
-	os.Exit(1)
-}
-
 func main() {
 	endpoints := flag.String("endpoints", "", "comma-separated client URLs of the etcd to measure")
 	contenders := flag.Int("contenders", 1, "goroutines contending for the lock, each with its own client")
@@ -69,7 +53,7 @@ func main() {
 	name := flag.String("name", "/bench/golock", "the lock's name (key prefix)")
 	flag.Parse()
 	if *endpoints == "" || *contenders <= 0 || *seconds <= 0 {
-		fail("--endpoints, a positive --contenders and a positive --seconds are needed")
+		benchreport.Fail("golock", "--endpoints, a positive --contenders and a positive --seconds are needed")
 	}
 
 	var measured handoffs
@@ -80,12 +64,12 @@ func main() {
 	for i := 0; i < *contenders; i++ {
 		client, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(*endpoints, ","), DialTimeout: 5 * time.Second})
 		if err != nil {
-			fail("connecting: %v", err)
+			benchreport.Fail("golock", "connecting: %v", err)
 		}
 		defer client.Close()
 		session, err := concurrency.NewSession(client, concurrency.WithTTL(10))
 		if err != nil {
-			fail("session: %v", err)
+			benchreport.Fail("golock", "session: %v", err)
 		}
 		defer session.Close()
 		mutex := concurrency.NewMutex(session, *name)
@@ -100,11 +84,11 @@ func main() {
 				default:
 				}
 				if err := mutex.Lock(context.Background()); err != nil {
-					fail("lock: %v", err)
+					benchreport.Fail("golock", "lock: %v", err)
 				}
 				measured.acquired()
 				if err := mutex.Unlock(context.Background()); err != nil {
-					fail("unlock: %v", err)
+					benchreport.Fail("golock", "unlock: %v", err)
 				}
 				measured.released()
 			}
@@ -128,8 +112,8 @@ func main() {
 		"cycles":       counted,
 		"cycles_per_s": math.Round(float64(counted)/elapsed.Seconds()*10) / 10,
 		"handoff_ms": map[string]float64{
-			"p50": percentile(samples, 50),
-			"p99": percentile(samples, 99),
+			"p50": benchreport.Percentile(samples, 50, 1),
+			"p99": benchreport.Percentile(samples, 99, 1),
 		},
 	}
 	out, _ := json.Marshal(result)

@@ -9,12 +9,12 @@
 package main
 
 import (
+	"benchreport"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"math"
-	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -26,23 +26,6 @@ import (
 )
 
 const value = "value-of-sixteen"
-
-func fail(format string, args ...interface{}) {
-	fmt.Fprintf(os.Stderr, "gortt: "+format+"\n", args...)
-	os.Exit(1)
-}
-
-// Nearest rank, as bench_rtt computes it.
-func percentile(sorted []float64, p float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	index := int(math.Ceil(p/100*float64(len(sorted)))) - 1
-	if index < 0 {
-		index = 0
-	}
-	return math.Round(sorted[index]*1000) / 1000
-}
 
 // One request of the chosen kind for caller c's n-th turn.
 func request(client *clientv3.Client, op, prefix string, c, n int) error {
@@ -91,17 +74,17 @@ func main() {
 		*prefix = fmt.Sprintf("/bench/rtt/go/%d", time.Now().UnixNano())
 	}
 	if *endpoints == "" || *callers <= 0 || *seconds <= 0 || *warmup < 0 {
-		fail("--endpoints, a positive --callers and --seconds and a non-negative --warmup-ms are needed")
+		benchreport.Fail("gortt", "--endpoints, a positive --callers and --seconds and a non-negative --warmup-ms are needed")
 	}
 
 	client, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(*endpoints, ","), DialTimeout: 5 * time.Second})
 	if err != nil {
-		fail("connecting: %v", err)
+		benchreport.Fail("gortt", "connecting: %v", err)
 	}
 	defer client.Close()
 	for c := 0; c < *callers; c++ {
 		if _, err := client.Put(context.Background(), fmt.Sprintf("%s/%d", *prefix, c), value); err != nil {
-			fail("filling: %v", err)
+			benchreport.Fail("gortt", "filling: %v", err)
 		}
 	}
 
@@ -123,7 +106,7 @@ func main() {
 					break
 				}
 				if err := request(client, *op, *prefix, c, n); err != nil {
-					fail("%s: %v", *op, err)
+					benchreport.Fail("gortt", "%s: %v", *op, err)
 				}
 				answered := time.Now()
 				if !answered.Before(start) && answered.Before(end) {
@@ -156,8 +139,8 @@ func main() {
 		"cpu_us_per_op": math.Round(cpuPerOp*10) / 10,
 		"ops_per_s":     math.Round(float64(len(samples))/window*10) / 10,
 		"latency_ms": map[string]float64{
-			"p50": percentile(samples, 50),
-			"p99": percentile(samples, 99),
+			"p50": benchreport.Percentile(samples, 50, 3),
+			"p99": benchreport.Percentile(samples, 99, 3),
 		},
 	}
 	out, _ := json.Marshal(result)

@@ -14,8 +14,12 @@ execute_process(COMMAND "${CMAKE_COMMAND}" -S "${CMAKE_CURRENT_LIST_DIR}/subdire
                         -G "${GENERATOR}" "-DQETCD_SOURCE_DIR=${QETCD_SOURCE_DIR}"
                 OUTPUT_QUIET COMMAND_ERROR_IS_FATAL ANY)
 
-file(GLOB_RECURSE install_scripts "${WORK_DIR}/qetcd/cmake_install.cmake")
-foreach(script IN LISTS install_scripts)
+# One install script per directory of qetcd's that add_subdirectory() reached, each named here.
+foreach(directory "" lib lib/proto lib/testing lib/models)
+  set(script "${WORK_DIR}/qetcd/${directory}/cmake_install.cmake")
+  if(NOT EXISTS "${script}")
+    message(FATAL_ERROR "no install script at ${script}: list qetcd's directories here again")
+  endif()
   file(STRINGS "${script}" rules REGEX "file\\(INSTALL")
   if(rules)
     message(FATAL_ERROR "qetcd installs files below another project (${script}):\n${rules}")

@@ -21,6 +21,28 @@ EventLogModel::Event logged(qint64 at, const QString &participant, const QString
 {
     return {T + at, participant, kind, detail, false, key};
 }
+// A timeline with the axis and the lease line a page's chart gives it.
+struct ChartedTimeline
+{
+    EventLogModel log;
+    TimelineModel timeline;
+    QValueAxis axis;
+    QLineSeries leaseLine;
+
+    ChartedTimeline()
+    {
+        timeline.setEventLog(&log);
+        timeline.setTimeAxis(&axis);
+        timeline.setLeaseSeries(&leaseLine);
+    }
+};
+
+// What watchLease() samples of a participant.
+void setLease(QObject &participant, int timeLeftMs, int ttlSeconds)
+{
+    participant.setProperty("leaseTimeLeft", timeLeftMs);
+    participant.setProperty("leaseTtl", ttlSeconds);
+}
 } // namespace
 
 class tst_TimelineModel : public QObject
@@ -200,19 +222,13 @@ private Q_SLOTS:
 
     void wholeLogAtOncePausedWithRoomAtBothEnds()
     {
-        EventLogModel log;
-        TimelineModel timeline;
-        timeline.setEventLog(&log);
-        QValueAxis axis;
-        QLineSeries leaseLine;
-        timeline.setTimeAxis(&axis);
-        timeline.setLeaseSeries(&leaseLine);
+        ChartedTimeline charted;
+        auto &[log, timeline, axis, leaseLine] = charted;
         // The story ended just now, and A's lease is still drawn.
         appendPartition(log, EventLogModel::monotonicNowMs() - 10000);
         QTRY_COMPARE(timeline.eventCount(), 12);
         QObject participant;
-        participant.setProperty("leaseTimeLeft", 7500);
-        participant.setProperty("leaseTtl", 10);
+        setLease(participant, 7500, 10);
         timeline.watchLease("A", &participant);
         timeline.setPlotWidth(1000);
         QVERIFY(timeline.isFollowing());
@@ -274,8 +290,7 @@ private Q_SLOTS:
         QLineSeries leaseLine;
         timeline.setLeaseSeries(&leaseLine);
         auto *participant = new QObject;
-        participant->setProperty("leaseTimeLeft", 7500);
-        participant->setProperty("leaseTtl", 10);
+        setLease(*participant, 7500, 10);
         timeline.watchLease("A", participant);
         QCOMPARE(timeline.lanes(), QStringList({"A"}));
         QCOMPARE(timeline.leaseSamples(0).size(), 1);
@@ -286,8 +301,7 @@ private Q_SLOTS:
 
         // A second call for the lane replaces the source.
         QObject replacement;
-        replacement.setProperty("leaseTimeLeft", 2000);
-        replacement.setProperty("leaseTtl", 10);
+        setLease(replacement, 2000, 10);
         timeline.watchLease("A", &replacement);
         QCOMPARE(timeline.leaseSamples(0).last().fraction, 0.2f);
         delete participant;  // the first source no longer matters
@@ -307,16 +321,10 @@ private Q_SLOTS:
 
     void aLiveWindowSlidesOverTheChart()
     {
-        EventLogModel log;
-        TimelineModel timeline;
-        timeline.setEventLog(&log);
-        QValueAxis axis;
-        QLineSeries leaseLine;
-        timeline.setTimeAxis(&axis);
-        timeline.setLeaseSeries(&leaseLine);
+        ChartedTimeline charted;
+        auto &[log, timeline, axis, leaseLine] = charted;
         QObject participant;
-        participant.setProperty("leaseTimeLeft", 7500);
-        participant.setProperty("leaseTtl", 10);
+        setLease(participant, 7500, 10);
         timeline.watchLease("A", &participant);
         timeline.setPlotWidth(1000);
         timeline.setWindowLength(TimelineModel::MinimumWindowSeconds);
