@@ -64,8 +64,7 @@ void TimelineLayer::windowChanged()
 {
     // The layer spans the chart and slides with it: a live window's step changes nothing in it
     // until the chart is ranged again. Paused, an open band's end is now, which moves on.
-    const bool ranged = m_timeline->chartStart() != m_paintedStart || m_timeline->chartLength() != m_paintedLength;
-    if (ranged || !m_timeline->isFollowing())
+    if (!spansWhatItPainted() || !m_timeline->isFollowing())
         repaintIfShownChanged();
 }
 
@@ -88,8 +87,7 @@ void TimelineLayer::bandsChanged(double from, double to)
         return;
     // Only the time that changed, when the layer still spans what it painted: a band opened or
     // closed now touches the last part of the span, not the whole plot.
-    if (m_timeline->chartStart() != m_paintedStart || m_timeline->chartLength() != m_paintedLength
-        || !std::isfinite(from)) {
+    if (!spansWhatItPainted() || !std::isfinite(from)) {
         update();
         return;
     }
@@ -99,17 +97,20 @@ void TimelineLayer::bandsChanged(double from, double to)
         update(QRectF(left, 0, right - left, height()).toAlignedRect());
 }
 
-double TimelineLayer::textWidth(const QFont &font, const QString &text) const
+bool TimelineLayer::spansWhatItPainted() const
+{
+    return m_timeline->chartStart() == m_paintedStart && m_timeline->chartLength() == m_paintedLength;
+}
+
+double TimelineLayer::textWidth(const QString &text) const
 {
     // The labels repeat ("blackhole", "0.42 s"): shaping each again at every paint was the
-    // layers' largest cost once a span held hundreds of them.
-    if (font != m_measuredFont || m_textWidths.size() > 1024) {
-        m_measuredFont = font;
+    // layers' largest cost once a span held hundreds of them. Always in labelFont().
+    if (m_textWidths.size() > 1024)
         m_textWidths.clear();
-    }
     auto found = m_textWidths.constFind(text);
     if (found == m_textWidths.cend())
-        found = m_textWidths.insert(text, QFontMetricsF(font).horizontalAdvance(text));
+        found = m_textWidths.insert(text, QFontMetricsF(labelFont()).horizontalAdvance(text));
     return *found;
 }
 
@@ -173,7 +174,7 @@ void TimelineLayer::paintBands(QPainter *painter, double laneHeight) const
         painter->fillRect(QRectF(area.left(), area.top(), 2, area.height()), strong);
         painter->fillRect(QRectF(area.right() - 1, area.top(), 1, area.height()), withAlpha(strong, 128));
         // Its name, bottom left, where the lease line is lowest and the markers are not.
-        if (area.width() >= textWidth(painter->font(), band.label) + 10 && area.height() >= 16) {
+        if (area.width() >= textWidth(band.label) + 10 && area.height() >= 16) {
             painter->setPen(strong);
             painter->drawText(QPointF(area.left() + 6, area.bottom() - metrics.descent() - 2), band.label);
         }
@@ -196,7 +197,7 @@ void TimelineLayer::paintLosses(QPainter *painter, double laneHeight) const
         painter->fillRect(QRectF(left, lineY - 0.75, right - left, 1.5), colour);
 
         // The margin on the line, or beside it when the two moments are too close for it.
-        const QSizeF text(textWidth(painter->font(), loss.margin) + 8, metrics.height() + 2);
+        const QSizeF text(textWidth(loss.margin) + 8, metrics.height() + 2);
         const bool fits = right - left >= text.width() + 12;
         const QRectF box(QPointF(fits ? (left + right - text.width()) / 2 : right + 5, lineY - text.height() / 2), text);
         painter->setPen(loss.late ? QPen(colour, 1) : QPen(Qt::NoPen));

@@ -2,7 +2,6 @@
 
 #include <QtCore/QHash>
 #include <QtCore/QPointer>
-#include <QtGui/QFont>
 #include <QtQml/qqmlregistration.h>
 #include <QtQuick/QQuickPaintedItem>
 
@@ -43,7 +42,8 @@ private:
     void repaintIfShownChanged();
     void bandsChanged(double from, double to);
     double chartEnd() const;
-    double textWidth(const QFont &font, const QString &text) const;
+    bool spansWhatItPainted() const;
+    double textWidth(const QString &text) const;
     double xAt(double seconds) const;
     void paintBands(QPainter *painter, double laneHeight) const;
     void paintLosses(QPainter *painter, double laneHeight) const;
@@ -51,8 +51,7 @@ private:
     QPointer<TimelineModel> m_timeline;
     Content m_content = Content::Bands;
     bool m_paintedEmpty = false;  // the Losses layer's last paint held no loss
-    mutable QFont m_measuredFont;
-    mutable QHash<QString, double> m_textWidths;  // in m_measuredFont
+    mutable QHash<QString, double> m_textWidths;  // in labelFont()
     double m_paintedStart = 0;    // the chart's span as last painted
     double m_paintedLength = 0;
 };
