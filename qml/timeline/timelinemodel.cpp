@@ -87,15 +87,13 @@ void TimelineModel::reset()
     m_hasOrigin = false;
     m_originMs = 0;
     m_lastEventMs = 0;
-    m_changedFromMs = std::numeric_limits<qint64>::max();
-    m_changedToMs = std::numeric_limits<qint64>::min();
     if (lanesChanged) {
         rebuildRows();
         Q_EMIT this->lanesChanged();
     }
     m_publish.stop();
-    m_changedFromMs = m_bandsChangedFromMs = std::numeric_limits<qint64>::max();
-    m_changedToMs = m_bandsChangedToMs = std::numeric_limits<qint64>::min();
+    m_markersChanged = {};
+    m_bandsChanged = {};
     m_lossesPublished = m_lossesRevision;
     m_legendPublished.clear();
     constexpr double infinity = std::numeric_limits<double>::infinity();
@@ -137,20 +135,15 @@ void TimelineModel::readNewEvents()
 void TimelineModel::publishChanges()
 {
     m_publish.stop();
-    if (m_changedFromMs <= m_changedToMs) {
-        const double from = seconds(m_changedFromMs);
-        const double to = seconds(m_changedToMs);
-        m_changedFromMs = std::numeric_limits<qint64>::max();
-        m_changedToMs = std::numeric_limits<qint64>::min();
-        Q_EMIT markersChanged(from, to);
+    if (!m_markersChanged.isEmpty()) {
+        const ChangedTime markers = m_markersChanged.take();
+        Q_EMIT markersChanged(seconds(markers.fromMs), seconds(markers.toMs));
     }
-    if (m_bandsChangedFromMs <= m_bandsChangedToMs) {
-        const double from = seconds(m_bandsChangedFromMs);
-        const double to = m_bandsChangedToMs == std::numeric_limits<qint64>::max() ? std::numeric_limits<double>::infinity()
-                                                                                   : seconds(m_bandsChangedToMs);
-        m_bandsChangedFromMs = std::numeric_limits<qint64>::max();
-        m_bandsChangedToMs = std::numeric_limits<qint64>::min();
-        Q_EMIT bandsChanged(from, to);
+    if (!m_bandsChanged.isEmpty()) {
+        const ChangedTime bands = m_bandsChanged.take();
+        const double to = bands.toMs == std::numeric_limits<qint64>::max() ? std::numeric_limits<double>::infinity()
+                                                                           : seconds(bands.toMs);
+        Q_EMIT bandsChanged(seconds(bands.fromMs), to);
     }
     if (m_lossesRevision != m_lossesPublished) {
         m_lossesPublished = m_lossesRevision;
@@ -164,11 +157,6 @@ void TimelineModel::publishChanges()
     Q_EMIT countsChanged();
 }
 
-void TimelineModel::noteBandChange(qint64 fromMs, qint64 toMs)
-{
-    m_bandsChangedFromMs = std::min(m_bandsChangedFromMs, fromMs);
-    m_bandsChangedToMs = std::max(m_bandsChangedToMs, toMs);
-}
 
 void TimelineModel::ingest(const EventLogModel::Event &event, qint64 sequence)
 {
@@ -310,19 +298,14 @@ void TimelineModel::addMarker(qint64 sequence, qint64 ms, int lane, const QStrin
         m_markers.insert(at, marker);
     }
     ++m_glyphCounts[index];
-    noteMarkerChange(ms);
+    m_markersChanged.note(ms, ms);
 }
 
-void TimelineModel::noteMarkerChange(qint64 ms)
-{
-    m_changedFromMs = std::min(m_changedFromMs, ms);
-    m_changedToMs = std::max(m_changedToMs, ms);
-}
 
 void TimelineModel::openBand(std::optional<Band> &slot, Band band, qint64 sequence)
 {
     closeBand(slot, band.startMs, sequence);  // a new fault replaces the one before
-    noteBandChange(band.startMs, std::numeric_limits<qint64>::max());  // open: drawn on to the end
+    m_bandsChanged.note(band.startMs, std::numeric_limits<qint64>::max());  // open: drawn on to the end
     slot = std::move(band);
 }
 
@@ -332,7 +315,7 @@ void TimelineModel::closeBand(std::optional<Band> &slot, qint64 ms, qint64 seque
         return;
     slot->endMs = ms;
     slot->endSequence = sequence;
-    noteBandChange(ms, std::numeric_limits<qint64>::max());  // no longer drawn on past its end
+    m_bandsChanged.note(ms, std::numeric_limits<qint64>::max());  // no longer drawn on past its end
     m_bands.push_back(std::move(*slot));
     slot.reset();
 }
@@ -341,11 +324,11 @@ void TimelineModel::dropBefore(qint64 sequence)
 {
     while (!m_markers.empty() && m_markers.front().sequence < sequence) {
         --m_glyphCounts[m_markers.front().glyph];
-        noteMarkerChange(m_markers.front().ms);
+        m_markersChanged.note(m_markers.front().ms, m_markers.front().ms);
         m_markers.pop_front();
     }
     while (!m_bands.empty() && m_bands.front().endSequence < sequence) {
-        noteBandChange(m_bands.front().startMs, m_bands.front().endMs);
+        m_bandsChanged.note(m_bands.front().startMs, m_bands.front().endMs);
         m_bands.pop_front();
     }
     while (!m_losses.empty() && m_losses.front().lastSequence < sequence) {

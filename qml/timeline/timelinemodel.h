@@ -12,9 +12,11 @@
 #include <QtCore/QVariantList>
 #include <QtQml/qqmlregistration.h>
 
+#include <algorithm>
 #include <deque>
 #include <limits>
 #include <optional>
+#include <utility>
 
 // The Timeline page's model: an EventLogModel read into swim lanes, one per participant and then
 // one per sandbox member (a participant with member events), each in the order first seen; etcd's
@@ -259,6 +261,19 @@ private:
         Loss loss;
         bool knew() const { return loss.knewMs >= 0; }
     };
+    // The time from the earliest change to the latest, in ms; empty while from > to.
+    struct ChangedTime
+    {
+        qint64 fromMs = std::numeric_limits<qint64>::max();
+        qint64 toMs = std::numeric_limits<qint64>::min();
+        void note(qint64 from, qint64 to)
+        {
+            fromMs = std::min(fromMs, from);
+            toMs = std::max(toMs, to);
+        }
+        bool isEmpty() const { return fromMs > toMs; }
+        ChangedTime take() { return std::exchange(*this, ChangedTime{}); }
+    };
     struct Lane
     {
         QString name;
@@ -286,8 +301,6 @@ private:
     qint64 windowEdgeMs() const;    // EdgePixels in the window as it is
     qint64 earliestWindowEndMs() const;
     qint64 latestWindowEndMs() const;
-    void noteMarkerChange(qint64 ms);
-    void noteBandChange(qint64 fromMs, qint64 toMs);
     void publishChanges();
     void addMarker(qint64 sequence, qint64 ms, int lane, const QString &glyph);
     void openBand(std::optional<Band> &slot, Band band, qint64 sequence);
@@ -314,14 +327,13 @@ private:
     std::deque<Band> m_bands;      // closed, by their end's sequence
     std::deque<Loss> m_losses;     // both moments known, by the later one's sequence
     QList<int> m_glyphCounts;      // markers per glyph, for the legend
-    // What changed since the last publishChanges(): bands, losses, the legend.
-    qint64 m_bandsChangedFromMs = std::numeric_limits<qint64>::max();
-    qint64 m_bandsChangedToMs = std::numeric_limits<qint64>::min();
+    // What changed since the last publishChanges(): markers and bands (the time they span),
+    // losses, the legend.
+    ChangedTime m_markersChanged;
+    ChangedTime m_bandsChanged;
     quint64 m_lossesRevision = 0;
     quint64 m_lossesPublished = 0;
     QStringList m_legendPublished;
-    qint64 m_changedFromMs = std::numeric_limits<qint64>::max();  // markers come or gone since the last markersChanged
-    qint64 m_changedToMs = std::numeric_limits<qint64>::min();
     QPointer<QXYSeries> m_leaseSeries;
     QPointer<QValueAxis> m_timeAxis;
 
