@@ -95,12 +95,12 @@ void TimelineModel::reset()
     m_markersChanged = {};
     m_bandsChanged = {};
     m_leaseLinesChanged = {};
-    m_lossesPublished = m_lossesRevision;
+    m_lossesChanged = {};
     m_legendPublished.clear();
     constexpr double infinity = std::numeric_limits<double>::infinity();
     Q_EMIT markersChanged(-infinity, infinity);
     Q_EMIT bandsChanged(-infinity, infinity);
-    Q_EMIT lossesChanged();
+    Q_EMIT lossesChanged(-infinity, infinity);
     Q_EMIT legendGlyphsChanged();
     Q_EMIT countsChanged();
     scheduleRefresh();
@@ -155,9 +155,9 @@ void TimelineModel::publishChanges()
         const ChangedTime lines = m_leaseLinesChanged.take();
         Q_EMIT leaseLinesChanged(seconds(lines.fromMs), seconds(lines.toMs));
     }
-    if (m_lossesRevision != m_lossesPublished) {
-        m_lossesPublished = m_lossesRevision;
-        Q_EMIT lossesChanged();
+    if (!m_lossesChanged.isEmpty()) {
+        const ChangedTime losses = m_lossesChanged.take();
+        Q_EMIT lossesChanged(seconds(losses.fromMs), seconds(losses.toMs));
     }
     const QStringList legend = legendGlyphs();
     if (legend != m_legendPublished) {
@@ -256,19 +256,20 @@ void TimelineModel::completeLoss(Lane &lane)
     lane.heldKey.clear();
     addMarker(loss.lastSequence, loss.deletedMs, loss.lane, QStringLiteral("keyDeleted"));
     m_losses.push_back(loss);
-    ++m_lossesRevision;
+    m_lossesChanged.note(std::min(loss.knewMs, loss.deletedMs), std::max(loss.knewMs, loss.deletedMs));
 }
 
 int TimelineModel::laneFor(const QString &name, bool member)
 {
-    const auto found = std::find_if(m_lanes.begin(), m_lanes.end(), [&](const Lane &lane) { return lane.name == name; });
-    if (found != m_lanes.end()) {
-        if (member && !found->member) {  // a participant's name a member turned out to have
-            found->member = true;
+    const int id = m_laneIds.value(name, -1);
+    if (id >= 0) {
+        Lane &found = m_lanes[id];
+        if (member && !found.member) {  // a participant's name a member turned out to have
+            found.member = true;
             rebuildRows();
             Q_EMIT lanesChanged();
         }
-        return int(found - m_lanes.begin());
+        return id;
     }
     Lane lane;
     lane.name = name;
@@ -281,6 +282,9 @@ int TimelineModel::laneFor(const QString &name, bool member)
 
 void TimelineModel::rebuildRows()
 {
+    m_laneIds.clear();
+    for (int id = 0; id < int(m_lanes.size()); ++id)
+        m_laneIds.insert(m_lanes[id].name, id);
     m_laneOfRow.clear();
     for (const bool members : {false, true}) {
         for (int id = 0; id < int(m_lanes.size()); ++id) {
@@ -341,8 +345,9 @@ void TimelineModel::dropBefore(qint64 sequence)
         m_bands.pop_front();
     }
     while (!m_losses.empty() && m_losses.front().lastSequence < sequence) {
+        const Loss &loss = m_losses.front();
+        m_lossesChanged.note(std::min(loss.knewMs, loss.deletedMs), std::max(loss.knewMs, loss.deletedMs));
         m_losses.pop_front();
-        ++m_lossesRevision;
     }
 }
 

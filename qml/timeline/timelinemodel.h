@@ -3,6 +3,7 @@
 #include "eventlogmodel.h"
 
 #include <QtCharts/QValueAxis>
+#include <QtCore/QHash>
 #include <QtCore/QList>
 #include <QtCore/QObject>
 #include <QtCore/QPointF>
@@ -259,8 +260,9 @@ Q_SIGNALS:
     // A lease line changed from `from` to `to` (seconds since the origin): new samples, mostly,
     // told at most PublishIntervalMs apart like the markers.
     void leaseLinesChanged(double from, double to);
-    // Losses came or went.
-    void lossesChanged();
+    // Losses from `from` to `to` (seconds since the origin) came or went. Infinite both ways
+    // when the log was cleared.
+    void lossesChanged(double from, double to);
 
 private:
     struct PendingLoss
@@ -328,19 +330,19 @@ private:
     QPointer<QEtcd::EventLogModel> m_log;
     qint64 m_nextSequence = 0;  // the first event not read yet
     std::deque<Lane> m_lanes;  // by id
+    QHash<QString, int> m_laneIds;  // by name
     QList<int> m_rowOfLane;
     QList<int> m_laneOfRow;
     std::deque<Marker> m_markers;  // by time
     std::deque<Band> m_bands;      // closed, by their end's sequence
     std::deque<Loss> m_losses;     // both moments known, by the later one's sequence
     QList<int> m_glyphCounts;      // markers per glyph, for the legend
-    // What changed since the last publishChanges(): markers, bands and lease lines (the time they
-    // span), losses, the legend.
+    // What changed since the last publishChanges(): markers, bands, lease lines and losses (the
+    // time they span), the legend.
     ChangedTime m_markersChanged;
     ChangedTime m_bandsChanged;
     ChangedTime m_leaseLinesChanged;
-    quint64 m_lossesRevision = 0;
-    quint64 m_lossesPublished = 0;
+    ChangedTime m_lossesChanged;
     QStringList m_legendPublished;
     QPointer<QValueAxis> m_timeAxis;
 
