@@ -92,10 +92,10 @@ void TimelineModel::reset()
         Q_EMIT this->lanesChanged();
     }
     m_publish.stop();
-    m_markersChanged = {};
-    m_bandsChanged = {};
-    m_leaseLinesChanged = {};
-    m_lossesChanged = {};
+    m_markersChanged.reset();
+    m_bandsChanged.reset();
+    m_leaseLinesChanged.reset();
+    m_lossesChanged.reset();
     m_legendPublished.clear();
     constexpr double infinity = std::numeric_limits<double>::infinity();
     Q_EMIT markersChanged(-infinity, infinity);
@@ -138,27 +138,26 @@ void TimelineModel::schedulePublish()
     }
 }
 
+template<typename Signal>
+void TimelineModel::publish(Changes &changes, Signal signal)
+{
+    for (ChangedTime *changed : {&changes.dropped, &changes.recent}) {
+        if (changed->isEmpty())
+            continue;
+        const ChangedTime time = changed->take();
+        const double to = time.toMs == std::numeric_limits<qint64>::max() ? std::numeric_limits<double>::infinity()
+                                                                          : seconds(time.toMs);
+        Q_EMIT(this->*signal)(seconds(time.fromMs), to);
+    }
+}
+
 void TimelineModel::publishChanges()
 {
     m_publish.stop();
-    if (!m_markersChanged.isEmpty()) {
-        const ChangedTime markers = m_markersChanged.take();
-        Q_EMIT markersChanged(seconds(markers.fromMs), seconds(markers.toMs));
-    }
-    if (!m_bandsChanged.isEmpty()) {
-        const ChangedTime bands = m_bandsChanged.take();
-        const double to = bands.toMs == std::numeric_limits<qint64>::max() ? std::numeric_limits<double>::infinity()
-                                                                           : seconds(bands.toMs);
-        Q_EMIT bandsChanged(seconds(bands.fromMs), to);
-    }
-    if (!m_leaseLinesChanged.isEmpty()) {
-        const ChangedTime lines = m_leaseLinesChanged.take();
-        Q_EMIT leaseLinesChanged(seconds(lines.fromMs), seconds(lines.toMs));
-    }
-    if (!m_lossesChanged.isEmpty()) {
-        const ChangedTime losses = m_lossesChanged.take();
-        Q_EMIT lossesChanged(seconds(losses.fromMs), seconds(losses.toMs));
-    }
+    publish(m_markersChanged, &TimelineModel::markersChanged);
+    publish(m_bandsChanged, &TimelineModel::bandsChanged);
+    publish(m_leaseLinesChanged, &TimelineModel::leaseLinesChanged);
+    publish(m_lossesChanged, &TimelineModel::lossesChanged);
     const QStringList legend = legendGlyphs();
     if (legend != m_legendPublished) {
         m_legendPublished = legend;
@@ -256,7 +255,7 @@ void TimelineModel::completeLoss(Lane &lane)
     lane.heldKey.clear();
     addMarker(loss.lastSequence, loss.deletedMs, loss.lane, QStringLiteral("keyDeleted"));
     m_losses.push_back(loss);
-    m_lossesChanged.note(std::min(loss.knewMs, loss.deletedMs), std::max(loss.knewMs, loss.deletedMs));
+    m_lossesChanged.recent.note(std::min(loss.knewMs, loss.deletedMs), std::max(loss.knewMs, loss.deletedMs));
 }
 
 int TimelineModel::laneFor(const QString &name, bool member)
@@ -311,14 +310,14 @@ void TimelineModel::addMarker(qint64 sequence, qint64 ms, int lane, const QStrin
         m_markers.insert(at, marker);
     }
     ++m_glyphCounts[index];
-    m_markersChanged.note(ms, ms);
+    m_markersChanged.recent.note(ms, ms);
 }
 
 
 void TimelineModel::openBand(std::optional<Band> &slot, Band band, qint64 sequence)
 {
     closeBand(slot, band.startMs, sequence);  // a new fault replaces the one before
-    m_bandsChanged.note(band.startMs, std::numeric_limits<qint64>::max());  // open: drawn on to the end
+    m_bandsChanged.recent.note(band.startMs, std::numeric_limits<qint64>::max());  // open: drawn on to the end
     slot = std::move(band);
 }
 
@@ -328,7 +327,7 @@ void TimelineModel::closeBand(std::optional<Band> &slot, qint64 ms, qint64 seque
         return;
     slot->endMs = ms;
     slot->endSequence = sequence;
-    m_bandsChanged.note(ms, std::numeric_limits<qint64>::max());  // no longer drawn on past its end
+    m_bandsChanged.recent.note(ms, std::numeric_limits<qint64>::max());  // no longer drawn on past its end
     m_bands.push_back(std::move(*slot));
     slot.reset();
 }
@@ -337,16 +336,16 @@ void TimelineModel::dropBefore(qint64 sequence)
 {
     while (!m_markers.empty() && m_markers.front().sequence < sequence) {
         --m_glyphCounts[m_markers.front().glyph];
-        m_markersChanged.note(m_markers.front().ms, m_markers.front().ms);
+        m_markersChanged.dropped.note(m_markers.front().ms, m_markers.front().ms);
         m_markers.pop_front();
     }
     while (!m_bands.empty() && m_bands.front().endSequence < sequence) {
-        m_bandsChanged.note(m_bands.front().startMs, m_bands.front().endMs);
+        m_bandsChanged.dropped.note(m_bands.front().startMs, m_bands.front().endMs);
         m_bands.pop_front();
     }
     while (!m_losses.empty() && m_losses.front().lastSequence < sequence) {
         const Loss &loss = m_losses.front();
-        m_lossesChanged.note(std::min(loss.knewMs, loss.deletedMs), std::max(loss.knewMs, loss.deletedMs));
+        m_lossesChanged.dropped.note(std::min(loss.knewMs, loss.deletedMs), std::max(loss.knewMs, loss.deletedMs));
         m_losses.pop_front();
     }
 }
@@ -627,7 +626,7 @@ void TimelineModel::sampleLeases()
         if (!lane.leaseSource) {
             // Its participant went: the line now drops to nothing at its last sample.
             if (std::exchange(lane.leaseWatched, false) && !samples.empty())
-                m_leaseLinesChanged.note(samples.back().ms, samples.back().ms);
+                m_leaseLinesChanged.recent.note(samples.back().ms, samples.back().ms);
             continue;
         }
         watching = true;
@@ -637,7 +636,7 @@ void TimelineModel::sampleLeases()
         noteOrigin(now);
         const LeaseSample sample{now, float(ttl > 0 ? std::clamp(left / (ttl * 1000), 0.0, 1.0) : 0.0)};
         // The line changes from its last sample on: one replaced below was on it already.
-        m_leaseLinesChanged.note(samples.empty() ? sample.ms : samples.back().ms, sample.ms);
+        m_leaseLinesChanged.recent.note(samples.empty() ? sample.ms : samples.back().ms, sample.ms);
         // A lease runs down in a straight line between renewals: a sample on the line through
         // the two before it says no more than the one before, and replaces it.
         if (samples.size() >= 2) {
@@ -649,7 +648,7 @@ void TimelineModel::sampleLeases()
         }
         samples.push_back(sample);
         if (samples.size() > MaxLeaseSamples) {
-            m_leaseLinesChanged.note(samples.front().ms, samples[1].ms);
+            m_leaseLinesChanged.dropped.note(samples.front().ms, samples[1].ms);
             samples.pop_front();
         }
     }

@@ -283,6 +283,16 @@ private:
         bool isEmpty() const { return fromMs > toMs; }
         ChangedTime take() { return std::exchange(*this, ChangedTime{}); }
     };
+    // What of one kind changed since the last publishChanges(): where new ones came or changed,
+    // and, told apart, where the log's capacity (or the lease samples' bound) took old ones. Told
+    // as one span, the two reached from the start of the history to now, and every layer painted
+    // all it showed again at every change once the log was full.
+    struct Changes
+    {
+        ChangedTime recent;
+        ChangedTime dropped;
+        void reset() { *this = {}; }
+    };
     struct Lane
     {
         QString name;
@@ -313,6 +323,10 @@ private:
     qint64 latestWindowEndMs() const;
     void schedulePublish();
     void publishChanges();
+    // Emits signal for changes' dropped span and then its recent one, each in seconds since the
+    // origin (an end at the largest time: infinite).
+    template<typename Signal>
+    void publish(Changes &changes, Signal signal);
     void addMarker(qint64 sequence, qint64 ms, int lane, const QString &glyph);
     void openBand(std::optional<Band> &slot, Band band, qint64 sequence);
     void closeBand(std::optional<Band> &slot, qint64 ms, qint64 sequence);
@@ -337,12 +351,10 @@ private:
     std::deque<Band> m_bands;      // closed, by their end's sequence
     std::deque<Loss> m_losses;     // both moments known, by the later one's sequence
     QList<int> m_glyphCounts;      // markers per glyph, for the legend
-    // What changed since the last publishChanges(): markers, bands, lease lines and losses (the
-    // time they span), the legend.
-    ChangedTime m_markersChanged;
-    ChangedTime m_bandsChanged;
-    ChangedTime m_leaseLinesChanged;
-    ChangedTime m_lossesChanged;
+    Changes m_markersChanged;
+    Changes m_bandsChanged;
+    Changes m_leaseLinesChanged;
+    Changes m_lossesChanged;
     QStringList m_legendPublished;
     QPointer<QValueAxis> m_timeAxis;
 

@@ -385,10 +385,12 @@ private Q_SLOTS:
         log.setCapacity(12);
         TimelineModel timeline;
         timeline.setEventLog(&log);
+        QSignalSpy markersChanged(&timeline, &TimelineModel::markersChanged);
         appendPartition(log);
         QTRY_COMPARE(timeline.eventCount(), 12);
         QCOMPARE(timeline.markerCount(), 8);
-        QSignalSpy markersChanged(&timeline, &TimelineModel::markersChanged);
+        QTRY_VERIFY(!markersChanged.isEmpty() && markersChanged.last().at(1).toDouble() == 9.5);
+        markersChanged.clear();
 
         // Six newer events push the first six out: A's acquisition, its suspension and m1's
         // pause go; the pause's band, closed by m1's resume (also gone), goes with them.
@@ -401,11 +403,13 @@ private Q_SLOTS:
         QCOMPARE(timeline.bands().size(), 1);
         QCOMPARE(timeline.losses().size(), 1);
         QCOMPARE(timeline.lanes(), QStringList({"A", "B", "m1"}));  // lanes stay
-        // The marker layer hears which markers came and went: from the first gone to the last new
-        // (live, a little later: changes are told PublishIntervalMs apart).
-        QTRY_VERIFY(!markersChanged.isEmpty());
+        // The marker layer hears which markers went and which came (live, a little later: changes
+        // are told PublishIntervalMs apart), told apart: the start of the history going is no
+        // reason to paint again all that lies between it and the new ones.
+        QTRY_VERIFY(!markersChanged.isEmpty() && markersChanged.last().at(1).toDouble() == 10.5);
         QCOMPARE(markersChanged.first().at(0).toDouble(), 0.0);
-        QCOMPARE(markersChanged.last().at(1).toDouble(), 10.5);
+        for (const auto &range : std::as_const(markersChanged))
+            QVERIFY(range.at(1).toDouble() < 10 || range.at(0).toDouble() >= 10);
 
         // Three more: the loss's both moments are gone, and so is the loss.
         for (int i = 0; i < 3; ++i)
