@@ -88,11 +88,6 @@ public:
     Status lostCause;
 };
 
-/*!
-    \class QEtcd::ExclusivityLease
-    \brief A lease that is never healed, whose loss is known before etcd can act on it.
-*/
-
 ExclusivityLease::ExclusivityLease(Client *client, qint64 ttlSeconds, QObject *parent)
     : QObject(parent), d(std::make_unique<ExclusivityLeasePrivate>(this, client, ttlSeconds))
 {

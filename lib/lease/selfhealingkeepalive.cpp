@@ -383,12 +383,6 @@ public:
     QTimer healTimer;
 };
 
-/*!
-    \class QEtcd::SelfHealingKeepAlive
-    \brief A lease that is granted again, and its keys re-established by compare-and-set, after
-    it expires.
-*/
-
 SelfHealingKeepAlive::SelfHealingKeepAlive(Client *client, qint64 ttlSeconds, Establish establish,
                                            const LeaseResilience &resilience, QObject *parent)
     : QObject(parent),

@@ -115,18 +115,6 @@ Internal::WatchHub *ClientPrivate::watchHub()
     return m_watchHub.get();
 }
 
-/*!
-    \class QEtcd::Client
-    \brief An asynchronous etcd v3 client over gRPC: KV, transactions, leases and cluster status.
-
-    Calls may start on any thread, including the GUI thread: each returns a QFuture at once and
-    the network work happens on the client's completion-queue thread; attach a continuation
-    right after the call or use a QFutureWatcher (Qt 6.4's then(), attached while another
-    thread finishes the future, can run the continuation twice). Several endpoints fail
-    over; TLS, mutual TLS and user/password authentication (with transparent token refresh) are
-    configured through ClientOptions.
-*/
-
 Client::Client(const ClientOptions &options, QObject *parent)
     : QObject(parent), d(std::make_unique<ClientPrivate>(this, options))
 {

@@ -126,11 +126,6 @@ public:
     bool closing = false;
 };
 
-/*!
-    \class QEtcd::LeaderLatch
-    \brief Leadership on etcd's native election layout, held until close().
-*/
-
 LeaderLatch::LeaderLatch(Client *client, const QByteArray &path, const QByteArray &proclamation,
                          const RecipeOptions &options, QObject *parent)
     : Recipe(client, QStringLiteral("LeaderLatch"), path, options, parent),

@@ -124,11 +124,6 @@ public:
     bool closing = false;
 };
 
-/*!
-    \class QEtcd::LeaderSelector
-    \brief A candidate in an election on etcd's native layout that runs a callback while it leads.
-*/
-
 LeaderSelector::LeaderSelector(Client *client, const QByteArray &path, const QByteArray &proclamation,
                                TakeLeadership take, Relinquish relinquish, const ElectionOptions &options,
                                QObject *parent)

@@ -415,11 +415,6 @@ public:
     bool closing = false;
 };
 
-/*!
-    \class QEtcd::DistributedMutex
-    \brief A reentrant lock on etcd's native lock layout whose loss is always told.
-*/
-
 DistributedMutex::DistributedMutex(Client *client, const QByteArray &path, const LockOptions &options,
                                    QObject *parent)
     : Recipe(client, QStringLiteral("DistributedMutex"), path, options, parent),

@@ -233,11 +233,6 @@ public:
     ReadWriteLockView writeView{this, Side::Write};
 };
 
-/*!
-    \class QEtcd::DistributedReadWriteLock
-    \brief A fair read/write lock whose queued writers are never starved and whose loss is told.
-*/
-
 DistributedReadWriteLock::DistributedReadWriteLock(Client *client, const QByteArray &path, const LockOptions &options,
                                                    QObject *parent)
     : Recipe(client, QStringLiteral("DistributedReadWriteLock"), path, options, parent),
@@ -272,11 +267,6 @@ void DistributedReadWriteLock::doClose()
 {
     runOn(d.get(), [priv = d.get()] { priv->shutDown(priv->allHolds()); });
 }
-
-/*!
-    \class QEtcd::ReadWriteLockView
-    \brief One side (read or write) of a DistributedReadWriteLock.
-*/
 
 ReadWriteLockView::ReadWriteLockView(DistributedReadWriteLockPrivate *d, DistributedReadWriteLock::Side side)
     : d(d), m_side(side)

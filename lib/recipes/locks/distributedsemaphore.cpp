@@ -222,11 +222,6 @@ public:
     std::optional<Status> verdict;  // guarded by mutex
 };
 
-/*!
-    \class QEtcd::DistributedSemaphore
-    \brief A counting semaphore whose permits are owned by the instance and whose loss is told.
-*/
-
 DistributedSemaphore::DistributedSemaphore(Client *client, const QByteArray &path, int permits,
                                            const SemaphoreOptions &options, QObject *parent)
     : Recipe(client, QStringLiteral("DistributedSemaphore"), path, options, parent),
