@@ -2,13 +2,15 @@
 # checkmetadata.sh SOURCE_DIR VERSION HOMEPAGE
 #
 # The console's desktop entry and AppStream metainfo pass their validators, the icon the entry
-# names is there, and the metainfo agrees with the project: its newest release is VERSION and
-# its address HOMEPAGE.
+# names is there, and what the packages state more than once agrees with the project: the
+# newest release in the metainfo and in the Debian changelog is VERSION, and the metainfo's and
+# the copyright file's address is HOMEPAGE.
 set -euo pipefail
 source_dir=$1
 version=$2
 homepage=$3
 resources="$source_dir/resources"
+packaging="$source_dir/packaging"
 
 failures=0
 fail() {
@@ -34,10 +36,17 @@ newest_release=$(grep -o '<release version="[^"]*"' "$metainfo" | head -n 1 | cu
 if [ "$newest_release" != "$version" ]; then
   fail "the metainfo's newest release is '$newest_release', the project's version $version"
 fi
-metainfo_homepage=$(sed -n 's:.*<url type="homepage">\(.*\)</url>.*:\1:p' "$metainfo")
-if [ "$metainfo_homepage" != "$homepage" ]; then
-  fail "the metainfo says the project is at '$metainfo_homepage', CMakeLists.txt $homepage"
+changelog_version=$(dpkg-parsechangelog -l "$packaging/debian/changelog" -S Version)
+if [ "$changelog_version" != "$version" ]; then
+  fail "the Debian changelog's newest entry is '$changelog_version', the project's version $version"
 fi
+metainfo_homepage=$(sed -n 's:.*<url type="homepage">\(.*\)</url>.*:\1:p' "$metainfo")
+copyright_source=$(sed -n 's/^Source: //p' "$packaging/debian/copyright")
+for stated in "metainfo:$metainfo_homepage" "copyright:$copyright_source"; do
+  if [ "${stated#*:}" != "$homepage" ]; then
+    fail "the ${stated%%:*} says the project is at '${stated#*:}', CMakeLists.txt $homepage"
+  fi
+done
 
 if [ "$failures" -gt 0 ]; then
   exit 1
