@@ -105,6 +105,31 @@ QByteArray HoldQueue::entryValue(const QueuedAttempt &) const
     return options.clientId.toUtf8();
 }
 
+void HoldQueue::failed(std::shared_ptr<QueuedAttempt> attempt, const Status &why)
+{
+    finish(attempt, why);
+}
+
+void HoldQueue::queued(const std::shared_ptr<QueuedAttempt> &)
+{
+}
+
+QString HoldQueue::leaseName(const QByteArray &key) const
+{
+    return QStringLiteral("hold ") + QString::fromUtf8(key);
+}
+
+Turn Turn::afterNearest(const QList<TxnOpResult> &ahead)
+{
+    KeyValue nearest;
+    for (const TxnOpResult &each : ahead) {
+        const KeyValue candidate = each.range.kvs.value(0);
+        if (candidate.createRevision > nearest.createRevision)
+            nearest = candidate;
+    }
+    return nearest.key.isEmpty() ? admitted() : after(nearest);
+}
+
 void HoldQueue::stopAttempt(const std::shared_ptr<QueuedAttempt> &attempt, const Status &why)
 {
     if (attempt->stopReason.isOk())
@@ -151,7 +176,7 @@ void HoldQueue::enqueue(std::shared_ptr<QueuedAttempt> attempt)
         if (stopped(attempt))
             return;
         if (!granted)
-            return finish(attempt, granted);
+            return failed(attempt, granted);
         join(attempt);
     });
 }
@@ -175,6 +200,8 @@ bool HoldQueue::takeSpareLease(const std::shared_ptr<QueuedAttempt> &attempt)
 void HoldQueue::watchLease(const std::shared_ptr<QueuedAttempt> &attempt)
 {
     connect(attempt->lease.get(), &ExclusivityLease::lost, this, [round = attempt->round]() mutable { round.requestStop(); });
+    if (waitingLeasesCount)
+        attempt->source = track(attempt->lease.get(), leaseName(attempt->key));
 }
 
 // One transaction creates the entry and reads what is ahead of it. Its name taken means an
@@ -194,15 +221,17 @@ void HoldQueue::join(std::shared_ptr<QueuedAttempt> attempt)
         if (interrupted(attempt))
             return;
         if (!created.status)
-            return finish(attempt, created.status);
+            return failed(attempt, created.status);
         if (!created.succeeded) {
             const KeyValue existing = created.responses.value(0).range.kvs.value(0);
             if (existing.lease != attempt->lease->leaseId())
                 return requeue(attempt, QStringLiteral("its entry's name was taken"));
             attempt->revision = existing.createRevision;
+            queued(attempt);
             return lookAgain(attempt);
         }
         attempt->revision = created.header.revision;
+        queued(attempt);
         decide(attempt, created.responses.mid(1), created.header.revision);
     });
 }
@@ -216,7 +245,7 @@ void HoldQueue::lookAgain(std::shared_ptr<QueuedAttempt> attempt)
         if (interrupted(attempt))
             return;
         if (!result.status)
-            return finish(attempt, result.status);
+            return failed(attempt, result.status);
         if (!result.succeeded)
             return requeue(attempt, QStringLiteral("its entry vanished while it waited"));
         decide(attempt, result.responses, result.header.revision);
@@ -246,7 +275,7 @@ void HoldQueue::decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult
         if (interrupted(attempt))
             return;
         if (!waited)
-            return finish(attempt, waited);
+            return failed(attempt, waited);
         lookAgain(attempt);
     };
     switch (next.kind) {
@@ -270,10 +299,24 @@ void HoldQueue::decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult
 void HoldQueue::requeue(std::shared_ptr<QueuedAttempt> attempt, const QString &why)
 {
     note(QStringLiteral("a waiter re-queues with a fresh lease: ") + why);
-    attempt->roundLink.reset();
-    attempt->lease->release();  // the old entry goes with it
-    attempt->lease.reset();
+    leave(attempt);
     enqueue(attempt);
+}
+
+void HoldQueue::retryAfter(std::shared_ptr<QueuedAttempt> attempt, std::chrono::milliseconds delay)
+{
+    leave(attempt);
+    QTimer::singleShot(delay, this, [this, attempt] { enqueue(attempt); });
+}
+
+void HoldQueue::leave(const std::shared_ptr<QueuedAttempt> &attempt)
+{
+    attempt->roundLink.reset();
+    if (!attempt->lease)
+        return;
+    untrack(attempt->source, attempt->lease.get());
+    attempt->lease->release();  // revoking removes the entry
+    attempt->lease.reset();
 }
 
 void HoldQueue::claim(std::shared_ptr<QueuedAttempt> attempt)
@@ -295,15 +338,16 @@ void HoldQueue::claim(std::shared_ptr<QueuedAttempt> attempt)
         attempt->anchor->dependent = hold;
     }
     disconnect(hold->lease.get(), nullptr, this, nullptr);
-    if (Recipe *owner = recipe()) {
-        hold->source = owner->track(hold->lease.get(), QStringLiteral("hold ") + QString::fromUtf8(hold->key),
-                                    [this, weak = std::weak_ptr(hold)](const Status &cause) {
-                                        if (auto hold = weak.lock())
-                                            holdLost(hold, cause);
-                                    });
-    }
+    untrack(attempt->source, hold->lease.get());
+    hold->source = track(hold->lease.get(), leaseName(hold->key), [this, weak = std::weak_ptr(hold)](const Status &cause) {
+        if (auto hold = weak.lock())
+            holdLost(hold, cause);
+    });
     attempt->won = hold;
     publish(hold);
+    hold->published = true;
+    if (hold->lost)  // while it was being announced
+        tellLoss(hold, hold->lease->whyInvalid());
     finish(attempt, {});
 }
 
@@ -316,8 +360,10 @@ void HoldQueue::finish(const std::shared_ptr<QueuedAttempt> &attempt, const Stat
     attempt->roundLink.reset();
     // Revoking removes our entry at once. The lease object stays with the attempt: a grant
     // may still be in flight, and it finishes into that object.
-    if (attempt->lease)
+    if (attempt->lease) {
+        untrack(attempt->source, attempt->lease.get());
         attempt->lease->release();
+    }
     attempt->promise->addResult(status);
     attempt->promise->finish();
 }
@@ -326,18 +372,24 @@ void HoldQueue::holdLost(const std::shared_ptr<QueuedHold> &hold, const Status &
 {
     if (hold->lost.exchange(true))
         return;
-    if (!hold->released) {
-        announceLoss(hold, cause);
-        if (interruptOnLoss)
-            hold->stop.requestStop();
-    }
+    tellLoss(hold, cause);  // or claim() does, right after announcing the hold
     QMetaObject::invokeMethod(this, [this, hold, cause] { releaseLostHold(hold, cause); }, Qt::QueuedConnection);
+}
+
+void HoldQueue::tellLoss(const std::shared_ptr<QueuedHold> &hold, const Status &cause)
+{
+    if (!hold->published || hold->released || hold->lossTold.exchange(true))
+        return;
+    announceLoss(hold, cause);
+    if (interruptOnLoss)
+        hold->stop.requestStop();
 }
 
 void HoldQueue::releaseLostHold(const std::shared_ptr<QueuedHold> &hold, const Status &cause)
 {
     // Told: now free the entry for the next in line rather than leave it to etcd's expiry.
-    hold->lease->release();
+    if (lostHoldsLetGoAtOnce)
+        hold->lease->release();
     // A hold that stood on this one's entry is no safer than it was, and its own entry would
     // only keep others waiting.
     if (const auto dependent = hold->dependent.lock(); dependent && dependent->anchored) {
@@ -349,15 +401,19 @@ void HoldQueue::releaseLostHold(const std::shared_ptr<QueuedHold> &hold, const S
         dropEntry(hold);  // an anchor that outlived its release
 }
 
+void HoldQueue::tellLateLoss(const std::shared_ptr<QueuedHold> &hold)
+{
+    if (!hold->lost && !hold->lease->isValid())
+        holdLost(hold, hold->lease->whyInvalid());
+}
+
 void HoldQueue::release(std::shared_ptr<QueuedHold> hold)
 {
     if (hold->released)
         return;
     // Given back after its loss deadline passed but before the keep-alive hub noticed (the
-    // holder reads the clock, the hub ticks): the loss is still told, before the release, and
-    // never hidden by it.
-    if (!hold->lost && !hold->lease->isValid())
-        holdLost(hold, hold->lease->whyInvalid());
+    // holder reads the clock, the hub ticks): the loss is still told, before the release.
+    tellLateLoss(hold);
     if (hold->released.exchange(true))
         return;
     hold->interruption.disarm();
@@ -377,10 +433,7 @@ void HoldQueue::dropEntry(const std::shared_ptr<QueuedHold> &hold)
 {
     if (std::exchange(hold->dropped, true))
         return;
-    if (Recipe *owner = recipe()) {
-        owner->removeSource(hold->source);
-        disconnect(hold->lease.get(), nullptr, owner, nullptr);
-    }
+    untrack(hold->source, hold->lease.get());
     disconnect(hold->lease.get(), nullptr, this, nullptr);
     hold->retired.requestStop();
     if (hold->lost || closing || !hold->lease->isValid())
@@ -439,6 +492,21 @@ void HoldQueue::note(const QString &text)
 {
     if (Recipe *owner = recipe())
         owner->recordHistory(RecipeHistoryEntry::Source::Recipe, text);
+}
+
+int HoldQueue::track(ExclusivityLease *lease, const QString &name, std::function<void(const Status &)> onLost)
+{
+    Recipe *owner = recipe();
+    return owner ? owner->track(lease, name, std::move(onLost)) : -1;
+}
+
+void HoldQueue::untrack(int &source, ExclusivityLease *lease)
+{
+    Recipe *owner = recipe();
+    if (!owner || source < 0)
+        return;
+    owner->removeSource(std::exchange(source, -1));
+    disconnect(lease, nullptr, owner, nullptr);
 }
 
 // --- ThreadHolds ----------------------------------------------------------------------------

@@ -1,8 +1,8 @@
 #pragma once
 
-// What the lock recipes (DistributedMutex, DistributedReadWriteLock, DistributedSemaphore)
-// share: a FIFO of entries in etcd, one per acquisition, each on its own ExclusivityLease,
-// driven on the client's dispatcher thread.
+// What the lock recipes (DistributedMutex, DistributedReadWriteLock, DistributedSemaphore) and
+// the elections' candidacy share: a FIFO of entries in etcd, one per acquisition (or campaign),
+// each on its own ExclusivityLease, driven on the client's dispatcher thread.
 //
 // An attempt takes a lease, and one transaction creates its entry and reads the entries ahead
 // of it (the recipe's lookAhead()); the recipe's turn() then admits it or names what to wait
@@ -58,6 +58,9 @@ struct QueuedHold
     std::atomic<bool> anchored{false};
     // By its holder, by close() or by an abandoned wait; its lease may then serve another hold.
     std::atomic<bool> released{false};
+    // The recipe has announced the hold: a loss is told only after that, exactly once.
+    std::atomic<bool> published{false};
+    std::atomic<bool> lossTold{false};
 
     // dispatcher thread
     int source = -1;
@@ -84,6 +87,7 @@ struct QueuedAttempt
     StopSource round;
     std::unique_ptr<StopCallback> roundLink;
     std::shared_ptr<ExclusivityLease> lease;
+    int source = -1;      // the lease's, while it counts for the recipe's health
     QByteArray key;
     qint64 revision = 0;  // 0 until the entry exists
     std::unique_ptr<QTimer> deadline;
@@ -103,6 +107,8 @@ struct Turn
     static Turn admitted() { return {}; }
     static Turn after(const KeyValue &entry) { return {Kind::AfterEntry, entry, {}}; }
     static Turn afterAnyUnder(const QByteArray &prefix) { return {Kind::AfterAnyUnder, {}, prefix}; }
+    // After the newest entry the ranges found (each newest first), admitted when they found none.
+    static Turn afterNearest(const QList<TxnOpResult> &ahead);
 };
 
 class HoldQueue : public QObject
@@ -141,6 +147,14 @@ protected:
     // True when the attempt was stopped, which finished it.
     bool stopped(const std::shared_ptr<QueuedAttempt> &attempt);
     void finish(const std::shared_ptr<QueuedAttempt> &attempt, const Status &status);
+    // Ends the attempt now with why; its entry goes with its lease.
+    void stopAttempt(const std::shared_ptr<QueuedAttempt> &attempt, const Status &why);
+    // For failed(): lets go of the attempt's lease and entry, and queues it again after delay.
+    void retryAfter(std::shared_ptr<QueuedAttempt> attempt, std::chrono::milliseconds delay);
+    void release(std::shared_ptr<QueuedHold> hold);
+    // A hold whose loss deadline has passed before the keep-alive hub noticed (its holder read
+    // the clock first): its loss is told now, never hidden by what the holder does next.
+    void tellLateLoss(const std::shared_ptr<QueuedHold> &hold);
     void dropEntry(const std::shared_ptr<QueuedHold> &hold);
 
     // Before the attempt's entry exists; the default goes straight to enqueue().
@@ -156,6 +170,13 @@ protected:
     virtual Turn turn(QueuedAttempt &attempt, const QList<TxnOpResult> &ahead) = 0;
     // anchor was released while dependent still stands on it; the default drops it at once.
     virtual void settle(std::shared_ptr<QueuedHold> anchor, std::shared_ptr<QueuedHold> dependent);
+    // etcd failed the attempt (a grant, a transaction, a wait that could not recover); the
+    // default ends it with why.
+    virtual void failed(std::shared_ptr<QueuedAttempt> attempt, const Status &why);
+    // The attempt's entry is in the queue now (attempt.key, attempt.revision).
+    virtual void queued(const std::shared_ptr<QueuedAttempt> &attempt);
+    // The name a lease of this queue has in the recipe's history and lease events.
+    virtual QString leaseName(const QByteArray &key) const;
 
     // The recipe's side of a hold's life; none of these may block.
     virtual void publish(const std::shared_ptr<QueuedHold> &hold) = 0;
@@ -173,10 +194,14 @@ protected:
     void note(const QString &text);
 
     bool closing = false;
+    // A waiting attempt's lease counts for the recipe's health too, not only a hold's.
+    bool waitingLeasesCount = false;
+    // A lost hold's lease is revoked once the loss is told, so that the next in line need not
+    // wait for etcd's expiry; when false, only as the hold is released.
+    bool lostHoldsLetGoAtOnce = true;
 
 private:
     void begin(std::shared_ptr<QueuedAttempt> attempt, std::chrono::milliseconds timeout);
-    void stopAttempt(const std::shared_ptr<QueuedAttempt> &attempt, const Status &why);
     // True when the attempt must not go on: it finished, or it re-queued because its lease died.
     bool interrupted(const std::shared_ptr<QueuedAttempt> &attempt);
     bool takeSpareLease(const std::shared_ptr<QueuedAttempt> &attempt);
@@ -185,9 +210,13 @@ private:
     void lookAgain(std::shared_ptr<QueuedAttempt> attempt);
     void decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult> ahead, qint64 observedRevision);
     void requeue(std::shared_ptr<QueuedAttempt> attempt, const QString &why);
-    void release(std::shared_ptr<QueuedHold> hold);
+    // The attempt's lease and entry go; it may queue again.
+    void leave(const std::shared_ptr<QueuedAttempt> &attempt);
+    int track(ExclusivityLease *lease, const QString &name, std::function<void(const Status &)> onLost = {});
+    void untrack(int &source, ExclusivityLease *lease);
     // Any thread (the loss thread first): tells the loss once, then settles it on the dispatcher.
     void holdLost(const std::shared_ptr<QueuedHold> &hold, const Status &cause);
+    void tellLoss(const std::shared_ptr<QueuedHold> &hold, const Status &cause);
     void releaseLostHold(const std::shared_ptr<QueuedHold> &hold, const Status &cause);
     void unanchor(const std::shared_ptr<QueuedHold> &hold);
     void recycle(const std::shared_ptr<QueuedHold> &hold);

@@ -54,11 +54,7 @@ public:
         return {TxnOp::range(prefix, ahead(attempt, 1))};
     }
 
-    Turn turn(QueuedAttempt &, const QList<TxnOpResult> &ahead) override
-    {
-        const QList<KeyValue> predecessor = ahead.value(0).range.kvs;
-        return predecessor.isEmpty() ? Turn::admitted() : Turn::after(predecessor.first());
-    }
+    Turn turn(QueuedAttempt &, const QList<TxnOpResult> &ahead) override { return Turn::afterNearest(ahead); }
 
     void publish(const std::shared_ptr<QueuedHold> &hold) override
     {

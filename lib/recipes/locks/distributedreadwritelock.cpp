@@ -84,13 +84,7 @@ public:
                 return Turn::admitted();
             attempt.anchor.reset();
         }
-        KeyValue nearest;
-        for (const TxnOpResult &each : ahead) {
-            const KeyValue candidate = each.range.kvs.value(0);
-            if (candidate.createRevision > nearest.createRevision)
-                nearest = candidate;
-        }
-        return nearest.key.isEmpty() ? Turn::admitted() : Turn::after(nearest);
+        return Turn::afterNearest(ahead);
     }
 
     // The write lock was released while a read taken under it stands on its entry. Only a
