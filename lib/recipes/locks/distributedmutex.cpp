@@ -4,6 +4,7 @@
 #include "continuation_p.h"
 #include "fencing_p.h"
 #include "holdqueue_p.h"
+#include "threadholds_p.h"
 #include "threading_p.h"
 #include "waiting_p.h"
 
