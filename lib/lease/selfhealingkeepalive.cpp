@@ -2,6 +2,7 @@
 
 #include "client.h"
 #include "client_p.h"
+#include "clientleases_p.h"
 #include "continuation_p.h"
 #include "keepalivehub_p.h"
 #include "leasereport_p.h"
@@ -155,7 +156,7 @@ public:
         if (closed || !healing || awaitingTurn)
             return;
         awaitingTurn = true;
-        clientPrivate->healGate().enter(this, [this] {
+        ClientLeases::of(clientPrivate).healGate().enter(this, [this] {
             awaitingTurn = false;
             holdingTurn = true;
             if (closed || !healing)
@@ -254,7 +255,7 @@ public:
     void giveBackTurn()
     {
         if (std::exchange(holdingTurn, false))
-            clientPrivate->healGate().leave();
+            ClientLeases::of(clientPrivate).healGate().leave();
     }
 
     // Renewed from the grant on, not once established: on a slow server establishing can
@@ -265,14 +266,14 @@ public:
         candidateTtl = grant.ttl;
         candidateDeadline = sentAt + seconds(grant.ttl);  // a presence lease's deadline is its plain TTL
         candidateLost = Status();
-        if (auto *hub = clientPrivate->keepAliveHub())
+        if (auto *hub = ClientLeases::of(clientPrivate).keepAliveHub())
             hub->add(grant.id, grant.ttl, sentAt, LeaseKind::Presence, this);
     }
 
     // The candidate will not be adopted: stop renewing it.
     void dropCandidate()
     {
-        if (auto *hub = clientPrivate->keepAliveHub())
+        if (auto *hub = ClientLeases::of(clientPrivate).keepAliveHub())
             hub->remove(candidate);
         candidate = 0;
     }
@@ -308,7 +309,7 @@ public:
         ++reachabilityGeneration;
         const qint64 id = leaseId.load();
         // A heal that completed while close() was on its way registered a new lease.
-        if (auto *hub = clientPrivate->keepAliveHub())
+        if (auto *hub = ClientLeases::of(clientPrivate).keepAliveHub())
             hub->remove(id);
         if (id > 0 && !failed)
             client->leaseRevoke(id);
@@ -431,7 +432,7 @@ void SelfHealingKeepAlive::close()
     if (d->closed.exchange(true))
         return;
     d->mailbox->close();
-    if (auto *hub = d->clientPrivate->keepAliveHub())
+    if (auto *hub = ClientLeases::of(d->clientPrivate).keepAliveHub())
         hub->remove(d->leaseId.load());
     SelfHealingKeepAlivePrivate *priv = d.get();
     runOn(priv, [priv] { priv->shutDown(); });

@@ -381,7 +381,7 @@ private Q_SLOTS:
         QVERIFY(!waiting.isFinished());
         const QList<RecipeHistoryEntry> history = waiter.history();
         QVERIFY(std::any_of(history.cbegin(), history.cend(),
-                            [](const RecipeHistoryEntry &entry) { return entry.text.contains("requeues"); }));
+                            [](const RecipeHistoryEntry &entry) { return entry.text.contains("re-queues"); }));
         QVERIFY(holder.unlock());
         Status turn;
         QETCD_AWAIT(waiting, turn);
