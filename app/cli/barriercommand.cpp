@@ -141,29 +141,13 @@ int runCount(Invocation &invocation)
 
 int runBarrier(Invocation &invocation)
 {
-    const QString action = invocation.arguments().value(0);
-    const bool known = action == QLatin1String("hold") || action == QLatin1String("wait")
-        || action == QLatin1String("count");
-    if (!known)
-        return invocation.usageError(QStringLiteral("unknown action \"%1\"; actions: hold, wait, count").arg(action));
-    if (invocation.arguments().size() != 2)
-        return invocation.usageError(QStringLiteral("%1 takes one NAME").arg(action));
-    // Each option belongs to some actions only; one given to another is a mistake, not a no-op.
-    const QHash<QString, QStringList> allowed{
-        {QStringLiteral("hold"), {QStringLiteral("ttl"), QStringLiteral("hold")}},
-        {QStringLiteral("wait"), {QStringLiteral("timeout"), QStringLiteral("no-wait-missing")}},
-        {QStringLiteral("count"), {QStringLiteral("members"), QStringLiteral("timeout")}},
-    };
-    for (const QString &option : {QStringLiteral("ttl"), QStringLiteral("hold"), QStringLiteral("timeout"),
-                                  QStringLiteral("no-wait-missing"), QStringLiteral("members")}) {
-        if (invocation.isSet(option) && !allowed[action].contains(option))
-            return invocation.usageError(QStringLiteral("--%1 does not apply to %2").arg(option, action));
-    }
-    if (action == QLatin1String("hold"))
-        return runHold(invocation);
-    if (action == QLatin1String("wait"))
-        return runWait(invocation);
-    return runCount(invocation);
+    const QStringList name{QStringLiteral("NAME")};
+    return runAction(invocation,
+                     {{QStringLiteral("hold"), name, {QStringLiteral("ttl"), QStringLiteral("hold")}, runHold},
+                      {QStringLiteral("wait"), name, {QStringLiteral("timeout"), QStringLiteral("no-wait-missing")},
+                       runWait},
+                      {QStringLiteral("count"), name, {QStringLiteral("members"), QStringLiteral("timeout")},
+                       runCount}});
 }
 
 int runDoubleBarrier(Invocation &invocation)

@@ -8,6 +8,8 @@
 #include <QtCore/QFile>
 #include <QtCore/QJsonDocument>
 
+#include <algorithm>
+
 namespace QEtcd::Cli {
 
 namespace {
@@ -140,6 +142,35 @@ int Invocation::failed(const Status &status, FailureOrigin origin)
 int Invocation::usageError(const QString &message)
 {
     return usage(QStringLiteral("qetcd %1: %2").arg(m_command.name, message));
+}
+
+int runAction(Invocation &invocation, const QList<Action> &actions)
+{
+    const QStringList given = invocation.arguments();
+    const QString name = given.value(0);
+    const auto action = std::find_if(actions.cbegin(), actions.cend(),
+                                      [&](const Action &candidate) { return candidate.name == name; });
+    if (action == actions.cend()) {
+        QStringList names;
+        for (const Action &candidate : actions)
+            names.append(candidate.name);
+        return invocation.usageError(QStringLiteral("unknown action \"%1\"; actions: %2").arg(name, names.join(", ")));
+    }
+    const qsizetype required = std::count_if(action->arguments.cbegin(), action->arguments.cend(),
+                                             [](const QString &argument) { return !argument.startsWith('['); });
+    const qsizetype count = given.size() - 1;
+    if (count < required || count > action->arguments.size()) {
+        return invocation.usageError(action->arguments.isEmpty()
+                                         ? QStringLiteral("%1 takes no arguments").arg(name)
+                                         : QStringLiteral("%1 takes %2").arg(name, action->arguments.join(" and ")));
+    }
+    for (const Action &other : actions) {
+        for (const QString &option : other.options) {
+            if (invocation.isSet(option) && !action->options.contains(option))
+                return invocation.usageError(QStringLiteral("--%1 does not apply to %2").arg(option, name));
+        }
+    }
+    return action->run(invocation);
 }
 
 Status Invocation::timedOut(const QString &what) const

@@ -40,6 +40,21 @@ struct Command
     std::function<int(Invocation &)> run;
 };
 
+// One of the things a command with actions does: barrier hold|wait|count, queue put|take, ...
+struct Action
+{
+    QString name;
+    QStringList arguments;  // what it takes after its name; "[NAME]" may be left out
+    // The command's options that apply to this action; an option no action names applies to
+    // all of them. Given to another action, an option is a mistake, not a no-op.
+    QStringList options;
+    std::function<int(Invocation &)> run;
+};
+
+// Runs the action the first argument names, once its arguments and options are right for it;
+// otherwise a usage error naming what was wrong (exit 3).
+int runAction(Invocation &invocation, const QList<Action> &actions);
+
 // A command being run: its parsed command line, the resolved global options, a client made on
 // first use, and the output conventions.
 class Invocation

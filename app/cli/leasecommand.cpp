@@ -56,10 +56,7 @@ int runKeep(Invocation &invocation)
 
 int runLease(Invocation &invocation)
 {
-    const QString action = invocation.arguments().value(0);
-    if (action == QLatin1String("keep"))
-        return runKeep(invocation);
-    return invocation.usageError(QStringLiteral("unknown action \"%1\"; actions: keep").arg(action));
+    return runAction(invocation, {{QStringLiteral("keep"), {QStringLiteral("KEY"), QStringLiteral("VALUE")}, {}, runKeep}});
 }
 } // namespace
 

@@ -19,8 +19,9 @@ struct TakeRequest
     std::chrono::milliseconds timeout = untilTaken;
 };
 
-int runPut(Invocation &invocation, const QString &path, const QString &value)
+int runPut(Invocation &invocation, const QString &path)
 {
+    const QString value = invocation.arguments().value(2);
     std::optional<qint64> priority;
     if (invocation.isSet(QStringLiteral("priority"))) {
         priority = parseCount(invocation.value(QStringLiteral("priority")), 0);
@@ -136,28 +137,25 @@ int runTake(Invocation &invocation, const QString &path)
     return takeItems(invocation, queue, request);
 }
 
+// Both actions' NAME is the queue's path, a key prefix that must not be empty.
+std::function<int(Invocation &)> onPath(int (*run)(Invocation &, const QString &path))
+{
+    return [run](Invocation &invocation) {
+        const QString path = invocation.arguments().value(1);
+        if (path.isEmpty())
+            return invocation.usageError(QStringLiteral("NAME is empty"));
+        return run(invocation, path);
+    };
+}
+
 int runQueue(Invocation &invocation)
 {
-    const QStringList arguments = invocation.arguments();
-    const QString action = arguments.value(0);
-    const bool put = action == QLatin1String("put");
-    if (!put && action != QLatin1String("take"))
-        return invocation.usageError(QStringLiteral("unknown action \"%1\"; actions: put, take").arg(action));
-    if (put && arguments.size() != 3)
-        return invocation.usageError(QStringLiteral("put takes NAME and VALUE"));
-    if (!put && arguments.size() != 2)
-        return invocation.usageError(QStringLiteral("take takes one NAME"));
-    const QString path = arguments.value(1);
-    if (path.isEmpty())
-        return invocation.usageError(QStringLiteral("NAME is empty"));
-    // Each option belongs to one action; given to the other it is a mistake, not a no-op.
-    const QStringList putOptions{QStringLiteral("priority")};
-    for (const QString &option : putOptions + QStringList{QStringLiteral("timeout"), QStringLiteral("count"),
-                                                          QStringLiteral("by-priority")}) {
-        if (invocation.isSet(option) && putOptions.contains(option) != put)
-            return invocation.usageError(QStringLiteral("--%1 does not apply to %2").arg(option, action));
-    }
-    return put ? runPut(invocation, path, arguments.value(2)) : runTake(invocation, path);
+    return runAction(invocation,
+                     {{QStringLiteral("put"), {QStringLiteral("NAME"), QStringLiteral("VALUE")},
+                       {QStringLiteral("priority")}, onPath(runPut)},
+                      {QStringLiteral("take"), {QStringLiteral("NAME")},
+                       {QStringLiteral("timeout"), QStringLiteral("count"), QStringLiteral("by-priority")},
+                       onPath(runTake)}});
 }
 } // namespace
 

@@ -159,24 +159,13 @@ int runList(Invocation &invocation)
 
 int runService(Invocation &invocation)
 {
-    const QString action = invocation.arguments().value(0);
-    const qsizetype count = invocation.arguments().size();
-    if (action == QLatin1String("register")) {
-        if (count != 2)
-            return invocation.usageError(QStringLiteral("register takes one NAME"));
-        if (invocation.isSet(QStringLiteral("watch")))
-            return invocation.usageError(QStringLiteral("--watch only applies to list"));
-        return runRegister(invocation);
-    }
-    if (action == QLatin1String("list")) {
-        for (const QString &option : {QStringLiteral("address"), QStringLiteral("port"), QStringLiteral("ttl"),
-                                      QStringLiteral("payload")}) {
-            if (invocation.isSet(option))
-                return invocation.usageError(QStringLiteral("--%1 only applies to register").arg(option));
-        }
-        return runList(invocation);
-    }
-    return invocation.usageError(QStringLiteral("unknown action \"%1\"; actions: register, list").arg(action));
+    return runAction(invocation,
+                     {{QStringLiteral("register"), {QStringLiteral("NAME")},
+                       {QStringLiteral("address"), QStringLiteral("port"), QStringLiteral("ttl"),
+                        QStringLiteral("payload"), QStringLiteral("hold")},
+                       runRegister},
+                      {QStringLiteral("list"), {QStringLiteral("[NAME]")}, {QStringLiteral("watch"), QStringLiteral("hold")},
+                       runList}});
 }
 } // namespace
 
