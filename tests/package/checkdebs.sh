@@ -11,7 +11,8 @@
 #   - extracted into a scratch root with dpkg-deb, the console's metainfo and desktop entry
 #     validate together, and `qetcd --version` and `qetcd-console --version` run from there,
 #     finding qetcd's libraries in that root by their own run paths, without LD_LIBRARY_PATH.
-set -euo pipefail
+set -Eeuo pipefail
+trap 'echo "FAIL: line $LINENO: $BASH_COMMAND exited with $?"' ERR
 cpack=$1
 build=$2
 work=$3
@@ -64,8 +65,8 @@ contains() {
   done
 }
 # Where the build put the libraries and the QML module (the install prefix decides).
-libdir=$(listing "$runtime" | sed -n 's:/libQEtcd\.so\.[0-9.]*$::p' | head -n 1)
-qml_module=$(listing "$runtime" | sed -n 's:/qmldir$::p' | head -n 1)
+libdir=$(listing "$runtime" | sed -n 's:/libQEtcd\.so\.[0-9.]*$::p' | awk 'NR == 1')
+qml_module=$(listing "$runtime" | sed -n 's:/qmldir$::p' | awk 'NR == 1')
 contains "$runtime" "$libdir/libQEtcd.so.$soversion" "$libdir/libQEtcdTesting.so.$soversion" \
   "$libdir/libQEtcdQuick.so.$soversion" "$qml_module/libQEtcdQuickplugin.so" "/usr/share/doc/$runtime/copyright"
 contains libqetcd-dev /usr/include/QEtcd/client.h "$libdir/libQEtcd.so" "$libdir/cmake/QEtcd/QEtcdConfig.cmake" \
@@ -96,7 +97,7 @@ requires qetcd-console "$ours" 'libqt6keychain1 \(.*\)' 'libqt6charts6 \(.*\)' l
 modules=$("$scanner" -rootPath "$views" -importPath "$qt_qml_dir" 2>/dev/null |
   sed -n 's:.*"path"\: *"\([^"]*\)".*:\1:p' | sort -u |
   while read -r path; do
-    if [ -f "$path/qmldir" ]; then dpkg -S "$path/qmldir" | cut -d: -f1; fi
+    if [ -f "$path/qmldir" ]; then dpkg -S "$path/qmldir" | cut -d: -f1 || echo "$path/qmldir (in no package)"; fi
   done | sort -u)
 if ! grep -qx qml6-module-qtquick-controls <<<"$modules"; then
   fail "qmlimportscanner found no QtQuick.Controls in $views: [$(echo $modules)]"
@@ -127,14 +128,14 @@ for program in qetcd qetcd-console; do
     fail "$root/usr/bin/$program --version answered: $answer"
   fi
   # Run paths, not the system or the build tree, give the programs qetcd's libraries.
-  loaded=$(ldd "$root/usr/bin/$program" | grep 'libQEtcd')
+  loaded=$(ldd "$root/usr/bin/$program" | grep 'libQEtcd' || true)
   if [ -z "$loaded" ] || grep -vqF "=> $root/" <<<"$loaded"; then
     fail "$program does not load qetcd's libraries from the scratch root: $loaded"
   fi
 done
-plugin="$root$qml_module/libQEtcdQuickplugin.so"
-if ! ldd "$plugin" | grep -q "libQEtcdQuick.so.$soversion => $root/"; then
-  fail "the QML plugin does not find libQEtcdQuick in the scratch root: $(ldd "$plugin" | grep QEtcd)"
+loaded=$(ldd "$root$qml_module/libQEtcdQuickplugin.so")
+if ! grep -qF "libQEtcdQuick.so.$soversion => $root/" <<<"$loaded"; then
+  fail "the QML plugin does not find libQEtcdQuick in the scratch root: $loaded"
 fi
 
 if [ "$failures" -gt 0 ]; then

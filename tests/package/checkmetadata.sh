@@ -23,7 +23,7 @@ if ! report=$(desktop-file-validate "$desktop" 2>&1) || [ -n "$report" ]; then
   fail "desktop-file-validate: $report"
 fi
 icon=$(sed -n 's/^Icon=//p' "$desktop")
-if ! head -c 200 "$resources/$icon.svg" 2>/dev/null | grep -q '<svg'; then
+if ! grep -q '<svg' "$resources/$icon.svg" 2>/dev/null; then
   fail "the desktop entry's icon $icon has no SVG at $resources/$icon.svg"
 fi
 
@@ -32,7 +32,7 @@ metainfo="$resources/io.qetcd.Console.metainfo.xml"
 if ! report=$(appstreamcli validate --no-net --no-color "$metainfo" 2>&1) || grep -q '^[EWI]:' <<<"$report"; then
   fail "appstreamcli validate: $report"
 fi
-newest_release=$(grep -o '<release version="[^"]*"' "$metainfo" | head -n 1 | cut -d'"' -f2)
+newest_release=$(grep -o '<release version="[^"]*"' "$metainfo" | awk -F'"' 'NR == 1 { print $2 }')
 if [ "$newest_release" != "$version" ]; then
   fail "the metainfo's newest release is '$newest_release', the project's version $version"
 fi
