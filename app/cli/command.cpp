@@ -103,6 +103,20 @@ int usage(const QString &message)
     printError(message);
     return BadArguments;
 }
+
+// The command or action a command line names, or nullptr, with every name there is for the
+// error that says which exist.
+template <class Named>
+const Named *findNamed(const QList<Named> &candidates, const QString &name, QString *names)
+{
+    QStringList all;
+    for (const Named &candidate : candidates)
+        all.append(candidate.name);
+    *names = all.join(QLatin1String(", "));
+    const auto found = std::find_if(candidates.cbegin(), candidates.cend(),
+                                    [&](const Named &candidate) { return candidate.name == name; });
+    return found == candidates.cend() ? nullptr : &*found;
+}
 } // namespace
 
 Invocation::Invocation(const Command &command, const QCommandLineParser &parser, GlobalOptions options)
@@ -148,14 +162,10 @@ int runAction(Invocation &invocation, const QList<Action> &actions)
 {
     const QStringList given = invocation.arguments();
     const QString name = given.value(0);
-    const auto action = std::find_if(actions.cbegin(), actions.cend(),
-                                      [&](const Action &candidate) { return candidate.name == name; });
-    if (action == actions.cend()) {
-        QStringList names;
-        for (const Action &candidate : actions)
-            names.append(candidate.name);
-        return invocation.usageError(QStringLiteral("unknown action \"%1\"; actions: %2").arg(name, names.join(", ")));
-    }
+    QString names;
+    const Action *action = findNamed(actions, name, &names);
+    if (!action)
+        return invocation.usageError(QStringLiteral("unknown action \"%1\"; actions: %2").arg(name, names));
     const qsizetype required = std::count_if(action->arguments.cbegin(), action->arguments.cend(),
                                              [](const QString &argument) { return !argument.startsWith('['); });
     const qsizetype count = given.size() - 1;
@@ -197,15 +207,10 @@ int dispatch(const QStringList &arguments, const QList<Command> &commands)
         return Success;
     }
     const QString name = arguments[index];
-    const auto command = std::find_if(commands.cbegin(), commands.cend(),
-                                      [&](const Command &c) { return c.name == name; });
-    if (command == commands.cend()) {
-        QStringList names;
-        for (const Command &c : commands)
-            names.append(c.name);
-        return usage(QStringLiteral("qetcd: unknown command \"%1\"; commands: %2")
-                         .arg(name, names.join(QLatin1String(", "))));
-    }
+    QString names;
+    const Command *command = findNamed(commands, name, &names);
+    if (!command)
+        return usage(QStringLiteral("qetcd: unknown command \"%1\"; commands: %2").arg(name, names));
 
     QCommandLineParser parser;
     parser.addOptions(command->options);
