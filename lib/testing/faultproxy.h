@@ -23,7 +23,7 @@ public:
     enum class Mode {
         Pass,      // bytes flow both ways as they arrive
         Blackhole, // connections stay open, nothing passes either way; held traffic flows on Pass
-        Delay,     // each chunk is delivered delay() after it arrived, in each direction
+        Delay,     // each chunk is delivered delay() (+ jitter) after it arrived, in each direction
         Reset,     // open connections are reset (RST), new ones are accepted then reset
     };
     Q_ENUM(Mode)
@@ -43,6 +43,11 @@ public:
     // Thread-safe. The delay applies to chunks that arrive after the call.
     std::chrono::milliseconds delay() const;
     void setDelay(std::chrono::milliseconds oneWay);
+    // Thread-safe. In Delay mode each chunk waits delay() plus a random extra of up to jitter(),
+    // drawn afresh for each chunk. Chunks never overtake one another: one held back holds back
+    // those behind it, as on one TCP connection.
+    std::chrono::milliseconds jitter() const;
+    void setJitter(std::chrono::milliseconds maxExtraOneWay);
     // Thread-safe.
     int connectionCount() const;
     quint64 bytesForwarded() const;
