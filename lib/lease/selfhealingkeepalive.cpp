@@ -9,8 +9,9 @@
 #include "mailbox_p.h"
 #include "threading_p.h"
 
+#include <QtCore/QBasicTimer>
 #include <QtCore/QMetaEnum>
-#include <QtCore/QTimer>
+#include <QtCore/QTimerEvent>
 
 namespace QEtcd {
 
@@ -45,10 +46,7 @@ public:
         : q(q), client(client), clientPrivate(ClientPrivate::get(client)), ttl(ttlSeconds),
           establish(std::move(establish)), resilience(resilience), mailbox(Mailbox::create(this))
     {
-        healTimer.setSingleShot(true);
-        connect(&healTimer, &QTimer::timeout, this, &SelfHealingKeepAlivePrivate::attemptHeal);
         moveToThread(clientPrivate->dispatcher());
-        healTimer.moveToThread(clientPrivate->dispatcher());
     }
 
     // A heal cut short by our end never reaches its continuation, which would give the turn back.
@@ -76,6 +74,18 @@ public:
     }
 
     // --- dispatcher thread --------------------------------------------------------------
+    // The heal timer: a QBasicTimer, not a QTimer, since a QTimer and its connection would cost
+    // each of a client's thousands of leases more than the rest of its bookkeeping.
+    void timerEvent(QTimerEvent *event) override
+    {
+        if (event->timerId() != healTimer.timerId()) {
+            QObject::timerEvent(event);
+            return;
+        }
+        healTimer.stop();
+        attemptHeal();
+    }
+
     void start(std::shared_ptr<QPromise<Status>> promise)
     {
         const Clock::time_point sentAt = Clock::now();
@@ -134,7 +144,7 @@ public:
         const auto delay = resilience.retryPolicy.nextDelay(attempt + 1, elapsed);
         if (!delay)
             return fail(lastCause);
-        healTimer.start(*delay);
+        healTimer.start(int(delay->count()), Qt::CoarseTimer, this);
         if (isConnectivity(lastCause)) {
             const quint64 generation = ++reachabilityGeneration;
             clientPrivate->transport()->whenReachable([box = mailbox, this, generation] {
@@ -380,7 +390,7 @@ public:
     quint64 reachabilityGeneration = 0;
     Clock::time_point healStarted;
     Status lastCause;
-    QTimer healTimer;
+    QBasicTimer healTimer;
 };
 
 /*!
