@@ -257,8 +257,13 @@ public:
         adopt(id);
         emitEvent(LeaseEventKind::Restored, previous, id, {});
         // The old lease may still be alive on the server if only our clock gave up on it; it
-        // owns nothing now, so let it go rather than wait out its TTL.
-        client->leaseRevoke(previous);
+        // owns nothing now, so let it go rather than wait out its TTL, once the heals still
+        // waiting have had their turn. The revoke is the client's, not ours: we may go first.
+        QObject *context = clientPrivate->dispatcherContext();
+        HealGate &gate = clientPrivate->healGate();
+        gate.enterAfterHeals(context, [client = client, context, &gate, previous] {
+            thenOn(client->leaseRevoke(previous), context, [&gate](const Result &) { gate.leave(); });
+        });
     }
 
     void giveBackTurn()
