@@ -376,7 +376,7 @@ QJsonObject timelinePageFigures(QQmlEngine &engine, seconds length, int capacity
     figures["events_kept"] = timeline->eventCount();
     figures["markers"] = timeline->markerCount();
     // The marker layer paints tiles a quarter of a thousand pixels wide, only where markers changed.
-    if (const auto *layer = window.page()->findChild<QObject *>(QStringLiteral("markerLayer")))
+    if (const auto *layer = window.page()->findChild<QObject *>(QStringLiteral("traceLayer")))
         figures["marker_tiles_painted"] = layer->property("tilesPainted").toInt();
     figures["bands"] = timeline->bandCount();
     figures["losses"] = timeline->lossCount();

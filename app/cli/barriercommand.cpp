@@ -10,7 +10,6 @@
 namespace QEtcd::Cli {
 
 namespace {
-constexpr qint64 defaultTtlSeconds = 10;
 constexpr auto untilLifted = DistributedBarrier::WaitForever;
 
 QString liftReasonName(DistributedBarrier::LiftReason reason)
@@ -47,12 +46,8 @@ int runHold(Invocation &invocation)
 {
     const QString path = invocation.arguments().value(1);
     BarrierOptions options;
-    options.ttlSeconds = defaultTtlSeconds;
-    QString error;
-    if (!parseTtl(invocation, &options.ttlSeconds, &error))
-        return invocation.usageError(error);
     std::optional<std::chrono::milliseconds> hold;
-    if (!parseHold(invocation, &hold, &error))
+    if (QString error; !parseLeaseOptions(invocation, &options, &hold, &error))
         return invocation.usageError(error);
 
     EventSession session(invocation, hold);
@@ -261,7 +256,7 @@ Command barrierCommand()
     command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("hold, wait or count")},
                          {QStringLiteral("NAME"), QStringLiteral("The barrier's key")}};
     command.options = {
-        ttlOption(defaultTtlSeconds),
+        ttlOption(),
         holdOption(),
         timeoutOption(QStringLiteral("waiting")),
         QCommandLineOption(QStringLiteral("no-wait-missing"),

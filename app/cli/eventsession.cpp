@@ -35,16 +35,18 @@ bool parseHold(const Invocation &invocation, std::optional<std::chrono::millisec
     return true;
 }
 
-QCommandLineOption ttlOption(qint64 defaultSeconds)
+QCommandLineOption ttlOption()
 {
     return QCommandLineOption(QStringLiteral("ttl"),
                               QStringLiteral("The lease's time to live in seconds, or a duration such as 1m "
-                                             "[default %1]").arg(defaultSeconds),
+                                             "[default %1]").arg(DefaultTtlSeconds),
                               QStringLiteral("SECONDS"));
 }
 
+namespace {
 bool parseTtl(const Invocation &invocation, qint64 *seconds, QString *error)
 {
+    *seconds = DefaultTtlSeconds;
     if (!invocation.isSet(QStringLiteral("ttl")))
         return true;
     const QString text = invocation.value(QStringLiteral("ttl"));
@@ -61,6 +63,13 @@ bool parseTtl(const Invocation &invocation, qint64 *seconds, QString *error)
     }
     *seconds = parsed;
     return true;
+}
+} // namespace
+
+bool parseLeaseOptions(const Invocation &invocation, RecipeOptions *options,
+                       std::optional<std::chrono::milliseconds> *hold, QString *error)
+{
+    return parseTtl(invocation, &options->ttlSeconds, error) && parseHold(invocation, hold, error);
 }
 
 void insertCause(QJsonObject *object, const Status &cause)

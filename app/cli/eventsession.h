@@ -19,11 +19,16 @@ QCommandLineOption holdOption();
 // False with error when --hold is malformed; *hold stays nullopt when it was not given.
 bool parseHold(const Invocation &invocation, std::optional<std::chrono::milliseconds> *hold, QString *error);
 
-// --ttl SECONDS, for the commands that hold a lease.
-QCommandLineOption ttlOption(qint64 defaultSeconds);
-// False with error when --ttl is malformed; *seconds stays as it is when it was not given. Whole
-// seconds, as etcdctl's "lease grant TTL" takes them; a duration such as 10s or 1m is read too.
-bool parseTtl(const Invocation &invocation, qint64 *seconds, QString *error);
+// The TTL of the lease a command holds, unless --ttl says otherwise.
+constexpr qint64 DefaultTtlSeconds = 10;
+// --ttl SECONDS, for the commands that hold a lease: whole seconds, as etcdctl's "lease grant
+// TTL" takes them; a duration such as 10s or 1m is read too.
+QCommandLineOption ttlOption();
+// What every command that holds a lease reads first: --ttl into options->ttlSeconds
+// (DefaultTtlSeconds when not given) and --hold into *hold. False with error when either is
+// malformed.
+bool parseLeaseOptions(const Invocation &invocation, RecipeOptions *options,
+                       std::optional<std::chrono::milliseconds> *hold, QString *error);
 
 // "cause" (the message) and "cause_code" (the StatusCode's name), unless cause is Ok.
 void insertCause(QJsonObject *object, const Status &cause);

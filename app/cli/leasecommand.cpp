@@ -9,19 +9,13 @@
 namespace QEtcd::Cli {
 
 namespace {
-constexpr qint64 defaultTtlSeconds = 10;
-
 int runKeep(Invocation &invocation)
 {
     const QByteArray key = invocation.arguments().value(1).toUtf8();
     const QByteArray value = invocation.arguments().value(2).toUtf8();
     RecipeOptions options;
-    options.ttlSeconds = defaultTtlSeconds;
-    QString error;
-    if (!parseTtl(invocation, &options.ttlSeconds, &error))
-        return invocation.usageError(error);
     std::optional<std::chrono::milliseconds> hold;
-    if (!parseHold(invocation, &hold, &error))
+    if (QString error; !parseLeaseOptions(invocation, &options, &hold, &error))
         return invocation.usageError(error);
 
     EventSession session(invocation, hold);
@@ -109,7 +103,7 @@ Command leaseCommand()
                          {QStringLiteral("KEY"), QStringLiteral("The key to keep")},
                          {QStringLiteral("VALUE"), QStringLiteral("Its value; put -- before one that starts with -")}};
     command.options = {
-        ttlOption(defaultTtlSeconds),
+        ttlOption(),
         holdOption(),
     };
     command.run = runLease;

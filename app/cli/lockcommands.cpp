@@ -15,7 +15,6 @@
 namespace QEtcd::Cli {
 
 namespace {
-constexpr qint64 defaultTtlSeconds = 10;
 // How long a command that outlived its lock gets between SIGTERM and SIGKILL.
 constexpr std::chrono::seconds terminationGrace{10};
 
@@ -193,12 +192,8 @@ int runLock(Invocation &invocation)
     const QByteArray name = arguments.value(0).toUtf8();
     const QStringList commandLine = arguments.mid(1);
     LockOptions options;
-    options.ttlSeconds = defaultTtlSeconds;
-    QString error;
-    if (!parseTtl(invocation, &options.ttlSeconds, &error))
-        return invocation.usageError(error);
     std::optional<std::chrono::milliseconds> hold;
-    if (!parseHold(invocation, &hold, &error))
+    if (QString error; !parseLeaseOptions(invocation, &options, &hold, &error))
         return invocation.usageError(error);
     if (hold && !commandLine.isEmpty())
         return invocation.usageError(QStringLiteral("--hold and COMMAND exclude each other: the command's end is the hold's"));
@@ -226,12 +221,8 @@ int runSemaphore(Invocation &invocation)
                                          .arg(invocation.value(QStringLiteral("permits"))));
     }
     SemaphoreOptions options;
-    options.ttlSeconds = defaultTtlSeconds;
-    QString error;
-    if (!parseTtl(invocation, &options.ttlSeconds, &error))
-        return invocation.usageError(error);
     std::optional<std::chrono::milliseconds> hold;
-    if (!parseHold(invocation, &hold, &error))
+    if (QString error; !parseLeaseOptions(invocation, &options, &hold, &error))
         return invocation.usageError(error);
 
     EventSession session(invocation, hold);
@@ -252,16 +243,11 @@ void parkUntilStopped(const StopToken &stop)
     stopped->acquire();
 }
 
-int runCampaign(Invocation &invocation, const QByteArray &name, const QByteArray &proposal,
+int runCampaign(Invocation &invocation, const QByteArray &name, const QByteArray &proposal, ElectionOptions options,
                 std::optional<std::chrono::milliseconds> hold)
 {
-    ElectionOptions options;
-    options.ttlSeconds = defaultTtlSeconds;
     // A lost term ends the command; campaigning again is the caller's decision.
     options.autoRequeue = false;
-    QString error;
-    if (!parseTtl(invocation, &options.ttlSeconds, &error))
-        return invocation.usageError(error);
 
     const QString what = QStringLiteral("elect \"%1\"").arg(QString::fromUtf8(name));
     EventSession session(invocation, hold);
@@ -373,13 +359,13 @@ int runElect(Invocation &invocation)
         return invocation.usageError(QStringLiteral("expects NAME PROPOSAL, or --observe NAME"));
     if (observe && invocation.isSet(QStringLiteral("ttl")))
         return invocation.usageError(QStringLiteral("--observe takes no --ttl: an observer holds no lease"));
-    QString error;
+    ElectionOptions options;
     std::optional<std::chrono::milliseconds> hold;
-    if (!parseHold(invocation, &hold, &error))
+    if (QString error; !parseLeaseOptions(invocation, &options, &hold, &error))
         return invocation.usageError(error);
     if (observe)
         return runObserve(invocation, name, hold);
-    return runCampaign(invocation, name, arguments.value(1).toUtf8(), hold);
+    return runCampaign(invocation, name, arguments.value(1).toUtf8(), options, hold);
 }
 } // namespace
 
@@ -421,7 +407,7 @@ Command lockCommand()
     command.arguments = {{QStringLiteral("NAME"), QStringLiteral("The lock's name (a key prefix)")},
                          {QStringLiteral("COMMAND"), QStringLiteral("A command line to run while holding the lock"),
                           true, true}};
-    command.options = {ttlOption(defaultTtlSeconds), holdOption()};
+    command.options = {ttlOption(), holdOption()};
     command.run = runLock;
     return command;
 }
@@ -458,7 +444,7 @@ Command electCommand()
                          {QStringLiteral("PROPOSAL"), QStringLiteral("Our candidate's value; not with --observe"), true}};
     command.options = {
         QCommandLineOption(QStringLiteral("observe"), QStringLiteral("Print who leads instead of campaigning")),
-        ttlOption(defaultTtlSeconds),
+        ttlOption(),
         holdOption(),
     };
     command.run = runElect;
@@ -490,7 +476,7 @@ Command semaphoreCommand()
     command.options = {
         QCommandLineOption(QStringLiteral("permits"), QStringLiteral("How many holders the semaphore admits (required)"),
                            QStringLiteral("N")),
-        ttlOption(defaultTtlSeconds),
+        ttlOption(),
         holdOption(),
     };
     command.run = runSemaphore;

@@ -11,8 +11,6 @@
 namespace QEtcd::Cli {
 
 namespace {
-constexpr qint64 defaultTtlSeconds = 10;
-
 QByteArray servicePath(const Invocation &invocation)
 {
     return invocation.value(QStringLiteral("service-path")).toUtf8();
@@ -45,12 +43,8 @@ int runRegister(Invocation &invocation)
                                          .arg(invocation.value(QStringLiteral("port"))));
     }
     RecipeOptions options;
-    options.ttlSeconds = defaultTtlSeconds;
-    QString error;
-    if (!parseTtl(invocation, &options.ttlSeconds, &error))
-        return invocation.usageError(error);
     std::optional<std::chrono::milliseconds> hold;
-    if (!parseHold(invocation, &hold, &error))
+    if (QString error; !parseLeaseOptions(invocation, &options, &hold, &error))
         return invocation.usageError(error);
 
     ServiceInstance instance(name, invocation.value(QStringLiteral("payload")));
@@ -231,7 +225,7 @@ Command serviceCommand()
                            QStringLiteral("PORT")),
         QCommandLineOption(QStringLiteral("payload"), QStringLiteral("register: the instance's payload text"),
                            QStringLiteral("TEXT")),
-        ttlOption(defaultTtlSeconds),
+        ttlOption(),
         QCommandLineOption(QStringLiteral("watch"), QStringLiteral("list: keep printing changes")),
         holdOption(),
     };

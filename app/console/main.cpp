@@ -7,6 +7,7 @@
 #include <QtCore/QCommandLineParser>
 #include <QtCore/QFileInfo>
 #include <QtCore/QProcessEnvironment>
+#include <QtGui/QIcon>
 #include <QtQml/QQmlExtensionPlugin>
 #include <QtQuick/QQuickWindow>
 #include <QtWidgets/QApplication>
@@ -108,6 +109,10 @@ int main(int argc, char *argv[])
     QApplication::setApplicationName(QStringLiteral("qetcd-console"));
     QApplication::setApplicationVersion(QStringLiteral(QETCD_VERSION_STR));
     QApplication::setOrganizationName(QStringLiteral("qetcd"));
+    // Wayland shells find the window's icon and name through its desktop entry; X11 window
+    // managers take the icon from the window itself (an SVG: Qt's SVG plugins draw it).
+    QApplication::setDesktopFileName(QStringLiteral("io.qetcd.Console"));
+    QApplication::setWindowIcon(QIcon(QStringLiteral(":/io.qetcd.Console.svg")));
     if (!parser.parse(QApplication::arguments()))
         return usageError(parser.errorText());
     if (!parser.positionalArguments().isEmpty())

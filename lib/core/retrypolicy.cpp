@@ -10,11 +10,6 @@ namespace QEtcd {
 
 using std::chrono::milliseconds;
 
-/*!
-    \class QEtcd::RetryPolicy
-    \brief Decides how long to wait before the next attempt of a failed operation, or to stop.
-*/
-
 RetryPolicy::RetryPolicy()
     : m_nextDelay([](int, milliseconds) { return Delay(); }), m_description(QStringLiteral("never"))
 {

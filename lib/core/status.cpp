@@ -4,13 +4,6 @@
 
 namespace QEtcd {
 
-/*!
-    \class QEtcd::Status
-    \brief The outcome of one library operation: a code and a message naming what went wrong.
-
-    No exception crosses qetcd's public API; every operation reports a Status instead.
-*/
-
 bool Status::isTransient() const
 {
     return m_code == StatusCode::Unavailable || m_code == StatusCode::Internal

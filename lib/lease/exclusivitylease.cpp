@@ -2,6 +2,7 @@
 
 #include "client.h"
 #include "client_p.h"
+#include "clientleases_p.h"
 #include "continuation_p.h"
 #include "keepalivehub_p.h"
 #include "leasereport_p.h"
@@ -88,11 +89,6 @@ public:
     Status lostCause;
 };
 
-/*!
-    \class QEtcd::ExclusivityLease
-    \brief A lease that is never healed, whose loss is known before etcd can act on it.
-*/
-
 ExclusivityLease::ExclusivityLease(Client *client, qint64 ttlSeconds, QObject *parent)
     : QObject(parent), d(std::make_unique<ExclusivityLeasePrivate>(this, client, ttlSeconds))
 {
@@ -135,7 +131,7 @@ QFuture<Status> ExclusivityLease::grant()
         }
         priv->report->ttlSeconds = grant.ttl;
         priv->report->setDeadline(sentAt + seconds(grant.ttl) - KeepAliveHub::safetyMargin(grant.ttl));
-        auto *hub = priv->clientPrivate->keepAliveHub();
+        auto *hub = ClientLeases::of(priv->clientPrivate).keepAliveHub();
         if (!hub)
             return Status(StatusCode::Closed, QStringLiteral("the client is closing"));
         priv->leaseId = grant.id;
@@ -151,7 +147,7 @@ void ExclusivityLease::release()
     const qint64 id = d->leaseId.load();
     if (id <= 0)
         return;
-    if (auto *hub = d->clientPrivate->keepAliveHub())  // gone while the client is torn down
+    if (auto *hub = ClientLeases::of(d->clientPrivate).keepAliveHub())  // gone while the client is torn down
         hub->remove(id);
     // A lease lost by its deadline may live on in etcd until its TTL runs out, keeping what it
     // held from whoever is next: revoke it anyway, best effort.

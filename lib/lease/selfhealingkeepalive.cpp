@@ -2,6 +2,7 @@
 
 #include "client.h"
 #include "client_p.h"
+#include "clientleases_p.h"
 #include "continuation_p.h"
 #include "keepalivehub_p.h"
 #include "leasereport_p.h"
@@ -165,7 +166,7 @@ public:
         if (closed || !healing || awaitingTurn)
             return;
         awaitingTurn = true;
-        clientPrivate->healGate().enter(this, [this] {
+        ClientLeases::of(clientPrivate).healGate().enter(this, [this] {
             awaitingTurn = false;
             holdingTurn = true;
             if (closed || !healing)
@@ -260,16 +261,18 @@ public:
         // owns nothing now, so let it go rather than wait out its TTL, once the heals still
         // waiting have had their turn. The revoke is the client's, not ours: we may go first.
         QObject *context = clientPrivate->dispatcherContext();
-        HealGate &gate = clientPrivate->healGate();
-        gate.enterAfterHeals(context, [client = client, context, &gate, previous] {
-            thenOn(client->leaseRevoke(previous), context, [&gate](const Result &) { gate.leave(); });
+        HealGate &gate = ClientLeases::of(clientPrivate).healGate();
+        gate.enterAfterHeals(context, [lifeline = lifelineOf(client), context, &gate, previous] {
+            lifeline->use([&](Client *client) {
+                thenOn(client->leaseRevoke(previous), context, [&gate](const Result &) { gate.leave(); });
+            });
         });
     }
 
     void giveBackTurn()
     {
         if (std::exchange(holdingTurn, false))
-            clientPrivate->healGate().leave();
+            ClientLeases::of(clientPrivate).healGate().leave();
     }
 
     // Renewed from the grant on, not once established: on a slow server establishing can
@@ -280,14 +283,14 @@ public:
         candidateTtl = grant.ttl;
         candidateDeadline = sentAt + seconds(grant.ttl);  // a presence lease's deadline is its plain TTL
         candidateLost = Status();
-        if (auto *hub = clientPrivate->keepAliveHub())
+        if (auto *hub = ClientLeases::of(clientPrivate).keepAliveHub())
             hub->add(grant.id, grant.ttl, sentAt, LeaseKind::Presence, this);
     }
 
     // The candidate will not be adopted: stop renewing it.
     void dropCandidate()
     {
-        if (auto *hub = clientPrivate->keepAliveHub())
+        if (auto *hub = ClientLeases::of(clientPrivate).keepAliveHub())
             hub->remove(candidate);
         candidate = 0;
     }
@@ -323,7 +326,7 @@ public:
         ++reachabilityGeneration;
         const qint64 id = leaseId.load();
         // A heal that completed while close() was on its way registered a new lease.
-        if (auto *hub = clientPrivate->keepAliveHub())
+        if (auto *hub = ClientLeases::of(clientPrivate).keepAliveHub())
             hub->remove(id);
         if (id > 0 && !failed)
             client->leaseRevoke(id);
@@ -398,12 +401,6 @@ public:
     QBasicTimer healTimer;
 };
 
-/*!
-    \class QEtcd::SelfHealingKeepAlive
-    \brief A lease that is granted again, and its keys re-established by compare-and-set, after
-    it expires.
-*/
-
 SelfHealingKeepAlive::SelfHealingKeepAlive(Client *client, qint64 ttlSeconds, Establish establish,
                                            const LeaseResilience &resilience, QObject *parent)
     : QObject(parent),
@@ -452,7 +449,7 @@ void SelfHealingKeepAlive::close()
     if (d->closed.exchange(true))
         return;
     d->mailbox->close();
-    if (auto *hub = d->clientPrivate->keepAliveHub())
+    if (auto *hub = ClientLeases::of(d->clientPrivate).keepAliveHub())
         hub->remove(d->leaseId.load());
     SelfHealingKeepAlivePrivate *priv = d.get();
     runOn(priv, [priv] { priv->shutDown(); });

@@ -19,48 +19,66 @@ namespace Internal {
 struct LeaseReport;
 }
 
-// A presence lease that heals: when it expires (a partition longer than its TTL, an
-// out-of-band revoke) a new lease is granted and establish re-creates the owned keys on it.
-//
-// establish(newLeaseId, previousLeaseId) runs once at start() (previousLeaseId = 0) and again
-// on every heal. Its future says what happened: Ok when the keys are in place; OwnershipLost
-// when they belong to someone else now (healing stops with Failed, and nothing is
-// overwritten); any other status is a failed attempt that the retry policy repeats. Such an
-// attempt may still have committed (its answer lost), so its lease is kept and renewed, and
-// the next attempt first asks etcd whether that lease holds keys: if it does, it is adopted
-// as established. So establish should put all its keys in one transaction.
-// casEstablish() below is the establish every qetcd recipe uses.
-//
-// Signals are emitted from the client's dispatcher thread; connect with the default
-// AutoConnection. Getters are safe from any thread.
+/// A lease that is granted again, and its keys re-established by compare-and-set, after it
+/// expires.
+///
+/// A presence lease that heals: when it expires (a partition longer than its TTL, an
+/// out-of-band revoke) a new lease is granted and establish re-creates the owned keys on it.
+///
+/// establish(newLeaseId, previousLeaseId) runs once at start() (previousLeaseId = 0) and again
+/// on every heal. Its future says what happened: Ok when the keys are in place; OwnershipLost
+/// when they belong to someone else now (healing stops with Failed, and nothing is
+/// overwritten); any other status is a failed attempt that the retry policy repeats. Such an
+/// attempt may still have committed (its answer lost), so its lease is kept and renewed, and
+/// the next attempt first asks etcd whether that lease holds keys: if it does, it is adopted
+/// as established. So establish should put all its keys in one transaction.
+/// casEstablish() is the establish every qetcd recipe uses.
+///
+/// Signals are emitted from the client's dispatcher thread; connect with the default
+/// AutoConnection. Getters are safe from any thread.
 class QETCD_EXPORT SelfHealingKeepAlive : public QObject
 {
     Q_OBJECT
+    /// The lease the keys are bound to now; -1 before the first grant.
     Q_PROPERTY(qint64 currentLeaseId READ currentLeaseId NOTIFY currentLeaseIdChanged)
+    /// Renewing normally: false while healing, after Failed and after close().
     Q_PROPERTY(bool healthy READ isHealthy NOTIFY healthyChanged)
 
 public:
+    /// Puts the owned keys on newLeaseId; previousLeaseId is 0 at start(), else the lease that
+    /// expired. The class description says what its Status means.
     using Establish = std::function<QFuture<Status>(qint64 newLeaseId, qint64 previousLeaseId)>;
 
+    /// A lease of \a ttlSeconds through \a client whose keys \a establish puts, healed as
+    /// \a resilience says; nothing happens until start().
     SelfHealingKeepAlive(Client *client, qint64 ttlSeconds, Establish establish,
                          const LeaseResilience &resilience = {}, QObject *parent = nullptr);
+    /// Closes the lease.
     ~SelfHealingKeepAlive() override;
     Q_DISABLE_COPY_MOVE(SelfHealingKeepAlive)
 
-    // Grants the first lease and runs establish; finishes once. On failure the lease is revoked.
+    /// Grants the first lease and runs establish; finishes once. On failure the lease is
+    /// revoked. AlreadyStarted on a second call.
     QFuture<Status> start();
-    // Idempotent: cancels a pending heal and revokes the lease so the owned keys go at once.
+    /// Cancels a pending heal and revokes the lease so the owned keys go at once. Idempotent.
     void close();
 
-    qint64 currentLeaseId() const;  // -1 before the first grant
-    bool isHealthy() const;         // false while healing, after Failed and after close()
+    /// The lease the keys are bound to now; -1 before the first grant.
+    qint64 currentLeaseId() const;
+    /// Renewing normally: false while healing, after Failed and after close().
+    bool isHealthy() const;
+    /// The TTL every lease is granted with, in seconds.
     qint64 ttlSeconds() const;
 
 Q_SIGNALS:
+    /// Renewals stalled (Suspended), the lease expired (Expired), was healed (Restored), or
+    /// healing stopped (Failed).
     void leaseEvent(const QEtcd::LeaseEvent &event);
-    // Renewals flow again after a Suspended, on the same lease.
+    /// Renewals flow again after a Suspended, on the same lease.
     void keepAliveResumed(qint64 leaseId);
+    /// The keys are bound to \a leaseId now.
     void currentLeaseIdChanged(qint64 leaseId);
+    /// isHealthy() changed.
     void healthyChanged(bool healthy);
 
 private:
@@ -69,9 +87,11 @@ private:
     std::unique_ptr<SelfHealingKeepAlivePrivate> d;
 };
 
-// The compare-and-set that (re-)establishes one key on a lease: put when the key is absent, or
-// still bound to previousLeaseId (a heal must not lose to its own not-yet-expired key); any
-// other owner yields OwnershipLost and the key stays theirs.
+/// The compare-and-set that (re-)establishes one key on a lease.
+///
+/// Puts \a value at \a key on \a newLeaseId when the key is absent, or still bound to
+/// \a previousLeaseId (a heal must not lose to its own not-yet-expired key); any other owner
+/// yields OwnershipLost and the key stays theirs.
 QETCD_EXPORT QFuture<Status> casEstablish(Client *client, const QByteArray &key, const QByteArray &value,
                                           qint64 newLeaseId, qint64 previousLeaseId);
 

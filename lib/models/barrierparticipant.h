@@ -5,46 +5,75 @@
 
 namespace QEtcd {
 
-// `Barrier` in QML: a DistributedBarrier. One participant sets it (owner turns true; its lease
-// heals), others wait() and are told how it was lifted, a spurious lift (the owner's lease
-// expired while it lives) included.
+/// `Barrier` in QML: a DistributedBarrier. One participant sets it (owner turns true; its lease
+/// heals), others wait() and are told how it was lifted, a spurious lift (the owner's lease
+/// expired while it lives) included.
 class QETCD_QUICK_EXPORT BarrierParticipant : public RecipeParticipant
 {
     Q_OBJECT
     QML_NAMED_ELEMENT(Barrier)
+    /// A wait() that finds no barrier waits for one to be set and removed (default true);
+    /// false: it passes at once (NotSet). Changing it drops what was held.
     Q_PROPERTY(bool waitOnMissingBarriers READ waitOnMissingBarriers WRITE setWaitOnMissingBarriers
                    NOTIFY waitOnMissingBarriersChanged)
+    /// This participant set the barrier, and its lease keeps it (also while healing).
     Q_PROPERTY(bool owner READ isOwner NOTIFY ownerChanged)
+    /// A wait() is under way.
     Q_PROPERTY(bool waiting READ isWaiting NOTIFY waitingChanged)
+    /// The last wait() ended with the barrier down.
     Q_PROPERTY(bool lifted READ isLifted NOTIFY waitEnded)
+    /// How the barrier came down in the last wait().
     Q_PROPERTY(LiftReason liftReason READ liftReason NOTIFY waitEnded)
+    /// The last lift was spurious: the owner's lease expired, the owner did not remove it.
     Q_PROPERTY(bool spurious READ isSpurious NOTIFY waitEnded)
 
 public:
-    enum LiftReason { NotSet, Removed, LeaseExpired, Deleted, Unknown };  // DistributedBarrier's (plain: unscoped in QML)
+    /// DistributedBarrier::LiftReason, plain so QML spells Barrier.Removed.
+    enum LiftReason {
+        NotSet,        ///< There was no barrier to wait for.
+        Removed,       ///< Its owner removed it.
+        LeaseExpired,  ///< It went with its owner's lease: spurious if the owner lives.
+        Deleted,       ///< Someone deleted the key.
+        Unknown        ///< Gone, but how is lost to compaction.
+    };
     Q_ENUM(LiftReason)
 
+    /// A Barrier without client or path yet.
     explicit BarrierParticipant(QObject *parent = nullptr);
 
+    /// Whether a wait waits for a missing barrier.
     bool waitOnMissingBarriers() const;
+    /// Sets whether a wait waits for a missing barrier.
     void setWaitOnMissingBarriers(bool wait);
+    /// This participant set the barrier.
     bool isOwner() const;
+    /// A wait() is under way.
     bool isWaiting() const;
-    // The last wait() ended with the barrier gone; liftReason and spurious say how.
+    /// The last wait() ended with the barrier gone; liftReason and spurious say how.
     bool isLifted() const;
+    /// How the barrier came down in the last wait().
     LiftReason liftReason() const;
+    /// The last lift was spurious.
     bool isSpurious() const;
 
+    /// Sets the barrier and returns at once; owner turns true once it is up (also when this
+    /// participant had it set already). Fails when someone else set it.
     Q_INVOKABLE void set();
+    /// Removes the barrier this participant set and returns at once; never one someone else set.
     Q_INVOKABLE void remove();
-    // timeoutMs < 0: wait as long as it takes.
+    /// Waits at the barrier and returns at once: waiting turns true, and waitEnded() tells how
+    /// it ended. \a timeoutMs < 0: wait as long as it takes.
     Q_INVOKABLE void wait(int timeoutMs = -1);
 
 Q_SIGNALS:
+    /// waitOnMissingBarriers changed.
     void waitOnMissingBarriersChanged();
+    /// owner changed.
     void ownerChanged();
+    /// waiting changed.
     void waitingChanged();
-    // Also when the wait failed (lifted false, errorOccurred tells why).
+    /// A wait() ended: with the barrier down (\a lifted, and how), or not (lifted false; then
+    /// errorOccurred() tells why, a timeout included).
     void waitEnded(bool lifted, QEtcd::BarrierParticipant::LiftReason reason, bool spurious);
 
 protected:

@@ -7,63 +7,86 @@
 namespace QEtcd {
 
 
-// One row per cluster member, refreshed every refreshInterval: its identity and URLs, and what
-// its status call says (leader, raft term and index, db size, version) with the round trip it
-// took; alarms for the whole cluster. A member is asked through the client's own connection to
-// it, so a member whose client URL is not among the client's endpoints has no status.
+/// `ClusterModel` in QML: the cluster's members, their status and the alarms.
+///
+/// One row per cluster member, refreshed every refreshInterval: its identity and URLs, and what
+/// its status call says (leader, raft term and index, db size, version) with the round trip it
+/// took; alarms for the whole cluster. A member is asked through the client's own connection to
+/// it, so a member whose client URL is not among the client's endpoints has no status.
 class QETCD_QUICK_EXPORT ClusterModel : public RefreshingListModel
 {
     Q_OBJECT
     QML_ELEMENT
+    /// The leader's member ID in hex; empty without a leader.
     Q_PROPERTY(QString leaderId READ leaderId NOTIFY refreshed)
+    /// The leader's name; empty without a leader among the rows.
     Q_PROPERTY(QString leaderName READ leaderName NOTIFY refreshed)
+    /// The highest store revision any member reported.
     Q_PROPERTY(qint64 revision READ revision NOTIFY refreshed)
+    /// How many members there are.
     Q_PROPERTY(int count READ count NOTIFY refreshed)
+    /// How many members answered their status call.
     Q_PROPERTY(int healthyCount READ healthyCount NOTIFY refreshed)
-    Q_PROPERTY(QStringList alarms READ alarms NOTIFY refreshed)  // "NOSPACE on <member id>"
-    // Where a new leader is told (leaderChanged, participant = its name), for a timeline.
+    /// The raised alarms, as `NOSPACE on <member id>`.
+    Q_PROPERTY(QStringList alarms READ alarms NOTIFY refreshed)
+    /// Where a new leader is told (leaderChanged, participant = its name), for a timeline.
     Q_PROPERTY(QEtcd::EventLogModel *eventLog READ eventLog WRITE setEventLog NOTIFY eventLogChanged)
 
 public:
+    /// The roles of a row, with the names QML reads them by.
     enum Role {
-        IdRole = Qt::UserRole + 1,  // hex
-        NameRole,
-        ClientUrlsRole,
-        PeerUrlsRole,
-        IsLearnerRole,
-        IsLeaderRole,
-        HealthyRole,      // its status call answered
-        RoundTripRole,    // ms the status call took; -1 without an answer
-        RaftTermRole,
-        RaftIndexRole,
-        RevisionRole,
-        DbSizeRole,
-        DbSizeInUseRole,
-        VersionRole,
-        ErrorRole,        // why there is no status, or the member's own errors
+        IdRole = Qt::UserRole + 1,  ///< `memberId`: the member ID in hex.
+        NameRole,                   ///< `name`: the member's name.
+        ClientUrlsRole,             ///< `clientUrls`: where clients reach it.
+        PeerUrlsRole,               ///< `peerUrls`: where the other members reach it.
+        IsLearnerRole,              ///< `isLearner`: it does not vote.
+        IsLeaderRole,               ///< `isLeader`: it is the raft leader.
+        HealthyRole,      ///< `healthy`: its status call answered.
+        RoundTripRole,    ///< `roundTrip`: ms the status call took; -1 without an answer.
+        RaftTermRole,     ///< `raftTerm`.
+        RaftIndexRole,    ///< `raftIndex`.
+        RevisionRole,     ///< `revision`: its store revision.
+        DbSizeRole,       ///< `dbSize`: its database file, in bytes.
+        DbSizeInUseRole,  ///< `dbSizeInUse`: the part of it that holds data, in bytes.
+        VersionRole,      ///< `version`: its etcd version.
+        ErrorRole,        ///< `error`: why there is no status, or the member's own errors.
     };
     Q_ENUM(Role)
 
+    /// A ClusterModel re-read every 2 s once it has a client.
     explicit ClusterModel(QObject *parent = nullptr);
+    /// Destroys the model.
     ~ClusterModel() override;
 
+    /// The leader's member ID in hex.
     QString leaderId() const;
+    /// The leader's name.
     QString leaderName() const;
-    // The name of the member that serves this client URL ("http://127.0.0.1:2379"), empty when
-    // no member lists it: which member a client's active endpoint reaches.
+    /// The name of the member that serves this client URL ("http://127.0.0.1:2379"), empty when
+    /// no member lists it: which member a client's active endpoint reaches.
     Q_INVOKABLE QString memberNameAt(const QString &clientUrl) const;
+    /// The highest store revision any member reported.
     qint64 revision() const { return m_revision; }
+    /// How many members there are.
     int count() const { return int(m_rows.size()); }
+    /// How many members answered.
     int healthyCount() const;
+    /// The raised alarms.
     QStringList alarms() const { return m_alarms; }
+    /// Where a new leader is told; null without one.
     EventLogModel *eventLog() const { return m_eventLog; }
+    /// Sets where a new leader is told.
     void setEventLog(EventLogModel *log);
 
+    /// One row per member, sorted by ID.
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
+    /// A member's \a role.
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    /// The Role names.
     QHash<int, QByteArray> roleNames() const override;
 
 Q_SIGNALS:
+    /// eventLog changed.
     void eventLogChanged();
 
 protected:

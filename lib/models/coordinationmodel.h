@@ -20,61 +20,86 @@ namespace Internal {
 struct RowNotifications;
 }
 
-// The coordination objects under a prefix (locks, elections, barriers, semaphores, services,
-// queues, counters), recognised from etcd's contents and kept live through one watch; a burst
-// of changes becomes one update per frame. Entries (holders, waiters, candidates, members) are
-// lists of maps: key, name, clientId, host, pid, sinceMs, lease (hex), createRevision, value.
+/// `CoordinationModel` in QML: the coordination objects under a prefix, live.
+///
+/// The coordination objects under a prefix (locks, elections, barriers, semaphores, services,
+/// queues, counters), recognised from etcd's contents and kept live through one watch; a burst
+/// of changes becomes one update per frame. Entries (holders, waiters, candidates, members) are
+/// lists of maps: key, name, clientId, host, pid, sinceMs, lease (hex), createRevision, value.
 class QETCD_QUICK_EXPORT CoordinationModel : public QAbstractListModel
 {
     Q_OBJECT
     QML_ELEMENT
+    /// The client to read and watch through; setting it starts again.
     Q_PROPERTY(QEtcd::Client *client READ client WRITE setClient NOTIFY clientChanged)
+    /// The objects shown live under it; setting it starts again.
     Q_PROPERTY(QString prefix READ prefix WRITE setPrefix NOTIFY prefixChanged)
+    /// For a view's placeholders (ModelStatus).
     Q_PROPERTY(QEtcd::ModelStatus::Status status READ status NOTIFY statusChanged)
+    /// Why the read failed or the watch gave up.
     Q_PROPERTY(QString errorString READ errorString NOTIFY statusChanged)
+    /// How many objects there are.
     Q_PROPERTY(int count READ count NOTIFY countChanged)
 
 public:
+    /// The roles of a row (CoordinationObject's fields), with the names QML reads them by.
     enum Role {
-        KindRole = Qt::UserRole + 1,  // "lock", "election", "semaphore", ...
-        NameRole,                     // the path
-        HoldersRole,                  // holders; an election's leader; a barrier's owner
-        WaitersRole,                  // in FIFO order; an election's candidates behind the leader
-        MembersRole,                  // arrived / entered members, service instances
-        LeavingRole,
-        PermitsRole,
-        SetRole,                      // barrier set, counted barrier open
-        DepthRole,
-        OldestRole,                   // ms since the epoch, -1 unknown
-        DelayedRole,
-        InFlightRole,
-        OrphansRole,
-        DeadLettersRole,
-        ValueRole,                    // counters
-        KeysRole,
+        KindRole = Qt::UserRole + 1,  ///< `kind`: "lock", "election", "semaphore", ...
+        NameRole,                     ///< `name`: the path.
+        HoldersRole,                  ///< `holders`: holders; an election's leader; a barrier's owner.
+        WaitersRole,  ///< `waiters`: in FIFO order; an election's candidates behind the leader.
+        MembersRole,                  ///< `members`: arrived / entered members, service instances.
+        LeavingRole,                  ///< `leaving`: a double barrier's members at the leave barrier.
+        PermitsRole,                  ///< `permits`: a semaphore's N; -1 when not stored.
+        SetRole,                      ///< `set`: barrier set, counted barrier open.
+        DepthRole,                    ///< `depth`: a queue's items waiting.
+        OldestRole,                   ///< `oldest`: ms since the epoch, -1 unknown.
+        DelayedRole,                  ///< `delayed`: a work queue's items scheduled for later.
+        InFlightRole,                 ///< `inFlight`: a work queue's claimed items.
+        OrphansRole,                  ///< `orphans`: a work queue's claims without a live consumer.
+        DeadLettersRole,              ///< `deadLetters`: a work queue's dead letters.
+        ValueRole,                    ///< `value`: a counter's value.
+        KeysRole,                     ///< `keys`: every key of the object.
     };
     Q_ENUM(Role)
 
+    /// A CoordinationModel without client yet.
     explicit CoordinationModel(QObject *parent = nullptr);
+    /// Destroys the model; its watch ends.
     ~CoordinationModel() override;
 
+    /// The client.
     Client *client() const;
+    /// Sets the client and starts again.
     void setClient(Client *client);
+    /// The prefix.
     QString prefix() const;
+    /// Sets the prefix and starts again.
     void setPrefix(const QString &prefix);
+    /// The status.
     ModelStatus::Status status() const { return m_status; }
+    /// Why the read failed or the watch gave up.
     QString errorString() const { return m_error; }
+    /// How many objects there are.
     int count() const { return int(m_objects.size()); }
+    /// The object at \a row; an empty one outside the rows.
     CoordinationObject object(int row) const { return m_objects.value(row); }
 
+    /// One row per object, sorted by path, then kind.
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
+    /// An object's \a role.
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    /// The Role names.
     QHash<int, QByteArray> roleNames() const override;
 
 Q_SIGNALS:
+    /// client changed.
     void clientChanged();
+    /// prefix changed.
     void prefixChanged();
+    /// status or errorString changed.
     void statusChanged();
+    /// count changed.
     void countChanged();
 
 private:

@@ -33,11 +33,6 @@ public:
     }
 };
 
-/*!
-    \class QEtcd::CoordinationMonitor
-    \brief The coordination objects under a prefix, recognised again after every burst of changes.
-*/
-
 CoordinationMonitor::CoordinationMonitor(Client *client, const QByteArray &prefix, QObject *parent)
     : QObject(parent), d(std::make_unique<CoordinationMonitorPrivate>())
 {

@@ -15,36 +15,43 @@ namespace QEtcd {
 class Client;
 class CoordinationMonitorPrivate;
 
-// The coordination objects under a prefix, kept current: one read, then one watch from right
-// after it (re-read after a compaction), and the recogniser run again after changes. Changes
-// are coalesced: objectsChanged() comes at most once per interval, on the thread the monitor
-// lives in, and only the objects whose keys changed are recognised again, so following a large
-// store costs what its changes cost.
-//
-// A queued entry whose tool wrote no time (etcdctl, etcd-recipes) gets the time the monitor
-// saw it appear as its sinceMs; entries already there at the start stay unknown (-1).
+/// The coordination objects under a prefix, recognised again after every burst of changes.
+///
+/// The coordination objects under a prefix, kept current: one read, then one watch from right
+/// after it (re-read after a compaction), and the recogniser run again after changes. Changes
+/// are coalesced: objectsChanged() comes at most once per interval, on the thread the monitor
+/// lives in, and only the objects whose keys changed are recognised again, so following a large
+/// store costs what its changes cost.
+///
+/// A queued entry whose tool wrote no time (etcdctl, etcd-recipes) gets the time the monitor
+/// saw it appear as its sinceMs; entries already there at the start stay unknown (-1).
 class QETCD_EXPORT CoordinationMonitor : public QObject
 {
     Q_OBJECT
 public:
+    /// Follows the keys under \a prefix, through \a client; nothing is read until start().
     CoordinationMonitor(Client *client, const QByteArray &prefix, QObject *parent = nullptr);
+    /// Stops following; the watch ends.
     ~CoordinationMonitor() override;
     Q_DISABLE_COPY_MOVE(CoordinationMonitor)
 
+    /// The prefix followed.
     QByteArray prefix() const;
-    // Default 16 ms, a frame; set it before start().
+    /// The least time between two objectsChanged(); default 16 ms, a frame. Set it before
+    /// start().
     void setInterval(std::chrono::milliseconds interval);
 
-    // Finishes once the first read is in objects() and the watch runs; one-shot.
+    /// Finishes once the first read is in objects() and the watch runs; one-shot.
     QFuture<Status> start();
 
-    QList<CoordinationObject> objects() const;  // as of the last objectsChanged()
+    /// The objects as of the last objectsChanged(), sorted by path, then kind.
+    QList<CoordinationObject> objects() const;
 
 Q_SIGNALS:
-    // What appeared, changed or went since the previous signal; the first, when start()
-    // finishes, lists every object as Added.
+    /// What appeared, changed or went since the previous signal; the first, when start()
+    /// finishes, lists every object as Added.
     void objectsChanged(const QList<QEtcd::CoordinationObjectChange> &changes);
-    // The watch could not be recovered: objects() no longer follows etcd.
+    /// The watch could not be recovered: objects() no longer follows etcd.
     void failed(const QEtcd::Status &status);
 
 private:

@@ -11,105 +11,119 @@
 
 namespace QEtcd {
 
-// One key that takes part in a coordination object: a holder, a waiter, a candidate, an
-// arrived member, a service instance.
+/// One key that takes part in a coordination object: a holder, a waiter, a candidate, an
+/// arrived member, a service instance.
 struct QETCD_EXPORT CoordinationEntry
 {
-    QByteArray key;
-    QByteArray value;
-    // Who: the clientId from qetcd's identity JSON or from an etcd-recipes value
-    // ("<clientId>:<token>" or the clientId itself); empty for tools that write no name
-    // (etcdctl lock, Go's concurrency.Mutex), whose entries are known by their lease.
+    QByteArray key;    ///< The key.
+    QByteArray value;  ///< Its value.
+    /// Who: the clientId from qetcd's identity JSON or from an etcd-recipes value
+    /// (`<clientId>:<token>` or the clientId itself); empty for tools that write no name
+    /// (etcdctl lock, Go's concurrency.Mutex), whose entries are known by their lease.
     QString name;
-    QString host;         // qetcd's identity only
-    qint64 pid = 0;       // qetcd's identity only
-    qint64 sinceMs = -1;  // ms since the epoch it queued (qetcd's identity), -1 when unknown
-    qint64 lease = 0;
-    qint64 createRevision = 0;  // a hold's fencing token, a leader's term
-    qint64 modRevision = 0;
+    QString host;         ///< The host it runs on; qetcd's identity only.
+    qint64 pid = 0;       ///< Its process ID; qetcd's identity only.
+    qint64 sinceMs = -1;  ///< When it queued, in ms since the epoch (qetcd's identity); -1 when unknown.
+    qint64 lease = 0;     ///< The key's lease.
+    qint64 createRevision = 0;  ///< A hold's fencing token, a leader's term.
+    qint64 modRevision = 0;     ///< The revision that last changed the key.
 
-    QString displayName() const;  // name, else "lease <hex>", else the key
+    /// name, else "lease" and the lease in hex, else the key.
+    QString displayName() const;
+    /// The entry as `qetcd inspect --json` writes it; \a nowMs (ms since the epoch) turns
+    /// sinceMs into a wait time.
     QJsonObject toJson(qint64 nowMs) const;
+    /// Every field is the same.
     bool operator==(const CoordinationEntry &other) const;
+    /// Some field differs.
     bool operator!=(const CoordinationEntry &other) const { return !(*this == other); }
 };
 
-// What the recogniser found under one path. Which fields mean something depends on kind;
-// the others keep their defaults.
+/// What the recogniser found under one path. Which fields mean something depends on kind;
+/// the others keep their defaults.
 struct QETCD_EXPORT CoordinationObject
 {
+    /// Which coordination object it is.
     enum class Kind {
-        Lock,           // etcd's lock layout: qetcd DistributedMutex, etcdctl lock, Go, v3lock
-        // etcd's election layout (qetcd, etcdctl elect, Go, v3election) and etcd-recipes'
-        // <path>/LEADER + <path>/participants/
+        Lock,           ///< etcd's lock layout: qetcd DistributedMutex, etcdctl lock, Go, v3lock.
+        /// etcd's election layout (qetcd, etcdctl elect, Go, v3election) and etcd-recipes'
+        /// `<path>/LEADER` + `<path>/participants/`.
         Election,
-        ReadWriteLock,
-        Semaphore,
-        Barrier,
-        CountedBarrier,
-        DoubleBarrier,
-        Service,
-        Queue,
-        PriorityQueue,
-        WorkQueue,
-        Counter,
+        ReadWriteLock,   ///< A DistributedReadWriteLock.
+        Semaphore,       ///< A DistributedSemaphore.
+        Barrier,         ///< A DistributedBarrier that is set.
+        CountedBarrier,  ///< A DistributedBarrierWithCount.
+        DoubleBarrier,   ///< A DistributedDoubleBarrier.
+        Service,         ///< The instances of one service (ServiceRegistry).
+        Queue,           ///< A DistributedQueue.
+        PriorityQueue,   ///< A DistributedPriorityQueue.
+        WorkQueue,       ///< A DistributedWorkQueue.
+        Counter,         ///< A DistributedAtomicLong.
     };
 
-    Kind kind = Kind::Lock;
-    QByteArray path;  // the recipe's path; for a service <servicePath>/names/<name>
+    Kind kind = Kind::Lock;  ///< Which object it is.
+    QByteArray path;  ///< The recipe's path; for a service `<servicePath>/names/<name>`.
 
-    // Locks, read/write locks, semaphores: who holds, in the order they got in. Elections: the
-    // leader alone. A set barrier: its owner. A counted barrier: the member that opened it.
+    /// Locks, read/write locks, semaphores: who holds, in the order they got in. Elections: the
+    /// leader alone. A set barrier: its owner. A counted barrier: the member that opened it.
     QList<CoordinationEntry> holders;
-    // Waiters in FIFO order (locks, semaphores); candidates behind the leader (elections).
+    /// Waiters in FIFO order (locks, semaphores); candidates behind the leader (elections).
     QList<CoordinationEntry> waiters;
-    // Counted barriers: members arrived; double barriers: members entered; services: instances.
+    /// Counted barriers: members arrived; double barriers: members entered; services: instances.
     QList<CoordinationEntry> members;
-    QList<CoordinationEntry> leaving;  // double barriers: members at the leave barrier
+    QList<CoordinationEntry> leaving;  ///< Double barriers: members at the leave barrier.
 
-    int permits = -1;     // semaphores: N from <path>/permits, -1 when not stored
-    bool set = false;     // barriers: the key is there; counted barriers: the round is open
-    qint64 depth = -1;    // queues: items waiting (work queues: ready now)
-    qint64 oldestMs = -1; // queues: when the oldest waiting item was put (ms since the epoch)
-    qint64 delayed = -1;  // work queues: items scheduled for later
-    qint64 inFlight = -1; // work queues: items claimed and not yet acknowledged
-    qint64 orphans = -1;  // work queues: claims whose consumer's lease is gone
-    qint64 deadLetters = -1;
-    QMap<int, qint64> depthByPriority;  // priority queues
-    qint64 value = 0;                   // counters
-    QList<QByteArray> keys;             // every key that belongs to the object, sorted
+    int permits = -1;     ///< Semaphores: N from `<path>/permits`, -1 when not stored.
+    bool set = false;     ///< Barriers: the key is there; counted barriers: the round is open.
+    qint64 depth = -1;    ///< Queues: items waiting (work queues: ready now).
+    qint64 oldestMs = -1; ///< Queues: when the oldest waiting item was put (ms since the epoch).
+    qint64 delayed = -1;  ///< Work queues: items scheduled for later.
+    qint64 inFlight = -1; ///< Work queues: items claimed and not yet acknowledged.
+    qint64 orphans = -1;  ///< Work queues: claims whose consumer's lease is gone.
+    qint64 deadLetters = -1;            ///< Work queues: items under dlq/.
+    QMap<int, qint64> depthByPriority;  ///< Priority queues: items waiting, by priority.
+    qint64 value = 0;                   ///< Counters: the value.
+    QList<QByteArray> keys;             ///< Every key that belongs to the object, sorted.
 
-    QString kindName() const;  // "lock", "election", "readWriteLock", ...
-    // One object of `qetcd inspect --json`: kind and path first, then what applies to the kind.
+    /// "lock", "election", "readWriteLock", ...
+    QString kindName() const;
+    /// One object of `qetcd inspect --json`: kind and path first, then what applies to the kind.
     QJsonObject toJson(qint64 nowMs) const;
+    /// Every field is the same.
     bool operator==(const CoordinationObject &other) const;
+    /// Some field differs.
     bool operator!=(const CoordinationObject &other) const { return !(*this == other); }
 };
 
-// One object that appeared, changed or went since the previous update of a changing set of
-// keys. An object whose kind changed (a lock whose queue turned out to be an election) goes
-// and appears again.
+/// One object that appeared, changed or went since the previous update of a changing set of
+/// keys. An object whose kind changed (a lock whose queue turned out to be an election) goes
+/// and appears again.
 struct QETCD_EXPORT CoordinationObjectChange
 {
-    enum class Type { Added, Changed, Removed };
-    Type type = Type::Added;
-    CoordinationObject object;    // Removed: as it was
-    CoordinationObject previous;  // Changed: as it was; Added, Removed: empty
+    /// What happened to the object.
+    enum class Type {
+        Added,    ///< It appeared.
+        Changed,  ///< Its entries or figures changed.
+        Removed   ///< It went.
+    };
+    Type type = Type::Added;      ///< What happened.
+    CoordinationObject object;    ///< The object now; Removed: as it was.
+    CoordinationObject previous;  ///< Changed: as it was; Added, Removed: empty.
 };
 
-// Tells, from etcd's contents alone, which coordination objects live in a set of keys: the
-// layouts qetcd writes, etcd's own (etcdctl lock/elect, Go's concurrency, v3lock, v3election)
-// and etcd-recipes'. A key belongs to at most one object; keys that fit no layout (plain keys,
-// transient keys) are left out.
-//
-// What etcd cannot tell: a counted barrier's N, a barrier that has been lifted (its key is
-// gone), waiters on a barrier (they write nothing). A lock's holder and waiters are named
-// only when their tool wrote a name; a queued entry's wait time is known only from qetcd's
-// identity.
+/// Tells, from etcd's contents alone, which coordination objects live in a set of keys: the
+/// layouts qetcd writes, etcd's own (etcdctl lock/elect, Go's concurrency, v3lock, v3election)
+/// and etcd-recipes'. A key belongs to at most one object; keys that fit no layout (plain keys,
+/// transient keys) are left out.
+///
+/// What etcd cannot tell: a counted barrier's N, a barrier that has been lifted (its key is
+/// gone), waiters on a barrier (they write nothing). A lock's holder and waiters are named
+/// only when their tool wrote a name; a queued entry's wait time is known only from qetcd's
+/// identity.
 class QETCD_EXPORT CoordinationRecogniser
 {
 public:
-    // Sorted by path, then kind.
+    /// Every object among \a kvs, sorted by path, then kind.
     static QList<CoordinationObject> recognise(const QList<KeyValue> &kvs);
 };
 

@@ -5,28 +5,39 @@
 
 namespace QEtcd {
 
-// `DoubleBarrier` in QML: a DistributedDoubleBarrier; enter() passes once memberCount entered,
-// leave() once all of them left.
+/// `DoubleBarrier` in QML: a DistributedDoubleBarrier; enter() passes once memberCount entered,
+/// leave() once all of them left.
 class QETCD_QUICK_EXPORT DoubleBarrierParticipant : public GroupBarrierParticipant
 {
     Q_OBJECT
     QML_NAMED_ELEMENT(DoubleBarrier)
+    /// enter() passed: every member entered.
     Q_PROPERTY(bool entered READ hasEntered NOTIFY phaseChanged)
+    /// leave() passed: every member left.
     Q_PROPERTY(bool left READ hasLeft NOTIFY phaseChanged)
 
 public:
+    /// A DoubleBarrier without client or path yet.
     explicit DoubleBarrierParticipant(QObject *parent = nullptr);
 
+    /// enter() passed.
     bool hasEntered() const;
+    /// leave() passed.
     bool hasLeft() const;
 
-    // timeoutMs < 0: wait as long as it takes.
+    /// Enters and returns at once; enteredBarrier() once memberCount entered, errorOccurred()
+    /// otherwise. \a timeoutMs < 0: wait as long as it takes.
     Q_INVOKABLE void enter(int timeoutMs = -1);
+    /// Leaves and returns at once; leftBarrier() once all of them left. \a timeoutMs < 0: wait
+    /// as long as it takes.
     Q_INVOKABLE void leave(int timeoutMs = -1);
 
 Q_SIGNALS:
+    /// entered or left changed.
     void phaseChanged();
+    /// Every member entered.
     void enteredBarrier();
+    /// Every member left.
     void leftBarrier();
 
 protected:

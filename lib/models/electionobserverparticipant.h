@@ -7,34 +7,50 @@
 
 namespace QEtcd {
 
-// `ElectionObserver` in QML: a LeaderObserver. After start(), leader* follow the election live.
+/// `ElectionObserver` in QML: a LeaderObserver. After start(), leader* follow the election live.
 class QETCD_QUICK_EXPORT ElectionObserverParticipant : public RecipeParticipant
 {
     Q_OBJECT
     QML_NAMED_ELEMENT(ElectionObserver)
+    /// Someone leads.
     Q_PROPERTY(bool hasLeader READ hasLeader NOTIFY leaderChanged)
+    /// The leader's proclamation.
     Q_PROPERTY(QString leader READ leader NOTIFY leaderChanged)
+    /// The leader's key.
     Q_PROPERTY(QString leaderKey READ leaderKey NOTIFY leaderChanged)
+    /// The leader's client id; empty for leaders that are not qetcd's.
     Q_PROPERTY(QString leaderClientId READ leaderClientId NOTIFY leaderChanged)
+    /// The leader's fencing token (its key's create revision).
     Q_PROPERTY(qint64 leaderFencingToken READ leaderFencingToken NOTIFY leaderChanged)
+    /// Every candidate, leader first, as Election.candidates.
     Q_PROPERTY(QVariantList candidates READ candidates NOTIFY candidatesChanged)
 
 public:
+    /// An ElectionObserver without client or path yet.
     explicit ElectionObserverParticipant(QObject *parent = nullptr);
 
+    /// Someone leads.
     bool hasLeader() const;
-    QString leader() const;  // the leader's proclamation
+    /// The leader's proclamation.
+    QString leader() const;
+    /// The leader's key.
     QString leaderKey() const;
-    QString leaderClientId() const;  // empty for leaders that are not qetcd's
+    /// The leader's client id; empty for leaders that are not qetcd's.
+    QString leaderClientId() const;
+    /// The leader's fencing token.
     qint64 leaderFencingToken() const;
-    QVariantList candidates() const;  // as Election.candidates
+    /// Every candidate, leader first.
+    QVariantList candidates() const;
 
+    /// Starts following the election; the leader properties follow it live from then on.
     Q_INVOKABLE void start();
-    // Re-read on every change of leader; call it to see candidates join or leave meanwhile.
+    /// Re-read on every change of leader; call it to see candidates join or leave meanwhile.
     Q_INVOKABLE void refreshCandidates();
 
 Q_SIGNALS:
+    /// The leader properties changed.
     void leaderChanged();
+    /// candidates changed.
     void candidatesChanged();
 
 protected:

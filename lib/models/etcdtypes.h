@@ -8,8 +8,8 @@
 
 namespace QEtcd {
 
-// Status reaches QML as a value: status.code, status.codeName, status.message, status.isOk,
-// status.toString().
+/// Registers Status with QML as the value type `status`: status.code, status.codeName,
+/// status.message, status.isOk, status.toString().
 struct StatusForeign
 {
     Q_GADGET
@@ -17,9 +17,8 @@ struct StatusForeign
     QML_VALUE_TYPE(status)
 };
 
-// The library's shared enums, spelled with their enum's name: Etcd.ConnectionState.Lost,
-// Etcd.LeaseEventKind.Expired, Etcd.StatusCode.ReadOnly (scoped only; see enums.h).
-// A Client reaches QML only to be handed on, from EtcdClient.client to a model's client.
+/// Registers Client with QML, not creatable: a Client reaches QML only to be handed on, from
+/// EtcdClient.client to a model's client.
 struct ClientForeign
 {
     Q_GADGET
@@ -27,6 +26,9 @@ struct ClientForeign
     QML_ANONYMOUS
 };
 
+/// `Etcd` in QML: the library's shared enums, spelled with their enum's name:
+/// Etcd.ConnectionState.Lost, Etcd.LeaseEventKind.Expired, Etcd.StatusCode.ReadOnly (scoped
+/// only; see enums.h).
 namespace EtcdEnums {
 Q_NAMESPACE
 Q_CLASSINFO("RegisterEnumClassesUnscoped", "false")

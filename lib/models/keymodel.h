@@ -18,104 +18,157 @@ class KeyIndex;
 struct KeyEntry;
 }
 
-// The keys under a prefix as a flat list sorted by key: loaded lazily in keys-only pages
-// (fetchMore(), which a ListView calls as it scrolls; the first of pageSize keys, each next
-// one twice as large up to 32,768), kept current by one watch, changes
-// applied at most once per frame. Values are read only for the selected key. KeyTreeModel
-// shows the same keys as a tree by '/'.
+/// `KeyModel` in QML: the keys under a prefix, loaded page by page and kept live.
+///
+/// The keys under a prefix as a flat list sorted by key: loaded lazily in keys-only pages
+/// (fetchMore(), which a ListView calls as it scrolls; the first of pageSize keys, each next
+/// one twice as large up to 32,768), kept current by one watch, changes
+/// applied at most once per frame. Values are read only for the selected key. KeyTreeModel
+/// shows the same keys as a tree by '/'.
 class QETCD_QUICK_EXPORT KeyModel : public QAbstractListModel
 {
     Q_OBJECT
     QML_ELEMENT
+    /// The client to read through (EtcdClient.client); setting it starts again.
     Q_PROPERTY(QEtcd::Client *client READ client WRITE setClient NOTIFY clientChanged)
+    /// The keys shown start with it; setting it starts again.
     Q_PROPERTY(QString prefix READ prefix WRITE setPrefix NOTIFY prefixChanged)
+    /// The size of the first page (default 1000); each next page is twice as large.
     Q_PROPERTY(int pageSize READ pageSize WRITE setPageSize NOTIFY pageSizeChanged)
+    /// For a view's placeholders (ModelStatus).
     Q_PROPERTY(QEtcd::ModelStatus::Status status READ status NOTIFY statusChanged)
+    /// Why loading or the watch failed.
     Q_PROPERTY(QString errorString READ errorString NOTIFY statusChanged)
+    /// Keys loaded out of total, 0 to 1; 1 when every key is in.
     Q_PROPERTY(double progress READ progress NOTIFY progressChanged)
+    /// Keys under the prefix when loading began; -1 unknown.
     Q_PROPERTY(qint64 total READ total NOTIFY progressChanged)
+    /// Rows loaded (shown, while paused).
     Q_PROPERTY(int count READ count NOTIFY countChanged)
+    /// The key whose value selected shows; its value is read when it is set.
     Q_PROPERTY(QString selectedKey READ selectedKey WRITE setSelectedKey NOTIFY selectedChanged)
-    // key, value (UTF-8 text), size, createRevision, modRevision, version, lease (hex), error,
-    // and views: the value as text, JSON, hex and a recipe's encoding (see valuedescription_p.h)
+    /// The selected key: key, value (UTF-8 text), size, createRevision, modRevision, version,
+    /// lease (hex), error, and views: the value as text, JSON, hex and a recipe's encoding.
     Q_PROPERTY(QVariantMap selected READ selected NOTIFY selectedChanged)
-    // While paused the rows and the selected value stay as they were when the pause began (a
-    // key the operator selects meanwhile is still read); on resume they catch up row by row,
-    // so a view keeps its place.
+    /// While paused the rows and the selected value stay as they were when the pause began (a
+    /// key the operator selects meanwhile is still read); on resume they catch up row by row,
+    /// so a view keeps its place.
     Q_PROPERTY(bool paused READ isPaused WRITE setPaused NOTIFY pausedChanged)
-    // Changes to the rows (pages, watch events, reloads) that arrived during the pause.
+    /// Changes to the rows (pages, watch events, reloads) that arrived during the pause.
     Q_PROPERTY(int heldChanges READ heldChanges NOTIFY heldChangesChanged)
 
 public:
+    /// The roles of a row, with the names QML reads them by.
     enum Role {
-        KeyRole = Qt::UserRole + 1,
-        NameRole,  // the key without the prefix
-        CreateRevisionRole,
-        ModRevisionRole,
-        VersionRole,
-        LeaseRole,        // hex, as etcdctl prints it; empty without a lease
-        ChangedAtRole,    // ms since the epoch the watch last changed it (0: not since loading), to flash
+        KeyRole = Qt::UserRole + 1,  ///< `key`: the whole key.
+        NameRole,  ///< `name`: the key without the prefix.
+        CreateRevisionRole,  ///< `createRevision`.
+        ModRevisionRole,     ///< `modRevision`.
+        VersionRole,         ///< `version`.
+        LeaseRole,        ///< `lease`: hex, as etcdctl prints it; empty without a lease.
+        /// `changedAt`: ms since the epoch the watch last changed it (0: not since loading), to
+        /// flash.
+        ChangedAtRole,
     };
     Q_ENUM(Role)
 
+    /// A KeyModel without client yet.
     explicit KeyModel(QObject *parent = nullptr);
+    /// Destroys the model; its watch ends.
     ~KeyModel() override;
 
+    /// The client.
     Client *client() const;
+    /// Sets the client and starts again.
     void setClient(Client *client);
+    /// The prefix.
     QString prefix() const;
+    /// Sets the prefix and starts again.
     void setPrefix(const QString &prefix);
+    /// The size of the first page.
     int pageSize() const;
+    /// Sets the size of the first page.
     void setPageSize(int pageSize);
+    /// The status.
     ModelStatus::Status status() const;
+    /// Why loading or the watch failed.
     QString errorString() const;
+    /// Keys loaded out of total, 0 to 1.
     double progress() const;
+    /// Keys under the prefix when loading began; -1 unknown.
     qint64 total() const;
+    /// Rows loaded.
     int count() const;
+    /// The selected key.
     QString selectedKey() const;
+    /// Selects \a key and reads its value.
     void setSelectedKey(const QString &key);
+    /// The selected key and its value.
     QVariantMap selected() const;
+    /// The rows are held still.
     bool isPaused() const { return m_frozen != nullptr; }
+    /// Holds the rows still, or lets them catch up.
     void setPaused(bool paused);
+    /// Changes held back while paused.
     int heldChanges() const { return m_heldChanges; }
 
-    // Starts again from the first page (setting the client or the prefix does it too).
+    /// Starts again from the first page (setting the client or the prefix does it too).
     Q_INVOKABLE void reload();
-    // Loads the next page, unless one is on its way or every key is in: what a view calls as
-    // it nears its end, ahead of Qt Quick's own fetchMore(), which comes only once the last
-    // loaded row is built (and a steady scroll then meets blank rows).
+    /// Loads the next page, unless one is on its way or every key is in: what a view calls as
+    /// it nears its end, ahead of Qt Quick's own fetchMore(), which comes only once the last
+    /// loaded row is built (and a steady scroll then meets blank rows).
     Q_INVOKABLE void fetchNextPage();
-    // Loads every remaining page.
+    /// Loads every remaining page.
     Q_INVOKABLE void fetchAll();
-    // The row of key, -1 when it is not loaded.
+    /// The row of key, -1 when it is not loaded.
     Q_INVOKABLE int indexOf(const QString &key) const;
 
-    // Writes for an operator, each one transaction that refuses to change what the operator
-    // did not see: create() only where the key does not exist, update() and remove() only while
-    // the key is still at expectedModRevision (update() keeps the key's lease). Each ends in
-    // writeFinished(); a read-only client refuses them with StatusCode::ReadOnly before
-    // anything is sent. The watch brings the change into the rows.
+    /// Writes for an operator, each one transaction that refuses to change what the operator
+    /// did not see: create() only where the key does not exist, update() and remove() only while
+    /// the key is still at expectedModRevision (update() keeps the key's lease). Each ends in
+    /// writeFinished(); a read-only client refuses them with StatusCode::ReadOnly before
+    /// anything is sent. The watch brings the change into the rows.
+    ///
+    /// This one puts \a value at \a key, which must not exist.
     Q_INVOKABLE void create(const QString &key, const QString &value);
+    /// Writes \a value to \a key, keeping its lease, while it is still at
+    /// \a expectedModRevision.
     Q_INVOKABLE void update(const QString &key, const QString &value, qint64 expectedModRevision);
+    /// Deletes \a key while it is still at \a expectedModRevision.
     Q_INVOKABLE void remove(const QString &key, qint64 expectedModRevision);
 
+    /// The rows loaded (as they were when paused).
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
+    /// A key's \a role.
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    /// The Role names.
     QHash<int, QByteArray> roleNames() const override;
+    /// More keys remain to load (never while paused).
     bool canFetchMore(const QModelIndex &parent) const override;
+    /// Loads the next page.
     void fetchMore(const QModelIndex &parent) override;
 
 Q_SIGNALS:
+    /// client changed.
     void clientChanged();
+    /// prefix changed.
     void prefixChanged();
+    /// pageSize changed.
     void pageSizeChanged();
+    /// status or errorString changed.
     void statusChanged();
+    /// progress or total changed.
     void progressChanged();
+    /// count changed.
     void countChanged();
+    /// selectedKey or selected changed.
     void selectedChanged();
+    /// paused changed.
     void pausedChanged();
+    /// heldChanges changed.
     void heldChangesChanged();
-    // action is "create", "update" or "remove"; a failed status names the key and etcd's answer.
+    /// A create(), update() or remove() ended: \a action is "create", "update" or "remove"; a
+    /// failed \a status names the key and etcd's answer.
     void writeFinished(const QString &action, const QString &key, const QEtcd::Status &status);
 
 private:

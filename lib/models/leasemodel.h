@@ -8,50 +8,61 @@
 namespace QEtcd {
 
 
-// Every lease etcd has, refreshed every refreshInterval: its granted TTL, the keys attached to
-// it, and the coordination object those keys make up ("lock /app/locks/deploy"). The
-// remaining TTL is not pushed row by row: expiresAt is the deadline, moved only when a refresh
-// finds it moved by more than a second (as a keep-alive moves it), and a view counts down to it
-// with its own clock (one timer for the view, not a signal per row per frame). A key re-put on
-// another lease moves with it: each refresh reads the keys from etcd.
+/// `LeaseModel` in QML: every lease etcd has, with its keys and their owner.
+///
+/// Every lease etcd has, refreshed every refreshInterval: its granted TTL, the keys attached to
+/// it, and the coordination object those keys make up ("lock /app/locks/deploy"). The
+/// remaining TTL is not pushed row by row: expiresAt is the deadline, moved only when a refresh
+/// finds it moved by more than a second (as a keep-alive moves it), and a view counts down to it
+/// with its own clock (one timer for the view, not a signal per row per frame). A key re-put on
+/// another lease moves with it: each refresh reads the keys from etcd.
 class QETCD_QUICK_EXPORT LeaseModel : public RefreshingListModel
 {
     Q_OBJECT
     QML_ELEMENT
+    /// How many leases there are.
     Q_PROPERTY(int count READ count NOTIFY countChanged)
 
 public:
+    /// The roles of a row, with the names QML reads them by.
     enum Role {
-        IdRole = Qt::UserRole + 1,  // hex, as etcdctl prints it
-        GrantedTtlRole,             // seconds
-        TtlRole,                    // seconds left when the deadline was last read as moved
-        ExpiresAtRole,              // ms since the epoch: the refresh's time plus ttl
-        KeysRole,                   // QStringList
-        OwnerRole,                  // "<kind> <path>" of the coordination object, or empty
+        IdRole = Qt::UserRole + 1,  ///< `leaseId`: hex, as etcdctl prints it.
+        GrantedTtlRole,             ///< `grantedTtl`: seconds.
+        TtlRole,                    ///< `ttl`: seconds left when the deadline was last read as moved.
+        ExpiresAtRole,              ///< `expiresAt`: ms since the epoch: the refresh's time plus ttl.
+        KeysRole,                   ///< `keys`: a QStringList.
+        OwnerRole,                  ///< `owner`: "kind path" of the coordination object, or empty.
     };
     Q_ENUM(Role)
 
+    /// A LeaseModel re-read every 5 s once it has a client.
     explicit LeaseModel(QObject *parent = nullptr);
+    /// Destroys the model.
     ~LeaseModel() override;
 
+    /// How many leases there are.
     int count() const { return int(m_leases.size()); }
 
-    // Every lease's granted TTL and deadline as of the last refresh, by ID (hex):
-    // {"<id>": {grantedTtl, expiresAt}}, for views that draw a countdown beside a lease's holder.
+    /// Every lease's granted TTL and deadline as of the last refresh, by ID (hex):
+    /// {"<id>": {grantedTtl, expiresAt}}, for views that draw a countdown beside a lease's holder.
     Q_INVOKABLE QVariantMap deadlines() const;
 
-    // Revokes the lease (hex, as the leaseId role spells it): etcd deletes its keys at once.
-    // Ends in revokeFinished(); a read-only client refuses it with StatusCode::ReadOnly before
-    // anything is sent. The lease leaves the rows with the re-read that follows.
+    /// Revokes the lease (hex, as the leaseId role spells it): etcd deletes its keys at once.
+    /// Ends in revokeFinished(); a read-only client refuses it with StatusCode::ReadOnly before
+    /// anything is sent. The lease leaves the rows with the re-read that follows.
     Q_INVOKABLE void revoke(const QString &leaseId);
 
+    /// One row per lease, sorted by ID.
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
+    /// A lease's \a role.
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    /// The Role names.
     QHash<int, QByteArray> roleNames() const override;
 
 Q_SIGNALS:
+    /// count changed.
     void countChanged();
-    // A failed status names the lease and etcd's answer.
+    /// A revoke() ended; a failed \a status names the lease and etcd's answer.
     void revokeFinished(const QString &leaseId, const QEtcd::Status &status);
 
 protected:

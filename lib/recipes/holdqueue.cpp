@@ -5,23 +5,39 @@
 #include "continuation_p.h"
 #include "resilience.h"
 #include "threading_p.h"
+#include "waiting_p.h"
 
 namespace QEtcd::Internal {
 
 bool QueuedHold::isValid() const
 {
-    if (lost || *givenBack || !lease->isValid())
+    // Released first: its lease may already serve the next hold.
+    if (released || lost || *givenBack || !lease->isValid())
         return false;
     // anchored is read again after the anchor's lease: settling clears it before that lease
-    // is revoked, so a revoked anchor seen here with anchored now false was settled, not lost.
+    // is let go of, so a lease seen invalid here with anchored now false was settled, not lost.
     return !anchored || anchor->lease->isValid() || !anchored;
 }
 
-HoldQueue::HoldQueue(Client *client, const QString &context, const RecipeOptions &options, bool interruptOnLoss)
-    : client(client), context(context), options(options), interruptOnLoss(interruptOnLoss)
+HoldQueue::HoldQueue(Recipe *owner, const QByteArray &path, bool interruptOnLoss)
+    : client(owner->client()), context(owner->context()), path(path), options(owner->options()),
+      interruptOnLoss(interruptOnLoss)
 {
     if (client)  // without one, every call is refused before anything runs
         moveToThread(ClientPrivate::get(client)->dispatcher());
+}
+
+Status HoldQueue::beginAttempt()
+{
+    Recipe *owner = recipe();
+    if (Status status = owner->validate(); !status)
+        return status;
+    if (path.isEmpty())
+        return Status(StatusCode::InvalidArgument, context + QStringLiteral(": path is empty"));
+    if (owner->isClosed())
+        return Status(StatusCode::Closed, context + QStringLiteral(": closed"));
+    owner->beginStart();
+    return {};
 }
 
 QFuture<Status> HoldQueue::submit(std::shared_ptr<QueuedAttempt> attempt, std::chrono::milliseconds timeout)
@@ -54,10 +70,12 @@ Status HoldQueue::await(const std::shared_ptr<QueuedAttempt> &attempt, const QFu
     return waited;
 }
 
-void HoldQueue::postRelease(std::shared_ptr<QueuedHold> hold)
+bool HoldQueue::giveBack(std::shared_ptr<QueuedHold> hold)
 {
-    hold->interruption.disarm();
+    hold->interruption.disarm();  // here: this thread's next wait must not see the loss
+    const bool stillOurs = hold->isValid();
     QMetaObject::invokeMethod(this, [this, hold] { release(hold); }, Qt::QueuedConnection);
+    return stillOurs;
 }
 
 void HoldQueue::begin(std::shared_ptr<QueuedAttempt> attempt, std::chrono::milliseconds timeout)
@@ -78,6 +96,36 @@ void HoldQueue::begin(std::shared_ptr<QueuedAttempt> attempt, std::chrono::milli
 void HoldQueue::prepare(std::shared_ptr<QueuedAttempt> attempt)
 {
     enqueue(attempt);
+}
+
+QByteArray HoldQueue::entryValue(const QueuedAttempt &) const
+{
+    return options.clientId.toUtf8();
+}
+
+void HoldQueue::failed(std::shared_ptr<QueuedAttempt> attempt, const Status &why)
+{
+    finish(attempt, why);
+}
+
+void HoldQueue::queued(const std::shared_ptr<QueuedAttempt> &)
+{
+}
+
+QString HoldQueue::leaseName(const QByteArray &key) const
+{
+    return QStringLiteral("hold ") + QString::fromUtf8(key);
+}
+
+Turn Turn::afterNearest(const QList<TxnOpResult> &ahead)
+{
+    KeyValue nearest;
+    for (const TxnOpResult &each : ahead) {
+        const KeyValue candidate = each.range.kvs.value(0);
+        if (candidate.createRevision > nearest.createRevision)
+            nearest = candidate;
+    }
+    return nearest.key.isEmpty() ? admitted() : after(nearest);
 }
 
 void HoldQueue::stopAttempt(const std::shared_ptr<QueuedAttempt> &attempt, const Status &why)
@@ -109,41 +157,164 @@ void HoldQueue::enqueue(std::shared_ptr<QueuedAttempt> attempt)
 {
     if (stopped(attempt))
         return;
+    if (!m_recycling.isEmpty() && !m_spareLease) {
+        // A hold's entry is on its way out: its lease is the cheapest way back into the queue,
+        // and waiting for it costs no more than granting a new one.
+        m_awaitingSpare.append(attempt);
+        return;
+    }
     attempt->round = StopSource();
     attempt->roundLink = std::make_unique<StopCallback>(attempt->stop.token(),
                                                         [round = attempt->round]() mutable { round.requestStop(); });
-    attempt->lease = std::make_unique<ExclusivityLease>(client, options.ttlSeconds);
-    connect(attempt->lease.get(), &ExclusivityLease::lost, this, [round = attempt->round]() mutable { round.requestStop(); });
+    if (takeSpareLease(attempt))
+        return join(attempt);
+    attempt->lease = std::make_shared<ExclusivityLease>(client, options.ttlSeconds);
+    watchLease(attempt);
     thenOn(attempt->lease->grant(), this, [this, attempt](const Status &granted) {
         if (stopped(attempt))
             return;
         if (!granted)
-            return finish(attempt, granted);
-        attempt->key = entryKey(*attempt);
-        PutOptions onLease;
-        onLease.lease = attempt->lease->leaseId();
-        Txn txn;
-        txn.compares = {Compare::absent(attempt->key)};
-        txn.success = {TxnOp::put(attempt->key, options.clientId.toUtf8(), onLease)};
-        thenOn(client->txn(txn), this, [this, attempt](const TxnResult &created) {
-            if (interrupted(attempt))
-                return;
-            if (!created.status)
-                return finish(attempt, created.status);
-            if (!created.succeeded)
-                return requeue(attempt, QStringLiteral("its entry's name was taken"));
-            attempt->revision = created.header.revision;
-            admit(attempt);
-        });
+            return failed(attempt, granted);
+        join(attempt);
     });
+}
+
+bool HoldQueue::takeSpareLease(const std::shared_ptr<QueuedAttempt> &attempt)
+{
+    std::shared_ptr<ExclusivityLease> spare = std::exchange(m_spareLease, nullptr);
+    if (!spare)
+        return false;
+    if (!spare->isValid()) {
+        spare->release();
+        return false;
+    }
+    attempt->lease = std::move(spare);
+    watchLease(attempt);
+    return true;
+}
+
+// Losing the lease while queued means the entry is gone: the wait ends, and the attempt queues
+// again.
+void HoldQueue::watchLease(const std::shared_ptr<QueuedAttempt> &attempt)
+{
+    connect(attempt->lease.get(), &ExclusivityLease::lost, this, [round = attempt->round]() mutable { round.requestStop(); });
+    if (waitingLeasesCount)
+        attempt->source = track(attempt->lease.get(), leaseName(attempt->key));
+}
+
+// One transaction creates the entry and reads what is ahead of it. Its name taken means an
+// earlier try of the same transaction landed (the request was retried) when the entry found
+// there is on our lease: it is ours.
+void HoldQueue::join(std::shared_ptr<QueuedAttempt> attempt)
+{
+    attempt->key = entryKey(*attempt);
+    attempt->revision = 0;
+    PutOptions onLease;
+    onLease.lease = attempt->lease->leaseId();
+    Txn txn;
+    txn.compares = {Compare::absent(attempt->key)};
+    txn.success = QList<TxnOp>{TxnOp::put(attempt->key, entryValue(*attempt), onLease)} + lookAhead(*attempt);
+    txn.failure = {TxnOp::range(attempt->key)};
+    thenOn(client->txn(txn), this, [this, attempt](const TxnResult &created) {
+        if (interrupted(attempt))
+            return;
+        if (!created.status)
+            return failed(attempt, created.status);
+        if (!created.succeeded) {
+            const KeyValue existing = created.responses.value(0).range.kvs.value(0);
+            if (existing.lease != attempt->lease->leaseId())
+                return requeue(attempt, QStringLiteral("its entry's name was taken"));
+            attempt->revision = existing.createRevision;
+            queued(attempt);
+            return lookAgain(attempt);
+        }
+        attempt->revision = created.header.revision;
+        queued(attempt);
+        decide(attempt, created.responses.mid(1), created.header.revision);
+    });
+}
+
+void HoldQueue::lookAgain(std::shared_ptr<QueuedAttempt> attempt)
+{
+    Txn txn;
+    txn.compares = {Compare::createRevision(attempt->key, CompareResult::Equal, attempt->revision)};
+    txn.success = lookAhead(*attempt);
+    thenOn(client->txn(txn), this, [this, attempt](const TxnResult &result) {
+        if (interrupted(attempt))
+            return;
+        if (!result.status)
+            return failed(attempt, result.status);
+        if (!result.succeeded)
+            return requeue(attempt, QStringLiteral("its entry vanished while it waited"));
+        decide(attempt, result.responses, result.header.revision);
+    });
+}
+
+RangeOptions HoldQueue::ahead(const QueuedAttempt &attempt, qint64 limit)
+{
+    // In the transaction that creates the entry, the entry is the newest of all.
+    if (attempt.revision == 0)
+        return newestEntries(limit + 1);
+    RangeOptions older = newestEntries(limit, attempt.revision);
+    // A serializable read spares the leader round trip on every hand-off, and cannot admit
+    // early: the compare on the entry makes the member's snapshot at least as new as the
+    // entry, so every older entry still alive is in it, and once none is left none can appear
+    // (new entries are always created after ours).
+    older.serializable = true;
+    return older;
+}
+
+void HoldQueue::decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult> ahead, qint64 observedRevision)
+{
+    for (TxnOpResult &each : ahead)
+        each.range.kvs.removeIf([&](const KeyValue &kv) { return kv.createRevision >= attempt->revision; });
+    const Turn next = turn(*attempt, ahead);
+    const auto lookAgainAfter = [this, attempt](const Status &waited) {
+        if (interrupted(attempt))
+            return;
+        if (!waited)
+            return failed(attempt, waited);
+        lookAgain(attempt);
+    };
+    switch (next.kind) {
+    case Turn::Kind::Admitted:
+        return claim(attempt);
+    case Turn::Kind::AfterEntry:
+        thenOn(waitForDeletion(client, next.entry, observedRevision, options.resilience.watch, attempt->round.token()),
+               this, lookAgainAfter);
+        return;
+    case Turn::Kind::AfterAnyUnder: {
+        DeletionWatch anyEntry;
+        anyEntry.range = KeyRange::prefix();
+        const auto deleted = watchDeletion(client, next.prefix, observedRevision, options.resilience.watch,
+                                           attempt->round.token(), anyEntry);
+        thenOn(after(deleted, [](const Deletion &deletion) { return deletion.status; }), this, lookAgainAfter);
+        return;
+    }
+    }
 }
 
 void HoldQueue::requeue(std::shared_ptr<QueuedAttempt> attempt, const QString &why)
 {
     note(QStringLiteral("a waiter re-queues with a fresh lease: ") + why);
-    attempt->roundLink.reset();
-    attempt->lease.reset();  // revoked unless it was lost; the old entry goes with it
+    leave(attempt);
     enqueue(attempt);
+}
+
+void HoldQueue::retryAfter(std::shared_ptr<QueuedAttempt> attempt, std::chrono::milliseconds delay)
+{
+    leave(attempt);
+    QTimer::singleShot(delay, this, [this, attempt] { enqueue(attempt); });
+}
+
+void HoldQueue::leave(const std::shared_ptr<QueuedAttempt> &attempt)
+{
+    attempt->roundLink.reset();
+    if (!attempt->lease)
+        return;
+    untrack(attempt->source, attempt->lease.get());
+    attempt->lease->release();  // revoking removes the entry
+    attempt->lease.reset();
 }
 
 void HoldQueue::claim(std::shared_ptr<QueuedAttempt> attempt)
@@ -165,13 +336,16 @@ void HoldQueue::claim(std::shared_ptr<QueuedAttempt> attempt)
         attempt->anchor->dependent = hold;
     }
     disconnect(hold->lease.get(), nullptr, this, nullptr);
-    hold->source = track(hold->lease.get(), QStringLiteral("hold ") + QString::fromUtf8(hold->key),
-                         [this, weak = std::weak_ptr(hold)](const Status &cause) {
-                             if (auto hold = weak.lock())
-                                 holdLost(hold, cause);
-                         });
+    untrack(attempt->source, hold->lease.get());
+    hold->source = track(hold->lease.get(), leaseName(hold->key), [this, weak = std::weak_ptr(hold)](const Status &cause) {
+        if (auto hold = weak.lock())
+            holdLost(hold, cause);
+    });
     attempt->won = hold;
     publish(hold);
+    hold->published = true;
+    if (hold->lost)  // while it was being announced
+        tellLoss(hold, hold->lease->whyInvalid());
     finish(attempt, {});
 }
 
@@ -184,8 +358,10 @@ void HoldQueue::finish(const std::shared_ptr<QueuedAttempt> &attempt, const Stat
     attempt->roundLink.reset();
     // Revoking removes our entry at once. The lease object stays with the attempt: a grant
     // may still be in flight, and it finishes into that object.
-    if (attempt->lease)
+    if (attempt->lease) {
+        untrack(attempt->source, attempt->lease.get());
         attempt->lease->release();
+    }
     attempt->promise->addResult(status);
     attempt->promise->finish();
 }
@@ -194,18 +370,24 @@ void HoldQueue::holdLost(const std::shared_ptr<QueuedHold> &hold, const Status &
 {
     if (hold->lost.exchange(true))
         return;
-    if (!hold->released) {
-        announceLoss(hold, cause);
-        if (interruptOnLoss)
-            hold->stop.requestStop();
-    }
+    tellLoss(hold, cause);  // or claim() does, right after announcing the hold
     QMetaObject::invokeMethod(this, [this, hold, cause] { releaseLostHold(hold, cause); }, Qt::QueuedConnection);
+}
+
+void HoldQueue::tellLoss(const std::shared_ptr<QueuedHold> &hold, const Status &cause)
+{
+    if (!hold->published || hold->released || hold->lossTold.exchange(true))
+        return;
+    announceLoss(hold, cause);
+    if (interruptOnLoss)
+        hold->stop.requestStop();
 }
 
 void HoldQueue::releaseLostHold(const std::shared_ptr<QueuedHold> &hold, const Status &cause)
 {
     // Told: now free the entry for the next in line rather than leave it to etcd's expiry.
-    hold->lease->release();
+    if (lostHoldsLetGoAtOnce)
+        hold->lease->release();
     // A hold that stood on this one's entry is no safer than it was, and its own entry would
     // only keep others waiting.
     if (const auto dependent = hold->dependent.lock(); dependent && dependent->anchored) {
@@ -217,14 +399,19 @@ void HoldQueue::releaseLostHold(const std::shared_ptr<QueuedHold> &hold, const S
         dropEntry(hold);  // an anchor that outlived its release
 }
 
+void HoldQueue::tellLateLoss(const std::shared_ptr<QueuedHold> &hold)
+{
+    if (!hold->lost && !hold->lease->isValid())
+        holdLost(hold, hold->lease->whyInvalid());
+}
+
 void HoldQueue::release(std::shared_ptr<QueuedHold> hold)
 {
     if (hold->released)
         return;
     // Given back after its loss deadline passed but before the keep-alive hub noticed (the
-    // holder reads the clock, the hub ticks): the loss is still told, never hidden by release().
-    if (!hold->lost && !hold->lease->isValid())
-        holdLost(hold, hold->lease->whyInvalid());
+    // holder reads the clock, the hub ticks): the loss is still told, before the release.
+    tellLateLoss(hold);
     if (hold->released.exchange(true))
         return;
     hold->interruption.disarm();
@@ -247,8 +434,37 @@ void HoldQueue::dropEntry(const std::shared_ptr<QueuedHold> &hold)
     untrack(hold->source, hold->lease.get());
     disconnect(hold->lease.get(), nullptr, this, nullptr);
     hold->retired.requestStop();
-    hold->lease->release();  // revoking removes the entry; a lost lease is not revoked
+    if (hold->lost || closing || !hold->lease->isValid())
+        hold->lease->release();  // revoking removes the entry
+    else
+        recycle(hold);
     unanchor(hold);
+}
+
+// Deleting the entry, rather than revoking its lease, keeps the lease for the next attempt. It
+// is reusable only once the delete has landed: an entry created on it under the same name (the
+// mutex names entries after their lease) must never be removed by the old delete.
+void HoldQueue::recycle(const std::shared_ptr<QueuedHold> &hold)
+{
+    Txn txn;
+    txn.compares = {Compare::createRevision(hold->key, CompareResult::Equal, hold->revision)};
+    txn.success = {TxnOp::remove(hold->key)};
+    // The lease waits in m_recycling, not in the continuation: should this queue die first,
+    // the lease then goes with it on the dispatcher thread, not on whichever thread drops the
+    // continuation.
+    m_recycling.append(hold->lease);
+    thenOn(client->txn(txn), this, [this, raw = hold->lease.get()](const TxnResult &deleted) {
+        const auto it = std::find_if(m_recycling.begin(), m_recycling.end(),
+                                     [raw](const std::shared_ptr<ExclusivityLease> &each) { return each.get() == raw; });
+        std::shared_ptr<ExclusivityLease> lease = *it;
+        m_recycling.erase(it);
+        if (deleted.status && !closing && !m_spareLease)
+            m_spareLease = std::move(lease);
+        else
+            lease->release();
+        for (const auto &attempt : std::exchange(m_awaitingSpare, {}))
+            enqueue(attempt);
+    });
 }
 
 void HoldQueue::unanchor(const std::shared_ptr<QueuedHold> &hold)
@@ -266,6 +482,8 @@ void HoldQueue::shutDown(const QList<std::shared_ptr<QueuedHold>> &holds)
         hold->lost = true;
         release(hold);
     }
+    if (m_spareLease)
+        std::exchange(m_spareLease, nullptr)->release();
 }
 
 void HoldQueue::note(const QString &text)
@@ -280,13 +498,23 @@ int HoldQueue::track(ExclusivityLease *lease, const QString &name, std::function
     return owner ? owner->track(lease, name, std::move(onLost)) : -1;
 }
 
-void HoldQueue::untrack(int source, ExclusivityLease *lease)
+void HoldQueue::untrack(int &source, ExclusivityLease *lease)
 {
     Recipe *owner = recipe();
-    if (!owner)
+    if (!owner || source < 0)
         return;
-    owner->removeSource(source);
+    owner->removeSource(std::exchange(source, -1));
     disconnect(lease, nullptr, owner, nullptr);
+}
+
+QList<Compare> ownershipGuards(const std::shared_ptr<QueuedHold> &hold, const QByteArray &prefix)
+{
+    if (!hold || !hold->isValid())
+        return {Compare::createRevision(prefix, CompareResult::Equal, -1)};
+    QList<Compare> guards{Compare::createRevision(hold->key, CompareResult::Equal, hold->revision)};
+    if (hold->anchored)
+        guards.append(Compare::createRevision(hold->anchor->key, CompareResult::Equal, hold->anchor->revision));
+    return guards;
 }
 
 } // namespace QEtcd::Internal

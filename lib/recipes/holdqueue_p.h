@@ -1,16 +1,21 @@
 #pragma once
 
-// What DistributedReadWriteLock and DistributedSemaphore share: a FIFO of entries in etcd, one
-// per acquisition, each on its own ExclusivityLease, driven on the client's dispatcher thread.
+// What the lock recipes (DistributedMutex, DistributedReadWriteLock, DistributedSemaphore) and
+// the elections' candidacy share: a FIFO of entries in etcd, one per acquisition (or campaign),
+// each on its own ExclusivityLease, driven on the client's dispatcher thread.
 //
-// An attempt grants a lease, creates its entry and asks the recipe whether it may go in
-// (admit()); the recipe either claims the hold or waits and asks again. A waiter whose lease
-// dies re-queues with a fresh one and says so in the history. A waiter stopped by its
-// deadline, close() or interruption revokes its lease, which removes its entry. Holds never
-// heal: a loss is told once, from the client's loss thread, even while the holder and the
-// dispatcher are busy (or from the dispatcher, when the holder's release met the passed
-// deadline first), and then the lease is revoked so that the next in line need not wait for
-// etcd's expiry.
+// An attempt takes a lease, and one transaction creates its entry and reads the entries ahead
+// of it (the recipe's lookAhead()); the recipe's turn() then admits it or names what to wait
+// for, and after each wait one read guarded by the entry's own create revision looks again.
+// A waiter whose lease dies re-queues with a fresh one and says so in the history. A waiter
+// stopped by its deadline, close() or interruption revokes its lease, which removes its entry.
+//
+// Holds never heal: a loss is told once, from the client's loss thread, even while the holder
+// and the dispatcher are busy (or from the dispatcher, when the holder's release met the
+// passed deadline first), and then the lease is revoked so that the next in line need not wait
+// for etcd's expiry. A hold given back in good health has its entry deleted instead and its
+// lease kept for the next attempt: a hand-off then costs one delete here and one transaction
+// there, as with a bare etcd lock.
 
 #include "client.h"
 #include "exclusivitylease.h"
@@ -35,7 +40,7 @@ struct QueuedHold
 {
     QPointer<QThread> owner;  // the thread that asked
     int kind = 0;             // the recipe's own distinction, e.g. the side of a read/write lock
-    std::unique_ptr<ExclusivityLease> lease;
+    std::shared_ptr<ExclusivityLease> lease;
     QByteArray key;
     qint64 revision = 0;      // of the entry's creation: the fencing token
     int count = 1;            // reentrant holds; only the owner thread touches it
@@ -49,16 +54,20 @@ struct QueuedHold
     // settled that nobody could slip in between.
     std::shared_ptr<QueuedHold> anchor;
     std::atomic<bool> anchored{false};
-    std::atomic<bool> released{false};  // by its holder, by close() or by an abandoned wait
+    // By its holder, by close() or by an abandoned wait; its lease may then serve another hold.
+    std::atomic<bool> released{false};
+    // The recipe has announced the hold: a loss is told only after that, exactly once.
+    std::atomic<bool> published{false};
+    std::atomic<bool> lossTold{false};
 
     // dispatcher thread
     int source = -1;
-    bool dropped = false;    // its lease is revoked (or lost), so its entry is gone
+    bool dropped = false;    // its entry is gone, or on its way out
     StopSource retired;      // requested when dropped: ends any wait about this entry
     std::weak_ptr<QueuedHold> dependent;
 
-    // Any thread: not lost nor given back, its lease's loss deadline ahead, and its anchor's
-    // while anchored.
+    // Any thread: not released, lost nor given back, its lease's loss deadline ahead, and its
+    // anchor's while anchored.
     bool isValid() const;
 };
 
@@ -75,84 +84,149 @@ struct QueuedAttempt
     // ends the wait without ending the attempt.
     StopSource round;
     std::unique_ptr<StopCallback> roundLink;
-    std::unique_ptr<ExclusivityLease> lease;
+    std::shared_ptr<ExclusivityLease> lease;
+    int source = -1;      // the lease's, while it counts for the recipe's health
     QByteArray key;
-    qint64 revision = 0;
+    qint64 revision = 0;  // 0 until the entry exists
     std::unique_ptr<QTimer> deadline;
     std::weak_ptr<QueuedHold> won;
     // The requester stopped waiting: a hold won anyway is given back, and never its own.
     std::shared_ptr<std::atomic<bool>> givenBack = std::make_shared<std::atomic<bool>>(false);
 };
 
+// What an entry waits for before it looks again.
+struct Turn
+{
+    enum class Kind { Admitted, AfterEntry, AfterAnyUnder };
+    Kind kind = Kind::Admitted;
+    KeyValue entry;     // AfterEntry: the incarnation whose deletion ends the wait
+    QByteArray prefix;  // AfterAnyUnder: a deletion of any key under it ends the wait
+
+    static Turn admitted() { return {}; }
+    static Turn after(const KeyValue &entry) { return {Kind::AfterEntry, entry, {}}; }
+    static Turn afterAnyUnder(const QByteArray &prefix) { return {Kind::AfterAnyUnder, {}, prefix}; }
+    // After the newest entry the ranges found (each newest first), admitted when they found none.
+    static Turn afterNearest(const QList<TxnOpResult> &ahead);
+};
+
 class HoldQueue : public QObject
 {
 public:
-    HoldQueue(Client *client, const QString &context, const RecipeOptions &options, bool interruptOnLoss);
+    HoldQueue(Recipe *owner, const QByteArray &path, bool interruptOnLoss);
 
     // --- any thread -------------------------------------------------------------------------
+    // Ok, or why the recipe refuses an attempt (bad options, no path, closed); Ok marks it
+    // started.
+    Status beginAttempt();
     // Runs attempt on the dispatcher thread; the future finishes once.
     QFuture<Status> submit(std::shared_ptr<QueuedAttempt> attempt, std::chrono::milliseconds timeout);
     // The blocking twin's wait for submit()'s future. When the wait ends first (interruption,
     // stop, a library thread) the attempt is stopped and a hold it won meanwhile is given back.
     Status await(const std::shared_ptr<QueuedAttempt> &attempt, const QFuture<Status> &future, const StopToken &stop,
                  const QString &what);
-    // The owner thread lets go of hold: its waits no longer see the hold's loss from now on.
-    void postRelease(std::shared_ptr<QueuedHold> hold);
+    // The owner lets go of hold: its owner thread's waits no longer see the hold's loss from
+    // now on. True when the hold was still ours.
+    bool giveBack(std::shared_ptr<QueuedHold> hold);
 
-    // Dispatcher thread: stops every attempt (Cancelled) and revokes every hold, which stays
+    // Dispatcher thread: stops every attempt (Cancelled) and releases every hold, which stays
     // listed so that its unlock()/release() can report that nothing was left to release.
     void shutDown(const QList<std::shared_ptr<QueuedHold>> &holds);
 
     Client *const client;
     const QString context;
+    const QByteArray path;
     const RecipeOptions options;  // clientId already resolved
     const bool interruptOnLoss;
 
 protected:
     // --- dispatcher thread ------------------------------------------------------------------
-    void stopAttempt(const std::shared_ptr<QueuedAttempt> &attempt, const Status &why);
+    void enqueue(std::shared_ptr<QueuedAttempt> attempt);
+    void claim(std::shared_ptr<QueuedAttempt> attempt);
     // True when the attempt was stopped, which finished it.
     bool stopped(const std::shared_ptr<QueuedAttempt> &attempt);
-    // True when the attempt must not go on: it finished, or it re-queued because its lease died.
-    bool interrupted(const std::shared_ptr<QueuedAttempt> &attempt);
-    void enqueue(std::shared_ptr<QueuedAttempt> attempt);
-    void requeue(std::shared_ptr<QueuedAttempt> attempt, const QString &why);
-    void claim(std::shared_ptr<QueuedAttempt> attempt);
     void finish(const std::shared_ptr<QueuedAttempt> &attempt, const Status &status);
+    // Ends the attempt now with why; its entry goes with its lease.
+    void stopAttempt(const std::shared_ptr<QueuedAttempt> &attempt, const Status &why);
+    // For failed(): lets go of the attempt's lease and entry, and queues it again after delay.
+    void retryAfter(std::shared_ptr<QueuedAttempt> attempt, std::chrono::milliseconds delay);
     void release(std::shared_ptr<QueuedHold> hold);
+    // A hold whose loss deadline has passed before the keep-alive hub noticed (its holder read
+    // the clock first): its loss is told now, never hidden by what the holder does next.
+    void tellLateLoss(const std::shared_ptr<QueuedHold> &hold);
     void dropEntry(const std::shared_ptr<QueuedHold> &hold);
 
     // Before the attempt's entry exists; the default goes straight to enqueue().
     virtual void prepare(std::shared_ptr<QueuedAttempt> attempt);
+    // The entry's name and value, once the attempt's lease is granted.
     virtual QByteArray entryKey(const QueuedAttempt &attempt) const = 0;
-    // Decides, or waits and decides again: claim(), requeue() or finish().
-    virtual void admit(std::shared_ptr<QueuedAttempt> attempt) = 0;
+    virtual QByteArray entryValue(const QueuedAttempt &attempt) const;
+    // Reads (ranges under the recipe's prefixes, built with ahead()) that find what the entry
+    // waits for. They run in the transaction that creates it, and later guarded by it.
+    virtual QList<TxnOp> lookAhead(const QueuedAttempt &attempt) const = 0;
+    // Decides from lookAhead()'s answers, which hold only entries created before the
+    // attempt's own.
+    virtual Turn turn(QueuedAttempt &attempt, const QList<TxnOpResult> &ahead) = 0;
     // anchor was released while dependent still stands on it; the default drops it at once.
     virtual void settle(std::shared_ptr<QueuedHold> anchor, std::shared_ptr<QueuedHold> dependent);
+    // etcd failed the attempt (a grant, a transaction, a wait that could not recover); the
+    // default ends it with why.
+    virtual void failed(std::shared_ptr<QueuedAttempt> attempt, const Status &why);
+    // The attempt's entry is in the queue now (attempt.key, attempt.revision).
+    virtual void queued(const std::shared_ptr<QueuedAttempt> &attempt);
+    // The name a lease of this queue has in the recipe's history and lease events.
+    virtual QString leaseName(const QByteArray &key) const;
 
     // The recipe's side of a hold's life; none of these may block.
     virtual void publish(const std::shared_ptr<QueuedHold> &hold) = 0;
     virtual void withdraw(const std::shared_ptr<QueuedHold> &hold) = 0;
     virtual void announceLoss(const std::shared_ptr<QueuedHold> &hold, const Status &cause) = 0;
     virtual void announceRelease(const std::shared_ptr<QueuedHold> &hold) = 0;
+
+    // The newest `limit` entries under a prefix that were created before the attempt's own
+    // (which the range leaves out, or the engine does, before the entry's revision is known).
+    static RangeOptions ahead(const QueuedAttempt &attempt, qint64 limit);
+
     // The recipe this queue serves; null once it is gone.
     virtual Recipe *recipe() const = 0;
-
-    // The recipe's history and health, while it lives.
+    // The recipe's history, while it lives.
     void note(const QString &text);
-    int track(ExclusivityLease *lease, const QString &name, std::function<void(const Status &)> onLost = {});
-    void untrack(int source, ExclusivityLease *lease);
 
     bool closing = false;
+    // A waiting attempt's lease counts for the recipe's health too, not only a hold's.
+    bool waitingLeasesCount = false;
+    // A lost hold's lease is revoked once the loss is told, so that the next in line need not
+    // wait for etcd's expiry; when false, only as the hold is released.
+    bool lostHoldsLetGoAtOnce = true;
 
 private:
     void begin(std::shared_ptr<QueuedAttempt> attempt, std::chrono::milliseconds timeout);
+    // True when the attempt must not go on: it finished, or it re-queued because its lease died.
+    bool interrupted(const std::shared_ptr<QueuedAttempt> &attempt);
+    bool takeSpareLease(const std::shared_ptr<QueuedAttempt> &attempt);
+    void watchLease(const std::shared_ptr<QueuedAttempt> &attempt);
+    void join(std::shared_ptr<QueuedAttempt> attempt);
+    void lookAgain(std::shared_ptr<QueuedAttempt> attempt);
+    void decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult> ahead, qint64 observedRevision);
+    void requeue(std::shared_ptr<QueuedAttempt> attempt, const QString &why);
+    // The attempt's lease and entry go; it may queue again.
+    void leave(const std::shared_ptr<QueuedAttempt> &attempt);
+    int track(ExclusivityLease *lease, const QString &name, std::function<void(const Status &)> onLost = {});
+    void untrack(int &source, ExclusivityLease *lease);
     // Any thread (the loss thread first): tells the loss once, then settles it on the dispatcher.
     void holdLost(const std::shared_ptr<QueuedHold> &hold, const Status &cause);
+    void tellLoss(const std::shared_ptr<QueuedHold> &hold, const Status &cause);
     void releaseLostHold(const std::shared_ptr<QueuedHold> &hold, const Status &cause);
     void unanchor(const std::shared_ptr<QueuedHold> &hold);
+    void recycle(const std::shared_ptr<QueuedHold> &hold);
 
     QList<std::shared_ptr<QueuedAttempt>> m_attempts;
+    std::shared_ptr<ExclusivityLease> m_spareLease;
+    QList<std::shared_ptr<ExclusivityLease>> m_recycling;  // leases whose entry's delete is in flight
+    QList<std::shared_ptr<QueuedAttempt>> m_awaitingSpare;  // attempts that wait for m_recycling to end
 };
+
+// Commit-only-while-ours compares for hold, or one that never succeeds (no key has create
+// revision -1) when it is not valid: its entry's, and its anchor's while it stands on one.
+QList<Compare> ownershipGuards(const std::shared_ptr<QueuedHold> &hold, const QByteArray &prefix);
 
 } // namespace QEtcd::Internal

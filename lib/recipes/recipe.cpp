@@ -64,11 +64,6 @@ public:
     }
 };
 
-/*!
-    \class QEtcd::Recipe
-    \brief The lifecycle, connection state, errors and history every qetcd recipe shares.
-*/
-
 Recipe::Recipe(Client *client, const QString &typeName, const QByteArray &path, const RecipeOptions &options,
                QObject *parent)
     : QObject(parent), d(std::make_unique<RecipePrivate>())

@@ -516,16 +516,6 @@ bool EtcdClusterPrivate::attemptStart(bool *portTaken)
     return false;
 }
 
-/*!
-    \class QEtcd::Testing::EtcdCluster
-    \brief Runs a throw-away etcd cluster of real members on loopback for tests.
-
-    Members get free loopback ports and data directories in a temporary directory that goes
-    away with the object. Each member's stdout and stderr go to a log beside its data
-    directory; logTail() quotes it for failure messages. Members die with the test process
-    (PR_SET_PDEATHSIG), so a crashed test leaves nothing behind.
-*/
-
 EtcdCluster::EtcdCluster(QObject *parent) : EtcdCluster(Options(), parent) { }
 
 EtcdCluster::EtcdCluster(const Options &options, QObject *parent)

@@ -363,14 +363,6 @@ public:
     quint16 port = 0;
 };
 
-/*!
-    \class QEtcd::Testing::FaultProxy
-    \brief A loopback TCP proxy whose traffic a test can pass, blackhole, delay or reset.
-
-    These machines have no netem, so every partition in the project's tests is made by putting
-    a FaultProxy between a client and an etcd member and switching its mode.
-*/
-
 FaultProxy::FaultProxy(const QString &targetHost, quint16 targetPort, QObject *parent)
     : QObject(parent), d(std::make_unique<FaultProxyPrivate>(targetHost, targetPort))
 {

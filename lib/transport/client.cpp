@@ -2,7 +2,6 @@
 
 #include "client_p.h"
 #include "clientthread_p.h"
-#include "keepalivehub_p.h"
 #include "watchhub_p.h"
 #include "logging_p.h"
 
@@ -12,7 +11,6 @@ using namespace Internal;
 
 ClientPrivate::ClientPrivate(Client *q, const ClientOptions &clientOptions)
     : options(clientOptions), codec(clientOptions.keyNamespace),
-      m_healGate(std::max(1, clientOptions.maxConcurrentHeals)),  // refused options never heal
       m_lifeline(std::make_shared<Internal::ClientLifeline>(q))
 {
     configurationStatus = options.validate(&endpoints);
@@ -32,8 +30,9 @@ ClientPrivate::~ClientPrivate()
 {
     m_lifeline->cut();
     m_watchers->closeAll(m_dispatcherContext.get());
-    // The hub still needs the transport's thread to wind down its stream and tick.
-    m_hub.reset();
+    // The keep-alive hub still needs the transport's thread to wind down its stream and tick.
+    if (m_leasePart)
+        m_leasePart->windDown();
     m_watchHub.reset();
     for (QThread *thread : {m_dispatcher.get(), m_lossThread.get()}) {
         if (thread) {
@@ -98,12 +97,10 @@ void Internal::setBeforeSend(Client *client, BeforeSend hook)
     ClientPrivate::get(client)->setBeforeSend(std::move(hook));
 }
 
-Internal::KeepAliveHub *ClientPrivate::keepAliveHub()
+Internal::ClientPart *ClientPrivate::leasePart(const std::function<std::unique_ptr<Internal::ClientPart>()> &make)
 {
-    if (!m_transport)
-        return nullptr;
-    std::call_once(m_hubCreated, [this] { m_hub = std::make_unique<Internal::KeepAliveHub>(m_transport.get()); });
-    return m_hub.get();
+    std::call_once(m_leasePartMade, [this, &make] { m_leasePart = make(); });
+    return m_leasePart.get();
 }
 
 Internal::WatchHub *ClientPrivate::watchHub()
@@ -114,18 +111,6 @@ Internal::WatchHub *ClientPrivate::watchHub()
                    [this] { m_watchHub = std::make_unique<Internal::WatchHub>(m_transport.get(), codec); });
     return m_watchHub.get();
 }
-
-/*!
-    \class QEtcd::Client
-    \brief An asynchronous etcd v3 client over gRPC: KV, transactions, leases and cluster status.
-
-    Calls may start on any thread, including the GUI thread: each returns a QFuture at once and
-    the network work happens on the client's completion-queue thread; attach a continuation
-    right after the call or use a QFutureWatcher (Qt 6.4's then(), attached while another
-    thread finishes the future, can run the continuation twice). Several endpoints fail
-    over; TLS, mutual TLS and user/password authentication (with transparent token refresh) are
-    configured through ClientOptions.
-*/
 
 Client::Client(const ClientOptions &options, QObject *parent)
     : QObject(parent), d(std::make_unique<ClientPrivate>(this, options))

@@ -14,51 +14,86 @@ namespace QEtcd {
 
 class ClientPrivate;
 
-// A Qt-native etcd v3 client. Every call returns at once with a QFuture that finishes exactly
-// once, with a result whose status tells success or names what went wrong; nothing blocks the
-// calling thread and nothing throws. Any thread may start calls; results may be awaited off the
-// GUI thread or consumed with QFuture::then(context, ...).
+/// An asynchronous etcd v3 client over gRPC: KV, transactions, leases and cluster status.
+///
+/// Every call returns at once with a QFuture that finishes exactly once, with a result whose
+/// status tells success or names what went wrong; nothing blocks the calling thread and nothing
+/// throws. Any thread may start calls, the GUI thread included: the network work happens on the
+/// client's own completion-queue thread. Attach a continuation right after the call, or watch the
+/// future with a QFutureWatcher: Qt 6.4's then(), attached while another thread finishes the
+/// future, can run the continuation twice.
+///
+/// Bad input (an empty key, a TTL of 0) is refused before anything is sent, with a status that
+/// names it. With several endpoints a call that cannot reach its member moves to the next. TLS,
+/// mutual TLS, user/password authentication, a key namespace and read-only mode are configured
+/// through ClientOptions. Destroying the client cancels every call still running: their futures
+/// finish with Cancelled.
 class QETCD_EXPORT Client : public QObject
 {
     Q_OBJECT
+    /// The endpoint calls go to now, as a URL ("http://127.0.0.1:2379").
     Q_PROPERTY(QString activeEndpoint READ activeEndpoint NOTIFY activeEndpointChanged)
 
 public:
+    /// A client of the cluster that \a options names. Nothing connects until the first call. Refused
+    /// options still make a client, one whose every call fails with configurationStatus().
     explicit Client(const ClientOptions &options, QObject *parent = nullptr);
+    /// Cancels every call still running and waits for the client's threads to end.
     ~Client() override;
     Q_DISABLE_COPY_MOVE(Client)
 
-    // Ok, or why the options were refused; a refused client fails every call with this status.
+    /// Ok, or why the options were refused; a refused client fails every call with this status.
     Status configurationStatus() const;
+    /// The options the client was made with.
     const ClientOptions &options() const;
+    /// The endpoints, parsed and written as URLs; empty when the options were refused.
     QStringList endpoints() const;
+    /// The endpoint calls go to now.
     QString activeEndpoint() const;
 
-    using Rpc = std::optional<RpcResilience>;  // unset: the client's options().rpc
+    /// How one call is retried and bounded; left unset, the client's options().rpc.
+    using Rpc = std::optional<RpcResilience>;
 
+    /// Reads \a key, or the range \a options describe.
     QFuture<RangeResult> get(const QByteArray &key, const RangeOptions &options = {}, const Rpc &rpc = {});
+    /// Writes \a value to \a key. A read-only client refuses it with ReadOnly.
     QFuture<PutResult> put(const QByteArray &key, const QByteArray &value, const PutOptions &options = {},
                            const Rpc &rpc = {});
+    /// Deletes \a key, or the range \a options describe. A read-only client refuses it.
     QFuture<DeleteResult> remove(const QByteArray &key, const DeleteOptions &options = {}, const Rpc &rpc = {});
-    // Never retried: a commit that failed in flight may have happened, and only the caller's
-    // compares can tell. The rpc's operationTimeout still bounds it.
+    /// Runs a transaction. Retried only when it could not even be sent: a commit that failed in
+    /// flight may have happened, and only the caller's compares can tell. The rpc's
+    /// operationTimeout still bounds it. A read-only client refuses one that could write.
     QFuture<TxnResult> txn(const Txn &txn, const Rpc &rpc = {});
 
+    /// Grants a lease of \a ttlSeconds (> 0), with the ID \a id, or one etcd picks for 0.
+    /// Renewing it is the caller's business; the recipes do their own.
     QFuture<LeaseGrantResult> leaseGrant(qint64 ttlSeconds, qint64 id = 0, const Rpc &rpc = {});
-    // Never retried; a lease that was already gone reports NotFound.
+    /// Revokes lease \a id; etcd deletes its keys at once. Retried only when it could not even be
+    /// sent; a lease that was already gone reports NotFound.
     QFuture<Result> leaseRevoke(qint64 id, const Rpc &rpc = {});
+    /// How long lease \a id has left, and with \a withKeys which keys are bound to it.
     QFuture<LeaseTimeToLiveResult> leaseTimeToLive(qint64 id, bool withKeys = false, const Rpc &rpc = {});
+    /// Every lease etcd has.
     QFuture<LeaseListResult> leaseList(const Rpc &rpc = {});
 
+    /// Discards the history before \a revision (> 0): watches and reads cannot reach it after.
+    /// With \a physical the answer waits until the space is freed on disk.
     QFuture<Result> compact(qint64 revision, bool physical = false, const Rpc &rpc = {});
+    /// The cluster's members.
     QFuture<MemberListResult> memberList(const Rpc &rpc = {});
-    // Asks one member about itself; empty endpoint: the one in use. Never fails over.
+    /// Asks one member about itself: \a endpoint, one of endpoints(), or for an empty one the
+    /// endpoint in use. Never fails over to another member.
     QFuture<EndpointStatusResult> endpointStatus(const QString &endpoint = {}, const Rpc &rpc = {});
+    /// The alarms raised in the cluster (NOSPACE, CORRUPT).
     QFuture<AlarmListResult> alarms(const Rpc &rpc = {});
-    // A count-only read of one key, bounded by RpcResilience::probe() unless told otherwise.
+    /// Can the cluster be reached right now: a count-only read of one key, bounded by
+    /// RpcResilience::probe() unless told otherwise.
     QFuture<Result> ping(const Rpc &rpc = RpcResilience::probe());
 
 Q_SIGNALS:
+    /// Calls go to \a endpoint now, after the one before stopped answering. Emitted on the
+    /// client's thread.
     void activeEndpointChanged(const QString &endpoint);
 
 private:

@@ -2,7 +2,6 @@
 
 #include "client.h"
 #include "clientthread_p.h"
-#include "healgate_p.h"
 #include "testhooks_p.h"
 #include "transport_p.h"
 #include "unarycall_p.h"
@@ -20,8 +19,18 @@ namespace QEtcd {
 class WatcherPrivate;
 
 namespace Internal {
-class KeepAliveHub;
 class WatchHub;
+
+// What a layer above transport keeps per client (the lease layer: its keep-alive hub and heal
+// gate), known here only by this interface so that includes point down the layers. The client
+// owns it: windDown() runs early in the client's destruction, while the transport's thread
+// still runs; the part itself goes once the client's threads have stopped.
+class ClientPart
+{
+public:
+    virtual ~ClientPart() = default;
+    virtual void windDown() = 0;
+};
 
 // The watchers of one client. A Watcher may outlive its Client (an app's teardown order);
 // the client closes its watchers before its watch stream and dispatcher thread go, and a
@@ -65,14 +74,12 @@ public:
     // heal nor a slot that keeps the dispatcher busy can hold a loss back. Started on first use.
     void tellOnLossThread(std::function<void()> tell);
     bool isLossThread() const;
-    // Null when the options were refused.
-    Internal::KeepAliveHub *keepAliveHub();
+    // The lease layer's part, made by make() on first use.
+    Internal::ClientPart *leasePart(const std::function<std::unique_ptr<Internal::ClientPart>()> &make);
     // Every Watcher of this client shares its one Watch stream. Null when the options were refused.
     Internal::WatchHub *watchHub();
     const std::shared_ptr<Internal::WatcherRegistry> &watchers() const { return m_watchers; }
     const std::shared_ptr<Internal::ClientLifeline> &lifeline() const { return m_lifeline; }
-    // Dispatcher thread only.
-    Internal::HealGate &healGate() { return m_healGate; }
 
     RpcResilience resilience(const Client::Rpc &rpc) const { return rpc.value_or(options.rpc); }
 
@@ -152,9 +159,8 @@ private:
     std::unique_ptr<QThread> m_lossThread;
     std::unique_ptr<QObject> m_lossContext;
     std::atomic<QThread *> m_lossThreadHandle{nullptr};  // read by isLossThread() from any thread
-    Internal::HealGate m_healGate;
-    std::once_flag m_hubCreated;
-    std::unique_ptr<Internal::KeepAliveHub> m_hub;
+    std::once_flag m_leasePartMade;
+    std::unique_ptr<Internal::ClientPart> m_leasePart;
     std::once_flag m_watchHubCreated;
     std::unique_ptr<Internal::WatchHub> m_watchHub;
     mutable std::mutex m_beforeSendMutex;

@@ -377,19 +377,6 @@ void WatcherRegistry::closeAll(QObject *dispatcherContext)
         detachAll();
 }
 
-/*!
-    \class QEtcd::Watcher
-    \brief A watch on a key or range that resumes after every failure without losing or
-    repeating a revision.
-
-    All watchers of a Client share one Watch stream. After the stream fails (a lost connection,
-    a member restart, a member without leader) each watch is re-created, on whichever endpoint
-    the client fails over to, from the revision after the last one it delivered: recovery() says
-    Suspended, then Resubscribed. Attempts are paced by WatchResilience::retryPolicy; when it
-    gives up the watcher reports Failed and stops. If etcd compacted the history the watch needs,
-    the resyncWith hook re-reads the world and names the revision to go on from (Resynced).
-*/
-
 Watcher::Watcher(Client *client, const QByteArray &key, const WatchOptions &options,
                  const WatchResilience &resilience, QObject *parent)
     : QObject(parent), d(std::make_unique<WatcherPrivate>(this, client, key, options, resilience))

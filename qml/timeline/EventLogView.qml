@@ -110,6 +110,9 @@ Rectangle {
             clip: true
             model: view.eventLog
             reuseItems: true
+            // Rows beyond the view would be laid out again at every catch-up (4 a second), to
+            // be thrown away at the next.
+            cacheBuffer: 0
             boundsBehavior: Flickable.StopAtBounds
             ScrollBar.vertical: ScrollBar {}
             onMovementEnded: atNewest = atYEnd

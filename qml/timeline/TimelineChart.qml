@@ -6,9 +6,9 @@ import QEtcdConsole
 // Lanes down, time across. The plot is a window onto the chart's span (TimelineModel::chartStart,
 // chartLength: more time than the window), which slides under it: a live window's step moves it
 // rather than has Qt Charts or the layers paint again. In the span, bottom to top: the lanes'
-// stripes and the fault bands; the ChartView (transparent) with the time grid and the lease
-// lines, which the model ranges and fills; the markers, painted in tiles of their own rather
-// than as chart series; the loss brackets. Over the plot: the lane names and the lines between
+// stripes and the fault bands; the ChartView (transparent) with the time grid, which the model
+// ranges; each lane's lease line and its markers, painted in tiles of their own rather than as
+// chart series; the loss brackets. Over the plot: the lane names and the lines between
 // lanes, the time labels and the slider that scrolls back through the whole log. Dragging the
 // plot scrolls too; the wheel zooms about the pointer.
 Item {
@@ -75,29 +75,22 @@ Item {
                 }
                 ValueAxis {
                     id: laneAxis
-                    min: 0
-                    max: area.rows
                     labelsVisible: false
                     lineVisible: false
                     gridVisible: false
                 }
+                // Qt Charts draws an axis only for a series that uses it; the lease lines are
+                // painted with the markers, so this one stays empty.
                 LineSeries {
-                    id: leaseLine
-                    name: qsTr("lease time left")
                     axisX: timeAxis
                     axisY: laneAxis
-                    color: "#60a5fa"
-                    width: 1.5
                 }
-                Component.onCompleted: {
-                    area.timeline.setTimeAxis(timeAxis);
-                    area.timeline.setLeaseSeries(leaseLine);
-                }
+                Component.onCompleted: area.timeline.setTimeAxis(timeAxis)
             }
 
-            // Every event as its glyph, over the lease lines.
-            TimelineMarkerLayer {
-                objectName: "markerLayer"
+            // Each lane's lease line, and every event as its glyph over it.
+            TimelineTraceLayer {
+                objectName: "traceLayer"
                 anchors.fill: parent
                 chart: chart
                 timeline: area.timeline

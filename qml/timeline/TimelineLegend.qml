@@ -33,7 +33,7 @@ Flow {
         Rectangle {
             width: 18
             height: 2
-            color: "#60a5fa"
+            color: "#3b82f6"
             anchors.verticalCenter: parent.verticalCenter
         }
         Label {

@@ -22,6 +22,9 @@ QColor withAlpha(QColor colour, int alpha)
     return colour;
 }
 
+// How far right of a loss its margin's label may stand.
+constexpr double LossLabelReach = 96;
+
 QFont labelFont()
 {
     QFont font(QStringLiteral("DejaVu Sans"));
@@ -50,10 +53,17 @@ void TimelineLayer::setTimeline(TimelineModel *timeline)
         // Every step of the window, and every change while paused, ends in windowChanged.
         connect(m_timeline, &TimelineModel::windowChanged, this, &TimelineLayer::windowChanged);
         connect(m_timeline, &TimelineModel::lanesChanged, this, [this] { update(); });
-        connect(m_timeline, &TimelineModel::bandsChanged, this, &TimelineLayer::bandsChanged);
-        connect(m_timeline, &TimelineModel::lossesChanged, this, [this] {
-            if (m_content == Content::Losses)
-                repaintIfShownChanged();
+        // A band's name is inside it; a loss's margin may stand right of it, when the two
+        // moments are too close for it.
+        connect(m_timeline, &TimelineModel::bandsChanged, this, [this](double from, double to) {
+            if (m_content == Content::Bands)
+                repaintTime(from, to, 0);
+        });
+        connect(m_timeline, &TimelineModel::lossesChanged, this, [this](double from, double to) {
+            if (m_content == Content::Losses) {
+                m_paintedEmpty = false;
+                repaintTime(from, to, LossLabelReach);
+            }
         });
     }
     update();
@@ -81,18 +91,16 @@ void TimelineLayer::repaintIfShownChanged()
     update();
 }
 
-void TimelineLayer::bandsChanged(double from, double to)
+void TimelineLayer::repaintTime(double from, double to, double rightReachPixels)
 {
-    if (m_content != Content::Bands)
-        return;
     // Only the time that changed, when the layer still spans what it painted: a band opened or
-    // closed now touches the last part of the span, not the whole plot.
+    // closed now, or a loss told, touches the last part of the span, not the whole plot.
     if (!spansWhatItPainted() || !std::isfinite(from)) {
         update();
         return;
     }
     const double left = std::floor(std::max(0.0, xAt(from)) - 2);
-    const double right = std::isfinite(to) ? std::ceil(std::min(width(), xAt(to)) + 2) : width();
+    const double right = std::isfinite(to) ? std::ceil(std::min(width(), xAt(to) + rightReachPixels) + 2) : width();
     if (right > left)
         update(QRectF(left, 0, right - left, height()).toAlignedRect());
 }
@@ -184,11 +192,14 @@ void TimelineLayer::paintBands(QPainter *painter, double laneHeight) const
 void TimelineLayer::paintLosses(QPainter *painter, double laneHeight) const
 {
     const QFontMetricsF metrics(painter->font());
+    const QRectF clip = painter->hasClipping() ? painter->clipBoundingRect() : QRectF(0, 0, width(), height());
     for (const auto &loss : m_timeline->visibleLosses(m_paintedStart, chartEnd())) {
         const QColor colour = loss.late ? TimelineGlyphs::Colours::Bad : TimelineGlyphs::Colours::Text;
         const double top = loss.row * laneHeight;
         const double left = xAt(std::min(loss.knew, loss.deleted));
         const double right = xAt(std::max(loss.knew, loss.deleted));
+        if (left - 2 > clip.right() || right + LossLabelReach < clip.left())
+            continue;
         // Above the lane's markers (its middle): a tick at each moment, a line between them.
         const double tickHeight = std::max(3.0, laneHeight / 2 - 8);
         const double lineY = top + std::max(3.0, std::min(laneHeight * 0.22, tickHeight - 2));

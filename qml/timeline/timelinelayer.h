@@ -40,7 +40,7 @@ Q_SIGNALS:
 private:
     void windowChanged();
     void repaintIfShownChanged();
-    void bandsChanged(double from, double to);
+    void repaintTime(double from, double to, double rightReachPixels);
     double chartEnd() const;
     bool spansWhatItPainted() const;
     double textWidth(const QString &text) const;

@@ -76,7 +76,7 @@ void TimelineModel::reset()
     std::deque<Lane> kept;
     for (Lane &lane : m_lanes) {
         if (lane.leaseSource)
-            kept.push_back(Lane{lane.name, lane.member, {}, {}, {}, {}, lane.leaseSource, {}});
+            kept.push_back(Lane{lane.name, lane.member, {}, {}, {}, {}, lane.leaseSource, lane.leaseWatched, {}});
     }
     const bool lanesChanged = kept.size() != m_lanes.size();
     m_lanes = std::move(kept);
@@ -92,14 +92,15 @@ void TimelineModel::reset()
         Q_EMIT this->lanesChanged();
     }
     m_publish.stop();
-    m_markersChanged = {};
-    m_bandsChanged = {};
-    m_lossesPublished = m_lossesRevision;
+    m_markersChanged.reset();
+    m_bandsChanged.reset();
+    m_leaseLinesChanged.reset();
+    m_lossesChanged.reset();
     m_legendPublished.clear();
     constexpr double infinity = std::numeric_limits<double>::infinity();
     Q_EMIT markersChanged(-infinity, infinity);
     Q_EMIT bandsChanged(-infinity, infinity);
-    Q_EMIT lossesChanged();
+    Q_EMIT lossesChanged(-infinity, infinity);
     Q_EMIT legendGlyphsChanged();
     Q_EMIT countsChanged();
     scheduleRefresh();
@@ -120,6 +121,12 @@ void TimelineModel::readNewEvents()
         ingest(m_log->eventAt(sequence), sequence);
     m_nextSequence = end;
     dropBefore(first);
+    schedulePublish();
+    scheduleRefresh();
+}
+
+void TimelineModel::schedulePublish()
+{
     // The log flushes at every frame; live, what the page draws of it changes at most
     // PublishIntervalMs apart, so a frame of new events does not repaint the plot's tiles and
     // layers at every turn (a marker up to that much late is less than a pixel at most windows).
@@ -129,26 +136,28 @@ void TimelineModel::readNewEvents()
     } else {
         publishChanges();
     }
-    scheduleRefresh();
+}
+
+template<typename Signal>
+void TimelineModel::publish(Changes &changes, Signal signal)
+{
+    for (ChangedTime *changed : {&changes.dropped, &changes.recent}) {
+        if (changed->isEmpty())
+            continue;
+        const ChangedTime time = changed->take();
+        const double to = time.toMs == std::numeric_limits<qint64>::max() ? std::numeric_limits<double>::infinity()
+                                                                          : seconds(time.toMs);
+        Q_EMIT(this->*signal)(seconds(time.fromMs), to);
+    }
 }
 
 void TimelineModel::publishChanges()
 {
     m_publish.stop();
-    if (!m_markersChanged.isEmpty()) {
-        const ChangedTime markers = m_markersChanged.take();
-        Q_EMIT markersChanged(seconds(markers.fromMs), seconds(markers.toMs));
-    }
-    if (!m_bandsChanged.isEmpty()) {
-        const ChangedTime bands = m_bandsChanged.take();
-        const double to = bands.toMs == std::numeric_limits<qint64>::max() ? std::numeric_limits<double>::infinity()
-                                                                           : seconds(bands.toMs);
-        Q_EMIT bandsChanged(seconds(bands.fromMs), to);
-    }
-    if (m_lossesRevision != m_lossesPublished) {
-        m_lossesPublished = m_lossesRevision;
-        Q_EMIT lossesChanged();
-    }
+    publish(m_markersChanged, &TimelineModel::markersChanged);
+    publish(m_bandsChanged, &TimelineModel::bandsChanged);
+    publish(m_leaseLinesChanged, &TimelineModel::leaseLinesChanged);
+    publish(m_lossesChanged, &TimelineModel::lossesChanged);
     const QStringList legend = legendGlyphs();
     if (legend != m_legendPublished) {
         m_legendPublished = legend;
@@ -246,19 +255,20 @@ void TimelineModel::completeLoss(Lane &lane)
     lane.heldKey.clear();
     addMarker(loss.lastSequence, loss.deletedMs, loss.lane, QStringLiteral("keyDeleted"));
     m_losses.push_back(loss);
-    ++m_lossesRevision;
+    m_lossesChanged.recent.note(std::min(loss.knewMs, loss.deletedMs), std::max(loss.knewMs, loss.deletedMs));
 }
 
 int TimelineModel::laneFor(const QString &name, bool member)
 {
-    const auto found = std::find_if(m_lanes.begin(), m_lanes.end(), [&](const Lane &lane) { return lane.name == name; });
-    if (found != m_lanes.end()) {
-        if (member && !found->member) {  // a participant's name a member turned out to have
-            found->member = true;
+    const int id = m_laneIds.value(name, -1);
+    if (id >= 0) {
+        Lane &found = m_lanes[id];
+        if (member && !found.member) {  // a participant's name a member turned out to have
+            found.member = true;
             rebuildRows();
             Q_EMIT lanesChanged();
         }
-        return int(found - m_lanes.begin());
+        return id;
     }
     Lane lane;
     lane.name = name;
@@ -271,6 +281,9 @@ int TimelineModel::laneFor(const QString &name, bool member)
 
 void TimelineModel::rebuildRows()
 {
+    m_laneIds.clear();
+    for (int id = 0; id < int(m_lanes.size()); ++id)
+        m_laneIds.insert(m_lanes[id].name, id);
     m_laneOfRow.clear();
     for (const bool members : {false, true}) {
         for (int id = 0; id < int(m_lanes.size()); ++id) {
@@ -281,7 +294,6 @@ void TimelineModel::rebuildRows()
     m_rowOfLane = QList<int>(m_lanes.size(), -1);
     for (int row = 0; row < m_laneOfRow.size(); ++row)
         m_rowOfLane[m_laneOfRow[row]] = row;
-    m_leaseLineFilledMs = std::numeric_limits<qint64>::min();  // every lane's line has a new place
 }
 
 void TimelineModel::addMarker(qint64 sequence, qint64 ms, int lane, const QString &glyph)
@@ -298,14 +310,14 @@ void TimelineModel::addMarker(qint64 sequence, qint64 ms, int lane, const QStrin
         m_markers.insert(at, marker);
     }
     ++m_glyphCounts[index];
-    m_markersChanged.note(ms, ms);
+    m_markersChanged.recent.note(ms, ms);
 }
 
 
 void TimelineModel::openBand(std::optional<Band> &slot, Band band, qint64 sequence)
 {
     closeBand(slot, band.startMs, sequence);  // a new fault replaces the one before
-    m_bandsChanged.note(band.startMs, std::numeric_limits<qint64>::max());  // open: drawn on to the end
+    m_bandsChanged.recent.note(band.startMs, std::numeric_limits<qint64>::max());  // open: drawn on to the end
     slot = std::move(band);
 }
 
@@ -315,7 +327,7 @@ void TimelineModel::closeBand(std::optional<Band> &slot, qint64 ms, qint64 seque
         return;
     slot->endMs = ms;
     slot->endSequence = sequence;
-    m_bandsChanged.note(ms, std::numeric_limits<qint64>::max());  // no longer drawn on past its end
+    m_bandsChanged.recent.note(ms, std::numeric_limits<qint64>::max());  // no longer drawn on past its end
     m_bands.push_back(std::move(*slot));
     slot.reset();
 }
@@ -324,16 +336,17 @@ void TimelineModel::dropBefore(qint64 sequence)
 {
     while (!m_markers.empty() && m_markers.front().sequence < sequence) {
         --m_glyphCounts[m_markers.front().glyph];
-        m_markersChanged.note(m_markers.front().ms, m_markers.front().ms);
+        m_markersChanged.dropped.note(m_markers.front().ms, m_markers.front().ms);
         m_markers.pop_front();
     }
     while (!m_bands.empty() && m_bands.front().endSequence < sequence) {
-        m_bandsChanged.note(m_bands.front().startMs, m_bands.front().endMs);
+        m_bandsChanged.dropped.note(m_bands.front().startMs, m_bands.front().endMs);
         m_bands.pop_front();
     }
     while (!m_losses.empty() && m_losses.front().lastSequence < sequence) {
+        const Loss &loss = m_losses.front();
+        m_lossesChanged.dropped.note(std::min(loss.knewMs, loss.deletedMs), std::max(loss.knewMs, loss.deletedMs));
         m_losses.pop_front();
-        ++m_lossesRevision;
     }
 }
 
@@ -580,7 +593,7 @@ void TimelineModel::updateFollowInterval()
         return;
     }
     // A pixel's worth of time, but no more than 20 steps a second (each redraws the chart), and at
-    // least one a second for the open bands' ends and the lease lines.
+    // least one a second for the open bands' ends.
     const int interval = int(std::clamp(m_windowLengthMs / std::max(1.0, m_plotWidth), 50.0, 1000.0));
     if (!m_follow.isActive() || m_follow.interval() != interval)
         m_follow.start(interval);
@@ -609,14 +622,21 @@ void TimelineModel::sampleLeases()
     const qint64 now = nowMs();
     bool watching = false;
     for (Lane &lane : m_lanes) {
-        if (!lane.leaseSource)
+        auto &samples = lane.samples;
+        if (!lane.leaseSource) {
+            // Its participant went: the line now drops to nothing at its last sample.
+            if (std::exchange(lane.leaseWatched, false) && !samples.empty())
+                m_leaseLinesChanged.recent.note(samples.back().ms, samples.back().ms);
             continue;
+        }
         watching = true;
+        lane.leaseWatched = true;
         const double left = lane.leaseSource->property("leaseTimeLeft").toDouble();
         const double ttl = lane.leaseSource->property("leaseTtl").toDouble();
         noteOrigin(now);
         const LeaseSample sample{now, float(ttl > 0 ? std::clamp(left / (ttl * 1000), 0.0, 1.0) : 0.0)};
-        auto &samples = lane.samples;
+        // The line changes from its last sample on: one replaced below was on it already.
+        m_leaseLinesChanged.recent.note(samples.empty() ? sample.ms : samples.back().ms, sample.ms);
         // A lease runs down in a straight line between renewals: a sample on the line through
         // the two before it says no more than the one before, and replaces it.
         if (samples.size() >= 2) {
@@ -627,20 +647,14 @@ void TimelineModel::sampleLeases()
                 samples.pop_back();
         }
         samples.push_back(sample);
-        if (samples.size() > MaxLeaseSamples)
+        if (samples.size() > MaxLeaseSamples) {
+            m_leaseLinesChanged.dropped.note(samples.front().ms, samples[1].ms);
             samples.pop_front();
+        }
     }
     if (!watching)
         m_sampler.stop();
-    scheduleRefresh();
-}
-
-void TimelineModel::setLeaseSeries(QAbstractSeries *series)
-{
-    m_leaseSeries = qobject_cast<QXYSeries *>(series);
-    m_leaseLineFilledMs = std::numeric_limits<qint64>::min();
-    if (!m_leaseSeries)
-        qCWarning(lcTimeline, "setLeaseSeries: the series is no XY series");
+    schedulePublish();
     scheduleRefresh();
 }
 
@@ -666,14 +680,9 @@ void TimelineModel::refresh()
         m_windowEndMs = logEndMs();
     const qint64 start = m_windowEndMs - m_windowLengthMs;
     const bool ranged = placeChart(start);
-    const qint64 chartEnd = m_chartStartMs + m_chartLengthMs;
-    if (ranged || !m_following || m_nowMs - m_leaseLineFilledMs >= LeaseLineIntervalMs) {
-        fillLeaseSeries(m_chartStartMs, chartEnd);
-        m_leaseLineFilledMs = m_nowMs;
-    }
     updateTicks(start, m_windowEndMs);
     if (ranged)
-        moveTimeAxis(m_chartStartMs, chartEnd);
+        moveTimeAxis(m_chartStartMs, m_chartStartMs + m_chartLengthMs);
     Q_EMIT windowChanged();
 }
 
@@ -691,11 +700,6 @@ bool TimelineModel::placeChart(qint64 windowStartMs)
     // Following, the window moves on into the room ahead of it; paused, it may go either way.
     m_chartStartMs = m_following ? windowStartMs : windowStartMs - (length - m_windowLengthMs) / 2;
     return true;
-}
-
-double TimelineModel::laneBottom(int row) const
-{
-    return m_laneOfRow.size() - row - 1;
 }
 
 QList<TimelineModel::VisibleMarker> TimelineModel::visibleMarkers(double start, double end, double secondsPerPixel) const
@@ -727,65 +731,48 @@ QList<TimelineModel::VisibleMarker> TimelineModel::visibleMarkers(double start, 
     return visible;
 }
 
-void TimelineModel::fillLeaseSeries(qint64 startMs, qint64 endMs)
+QList<QPointF> TimelineModel::leaseLine(int row, double start, double end, double secondsPerPixel) const
 {
-    if (!m_leaseSeries)
-        return;
-    // Every lane's line is one series: between lanes the pen goes round outside the plot (above
-    // it, and beyond both ends of the window), where the chart clips it away.
-    const double above = m_laneOfRow.size() + 1.0;
-    const double beforeStart = seconds(startMs - m_windowLengthMs);
-    const double afterEnd = seconds(endMs + m_windowLengthMs);
-    const double bucketMs = std::max(1.0, 2 * m_windowLengthMs / std::max(1.0, m_plotWidth));
-    const auto bucketOf = [&](qint64 ms) { return qint64(std::floor((ms - m_originMs) / bucketMs)); };
     QList<QPointF> points;
-    for (int row = 0; row < m_laneOfRow.size(); ++row) {
-        const Lane &lane = m_lanes[m_laneOfRow[row]];
-        const auto &samples = lane.samples;
-        // The samples in the window, and one beyond each end, so the line reaches both edges.
-        auto first = std::lower_bound(samples.cbegin(), samples.cend(), startMs,
-                                      [](const LeaseSample &sample, qint64 time) { return sample.ms < time; });
-        if (first != samples.cbegin())
-            --first;
-        auto last = std::upper_bound(samples.cbegin(), samples.cend(), endMs,
-                                     [](qint64 time, const LeaseSample &sample) { return time < sample.ms; });
-        if (last != samples.cend())
-            ++last;
-        if (first == last || first->ms > endMs || std::prev(last)->ms < startMs - m_windowLengthMs)
-            continue;
-        // A lease from 0 to its TTL fills the lane but for a margin, below the markers' middle and above.
-        const double bottom = laneBottom(row) + 0.14;
-        const auto y = [bottom](double fraction) { return bottom + 0.72 * fraction; };
-        points << QPointF(beforeStart, above) << QPointF(beforeStart, y(0));
-        points << QPointF(seconds(first->ms), y(0));  // nothing known before the first sample
-        // The lowest and highest sample of every two pixels, in their order.
-        for (auto sample = first; sample != last;) {
-            const qint64 bucket = bucketOf(sample->ms);
-            auto low = sample;
-            auto high = sample;
-            for (; sample != last && bucketOf(sample->ms) == bucket; ++sample) {
-                if (sample->fraction < low->fraction)
-                    low = sample;
-                if (sample->fraction > high->fraction)
-                    high = sample;
-            }
-            const auto earlier = low->ms <= high->ms ? low : high;
-            const auto later = low->ms <= high->ms ? high : low;
-            points << QPointF(seconds(earlier->ms), y(earlier->fraction));
-            if (later != earlier)
-                points << QPointF(seconds(later->ms), y(later->fraction));
+    if (row < 0 || row >= m_laneOfRow.size() || !(secondsPerPixel > 0) || !(end >= start))
+        return points;
+    const Lane &lane = m_lanes[m_laneOfRow[row]];
+    const auto &samples = lane.samples;
+    const double bucketMs = std::max(1.0, 2 * secondsPerPixel * 1000);
+    const auto bucketOf = [&](qint64 ms) { return qint64(std::floor((ms - m_originMs) / bucketMs)); };
+    const auto bucketStartMs = [&](qint64 bucket) { return m_originMs + qint64(std::ceil(double(bucket) * bucketMs)); };
+    const auto byTime = [](const LeaseSample &sample, qint64 time) { return sample.ms < time; };
+    // Whole buckets, from start's to end's, and the nearest sampled bucket beyond each end: the
+    // line reaches both ends, and a piece asked for next to this one draws the same line.
+    auto sample = std::lower_bound(samples.cbegin(), samples.cend(), bucketStartMs(bucketOf(msOf(start))), byTime);
+    if (sample != samples.cbegin())
+        sample = std::lower_bound(samples.cbegin(), sample, bucketStartMs(bucketOf(std::prev(sample)->ms)), byTime);
+    auto last = std::lower_bound(sample, samples.cend(), bucketStartMs(bucketOf(msOf(end)) + 1), byTime);
+    if (last != samples.cend())
+        last = std::lower_bound(last, samples.cend(), bucketStartMs(bucketOf(last->ms) + 1), byTime);
+    // Nothing is known before the first sample: the line runs along the lane's bottom.
+    if (sample == samples.cbegin() && sample != last && seconds(sample->ms) > start)
+        points << QPointF(start, 0) << QPointF(seconds(sample->ms), 0);
+    while (sample != last) {
+        const qint64 bucket = bucketOf(sample->ms);
+        auto low = sample;
+        auto high = sample;
+        for (; sample != last && bucketOf(sample->ms) == bucket; ++sample) {
+            if (sample->fraction < low->fraction)
+                low = sample;
+            if (sample->fraction > high->fraction)
+                high = sample;
         }
-        const LeaseSample &latest = *std::prev(last);
-        const bool stillSampled = lane.leaseSource && m_nowMs - latest.ms <= 2 * LeaseSampleIntervalMs;
-        if (stillSampled || latest.ms > endMs) {
-            points << QPointF(afterEnd, y(latest.fraction));
-        } else {  // its participant is gone: nothing known after the last sample
-            points << QPointF(seconds(latest.ms), y(0)) << QPointF(afterEnd, y(0));
-        }
-        points << QPointF(afterEnd, above);
+        const auto earlier = std::min(low, high);  // in the samples' order, even within a millisecond
+        const auto later = std::max(low, high);
+        points << QPointF(seconds(earlier->ms), earlier->fraction);
+        if (later != earlier)
+            points << QPointF(seconds(later->ms), later->fraction);
     }
-    if (m_leaseSeries->points() != points)
-        m_leaseSeries->replace(points);
+    // Nor after the last one, once its participant is gone.
+    if (!lane.leaseSource && last == samples.cend() && !points.isEmpty() && points.last().x() < end)
+        points << QPointF(points.last().x(), 0) << QPointF(end, 0);
+    return points;
 }
 
 void TimelineModel::updateTicks(qint64 startMs, qint64 endMs)

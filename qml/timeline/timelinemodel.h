@@ -2,11 +2,11 @@
 
 #include "eventlogmodel.h"
 
-#include <QtCharts/QAbstractSeries>
 #include <QtCharts/QValueAxis>
-#include <QtCharts/QXYSeries>
+#include <QtCore/QHash>
 #include <QtCore/QList>
 #include <QtCore/QObject>
+#include <QtCore/QPointF>
 #include <QtCore/QPointer>
 #include <QtCore/QTimer>
 #include <QtCore/QVariantList>
@@ -29,15 +29,16 @@
 //   (positive when the participant knew first);
 // - its lease's time left, sampled from the object given to watchLease().
 //
-// It moves a ChartView's time axis and feeds its lease line (setTimeAxis, setLeaseSeries). Qt
-// Charts paints its whole scene again whenever the axis moves, which at every step of a live
+// It moves a ChartView's time axis with the window (setTimeAxis): Qt Charts draws the time grid.
+// Qt Charts paints its whole scene again whenever the axis moves, which at every step of a live
 // window was most of a frame's work: so the chart spans more than the window (chartStart,
 // chartLength: ChartSpan windows) and the page slides it under the window, ranging it again only
-// when the window leaves it or the scale changes. While following, the lease line takes new
-// samples every LeaseLineIntervalMs rather than at every step. TimelineMarkerLayer paints the markers (visibleMarkers: of a lane's glyphs
-// of one kind, one per half a glyph's width) and TimelineLayer the bands and the losses in the
-// window; the page places the time labels. Times reach QML in seconds since the origin (the first
-// event or lease sample since the log was last cleared).
+// when the window leaves it or the scale changes. TimelineTraceLayer paints the markers
+// (visibleMarkers: of a lane's glyphs of one kind, one per half a glyph's width) and the lease
+// lines under them (leaseLine) in tiles, and TimelineLayer the bands and the losses; the page
+// places the time labels. A lease line drawn as a chart series had Qt Charts paint its whole
+// scene at every new sample. Times reach QML in seconds since the origin (the first event or
+// lease sample since the log was last cleared).
 //
 // Following, the window ends now and moves on a pixel's worth of time at a time (at most 20
 // times a second); paused, it stays where it is until scrolled or zoomed. showWholeLog() pauses
@@ -92,7 +93,6 @@ class TimelineModel : public QObject
 public:
     static constexpr int MaxLeaseSamples = 7200;
     static constexpr int LeaseSampleIntervalMs = 250;
-    static constexpr int LeaseLineIntervalMs = 500;
     static constexpr int PublishIntervalMs = 50;
     static constexpr double ChartSpan = 1.5;
     static constexpr double MinimumWindowSeconds = 5;
@@ -209,8 +209,13 @@ public:
     // Samples participant's leaseTimeLeft (ms) and leaseTtl (s) properties 4 times a second while
     // it lives, as lane's lease line; a later call for the lane replaces the source.
     Q_INVOKABLE void watchLease(const QString &lane, QObject *participant);
-    // The series the model fills: one LineSeries for every lane's lease.
-    Q_INVOKABLE void setLeaseSeries(QAbstractSeries *series);
+    // A row's lease line from start to end (seconds since the origin) at secondsPerPixel: points
+    // of (seconds, fraction of the TTL left), the lowest and the highest sample of every two
+    // pixels in their order, and the nearest beyond each end so that the line reaches both. The
+    // two pixels are counted from the origin: asked tile by tile, the pieces join. Nothing is
+    // known before the first sample, nor after the last once its participant is gone: there the
+    // line runs at nothing.
+    QList<QPointF> leaseLine(int row, double start, double end, double secondsPerPixel) const;
     // The chart's time axis (a ValueAxis): the model moves it with the window, in one step with
     // its grid, so the chart lays its series out once per step rather than once per bound.
     Q_INVOKABLE void setTimeAxis(QAbstractAxis *axis);
@@ -252,8 +257,12 @@ Q_SIGNALS:
     // Bands from `from` to `to` (seconds since the origin; to may be infinite: an open band is
     // drawn on to the end) came, changed or went: not an open band growing as time goes on.
     void bandsChanged(double from, double to);
-    // Losses came or went.
-    void lossesChanged();
+    // A lease line changed from `from` to `to` (seconds since the origin): new samples, mostly,
+    // told at most PublishIntervalMs apart like the markers.
+    void leaseLinesChanged(double from, double to);
+    // Losses from `from` to `to` (seconds since the origin) came or went. Infinite both ways
+    // when the log was cleared.
+    void lossesChanged(double from, double to);
 
 private:
     struct PendingLoss
@@ -274,6 +283,16 @@ private:
         bool isEmpty() const { return fromMs > toMs; }
         ChangedTime take() { return std::exchange(*this, ChangedTime{}); }
     };
+    // What of one kind changed since the last publishChanges(): where new ones came or changed,
+    // and, told apart, where the log's capacity (or the lease samples' bound) took old ones. Told
+    // as one span, the two reached from the start of the history to now, and every layer painted
+    // all it showed again at every change once the log was full.
+    struct Changes
+    {
+        ChangedTime recent;
+        ChangedTime dropped;
+        void reset() { *this = {}; }
+    };
     struct Lane
     {
         QString name;
@@ -283,6 +302,7 @@ private:
         std::optional<Band> fault;  // open bands
         std::optional<Band> outage;
         QPointer<QObject> leaseSource;
+        bool leaseWatched = false;  // as of the last sampling: its line ends there when the source goes
         std::deque<LeaseSample> samples;
     };
 
@@ -301,7 +321,12 @@ private:
     qint64 windowEdgeMs() const;    // EdgePixels in the window as it is
     qint64 earliestWindowEndMs() const;
     qint64 latestWindowEndMs() const;
+    void schedulePublish();
     void publishChanges();
+    // Emits signal for changes' dropped span and then its recent one, each in seconds since the
+    // origin (an end at the largest time: infinite).
+    template<typename Signal>
+    void publish(Changes &changes, Signal signal);
     void addMarker(qint64 sequence, qint64 ms, int lane, const QString &glyph);
     void openBand(std::optional<Band> &slot, Band band, qint64 sequence);
     void closeBand(std::optional<Band> &slot, qint64 ms, qint64 sequence);
@@ -313,28 +338,24 @@ private:
     void updateFollowInterval();
     void clampWindow();
     bool placeChart(qint64 windowStartMs);
-    void fillLeaseSeries(qint64 startMs, qint64 endMs);
     void updateTicks(qint64 startMs, qint64 endMs);
     void moveTimeAxis(qint64 startMs, qint64 endMs);
-    double laneBottom(int row) const;
 
     QPointer<QEtcd::EventLogModel> m_log;
     qint64 m_nextSequence = 0;  // the first event not read yet
     std::deque<Lane> m_lanes;  // by id
+    QHash<QString, int> m_laneIds;  // by name
     QList<int> m_rowOfLane;
     QList<int> m_laneOfRow;
     std::deque<Marker> m_markers;  // by time
     std::deque<Band> m_bands;      // closed, by their end's sequence
     std::deque<Loss> m_losses;     // both moments known, by the later one's sequence
     QList<int> m_glyphCounts;      // markers per glyph, for the legend
-    // What changed since the last publishChanges(): markers and bands (the time they span),
-    // losses, the legend.
-    ChangedTime m_markersChanged;
-    ChangedTime m_bandsChanged;
-    quint64 m_lossesRevision = 0;
-    quint64 m_lossesPublished = 0;
+    Changes m_markersChanged;
+    Changes m_bandsChanged;
+    Changes m_leaseLinesChanged;
+    Changes m_lossesChanged;
     QStringList m_legendPublished;
-    QPointer<QXYSeries> m_leaseSeries;
     QPointer<QValueAxis> m_timeAxis;
 
     qint64 m_originMs = 0;
@@ -354,7 +375,6 @@ private:
     qint64 m_chartLengthMs = 0;
     double m_chartPlotWidth = 0;
     qint64 m_chartOriginMs = 0;
-    qint64 m_leaseLineFilledMs = std::numeric_limits<qint64>::min();  // when, by nowMs(); min: lanes changed
 
     QVariantList m_ticks;
     qint64 m_tickIntervalMs = 10000;

@@ -1,7 +1,7 @@
 #pragma once
 
-// The qetcd CLI run by a test. The including test target defines QETCD_CLI_PATH (the built
-// binary) with target_compile_definitions.
+// The programs a CLI test runs: the qetcd CLI, and etcdctl beside it. The including test target
+// defines QETCD_CLI_PATH (the built binary) with target_compile_definitions.
 
 #include <QEtcd/testtimeouts.h>
 
@@ -16,34 +16,42 @@
 
 namespace QEtcd::Testing {
 
-// A running qetcd whose stdout is parsed line by line as it comes in. Reading happens inside
-// the QTRY_* conditions, whose event loop also feeds QProcess.
-class Qetcd
+// What a program prints on stdout: qetcd JSON lines only, so a line that is not one counts as
+// the event "<not JSON>" and comparing names() catches it; etcdctl, or qetcd together with the
+// command that `qetcd lock` runs, plain lines as well.
+enum class Printed { JsonLines, JsonAndPlainLines };
+
+// A running program whose stdout is read line by line as it comes in. Reading happens inside
+// the QTRY_* conditions, whose event loop also feeds QProcess; it only accumulates, so
+// evaluating a condition once more changes nothing.
+class ToolProcess
 {
 public:
-    // variables are set in its environment, after the caller's ETCDCTL_* settings and any
-    // ETCD_LOCK_* it runs under (inside `etcdctl lock` or `qetcd lock`) are taken out.
-    Qetcd(const QString &endpoint, const QStringList &arguments,
-          const QList<std::pair<QString, QString>> &variables = {})
+    // variables are set in its environment after the caller's ETCDCTL_*, ETCD_* and QETCD_*
+    // settings (any it runs under inside `etcdctl lock` or `qetcd lock`) are taken out.
+    ToolProcess(const QString &program, const QStringList &arguments,
+                const QList<std::pair<QString, QString>> &variables = {}, Printed printed = Printed::JsonLines)
+        : m_printed(printed)
     {
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
         for (const QString &name : environment.keys()) {
-            if (name.startsWith(QLatin1String("ETCDCTL_")) || name.startsWith(QLatin1String("ETCD_")))
+            if (name.startsWith(QLatin1String("ETCDCTL_")) || name.startsWith(QLatin1String("ETCD_"))
+                || name.startsWith(QLatin1String("QETCD_")))
                 environment.remove(name);
         }
         for (const auto &[name, value] : variables)
             environment.insert(name, value);
         m_process.setProcessEnvironment(environment);
-        m_process.start(QStringLiteral(QETCD_CLI_PATH), QStringList{QStringLiteral("--endpoints"), endpoint} + arguments);
+        m_process.start(program, arguments);
     }
-    ~Qetcd()
+    ~ToolProcess()
     {
         if (m_process.state() != QProcess::NotRunning) {
             m_process.kill();
             m_process.waitForFinished();
         }
     }
-    Q_DISABLE_COPY_MOVE(Qetcd)
+    Q_DISABLE_COPY_MOVE(ToolProcess)
 
     bool waitForStarted() { return m_process.waitForStarted(scaledMs(10000)); }
     qint64 pid() const { return m_process.processId(); }
@@ -52,7 +60,7 @@ public:
     bool isRunning() const { return m_process.state() != QProcess::NotRunning; }
 
     // Waits for the exit; the exit code, or -1 when it crashed or did not exit in time.
-    int waitForExit(int timeoutMs = scaledMs(20000))
+    int waitForExit(int timeoutMs = scaledMs(30000))
     {
         // waitForFinished() is false for a process whose exit an event loop (a QTRY_* condition,
         // another wait) has already seen.
@@ -74,6 +82,15 @@ public:
         QStringList list;
         for (const QJsonObject &event : events())
             list.append(event.value(QLatin1String("event")).toString());
+        return list;
+    }
+    // names() without the connectionState and leaseEvent reports, whose timing is etcd's.
+    QStringList outcomes()
+    {
+        QStringList list = names();
+        list.removeIf([](const QString &name) {
+            return name == QLatin1String("connectionState") || name == QLatin1String("leaseEvent");
+        });
         return list;
     }
     // The nth event called name (0: the first), or an empty object.
@@ -99,6 +116,12 @@ public:
         poll();
         return m_lines;
     }
+    // With Printed::JsonAndPlainLines, the lines that are not JSON.
+    QList<QByteArray> plainLines()
+    {
+        poll();
+        return m_plainLines;
+    }
     // For failure messages.
     QByteArray transcript() { return rawLines().join('\n') + "\n--- stderr:\n" + standardError(); }
 
@@ -111,6 +134,10 @@ private:
             const QByteArray line = m_out.mid(m_parsed, newline - m_parsed);
             m_parsed = newline + 1;
             m_lines.append(line);
+            if (m_printed == Printed::JsonAndPlainLines && !line.startsWith('{')) {
+                m_plainLines.append(line);
+                continue;
+            }
             QJsonParseError error;
             const QJsonDocument document = QJsonDocument::fromJson(line, &error);
             if (error.error != QJsonParseError::NoError || !document.isObject()) {
@@ -122,12 +149,37 @@ private:
         }
     }
 
+    const Printed m_printed;
     QProcess m_process;
     QByteArray m_out;
     qsizetype m_parsed = 0;
     QByteArray m_err;
     QList<QByteArray> m_lines;
+    QList<QByteArray> m_plainLines;
     QList<QJsonObject> m_events;
+};
+
+// Fields of an event: a number (-1 when absent) and a string.
+inline qint64 integer(const QJsonObject &event, const char *field)
+{
+    return event.value(QLatin1String(field)).toInteger(-1);
+}
+
+inline QString text(const QJsonObject &event, const char *field)
+{
+    return event.value(QLatin1String(field)).toString();
+}
+
+// The qetcd CLI on endpoint.
+class Qetcd : public ToolProcess
+{
+public:
+    Qetcd(const QString &endpoint, const QStringList &arguments,
+          const QList<std::pair<QString, QString>> &variables = {}, Printed printed = Printed::JsonLines)
+        : ToolProcess(QStringLiteral(QETCD_CLI_PATH), QStringList{QStringLiteral("--endpoints"), endpoint} + arguments,
+                      variables, printed)
+    {
+    }
 };
 
 } // namespace QEtcd::Testing

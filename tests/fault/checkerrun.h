@@ -26,4 +26,18 @@ inline quint32 checkerSeed()
     return seed;
 }
 
+// One checker run: how long it lasts and the fault schedule it draws from, both logged.
+struct CheckerRun
+{
+    explicit CheckerRun(int defaultSeconds)
+        : seconds(checkerSeconds(defaultSeconds)), seed(checkerSeed()), random(seed)
+    {
+        qInfo("%d s", seconds);
+    }
+
+    const int seconds;
+    const quint32 seed;
+    QRandomGenerator random;
+};
+
 } // namespace QEtcd::Testing

@@ -8,6 +8,7 @@
 #include <QEtcd/faultproxy.h>
 #include <QEtcd/testtimeouts.h>
 
+#include <QtCore/QEventLoop>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QProcess>
@@ -196,10 +197,16 @@ public:
         QObject::connect(&m_timer, &QTimer::timeout, &m_timer, [this] { injectOne(); });
     }
 
-    void start() { m_timer.start(m_plan.every); }
-
-    // No new faults; the ones running end when they are due (or at stopParticipants()).
-    void stop() { m_timer.stop(); }
+    // Injects faults for seconds (scaled) while the event loop runs. Then no new ones: those
+    // running end when they are due (or at stopParticipants()).
+    void runFor(int seconds)
+    {
+        m_timer.start(m_plan.every);
+        QEventLoop run;
+        QTimer::singleShot(scaledMs(seconds * 1000), &run, &QEventLoop::quit);
+        run.exec();
+        m_timer.stop();
+    }
 
     int blackholes = 0;
     int delays = 0;

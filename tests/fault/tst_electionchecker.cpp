@@ -32,10 +32,7 @@ class tst_ElectionChecker : public QObject
 private Q_SLOTS:
     void neverTwoBelievedLeaders()
     {
-        const int seconds = checkerSeconds(60);
-        const quint32 seed = checkerSeed();
-        qInfo("%d s", seconds);
-        QRandomGenerator random(seed);
+        CheckerRun checker(60);
 
         EtcdCluster cluster;
         QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
@@ -46,12 +43,8 @@ private Q_SLOTS:
                                         cluster.clientPort(0), {"--election", "/checker/election"}));
         }
 
-        FaultDriver driver(candidates, random, {1000ms, 300, 5000, 50});
-        driver.start();
-        QEventLoop run;
-        QTimer::singleShot(scaledMs(seconds * 1000), &run, &QEventLoop::quit);
-        run.exec();
-        driver.stop();
+        FaultDriver driver(candidates, checker.random, {1000ms, 300, 5000, 50});
+        driver.runFor(checker.seconds);
 
         // Once the network is whole again somebody leads.
         for (ParticipantProcess &candidate : candidates) {
@@ -75,7 +68,7 @@ private Q_SLOTS:
         }
         int peak = 0;
         const QString overlap = overCapacity(terms, 1, &peak);
-        QVERIFY2(overlap.isEmpty(), qPrintable(overlap + QStringLiteral(" (seed %1)").arg(seed)));
+        QVERIFY2(overlap.isEmpty(), qPrintable(overlap + QStringLiteral(" (seed %1)").arg(checker.seed)));
         std::sort(terms.begin(), terms.end(),
                   [](const BelievedHold &a, const BelievedHold &b) { return a.start < b.start; });
         qint64 smallestGap = std::numeric_limits<qint64>::max();

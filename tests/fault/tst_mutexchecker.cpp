@@ -39,10 +39,7 @@ class tst_MutexChecker : public QObject
 private Q_SLOTS:
     void believedHoldsNeverOverlapAndFencedWritesLandInTheirHold()
     {
-        const int seconds = checkerSeconds(45);
-        const quint32 seed = checkerSeed();
-        qInfo("%d s", seconds);
-        QRandomGenerator random(seed);
+        CheckerRun checker(45);
 
         EtcdCluster cluster;
         QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
@@ -65,18 +62,14 @@ private Q_SLOTS:
             QVERIFY(participants[i].start(QStringLiteral(QETCD_MUTEX_PARTICIPANT), QStringLiteral("p%1").arg(i),
                                           cluster.clientPort(0),
                                           {"--lock", QString::fromUtf8(lockPath), "--fenced", QString::fromUtf8(fencedKey),
-                                           "--seed", QString::number(random.generate())}));
+                                           "--seed", QString::number(checker.random.generate())}));
         }
 
         // Every second one participant not already in trouble, the holder two times in three,
         // is cut off, slowed or frozen for 0.5–4 s: sometimes shorter than the 2 s TTL,
         // sometimes well past it. A write held up past the holder's lease arrives stale.
-        FaultDriver driver(participants, random, {1000ms, 500, 4000, 67});
-        driver.start();
-        QEventLoop run;
-        QTimer::singleShot(scaledMs(seconds * 1000), &run, &QEventLoop::quit);
-        run.exec();
-        driver.stop();
+        FaultDriver driver(participants, checker.random, {1000ms, 500, 4000, 67});
+        driver.runFor(checker.seconds);
 
         const QString stopped = stopParticipants(participants);
         QVERIFY2(stopped.isEmpty(), qPrintable(stopped));

@@ -35,10 +35,7 @@ class tst_SemaphoreChecker : public QObject
 private Q_SLOTS:
     void neverMoreBelievedHoldersThanPermits()
     {
-        const int seconds = checkerSeconds(60);
-        const quint32 seed = checkerSeed();
-        qInfo("%d s", seconds);
-        QRandomGenerator random(seed);
+        CheckerRun checker(60);
 
         EtcdCluster cluster;
         QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
@@ -50,15 +47,11 @@ private Q_SLOTS:
                                           cluster.clientPort(0),
                                           {"--semaphore", QString::fromUtf8(semaphorePath), "--permits",
                                            QString::number(permitCount), "--seed",
-                                           QString::number(random.generate())}));
+                                           QString::number(checker.random.generate())}));
         }
 
-        FaultDriver driver(participants, random, {1000ms, 500, 6000, 0});
-        driver.start();
-        QEventLoop run;
-        QTimer::singleShot(scaledMs(seconds * 1000), &run, &QEventLoop::quit);
-        run.exec();
-        driver.stop();
+        FaultDriver driver(participants, checker.random, {1000ms, 500, 6000, 0});
+        driver.runFor(checker.seconds);
 
         // Nothing is stuck once the network is whole again: everyone holds once more.
         const qint64 healedNs = std::chrono::steady_clock::now().time_since_epoch().count();
@@ -98,7 +91,7 @@ private Q_SLOTS:
         }
         int peak = 0;
         const QString overlap = overCapacity(holds, permitCount, &peak);
-        QVERIFY2(overlap.isEmpty(), qPrintable(overlap + QStringLiteral(" (seed %1)").arg(seed)));
+        QVERIFY2(overlap.isEmpty(), qPrintable(overlap + QStringLiteral(" (seed %1)").arg(checker.seed)));
         qInfo("%lld believed holds (%d more never believed), %d seen lost while held, %d releases found the permit "
               "lost, %d permitLost() signals, %d acquisitions failed, peak %d; faults: %s",
               qint64(holds.size()), unbelieved, seenLost, dispossessed, permitLost, failures, peak,
@@ -119,7 +112,7 @@ private Q_SLOTS:
                                 .arg(permitLost)));
         QVERIFY2(driver.blackholes >= 1 && driver.delays >= 1 && driver.freezes >= 1,
                  "a kind of fault was never injected");
-        QVERIFY(driver.total() > seconds / 3);
+        QVERIFY(driver.total() > checker.seconds / 3);
         QCOMPARE(peak, permitCount);  // the permits were really shared, not handed out one by one
 
         // Every participant closed its semaphore on the way out: no entry is left behind.

@@ -2,6 +2,7 @@
 // would run it, next to etcdctl on the same names, its JSON lines are read as they arrive, and
 // it is stopped with real signals.
 #include "../common/awaitfuture.h"
+#include "../common/qetcdprocess.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
@@ -18,120 +19,6 @@
 using namespace QEtcd;
 using namespace QEtcd::Testing;
 
-namespace {
-// A running qetcd or etcdctl whose stdout is read line by line as it comes in; the lines that
-// are JSON objects are qetcd's events, the others come from etcdctl or from the command that
-// `qetcd lock` runs. Reading happens inside the QTRY_* conditions, whose event loop also feeds
-// QProcess; it only accumulates, so evaluating a condition once more changes nothing.
-class Tool
-{
-public:
-    Tool(const QString &program, const QStringList &arguments)
-    {
-        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-        for (const QString &name : environment.keys()) {
-            if (name.startsWith(QLatin1String("ETCDCTL_")) || name.startsWith(QLatin1String("QETCD_")))
-                environment.remove(name);
-        }
-        environment.insert(QStringLiteral("ETCDCTL_API"), QStringLiteral("3"));
-        m_process.setProcessEnvironment(environment);
-        m_process.start(program, arguments);
-    }
-    ~Tool()
-    {
-        if (m_process.state() != QProcess::NotRunning) {
-            m_process.kill();
-            m_process.waitForFinished();
-        }
-    }
-    Q_DISABLE_COPY_MOVE(Tool)
-
-    void terminate() { m_process.terminate(); }  // SIGTERM
-
-    // The exit code, or -1 when it crashed or did not exit in time.
-    int waitForExit(int timeoutMs = scaledMs(30000))
-    {
-        if (!m_process.waitForFinished(timeoutMs))
-            return -1;
-        poll();
-        return m_process.exitStatus() == QProcess::NormalExit ? m_process.exitCode() : -1;
-    }
-
-    QList<QByteArray> lines()
-    {
-        poll();
-        return m_lines;
-    }
-    QList<QByteArray> plainLines()
-    {
-        QList<QByteArray> plain;
-        for (const QByteArray &line : lines()) {
-            if (!line.startsWith('{'))
-                plain.append(line);
-        }
-        return plain;
-    }
-    QList<QJsonObject> events()
-    {
-        QList<QJsonObject> list;
-        for (const QByteArray &line : lines()) {
-            if (line.startsWith('{'))
-                list.append(QJsonDocument::fromJson(line).object());
-        }
-        return list;
-    }
-    // The events' names, without the connection and lease reports, whose timing is etcd's.
-    QStringList names()
-    {
-        QStringList list;
-        for (const QJsonObject &event : events()) {
-            const QString name = event.value(QLatin1String("event")).toString();
-            if (name != QLatin1String("connectionState") && name != QLatin1String("leaseEvent"))
-                list.append(name);
-        }
-        return list;
-    }
-    QJsonObject event(const QString &name, int nth = 0)
-    {
-        for (const QJsonObject &each : events()) {
-            if (each.value(QLatin1String("event")).toString() == name && nth-- == 0)
-                return each;
-        }
-        return {};
-    }
-    bool has(const QString &name, int nth = 0) { return !event(name, nth).isEmpty(); }
-    QByteArray standardError() { return m_err += m_process.readAllStandardError(); }
-    QByteArray transcript() { return lines().join('\n') + "\n--- stderr:\n" + standardError(); }
-
-private:
-    void poll()
-    {
-        m_out += m_process.readAllStandardOutput();
-        qsizetype newline;
-        while ((newline = m_out.indexOf('\n', m_parsed)) >= 0) {
-            m_lines.append(m_out.mid(m_parsed, newline - m_parsed));
-            m_parsed = newline + 1;
-        }
-    }
-
-    QProcess m_process;
-    QByteArray m_out;
-    qsizetype m_parsed = 0;
-    QByteArray m_err;
-    QList<QByteArray> m_lines;
-};
-
-qint64 integer(const QJsonObject &object, const char *field)
-{
-    return object.value(QLatin1String(field)).toInteger(-1);
-}
-
-QString text(const QJsonObject &object, const char *field)
-{
-    return object.value(QLatin1String(field)).toString();
-}
-} // namespace
-
 class tst_CliLocks : public QObject
 {
     Q_OBJECT
@@ -140,15 +27,18 @@ private:
     EtcdCluster m_cluster;
     std::unique_ptr<Client> m_client;
 
-    std::unique_ptr<Tool> qetcd(const QStringList &arguments)
+    // A lock's command prints its own lines between qetcd's.
+    std::unique_ptr<Qetcd> qetcd(const QStringList &arguments)
     {
-        return std::make_unique<Tool>(QStringLiteral(QETCD_CLI_PATH),
-                                      QStringList{QStringLiteral("--endpoints"), m_cluster.clientUrl(0)} + arguments);
+        return std::make_unique<Qetcd>(m_cluster.clientUrl(0), arguments, QList<std::pair<QString, QString>>{},
+                                       Printed::JsonAndPlainLines);
     }
-    std::unique_ptr<Tool> etcdctl(const QStringList &arguments)
+    std::unique_ptr<ToolProcess> etcdctl(const QStringList &arguments)
     {
-        return std::make_unique<Tool>(QStringLiteral("etcdctl"),
-                                      QStringList{QStringLiteral("--endpoints"), m_cluster.clientUrl(0)} + arguments);
+        const QStringList onOurMember{QStringLiteral("--endpoints"), m_cluster.clientUrl(0)};
+        const QList<std::pair<QString, QString>> version3{{QStringLiteral("ETCDCTL_API"), QStringLiteral("3")}};
+        return std::make_unique<ToolProcess>(QStringLiteral("etcdctl"), onOurMember + arguments, version3,
+                                             Printed::JsonAndPlainLines);
     }
 
     // How many keys start with prefix: holders and waiters alike.
@@ -167,8 +57,8 @@ private:
 
     // Someone else revokes the lease that `established` names: the command reports `loss`,
     // closes as failed and exits 1, leaving no key under `prefix`.
-    void revokeAndExpectExit1(Tool &run, const QString &established, const QString &loss, const QStringList &names,
-                              const QByteArray &prefix)
+    void revokeAndExpectExit1(ToolProcess &run, const QString &established, const QString &loss,
+                              const QStringList &names, const QByteArray &prefix)
     {
         QTRY_VERIFY2_WITH_TIMEOUT(run.has(established), run.transcript().constData(), scaledMs(15000));
         bool ok = false;
@@ -177,7 +67,7 @@ private:
         const QFuture<Result> revoked = m_client->leaseRevoke(leaseId);
         QVERIFY(awaitFuture(revoked) && revoked.result().status);
         QCOMPARE(run.waitForExit(), 1);
-        QCOMPARE(run.names(), names);
+        QCOMPARE(run.outcomes(), names);
         QVERIFY(!text(run.event(loss), "cause_code").isEmpty());
         QCOMPARE(text(run.event("closed"), "reason"), QStringLiteral("failed"));
         QVERIFY2(run.standardError().startsWith("qetcd: "), run.standardError().constData());
@@ -205,11 +95,11 @@ private Q_SLOTS:
         auto second = qetcd({"lock", "/cl/a", "--hold", "1s"});
         // Queued behind the first: its key is there, and it has acquired nothing.
         QTRY_COMPARE_WITH_TIMEOUT(keysUnder("/cl/a/"), 2, scaledMs(15000));
-        QVERIFY2(second->names().isEmpty(), second->transcript().constData());
+        QVERIFY2(second->outcomes().isEmpty(), second->transcript().constData());
 
         first->terminate();
         QCOMPARE(first->waitForExit(), 0);
-        QCOMPARE(first->names(), (QStringList{"acquired", "released", "closed"}));
+        QCOMPARE(first->outcomes(), (QStringList{"acquired", "released", "closed"}));
         const QJsonObject released = first->event("released");
         QCOMPARE(integer(released, "fencing_token"), integer(acquired, "fencing_token"));
         QCOMPARE(text(first->event("closed"), "reason"), QStringLiteral("SIGTERM"));
@@ -222,7 +112,7 @@ private Q_SLOTS:
         QVERIFY(integer(next, "fencing_token") > integer(acquired, "fencing_token"));
         // --hold 1s then releases by itself.
         QCOMPARE(second->waitForExit(), 0);
-        QCOMPARE(second->names(), (QStringList{"acquired", "released", "closed"}));
+        QCOMPARE(second->outcomes(), (QStringList{"acquired", "released", "closed"}));
         QCOMPARE(text(second->event("closed"), "reason"), QStringLiteral("hold"));
         QCOMPARE(keysUnder("/cl/a/"), 0);
     }
@@ -235,7 +125,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(keysUnder("/cl/w/"), 2, scaledMs(15000));
         waiter->terminate();
         QCOMPARE(waiter->waitForExit(), 5);  // interrupted: it never had the lock
-        QCOMPARE(waiter->names(), QStringList{"closed"});
+        QCOMPARE(waiter->outcomes(), QStringList{"closed"});
         QCOMPARE(text(waiter->event("closed"), "reason"), QStringLiteral("SIGTERM"));
         QCOMPARE(keysUnder("/cl/w/"), 1);
         holder->terminate();
@@ -249,34 +139,34 @@ private Q_SLOTS:
         QTRY_VERIFY2_WITH_TIMEOUT(ours->has("acquired"), ours->transcript().constData(), scaledMs(15000));
         auto theirs = etcdctl({"lock", "/cl/i"});
         QTRY_COMPARE_WITH_TIMEOUT(keysUnder("/cl/i/"), 2, scaledMs(15000));
-        QVERIFY2(theirs->lines().isEmpty(), theirs->transcript().constData());
+        QVERIFY2(theirs->rawLines().isEmpty(), theirs->transcript().constData());
         ours->terminate();
         QCOMPARE(ours->waitForExit(), 0);
         // etcdctl prints its key once it holds the lock (and an empty line after it).
-        QTRY_VERIFY2_WITH_TIMEOUT(!theirs->lines().isEmpty(), theirs->transcript().constData(), scaledMs(15000));
-        const QByteArray theirKey = theirs->lines().first();
+        QTRY_VERIFY2_WITH_TIMEOUT(!theirs->rawLines().isEmpty(), theirs->transcript().constData(), scaledMs(15000));
+        const QByteArray theirKey = theirs->rawLines().first();
         QVERIFY2(theirKey.startsWith("/cl/i/") && theirKey != text(ours->event("acquired"), "key").toUtf8(),
                  theirKey.constData());
 
         // The other way round: ours queues behind etcdctl's hold.
         auto next = qetcd({"lock", "/cl/i", "--hold", "1s"});
         QTRY_COMPARE_WITH_TIMEOUT(keysUnder("/cl/i/"), 2, scaledMs(15000));
-        QVERIFY2(next->names().isEmpty(), next->transcript().constData());
+        QVERIFY2(next->outcomes().isEmpty(), next->transcript().constData());
         theirs->terminate();
         QCOMPARE(theirs->waitForExit(), 0);
         QTRY_VERIFY2_WITH_TIMEOUT(next->has("acquired"), next->transcript().constData(), scaledMs(15000));
         QCOMPARE(next->waitForExit(), 0);
-        QCOMPARE(next->names(), (QStringList{"acquired", "released", "closed"}));
+        QCOMPARE(next->outcomes(), (QStringList{"acquired", "released", "closed"}));
     }
 
     void lockRunsACommandWithTheFencingToken()
     {
         auto run = qetcd({"lock", "/cl/c", "--", "sh", "-c", "echo token=$QETCD_FENCING_TOKEN key=$QETCD_LOCK_KEY"});
         QCOMPARE(run->waitForExit(), 0);
-        QCOMPARE(run->names(), (QStringList{"acquired", "released", "closed"}));
+        QCOMPARE(run->outcomes(), (QStringList{"acquired", "released", "closed"}));
         const QJsonObject acquired = run->event("acquired");
         // The command's line comes between "acquired" and "released".
-        const QList<QByteArray> lines = run->lines();
+        const QList<QByteArray> lines = run->rawLines();
         QCOMPARE(run->plainLines(),
                  QList<QByteArray>{"token=" + QByteArray::number(integer(acquired, "fencing_token")) + " key="
                                    + text(acquired, "key").toUtf8()});
@@ -288,7 +178,7 @@ private Q_SLOTS:
         // Its exit code is ours.
         auto failing = qetcd({"lock", "/cl/c", "--", "sh", "-c", "exit 3"});
         QCOMPARE(failing->waitForExit(), 3);
-        QCOMPARE(failing->names(), (QStringList{"acquired", "released", "closed"}));
+        QCOMPARE(failing->outcomes(), (QStringList{"acquired", "released", "closed"}));
     }
 
     void lostLockTerminatesTheCommand()
@@ -308,7 +198,7 @@ private Q_SLOTS:
         const QFuture<Result> revoked = m_client->leaseRevoke(leaseId);
         QVERIFY(awaitFuture(revoked) && revoked.result().status);
         QCOMPARE(run->waitForExit(), 1);
-        QCOMPARE(run->names(), (QStringList{"acquired", "lockLost", "closed"}));
+        QCOMPARE(run->outcomes(), (QStringList{"acquired", "lockLost", "closed"}));
         QVERIFY(!text(run->event("lockLost"), "cause_code").isEmpty());
         // The hold's lease says what became of it, by name and kind.
         const QJsonObject expired = run->event("leaseEvent");
@@ -338,11 +228,11 @@ private Q_SLOTS:
         QTRY_VERIFY2_WITH_TIMEOUT(observer->has("leaderChanged"), observer->transcript().constData(), scaledMs(15000));
         QCOMPARE(text(observer->event("leaderChanged"), "value"), QStringLiteral("p1"));
         QCOMPARE(text(observer->event("leaderChanged"), "key"), text(elected, "key"));
-        QCOMPARE(p2->names(), QStringList{"campaigning"});
+        QCOMPARE(p2->outcomes(), QStringList{"campaigning"});
 
         p1->terminate();
         QCOMPARE(p1->waitForExit(), 0);
-        QCOMPARE(p1->names(), (QStringList{"campaigning", "elected", "resigned", "closed"}));
+        QCOMPARE(p1->outcomes(), (QStringList{"campaigning", "elected", "resigned", "closed"}));
         QCOMPARE(p1->event("closed").value("revoked").toBool(), true);
 
         QTRY_VERIFY2_WITH_TIMEOUT(p2->has("elected"), p2->transcript().constData(), scaledMs(15000));
@@ -358,7 +248,7 @@ private Q_SLOTS:
         QCOMPARE(observer->event("leaderChanged", 2).value("vacant").toBool(), true);
         observer->terminate();
         QCOMPARE(observer->waitForExit(), 0);
-        QCOMPARE(observer->names(),
+        QCOMPARE(observer->outcomes(),
                  (QStringList{"established", "leaderChanged", "leaderChanged", "leaderChanged", "closed"}));
     }
 
@@ -366,17 +256,17 @@ private Q_SLOTS:
     {
         auto theirs = etcdctl({"elect", "/ce/i", "e1"});
         // etcdctl prints the leader's key and value once elected.
-        QTRY_COMPARE_WITH_TIMEOUT(theirs->lines().size(), 2, scaledMs(15000));
-        QCOMPARE(theirs->lines().at(1), QByteArray("e1"));
+        QTRY_COMPARE_WITH_TIMEOUT(theirs->rawLines().size(), 2, scaledMs(15000));
+        QCOMPARE(theirs->rawLines().at(1), QByteArray("e1"));
 
         auto observer = qetcd({"elect", "--observe", "/ce/i"});
         QTRY_VERIFY2_WITH_TIMEOUT(observer->has("leaderChanged"), observer->transcript().constData(), scaledMs(15000));
         QCOMPARE(text(observer->event("leaderChanged"), "value"), QStringLiteral("e1"));
-        QCOMPARE(text(observer->event("leaderChanged"), "key").toUtf8(), theirs->lines().at(0));
+        QCOMPARE(text(observer->event("leaderChanged"), "key").toUtf8(), theirs->rawLines().at(0));
 
         auto ours = qetcd({"elect", "/ce/i", "q1"});
         QTRY_VERIFY2_WITH_TIMEOUT(ours->has("campaigning"), ours->transcript().constData(), scaledMs(15000));
-        QCOMPARE(ours->names(), QStringList{"campaigning"});
+        QCOMPARE(ours->outcomes(), QStringList{"campaigning"});
         theirs->terminate();
         QCOMPARE(theirs->waitForExit(), 0);
         QTRY_VERIFY2_WITH_TIMEOUT(ours->has("elected"), ours->transcript().constData(), scaledMs(15000));
@@ -384,11 +274,11 @@ private Q_SLOTS:
         // The other way round: etcdctl queues behind our leadership.
         auto next = etcdctl({"elect", "/ce/i", "e2"});
         QTRY_COMPARE_WITH_TIMEOUT(keysUnder("/ce/i/"), 2, scaledMs(15000));
-        QVERIFY2(next->lines().isEmpty(), next->transcript().constData());
+        QVERIFY2(next->rawLines().isEmpty(), next->transcript().constData());
         ours->terminate();
         QCOMPARE(ours->waitForExit(), 0);
-        QTRY_COMPARE_WITH_TIMEOUT(next->lines().size(), 2, scaledMs(15000));
-        QCOMPARE(next->lines().at(1), QByteArray("e2"));
+        QTRY_COMPARE_WITH_TIMEOUT(next->rawLines().size(), 2, scaledMs(15000));
+        QCOMPARE(next->rawLines().at(1), QByteArray("e2"));
         QTRY_VERIFY2_WITH_TIMEOUT(observer->has("leaderChanged", 2), observer->transcript().constData(),
                                   scaledMs(15000));
         QCOMPARE(text(observer->event("leaderChanged", 1), "value"), QStringLiteral("q1"));
@@ -407,16 +297,16 @@ private Q_SLOTS:
 
         auto s3 = qetcd({"semaphore", "/cs/s", "--permits", "2", "--hold", "1s"});
         QTRY_COMPARE_WITH_TIMEOUT(keysUnder("/cs/s/holders/"), 3, scaledMs(15000));
-        QVERIFY2(s3->names().isEmpty(), s3->transcript().constData());
+        QVERIFY2(s3->outcomes().isEmpty(), s3->transcript().constData());
 
         s1->terminate();
         QCOMPARE(s1->waitForExit(), 0);
-        QCOMPARE(s1->names(), (QStringList{"acquired", "released", "closed"}));
+        QCOMPARE(s1->outcomes(), (QStringList{"acquired", "released", "closed"}));
         QTRY_VERIFY2_WITH_TIMEOUT(s3->has("acquired"), s3->transcript().constData(), scaledMs(15000));
         QVERIFY(integer(s3->event("acquired"), "mono_ms") >= integer(s1->event("released"), "mono_ms"));
         QCOMPARE(s3->waitForExit(), 0);
-        QCOMPARE(s3->names(), (QStringList{"acquired", "released", "closed"}));
-        QCOMPARE(s2->names(), QStringList{"acquired"});
+        QCOMPARE(s3->outcomes(), (QStringList{"acquired", "released", "closed"}));
+        QCOMPARE(s2->outcomes(), QStringList{"acquired"});
         s2->terminate();
         QCOMPARE(s2->waitForExit(), 0);
         QCOMPARE(keysUnder("/cs/s/holders/"), 0);
@@ -448,7 +338,7 @@ private Q_SLOTS:
         for (const QStringList &arguments : wrong) {
             auto run = qetcd(arguments);
             QCOMPARE(run->waitForExit(), 128);
-            QVERIFY2(run->lines().isEmpty(), run->transcript().constData());
+            QVERIFY2(run->rawLines().isEmpty(), run->transcript().constData());
             const QByteArray err = run->standardError();
             QVERIFY2(err.startsWith("qetcd ") && err.count('\n') == 1, err.constData());
         }

@@ -24,11 +24,6 @@ namespace {
 // How many processes meet at a barrier in the tests below.
 constexpr int members = 5;
 
-QString text(const QJsonObject &object, const char *field)
-{
-    return object.value(QLatin1String(field)).toString();
-}
-
 qint64 monoMs(const QJsonObject &object)
 {
     return object.value(QLatin1String("mono_ms")).toInteger();

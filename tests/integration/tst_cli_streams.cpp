@@ -23,16 +23,6 @@ using namespace QEtcd::Testing;
 
 namespace {
 
-qint64 integer(const QJsonObject &object, const char *field)
-{
-    return object.value(QLatin1String(field)).toInteger(-1);
-}
-
-QString text(const QJsonObject &object, const char *field)
-{
-    return object.value(QLatin1String(field)).toString();
-}
-
 // A failure is reported as exactly one line on stderr.
 bool isOneLine(const QByteArray &err)
 {

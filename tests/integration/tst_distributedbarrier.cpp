@@ -1,4 +1,5 @@
 #include "../common/awaitfuture.h"
+#include "../common/recipefixture.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/distributedbarrier.h>
@@ -14,25 +15,7 @@ using namespace std::chrono_literals;
 
 using LiftReason = DistributedBarrier::LiftReason;
 using WaitResult = DistributedBarrier::WaitResult;
-using StateChange = std::pair<ConnectionState, ConnectionState>;
-
 namespace {
-QList<LeaseEventKind> kinds(const QSignalSpy &spy)
-{
-    QList<LeaseEventKind> list;
-    for (const QList<QVariant> &arguments : spy)
-        list.append(arguments.at(0).value<LeaseEvent>().kind);
-    return list;
-}
-
-QList<StateChange> stateChanges(const QSignalSpy &spy)
-{
-    QList<StateChange> list;
-    for (const QList<QVariant> &arguments : spy)
-        list.append({arguments.at(0).value<ConnectionState>(), arguments.at(1).value<ConnectionState>()});
-    return list;
-}
-
 QList<WatchEvent> flatten(const QSignalSpy &spy)
 {
     QList<WatchEvent> all;
@@ -261,12 +244,13 @@ private Q_SLOTS:
         QVERIFY2(result.isLifted(), qPrintable(result.status.toString()));
         QCOMPARE(result.reason, LiftReason::LeaseExpired);
         QVERIFY(result.isSpurious());
-        QTRY_VERIFY_WITH_TIMEOUT(kinds(events).contains(LeaseEventKind::Expired), scaledMs(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(leaseEventKinds(events).contains(LeaseEventKind::Expired), scaledMs(10000));
         QVERIFY(owner.isOwner());  // still its barrier: the healer will put it back
 
         proxy.setMode(FaultProxy::Mode::Pass);
-        QTRY_COMPARE_WITH_TIMEOUT(kinds(events).size(), 3, scaledMs(15000));
-        QCOMPARE(kinds(events), (QList{LeaseEventKind::Suspended, LeaseEventKind::Expired, LeaseEventKind::Restored}));
+        QTRY_COMPARE_WITH_TIMEOUT(leaseEventKinds(events).size(), 3, scaledMs(15000));
+        QCOMPARE(leaseEventKinds(events),
+                 (QList{LeaseEventKind::Suspended, LeaseEventKind::Expired, LeaseEventKind::Restored}));
         QCOMPARE(stateChanges(states),
                  (QList<StateChange>{{ConnectionState::Suspended, ConnectionState::Connected},
                                      {ConnectionState::Lost, ConnectionState::Suspended},
@@ -310,7 +294,8 @@ private Q_SLOTS:
         QVERIFY(armed.lease != 0);
         const WaitResult waited = waiter.waitOnBarrier(std::chrono::milliseconds(scaledMs(4000)));
         QCOMPARE(waited.status.code(), StatusCode::DeadlineExceeded);
-        QVERIFY2(!kinds(events).contains(LeaseEventKind::Expired), qPrintable(QString::number(events.size())));
+        QVERIFY2(!leaseEventKinds(events).contains(LeaseEventKind::Expired),
+                 qPrintable(QString::number(events.size())));
         QCOMPARE(read("/barriers/slow").lease, armed.lease);
 
         proxy.setMode(FaultProxy::Mode::Pass);
@@ -333,9 +318,9 @@ private Q_SLOTS:
         const KeyValue theirs = read("/barriers/stolen");
 
         proxy.setMode(FaultProxy::Mode::Pass);
-        QTRY_VERIFY_WITH_TIMEOUT(kinds(events).contains(LeaseEventKind::Failed), scaledMs(15000));
-        QCOMPARE(kinds(events).last(), LeaseEventKind::Failed);
-        QVERIFY(!kinds(events).contains(LeaseEventKind::Restored));
+        QTRY_VERIFY_WITH_TIMEOUT(leaseEventKinds(events).contains(LeaseEventKind::Failed), scaledMs(15000));
+        QCOMPARE(leaseEventKinds(events).last(), LeaseEventKind::Failed);
+        QVERIFY(!leaseEventKinds(events).contains(LeaseEventKind::Restored));
         QCOMPARE(events.last().at(0).value<LeaseEvent>().cause.code(), StatusCode::OwnershipLost);
         QCOMPARE(owner.connectionState(), ConnectionState::Lost);
         QVERIFY(!owner.isOwner());

@@ -1,4 +1,5 @@
 #include "../common/awaitfuture.h"
+#include "../common/recipefixture.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/distributedbarrierwithcount.h>
@@ -10,18 +11,6 @@
 using namespace QEtcd;
 using namespace QEtcd::Testing;
 using namespace std::chrono_literals;
-
-using StateChange = std::pair<ConnectionState, ConnectionState>;
-
-namespace {
-QList<StateChange> stateChanges(const QSignalSpy &spy)
-{
-    QList<StateChange> list;
-    for (const QList<QVariant> &arguments : spy)
-        list.append({arguments.at(0).value<ConnectionState>(), arguments.at(1).value<ConnectionState>()});
-    return list;
-}
-} // namespace
 
 // Counted and double barriers, each participant on a Client of its own.
 class tst_DistributedBarrierWithCount : public QObject

@@ -1,5 +1,5 @@
 #include "../common/awaitfuture.h"
-#include "../common/queuedkeys.h"
+#include "../common/recipefixture.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/distributedmutex.h>
@@ -20,34 +20,17 @@ using namespace QEtcd::Testing;
 using namespace std::chrono;
 using namespace std::chrono_literals;
 
-class tst_DistributedMutex : public QObject
+class tst_DistributedMutex : public QObject, protected RecipeFixture
 {
     Q_OBJECT
 
 private:
-    EtcdCluster m_cluster;
-    std::unique_ptr<Client> m_client;
-    std::unique_ptr<Client> m_other;
-
-    ClientOptions direct() const { return ClientOptions::fromEndpoints(m_cluster.clientUrls()); }
-
-    QList<KeyValue> queue(const QByteArray &path) { return keysByCreation(m_client.get(), path + '/'); }
-
-    static LockOptions ttl(qint64 seconds)
-    {
-        LockOptions options;
-        options.ttlSeconds = seconds;
-        return options;
-    }
+    static LockOptions ttl(qint64 seconds) { return withTtl<LockOptions>(seconds); }
 
 private Q_SLOTS:
     void initTestCase()
     {
-        qRegisterMetaType<Status>();
-        qRegisterMetaType<LeaseEvent>();
-        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
-        m_client = std::make_unique<Client>(direct());
-        m_other = std::make_unique<Client>(direct());
+        QVERIFY2(startEtcd(), qPrintable(m_cluster.errorString()));
     }
 
     void lockIsReentrantAndUsesEtcdsLayout()
@@ -381,7 +364,7 @@ private Q_SLOTS:
         QVERIFY(!waiting.isFinished());
         const QList<RecipeHistoryEntry> history = waiter.history();
         QVERIFY(std::any_of(history.cbegin(), history.cend(),
-                            [](const RecipeHistoryEntry &entry) { return entry.text.contains("requeues"); }));
+                            [](const RecipeHistoryEntry &entry) { return entry.text.contains("re-queues"); }));
         QVERIFY(holder.unlock());
         Status turn;
         QETCD_AWAIT(waiting, turn);

@@ -1,5 +1,5 @@
 #include "../common/awaitfuture.h"
-#include "../common/queuedkeys.h"
+#include "../common/recipefixture.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/distributedreadwritelock.h>
@@ -15,17 +15,11 @@ using namespace std::chrono_literals;
 
 using Side = DistributedReadWriteLock::Side;
 
-class tst_DistributedReadWriteLock : public QObject
+class tst_DistributedReadWriteLock : public QObject, protected RecipeFixture
 {
     Q_OBJECT
 
 private:
-    EtcdCluster m_cluster;
-    std::unique_ptr<Client> m_client;
-    std::unique_ptr<Client> m_other;
-
-    ClientOptions direct() const { return ClientOptions::fromEndpoints(m_cluster.clientUrls()); }
-
     QList<KeyValue> entries(const QByteArray &path) { return keysByCreation(m_client.get(), path + '/'); }
 
     bool exists(const QByteArray &key)
@@ -34,19 +28,7 @@ private:
         return awaitFuture(future) && future.result().kvs.size() == 1;
     }
 
-    static LockOptions ttl(qint64 seconds)
-    {
-        LockOptions options;
-        options.ttlSeconds = seconds;
-        return options;
-    }
-
-    static bool saidInHistory(const Recipe &recipe, const QString &words)
-    {
-        const QList<RecipeHistoryEntry> history = recipe.history();
-        return std::any_of(history.cbegin(), history.cend(),
-                           [&](const RecipeHistoryEntry &entry) { return entry.text.contains(words); });
-    }
+    static LockOptions ttl(qint64 seconds) { return withTtl<LockOptions>(seconds); }
 
     // Records, in the order they happened, which lock got in (direct: from the dispatcher).
     void logAcquisitions(DistributedReadWriteLock *lock, const QString &name, QStringList *log, QMutex *mutex)
@@ -62,10 +44,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        qRegisterMetaType<Status>();
-        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
-        m_client = std::make_unique<Client>(direct());
-        m_other = std::make_unique<Client>(direct());
+        QVERIFY2(startEtcd(), qPrintable(m_cluster.errorString()));
     }
 
     void entriesFollowTheLayoutAndHoldsAreReentrant()

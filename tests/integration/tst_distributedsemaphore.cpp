@@ -1,5 +1,5 @@
 #include "../common/awaitfuture.h"
-#include "../common/queuedkeys.h"
+#include "../common/recipefixture.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/distributedmutex.h>
@@ -14,17 +14,11 @@ using namespace QEtcd::Testing;
 using namespace std::chrono;
 using namespace std::chrono_literals;
 
-class tst_DistributedSemaphore : public QObject
+class tst_DistributedSemaphore : public QObject, protected RecipeFixture
 {
     Q_OBJECT
 
 private:
-    EtcdCluster m_cluster;
-    std::unique_ptr<Client> m_client;
-    std::unique_ptr<Client> m_other;
-
-    ClientOptions direct() const { return ClientOptions::fromEndpoints(m_cluster.clientUrls()); }
-
     QList<KeyValue> holders(const QByteArray &path) { return keysByCreation(m_client.get(), path + "/holders/"); }
 
     qint64 countUnder(const QByteArray &prefix)
@@ -36,27 +30,12 @@ private:
         return awaitFuture(future) ? future.result().count : -1;
     }
 
-    static SemaphoreOptions ttl(qint64 seconds)
-    {
-        SemaphoreOptions options;
-        options.ttlSeconds = seconds;
-        return options;
-    }
-
-    static bool saidInHistory(const Recipe &recipe, const QString &words)
-    {
-        const QList<RecipeHistoryEntry> history = recipe.history();
-        return std::any_of(history.cbegin(), history.cend(),
-                           [&](const RecipeHistoryEntry &entry) { return entry.text.contains(words); });
-    }
+    static SemaphoreOptions ttl(qint64 seconds) { return withTtl<SemaphoreOptions>(seconds); }
 
 private Q_SLOTS:
     void initTestCase()
     {
-        qRegisterMetaType<Status>();
-        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
-        m_client = std::make_unique<Client>(direct());
-        m_other = std::make_unique<Client>(direct());
+        QVERIFY2(startEtcd(), qPrintable(m_cluster.errorString()));
     }
 
     void thePermitCountIsStoredOnceAndAMismatchIsRefused()

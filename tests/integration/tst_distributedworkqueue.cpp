@@ -1,4 +1,5 @@
 #include "../common/awaitfuture.h"
+#include "../common/recipefixture.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/distributedworkqueue.h>
@@ -23,17 +24,11 @@ using namespace QEtcd::Testing;
 using namespace std::chrono;
 using namespace std::chrono_literals;
 
-class tst_DistributedWorkQueue : public QObject
+class tst_DistributedWorkQueue : public QObject, protected RecipeFixture
 {
     Q_OBJECT
 
 private:
-    EtcdCluster m_cluster;
-    std::unique_ptr<Client> m_client;
-    std::unique_ptr<Client> m_other;
-
-    ClientOptions direct() const { return ClientOptions::fromEndpoints(m_cluster.clientUrls()); }
-
     QList<KeyValue> under(const QByteArray &prefix)
     {
         RangeOptions options;
@@ -88,10 +83,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        qRegisterMetaType<Status>();
-        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
-        m_client = std::make_unique<Client>(direct());
-        m_other = std::make_unique<Client>(direct());
+        QVERIFY2(startEtcd(), qPrintable(m_cluster.errorString()));
     }
 
     void claimLayoutAndAck()

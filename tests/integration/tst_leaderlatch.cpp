@@ -1,6 +1,6 @@
 #include "../common/awaitfuture.h"
 #include "../common/parkedthread.h"
-#include "../common/queuedkeys.h"
+#include "../common/recipefixture.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
@@ -14,13 +14,6 @@ using namespace QEtcd::Testing;
 using namespace std::chrono_literals;
 
 namespace {
-RecipeOptions ttl(qint64 seconds)
-{
-    RecipeOptions options;
-    options.ttlSeconds = seconds;
-    return options;
-}
-
 // isLeader()/notLeader() in emission order, recorded on the dispatcher thread.
 class Transitions : public QObject
 {
@@ -46,42 +39,21 @@ private:
     QStringList m_list;
 };
 
-using StateChange = QPair<ConnectionState, ConnectionState>;
-QList<StateChange> changes(const QSignalSpy &spy)
-{
-    QList<StateChange> result;
-    for (const QList<QVariant> &arguments : spy)
-        result.append({arguments[0].value<ConnectionState>(), arguments[1].value<ConnectionState>()});
-    return result;
-}
 } // namespace
 
-class tst_LeaderLatch : public QObject
+class tst_LeaderLatch : public QObject, protected RecipeFixture
 {
     Q_OBJECT
-
-private:
-    EtcdCluster m_cluster;
-    std::unique_ptr<Client> m_client;
-    std::unique_ptr<Client> m_other;
-
-    ClientOptions direct() const { return ClientOptions::fromEndpoints(m_cluster.clientUrls()); }
-
-    QList<KeyValue> queue(const QByteArray &path) { return keysByCreation(m_client.get(), path + '/'); }
 
 private Q_SLOTS:
     void initTestCase()
     {
-        qRegisterMetaType<Status>();
-        qRegisterMetaType<ConnectionState>();
-        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
-        m_client = std::make_unique<Client>(direct());
-        m_other = std::make_unique<Client>(direct());
+        QVERIFY2(startEtcd(), qPrintable(m_cluster.errorString()));
     }
 
     void firstLeadsTheOtherWaitsUntilItCloses()
     {
-        LeaderLatch first(m_client.get(), "/latch/basic", {}, ttl(10));
+        LeaderLatch first(m_client.get(), "/latch/basic", {}, withTtl(10));
         Transitions firstTransitions(&first);
         QCOMPARE(first.await(100ms).code(), StatusCode::NotStarted);
         Status status;
@@ -95,7 +67,7 @@ private Q_SLOTS:
         QCOMPARE(first.key(), keys[0].key);
         QCOMPARE(first.fencingToken(), keys[0].createRevision);
 
-        LeaderLatch second(m_other.get(), "/latch/basic", "second", ttl(10));
+        LeaderLatch second(m_other.get(), "/latch/basic", "second", withTtl(10));
         Transitions secondTransitions(&second);
         QETCD_AWAIT(second.start(), status);
         QVERIFY(status.isOk());
@@ -131,12 +103,12 @@ private Q_SLOTS:
 
     void closeReleasesWaitersAndRemovesTheKey()
     {
-        LeaderLatch leader(m_client.get(), "/latch/close", {}, ttl(10));
+        LeaderLatch leader(m_client.get(), "/latch/close", {}, withTtl(10));
         Status status;
         QETCD_AWAIT(leader.start(), status);
         QCOMPARE(leader.await(scaled(10s)), Status());
 
-        LeaderLatch waiter(m_other.get(), "/latch/close", {}, ttl(10));
+        LeaderLatch waiter(m_other.get(), "/latch/close", {}, withTtl(10));
         QETCD_AWAIT(waiter.start(), status);
         QFuture<Status> unbounded = waiter.awaitAsync();
         Status blocked(StatusCode::Unknown, "not run");
@@ -161,11 +133,11 @@ private Q_SLOTS:
 
     void aBlockingAwaitReturnsWhenItsThreadIsInterrupted()
     {
-        LeaderLatch leader(m_client.get(), "/latch/interrupt", {}, ttl(10));
+        LeaderLatch leader(m_client.get(), "/latch/interrupt", {}, withTtl(10));
         Status status;
         QETCD_AWAIT(leader.start(), status);
         QCOMPARE(leader.await(scaled(10s)), Status());
-        LeaderLatch waiter(m_other.get(), "/latch/interrupt", {}, ttl(10));
+        LeaderLatch waiter(m_other.get(), "/latch/interrupt", {}, withTtl(10));
         QETCD_AWAIT(waiter.start(), status);
         Status blocked(StatusCode::Unknown, "not run");
         ParkedThread parked;
@@ -184,7 +156,7 @@ private Q_SLOTS:
 
     void aLostLeadershipIsToldAndContestedAgain()
     {
-        LeaderLatch latch(m_client.get(), "/latch/loss", {}, ttl(3));
+        LeaderLatch latch(m_client.get(), "/latch/loss", {}, withTtl(3));
         Transitions transitions(&latch);
         QSignalSpy states(&latch, &Recipe::connectionStateChanged);
         Status status;
@@ -203,7 +175,7 @@ private Q_SLOTS:
         QCOMPARE(after.size(), 1);
         QVERIFY(after[0].lease != before[0].lease);
         QVERIFY(latch.fencingToken() > before[0].createRevision);
-        QTRY_COMPARE_WITH_TIMEOUT(changes(states),
+        QTRY_COMPARE_WITH_TIMEOUT(stateChanges(states),
                                   (QList<StateChange>{{ConnectionState::Lost, ConnectionState::Connected},
                                                       {ConnectionState::Reconnected, ConnectionState::Lost}}),
                                   scaledMs(5000));

@@ -1,4 +1,5 @@
 #include "../common/awaitfuture.h"
+#include "../common/recipefixture.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
@@ -14,13 +15,6 @@ using namespace QEtcd::Testing;
 using namespace std::chrono_literals;
 
 namespace {
-RecipeOptions ttl(qint64 seconds)
-{
-    RecipeOptions options;
-    options.ttlSeconds = seconds;
-    return options;
-}
-
 // Every leaderChanged() as the leader's value ("-" for nobody), recorded in emission order.
 class LeaderLog : public QObject
 {
@@ -47,24 +41,14 @@ private:
 };
 } // namespace
 
-class tst_LeaderObserver : public QObject
+class tst_LeaderObserver : public QObject, protected RecipeFixture
 {
     Q_OBJECT
-
-private:
-    EtcdCluster m_cluster;
-    std::unique_ptr<Client> m_client;
-    std::unique_ptr<Client> m_other;
-
-    ClientOptions direct() const { return ClientOptions::fromEndpoints(m_cluster.clientUrls()); }
 
 private Q_SLOTS:
     void initTestCase()
     {
-        qRegisterMetaType<Status>();
-        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
-        m_client = std::make_unique<Client>(direct());
-        m_other = std::make_unique<Client>(direct());
+        QVERIFY2(startEtcd(), qPrintable(m_cluster.errorString()));
     }
 
     void followsEveryChangeOfLeader()
@@ -97,7 +81,7 @@ private Q_SLOTS:
         QVERIFY(first->leaseId > 0);
 
         // A candidate behind the leader changes nothing; a new proclamation does.
-        LeaderLatch b(m_other.get(), "/observe/changes", "b", ttl(10));
+        LeaderLatch b(m_other.get(), "/observe/changes", "b", withTtl(10));
         QETCD_AWAIT(b.start(), status);
         QVERIFY(status.isOk());
         QETCD_AWAIT(a.proclaim("a2"), status);
@@ -115,7 +99,7 @@ private Q_SLOTS:
 
     void startReportsTheLeaderAlreadyInPlace()
     {
-        LeaderLatch latch(m_client.get(), "/observe/initial", {}, ttl(10));
+        LeaderLatch latch(m_client.get(), "/observe/initial", {}, withTtl(10));
         Status status;
         QETCD_AWAIT(latch.start(), status);
         QCOMPARE(latch.await(scaled(10s)), Status());
@@ -151,7 +135,7 @@ private Q_SLOTS:
         observer.close();
         latch.close();
         QTRY_COMPARE_WITH_TIMEOUT(controlLog.values().mid(1), QStringList{"-"}, scaledMs(5000));
-        LeaderLatch successor(m_client.get(), "/observe/initial", "successor", ttl(10));
+        LeaderLatch successor(m_client.get(), "/observe/initial", "successor", withTtl(10));
         QETCD_AWAIT(successor.start(), status);
         QTRY_COMPARE_WITH_TIMEOUT(controlLog.values().mid(1), (QStringList{"-", "successor"}), scaledMs(5000));
         QCOMPARE(changed.size(), 1);

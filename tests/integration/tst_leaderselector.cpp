@@ -1,5 +1,5 @@
 #include "../common/awaitfuture.h"
-#include "../common/queuedkeys.h"
+#include "../common/recipefixture.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
@@ -114,36 +114,13 @@ ElectionOptions options(qint64 ttlSeconds, bool autoRequeue = true)
     return result;
 }
 
-bool historyMentions(const Recipe &recipe, const QString &text)
-{
-    const QList<RecipeHistoryEntry> entries = recipe.history();
-    return std::any_of(entries.cbegin(), entries.cend(),
-                       [&](const RecipeHistoryEntry &entry) { return entry.text.contains(text); });
-}
-
-using StateChange = QPair<ConnectionState, ConnectionState>;
-QList<StateChange> changes(const QSignalSpy &spy)
-{
-    QList<StateChange> result;
-    for (const QList<QVariant> &arguments : spy)
-        result.append({arguments[0].value<ConnectionState>(), arguments[1].value<ConnectionState>()});
-    return result;
-}
 } // namespace
 
-class tst_LeaderSelector : public QObject
+class tst_LeaderSelector : public QObject, protected RecipeFixture
 {
     Q_OBJECT
 
 private:
-    EtcdCluster m_cluster;
-    std::unique_ptr<Client> m_client;
-    std::unique_ptr<Client> m_other;
-
-    ClientOptions direct() const { return ClientOptions::fromEndpoints(m_cluster.clientUrls()); }
-
-    QList<KeyValue> queue(const QByteArray &path) { return keysByCreation(m_client.get(), path + '/'); }
-
     void startProcess(QProcess &process, const QStringList &arguments)
     {
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
@@ -155,11 +132,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        qRegisterMetaType<Status>();
-        qRegisterMetaType<ConnectionState>();
-        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
-        m_client = std::make_unique<Client>(direct());
-        m_other = std::make_unique<Client>(direct());
+        QVERIFY2(startEtcd(), qPrintable(m_cluster.errorString()));
     }
 
     void leadsOnEtcdsLayoutAndEndsTheTermWhenTakeReturns()
@@ -393,7 +366,7 @@ private Q_SLOTS:
         QVERIFY(doomed.relinquishedAt() >= lostAt.load());
         QVERIFY(!a.isLeader());
         QCOMPARE(a.connectionState(), ConnectionState::Lost);
-        QCOMPARE(changes(states), (QList<StateChange>{{ConnectionState::Suspended, ConnectionState::Connected},
+        QCOMPARE(stateChanges(states), (QList<StateChange>{{ConnectionState::Suspended, ConnectionState::Connected},
                                                       {ConnectionState::Lost, ConnectionState::Suspended}}));
 
         // Back on the network it queues again, as a new candidate behind the new leader, and
@@ -491,8 +464,8 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(!b.key().isEmpty() && b.key() != firstKey, scaledMs(10000));
         QTRY_COMPARE_WITH_TIMEOUT(queue("/elect/requeue-loss").size(), 2, scaledMs(5000));
         QCOMPARE(queue("/elect/requeue-loss")[1].key, b.key());
-        QVERIFY(historyMentions(b, "re-queues with a fresh lease"));
-        QTRY_COMPARE_WITH_TIMEOUT(changes(states),
+        QVERIFY(saidInHistory(b, "re-queues with a fresh lease"));
+        QTRY_COMPARE_WITH_TIMEOUT(stateChanges(states),
                                   (QList<StateChange>{{ConnectionState::Lost, ConnectionState::Connected},
                                                       {ConnectionState::Reconnected, ConnectionState::Lost}}),
                                   scaledMs(5000));

@@ -1,4 +1,5 @@
 #include "../common/awaitfuture.h"
+#include "../common/recipefixture.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
@@ -14,14 +15,6 @@ using namespace QEtcd::Testing;
 using namespace std::chrono_literals;
 
 namespace {
-QList<LeaseEventKind> kinds(const QSignalSpy &spy)
-{
-    QList<LeaseEventKind> list;
-    for (const QList<QVariant> &arguments : spy)
-        list.append(arguments.at(0).value<LeaseEvent>().kind);
-    return list;
-}
-
 LeaseEvent eventAt(const QSignalSpy &spy, int index)
 {
     return spy.at(index).at(0).value<LeaseEvent>();
@@ -142,7 +135,7 @@ private Q_SLOTS:
         const qint64 first = keeper->currentLeaseId();
 
         m_proxy->setMode(FaultProxy::Mode::Blackhole);
-        QTRY_COMPARE_WITH_TIMEOUT(kinds(events), (QList{LeaseEventKind::Suspended, LeaseEventKind::Expired}),
+        QTRY_COMPARE_WITH_TIMEOUT(leaseEventKinds(events), (QList{LeaseEventKind::Suspended, LeaseEventKind::Expired}),
                                   scaledMs(10000));
         QVERIFY(!keeper->isHealthy());
         QCOMPARE(eventAt(events, 1).leaseId, first);
@@ -196,12 +189,12 @@ private Q_SLOTS:
 
         m_proxy->setMode(FaultProxy::Mode::Blackhole);
         QTRY_VERIFY_WITH_TIMEOUT(std::all_of(events.cbegin(), events.cend(), [](const auto &spy) {
-                                     return kinds(*spy).contains(LeaseEventKind::Expired);
+                                     return leaseEventKinds(*spy).contains(LeaseEventKind::Expired);
                                  }),
                                  scaledMs(15000));
         m_proxy->setMode(FaultProxy::Mode::Pass);
         QTRY_VERIFY_WITH_TIMEOUT(std::all_of(events.cbegin(), events.cend(), [](const auto &spy) {
-                                     return kinds(*spy).contains(LeaseEventKind::Restored);
+                                     return leaseEventKinds(*spy).contains(LeaseEventKind::Restored);
                                  }),
                                  scaledMs(30000));
         QVERIFY2(mostInFlight.load() >= 1 && mostInFlight.load() <= 3, qPrintable(QString::number(mostInFlight.load())));
@@ -238,7 +231,7 @@ private Q_SLOTS:
         QETCD_AWAIT(keeper->start(), started);
 
         m_proxy->setMode(FaultProxy::Mode::Blackhole);
-        QTRY_VERIFY_WITH_TIMEOUT(kinds(events).contains(LeaseEventKind::Expired), scaledMs(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(leaseEventKinds(events).contains(LeaseEventKind::Expired), scaledMs(10000));
         QTRY_VERIFY_WITH_TIMEOUT(read("/shka/stolen").key.isEmpty(), scaledMs(10000));
         LeaseGrantResult theirLease;
         QETCD_AWAIT(m_observer->leaseGrant(60), theirLease);
@@ -252,10 +245,10 @@ private Q_SLOTS:
         QVERIFY(taken.succeeded);
 
         m_proxy->setMode(FaultProxy::Mode::Pass);
-        QTRY_VERIFY_WITH_TIMEOUT(kinds(events).contains(LeaseEventKind::Failed), scaledMs(15000));
-        QCOMPARE(kinds(events).last(), LeaseEventKind::Failed);
+        QTRY_VERIFY_WITH_TIMEOUT(leaseEventKinds(events).contains(LeaseEventKind::Failed), scaledMs(15000));
+        QCOMPARE(leaseEventKinds(events).last(), LeaseEventKind::Failed);
         QCOMPARE(eventAt(events, events.size() - 1).cause.code(), StatusCode::OwnershipLost);
-        QVERIFY(!kinds(events).contains(LeaseEventKind::Restored));
+        QVERIFY(!leaseEventKinds(events).contains(LeaseEventKind::Restored));
         QVERIFY(!keeper->isHealthy());
         const KeyValue kv = read("/shka/stolen");
         QCOMPARE(kv.value, QByteArray("theirs"));
@@ -272,7 +265,7 @@ private Q_SLOTS:
         int exitCode = -1;
         m_cluster.etcdctl({"lease", "revoke", QString::number(lease, 16)}, &exitCode);
         QCOMPARE(exitCode, 0);
-        QTRY_COMPARE_WITH_TIMEOUT(kinds(events), (QList{LeaseEventKind::Expired, LeaseEventKind::Failed}),
+        QTRY_COMPARE_WITH_TIMEOUT(leaseEventKinds(events), (QList{LeaseEventKind::Expired, LeaseEventKind::Failed}),
                                   scaledMs(10000));
         QVERIFY(read("/shka/never").key.isEmpty());
     }
@@ -297,8 +290,8 @@ private Q_SLOTS:
         m_cluster.etcdctl({"lease", "revoke", QString::number(first, 16)}, &exitCode);
         QCOMPARE(exitCode, 0);
 
-        QTRY_VERIFY_WITH_TIMEOUT(kinds(events).size() >= 2, scaledMs(15000));
-        QCOMPARE(kinds(events), (QList{LeaseEventKind::Expired, LeaseEventKind::Restored}));
+        QTRY_VERIFY_WITH_TIMEOUT(leaseEventKinds(events).size() >= 2, scaledMs(15000));
+        QCOMPARE(leaseEventKinds(events), (QList{LeaseEventKind::Expired, LeaseEventKind::Restored}));
         QVERIFY(answerLost);
         QVERIFY(keeper->isHealthy());
         const KeyValue kv = read("/shka/ghost");
@@ -319,7 +312,7 @@ private Q_SLOTS:
         int exitCode = -1;
         m_cluster.etcdctl({"lease", "revoke", QString::number(lease, 16)}, &exitCode);
         QCOMPARE(exitCode, 0);
-        QTRY_COMPARE_WITH_TIMEOUT(kinds(events), (QList{LeaseEventKind::Expired, LeaseEventKind::Restored}),
+        QTRY_COMPARE_WITH_TIMEOUT(leaseEventKinds(events), (QList{LeaseEventKind::Expired, LeaseEventKind::Restored}),
                                   scaledMs(10000));
         QCOMPARE(eventAt(events, 0).cause.code(), StatusCode::NotFound);
         QCOMPARE(read("/shka/revoked").lease, keeper->currentLeaseId());

@@ -1,4 +1,5 @@
 #include "../common/awaitfuture.h"
+#include "../common/recipefixture.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
@@ -14,25 +15,7 @@ using namespace QEtcd;
 using namespace QEtcd::Testing;
 using namespace std::chrono_literals;
 
-using StateChange = std::pair<ConnectionState, ConnectionState>;
-
 namespace {
-QList<LeaseEventKind> leaseKinds(const QSignalSpy &spy)
-{
-    QList<LeaseEventKind> list;
-    for (const QList<QVariant> &arguments : spy)
-        list.append(arguments.at(1).value<LeaseEvent>().kind);
-    return list;
-}
-
-QList<StateChange> stateChanges(const QSignalSpy &spy)
-{
-    QList<StateChange> list;
-    for (const QList<QVariant> &arguments : spy)
-        list.append({arguments.at(0).value<ConnectionState>(), arguments.at(1).value<ConnectionState>()});
-    return list;
-}
-
 // "Put <key> add", "Put <key>", "Delete <key>": a cache's events in a comparable form.
 QStringList cacheEvents(const QSignalSpy &spy)
 {
@@ -243,12 +226,12 @@ private Q_SLOTS:
         const qint64 firstLease = registry.leaseIdOf(instance);
 
         proxy.setMode(FaultProxy::Mode::Blackhole);
-        QTRY_COMPARE_WITH_TIMEOUT(leaseKinds(events), (QList{LeaseEventKind::Suspended, LeaseEventKind::Expired}),
-                                  scaledMs(10000));
+        QTRY_COMPARE_WITH_TIMEOUT(leaseEventKinds(events, 1),
+                                  (QList{LeaseEventKind::Suspended, LeaseEventKind::Expired}), scaledMs(10000));
         QTRY_VERIFY_WITH_TIMEOUT(read(key).key.isEmpty(), scaledMs(10000));  // etcd expired it: gone for everyone
         proxy.setMode(FaultProxy::Mode::Pass);
         QTRY_COMPARE_WITH_TIMEOUT(events.size(), 3, scaledMs(15000));
-        QCOMPARE(leaseKinds(events).last(), LeaseEventKind::Restored);
+        QCOMPARE(leaseEventKinds(events, 1).last(), LeaseEventKind::Restored);
         QCOMPARE(events.last().at(0).toByteArray(), key);
 
         const KeyValue back = read(key);
@@ -282,8 +265,10 @@ private Q_SLOTS:
         QCOMPARE(await(other.registerService(theirs)), Status());
 
         proxy.setMode(FaultProxy::Mode::Pass);
-        QTRY_COMPARE_WITH_TIMEOUT(leaseKinds(events).value(events.size() - 1), LeaseEventKind::Failed, scaledMs(15000));
-        QCOMPARE(leaseKinds(events), (QList{LeaseEventKind::Suspended, LeaseEventKind::Expired, LeaseEventKind::Failed}));
+        QTRY_COMPARE_WITH_TIMEOUT(leaseEventKinds(events, 1).value(events.size() - 1), LeaseEventKind::Failed,
+                                  scaledMs(15000));
+        QCOMPARE(leaseEventKinds(events, 1),
+                 (QList{LeaseEventKind::Suspended, LeaseEventKind::Expired, LeaseEventKind::Failed}));
         QCOMPARE(events.last().at(1).value<LeaseEvent>().cause.code(), StatusCode::OwnershipLost);
         QCOMPARE(registry.connectionState(), ConnectionState::Lost);
         QCOMPARE(read(key).value, theirs.toJson());

@@ -1,4 +1,5 @@
 #include "../common/awaitfuture.h"
+#include "../common/recipefixture.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
@@ -11,26 +12,6 @@
 using namespace QEtcd;
 using namespace QEtcd::Testing;
 using namespace std::chrono_literals;
-
-using StateChange = std::pair<ConnectionState, ConnectionState>;
-
-namespace {
-QList<StateChange> stateChanges(const QSignalSpy &spy)
-{
-    QList<StateChange> list;
-    for (const QList<QVariant> &arguments : spy)
-        list.append({arguments.at(0).value<ConnectionState>(), arguments.at(1).value<ConnectionState>()});
-    return list;
-}
-
-QList<LeaseEventKind> kinds(const QSignalSpy &spy)
-{
-    QList<LeaseEventKind> list;
-    for (const QList<QVariant> &arguments : spy)
-        list.append(arguments.at(0).value<LeaseEvent>().kind);
-    return list;
-}
-} // namespace
 
 class tst_TransientKeyValue : public QObject
 {
@@ -121,12 +102,12 @@ private Q_SLOTS:
         QVERIFY(started.isOk());
 
         proxy.setMode(FaultProxy::Mode::Blackhole);
-        QTRY_COMPARE_WITH_TIMEOUT(kinds(events), (QList{LeaseEventKind::Suspended, LeaseEventKind::Expired}),
+        QTRY_COMPARE_WITH_TIMEOUT(leaseEventKinds(events), (QList{LeaseEventKind::Suspended, LeaseEventKind::Expired}),
                                   scaledMs(10000));
         QTRY_VERIFY_WITH_TIMEOUT(read("/tkv/partition").key.isEmpty(), scaledMs(10000));
         proxy.setMode(FaultProxy::Mode::Pass);
         QTRY_COMPARE_WITH_TIMEOUT(events.size(), 3, scaledMs(15000));
-        QCOMPARE(kinds(events).last(), LeaseEventKind::Restored);
+        QCOMPARE(leaseEventKinds(events).last(), LeaseEventKind::Restored);
         QCOMPARE(stateChanges(states),
                  (QList<StateChange>{{ConnectionState::Suspended, ConnectionState::Connected},
                                      {ConnectionState::Lost, ConnectionState::Suspended},

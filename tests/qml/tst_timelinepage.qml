@@ -149,7 +149,7 @@ Item {
             const start = page.timeline.windowStart;
             const end = page.timeline.windowEnd;
             // The next frame draws every marker in that window, not in the one before.
-            const layer = findChild(page, "markerLayer");
+            const layer = findChild(page, "traceLayer");
             verify(layer, "the markers are a layer of their own");
             waitForRendering(page);
             tryVerify(() => layer.drawnStart === start && layer.drawnEnd === end, 1000,

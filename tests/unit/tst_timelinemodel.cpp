@@ -1,15 +1,16 @@
 // TimelineModel over an EventLogModel (under QAbstractItemModelTester): lanes in first-seen
 // order with members last; fault and member bands; both moments of a loss and the margin
-// between them, either way round; the markers it gives the marker layer, the window's only; the
+// between them, either way round; the markers and lease lines it gives the trace layer, the window's only; the
 // whole log shown at once, paused, with room at both ends; leases sampled from a participant
 // while it lives; a live window sliding over a wider chart; and what the log's capacity takes
 // with it.
 #include "timelinemodel.h"
 
-#include <QtCharts/QLineSeries>
 #include <QtCharts/QValueAxis>
 #include <QtTest/QAbstractItemModelTester>
 #include <QtTest/QtTest>
+
+#include <algorithm>
 
 using QEtcd::EventLogModel;
 
@@ -21,19 +22,17 @@ EventLogModel::Event logged(qint64 at, const QString &participant, const QString
 {
     return {T + at, participant, kind, detail, false, key};
 }
-// A timeline with the axis and the lease line a page's chart gives it.
+// A timeline with the axis a page's chart gives it.
 struct ChartedTimeline
 {
     EventLogModel log;
     TimelineModel timeline;
     QValueAxis axis;
-    QLineSeries leaseLine;
 
     ChartedTimeline()
     {
         timeline.setEventLog(&log);
         timeline.setTimeAxis(&axis);
-        timeline.setLeaseSeries(&leaseLine);
     }
 };
 
@@ -223,7 +222,7 @@ private Q_SLOTS:
     void wholeLogAtOncePausedWithRoomAtBothEnds()
     {
         ChartedTimeline charted;
-        auto &[log, timeline, axis, leaseLine] = charted;
+        auto &[log, timeline, axis] = charted;
         // The story ended just now, and A's lease is still drawn.
         appendPartition(log, EventLogModel::monotonicNowMs() - 10000);
         QTRY_COMPARE(timeline.eventCount(), 12);
@@ -244,15 +243,20 @@ private Q_SLOTS:
         QCOMPARE(window.count(), 1);
         QVERIFY(timeline.isWholeLogShown());
         // The axis moved in the same call, to the chart's span: the window with room either side,
-        // as much as it is long again and a half; the lease line reaches both of its edges.
+        // as much as it is long again and a half.
         QCOMPARE(axis.min(), timeline.chartStart());
         QCOMPARE(axis.max(), timeline.chartStart() + timeline.chartLength());
         QCOMPARE_LE(qAbs(timeline.chartLength() - timeline.windowLength() * TimelineModel::ChartSpan), 0.001);
         QCOMPARE_LT(axis.min(), timeline.windowStart());
         QCOMPARE_GT(axis.max(), timeline.windowEnd());
-        QVERIFY(!leaseLine.points().isEmpty());
-        QCOMPARE_LE(leaseLine.points().first().x(), axis.min());
-        QCOMPARE_GE(leaseLine.points().last().x(), axis.max());
+        // A's lease, watched since the story ended, is drawn from then on; before, nothing is known.
+        const auto line = timeline.leaseLine(int(timeline.lanes().indexOf("A")), axis.min(), axis.max(),
+                                             timeline.chartLength() / 1000);
+        QCOMPARE_GE(line.size(), 3);
+        QCOMPARE(line.at(0), QPointF(axis.min(), 0));
+        QCOMPARE(line.at(1).y(), 0.0);
+        QCOMPARE_GE(line.at(1).x(), timeline.logEnd() - 1);
+        QCOMPARE(line.last().y(), 0.75);
         // EdgePixels (14) of 1000 at each end: the first and the last glyphs are whole.
         const double secondsPerPixel = timeline.windowLength() / 1000;
         const double span = timeline.logEnd() - timeline.logStart();
@@ -287,8 +291,6 @@ private Q_SLOTS:
         EventLogModel log;
         TimelineModel timeline;
         timeline.setEventLog(&log);
-        QLineSeries leaseLine;
-        timeline.setLeaseSeries(&leaseLine);
         auto *participant = new QObject;
         setLease(*participant, 7500, 10);
         timeline.watchLease("A", participant);
@@ -306,12 +308,32 @@ private Q_SLOTS:
         QCOMPARE(timeline.leaseSamples(0).last().fraction, 0.2f);
         delete participant;  // the first source no longer matters
 
-        timeline.setPlotWidth(400);
-        timeline.refresh();
-        QVERIFY(!leaseLine.points().isEmpty());
-        // The line stays inside its lane (0 to 1) but for the pen's way round above the plot (2).
-        for (const QPointF &point : leaseLine.points())
-            QVERIFY2((point.y() >= 0 && point.y() <= 1) || point.y() == 2, qPrintable(QString::number(point.y())));
+        // Its line: the samples in their order, inside the lane's 0 to 1.
+        const QList<QPointF> line = timeline.leaseLine(0, 0, timeline.logEnd() + 1, 0.0001);
+        QCOMPARE_GE(line.size(), 2);
+        QCOMPARE(line.first().y(), 0.75);
+        QCOMPARE(line.last().y(), double(0.2f));
+        for (const QPointF &point : line)
+            QVERIFY2(point.y() >= 0 && point.y() <= 1, qPrintable(QString::number(point.y())));
+        // All in one bucket (two pixels), the line keeps the lowest and the highest, in their order.
+        QCOMPARE(timeline.leaseLine(0, 0, timeline.logEnd() + 1, 1000), QList<QPointF>({line.first(), line.last()}));
+
+        // Its participant gone, the line drops to nothing at its last sample, and says so.
+        auto *last = new QObject;
+        setLease(*last, 1000, 10);
+        timeline.watchLease("A", last);
+        const double lastSample = timeline.leaseLine(0, 0, timeline.logEnd() + 1, 0.0001).last().x();
+        QSignalSpy changed(&timeline, &TimelineModel::leaseLinesChanged);
+        delete last;
+        const double after = timeline.logEnd() + 1;
+        QTRY_COMPARE(timeline.leaseLine(0, 0, after, 0.0001).last(), QPointF(after, 0));
+        const auto ended = timeline.leaseLine(0, 0, after, 0.0001).last(3);
+        QCOMPARE(ended.at(0).x(), lastSample);
+        QCOMPARE(ended.at(0).y(), double(0.1f));
+        QCOMPARE(ended.at(1), QPointF(lastSample, 0));
+        QTRY_VERIFY(std::any_of(changed.cbegin(), changed.cend(), [lastSample](const QList<QVariant> &range) {
+            return range.at(0).toDouble() <= lastSample && range.at(1).toDouble() >= lastSample;
+        }));
 
         // Events of A come to the same lane.
         log.append(logged(0, "A", "acquired", {}, "/locks/a"));
@@ -322,7 +344,7 @@ private Q_SLOTS:
     void aLiveWindowSlidesOverTheChart()
     {
         ChartedTimeline charted;
-        auto &[log, timeline, axis, leaseLine] = charted;
+        auto &[log, timeline, axis] = charted;
         QObject participant;
         setLease(participant, 7500, 10);
         timeline.watchLease("A", &participant);
@@ -333,9 +355,10 @@ private Q_SLOTS:
 
         // A step every 50 ms for three seconds: the window always inside the chart's span, which
         // is ranged again (the axis moved, Qt Charts paints it all) only when the window leaves it,
-        // after half a window's length, and the lease line is refilled every half a second.
+        // after half a window's length. The lease's new samples change its line at its end only
+        // (a flat line, too, whose samples replace one another), so only the last tile is painted.
         QSignalSpy ranged(&axis, &QValueAxis::rangeChanged);
-        QSignalSpy refilled(&leaseLine, &QXYSeries::pointsReplaced);
+        QSignalSpy lines(&timeline, &TimelineModel::leaseLinesChanged);
         int steps = 0;
         bool inside = true;
         connect(&timeline, &TimelineModel::windowChanged, this, [&] {
@@ -350,7 +373,9 @@ private Q_SLOTS:
         QCOMPARE_GE(steps, 20);
         QCOMPARE_GE(ranged.count(), 1);
         QCOMPARE_LE(ranged.count() * 5, steps);
-        QCOMPARE_LE(refilled.count() * 3, steps);
+        QCOMPARE_GE(lines.count(), 4);
+        for (const auto &range : std::as_const(lines))
+            QCOMPARE_LE(range.at(1).toDouble() - range.at(0).toDouble(), 1.5);
     }
 
     void capacityTakesMarkersBandsAndLossesAlong()
@@ -360,10 +385,12 @@ private Q_SLOTS:
         log.setCapacity(12);
         TimelineModel timeline;
         timeline.setEventLog(&log);
+        QSignalSpy markersChanged(&timeline, &TimelineModel::markersChanged);
         appendPartition(log);
         QTRY_COMPARE(timeline.eventCount(), 12);
         QCOMPARE(timeline.markerCount(), 8);
-        QSignalSpy markersChanged(&timeline, &TimelineModel::markersChanged);
+        QTRY_VERIFY(!markersChanged.isEmpty() && markersChanged.last().at(1).toDouble() == 9.5);
+        markersChanged.clear();
 
         // Six newer events push the first six out: A's acquisition, its suspension and m1's
         // pause go; the pause's band, closed by m1's resume (also gone), goes with them.
@@ -376,11 +403,13 @@ private Q_SLOTS:
         QCOMPARE(timeline.bands().size(), 1);
         QCOMPARE(timeline.losses().size(), 1);
         QCOMPARE(timeline.lanes(), QStringList({"A", "B", "m1"}));  // lanes stay
-        // The marker layer hears which markers came and went: from the first gone to the last new
-        // (live, a little later: changes are told PublishIntervalMs apart).
-        QTRY_VERIFY(!markersChanged.isEmpty());
+        // The marker layer hears which markers went and which came (live, a little later: changes
+        // are told PublishIntervalMs apart), told apart: the start of the history going is no
+        // reason to paint again all that lies between it and the new ones.
+        QTRY_VERIFY(!markersChanged.isEmpty() && markersChanged.last().at(1).toDouble() == 10.5);
         QCOMPARE(markersChanged.first().at(0).toDouble(), 0.0);
-        QCOMPARE(markersChanged.last().at(1).toDouble(), 10.5);
+        for (const auto &range : std::as_const(markersChanged))
+            QVERIFY(range.at(1).toDouble() < 10 || range.at(0).toDouble() >= 10);
 
         // Three more: the loss's both moments are gone, and so is the loss.
         for (int i = 0; i < 3; ++i)

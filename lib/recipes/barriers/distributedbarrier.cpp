@@ -361,12 +361,6 @@ public:
     bool closing = false;
 };
 
-/*!
-    \class QEtcd::DistributedBarrier
-    \brief A barrier that is up while its key exists; waiters learn whether it was removed or
-    lifted by a lease expiry.
-*/
-
 DistributedBarrier::DistributedBarrier(Client *client, const QByteArray &path, const BarrierOptions &options,
                                        QObject *parent)
     : Recipe(client, QStringLiteral("DistributedBarrier"), path, options, parent),

@@ -9,91 +9,112 @@
 
 namespace QEtcd {
 
+/// What a DistributedBarrier is configured with.
 struct QETCD_EXPORT BarrierOptions : RecipeOptions
 {
-    // A waiter that arrives before anyone set the barrier waits for it to be set and then
-    // removed. Off: it passes at once (LiftReason::NotSet).
+    /// A waiter that arrives before anyone set the barrier waits for it to be set and then
+    /// removed. Off: it passes at once (LiftReason::NotSet).
     bool waitOnMissingBarriers = true;
 };
 
 class DistributedBarrierPrivate;
 
-// A barrier that is up while its key exists: waiters block until the key is deleted. The key is
-// the barrier path itself, its value "<clientId>:<7-char token>" (etcd-recipes' layout, so
-// either library can wait on a barrier the other set). Waiters write nothing.
-//
-// The key is held by a self-healing lease. If the owner is cut off for longer than the TTL,
-// etcd deletes the key and every waiter sees the barrier lift; nothing can take that back.
-// The healer then re-arms the barrier by compare-and-set so later waiters block again, the
-// expiry is recorded and the connection state goes Lost, then Reconnected. If someone else set
-// the barrier meanwhile, the heal fails (Lost, for good) and their barrier is left alone.
-//
-// Waiters learn how the barrier lifted, so they can wait again after a spurious lift:
-// removeBarrier() and close() first rewrite the value to "<token>;removing", then delete it,
-// and a waiter reads the deleted key's last value from its watch. A key that went with its
-// lease lifted with LeaseExpired. etcd-recipes writes no marker, so its removals read as
-// LeaseExpired (it revokes first) or Deleted. Choose a TTL longer than any partition you
-// expect to survive, and let released work re-check a condition that is authoritative on its
-// own.
-//
-// close() takes down a barrier this instance set, as removeBarrier() does, and, unlike the
-// reference, wakes this instance's parked waiters with Cancelled. Every blocking call has a
-// non-blocking twin.
+/// A barrier that is up while its key exists; waiters learn whether it was removed or lifted by a
+/// lease expiry.
+///
+/// A barrier that is up while its key exists: waiters block until the key is deleted. The key is
+/// the barrier path itself, its value `<clientId>:<7-char token>` (etcd-recipes' layout, so
+/// either library can wait on a barrier the other set). Waiters write nothing.
+///
+/// The key is held by a self-healing lease. If the owner is cut off for longer than the TTL,
+/// etcd deletes the key and every waiter sees the barrier lift; nothing can take that back.
+/// The healer then re-arms the barrier by compare-and-set so later waiters block again, the
+/// expiry is recorded and the connection state goes Lost, then Reconnected. If someone else set
+/// the barrier meanwhile, the heal fails (Lost, for good) and their barrier is left alone.
+///
+/// Waiters learn how the barrier lifted, so they can wait again after a spurious lift:
+/// removeBarrier() and close() first rewrite the value to `<token>;removing`, then delete it,
+/// and a waiter reads the deleted key's last value from its watch. A key that went with its
+/// lease lifted with LeaseExpired. etcd-recipes writes no marker, so its removals read as
+/// LeaseExpired (it revokes first) or Deleted. Choose a TTL longer than any partition you
+/// expect to survive, and let released work re-check a condition that is authoritative on its
+/// own.
+///
+/// close() takes down a barrier this instance set, as removeBarrier() does, and, unlike the
+/// reference, wakes this instance's parked waiters with Cancelled. Every blocking call has a
+/// non-blocking twin.
 class QETCD_EXPORT DistributedBarrier : public Recipe
 {
     Q_OBJECT
 
 public:
+    /// The timeout that means "wait as long as it takes".
     static constexpr std::chrono::milliseconds WaitForever = std::chrono::milliseconds::max();
 
+    /// How a barrier a waiter waited on came down.
     enum class LiftReason {
-        NotSet,        // there was no barrier to wait for (waitOnMissingBarriers off)
-        Removed,       // its owner lifted it: removeBarrier() or close()
-        LeaseExpired,  // it went with its owner's lease: a spurious lift if the owner lives
-        Deleted,       // someone deleted the key while its lease was alive (etcdctl del, ...)
-        Unknown,       // gone, but etcd no longer had its last value (compaction)
+        NotSet,        ///< There was no barrier to wait for (waitOnMissingBarriers off).
+        Removed,       ///< Its owner lifted it: removeBarrier() or close().
+        LeaseExpired,  ///< It went with its owner's lease: a spurious lift if the owner lives.
+        Deleted,       ///< Someone deleted the key while its lease was alive (etcdctl del, ...).
+        Unknown,       ///< Gone, but etcd no longer had its last value (compaction).
     };
     Q_ENUM(LiftReason)
 
+    /// How a wait ended.
     struct WaitResult
     {
-        // Ok: the barrier is down. DeadlineExceeded, Cancelled (close(), interruption),
-        // WouldDeadlock on the library's own threads, or the watch's failure otherwise.
+        /// Ok: the barrier is down. DeadlineExceeded, Cancelled (close(), interruption),
+        /// WouldDeadlock on the library's own threads, or the watch's failure otherwise.
         Status status;
+        /// How it came down, when it did.
         LiftReason reason = LiftReason::Unknown;
 
+        /// The barrier is down.
         bool isLifted() const { return status.isOk(); }
+        /// It is down because its owner's lease expired, not by the owner's decision: wait again
+        /// if the condition behind it may still hold.
         bool isSpurious() const { return isLifted() && reason == LiftReason::LeaseExpired; }
     };
 
+    /// A barrier at \a path, through \a client.
     DistributedBarrier(Client *client, const QByteArray &path, const BarrierOptions &options = BarrierOptions(),
                        QObject *parent = nullptr);
+    /// Closes the barrier (see close() in the class description).
     ~DistributedBarrier() override;
 
+    /// The barrier's key.
     QByteArray path() const;
+    /// BarrierOptions::waitOnMissingBarriers, as given.
     bool waitOnMissingBarriers() const;
 
-    // True when this instance set the barrier (or already had it set; unlike the reference, also
-    // again after removeBarrier()); false when someone else had, or on failure. The twin says
-    // which: Ok, AlreadyExists or the failure.
+    /// True when this instance set the barrier (or already had it set; unlike the reference, also
+    /// again after removeBarrier()); false when someone else had, or on failure. The twin says
+    /// which: Ok, AlreadyExists or the failure.
     bool setBarrier();
+    /// The non-blocking twin of setBarrier().
     QFuture<Status> setBarrierAsync();
-    // True when this instance's barrier was up (or healing) and is now down. False when this
-    // instance had not set it, or lost it to another client: unlike the reference, it never
-    // deletes a barrier someone else set. The twin: Ok, FailedPrecondition (not set here),
-    // OwnershipLost, or the failure.
+    /// True when this instance's barrier was up (or healing) and is now down. False when this
+    /// instance had not set it, or lost it to another client: unlike the reference, it never
+    /// deletes a barrier someone else set. The twin: Ok, FailedPrecondition (not set here),
+    /// OwnershipLost, or the failure.
     bool removeBarrier();
+    /// The non-blocking twin of removeBarrier().
     QFuture<Status> removeBarrierAsync();
-    // Someone has the barrier set right now. Advisory; false when the read failed.
+    /// Someone has the barrier set right now. Advisory; false when the read failed.
     QFuture<bool> isBarrierSet() const;
-    // Set by this instance and maintained by its lease (also while that lease heals).
+    /// Set by this instance and maintained by its lease (also while that lease heals).
     bool isOwner() const;
 
+    /// Blocks until the barrier is down or \a timeout passes; the result says how it ended.
+    /// Writes nothing to etcd.
     WaitResult waitOnBarrier(std::chrono::milliseconds timeout = WaitForever);
+    /// The non-blocking twin of waitOnBarrier().
     QFuture<WaitResult> waitOnBarrierAsync(std::chrono::milliseconds timeout = WaitForever);
 
 Q_SIGNALS:
-    // The barrier lease's events while this instance owns it.
+    /// The barrier lease's events while this instance owns it, from the client's dispatcher
+    /// thread.
     void leaseEvent(const QEtcd::LeaseEvent &event);
 
 protected:

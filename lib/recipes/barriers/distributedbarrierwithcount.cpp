@@ -268,11 +268,6 @@ public:
     bool closing = false;
 };
 
-/*!
-    \class QEtcd::DistributedBarrierWithCount
-    \brief A rendezvous: waiters block until memberCount of them have arrived.
-*/
-
 DistributedBarrierWithCount::DistributedBarrierWithCount(Client *client, const QByteArray &path, qint64 memberCount,
                                                          const RecipeOptions &options, QObject *parent)
     : Recipe(client, QStringLiteral("DistributedBarrierWithCount"), path, options, parent),

@@ -13,11 +13,6 @@ public:
     std::unique_ptr<DistributedBarrierWithCount> leaving;
 };
 
-/*!
-    \class QEtcd::DistributedDoubleBarrier
-    \brief Participants enter together and leave together.
-*/
-
 DistributedDoubleBarrier::DistributedDoubleBarrier(Client *client, const QByteArray &path, qint64 memberCount,
                                                    const RecipeOptions &options, QObject *parent)
     : Recipe(client, QStringLiteral("DistributedDoubleBarrier"), path, options, parent),

@@ -45,11 +45,6 @@ public:
     std::atomic<KeyMirror *> mirror{nullptr};  // set once, by start()
 };
 
-/*!
-    \class QEtcd::NodeCache
-    \brief A live local copy of one key.
-*/
-
 NodeCache::NodeCache(Client *client, const QByteArray &key, const RecipeOptions &options, QObject *parent)
     : Recipe(client, QStringLiteral("NodeCache"), key, options, parent), d(std::make_unique<NodeCachePrivate>(this, key))
 {

@@ -12,46 +12,61 @@
 
 namespace QEtcd {
 
+/// One change of a NodeCache's key.
 struct QETCD_EXPORT NodeCacheEvent
 {
-    // Created and Updated speak of the cache: Created when it held no value before.
-    enum class Type { Created, Updated, Deleted };
-    Type type = Type::Created;
-    KeyValue kv;  // Deleted: only the key and the deleting revision
+    /// What happened; Created and Updated speak of the cache: Created when it held no value
+    /// before.
+    enum class Type {
+        Created,  ///< The key appeared.
+        Updated,  ///< The key was written again.
+        Deleted   ///< The key went.
+    };
+    Type type = Type::Created;  ///< What happened.
+    KeyValue kv;                ///< The key now; for Deleted only the key and the deleting revision.
 };
 
 class NodeCachePrivate;
 
-// A live local copy of one key, kept by a resilient watch that starts right after the
-// initial read and is re-read after a compaction.
-//
-// Events and recovery signals are emitted from the client's dispatcher thread; getters are
-// safe from any thread. TypedNodeCache below reads the value through a codec.
+/// A live local copy of one key.
+///
+/// A live local copy of one key, kept by a resilient watch that starts right after the
+/// initial read and is re-read after a compaction.
+///
+/// Events and recovery signals are emitted from the client's dispatcher thread; getters are
+/// safe from any thread. TypedNodeCache below reads the value through a codec.
 class QETCD_EXPORT NodeCache : public Recipe
 {
     Q_OBJECT
 
 public:
-    // Says whether bytes are a valid encoding; an invalid value is still cached, but its
-    // event is recorded as an error and not emitted.
+    /// Says whether bytes are a valid encoding; an invalid value is still cached, but its
+    /// event is recorded as an error and not emitted.
     using ValueCheck = std::function<bool(const QByteArray &value)>;
 
+    /// A copy of \a key, through \a client.
     NodeCache(Client *client, const QByteArray &key, const RecipeOptions &options = RecipeOptions(),
               QObject *parent = nullptr);
+    /// Closes the cache: its watch ends.
     ~NodeCache() override;
 
+    /// The key followed.
     QByteArray key() const;
-    // Before start(); ignored afterwards.
+    /// Sets the check of the key's values. Before start(); ignored afterwards.
     void setValueCheck(ValueCheck check);
 
-    // Finishes once the key was read and the watch created; one-shot.
+    /// Reads the key and creates the watch; finishes once both are done. One-shot.
     QFuture<Status> start();
 
+    /// The key as the cache holds it; nothing while it is absent.
     std::optional<KeyValue> current() const;
-    QByteArray currentBytes() const;  // empty when the key is absent
+    /// The value as the cache holds it; empty when the key is absent.
+    QByteArray currentBytes() const;
 
 Q_SIGNALS:
+    /// The key was created, updated or deleted.
     void nodeChanged(const QEtcd::NodeCacheEvent &event);
+    /// The cache's watch failed, recovered, or gave up (then the copy stops changing).
     void watchRecovery(const QEtcd::WatchRecoveryEvent &event);
 
 protected:
@@ -62,13 +77,18 @@ private:
     std::unique_ptr<NodeCachePrivate> d;
 };
 
-// The same through a codec: TypedNodeCache<JsonCodec> follows a JSON document, for example.
+/// A NodeCache read through a codec: TypedNodeCache<JsonCodec> follows a JSON document, for
+/// example.
+///
+/// Not a QObject: connect to untyped() for signals, and read an event's value with valueOf().
 template <class Codec>
 class TypedNodeCache
 {
 public:
+    /// The type of the values.
     using Type = typename Codec::Type;
 
+    /// A copy of \a key whose values are checked with the codec.
     TypedNodeCache(Client *client, const QByteArray &key, const RecipeOptions &options = RecipeOptions(),
                    QObject *parent = nullptr)
         : m_untyped(std::make_unique<NodeCache>(client, key, options, parent))
@@ -76,16 +96,19 @@ public:
         m_untyped->setValueCheck([](const QByteArray &value) { return Codec::decode(value).has_value(); });
     }
 
+    /// The cache underneath, for its signals and state.
     NodeCache *untyped() const { return m_untyped.get(); }
+    /// As NodeCache::start().
     QFuture<Status> start() { return m_untyped->start(); }
+    /// As Recipe::close().
     void close() { m_untyped->close(); }
-    // Nothing when the key is absent or its value does not decode.
+    /// The value, decoded; nothing when the key is absent or its value does not decode.
     std::optional<Type> current() const
     {
         const auto kv = m_untyped->current();
         return kv ? Codec::decode(kv->value) : std::nullopt;
     }
-    // The value an event carries; nothing for Deleted.
+    /// The value an event carries, decoded; nothing for Deleted.
     static std::optional<Type> valueOf(const NodeCacheEvent &event)
     {
         if (event.type == NodeCacheEvent::Type::Deleted)

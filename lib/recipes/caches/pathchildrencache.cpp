@@ -55,11 +55,6 @@ public:
     std::optional<QFuture<Status>> started;    // set once, by start(), before mirror
 };
 
-/*!
-    \class QEtcd::PathChildrenCache
-    \brief A live local copy of every key under a prefix, resynchronised after compaction.
-*/
-
 PathChildrenCache::PathChildrenCache(Client *client, const QByteArray &path, const RecipeOptions &options,
                                      QObject *parent)
     : Recipe(client, QStringLiteral("PathChildrenCache"), path, options, parent),

@@ -84,11 +84,6 @@ public:
     QMap<QByteArray, ServiceInstance> instances;  // by full key; written on the dispatcher thread
 };
 
-/*!
-    \class QEtcd::ServiceCache
-    \brief The live list of one service's instances.
-*/
-
 ServiceCache::ServiceCache(Client *client, const QByteArray &namesPath, const QString &serviceName,
                            const RecipeOptions &options, QObject *parent)
     : Recipe(client, QStringLiteral("ServiceCache"), serviceName.toUtf8(), options, parent),

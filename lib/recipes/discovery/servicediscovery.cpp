@@ -75,11 +75,6 @@ public:
     std::vector<std::unique_ptr<Recipe>> made;  // caches and providers, guarded by mutex
 };
 
-/*!
-    \class QEtcd::ServiceDiscovery
-    \brief Registers, queries and follows the services under one service path.
-*/
-
 ServiceDiscovery::ServiceDiscovery(Client *client, const QByteArray &servicePath, const RecipeOptions &options,
                                    QObject *parent)
     : Recipe(client, QStringLiteral("ServiceDiscovery"), servicePath, options, parent),

@@ -70,11 +70,6 @@ void appendQuoted(QByteArray &out, const QString &text)
 }
 } // namespace
 
-/*!
-    \class QEtcd::ServiceInstance
-    \brief One registered instance of a service, in etcd-recipes' JSON wire format.
-*/
-
 ServiceInstance::ServiceInstance() : d(new ServiceInstanceData) {}
 
 ServiceInstance::ServiceInstance(const QString &name, const QString &jsonPayload) : d(new ServiceInstanceData)

@@ -128,11 +128,6 @@ public:
     std::atomic<bool> started{false};
 };
 
-/*!
-    \class QEtcd::ServiceProvider
-    \brief Chooses one instance of a service, leaving out those that failed too often lately.
-*/
-
 ServiceProvider::ServiceProvider(Client *client, const QByteArray &namesPath, const QString &serviceName,
                                  std::unique_ptr<ProviderStrategy> strategy, const ProviderOptions &options,
                                  QObject *parent)

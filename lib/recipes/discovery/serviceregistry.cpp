@@ -255,11 +255,6 @@ public:
     bool closing = false;  // dispatcher thread
 };
 
-/*!
-    \class QEtcd::ServiceRegistry
-    \brief Publishes service instances on self-healing leases, in etcd-recipes' layout.
-*/
-
 ServiceRegistry::ServiceRegistry(Client *client, const QByteArray &servicePath, const RecipeOptions &options,
                                  QObject *parent)
     : Recipe(client, QStringLiteral("ServiceRegistry"), servicePath, options, parent),

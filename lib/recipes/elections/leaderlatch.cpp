@@ -28,8 +28,8 @@ public:
                                                {[this](qint64) { onElected(); },
                                                 [this](const Status &cause) { onLost(cause); }}))
     {
-        candidacy->setParent(this);
         moveToThread(ClientPrivate::get(q->client())->dispatcher());
+        candidacy->setParent(this);  // after the move: a parent and its child share one thread
     }
 
     // --- any thread -----------------------------------------------------------------------
@@ -109,6 +109,7 @@ public:
     void shutDown()
     {
         closing = true;
+        candidacy->close();
         candidacy->settleLoss();
         const bool led = candidacy->isLeading();
         candidacy->resign();
@@ -125,11 +126,6 @@ public:
     QList<std::shared_ptr<Waiter>> waiters;
     bool closing = false;
 };
-
-/*!
-    \class QEtcd::LeaderLatch
-    \brief Leadership on etcd's native election layout, held until close().
-*/
 
 LeaderLatch::LeaderLatch(Client *client, const QByteArray &path, const QByteArray &proclamation,
                          const RecipeOptions &options, QObject *parent)

@@ -151,11 +151,6 @@ public:
     bool closed = false;
 };
 
-/*!
-    \class QEtcd::LeaderObserver
-    \brief Follows the leader of an election on etcd's native layout, whoever the candidates are.
-*/
-
 LeaderObserver::LeaderObserver(Client *client, const QByteArray &path, const RecipeOptions &options, QObject *parent)
     : Recipe(client, QStringLiteral("LeaderObserver"), path, options, parent),
       d(std::make_unique<LeaderObserverPrivate>(this, path, options))

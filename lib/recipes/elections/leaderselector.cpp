@@ -35,9 +35,9 @@ public:
                                                   {[this](qint64 token) { onElected(token); },
                                                    [this](const Status &cause) { onLost(cause); }}))
     {
-        candidacy->setParent(this);
         termThread.setObjectName(QStringLiteral("leader-") + q->clientId());
         moveToThread(ClientPrivate::get(q->client())->dispatcher());
+        candidacy->setParent(this);  // after the move: a parent and its child share one thread
     }
 
     // --- dispatcher thread ----------------------------------------------------------------
@@ -102,6 +102,7 @@ public:
     void shutDown()
     {
         closing = true;
+        candidacy->close();
         if (termRunning)
             interruptTerm();
         else
@@ -123,11 +124,6 @@ public:
     bool termRunning = false;
     bool closing = false;
 };
-
-/*!
-    \class QEtcd::LeaderSelector
-    \brief A candidate in an election on etcd's native layout that runs a callback while it leads.
-*/
 
 LeaderSelector::LeaderSelector(Client *client, const QByteArray &path, const QByteArray &proclamation,
                                TakeLeadership take, Relinquish relinquish, const ElectionOptions &options,

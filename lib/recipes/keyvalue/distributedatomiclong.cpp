@@ -231,11 +231,6 @@ std::shared_ptr<Change> makeChange(Change::Kind kind, qint64 operand = 0, qint64
 }
 } // namespace
 
-/*!
-    \class QEtcd::DistributedAtomicLong
-    \brief A 64-bit counter in etcd, changed by compare-and-set.
-*/
-
 DistributedAtomicLong::DistributedAtomicLong(Client *client, const QByteArray &path, const AtomicLongOptions &options,
                                              QObject *parent)
     : Recipe(client, QStringLiteral("DistributedAtomicLong"), path, options, parent),

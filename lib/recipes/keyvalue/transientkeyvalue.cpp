@@ -13,11 +13,6 @@ public:
     std::unique_ptr<SelfHealingKeepAlive> keeper;
 };
 
-/*!
-    \class QEtcd::TransientKeyValue
-    \brief A key/value pair that lives as long as its participant, healed by compare-and-set.
-*/
-
 TransientKeyValue::TransientKeyValue(Client *client, const QByteArray &key, const QByteArray &value,
                                      const RecipeOptions &options, QObject *parent)
     : Recipe(client, QStringLiteral("TransientKeyValue"), key, options, parent),

@@ -4,6 +4,7 @@
 #include "continuation_p.h"
 #include "fencing_p.h"
 #include "holdqueue_p.h"
+#include "threadholds_p.h"
 #include "threading_p.h"
 #include "waiting_p.h"
 
@@ -26,46 +27,30 @@ QString sideName(Side side)
 class DistributedReadWriteLockPrivate : public HoldQueue
 {
 public:
-    DistributedReadWriteLockPrivate(DistributedReadWriteLock *q, Client *client, const QByteArray &path,
-                                    const LockOptions &options)
-        : HoldQueue(client, q->context(), q->options(), options.interruptOnLockLoss), q(q), path(path),
-          prefix(path + '/')
+    DistributedReadWriteLockPrivate(DistributedReadWriteLock *q, const QByteArray &path, const LockOptions &options)
+        : HoldQueue(q, path, options.interruptOnLockLoss), q(q), prefix(path + '/')
     {
     }
 
     QByteArray sidePrefix(Side side) const { return prefix + (side == Side::Write ? "write-" : "read-"); }
 
     // --- any thread -----------------------------------------------------------------------
-    std::shared_ptr<QueuedHold> holdOf(Side side, QThread *thread = QThread::currentThread()) const
-    {
-        QMutexLocker locker(&mutex);
-        return holds[int(side)].value(thread);
-    }
-
     QFuture<Status> lockAsync(Side side, std::chrono::milliseconds timeout, std::shared_ptr<QueuedAttempt> *started)
     {
-        if (Status status = q->validate(); !status)
-            return QtFuture::makeReadyFuture(status);
-        if (path.isEmpty())
-            return QtFuture::makeReadyFuture(Status(StatusCode::InvalidArgument, context + QStringLiteral(": path is empty")));
-        if (q->isClosed())
-            return QtFuture::makeReadyFuture(Status(StatusCode::Closed, context + QStringLiteral(": closed")));
-        q->beginStart();
-        QThread *self = QThread::currentThread();
-        if (auto own = holdOf(side, self); own && own->isValid()) {
-            ++own->count;
+        if (Status refused = beginAttempt(); !refused)
+            return QtFuture::makeReadyFuture(refused);
+        if (holds.reenter(int(side)))
             return QtFuture::makeReadyFuture(Status());
-        }
         auto attempt = std::make_shared<QueuedAttempt>();
-        attempt->requester = self;
+        attempt->requester = QThread::currentThread();
         attempt->kind = int(side);
         if (side == Side::Write) {
-            if (auto read = holdOf(Side::Read, self); read && !read->lost)
+            if (auto read = holds.of(int(Side::Read)); read && !read->lost)
                 return QtFuture::makeReadyFuture(Status(
                     StatusCode::Unsupported,
                     context + QStringLiteral(": this thread holds the read lock, so the write lock would wait for it "
                                              "forever; upgrades are not supported: unlock the read lock first")));
-        } else if (auto write = holdOf(Side::Write, self); write && write->isValid()) {
+        } else if (auto write = holds.of(int(Side::Write)); write && write->isValid()) {
             attempt->anchor = write;  // a downgrade
         }
         *started = attempt;
@@ -73,23 +58,7 @@ public:
     }
 
     // What a blocking call of this thread watches besides interruption: the other side's hold.
-    StopToken waitToken(Side side) const
-    {
-        const auto other = holdOf(side == Side::Write ? Side::Read : Side::Write);
-        return other ? other->stop.token() : StopToken();
-    }
-
-    QList<Compare> guards(const std::shared_ptr<QueuedHold> &hold) const
-    {
-        // Without a hold we believe in, the compare can never succeed: no key has create
-        // revision -1.
-        if (!hold || !hold->isValid())
-            return {Compare::createRevision(prefix, CompareResult::Equal, -1)};
-        QList<Compare> guards{Compare::createRevision(hold->key, CompareResult::Equal, hold->revision)};
-        if (hold->anchored)
-            guards.append(Compare::createRevision(hold->anchor->key, CompareResult::Equal, hold->anchor->revision));
-        return guards;
-    }
+    StopToken waitToken(Side side) const { return holds.stopToken(int(side == Side::Write ? Side::Read : Side::Write)); }
 
     // --- dispatcher thread ----------------------------------------------------------------
     QByteArray entryKey(const QueuedAttempt &attempt) const override
@@ -97,47 +66,26 @@ public:
         return sidePrefix(Side(attempt.kind)) + uniqueToken(options.clientId);
     }
 
-    // Until no conflicting entry created before ours is left; each round watches only the
-    // nearest one. A writer conflicts with every entry, a reader with writers only.
-    void admit(std::shared_ptr<QueuedAttempt> attempt) override
+    // A writer waits for every entry before its own, a reader for writers only; each round
+    // watches only the nearest one.
+    QList<TxnOp> lookAhead(const QueuedAttempt &attempt) const override
     {
-        if (const auto anchor = attempt->anchor) {
+        QList<TxnOp> conflicting{TxnOp::range(sidePrefix(Side::Write), ahead(attempt, 1))};
+        if (Side(attempt.kind) == Side::Write)
+            conflicting.append(TxnOp::range(sidePrefix(Side::Read), ahead(attempt, 1)));
+        return conflicting;
+    }
+
+    Turn turn(QueuedAttempt &attempt, const QList<TxnOpResult> &ahead) override
+    {
+        if (const auto anchor = attempt.anchor) {
             // The write hold proves nobody else is in. Writers queued behind it must not keep
             // its own thread's read out, or that thread would wait for itself.
             if (!anchor->released && anchor->isValid())
-                return claim(attempt);
-            attempt->anchor.reset();
+                return Turn::admitted();
+            attempt.anchor.reset();
         }
-        const RangeOptions nearest = newestEntries(1, attempt->revision);
-        Txn txn;
-        txn.compares = {Compare::createRevision(attempt->key, CompareResult::Equal, attempt->revision)};
-        txn.success = {TxnOp::range(sidePrefix(Side::Write), nearest)};
-        if (Side(attempt->kind) == Side::Write)
-            txn.success.append(TxnOp::range(sidePrefix(Side::Read), nearest));
-        thenOn(client->txn(txn), this, [this, attempt](const TxnResult &result) {
-            if (interrupted(attempt))
-                return;
-            if (!result.status)
-                return finish(attempt, result.status);
-            if (!result.succeeded)
-                return requeue(attempt, QStringLiteral("its entry vanished while it waited"));
-            KeyValue conflict;
-            for (const TxnOpResult &each : result.responses) {
-                const KeyValue candidate = each.range.kvs.value(0);
-                if (candidate.createRevision > conflict.createRevision)
-                    conflict = candidate;
-            }
-            if (conflict.key.isEmpty())
-                return claim(attempt);
-            thenOn(waitForDeletion(client, conflict, result.header.revision, options.resilience.watch,
-                            attempt->round.token()), this, [this, attempt](const Status &deleted) {
-                    if (interrupted(attempt))
-                        return;
-                    if (!deleted)
-                        return finish(attempt, deleted);
-                    admit(attempt);
-                });
-        });
+        return Turn::afterNearest(ahead);
     }
 
     // The write lock was released while a read taken under it stands on its entry. Only a
@@ -180,10 +128,7 @@ public:
 
     void publish(const std::shared_ptr<QueuedHold> &hold) override
     {
-        {
-            QMutexLocker locker(&mutex);
-            holds[hold->kind].insert(hold->owner.data(), hold);
-        }
+        holds.insert(hold);
         if (!q)
             return;
         q->recordHistory(RecipeHistoryEntry::Source::Recipe,
@@ -193,12 +138,7 @@ public:
         Q_EMIT q->acquired(Side(hold->kind), hold->revision, hold->key);
     }
 
-    void withdraw(const std::shared_ptr<QueuedHold> &hold) override
-    {
-        QMutexLocker locker(&mutex);
-        if (holds[hold->kind].value(hold->owner.data()) == hold)
-            holds[hold->kind].remove(hold->owner.data());
-    }
+    void withdraw(const std::shared_ptr<QueuedHold> &hold) override { holds.remove(hold); }
 
     void announceLoss(const std::shared_ptr<QueuedHold> &hold, const Status &cause) override
     {
@@ -216,32 +156,18 @@ public:
 
     Recipe *recipe() const override { return q; }
 
-    QList<std::shared_ptr<QueuedHold>> allHolds() const
-    {
-        QMutexLocker locker(&mutex);
-        return holds[0].values() + holds[1].values();
-    }
-
     DistributedReadWriteLock *q;
-    const QByteArray path;
     const QByteArray prefix;
-
-    mutable QMutex mutex;
-    QHash<QThread *, std::shared_ptr<QueuedHold>> holds[2];  // by Side; guarded by mutex
+    ThreadHolds holds{this};
 
     ReadWriteLockView readView{this, Side::Read};
     ReadWriteLockView writeView{this, Side::Write};
 };
 
-/*!
-    \class QEtcd::DistributedReadWriteLock
-    \brief A fair read/write lock whose queued writers are never starved and whose loss is told.
-*/
-
 DistributedReadWriteLock::DistributedReadWriteLock(Client *client, const QByteArray &path, const LockOptions &options,
                                                    QObject *parent)
     : Recipe(client, QStringLiteral("DistributedReadWriteLock"), path, options, parent),
-      d(std::make_unique<DistributedReadWriteLockPrivate>(this, client, path, options))
+      d(std::make_unique<DistributedReadWriteLockPrivate>(this, path, options))
 {
 }
 
@@ -270,13 +196,8 @@ ReadWriteLockView &DistributedReadWriteLock::writeLock()
 
 void DistributedReadWriteLock::doClose()
 {
-    runOn(d.get(), [priv = d.get()] { priv->shutDown(priv->allHolds()); });
+    runOn(d.get(), [priv = d.get()] { priv->shutDown(priv->holds.all()); });
 }
-
-/*!
-    \class QEtcd::ReadWriteLockView
-    \brief One side (read or write) of a DistributedReadWriteLock.
-*/
 
 ReadWriteLockView::ReadWriteLockView(DistributedReadWriteLockPrivate *d, DistributedReadWriteLock::Side side)
     : d(d), m_side(side)
@@ -310,30 +231,17 @@ bool ReadWriteLockView::tryLock(std::chrono::milliseconds timeout)
 
 bool ReadWriteLockView::unlock()
 {
-    const auto hold = d->holdOf(m_side);
-    if (!hold) {
-        qWarning().noquote() << d->context << "unlock() of the" << sideName(m_side)
-                             << "lock by a thread that holds nothing";
-        return false;
-    }
-    if (--hold->count > 0)
-        return hold->isValid();
-    d->withdraw(hold);
-    const bool stillOurs = hold->isValid();
-    d->postRelease(hold);
-    return stillOurs;
+    return d->holds.unlock(int(m_side), QStringLiteral("unlock() of the %1 lock").arg(sideName(m_side)));
 }
 
 bool ReadWriteLockView::isHeldByCurrentThread() const
 {
-    const auto hold = d->holdOf(m_side);
-    return hold && hold->isValid();
+    return d->holds.isHeld(int(m_side));
 }
 
 int ReadWriteLockView::holdCount() const
 {
-    const auto hold = d->holdOf(m_side);
-    return hold && hold->isValid() ? hold->count : 0;
+    return d->holds.holdCount(int(m_side));
 }
 
 QFuture<bool> ReadWriteLockView::isLocked() const
@@ -357,41 +265,38 @@ QFuture<bool> ReadWriteLockView::isLocked() const
 
 qint64 ReadWriteLockView::fencingToken() const
 {
-    const auto hold = d->holdOf(m_side);
-    return hold ? hold->revision : 0;
+    return d->holds.fencingToken(int(m_side));
 }
 
 QByteArray ReadWriteLockView::holdKey() const
 {
-    const auto hold = d->holdOf(m_side);
-    return hold ? hold->key : QByteArray();
+    return d->holds.holdKey(int(m_side));
 }
 
 qint64 ReadWriteLockView::leaseId() const
 {
-    const auto hold = d->holdOf(m_side);
-    return hold ? hold->lease->leaseId() : -1;
+    return d->holds.leaseId(int(m_side));
 }
 
 Compare ReadWriteLockView::ownershipCompare() const
 {
-    return d->guards(d->holdOf(m_side)).first();
+    return ownershipGuards(d->holds.of(int(m_side)), d->prefix).first();
 }
 
 StopToken ReadWriteLockView::stopToken() const
 {
-    const auto hold = d->holdOf(m_side);
-    return hold ? hold->stop.token() : StopToken();
+    return d->holds.stopToken(int(m_side));
 }
 
 QFuture<TxnResult> ReadWriteLockView::guardedTxn(const Txn &txn)
 {
-    return Internal::guardedTxn(d->client, d->guards(d->holdOf(m_side)), txn, d->context);
+    return Internal::guardedTxn(d->client, ownershipGuards(d->holds.of(int(m_side)), d->prefix), txn, d->context);
 }
 
 QFuture<Status> ReadWriteLockView::guardedPut(const QByteArray &key, const QByteArray &value, const PutOptions &options)
 {
-    return Internal::guardedPut(d->client, d->guards(d->holdOf(m_side)), key, value, options, d->context);
+    return Internal::guardedPut(d->client, ownershipGuards(d->holds.of(int(m_side)), d->prefix), key, value, options,
+                                d->context);
 }
 
 } // namespace QEtcd

@@ -20,10 +20,10 @@ using namespace Internal;
 class DistributedSemaphorePrivate : public HoldQueue
 {
 public:
-    DistributedSemaphorePrivate(DistributedSemaphore *q, Client *client, const QByteArray &path, int permits,
+    DistributedSemaphorePrivate(DistributedSemaphore *q, const QByteArray &path, int permits,
                                 const SemaphoreOptions &options)
-        : HoldQueue(client, q->context(), q->options(), options.interruptOnPermitLoss), q(q), path(path),
-          permitsKey(path + "/permits"), holdersPrefix(path + "/holders/"), permits(permits)
+        : HoldQueue(q, path, options.interruptOnPermitLoss), q(q), permitsKey(path + "/permits"),
+          holdersPrefix(path + "/holders/"), permits(permits)
     {
     }
 
@@ -44,9 +44,8 @@ public:
     {
         if (Status status = usable(); !status)
             return QtFuture::makeReadyFuture(status);
-        if (q->isClosed())
-            return QtFuture::makeReadyFuture(Status(StatusCode::Closed, context + QStringLiteral(": closed")));
-        q->beginStart();
+        if (Status refused = beginAttempt(); !refused)
+            return QtFuture::makeReadyFuture(refused);
         auto attempt = std::make_shared<QueuedAttempt>();
         attempt->requester = QThread::currentThread();
         *started = attempt;
@@ -112,14 +111,6 @@ public:
         return index >= 0 ? stack[index] : nullptr;
     }
 
-    QList<Compare> guards(const std::shared_ptr<QueuedHold> &hold) const
-    {
-        // Without a permit we believe in, the compare can never succeed: no key has create
-        // revision -1.
-        return {hold && hold->isValid() ? Compare::createRevision(hold->key, CompareResult::Equal, hold->revision)
-                     : Compare::createRevision(holdersPrefix, CompareResult::Equal, -1)};
-    }
-
     // --- dispatcher thread ----------------------------------------------------------------
     void prepare(std::shared_ptr<QueuedAttempt> attempt) override
     {
@@ -136,37 +127,14 @@ public:
 
     // In while fewer than `permits` entries were created before ours. Any of them may go
     // first, so the wait is on the whole prefix.
-    void admit(std::shared_ptr<QueuedAttempt> attempt) override
+    QList<TxnOp> lookAhead(const QueuedAttempt &attempt) const override
     {
-        // Keys, not a count: etcd counts before it applies the create-revision bound.
-        RangeOptions ahead;
-        ahead.range = KeyRange::prefix();
-        ahead.keysOnly = true;
-        ahead.limit = permits;
-        ahead.maxCreateRevision = attempt->revision - 1;
-        Txn txn;
-        txn.compares = {Compare::createRevision(attempt->key, CompareResult::Equal, attempt->revision)};
-        txn.success = {TxnOp::range(holdersPrefix, ahead)};
-        thenOn(client->txn(txn), this, [this, attempt](const TxnResult &result) {
-            if (interrupted(attempt))
-                return;
-            if (!result.status)
-                return finish(attempt, result.status);
-            if (!result.succeeded)
-                return requeue(attempt, QStringLiteral("its entry vanished while it waited"));
-            if (result.responses.value(0).range.kvs.size() < permits)
-                return claim(attempt);
-            DeletionWatch anyHolder;
-            anyHolder.range = KeyRange::prefix();
-            thenOn(watchDeletion(client, holdersPrefix, result.header.revision, options.resilience.watch,
-                          attempt->round.token(), anyHolder), this, [this, attempt](const Deletion &deletion) {
-                    if (interrupted(attempt))
-                        return;
-                    if (!deletion.status)
-                        return finish(attempt, deletion.status);
-                    admit(attempt);
-                });
-        });
+        return {TxnOp::range(holdersPrefix, ahead(attempt, permits))};
+    }
+
+    Turn turn(QueuedAttempt &, const QList<TxnOpResult> &ahead) override
+    {
+        return ahead.value(0).range.kvs.size() < permits ? Turn::admitted() : Turn::afterAnyUnder(holdersPrefix);
     }
 
     void publish(const std::shared_ptr<QueuedHold> &hold) override
@@ -212,7 +180,6 @@ public:
     }
 
     DistributedSemaphore *q;
-    const QByteArray path;
     const QByteArray permitsKey;
     const QByteArray holdersPrefix;
     const int permits;
@@ -222,15 +189,10 @@ public:
     std::optional<Status> verdict;  // guarded by mutex
 };
 
-/*!
-    \class QEtcd::DistributedSemaphore
-    \brief A counting semaphore whose permits are owned by the instance and whose loss is told.
-*/
-
 DistributedSemaphore::DistributedSemaphore(Client *client, const QByteArray &path, int permits,
                                            const SemaphoreOptions &options, QObject *parent)
     : Recipe(client, QStringLiteral("DistributedSemaphore"), path, options, parent),
-      d(std::make_unique<DistributedSemaphorePrivate>(this, client, path, permits, options))
+      d(std::make_unique<DistributedSemaphorePrivate>(this, path, permits, options))
 {
 }
 
@@ -282,9 +244,7 @@ bool DistributedSemaphore::release()
         qWarning().noquote() << context() << "release() without a permit";
         return false;
     }
-    const bool stillOurs = hold->isValid();
-    d->postRelease(hold);
-    return stillOurs;
+    return d->giveBack(hold);
 }
 
 int DistributedSemaphore::heldPermits() const
@@ -345,7 +305,7 @@ qint64 DistributedSemaphore::leaseId() const
 
 Compare DistributedSemaphore::ownershipCompare() const
 {
-    return d->guards(d->top()).first();
+    return ownershipGuards(d->top(), d->holdersPrefix).first();
 }
 
 StopToken DistributedSemaphore::stopToken() const
@@ -356,13 +316,13 @@ StopToken DistributedSemaphore::stopToken() const
 
 QFuture<TxnResult> DistributedSemaphore::guardedTxn(const Txn &txn)
 {
-    return Internal::guardedTxn(client(), d->guards(d->top()), txn, context());
+    return Internal::guardedTxn(client(), ownershipGuards(d->top(), d->holdersPrefix), txn, context());
 }
 
 QFuture<Status> DistributedSemaphore::guardedPut(const QByteArray &key, const QByteArray &value,
                                                  const PutOptions &options)
 {
-    return Internal::guardedPut(client(), d->guards(d->top()), key, value, options, context());
+    return Internal::guardedPut(client(), ownershipGuards(d->top(), d->holdersPrefix), key, value, options, context());
 }
 
 void DistributedSemaphore::doClose()

@@ -256,11 +256,6 @@ public:
     std::unique_ptr<QueueTaker<DistributedQueue>> taker;
 };
 
-/*!
-    \class QEtcd::DistributedQueue
-    \brief A FIFO queue (at most once) on etcd-recipes' key layout.
-*/
-
 DistributedQueue::DistributedQueue(Client *client, const QByteArray &path, const RecipeOptions &options,
                                    QObject *parent)
     : Recipe(client, QStringLiteral("DistributedQueue"), path, options, parent),
@@ -375,11 +370,6 @@ public:
     const QByteArray path;
     std::unique_ptr<QueueTaker<DistributedPriorityQueue>> taker;
 };
-
-/*!
-    \class QEtcd::DistributedPriorityQueue
-    \brief A priority queue (at most once, lower number first) on etcd-recipes' key layout.
-*/
 
 DistributedPriorityQueue::DistributedPriorityQueue(Client *client, const QByteArray &path,
                                                    const RecipeOptions &options, QObject *parent)

@@ -477,11 +477,6 @@ public:
     bool closing = false;
 };
 
-/*!
-    \class QEtcd::DistributedWorkQueue
-    \brief A work queue (at least once) with visibility timeouts, delays and dead letters.
-*/
-
 DistributedWorkQueue::DistributedWorkQueue(Client *client, const QByteArray &path, const WorkQueueOptions &options,
                                            QObject *parent)
     : Recipe(client, QStringLiteral("DistributedWorkQueue"), path, options, parent),

@@ -49,11 +49,7 @@ int main(int argc, char *argv[])
                       {"end_ns", belief.lastYesNs}, {"lost", belief.lost}});
         },
         {}, options);
-    QObject::connect(&selector, &LeaderSelector::leadershipLost, &selector,
-                     [&me](const Status &cause) {
-                         emitLine({{"event", "leadershipLost"}, {"name", me}, {"cause", cause.toString()}});
-                     },
-                     Qt::DirectConnection);
+    reportLoss(selector, &LeaderSelector::leadershipLost, "leadershipLost", me);
     selector.start();
 
     std::thread waiter([&terminate] {

@@ -34,11 +34,7 @@ int main(int argc, char *argv[])
     lockOptions.ttlSeconds = 2;
     lockOptions.clientId = args.value(args.name);
     DistributedMutex mutex(&client, args.value(lockPath).toUtf8(), lockOptions);
-    QObject::connect(&mutex, &DistributedMutex::lockLost, &mutex,
-                     [&lockOptions](const Status &cause) {
-                         emitLine({{"event", "lockLost"}, {"name", lockOptions.clientId}, {"cause", cause.toString()}});
-                     },
-                     Qt::DirectConnection);
+    reportLoss(mutex, &DistributedMutex::lockLost, "lockLost", lockOptions.clientId);
     const QByteArray fenced = args.value(fencedKey).toUtf8();
     QRandomGenerator random(args.value(args.seed).toUInt());
     qint64 sequence = 0;

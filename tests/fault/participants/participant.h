@@ -5,6 +5,8 @@
 // sampled every two milliseconds. The checker freezes participants with SIGSTOP and asks them
 // to stop with SIGTERM.
 
+#include <QEtcd/status.h>
+
 #include <QtCore/QCommandLineParser>
 #include <QtCore/QCoreApplication>
 #include <QtCore/QJsonDocument>
@@ -76,6 +78,18 @@ inline void emitLine(const QJsonObject &object)
 {
     std::fputs(QJsonDocument(object).toJson(QJsonDocument::Compact).append('\n').constData(), stdout);
     std::fflush(stdout);
+}
+
+// One line {"event": event, "name": name, "cause": ...} each time recipe's loss signal fires,
+// printed from the client's loss thread as it is told.
+template <class Recipe>
+void reportLoss(Recipe &recipe, void (Recipe::*lost)(const QEtcd::Status &), const char *event, const QString &name)
+{
+    QObject::connect(&recipe, lost, &recipe,
+                     [event, name](const QEtcd::Status &cause) {
+                         emitLine({{"event", event}, {"name", name}, {"cause", cause.toString()}});
+                     },
+                     Qt::DirectConnection);
 }
 
 // What one thread believed about one hold (a lock, a permit, a term of leadership). The clock

@@ -29,11 +29,7 @@ int main(int argc, char *argv[])
     options.ttlSeconds = 2;
     options.clientId = args.value(args.name);
     DistributedSemaphore semaphore(&client, args.value(path).toUtf8(), args.value(permits).toInt(), options);
-    QObject::connect(&semaphore, &DistributedSemaphore::permitLost, &semaphore,
-                     [&options](const Status &cause) {
-                         emitLine({{"event", "permitLost"}, {"name", options.clientId}, {"cause", cause.toString()}});
-                     },
-                     Qt::DirectConnection);
+    reportLoss(semaphore, &DistributedSemaphore::permitLost, "permitLost", options.clientId);
     QRandomGenerator random(args.value(args.seed).toUInt());
 
     while (!stopRequested) {

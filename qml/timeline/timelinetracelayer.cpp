@@ -1,4 +1,4 @@
-#include "timelinemarkerlayer.h"
+#include "timelinetracelayer.h"
 
 #include "timelineglyphs.h"
 
@@ -14,7 +14,13 @@
 
 namespace {
 
-// The tiles' image nodes, by tile index; a tile with no markers has none. A transform node (that
+// The lease lines' pen: blue under the markers, thin enough not to hide them, and cosmetic (one
+// pixel whatever the scale): the raster engine draws such lines directly, where a wider pen is
+// outlined and filled, at several times the cost in a tile painted 20 times a second.
+const QColor LeaseLineColour(0x3b, 0x82, 0xf6);
+constexpr double LeaseLineWidth = 1;
+
+// The tiles' image nodes, by tile index; a tile with nothing in it has none. A transform node (that
 // moves nothing) rather than a plain one: the software scene graph places a node added later
 // by the state it recorded for its parent, and it records none for a plain node.
 class TileNodes : public QSGTransformNode
@@ -37,20 +43,20 @@ public:
 
 } // namespace
 
-bool TimelineMarkerLayer::Scale::operator==(const Scale &other) const
+bool TimelineTraceLayer::Scale::operator==(const Scale &other) const
 {
     return secondsPerPixel == other.secondsPerPixel && originMs == other.originMs && rows == other.rows
         && height == other.height && devicePixelRatio == other.devicePixelRatio;
 }
 
-TimelineMarkerLayer::TimelineMarkerLayer(QQuickItem *parent) : QQuickItem(parent)
+TimelineTraceLayer::TimelineTraceLayer(QQuickItem *parent) : QQuickItem(parent)
 {
     setFlag(ItemHasContents, true);
 }
 
-TimelineMarkerLayer::~TimelineMarkerLayer() = default;
+TimelineTraceLayer::~TimelineTraceLayer() = default;
 
-void TimelineMarkerLayer::setTimeline(TimelineModel *timeline)
+void TimelineTraceLayer::setTimeline(TimelineModel *timeline)
 {
     if (timeline == m_timeline)
         return;
@@ -61,8 +67,15 @@ void TimelineMarkerLayer::setTimeline(TimelineModel *timeline)
     if (m_timeline) {
         // Every step of the window, and every change while paused, ends in windowChanged; the
         // markers' changes come before it, and only repaint the tiles they touch.
-        connect(m_timeline, &TimelineModel::windowChanged, this, &TimelineMarkerLayer::windowChanged);
-        connect(m_timeline, &TimelineModel::markersChanged, this, &TimelineMarkerLayer::markersChanged);
+        connect(m_timeline, &TimelineModel::windowChanged, this, &TimelineTraceLayer::windowChanged);
+        // A tile shows the markers up to half a glyph beyond its ends, and which marker stands
+        // for its half a glyph's width may change with one before it: a glyph's width either way.
+        connect(m_timeline, &TimelineModel::markersChanged, this, [this](double from, double to) {
+            repaintTiles(from, to, TimelineModel::MarkerPixels);
+        });
+        connect(m_timeline, &TimelineModel::leaseLinesChanged, this, [this](double from, double to) {
+            repaintTiles(from, to, 2 * LeaseLineWidth);
+        });
         connect(m_timeline, &TimelineModel::lanesChanged, this, [this] {
             dropTiles();
             update();
@@ -72,7 +85,7 @@ void TimelineMarkerLayer::setTimeline(TimelineModel *timeline)
     Q_EMIT timelineChanged();
 }
 
-void TimelineMarkerLayer::setChart(QQuickItem *chart)
+void TimelineTraceLayer::setChart(QQuickItem *chart)
 {
     if (chart == m_chart)
         return;
@@ -82,14 +95,14 @@ void TimelineMarkerLayer::setChart(QQuickItem *chart)
     Q_EMIT chartChanged();
 }
 
-void TimelineMarkerLayer::windowChanged()
+void TimelineTraceLayer::windowChanged()
 {
     update();
     if (m_chart)
         polish();
 }
 
-void TimelineMarkerLayer::updatePolish()
+void TimelineTraceLayer::updatePolish()
 {
     if (!m_chart)
         return;
@@ -114,21 +127,21 @@ void TimelineMarkerLayer::updatePolish()
     }
 }
 
-void TimelineMarkerLayer::geometryChange(const QRectF &newGeometry, const QRectF &oldGeometry)
+void TimelineTraceLayer::geometryChange(const QRectF &newGeometry, const QRectF &oldGeometry)
 {
     QQuickItem::geometryChange(newGeometry, oldGeometry);
     if (newGeometry.size() != oldGeometry.size())
         update();  // a new scale: updatePaintNode paints the tiles afresh
 }
 
-void TimelineMarkerLayer::releaseResources()
+void TimelineTraceLayer::releaseResources()
 {
     // The nodes go with the window's scene graph; the images are kept, to be shown again.
     for (auto &entry : m_tiles)
         entry.second.uploaded = false;
 }
 
-TimelineMarkerLayer::Scale TimelineMarkerLayer::currentScale() const
+TimelineTraceLayer::Scale TimelineTraceLayer::currentScale() const
 {
     Scale scale;
     if (!m_timeline || width() <= 0)
@@ -141,13 +154,13 @@ TimelineMarkerLayer::Scale TimelineMarkerLayer::currentScale() const
     return scale;
 }
 
-void TimelineMarkerLayer::dropTiles()
+void TimelineTraceLayer::dropTiles()
 {
     m_tiles.clear();
     m_dropNodes = true;
 }
 
-void TimelineMarkerLayer::markersChanged(double from, double to)
+void TimelineTraceLayer::repaintTiles(double from, double to, double reachPixels)
 {
     if (!std::isfinite(from) || !std::isfinite(to)) {
         dropTiles();
@@ -157,9 +170,7 @@ void TimelineMarkerLayer::markersChanged(double from, double to)
     const double span = tileSeconds();
     if (!(span > 0))
         return;
-    // A tile shows the markers up to half a glyph beyond its ends, and which marker stands for
-    // its half a glyph's width may change with one before it: a glyph's width either way.
-    const double reach = TimelineModel::MarkerPixels * m_scale.secondsPerPixel;
+    const double reach = reachPixels * m_scale.secondsPerPixel;
     const auto first = qint64(std::floor((from - reach) / span));
     const auto last = qint64(std::floor((to + reach) / span));
     bool touched = false;
@@ -171,18 +182,24 @@ void TimelineMarkerLayer::markersChanged(double from, double to)
         update();
 }
 
-void TimelineMarkerLayer::paintTile(qint64 index, Tile &tile)
+void TimelineTraceLayer::paintTile(qint64 index, Tile &tile)
 {
     const qreal ratio = m_scale.devicePixelRatio;
     tile.markers = 0;
     tile.painted = true;
     ++m_tilesPainted;
     const double start = index * tileSeconds();
+    const double end = start + TileWidth * m_scale.secondsPerPixel;
     const double half = TimelineModel::MarkerPixels / 2.0;
     const auto markers = m_timeline->visibleMarkers(start - half * m_scale.secondsPerPixel,
-                                                    start + (TileWidth + half) * m_scale.secondsPerPixel,
-                                                    m_scale.secondsPerPixel);
-    if (markers.isEmpty()) {  // no image, and no node
+                                                    end + half * m_scale.secondsPerPixel, m_scale.secondsPerPixel);
+    QList<QList<QPointF>> leaseLines;
+    bool anyLine = false;
+    for (int row = 0; row < m_scale.rows; ++row) {
+        leaseLines.append(m_timeline->leaseLine(row, start, end, m_scale.secondsPerPixel));
+        anyLine = anyLine || !leaseLines.last().isEmpty();
+    }
+    if (markers.isEmpty() && !anyLine) {  // no image, and no node
         tile.image = QImage();
         return;
     }
@@ -193,10 +210,27 @@ void TimelineMarkerLayer::paintTile(qint64 index, Tile &tile)
     }
     tile.image.fill(Qt::transparent);
     const double laneHeight = m_scale.height / std::max(1, m_scale.rows);
-    const int glyphPixels = m_glyphs.isEmpty() ? 0 : m_glyphs.first().width();
     QPainter painter(&tile.image);
+
+    // Each lease from nothing to its TTL, in its lane but for a margin: below the markers'
+    // middle and above it.
+    painter.setRenderHint(QPainter::Antialiasing);
+    QPen leasePen(LeaseLineColour, LeaseLineWidth);
+    leasePen.setCosmetic(true);
+    painter.setPen(leasePen);
+    QPolygonF polyline;
+    for (int row = 0; row < leaseLines.size(); ++row) {
+        polyline.clear();
+        const double bottom = (row + 1) * laneHeight;
+        for (const QPointF &point : leaseLines.at(row))
+            polyline << QPointF((point.x() - start) / m_scale.secondsPerPixel, bottom - (0.14 + 0.72 * point.y()) * laneHeight);
+        painter.drawPolyline(polyline);
+    }
+
     // In device pixels, at whole ones: each glyph is copied, never scaled or filtered.
+    painter.setRenderHint(QPainter::Antialiasing, false);
     painter.scale(1 / ratio, 1 / ratio);
+    const int glyphPixels = m_glyphs.isEmpty() ? 0 : m_glyphs.first().width();
     for (const auto &marker : markers) {
         const double x = (marker.at - start) / m_scale.secondsPerPixel;
         const double y = (marker.row + 0.5) * laneHeight;
@@ -207,7 +241,7 @@ void TimelineMarkerLayer::paintTile(qint64 index, Tile &tile)
     }
 }
 
-QSGNode *TimelineMarkerLayer::updatePaintNode(QSGNode *oldNode, UpdatePaintNodeData *)
+QSGNode *TimelineTraceLayer::updatePaintNode(QSGNode *oldNode, UpdatePaintNodeData *)
 {
     auto *root = static_cast<TileNodes *>(oldNode);
     const Scale scale = currentScale();
@@ -294,6 +328,6 @@ QSGNode *TimelineMarkerLayer::updatePaintNode(QSGNode *oldNode, UpdatePaintNodeD
     m_drawnEnd = m_timeline->windowEnd();
     m_drawnMarkers = markers;
     // Emitted where the properties are read (the render thread may be another).
-    QMetaObject::invokeMethod(this, &TimelineMarkerLayer::drawn, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(this, &TimelineTraceLayer::drawn, Qt::QueuedConnection);
     return root;
 }

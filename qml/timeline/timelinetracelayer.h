@@ -10,21 +10,22 @@
 
 #include "timelinemodel.h"
 
-// The timeline's markers, over the chart (sized to it and sliding with it under the window: see
-// TimelineModel::chartStart), each glyph painted from one cached image. They are painted in
-// tiles TileWidth pixels wide, at fixed times from the origin: a tile is painted once for a
-// scale and kept while it is in the chart's span or next to it, so a window that moves on costs
-// nothing here until the chart is ranged again, and then placing the tiles; only those whose
-// markers changed (where new events land, or where the log's capacity took old ones) are painted
-// again. A new scale (zoom, a new plot size, lanes added) paints the tiles afresh. At most the
-// tiles of the span and two beyond each end are kept.
+// What each lane traces over the chart (sized to it and sliding with it under the window: see
+// TimelineModel::chartStart): its lease line, and its markers over it, each glyph painted from
+// one cached image. They are painted in tiles TileWidth pixels wide, at fixed times from the
+// origin: a tile is painted once for a scale and kept while it is in the chart's span or next to
+// it, so a window that moves on costs nothing here until the chart is ranged again, and then
+// placing the tiles; only those whose markers or lease samples changed (where new events and
+// samples land, or where the log's capacity took old ones) are painted again. A new scale (zoom,
+// a new plot size, lanes added) paints the tiles afresh. At most the tiles of the span and two
+// beyond each end are kept.
 //
 // Qt Charts paints its scene into an image of its own two event loop turns after a change, so
-// the chart beneath (the time grid, the lease lines) could show the window before while this
+// the chart beneath (the time grid) could show the window before while this
 // layer and the bands show the new one: a screenshot taken at the next frame showed both. Given
 // the ChartView as `chart`, the layer has Qt Charts do that work at the start of the frame that
 // draws a new window, so every layer of the frame shows the same one.
-class TimelineMarkerLayer : public QQuickItem
+class TimelineTraceLayer : public QQuickItem
 {
     Q_OBJECT
     QML_ELEMENT
@@ -41,9 +42,9 @@ class TimelineMarkerLayer : public QQuickItem
 public:
     static constexpr int TileWidth = 256;
 
-    explicit TimelineMarkerLayer(QQuickItem *parent = nullptr);
-    ~TimelineMarkerLayer() override;
-    Q_DISABLE_COPY_MOVE(TimelineMarkerLayer)
+    explicit TimelineTraceLayer(QQuickItem *parent = nullptr);
+    ~TimelineTraceLayer() override;
+    Q_DISABLE_COPY_MOVE(TimelineTraceLayer)
 
     TimelineModel *timeline() const { return m_timeline; }
     void setTimeline(TimelineModel *timeline);
@@ -86,7 +87,8 @@ private:
 
     Scale currentScale() const;
     double tileSeconds() const { return TileWidth * m_scale.secondsPerPixel; }
-    void markersChanged(double from, double to);
+    // Paints again the tiles that show anything from `from` to `to`, or reachPixels beyond.
+    void repaintTiles(double from, double to, double reachPixels);
     void dropTiles();
     void paintTile(qint64 index, Tile &tile);
     void windowChanged();

@@ -1,0 +1,34 @@
+#pragma once
+
+// The lease layer's part of a client: the one keep-alive stream that renews every lease of the
+// client, and the gate its heals take turns at. The client owns it, as a ClientPart.
+
+#include "client_p.h"
+#include "healgate_p.h"
+#include "keepalivehub_p.h"
+
+#include <memory>
+
+namespace QEtcd::Internal {
+
+class ClientLeases final : public ClientPart
+{
+public:
+    // The client's, made on first use.
+    static ClientLeases &of(ClientPrivate *client);
+
+    // Null when the client's options were refused, and once the client is being destroyed.
+    KeepAliveHub *keepAliveHub() const { return m_hub.get(); }
+    // Dispatcher thread only.
+    HealGate &healGate() { return m_healGate; }
+
+    void windDown() override { m_hub.reset(); }
+
+private:
+    explicit ClientLeases(ClientPrivate *client);
+
+    std::unique_ptr<KeepAliveHub> m_hub;
+    HealGate m_healGate;
+};
+
+} // namespace QEtcd::Internal

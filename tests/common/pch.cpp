@@ -1,0 +1,1 @@
+// The target that compiles the tests' shared precompiled header (tests/CMakeLists.txt).

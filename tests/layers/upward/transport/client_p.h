@@ -1,0 +1,3 @@
+#pragma once
+
+// The transport header that upward_p.h reaches for.
