@@ -1,7 +1,10 @@
 // Many self-healing leases on one Client: what they cost while they merely renew (CPU share of
 // one core, resident memory per lease) and how long all of them take to be Restored after one
 // partition that outlasted them. The client reaches etcd through an in-process FaultProxy, whose
-// thread's CPU is measured apart so that it is not billed to the library.
+// thread's CPU is measured apart so that it is not billed to the library. With --go-lease
+// (scripts/bench builds it from bench/golease), etcd's own Go client first keeps as many leases
+// of the same TTL alive on the same server, through a proxy of its own, measured over a window
+// as long, and both are printed side by side.
 
 #include "benchsupport.h"
 
@@ -34,6 +37,7 @@ struct Parameters
     seconds idle{};
     int startConcurrency = 0;
     milliseconds holdAfterExpiry{};
+    QString goLease;  // the golease program, or empty
 };
 
 // Written on the dispatcher thread by direct connections, read on the main thread.
@@ -131,11 +135,31 @@ void startAll(const std::vector<std::unique_ptr<SelfHealingKeepAlive>> &keepers,
         fail(QStringLiteral("a keep-alive did not start: ") + firstFailure.toString());
 }
 
+QJsonObject goLease(const QStringList &endpoints, const Parameters &parameters)
+{
+    return runGoReference(parameters.goLease,
+                          {QStringLiteral("--endpoints"), endpoints.join(','), QStringLiteral("--leases"),
+                           QString::number(parameters.leases), QStringLiteral("--ttl"),
+                           QString::number(parameters.ttlSeconds), QStringLiteral("--idle"),
+                           QString::number(parameters.idle.count()), QStringLiteral("--concurrency"),
+                           QString::number(parameters.startConcurrency)},
+                          duration_cast<milliseconds>(parameters.idle + seconds(120))
+                              + milliseconds(50 * qint64(parameters.leases)));
+}
+
 QJsonObject benchmark(const Parameters &parameters)
 {
     EtcdCluster cluster;
     startCluster(cluster);
-    Client observer(ClientOptions::fromEndpoints(cluster.clientUrls()));
+    // Before ours, on a server with no other leases; it revokes its own when it is done. It
+    // reaches etcd through a proxy of its own, as ours does, so both pay the same extra hop.
+    QJsonObject go;
+    if (!parameters.goLease.isEmpty()) {
+        FaultProxy goLink(QStringLiteral("127.0.0.1"), cluster.clientPort(0));
+        if (!goLink.start())
+            fail(QStringLiteral("proxy: ") + goLink.errorString());
+        go = goLease({goLink.url()}, parameters);
+    }
     FaultProxy proxy(QStringLiteral("127.0.0.1"), cluster.clientPort(0));
     if (!proxy.start())
         fail(QStringLiteral("proxy: ") + proxy.errorString());
@@ -206,6 +230,9 @@ QJsonObject benchmark(const Parameters &parameters)
     const int suspendedWhileIdle = tally->suspended - suspendedBeforeIdle;
     const qint64 rssAfterIdleKiB = statusFieldKiB("VmRSS:");
     const qint64 peakBeforePartitionKiB = statusFieldKiB("VmHWM:");
+    // Only now: gRPC lets any client's completion-queue thread poll every connection of the
+    // process, so an idle second client would take part in the lease client's traffic.
+    Client observer(ClientOptions::fromEndpoints(cluster.clientUrls()));
     const qint64 keysBefore = keysUnder(observer, prefix);
     if (keysBefore != n)
         fail(QStringLiteral("%1 of %2 keys present after the idle window").arg(keysBefore).arg(n));
@@ -217,6 +244,9 @@ QJsonObject benchmark(const Parameters &parameters)
     const double allExpiredSeconds = nsToMs(nowNs() - partitionedNs) / 1000.0;
     pause(parameters.holdAfterExpiry);
     const qint64 peakBeforeHealKiB = statusFieldKiB("VmHWM:");
+    const double processBeforeHeal = processCpuSeconds();
+    const double proxyBeforeHeal = proxyThreadCpuSeconds();
+    const double etcdBeforeHeal = statCpuSeconds(etcdStat);
     proxy.setMode(FaultProxy::Mode::Pass);
     const qint64 passedNs = nowNs();
     const double partitionSeconds = nsToMs(passedNs - partitionedNs) / 1000.0;
@@ -225,6 +255,9 @@ QJsonObject benchmark(const Parameters &parameters)
                  .arg(tally->restored)
                  .arg(n)
                  .arg(tally->failed));
+    // CPU time spent healing, which a busy machine stretches less than the wall time.
+    const double healCpu = processCpuSeconds() - processBeforeHeal - (proxyThreadCpuSeconds() - proxyBeforeHeal);
+    const double etcdHealCpu = statCpuSeconds(etcdStat) - etcdBeforeHeal;
     if (tally->failed != 0)
         fail(QStringLiteral("%1 leases Failed to heal").arg(tally->failed));
     QList<double> restoreMs;
@@ -249,7 +282,8 @@ QJsonObject benchmark(const Parameters &parameters)
     if (keysAfter != n)
         fail(QStringLiteral("%1 of %2 keys present after healing").arg(keysAfter).arg(n));
 
-    return QJsonObject{
+    const qint64 bytesPerLease = (rssAfterIdleKiB - rssBeforeKiB) * 1024 / n;
+    QJsonObject result{
         {"benchmark", "lease_scale"},
         {"leases", n},
         {"ttl_s", parameters.ttlSeconds},
@@ -262,7 +296,7 @@ QJsonObject benchmark(const Parameters &parameters)
              {"rss_before_mib", mib(rssBeforeKiB)},
              {"rss_after_start_mib", mib(rssAfterStartKiB)},
              {"rss_after_idle_mib", mib(rssAfterIdleKiB)},
-             {"bytes_per_lease", qint64((rssAfterIdleKiB - rssBeforeKiB) * 1024 / n)},
+             {"bytes_per_lease", bytesPerLease},
              {"rss_after_heal_mib", mib(rssAfterHealKiB)},
              {"rss_after_heal_and_malloc_trim_mib", mib(rssTrimmedKiB)},
              // Which phase drove the high-water mark: renewing, the partition, or the heal.
@@ -286,6 +320,8 @@ QJsonObject benchmark(const Parameters &parameters)
              {"blackhole_s", rounded(partitionSeconds)},
              {"restore_ms", summary(restoreMs, {{QStringLiteral("p50"), 50}, {QStringLiteral("p99"), 99}})},
              {"all_restored_ms", rounded(percentile(restoreMs, 100))},
+             {"client_cpu_ms_while_healing", rounded(healCpu * 1000.0)},
+             {"etcd_cpu_ms_while_healing", rounded(etcdHealCpu * 1000.0)},
              {"restored_in_each_second", restoredBySecond},
              {"etcd_too_many_requests_logged", qint64(etcdRefusals)},
              {"failed", tally->failed.load()},
@@ -294,6 +330,15 @@ QJsonObject benchmark(const Parameters &parameters)
              {"restored_events", tally->restoredEvents.load()},
          }},
     };
+    if (!go.isEmpty()) {
+        result.insert(QStringLiteral("go_clientv3"), go);
+        const double goCpuPercent = go.value(QStringLiteral("cpu_percent_of_one_core")).toDouble();
+        const double goBytesPerLease = go.value(QStringLiteral("memory"))[QStringLiteral("bytes_per_lease")].toDouble();
+        result.insert(QStringLiteral("ratio_to_go"),
+                      QJsonObject{{"client_cpu", ratio(100.0 * (processCpu - proxyCpu) / idleWall, goCpuPercent)},
+                                  {"bytes_per_lease", ratio(double(bytesPerLease), goBytesPerLease)}});
+    }
+    return result;
 }
 
 } // namespace
@@ -314,6 +359,8 @@ int main(int argc, char *argv[])
         {"concurrency", QStringLiteral("start() calls in flight at once."), QStringLiteral("n"), QStringLiteral("100")},
         {"hold", QStringLiteral("How long the partition is held after every lease reported Expired, in ms."),
          QStringLiteral("ms"), QStringLiteral("2000")},
+        {"go-lease", QStringLiteral("The golease program (bench/golease): measure etcd's Go client beside ours."),
+         QStringLiteral("path")},
     });
     parser.process(app);
     return Bench::run([&parser] {
@@ -323,6 +370,7 @@ int main(int argc, char *argv[])
         parameters.idle = seconds(positiveOption(parser, QStringLiteral("idle")));
         parameters.startConcurrency = positiveOption(parser, QStringLiteral("concurrency"));
         parameters.holdAfterExpiry = milliseconds(positiveOption(parser, QStringLiteral("hold")));
+        parameters.goLease = parser.value(QStringLiteral("go-lease"));
         return benchmark(parameters);
     });
 }

@@ -13,8 +13,6 @@
 #include <QEtcd/client.h>
 #include <QEtcd/distributedmutex.h>
 
-#include <QtCore/QProcess>
-
 #include <functional>
 
 using namespace QEtcd;
@@ -48,16 +46,10 @@ struct Contender
 
 QJsonObject goLock(const QString &program, const QStringList &endpoints, int count, seconds window)
 {
-    QProcess run;
-    run.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    run.start(program, {QStringLiteral("--endpoints"), endpoints.join(','), QStringLiteral("--contenders"),
-                        QString::number(count), QStringLiteral("--seconds"), QString::number(window.count())});
-    if (!run.waitForFinished(int(duration_cast<milliseconds>(window + 60s).count())) || run.exitCode() != 0)
-        fail(QStringLiteral("%1 failed: %2").arg(program, run.errorString()));
-    const QJsonObject result = QJsonDocument::fromJson(run.readAllStandardOutput()).object();
-    if (result.isEmpty())
-        fail(program + QStringLiteral(" printed no JSON"));
-    return result;
+    return runGoReference(program,
+                          {QStringLiteral("--endpoints"), endpoints.join(','), QStringLiteral("--contenders"),
+                           QString::number(count), QStringLiteral("--seconds"), QString::number(window.count())},
+                          duration_cast<milliseconds>(window + 60s));
 }
 
 QJsonObject contend(const QStringList &endpoints, int count, seconds window, double bareRate)
@@ -104,7 +96,7 @@ QJsonObject contend(const QStringList &endpoints, int count, seconds window, dou
     return {{"contenders", count},
             {"cycles", counted},
             {"cycles_per_s", rounded(rate)},
-            {"ratio_to_bare_txn_delete", std::round(rate / bareRate * 100.0) / 100.0},
+            {"ratio_to_bare_txn_delete", ratio(rate, bareRate)},
             {"handoff_ms", summary(handoffs, {{"p50", 50}, {"p99", 99}})}};
 }
 } // namespace
@@ -141,9 +133,8 @@ int main(int argc, char *argv[])
             if (parser.isSet(QStringLiteral("go-lock"))) {
                 const QJsonObject go = goLock(parser.value(QStringLiteral("go-lock")), cluster.clientUrls(), count, window);
                 measured.insert(QStringLiteral("go_concurrency_mutex"), go);
-                measured.insert(QStringLiteral("ratio_to_go"),
-                                std::round(measured.value(QStringLiteral("cycles_per_s")).toDouble()
-                                           / go.value(QStringLiteral("cycles_per_s")).toDouble() * 100.0) / 100.0);
+                measured.insert(QStringLiteral("ratio_to_go"), ratio(measured.value(QStringLiteral("cycles_per_s")).toDouble(),
+                                                                     go.value(QStringLiteral("cycles_per_s")).toDouble()));
             }
             levels.append(measured);
         }

@@ -16,7 +16,6 @@
 #include <QEtcd/client.h>
 
 #include <QtCore/QFutureWatcher>
-#include <QtCore/QProcess>
 
 #include <memory>
 #include <optional>
@@ -158,20 +157,13 @@ QJsonObject measure(Client &client, const QByteArray &prefix, const QString &op,
 QJsonObject goRtt(const QString &program, const QStringList &endpoints, const QByteArray &prefix, const QString &op,
                   int callers, const Window &window)
 {
-    QProcess run;
-    run.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    run.start(program, {QStringLiteral("--endpoints"), endpoints.join(','), QStringLiteral("--prefix"),
-                        QString::fromLatin1(prefix), QStringLiteral("--op"), op,
-                        QStringLiteral("--callers"), QString::number(callers), QStringLiteral("--seconds"),
-                        QString::number(window.measured.count()), QStringLiteral("--warmup-ms"),
-                        QString::number(window.warmup.count())});
-    if (!run.waitForFinished(int(duration_cast<milliseconds>(window.warmup + window.measured + 60s).count()))
-        || run.exitCode() != 0)
-        fail(QStringLiteral("%1 failed: %2").arg(program, run.errorString()));
-    const QJsonObject result = QJsonDocument::fromJson(run.readAllStandardOutput()).object();
-    if (result.isEmpty())
-        fail(program + QStringLiteral(" printed no JSON"));
-    return result;
+    return runGoReference(program,
+                          {QStringLiteral("--endpoints"), endpoints.join(','), QStringLiteral("--prefix"),
+                           QString::fromLatin1(prefix), QStringLiteral("--op"), op, QStringLiteral("--callers"),
+                           QString::number(callers), QStringLiteral("--seconds"),
+                           QString::number(window.measured.count()), QStringLiteral("--warmup-ms"),
+                           QString::number(window.warmup.count())},
+                          duration_cast<milliseconds>(window.warmup + window.measured + 60s));
 }
 
 QList<int> positiveList(const QCommandLineParser &parser, const QString &name)
@@ -237,8 +229,8 @@ int main(int argc, char *argv[])
                     row.insert(QStringLiteral("go_clientv3"), go);
                     if (row.contains(QStringLiteral("qetcd")))
                         row.insert(QStringLiteral("ratio_to_go"),
-                                   std::round(row.value(QStringLiteral("qetcd"))[QStringLiteral("ops_per_s")].toDouble()
-                                              / go.value(QStringLiteral("ops_per_s")).toDouble() * 100.0) / 100.0);
+                                   ratio(row.value(QStringLiteral("qetcd"))[QStringLiteral("ops_per_s")].toDouble(),
+                                         go.value(QStringLiteral("ops_per_s")).toDouble()));
                 }
                 rows.append(row);
             }

@@ -16,6 +16,7 @@
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QList>
+#include <QtCore/QProcess>
 #include <QtCore/QThread>
 
 #include <algorithm>
@@ -127,6 +128,12 @@ inline QJsonObject summary(const QList<double> &samples, const QList<std::pair<Q
     return figures;
 }
 
+// How many times theirs ours is, to two decimals: the side-by-side figure of a Go reference.
+inline double ratio(double ours, double theirs)
+{
+    return std::round(ours / theirs * 100.0) / 100.0;
+}
+
 inline QJsonArray roundedList(const QList<double> &samples)
 {
     QJsonArray list;
@@ -146,6 +153,22 @@ inline qint64 statusFieldKiB(const char *field)
             return line.mid(qsizetype(qstrlen(field))).trimmed().split(' ').value(0).toLongLong();
     }
     fail(QStringLiteral("no %1 in /proc/self/status").arg(QLatin1String(field)));
+}
+
+// Runs one of the Go reference programs (bench/go*, built by scripts/bench) and returns the one
+// JSON object it prints; its diagnostics pass through to stderr.
+inline QJsonObject runGoReference(const QString &program, const QStringList &arguments,
+                                  std::chrono::milliseconds timeout)
+{
+    QProcess run;
+    run.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    run.start(program, arguments);
+    if (!run.waitForFinished(int(timeout.count())) || run.exitCode() != 0)
+        fail(QStringLiteral("%1 failed: %2").arg(program, run.errorString()));
+    const QJsonObject result = QJsonDocument::fromJson(run.readAllStandardOutput()).object();
+    if (result.isEmpty())
+        fail(program + QStringLiteral(" printed no JSON"));
+    return result;
 }
 
 inline double mib(qint64 kib)

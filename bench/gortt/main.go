@@ -19,7 +19,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"go.etcd.io/etcd/clientv3"
@@ -53,13 +52,6 @@ func request(client *clientv3.Client, op, prefix string, c, n int) error {
 		return err
 	}
 	return fmt.Errorf("unknown operation %q", op)
-}
-
-// CPU time this process (every thread) has used so far, in microseconds.
-func processCPUMicros() int64 {
-	var usage syscall.Rusage
-	syscall.Getrusage(syscall.RUSAGE_SELF, &usage)
-	return usage.Utime.Sec*1e6 + usage.Utime.Usec + usage.Stime.Sec*1e6 + usage.Stime.Usec
 }
 
 func main() {
@@ -111,11 +103,11 @@ func main() {
 				answered := time.Now()
 				if !answered.Before(start) && answered.Before(end) {
 					if atomic.LoadInt64(&cpuAtStart) < 0 {
-						atomic.CompareAndSwapInt64(&cpuAtStart, -1, processCPUMicros())
+						atomic.CompareAndSwapInt64(&cpuAtStart, -1, benchreport.ProcessCPUMicros())
 					}
 					mine = append(mine, float64(answered.Sub(sent).Nanoseconds())/1e6)
 				} else if !answered.Before(end) && atomic.LoadInt64(&cpuAtEnd) < 0 {
-					atomic.CompareAndSwapInt64(&cpuAtEnd, -1, processCPUMicros())
+					atomic.CompareAndSwapInt64(&cpuAtEnd, -1, benchreport.ProcessCPUMicros())
 				}
 			}
 			mutex.Lock()

@@ -33,7 +33,10 @@ RetryPolicy RetryPolicy::invalid(const QString &why)
 
 RetryPolicy RetryPolicy::exponentialBackoff()
 {
-    return exponentialBackoff(ExponentialBackoff());
+    // Every lease and call that keeps the default shares one description instead of formatting
+    // its own: a client may hold tens of thousands of leases.
+    static const RetryPolicy defaults = exponentialBackoff(ExponentialBackoff());
+    return defaults;
 }
 
 RetryPolicy RetryPolicy::exponentialBackoff(const ExponentialBackoff &p)

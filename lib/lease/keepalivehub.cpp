@@ -2,6 +2,8 @@
 
 #include "logging_p.h"
 
+#include <algorithm>
+
 namespace QEtcd::Internal {
 
 using namespace std::chrono;
@@ -45,6 +47,37 @@ Clock::time_point KeepAliveHub::deadlineAfter(const Registration &registration, 
     return sentAt + seconds(registration.ttlSeconds) - margin;
 }
 
+// A third of the TTL after the send, as etcd's own client does, but brought forward to the last
+// point of a grid a few ticks wide: every lease due within one step renews in the same batch.
+// Early, never late, and the deadline counts from the send, so no lease is held any less safely.
+Clock::time_point KeepAliveHub::renewalAfter(Clock::time_point sentAt, qint64 ttlSeconds)
+{
+    const milliseconds interval(ttlSeconds * 1000 / 3);
+    const Clock::duration step = std::clamp<milliseconds>(interval / 8, tickInterval, 250ms);
+    const Clock::duration due = (sentAt + interval).time_since_epoch();
+    return Clock::time_point(due - due % step);
+}
+
+Clock::time_point KeepAliveHub::nextDue(const Registration &registration) const
+{
+    Clock::time_point due = registration.lossDeadline;
+    if (!registration.suspended && !registration.unacknowledged.empty())
+        due = std::min(due, registration.unacknowledged.oldest() + stallThreshold(registration.ttlSeconds));
+    if (m_streamReady && !registration.unacknowledged.full())
+        due = std::min(due, registration.nextRenewal);
+    return due;
+}
+
+void KeepAliveHub::scheduleLocked(qint64 leaseId, Registration &registration)
+{
+    const Clock::time_point due = nextDue(registration);
+    if (due >= registration.dueAt)
+        return;  // the live entry comes first and finds the lease due later; it queues it then
+    registration.dueAt = due;
+    m_due.push_back({due, leaseId});
+    std::push_heap(m_due.begin(), m_due.end(), std::greater<>());
+}
+
 void KeepAliveHub::add(qint64 leaseId, qint64 ttlSeconds, Clock::time_point grantSentAt, LeaseKind kind,
                        LeaseSink *sink)
 {
@@ -55,9 +88,11 @@ void KeepAliveHub::add(qint64 leaseId, qint64 ttlSeconds, Clock::time_point gran
     registration.ttlSeconds = ttlSeconds;
     registration.kind = kind;
     registration.sink = sink;
-    registration.nextRenewal = grantSentAt + milliseconds(ttlSeconds * 1000 / 3);
+    registration.nextRenewal = renewalAfter(grantSentAt, ttlSeconds);
     registration.lossDeadline = deadlineAfter(registration, grantSentAt);
-    m_leases[leaseId] = std::move(registration);
+    registration.dueAt = Clock::time_point::max();
+    Registration &added = m_leases[leaseId] = registration;
+    scheduleLocked(leaseId, added);
     if (!m_stream)
         openStreamLocked();
     armTickLocked();
@@ -92,44 +127,66 @@ void KeepAliveHub::onEvent(bool)
         return;
     }
     const Clock::time_point now = Clock::now();
-    for (auto it = m_leases.begin(); it != m_leases.end();) {
-        Registration &lease = it->second;
-        if (now >= lease.lossDeadline) {
-            const qint64 overdueMs = duration_cast<milliseconds>(now - lease.lossDeadline).count();
-            const Status cause(lease.kind == LeaseKind::Exclusivity ? StatusCode::LeaseLost : StatusCode::DeadlineExceeded,
-                               QStringLiteral("no renewal of lease %1 was acknowledged in time; its deadline passed "
-                                              "%2 ms ago")
-                                   .arg(it->first, 0, 16)
-                                   .arg(overdueMs));
-            LeaseSink *sink = lease.sink;
-            const qint64 id = it->first;
-            it = m_leases.erase(it);
-            sink->leaseGone(id, cause);
-            continue;
+    std::vector<etcdserverpb::LeaseKeepAliveRequest> renewals;
+    while (!m_due.empty() && m_due.front().at <= now) {
+        std::pop_heap(m_due.begin(), m_due.end(), std::greater<>());
+        const Due due = m_due.back();
+        m_due.pop_back();
+        const auto it = m_leases.find(due.leaseId);
+        if (it == m_leases.end() || it->second.dueAt != due.at)
+            continue;  // removed, or queued again for an earlier time
+        if (visitLocked(it->first, it->second, now, renewals)) {
+            it->second.dueAt = Clock::time_point::max();
+            scheduleLocked(it->first, it->second);  // later than now: the loop ends
+        } else {
+            m_leases.erase(it);
         }
-        if (!lease.suspended && !lease.unacknowledged.empty()
-            && now - lease.unacknowledged.front() > stallThreshold(lease.ttlSeconds)) {
-            // Renewals go out but nothing comes back: a partition, or a paused server.
-            lease.suspended = true;
-            lease.sink->keepAliveSuspended(
-                it->first, Status(StatusCode::DeadlineExceeded,
-                                  QStringLiteral("renewal of lease %1 unanswered for %2 ms")
-                                      .arg(it->first, 0, 16)
-                                      .arg(duration_cast<milliseconds>(now - lease.unacknowledged.front()).count())));
+    }
+    if (!renewals.empty())
+        m_stream->write(std::move(renewals));
+    // Entries of leases long gone would otherwise wait out their time.
+    if (m_due.size() > 4 * m_leases.size() + 64) {
+        m_due.clear();
+        for (auto &[id, lease] : m_leases) {
+            lease.dueAt = Clock::time_point::max();
+            scheduleLocked(id, lease);
         }
-        if (m_streamReady && now >= lease.nextRenewal) {
-            etcdserverpb::LeaseKeepAliveRequest request;
-            request.set_id(it->first);
-            m_stream->write(request);
-            ++m_renewalsSent;
-            lease.unacknowledged.push_back(now);
-            lease.nextRenewal = now + milliseconds(lease.ttlSeconds * 1000 / 3);
-        }
-        ++it;
     }
     if (!m_stream && !m_leases.empty() && now >= m_reopenAt)
         openStreamLocked();
     armTickLocked();
+}
+
+bool KeepAliveHub::visitLocked(qint64 leaseId, Registration &lease, Clock::time_point now,
+                               std::vector<etcdserverpb::LeaseKeepAliveRequest> &renewals)
+{
+    if (now >= lease.lossDeadline) {
+        const qint64 overdueMs = duration_cast<milliseconds>(now - lease.lossDeadline).count();
+        lease.sink->leaseGone(leaseId,
+                              Status(lease.kind == LeaseKind::Exclusivity ? StatusCode::LeaseLost
+                                                                          : StatusCode::DeadlineExceeded,
+                                     QStringLiteral("no renewal of lease %1 was acknowledged in time; its deadline "
+                                                    "passed %2 ms ago")
+                                         .arg(leaseId, 0, 16)
+                                         .arg(overdueMs)));
+        return false;
+    }
+    if (!lease.suspended && !lease.unacknowledged.empty()
+        && now - lease.unacknowledged.oldest() >= stallThreshold(lease.ttlSeconds)) {
+        // Renewals go out but nothing comes back: a partition, or a paused server.
+        lease.suspended = true;
+        lease.sink->keepAliveSuspended(
+            leaseId, Status(StatusCode::DeadlineExceeded,
+                            QStringLiteral("renewal of lease %1 unanswered for %2 ms")
+                                .arg(leaseId, 0, 16)
+                                .arg(duration_cast<milliseconds>(now - lease.unacknowledged.oldest()).count())));
+    }
+    if (m_streamReady && now >= lease.nextRenewal && !lease.unacknowledged.full()) {
+        renewals.emplace_back().set_id(leaseId);
+        lease.unacknowledged.push(now);
+        lease.nextRenewal = renewalAfter(now, lease.ttlSeconds);
+    }
+    return true;
 }
 
 void KeepAliveHub::openStreamLocked()
@@ -145,8 +202,11 @@ void KeepAliveHub::openStreamLocked()
                 std::lock_guard lock(m_mutex);
                 m_streamReady = true;
                 // Whatever waited during the outage renews at the next tick.
-                for (auto &[id, lease] : m_leases)
-                    lease.nextRenewal = Clock::now();
+                const Clock::time_point now = Clock::now();
+                for (auto &[id, lease] : m_leases) {
+                    lease.nextRenewal = now;
+                    scheduleLocked(id, lease);
+                }
             },
             [this](etcdserverpb::LeaseKeepAliveResponse &response) { onResponse(response); },
             [this](const Status &status) { onStreamClosed(status); }});
@@ -172,11 +232,12 @@ void KeepAliveHub::onResponse(const etcdserverpb::LeaseKeepAliveResponse &respon
     // (isValid() reads the deadline): a late answer must not bring it back. The tick reports it.
     if (lease.kind == LeaseKind::Exclusivity && Clock::now() >= lease.lossDeadline)
         return;
-    const Clock::time_point sentAt = lease.unacknowledged.front();
-    lease.unacknowledged.pop_front();
+    const Clock::time_point sentAt = lease.unacknowledged.pop();
     lease.ttlSeconds = response.ttl();
     lease.lossDeadline = std::max(lease.lossDeadline, deadlineAfter(lease, sentAt));
     lease.suspended = false;
+    // Everything due moved later, except a renewal held back while the answers were overdue.
+    scheduleLocked(it->first, lease);
     lease.sink->leaseRenewed(response.id(), lease.lossDeadline);
 }
 

@@ -9,6 +9,12 @@
 //
 // etcd cannot expire the lease before that instant, so a holder told at the deadline hears of
 // the loss before anyone else can be granted what it held, partitioned or not.
+//
+// A tick visits only the leases with something due (a renewal, a stall check, a deadline), found
+// in a queue ordered by time: a client may hold tens of thousands of leases, each due every few
+// seconds at most. Renewals fall on a grid (renewalAfter), so that the leases of a client renew
+// in a few large batches, each one write and one burst of answers, rather than a few at every
+// tick.
 
 #include "bidistream_p.h"
 #include "leaseclock_p.h"
@@ -16,14 +22,16 @@
 
 #include <grpcpp/alarm.h>
 
+#include <array>
 #include <chrono>
 #include <unordered_map>
+#include <vector>
 
 namespace QEtcd::Internal {
 
 using Clock = LeaseClock;
 
-enum class LeaseKind {
+enum class LeaseKind : quint8 {
     Presence,     // heals; the deadline is the plain TTL
     Exclusivity,  // never heals; the deadline keeps a safety margin
 };
@@ -58,25 +66,68 @@ public:
     void remove(qint64 leaseId);
 
     int size() const;
-    quint64 renewalsSent() const { return m_renewalsSent.load(); }
 
     void onEvent(bool ok) override;  // the tick
 
 private:
+    // Send times of renewals not answered yet, oldest first. etcd answers a stream's renewals
+    // in order, and a lease whose renewals go unanswered is lost within its TTL, by which time
+    // it has sent three; a lease with this many outstanding sends no more until one is answered.
+    class Unacknowledged
+    {
+    public:
+        bool empty() const { return m_count == 0; }
+        bool full() const { return m_count == m_sent.size(); }
+        Clock::time_point oldest() const { return m_sent[m_first]; }
+        void push(Clock::time_point sent) { m_sent[(m_first + m_count++) % m_sent.size()] = sent; }
+        Clock::time_point pop()
+        {
+            const Clock::time_point sent = m_sent[m_first];
+            m_first = quint8((m_first + 1) % m_sent.size());
+            --m_count;
+            return sent;
+        }
+        void clear() { m_count = 0; }
+
+    private:
+        std::array<Clock::time_point, 4> m_sent;
+        quint8 m_first = 0;
+        quint8 m_count = 0;
+    };
+
     struct Registration
     {
-        qint64 ttlSeconds = 0;
-        LeaseKind kind = LeaseKind::Presence;
         LeaseSink *sink = nullptr;
         Clock::time_point nextRenewal;
         Clock::time_point lossDeadline;
-        std::deque<Clock::time_point> unacknowledged;  // send times, oldest first
+        Clock::time_point dueAt;  // of its live entry in m_due
+        Unacknowledged unacknowledged;
+        qint64 ttlSeconds = 0;
+        LeaseKind kind = LeaseKind::Presence;
         bool suspended = false;
+    };
+
+    // An entry is live while its lease is registered and due at the same time; the others are
+    // dropped when they come up. Ordered earliest first.
+    struct Due
+    {
+        Clock::time_point at;
+        qint64 leaseId;
+        bool operator>(const Due &other) const { return at > other.at; }
     };
 
     using Stream = BidiStream<etcdserverpb::LeaseKeepAliveRequest, etcdserverpb::LeaseKeepAliveResponse>;
 
     Clock::time_point deadlineAfter(const Registration &registration, Clock::time_point sentAt) const;
+    static Clock::time_point renewalAfter(Clock::time_point sentAt, qint64 ttlSeconds);
+    // When the lease next needs the tick: whichever of its deadline, its stall check and its
+    // renewal (while the stream can carry one) comes first.
+    Clock::time_point nextDue(const Registration &registration) const;
+    // Queues the lease again if it is due before its live entry.
+    void scheduleLocked(qint64 leaseId, Registration &registration);
+    // Checks one due lease, adding its renewal, if one is due, to renewals; false when it is gone.
+    bool visitLocked(qint64 leaseId, Registration &registration, Clock::time_point now,
+                     std::vector<etcdserverpb::LeaseKeepAliveRequest> &renewals);
     void armTickLocked();
     void openStreamLocked();
     void onResponse(const etcdserverpb::LeaseKeepAliveResponse &response);
@@ -86,6 +137,7 @@ private:
     mutable std::mutex m_mutex;
     std::condition_variable m_quiet;
     std::unordered_map<qint64, Registration> m_leases;
+    std::vector<Due> m_due;  // a heap
     grpc::Alarm m_tick;
     bool m_tickArmed = false;
     Stream *m_stream = nullptr;
@@ -93,7 +145,6 @@ private:
     Clock::time_point m_reopenAt;
     std::chrono::milliseconds m_reopenBackoff{0};
     bool m_closing = false;
-    std::atomic<quint64> m_renewalsSent{0};
 };
 
 } // namespace QEtcd::Internal

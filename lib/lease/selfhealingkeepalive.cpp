@@ -10,8 +10,9 @@
 #include "mailbox_p.h"
 #include "threading_p.h"
 
+#include <QtCore/QBasicTimer>
 #include <QtCore/QMetaEnum>
-#include <QtCore/QTimer>
+#include <QtCore/QTimerEvent>
 
 namespace QEtcd {
 
@@ -46,10 +47,7 @@ public:
         : q(q), client(client), clientPrivate(ClientPrivate::get(client)), ttl(ttlSeconds),
           establish(std::move(establish)), resilience(resilience), mailbox(Mailbox::create(this))
     {
-        healTimer.setSingleShot(true);
-        connect(&healTimer, &QTimer::timeout, this, &SelfHealingKeepAlivePrivate::attemptHeal);
         moveToThread(clientPrivate->dispatcher());
-        healTimer.moveToThread(clientPrivate->dispatcher());
     }
 
     // A heal cut short by our end never reaches its continuation, which would give the turn back.
@@ -77,6 +75,18 @@ public:
     }
 
     // --- dispatcher thread --------------------------------------------------------------
+    // The heal timer: a QBasicTimer, not a QTimer, since a QTimer and its connection would cost
+    // each of a client's thousands of leases more than the rest of its bookkeeping.
+    void timerEvent(QTimerEvent *event) override
+    {
+        if (event->timerId() != healTimer.timerId()) {
+            QObject::timerEvent(event);
+            return;
+        }
+        healTimer.stop();
+        attemptHeal();
+    }
+
     void start(std::shared_ptr<QPromise<Status>> promise)
     {
         const Clock::time_point sentAt = Clock::now();
@@ -135,7 +145,7 @@ public:
         const auto delay = resilience.retryPolicy.nextDelay(attempt + 1, elapsed);
         if (!delay)
             return fail(lastCause);
-        healTimer.start(*delay);
+        healTimer.start(int(delay->count()), Qt::CoarseTimer, this);
         if (isConnectivity(lastCause)) {
             const quint64 generation = ++reachabilityGeneration;
             clientPrivate->transport()->whenReachable([box = mailbox, this, generation] {
@@ -248,8 +258,15 @@ public:
         adopt(id);
         emitEvent(LeaseEventKind::Restored, previous, id, {});
         // The old lease may still be alive on the server if only our clock gave up on it; it
-        // owns nothing now, so let it go rather than wait out its TTL.
-        client->leaseRevoke(previous);
+        // owns nothing now, so let it go rather than wait out its TTL, once the heals still
+        // waiting have had their turn. The revoke is the client's, not ours: we may go first.
+        QObject *context = clientPrivate->dispatcherContext();
+        HealGate &gate = ClientLeases::of(clientPrivate).healGate();
+        gate.enterAfterHeals(context, [lifeline = lifelineOf(client), context, &gate, previous] {
+            lifeline->use([&](Client *client) {
+                thenOn(client->leaseRevoke(previous), context, [&gate](const Result &) { gate.leave(); });
+            });
+        });
     }
 
     void giveBackTurn()
@@ -381,7 +398,7 @@ public:
     quint64 reachabilityGeneration = 0;
     Clock::time_point healStarted;
     Status lastCause;
-    QTimer healTimer;
+    QBasicTimer healTimer;
 };
 
 SelfHealingKeepAlive::SelfHealingKeepAlive(Client *client, qint64 ttlSeconds, Establish establish,

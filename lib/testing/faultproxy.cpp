@@ -4,6 +4,7 @@
 
 #include <QtCore/QDeadlineTimer>
 #include <QtCore/QMutex>
+#include <QtCore/QRandomGenerator>
 #include <QtCore/QThread>
 #include <QtCore/QTimer>
 #include <QtNetwork/QNetworkProxy>
@@ -30,6 +31,7 @@ struct SharedState
 {
     std::atomic<Mode> mode{Mode::Pass};
     std::atomic<qint64> delayMs{0};
+    std::atomic<qint64> jitterMs{0};
     std::atomic<int> connections{0};
     std::atomic<quint64> bytesForwarded{0};
 };
@@ -286,9 +288,16 @@ void ProxyConnection::pull(Direction &direction)
 
 void ProxyConnection::enqueue(Direction &direction, QByteArray data, bool endOfStream)
 {
-    const qint64 delayMs = m_worker->mode() == Mode::Delay ? m_worker->shared()->delayMs.load() : 0;
+    qint64 delayMs = 0;
+    if (m_worker->mode() == Mode::Delay) {
+        const SharedState *shared = m_worker->shared();
+        delayMs = shared->delayMs.load();
+        if (const qint64 jitterMs = shared->jitterMs.load(); jitterMs > 0)
+            delayMs += qint64(QRandomGenerator::global()->bounded(quint64(jitterMs) + 1));
+    }
     QDeadlineTimer due(delayMs, Qt::PreciseTimer);
-    // A delay shortened mid-stream must not let a later chunk overtake an earlier one.
+    // Neither a delay shortened mid-stream nor a smaller draw of jitter may let a later chunk
+    // overtake an earlier one.
     if (!direction.queue.empty() && direction.queue.back().due.deadlineNSecs() > due.deadlineNSecs())
         due = direction.queue.back().due;
     direction.queue.push_back({due, std::move(data), endOfStream});
@@ -436,6 +445,16 @@ std::chrono::milliseconds FaultProxy::delay() const
 void FaultProxy::setDelay(std::chrono::milliseconds oneWay)
 {
     d->shared.delayMs.store(std::max<qint64>(0, oneWay.count()));
+}
+
+std::chrono::milliseconds FaultProxy::jitter() const
+{
+    return std::chrono::milliseconds(d->shared.jitterMs.load());
+}
+
+void FaultProxy::setJitter(std::chrono::milliseconds maxExtraOneWay)
+{
+    d->shared.jitterMs.store(std::max<qint64>(0, maxExtraOneWay.count()));
 }
 
 int FaultProxy::connectionCount() const

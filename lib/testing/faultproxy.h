@@ -30,7 +30,7 @@ public:
     enum class Mode {
         Pass,      ///< Bytes flow both ways as they arrive.
         Blackhole, ///< Connections stay open, nothing passes either way; held traffic flows on Pass.
-        Delay,     ///< Each chunk is delivered delay() after it arrived, in each direction.
+        Delay,     ///< Each chunk is delivered delay() (+ jitter()) after it arrived, in each direction.
         Reset,     ///< Open connections are reset (RST), new ones are accepted then reset.
     };
     Q_ENUM(Mode)
@@ -59,6 +59,12 @@ public:
     std::chrono::milliseconds delay() const;
     /// Sets the one-way delay; it applies to chunks that arrive after the call. Thread-safe.
     void setDelay(std::chrono::milliseconds oneWay);
+    /// The largest random extra delay of Delay mode. Thread-safe.
+    std::chrono::milliseconds jitter() const;
+    /// In Delay mode each chunk waits delay() plus a random extra of up to \a maxExtraOneWay,
+    /// drawn afresh for each chunk. Chunks never overtake one another: one held back holds back
+    /// those behind it, as on one TCP connection. Thread-safe.
+    void setJitter(std::chrono::milliseconds maxExtraOneWay);
     /// Connections open now. Thread-safe.
     int connectionCount() const;
     /// Bytes forwarded so far, both ways. Thread-safe.

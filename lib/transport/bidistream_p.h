@@ -9,6 +9,8 @@
 #include "transport_p.h"
 
 #include <deque>
+#include <iterator>
+#include <vector>
 
 namespace QEtcd::Internal {
 
@@ -56,6 +58,16 @@ public:
         if (m_finishing)
             return;
         m_writes.push_back(request);
+        writeNextLocked();
+    }
+
+    // Queued together, they leave together (see writeNextLocked).
+    void write(std::vector<Request> requests)
+    {
+        std::lock_guard lock(m_mutex);
+        if (m_finishing)
+            return;
+        std::move(requests.begin(), requests.end(), std::back_inserter(m_writes));
         writeNextLocked();
     }
 
@@ -146,7 +158,13 @@ private:
             return;
         m_writing = true;
         ++m_pending;
-        m_stream->Write(m_writes.front(), &m_writeTag);
+        // With more queued behind it, gRPC may hold this one (its completion comes at once) and
+        // send them all with the last, unhinted one: a burst of lease renewals then costs one
+        // system call, not one each.
+        grpc::WriteOptions options;
+        if (m_writes.size() > 1)
+            options.set_buffer_hint();
+        m_stream->Write(m_writes.front(), options, &m_writeTag);
     }
 
     void finishLocked()

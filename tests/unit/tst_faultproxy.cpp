@@ -8,6 +8,7 @@
 #include <QtTest/QSignalSpy>
 #include <QtTest/QTest>
 
+#include <algorithm>
 #include <atomic>
 
 using QEtcd::Testing::FaultProxy;
@@ -102,6 +103,7 @@ private Q_SLOTS:
     void blackholeHoldsTrafficUntilPass();
     void resetAbortsOpenAndNewConnections();
     void delayAppliesEachWay();
+    void jitterVariesDelaysButKeepsOrder();
     void refusedUpstreamClosesClient();
     void startFailsOnTakenPort();
 };
@@ -248,6 +250,52 @@ void tst_FaultProxy::delayAppliesEachWay()
     const qint64 elapsed = roundTrip.elapsed();
     QVERIFY2(elapsed >= 400, qPrintable(QString::number(elapsed)));
     QVERIFY2(elapsed < scaledMs(3000), qPrintable(QString::number(elapsed)));
+}
+
+void tst_FaultProxy::jitterVariesDelaysButKeepsOrder()
+{
+    EchoServer echo;
+    FaultProxy proxy(QStringLiteral("127.0.0.1"), echo.port());
+    QVERIFY(proxy.start());
+    proxy.setDelay(10ms);
+    proxy.setJitter(150ms);
+    QCOMPARE(proxy.jitter(), 150ms);
+    proxy.setMode(FaultProxy::Mode::Delay);
+
+    Client client(proxy.port());
+    QTRY_COMPARE(client.socket.state(), QAbstractSocket::ConnectedState);
+    QByteArray expected;
+    QElapsedTimer sent;
+    qint64 answeredAfterMs = -1;
+    // Connected after Client's own slot, so it sees what that one appended.
+    QObject::connect(&client.socket, &QIODevice::readyRead, &client.socket, [&] {
+        if (client.received == expected)
+            answeredAfterMs = sent.elapsed();
+    });
+    // One message at a time: each crosses alone, so its round trip is its own two draws.
+    QList<qint64> roundTripsMs;
+    for (int i = 0; i < 16; ++i) {
+        expected += QByteArray::number(i) + ',';
+        answeredAfterMs = -1;
+        sent.start();
+        client.socket.write(QByteArray::number(i) + ',');
+        QTRY_VERIFY_WITH_TIMEOUT(answeredAfterMs >= 0, scaledMs(5000));
+        roundTripsMs.append(answeredAfterMs);
+    }
+    const auto [shortest, longest] = std::minmax_element(roundTripsMs.cbegin(), roundTripsMs.cend());
+    QVERIFY2(*shortest >= 20, qPrintable(QString::number(*shortest)));
+    // Up to 150 ms drawn each way: sixteen round trips within 75 ms of one another would mean
+    // the same delay every time (by chance, about one run in a million).
+    QVERIFY2(*longest - *shortest > 75, qPrintable(QStringLiteral("%1..%2").arg(*shortest).arg(*longest)));
+
+    // A burst, whatever each chunk drew, arrives in the order it was sent.
+    for (int i = 0; i < 200; ++i) {
+        const QByteArray message = QByteArray::number(i) + ';';
+        expected += message;
+        client.socket.write(message);
+        client.socket.flush();
+    }
+    QTRY_COMPARE_WITH_TIMEOUT(client.received, expected, scaledMs(10000));
 }
 
 void tst_FaultProxy::refusedUpstreamClosesClient()
