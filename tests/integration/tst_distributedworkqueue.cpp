@@ -193,6 +193,29 @@ private Q_SLOTS:
         QVERIFY(under("/wq/orphan/").isEmpty());
     }
 
+    // Without any receive pending, a consumer's own timer sweeps: an orphaned claim goes back
+    // to the items. (The sweeper timer once stayed on the creating thread and never fired.)
+    void idleConsumerSweepsOrphansOnItsTimer()
+    {
+        QTest::failOnWarning(QRegularExpression(QStringLiteral("Timers cannot be")));
+        DistributedWorkQueue victim(m_client.get(), "/wq/idle", fast());
+        DistributedWorkQueue sweeper(m_other.get(), "/wq/idle", fast());
+        Status status;
+        QETCD_AWAIT(sweeper.enqueue("warm-up"), status);
+        const WorkItem warmUp = sweeper.receive(milliseconds(scaledMs(5000)));  // starts its lease and timer
+        QCOMPARE(warmUp.status, Status());
+        QETCD_AWAIT(sweeper.ack(warmUp), status);
+        QCOMPARE(status, Status());
+
+        QETCD_AWAIT(victim.enqueue("job"), status);
+        const WorkItem lost = victim.receive(milliseconds(scaledMs(5000)));
+        QCOMPARE(lost.status, Status());
+        QVERIFY(under("/wq/idle/items/").isEmpty());
+        QVERIFY(revoke(victim.consumerLeaseId()));
+        QTRY_COMPARE_WITH_TIMEOUT(under("/wq/idle/items/").size(), 1, scaledMs(10000));
+        QCOMPARE(under("/wq/idle/items/").first().key, "/wq/idle/items/" + lost.id);
+    }
+
     void maxDeliveriesDeadLetters()
     {
         DistributedWorkQueue victim(m_client.get(), "/wq/dlq", fast(1));

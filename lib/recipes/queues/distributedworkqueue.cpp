@@ -98,6 +98,13 @@ public:
           claimed(path + "/claimed/"), claims(path + "/claims/"), attempts(path + "/attempts/"), dlq(path + "/dlq/"),
           consumerId(q->clientId().toUtf8()), options(options)
     {
+        sweeper.setSingleShot(true);
+        connect(&sweeper, &QTimer::timeout, this, [this] {
+            thenOn(sweepNow(), this, [this](const Status &) {
+                if (!closing)
+                    sweeper.start(this->options.sweepInterval);
+            });
+        });
         moveToThread(ClientPrivate::get(client)->dispatcher());
     }
 
@@ -179,13 +186,6 @@ public:
     void startSweeper()
     {
         const qint64 period = options.sweepInterval.count();
-        sweeper.setSingleShot(true);
-        connect(&sweeper, &QTimer::timeout, this, [this] {
-            thenOn(sweepNow(), this, [this](const Status &) {
-                if (!closing)
-                    sweeper.start(options.sweepInterval);
-            });
-        });
         // Spread out so that consumers started together do not sweep together.
         sweeper.start(std::chrono::milliseconds(period + QRandomGenerator::global()->bounded(period / 2 + 1)));
     }
@@ -472,7 +472,7 @@ public:
     std::unique_ptr<SelfHealingKeepAlive> keeper;
     QFuture<Status> leaseStarted;
     int leaseSource = -1;
-    QTimer sweeper;
+    QTimer sweeper{this};  // a child, so that it moves to the dispatcher thread with us
     QList<std::shared_ptr<Receive>> receives;
     bool closing = false;
 };
