@@ -15,7 +15,9 @@
 using QEtcd::EventLogModel;
 
 namespace {
-constexpr qint64 T = 1000000;  // the synthetic log's start, in monotonic ms
+// The synthetic log's start, in monotonic ms: well before now, whatever the machine's uptime
+// (the clock counts from boot, and a machine booted for CI may be younger than any constant).
+const qint64 T = EventLogModel::monotonicNowMs() - 1000000;
 
 EventLogModel::Event logged(qint64 at, const QString &participant, const QString &kind, const QString &detail = {},
                            const QString &key = {})
