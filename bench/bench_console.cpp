@@ -397,26 +397,25 @@ int main(int argc, char *argv[])
     QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
     QApplication app(argc, argv);  // the console's views need it (ChartView)
     QCommandLineParser parser;
-    parser.setApplicationDescription(
-        QStringLiteral("The console's Keys, Leases and Timeline pages at scale, offscreen; prints one JSON object."));
-    parser.addHelpOption();
-    parser.addOption({QStringLiteral("keys"), QStringLiteral("Keys under the Keys page's prefix"), QStringLiteral("N"),
-                      QStringLiteral("100000")});
-    parser.addOption({QStringLiteral("scroll-seconds"), QStringLiteral("How long the key list scrolls"),
-                      QStringLiteral("S"), QStringLiteral("10")});
-    parser.addOption({QStringLiteral("leases"), QStringLiteral("Live leases the Leases page lists"), QStringLiteral("N"),
-                      QStringLiteral("10000")});
-    parser.addOption({QStringLiteral("idle-seconds"), QStringLiteral("How long the countdowns are watched"),
-                      QStringLiteral("S"), QStringLiteral("10")});
-    parser.addOption({QStringLiteral("timeline-seconds"), QStringLiteral("How long the timeline follows its events"),
-                      QStringLiteral("S"), QStringLiteral("600")});
-    parser.addOption({QStringLiteral("event-capacity"), QStringLiteral("The timeline's event log's capacity"),
-                      QStringLiteral("N"), QString::number(QEtcd::EventLogModel::DefaultCapacity)});
-    parser.addOption({QStringLiteral("cases"), QStringLiteral("Which pages: keys, leases, timeline, comma-separated"),
-                      QStringLiteral("LIST"), QStringLiteral("keys,leases,timeline")});
-    parser.process(app);
+    parseCommandLine(
+        parser, app,
+        QStringLiteral("The console's Keys, Leases and Timeline pages at scale, offscreen; prints one JSON object."),
+        {{QStringLiteral("keys"), QStringLiteral("Keys under the Keys page's prefix"), QStringLiteral("N"),
+          QStringLiteral("100000")},
+         {QStringLiteral("scroll-seconds"), QStringLiteral("How long the key list scrolls"), QStringLiteral("S"),
+          QStringLiteral("10")},
+         {QStringLiteral("leases"), QStringLiteral("Live leases the Leases page lists"), QStringLiteral("N"),
+          QStringLiteral("10000")},
+         {QStringLiteral("idle-seconds"), QStringLiteral("How long the countdowns are watched"), QStringLiteral("S"),
+          QStringLiteral("10")},
+         {QStringLiteral("timeline-seconds"), QStringLiteral("How long the timeline follows its events"),
+          QStringLiteral("S"), QStringLiteral("600")},
+         {QStringLiteral("event-capacity"), QStringLiteral("The timeline's event log's capacity"), QStringLiteral("N"),
+          QString::number(QEtcd::EventLogModel::DefaultCapacity)},
+         {QStringLiteral("cases"), QStringLiteral("Which pages: keys, leases, timeline, comma-separated"),
+          QStringLiteral("LIST"), QStringLiteral("keys,leases,timeline")}});
     return run([&] {
-        const QStringList cases = parser.value(QStringLiteral("cases")).split(QLatin1Char(','));
+        const QStringList cases = choiceList(parser, QStringLiteral("cases"), {"keys", "leases", "timeline"});
         QQmlEngine engine;
         engine.addImportPath(QStringLiteral(QETCD_QML_IMPORT_PATH));
         engine.addImportPath(QStringLiteral("qrc:/"));

@@ -161,23 +161,23 @@ int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Exclusivity leases held through a proxy that delays every chunk each way (and, in the jitter run, adds a "
-        "random extra per chunk): losses told (there must be none) and how close any lease came to its loss "
-        "deadline. Prints one JSON object; exits 1 on any loss."));
-    parser.addHelpOption();
-    parser.addOptions({
-        {"leases", QStringLiteral("Exclusivity leases held at once."), QStringLiteral("n"), QStringLiteral("100")},
-        {"ttl", QStringLiteral("Lease TTL in seconds."), QStringLiteral("s"), QStringLiteral("5")},
-        {"seconds", QStringLiteral("How long each run holds the leases."), QStringLiteral("s"), QStringLiteral("600")},
-        {"delay-ms", QStringLiteral("Delay added to every chunk, each way."), QStringLiteral("ms"), QStringLiteral("200")},
-        {"jitter-ms", QStringLiteral("Jitter run: a random extra of 0 to this much on top of the delay, drawn per "
-                                     "chunk, each way."),
-         QStringLiteral("ms"), QStringLiteral("400")},
-        {"modes", QStringLiteral("Comma-separated runs, in order: fixed (the delay alone), jitter."),
-         QStringLiteral("list"), QStringLiteral("fixed,jitter")},
-    });
-    parser.process(app);
+    parseCommandLine(
+        parser, app,
+        QStringLiteral(
+            "Exclusivity leases held through a proxy that delays every chunk each way (and, in the jitter run, adds a "
+            "random extra per chunk): losses told (there must be none) and how close any lease came to its loss "
+            "deadline. Prints one JSON object; exits 1 on any loss."),
+        {{"leases", QStringLiteral("Exclusivity leases held at once."), QStringLiteral("n"), QStringLiteral("100")},
+         {"ttl", QStringLiteral("Lease TTL in seconds."), QStringLiteral("s"), QStringLiteral("5")},
+         {"seconds", QStringLiteral("How long each run holds the leases."), QStringLiteral("s"), QStringLiteral("600")},
+         {"delay-ms", QStringLiteral("Delay added to every chunk, each way."), QStringLiteral("ms"),
+          QStringLiteral("200")},
+         {"jitter-ms",
+          QStringLiteral("Jitter run: a random extra of 0 to this much on top of the delay, drawn per "
+                         "chunk, each way."),
+          QStringLiteral("ms"), QStringLiteral("400")},
+         {"modes", QStringLiteral("Comma-separated runs, in order: fixed (the delay alone), jitter."),
+          QStringLiteral("list"), QStringLiteral("fixed,jitter")}});
     return Bench::run([&parser] {
         Parameters parameters;
         parameters.leases = positiveOption(parser, QStringLiteral("leases"));
@@ -185,11 +185,7 @@ int main(int argc, char *argv[])
         parameters.window = seconds(positiveOption(parser, QStringLiteral("seconds")));
         parameters.oneWayDelay = milliseconds(positiveOption(parser, QStringLiteral("delay-ms")));
         parameters.jitter = milliseconds(positiveOption(parser, QStringLiteral("jitter-ms")));
-        parameters.modes = parser.value(QStringLiteral("modes")).split(',');
-        for (const QString &mode : std::as_const(parameters.modes)) {
-            if (mode != QLatin1String("fixed") && mode != QLatin1String("jitter"))
-                fail(QStringLiteral("--modes wants fixed or jitter, got \"%1\"").arg(mode));
-        }
+        parameters.modes = choiceList(parser, QStringLiteral("modes"), {"fixed", "jitter"});
         return benchmark(parameters);
     });
 }

@@ -137,19 +137,17 @@ int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Time from a partition ending to a self-healing lease being Restored, after the partition outlasted "
-        "the lease. Prints one JSON object."));
-    parser.addHelpOption();
-    parser.addOptions({
-        {"runs", QStringLiteral("Partitions to measure."), QStringLiteral("n"), QStringLiteral("20")},
-        {"ttl", QStringLiteral("Lease TTL in seconds."), QStringLiteral("s"), QStringLiteral("2")},
-        {"max-extra-hold",
-         QStringLiteral("Longest time the partition is held after the key is gone, in ms; the runs spread "
-                        "evenly from 0 to this."),
-         QStringLiteral("ms"), QStringLiteral("30000")},
-    });
-    parser.process(app);
+    parseCommandLine(
+        parser, app,
+        QStringLiteral(
+            "Time from a partition ending to a self-healing lease being Restored, after the partition outlasted "
+            "the lease. Prints one JSON object."),
+        {{"runs", QStringLiteral("Partitions to measure."), QStringLiteral("n"), QStringLiteral("20")},
+         {"ttl", QStringLiteral("Lease TTL in seconds."), QStringLiteral("s"), QStringLiteral("2")},
+         {"max-extra-hold",
+          QStringLiteral("Longest time the partition is held after the key is gone, in ms; the runs spread "
+                         "evenly from 0 to this."),
+          QStringLiteral("ms"), QStringLiteral("30000")}});
     return Bench::run([&parser] {
         Parameters parameters;
         parameters.runs = positiveOption(parser, QStringLiteral("runs"));

@@ -347,22 +347,21 @@ int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Cost of many self-healing leases on one client while they renew, and the time for all of them to "
-        "be Restored after one partition. Prints one JSON object."));
-    parser.addHelpOption();
-    parser.addOptions({
-        {"leases", QStringLiteral("Self-healing leases, one key each."), QStringLiteral("n"), QStringLiteral("10000")},
-        {"ttl", QStringLiteral("Lease TTL in seconds."), QStringLiteral("s"), QStringLiteral("30")},
-        {"idle", QStringLiteral("Idle window over which CPU is measured, in seconds."), QStringLiteral("s"),
-         QStringLiteral("30")},
-        {"concurrency", QStringLiteral("start() calls in flight at once."), QStringLiteral("n"), QStringLiteral("100")},
-        {"hold", QStringLiteral("How long the partition is held after every lease reported Expired, in ms."),
-         QStringLiteral("ms"), QStringLiteral("2000")},
-        {"go-lease", QStringLiteral("The golease program (bench/golease): measure etcd's Go client beside ours."),
-         QStringLiteral("path")},
-    });
-    parser.process(app);
+    parseCommandLine(
+        parser, app,
+        QStringLiteral(
+            "Cost of many self-healing leases on one client while they renew, and the time for all of them to "
+            "be Restored after one partition. Prints one JSON object."),
+        {{"leases", QStringLiteral("Self-healing leases, one key each."), QStringLiteral("n"), QStringLiteral("10000")},
+         {"ttl", QStringLiteral("Lease TTL in seconds."), QStringLiteral("s"), QStringLiteral("30")},
+         {"idle", QStringLiteral("Idle window over which CPU is measured, in seconds."), QStringLiteral("s"),
+          QStringLiteral("30")},
+         {"concurrency", QStringLiteral("start() calls in flight at once."), QStringLiteral("n"),
+          QStringLiteral("100")},
+         {"hold", QStringLiteral("How long the partition is held after every lease reported Expired, in ms."),
+          QStringLiteral("ms"), QStringLiteral("2000")},
+         {"go-lease", QStringLiteral("The golease program (bench/golease): measure etcd's Go client beside ours."),
+          QStringLiteral("path")}});
     return Bench::run([&parser] {
         Parameters parameters;
         parameters.leases = positiveOption(parser, QStringLiteral("leases"));

@@ -105,30 +105,26 @@ int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Lock cycles per second and hand-off latency at several contention levels, next to bare "
-        "Txn+Delete round trips on the same server. Prints one JSON object."));
-    parser.addHelpOption();
-    parser.addOption({QStringLiteral("seconds"), QStringLiteral("Measuring window per level."), QStringLiteral("s"),
-                      QStringLiteral("10")});
-    parser.addOption({QStringLiteral("contenders"), QStringLiteral("Comma-separated contention levels."),
-                      QStringLiteral("list"), QStringLiteral("1,4,16")});
-    parser.addOption({QStringLiteral("go-lock"),
-                      QStringLiteral("The golock program (bench/golock): measure etcd's Go lock beside ours."),
-                      QStringLiteral("path")});
-    parser.process(app);
+    parseCommandLine(
+        parser, app,
+        QStringLiteral("Lock cycles per second and hand-off latency at several contention levels, next to bare "
+                       "Txn+Delete round trips on the same server. Prints one JSON object."),
+        {{QStringLiteral("seconds"), QStringLiteral("Measuring window per level."), QStringLiteral("s"),
+          QStringLiteral("10")},
+         {QStringLiteral("contenders"), QStringLiteral("Comma-separated contention levels."), QStringLiteral("list"),
+          QStringLiteral("1,4,16")},
+         {QStringLiteral("go-lock"),
+          QStringLiteral("The golock program (bench/golock): measure etcd's Go lock beside ours."),
+          QStringLiteral("path")}});
     return run([&] {
         const seconds window(positiveOption(parser, QStringLiteral("seconds")));
+        const QList<int> contenders = positiveList(parser, QStringLiteral("contenders"));
         Testing::EtcdCluster cluster;
         startCluster(cluster);
         Client client(ClientOptions::fromEndpoints(cluster.clientUrls()));
         const double bareRate = bareTxnDeleteRate(client, window);
         QJsonArray levels;
-        for (const QString &level : parser.value(QStringLiteral("contenders")).split(',')) {
-            bool ok = false;
-            const int count = level.toInt(&ok);
-            if (!ok || count <= 0)
-                fail(QStringLiteral("--contenders wants positive integers, got \"%1\"").arg(level));
+        for (const int count : contenders) {
             QJsonObject measured = contend(cluster.clientUrls(), count, window, bareRate);
             if (parser.isSet(QStringLiteral("go-lock"))) {
                 const QJsonObject go = goLock(parser.value(QStringLiteral("go-lock")), cluster.clientUrls(), count, window);

@@ -181,18 +181,18 @@ int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Time between an exclusivity lease's holder being told of its loss and etcd letting a waiter take "
-        "its key, over repeated partitions. Prints one JSON object."));
-    parser.addHelpOption();
-    parser.addOptions({
-        {"runs", QStringLiteral("Partitions to measure."), QStringLiteral("n"), QStringLiteral("20")},
-        {"ttl", QStringLiteral("Lease TTL in seconds."), QStringLiteral("s"), QStringLiteral("5")},
-        {"pace", QStringLiteral("Pause between the rival's attempts, in ms."), QStringLiteral("ms"), QStringLiteral("5")},
-        {"busy-dispatcher", QStringLiteral("Keep the holder's dispatcher thread busy from the partition until the loss "
-                                           "is told.")},
-    });
-    parser.process(app);
+    parseCommandLine(
+        parser, app,
+        QStringLiteral(
+            "Time between an exclusivity lease's holder being told of its loss and etcd letting a waiter take "
+            "its key, over repeated partitions. Prints one JSON object."),
+        {{"runs", QStringLiteral("Partitions to measure."), QStringLiteral("n"), QStringLiteral("20")},
+         {"ttl", QStringLiteral("Lease TTL in seconds."), QStringLiteral("s"), QStringLiteral("5")},
+         {"pace", QStringLiteral("Pause between the rival's attempts, in ms."), QStringLiteral("ms"),
+          QStringLiteral("5")},
+         {"busy-dispatcher",
+          QStringLiteral("Keep the holder's dispatcher thread busy from the partition until the loss "
+                         "is told.")}});
     return Bench::run([&parser] {
         Parameters parameters;
         parameters.runs = positiveOption(parser, QStringLiteral("runs"));

@@ -174,17 +174,15 @@ int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral("Console models at scale; prints one JSON object."));
-    parser.addHelpOption();
-    parser.addOption({QStringLiteral("keys"), QStringLiteral("Keys under the KeyModel's prefix"), QStringLiteral("N"),
-                      QStringLiteral("100000")});
-    parser.addOption({QStringLiteral("ingest-rate"), QStringLiteral("Changes per second written"), QStringLiteral("N"),
-                      QStringLiteral("20000")});
-    parser.addOption({QStringLiteral("ingest-seconds"), QStringLiteral("How long to write"), QStringLiteral("S"),
-                      QStringLiteral("10")});
-    parser.addOption({QStringLiteral("leases"), QStringLiteral("Leases the LeaseModel lists"), QStringLiteral("N"),
-                      QStringLiteral("10000")});
-    parser.process(app);
+    parseCommandLine(parser, app, QStringLiteral("Console models at scale; prints one JSON object."),
+                     {{QStringLiteral("keys"), QStringLiteral("Keys under the KeyModel's prefix"), QStringLiteral("N"),
+                       QStringLiteral("100000")},
+                      {QStringLiteral("ingest-rate"), QStringLiteral("Changes per second written"), QStringLiteral("N"),
+                       QStringLiteral("20000")},
+                      {QStringLiteral("ingest-seconds"), QStringLiteral("How long to write"), QStringLiteral("S"),
+                       QStringLiteral("10")},
+                      {QStringLiteral("leases"), QStringLiteral("Leases the LeaseModel lists"), QStringLiteral("N"),
+                       QStringLiteral("10000")}});
     return run([&] {
         EtcdCluster cluster;
         startCluster(cluster);

@@ -166,51 +166,34 @@ QJsonObject goRtt(const QString &program, const QStringList &endpoints, const QB
                           duration_cast<milliseconds>(window.warmup + window.measured + 60s));
 }
 
-QList<int> positiveList(const QCommandLineParser &parser, const QString &name)
-{
-    QList<int> list;
-    for (const QString &item : parser.value(name).split(',')) {
-        bool ok = false;
-        const int n = item.toInt(&ok);
-        if (!ok || n <= 0)
-            fail(QStringLiteral("--%1 wants positive integers, got \"%2\"").arg(name, item));
-        list.append(n);
-    }
-    return list;
-}
 } // namespace
 
 int main(int argc, char *argv[])
 {
     QCoreApplication app(argc, argv);
     QCommandLineParser parser;
-    parser.setApplicationDescription(QStringLiteral(
-        "Put, get and txn round trips per second and their latency with one or many callers sharing "
-        "one client. Prints one JSON object."));
-    parser.addHelpOption();
-    parser.addOption({QStringLiteral("seconds"), QStringLiteral("Measuring window per row."), QStringLiteral("s"),
-                      QStringLiteral("5")});
-    parser.addOption({QStringLiteral("warmup-ms"), QStringLiteral("Requests before each window, not counted."),
-                      QStringLiteral("ms"), QStringLiteral("1000")});
-    parser.addOption({QStringLiteral("ops"), QStringLiteral("Comma-separated operations: put, get, txn."),
-                      QStringLiteral("list"), QStringLiteral("put,get,txn")});
-    parser.addOption({QStringLiteral("callers"), QStringLiteral("Comma-separated numbers of concurrent callers."),
-                      QStringLiteral("list"), QStringLiteral("1,16")});
-    parser.addOption({QStringLiteral("go-rtt"),
-                      QStringLiteral("The gortt program (bench/gortt): measure etcd's Go client beside ours."),
-                      QStringLiteral("path")});
-    parser.addOption({QStringLiteral("no-qetcd"), QStringLiteral("Measure only the Go client (for profiling).")});
-    parser.addOption({QStringLiteral("no-go"), QStringLiteral("Skip the Go client even with --go-rtt (for profiling).")});
-    parser.process(app);
+    parseCommandLine(
+        parser, app,
+        QStringLiteral("Put, get and txn round trips per second and their latency with one or many callers sharing "
+                       "one client. Prints one JSON object."),
+        {{QStringLiteral("seconds"), QStringLiteral("Measuring window per row."), QStringLiteral("s"),
+          QStringLiteral("5")},
+         {QStringLiteral("warmup-ms"), QStringLiteral("Requests before each window, not counted."),
+          QStringLiteral("ms"), QStringLiteral("1000")},
+         {QStringLiteral("ops"), QStringLiteral("Comma-separated operations: put, get, txn."), QStringLiteral("list"),
+          QStringLiteral("put,get,txn")},
+         {QStringLiteral("callers"), QStringLiteral("Comma-separated numbers of concurrent callers."),
+          QStringLiteral("list"), QStringLiteral("1,16")},
+         {QStringLiteral("go-rtt"),
+          QStringLiteral("The gortt program (bench/gortt): measure etcd's Go client beside ours."),
+          QStringLiteral("path")},
+         {QStringLiteral("no-qetcd"), QStringLiteral("Measure only the Go client (for profiling).")},
+         {QStringLiteral("no-go"), QStringLiteral("Skip the Go client even with --go-rtt (for profiling).")}});
     return run([&] {
         const Window window{milliseconds(positiveOption(parser, QStringLiteral("warmup-ms"))),
                             seconds(positiveOption(parser, QStringLiteral("seconds")))};
         const QList<int> levels = positiveList(parser, QStringLiteral("callers"));
-        const QStringList ops = parser.value(QStringLiteral("ops")).split(',');
-        for (const QString &op : ops) {
-            if (op != QLatin1String("put") && op != QLatin1String("get") && op != QLatin1String("txn"))
-                fail(QStringLiteral("--ops wants put, get or txn, got \"%1\"").arg(op));
-        }
+        const QStringList ops = choiceList(parser, QStringLiteral("ops"), {"put", "get", "txn"});
         const bool withGo = parser.isSet(QStringLiteral("go-rtt")) && !parser.isSet(QStringLiteral("no-go"));
         Testing::EtcdCluster cluster;
         startCluster(cluster);

@@ -97,6 +97,16 @@ inline void startCluster(QEtcd::Testing::EtcdCluster &cluster)
         fail(QStringLiteral("etcd did not start: ") + cluster.errorString());
 }
 
+// A benchmark's command line: what it measures (and prints), --help, and its options.
+inline void parseCommandLine(QCommandLineParser &parser, const QCoreApplication &app, const QString &description,
+                             const QList<QCommandLineOption> &options)
+{
+    parser.setApplicationDescription(description);
+    parser.addHelpOption();
+    parser.addOptions(options);
+    parser.process(app);
+}
+
 inline int positiveOption(const QCommandLineParser &parser, const QString &name)
 {
     bool ok = false;
@@ -104,6 +114,31 @@ inline int positiveOption(const QCommandLineParser &parser, const QString &name)
     if (!ok || value <= 0)
         fail(QStringLiteral("--%1 wants a positive integer, got \"%2\"").arg(name, parser.value(name)));
     return value;
+}
+
+// A comma-separated list of positive integers, e.g. --contenders 1,4,16.
+inline QList<int> positiveList(const QCommandLineParser &parser, const QString &name)
+{
+    QList<int> list;
+    for (const QString &item : parser.value(name).split(',')) {
+        bool ok = false;
+        const int n = item.toInt(&ok);
+        if (!ok || n <= 0)
+            fail(QStringLiteral("--%1 wants positive integers, got \"%2\"").arg(name, item));
+        list.append(n);
+    }
+    return list;
+}
+
+// A comma-separated list of choices from allowed, in the order given, e.g. --modes fixed,jitter.
+inline QStringList choiceList(const QCommandLineParser &parser, const QString &name, const QStringList &allowed)
+{
+    const QStringList chosen = parser.value(name).split(',');
+    for (const QString &choice : chosen) {
+        if (!allowed.contains(choice))
+            fail(QStringLiteral("--%1 wants %2, got \"%3\"").arg(name, allowed.join(QStringLiteral(", ")), choice));
+    }
+    return chosen;
 }
 
 // Nearest rank: every figure reported is one that was actually measured. With 20 samples p99
