@@ -10,31 +10,38 @@ namespace QEtcd {
 
 using std::chrono::milliseconds;
 
-RetryPolicy::RetryPolicy()
-    : m_nextDelay([](int, milliseconds) { return Delay(); }), m_description(QStringLiteral("never"))
+namespace {
+RetryPolicy::Delay giveUp(int, milliseconds)
 {
+    return {};
 }
+} // namespace
+
+struct RetryPolicy::Data
+{
+    Function nextDelay;
+    QString description;
+    Status validation;
+};
+
+RetryPolicy::RetryPolicy(std::shared_ptr<const Data> data) : d(std::move(data)) {}
+
+RetryPolicy::RetryPolicy() : d(never().d) {}
 
 RetryPolicy::RetryPolicy(Function nextDelay, QString description)
-    : m_nextDelay(std::move(nextDelay)), m_description(std::move(description))
+    : d(nextDelay ? std::make_shared<const Data>(Data{std::move(nextDelay), std::move(description), {}})
+                  : invalid(QStringLiteral("RetryPolicy: the delay function is empty")).d)
 {
-    if (!m_nextDelay)
-        *this = invalid(QStringLiteral("RetryPolicy: the delay function is empty"));
 }
 
 RetryPolicy RetryPolicy::invalid(const QString &why)
 {
     qCWarning(lcCore).noquote() << why;
-    RetryPolicy policy;
-    policy.m_description = QStringLiteral("invalid");
-    policy.m_validation = Status(StatusCode::InvalidArgument, why);
-    return policy;
+    return RetryPolicy(std::make_shared<const Data>(Data{giveUp, QStringLiteral("invalid"), Status(StatusCode::InvalidArgument, why)}));
 }
 
 RetryPolicy RetryPolicy::exponentialBackoff()
 {
-    // Every lease and call that keeps the default shares one description instead of formatting
-    // its own: a client may hold tens of thousands of leases.
     static const RetryPolicy defaults = exponentialBackoff(ExponentialBackoff());
     return defaults;
 }
@@ -95,14 +102,15 @@ RetryPolicy RetryPolicy::bounded(int maxAttempts, milliseconds delay)
 
 RetryPolicy RetryPolicy::unlimited()
 {
-    RetryPolicy policy = exponentialBackoff();
-    policy.m_description = QStringLiteral("unlimited");
-    return policy;
+    static const RetryPolicy unlimited(std::make_shared<const Data>(
+        Data{exponentialBackoff().d->nextDelay, QStringLiteral("unlimited"), {}}));
+    return unlimited;
 }
 
 RetryPolicy RetryPolicy::never()
 {
-    return RetryPolicy();
+    static const RetryPolicy never(std::make_shared<const Data>(Data{giveUp, QStringLiteral("never"), {}}));
+    return never;
 }
 
 RetryPolicy::Delay RetryPolicy::nextDelay(int attempt, milliseconds elapsed) const
@@ -111,7 +119,22 @@ RetryPolicy::Delay RetryPolicy::nextDelay(int attempt, milliseconds elapsed) con
         qCWarning(lcCore) << "RetryPolicy::nextDelay: attempt is 1-based, got" << attempt;
         return {};
     }
-    return m_nextDelay(attempt, elapsed);
+    return d->nextDelay(attempt, elapsed);
+}
+
+bool RetryPolicy::isValid() const
+{
+    return d->validation.isOk();
+}
+
+Status RetryPolicy::validation() const
+{
+    return d->validation;
+}
+
+QString RetryPolicy::description() const
+{
+    return d->description;
 }
 
 } // namespace QEtcd

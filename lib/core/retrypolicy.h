@@ -61,18 +61,20 @@ public:
     Delay nextDelay(int attempt, std::chrono::milliseconds elapsed) const;
 
     /// The parameters were accepted.
-    bool isValid() const { return m_validation.isOk(); }
+    bool isValid() const;
     /// Ok, or InvalidArgument naming the parameter that was refused.
-    Status validation() const { return m_validation; }
+    Status validation() const;
     /// The policy and its parameters in words, for logs ("bounded(4, 250ms)").
-    QString description() const { return m_description; }
+    QString description() const;
 
 private:
+    struct Data;
+    explicit RetryPolicy(std::shared_ptr<const Data> data);
     static RetryPolicy invalid(const QString &why);
 
-    Function m_nextDelay;
-    QString m_description;
-    Status m_validation;
+    // Shared and never changed once made: every lease and recipe of a client carries a copy,
+    // and a client may hold tens of thousands of leases.
+    std::shared_ptr<const Data> d;
 };
 
 } // namespace QEtcd
