@@ -147,6 +147,14 @@ QJsonObject goLease(const QStringList &endpoints, const Parameters &parameters)
                               + milliseconds(50 * qint64(parameters.leases)));
 }
 
+// What the allocator has handed out and not had back, in bytes: RSS less the allocator's own
+// free space and fragmentation.
+qint64 heapInUse()
+{
+    const struct mallinfo2 info = mallinfo2();
+    return qint64(info.uordblks + info.hblkhd);
+}
+
 QJsonObject benchmark(const Parameters &parameters)
 {
     EtcdCluster cluster;
@@ -169,6 +177,7 @@ QJsonObject benchmark(const Parameters &parameters)
     if (!warm.status)
         fail(QStringLiteral("ping: ") + warm.status.toString());
     const qint64 rssBeforeKiB = statusFieldKiB("VmRSS:");
+    const qint64 heapBefore = heapInUse();
 
     const int n = parameters.leases;
     const QByteArray prefix = "/bench/scale/";
@@ -229,6 +238,7 @@ QJsonObject benchmark(const Parameters &parameters)
     const quint64 idleBytes = proxy.bytesForwarded() - bytesBeforeIdle;
     const int suspendedWhileIdle = tally->suspended - suspendedBeforeIdle;
     const qint64 rssAfterIdleKiB = statusFieldKiB("VmRSS:");
+    const qint64 heapAfterIdle = heapInUse();
     const qint64 peakBeforePartitionKiB = statusFieldKiB("VmHWM:");
     // Only now: gRPC lets any client's completion-queue thread poll every connection of the
     // process, so an idle second client would take part in the lease client's traffic.
@@ -297,6 +307,7 @@ QJsonObject benchmark(const Parameters &parameters)
              {"rss_after_start_mib", mib(rssAfterStartKiB)},
              {"rss_after_idle_mib", mib(rssAfterIdleKiB)},
              {"bytes_per_lease", bytesPerLease},
+             {"heap_bytes_in_use_per_lease", (heapAfterIdle - heapBefore) / n},
              {"rss_after_heal_mib", mib(rssAfterHealKiB)},
              {"rss_after_heal_and_malloc_trim_mib", mib(rssTrimmedKiB)},
              // Which phase drove the high-water mark: renewing, the partition, or the heal.
