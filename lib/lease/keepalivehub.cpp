@@ -10,7 +10,10 @@ using namespace std::chrono;
 using namespace std::chrono_literals;
 
 namespace {
-constexpr milliseconds tickInterval = 50ms;
+constexpr milliseconds shortestRenewalStep = 50ms;
+// gRPC's timers run on a clock that stops while the machine sleeps, and LeaseClock does not: a
+// tick at least this often notices deadlines that passed during a suspend.
+constexpr milliseconds longestTickWait = 250ms;
 constexpr milliseconds firstReopenDelay = 250ms;
 constexpr milliseconds maxReopenDelay = 2000ms;
 } // namespace
@@ -53,7 +56,7 @@ Clock::time_point KeepAliveHub::deadlineAfter(const Registration &registration, 
 Clock::time_point KeepAliveHub::renewalAfter(Clock::time_point sentAt, qint64 ttlSeconds)
 {
     const milliseconds interval(ttlSeconds * 1000 / 3);
-    const Clock::duration step = std::clamp<milliseconds>(interval / 8, tickInterval, 250ms);
+    const Clock::duration step = std::clamp<milliseconds>(interval / 8, shortestRenewalStep, longestTickWait);
     const Clock::duration due = (sentAt + interval).time_since_epoch();
     return Clock::time_point(due - due % step);
 }
@@ -76,6 +79,10 @@ void KeepAliveHub::scheduleLocked(qint64 leaseId, Registration &registration)
     registration.dueAt = due;
     m_due.push_back({due, leaseId});
     std::push_heap(m_due.begin(), m_due.end(), std::greater<>());
+    if (m_tickArmed && due < m_tickAt) {
+        m_tick.Cancel();  // the tick comes at once, and arms itself for what is due next
+        m_tickAt = Clock::time_point::min();
+    }
 }
 
 void KeepAliveHub::add(qint64 leaseId, qint64 ttlSeconds, Clock::time_point grantSentAt, LeaseKind kind,
@@ -114,8 +121,15 @@ void KeepAliveHub::armTickLocked()
 {
     if (m_tickArmed || m_closing || m_leases.empty())
         return;
+    const Clock::time_point now = Clock::now();
+    Clock::time_point next = now + longestTickWait;
+    if (!m_due.empty())
+        next = std::min(next, m_due.front().at);
+    if (!m_stream)
+        next = std::min(next, m_reopenAt);
     m_tickArmed = true;
-    m_tick.Set(m_transport->queue(), system_clock::now() + tickInterval, this);
+    m_tickAt = next;
+    m_tick.Set(m_transport->queue(), system_clock::now() + std::max(next - now, Clock::duration::zero()), this);
 }
 
 void KeepAliveHub::onEvent(bool)

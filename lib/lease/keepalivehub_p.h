@@ -1,8 +1,8 @@
 #pragma once
 
 // Every lease of a Client renews over one LeaseKeepAlive stream. The hub runs on the
-// completion-queue thread, driven by a 50 ms tick, so no listener and no slow receiver can
-// delay a renewal. It also keeps each lease's loss deadline by the boot clock (LeaseClock,
+// completion-queue thread, driven by a tick that comes when the earliest lease is due (and at
+// least every 250 ms), so no listener and no slow receiver can delay a renewal. It also keeps each lease's loss deadline by the boot clock (LeaseClock,
 // which counts a system suspend as etcd does):
 //
 //     send time of the last renewal etcd acknowledged + granted TTL − safety margin
@@ -140,6 +140,7 @@ private:
     std::vector<Due> m_due;  // a heap
     grpc::Alarm m_tick;
     bool m_tickArmed = false;
+    Clock::time_point m_tickAt;  // when the armed tick comes
     Stream *m_stream = nullptr;
     bool m_streamReady = false;
     Clock::time_point m_reopenAt;
