@@ -345,13 +345,17 @@ private Q_SLOTS:
         QCOMPARE(second.result().code(), StatusCode::AlreadyStarted);
         QCOMPARE(first.resultCount(), 1);
 
-        // Closed before etcd answered the create: start() says so, once.
-        Watcher early(m_client.get(), "/w/once");
+        // Closed before etcd answered the create: start() says so, once. The answer is held up
+        // on its way, so that close() surely comes first however the threads are scheduled.
+        m_proxy->setDelay(std::chrono::milliseconds(500));
+        m_proxy->setMode(FaultProxy::Mode::Delay);
+        Watcher early(m_participant.get(), "/w/once");
         const QFuture<Status> pending = early.start();
         early.close();
         QVERIFY(awaitFuture(pending));
         QCOMPARE(pending.resultCount(), 1);
         QCOMPARE(pending.result().code(), StatusCode::Closed);
+        m_proxy->setMode(FaultProxy::Mode::Pass);
 
         Watcher closedFirst(m_client.get(), "/w/once");
         closedFirst.close();
