@@ -37,7 +37,8 @@ RetryPolicy::RetryPolicy(Function nextDelay, QString description)
 RetryPolicy RetryPolicy::invalid(const QString &why)
 {
     qCWarning(lcCore).noquote() << why;
-    return RetryPolicy(std::make_shared<const Data>(Data{giveUp, QStringLiteral("invalid"), Status(StatusCode::InvalidArgument, why)}));
+    const Status refusal(StatusCode::InvalidArgument, why);
+    return RetryPolicy(std::make_shared<const Data>(Data{giveUp, QStringLiteral("invalid"), refusal}));
 }
 
 RetryPolicy RetryPolicy::exponentialBackoff()

@@ -2,8 +2,9 @@
 
 // Every lease of a Client renews over one LeaseKeepAlive stream. The hub runs on the
 // completion-queue thread, driven by a tick that comes when the earliest lease is due (and at
-// least every 250 ms), so no listener and no slow receiver can delay a renewal. It also keeps each lease's loss deadline by the boot clock (LeaseClock,
-// which counts a system suspend as etcd does):
+// least every 250 ms), so no listener and no slow receiver can delay a renewal. It also keeps
+// each lease's loss deadline by the boot clock (LeaseClock, which counts a system suspend as
+// etcd does):
 //
 //     send time of the last renewal etcd acknowledged + granted TTL − safety margin
 //

@@ -101,7 +101,6 @@ RecipeOptions healingQuickly(qint64 seconds)
     return options;
 }
 
-// When a future finished, on the thread that finished it.
 // The moment a future finished, as a future of its own: a waiter on the original can see it
 // finished before its continuations have run, so read the moment only through this one.
 QFuture<qint64> finishedAt(const QFuture<Status> &future)
