@@ -28,6 +28,11 @@ RetryPolicy::RetryPolicy(std::shared_ptr<const Data> data) : d(std::move(data)) 
 
 RetryPolicy::RetryPolicy() : d(never().d) {}
 
+// Declared so that no move is: a moved-from policy with no state would crash its next use.
+RetryPolicy::RetryPolicy(const RetryPolicy &other) = default;
+RetryPolicy &RetryPolicy::operator=(const RetryPolicy &other) = default;
+RetryPolicy::~RetryPolicy() = default;
+
 RetryPolicy::RetryPolicy(Function nextDelay, QString description)
     : d(nextDelay ? std::make_shared<const Data>(Data{std::move(nextDelay), std::move(description), {}})
                   : invalid(QStringLiteral("RetryPolicy: the delay function is empty")).d)

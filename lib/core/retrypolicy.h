@@ -41,6 +41,10 @@ public:
     /// A policy of your own: \a nextDelay decides, \a description names it in logs. An empty
     /// function makes the policy invalid.
     RetryPolicy(Function nextDelay, QString description);
+    /// Copies share the policy. There is no move: a policy moved from stays the same policy.
+    RetryPolicy(const RetryPolicy &other);
+    RetryPolicy &operator=(const RetryPolicy &other);
+    ~RetryPolicy();
 
     /// Exponential backoff with the default ExponentialBackoff parameters: 250 ms doubling up to
     /// 15 s, with 25 % jitter, without end.

@@ -95,6 +95,20 @@ private Q_SLOTS:
         QVERIFY(!RetryPolicy(RetryPolicy::Function(), QStringLiteral("empty")).isValid());
     }
 
+    void movedFromPolicyStaysUsable()
+    {
+        RetryPolicy source = RetryPolicy::bounded(2, 100ms);
+        const RetryPolicy taken = std::move(source);
+        QCOMPARE(taken.nextDelay(1, 0ms), std::optional(100ms));
+        // Code that moves a member policy out and reads it again must not crash.
+        QCOMPARE(source.nextDelay(1, 0ms), std::optional(100ms));  // NOLINT(bugprone-use-after-move)
+        QCOMPARE(source.description(), taken.description());
+        RetryPolicy assigned;
+        assigned = std::move(source);
+        QVERIFY(assigned.isValid());
+        QVERIFY(source.isValid());  // NOLINT(bugprone-use-after-move)
+    }
+
     void invalidParametersAreRefused_data()
     {
         QTest::addColumn<int>("which");
