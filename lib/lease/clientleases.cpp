@@ -3,7 +3,8 @@
 namespace QEtcd::Internal {
 
 ClientLeases::ClientLeases(ClientPrivate *client)
-    : m_healGate(std::max(1, client->options.maxConcurrentHeals))  // refused options never heal
+    : m_healGate(std::max(1, client->options.maxConcurrentHeals)),  // refused options never heal
+      m_establishments(client->lifeline())
 {
     if (Transport *transport = client->transport())
         m_hub = std::make_unique<KeepAliveHub>(transport);

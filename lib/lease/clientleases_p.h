@@ -1,11 +1,13 @@
 #pragma once
 
 // The lease layer's part of a client: the one keep-alive stream that renews every lease of the
-// client, and the gate its heals take turns at. The client owns it, as a ClientPart.
+// client, the gate its heals take turns at, and the batcher their establishments go through.
+// The client owns it, as a ClientPart.
 
 #include "client_p.h"
 #include "healgate_p.h"
 #include "keepalivehub_p.h"
+#include "txnbatcher_p.h"
 
 #include <memory>
 
@@ -21,6 +23,7 @@ public:
     KeepAliveHub *keepAliveHub() const { return m_hub.get(); }
     // Dispatcher thread only.
     HealGate &healGate() { return m_healGate; }
+    TxnBatcher &establishments() { return m_establishments; }
 
     void windDown() override { m_hub.reset(); }
 
@@ -29,6 +32,7 @@ private:
 
     std::unique_ptr<KeepAliveHub> m_hub;
     HealGate m_healGate;
+    TxnBatcher m_establishments;
 };
 
 } // namespace QEtcd::Internal

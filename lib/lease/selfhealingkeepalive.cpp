@@ -487,7 +487,8 @@ QFuture<Status> casEstablish(Client *client, const QByteArray &key, const QByteA
     } else {
         txn.failure = {TxnOp::range(key)};
     }
-    return after(client->txn(txn), [key, previousLeaseId](const TxnResult &result) {
+    TxnBatcher &establishments = ClientLeases::of(ClientPrivate::get(client)).establishments();
+    return after(establishments.submit(txn), [key, previousLeaseId](const TxnResult &result) {
         if (!result.status)
             return result.status;
         if (result.succeeded)

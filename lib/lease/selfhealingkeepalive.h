@@ -92,6 +92,10 @@ private:
 /// Puts \a value at \a key on \a newLeaseId when the key is absent, or still bound to
 /// \a previousLeaseId (a heal must not lose to its own not-yet-expired key); any other owner
 /// yields OwnershipLost and the key stays theirs.
+///
+/// When many run at once (every lease of a client healing after a partition), those that find
+/// earlier ones still on their way wait for them and then go to etcd together, as transactions
+/// nested in one request, each judged on its own compares.
 QETCD_EXPORT QFuture<Status> casEstablish(Client *client, const QByteArray &key, const QByteArray &value,
                                           qint64 newLeaseId, qint64 previousLeaseId);
 

@@ -71,8 +71,9 @@ struct QETCD_EXPORT ClientOptions
     /// How many self-healing leases of this client heal at once; the rest wait their turn.
     ///
     /// A partition expires every lease of a client together, and thousands of grants at one
-    /// moment make etcd refuse part of them ("too many requests").
-    int maxConcurrentHeals = 64;
+    /// moment make etcd refuse part of them ("too many requests"). A few hundred keep etcd busy
+    /// without a backlog: their establishments go to etcd together (casEstablish()).
+    int maxConcurrentHeals = 256;
     TlsOptions tls;    ///< TLS and mutual TLS.
     QString user;      ///< etcd user for password authentication; the token is refreshed as it expires.
     QString password;  ///< That user's password; needs user.

@@ -202,6 +202,89 @@ private Q_SLOTS:
             QCOMPARE(read("/shka/turns/" + QByteArray::number(i)).lease, keepers[i]->currentLeaseId());
     }
 
+    // Establishments that arrive while earlier ones are on their way go to etcd together, and
+    // each still hears its own answer: put where the key is absent, taken over from the lease
+    // it replaces, refused where somebody else owns the key.
+    void establishmentsGoTogetherAndEachHearsItsOwn()
+    {
+        std::atomic<int> txnsSent{0};
+        Internal::setBeforeSend(m_participant.get(), [&](const QString &what) {
+            if (what.startsWith(QLatin1String("txn")))
+                ++txnsSent;
+            return Internal::SendFault::None;
+        });
+        // Answers take a while, so the later establishments certainly find earlier ones on
+        // their way.
+        m_proxy->setDelay(100ms);
+        m_proxy->setMode(FaultProxy::Mode::Delay);
+        LeaseGrantResult ours, replaced, theirs;
+        QETCD_AWAIT(m_observer->leaseGrant(60), ours);
+        QETCD_AWAIT(m_observer->leaseGrant(60), replaced);
+        QETCD_AWAIT(m_observer->leaseGrant(60), theirs);
+        constexpr int Keys = 150;
+        const auto keyOf = [](int i) { return "/shka/together/" + QByteArray::number(i); };
+        // i % 3: 0 absent, 1 on the lease being replaced, 2 somebody else's.
+        for (int i = 0; i < Keys; ++i) {
+            if (i % 3 == 0)
+                continue;
+            PutOptions on;
+            on.lease = i % 3 == 1 ? replaced.id : theirs.id;
+            PutResult put;
+            QETCD_AWAIT(m_observer->put(keyOf(i), "before", on), put);
+        }
+        QList<QFuture<Status>> outcomes;
+        for (int i = 0; i < Keys; ++i)
+            outcomes.append(casEstablish(m_participant.get(), keyOf(i), "v" + QByteArray::number(i), ours.id,
+                                         replaced.id));
+        for (int i = 0; i < Keys; ++i) {
+            Status outcome;
+            QETCD_AWAIT(outcomes[i], outcome);
+            QCOMPARE(outcome.code(), i % 3 == 2 ? StatusCode::OwnershipLost : StatusCode::Ok);
+            const KeyValue kv = read(keyOf(i));
+            QCOMPARE(kv.lease, i % 3 == 2 ? theirs.id : ours.id);
+            QCOMPARE(kv.value, i % 3 == 2 ? QByteArray("before") : "v" + QByteArray::number(i));
+        }
+        // Two went alone; the rest in batches of up to 64.
+        QVERIFY2(txnsSent.load() <= 8, qPrintable(QString::number(txnsSent.load())));
+    }
+
+    // A batch etcd refuses as a whole (here it holds one key twice) is sent again one at a
+    // time: the other establishments are unaffected, and of the two for the same key one puts
+    // it and the other finds it taken.
+    void batchRefusedAsAWholeIsSentOneAtATime()
+    {
+        std::atomic<int> txnsSent{0};
+        Internal::setBeforeSend(m_participant.get(), [&](const QString &what) {
+            if (what.startsWith(QLatin1String("txn")))
+                ++txnsSent;
+            return Internal::SendFault::None;
+        });
+        m_proxy->setDelay(100ms);
+        m_proxy->setMode(FaultProxy::Mode::Delay);
+        LeaseGrantResult ours;
+        QETCD_AWAIT(m_observer->leaseGrant(60), ours);
+        constexpr int Keys = 10;
+        QList<QFuture<Status>> outcomes;
+        for (int i = 0; i < Keys; ++i)
+            outcomes.append(casEstablish(m_participant.get(), "/shka/refused/" + QByteArray::number(i), "v", ours.id, 0));
+        const QFuture<Status> first = casEstablish(m_participant.get(), "/shka/refused/twice", "first", ours.id, 0);
+        const QFuture<Status> second = casEstablish(m_participant.get(), "/shka/refused/twice", "second", ours.id, 0);
+        for (int i = 0; i < Keys; ++i) {
+            Status outcome;
+            QETCD_AWAIT(outcomes[i], outcome);
+            QVERIFY2(outcome.isOk(), qPrintable(outcome.toString()));
+        }
+        Status firstOutcome, secondOutcome;
+        QETCD_AWAIT(first, firstOutcome);
+        QETCD_AWAIT(second, secondOutcome);
+        QVERIFY2(firstOutcome.isOk() != secondOutcome.isOk(),
+                 qPrintable(firstOutcome.toString() + " / " + secondOutcome.toString()));
+        QCOMPARE((firstOutcome.isOk() ? secondOutcome : firstOutcome).code(), StatusCode::OwnershipLost);
+        QCOMPARE(read("/shka/refused/twice").value, QByteArray(firstOutcome.isOk() ? "first" : "second"));
+        // Two alone, one refused batch of ten, then those ten one at a time.
+        QCOMPARE(txnsSent.load(), 2 + 1 + 10);
+    }
+
     void partitionShorterThanTtlOnlySuspends()
     {
         auto keeper = keepKey("/shka/short", "v", 6, fastHeals());
