@@ -3,7 +3,7 @@
 // One client's lease heals take turns (ClientOptions::maxConcurrentHeals at a time): after a
 // partition every lease of the client expires together, and granting thousands at once makes
 // etcd refuse part of them, which then sit out their backoff while their keys stay gone. What
-// follows a heal (revoking the lease it replaced) takes turns too, behind every heal that waits:
+// follows a heal (revoking the lease it replaced) takes turns too, once no heal waits or runs:
 // it only tidies up, and must not hold back a key that is still gone.
 //
 // Dispatcher thread only.
@@ -24,44 +24,72 @@ public:
     explicit HealGate(int capacity) : m_free(capacity) {}
 
     // Runs turn now while a slot is free, else once one is, in arrival order. A turn whose
-    // context is gone by then is skipped. Whoever was let in gives the slot back with leave().
-    void enter(QObject *context, std::function<void()> turn) { enterQueue(m_heals, context, std::move(turn)); }
-    // The same for the tidying after a heal: let in only when no heal waits.
+    // context is gone by then is skipped. A heal let in gives its slot back with leave().
+    void enter(QObject *context, std::function<void()> turn)
+    {
+        m_heals.emplace_back(context, std::move(turn));
+        admit();
+    }
+    // The same for the tidying after a heal, let in only while no heal waits or runs: each
+    // request of it would slow a heal whose keys are still gone. Gives its slot back with
+    // leaveTidying().
     void enterAfterHeals(QObject *context, std::function<void()> turn)
     {
-        enterQueue(m_tidying, context, std::move(turn));
+        m_tidying.emplace_back(context, std::move(turn));
+        admit();
     }
-
     void leave()
     {
-        for (Queue *queue : {&m_heals, &m_tidying}) {
-            while (!queue->empty()) {
-                auto [context, turn] = std::move(queue->front());
-                queue->pop_front();
-                if (context) {
-                    turn();  // the slot passes straight on
-                    return;
-                }
-            }
-        }
+        --m_healing;
         ++m_free;
+        admit();
+    }
+    void leaveTidying()
+    {
+        ++m_free;
+        admit();
     }
 
 private:
-    using Queue = std::deque<std::pair<QPointer<QObject>, std::function<void()>>>;
+    using Turn = std::function<void()>;
+    using Queue = std::deque<std::pair<QPointer<QObject>, Turn>>;
 
-    // While a slot is free neither queue holds anyone.
-    void enterQueue(Queue &queue, QObject *context, std::function<void()> turn)
+    // Iterative, though a turn may leave at once: thousands of heals given up while they
+    // waited would otherwise nest as deep.
+    void admit()
     {
-        if (m_free > 0) {
-            --m_free;
-            turn();
+        if (m_admitting)
             return;
+        m_admitting = true;
+        while (m_free > 0) {
+            if (Turn turn = takeLive(m_heals)) {
+                --m_free;
+                ++m_healing;
+                turn();
+            } else if (Turn tidying = m_healing == 0 ? takeLive(m_tidying) : Turn()) {
+                --m_free;
+                tidying();
+            } else {
+                break;
+            }
         }
-        queue.emplace_back(context, std::move(turn));
+        m_admitting = false;
+    }
+
+    static Turn takeLive(Queue &queue)
+    {
+        while (!queue.empty()) {
+            auto [context, turn] = std::move(queue.front());
+            queue.pop_front();
+            if (context)
+                return std::move(turn);
+        }
+        return {};
     }
 
     int m_free;
+    int m_healing = 0;
+    bool m_admitting = false;
     Queue m_heals;
     Queue m_tidying;
 };

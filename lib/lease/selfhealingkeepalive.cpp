@@ -258,13 +258,13 @@ public:
         adopt(id);
         emitEvent(LeaseEventKind::Restored, previous, id, {});
         // The old lease may still be alive on the server if only our clock gave up on it; it
-        // owns nothing now, so let it go rather than wait out its TTL, once the heals still
-        // waiting have had their turn. The revoke is the client's, not ours: we may go first.
+        // owns nothing now, so let it go rather than wait out its TTL, once no heal waits or
+        // runs. The revoke is the client's, not ours: we may go first.
         QObject *context = clientPrivate->dispatcherContext();
         HealGate &gate = ClientLeases::of(clientPrivate).healGate();
         gate.enterAfterHeals(context, [lifeline = lifelineOf(client), context, &gate, previous] {
             lifeline->use([&](Client *client) {
-                thenOn(client->leaseRevoke(previous), context, [&gate](const Result &) { gate.leave(); });
+                thenOn(client->leaseRevoke(previous), context, [&gate](const Result &) { gate.leaveTidying(); });
             });
         });
     }
