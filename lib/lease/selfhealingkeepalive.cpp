@@ -488,7 +488,7 @@ QFuture<Status> casEstablish(Client *client, const QByteArray &key, const QByteA
         txn.failure = {TxnOp::range(key)};
     }
     TxnBatcher &establishments = ClientLeases::of(ClientPrivate::get(client)).establishments();
-    return after(establishments.submit(txn), [key, previousLeaseId](const TxnResult &result) {
+    return establishments.submit(txn, [key, previousLeaseId](const TxnResult &result) {
         if (!result.status)
             return result.status;
         if (result.succeeded)

@@ -36,12 +36,13 @@ qsizetype bytesOf(const Txn &txn)
 struct Member
 {
     Txn txn;
-    std::shared_ptr<QPromise<TxnResult>> promise;
+    TxnBatcher::Judge judge;
+    std::shared_ptr<QPromise<Status>> promise;
 };
 
 void settle(const Member &member, const TxnResult &result)
 {
-    member.promise->addResult(result);
+    member.promise->addResult(member.judge(result));
     member.promise->finish();
 }
 
@@ -173,12 +174,12 @@ TxnBatcher::TxnBatcher(std::shared_ptr<ClientLifeline> client) : m_state(std::ma
 {
 }
 
-QFuture<TxnResult> TxnBatcher::submit(const Txn &txn)
+QFuture<Status> TxnBatcher::submit(const Txn &txn, Judge judge)
 {
-    auto promise = std::make_shared<QPromise<TxnResult>>();
+    auto promise = std::make_shared<QPromise<Status>>();
     promise->start();
-    QFuture<TxnResult> future = promise->future();
-    m_state->enqueue(Member{txn, std::move(promise)});
+    QFuture<Status> future = promise->future();
+    m_state->enqueue(Member{txn, std::move(judge), std::move(promise)});
     return future;
 }
 

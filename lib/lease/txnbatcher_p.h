@@ -15,6 +15,7 @@
 
 #include <QtCore/QFuture>
 
+#include <functional>
 #include <memory>
 
 namespace QEtcd::Internal {
@@ -24,10 +25,13 @@ class TxnBatcher
 public:
     explicit TxnBatcher(std::shared_ptr<ClientLifeline> client);
 
-    // Answered as if txn had been sent alone. A batch etcd refuses as a whole (too many
-    // operations for the server's limit, a key it does not let this user write) is sent again
-    // one transaction at a time, so each member hears its own answer.
-    QFuture<TxnResult> submit(const Txn &txn);
+    // What txn's answer means to its sender, judged on the futures thread.
+    using Judge = std::function<Status(const TxnResult &)>;
+
+    // judge hears txn's answer as if txn had been sent alone. A batch etcd refuses as a whole
+    // (too many operations for the server's limit, a key it does not let this user write) is
+    // sent again one transaction at a time, so each member hears its own answer.
+    QFuture<Status> submit(const Txn &txn, Judge judge);
 
 private:
     struct State;
