@@ -41,9 +41,11 @@ public:
     /// A policy of your own: \a nextDelay decides, \a description names it in logs. An empty
     /// function makes the policy invalid.
     RetryPolicy(Function nextDelay, QString description);
-    /// Copies share the policy. There is no move: a policy moved from stays the same policy.
+    /// A copy shares the policy. There is no move: a policy moved from stays the same policy.
     RetryPolicy(const RetryPolicy &other);
+    /// Makes this policy share \a other's.
     RetryPolicy &operator=(const RetryPolicy &other);
+    /// Lets go of this copy.
     ~RetryPolicy();
 
     /// Exponential backoff with the default ExponentialBackoff parameters: 250 ms doubling up to
