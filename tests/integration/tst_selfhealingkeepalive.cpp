@@ -32,6 +32,7 @@ private:
     std::unique_ptr<Client> m_observer;
     std::unique_ptr<FaultProxy> m_proxy;
     std::unique_ptr<Client> m_participant;
+    std::atomic<int> m_txnsSent{0};
 
     LeaseResilience fastHeals() const
     {
@@ -58,6 +59,20 @@ private:
         LeaseListResult leases;
         [&] { QETCD_AWAIT(m_observer->leaseList(), leases); }();
         return int(leases.ids.size());
+    }
+
+    // The participant's transactions are counted, and their answers take a while: later
+    // establishments certainly find earlier ones on their way.
+    void countTxnsThroughSlowLink()
+    {
+        m_txnsSent = 0;
+        Internal::setBeforeSend(m_participant.get(), [this](const QString &what) {
+            if (what.startsWith(QLatin1String("txn")))
+                ++m_txnsSent;
+            return Internal::SendFault::None;
+        });
+        m_proxy->setDelay(100ms);
+        m_proxy->setMode(FaultProxy::Mode::Delay);
     }
 
     KeyValue read(const QByteArray &key)
@@ -207,16 +222,7 @@ private Q_SLOTS:
     // it replaces, refused where somebody else owns the key.
     void establishmentsGoTogetherAndEachHearsItsOwn()
     {
-        std::atomic<int> txnsSent{0};
-        Internal::setBeforeSend(m_participant.get(), [&](const QString &what) {
-            if (what.startsWith(QLatin1String("txn")))
-                ++txnsSent;
-            return Internal::SendFault::None;
-        });
-        // Answers take a while, so the later establishments certainly find earlier ones on
-        // their way.
-        m_proxy->setDelay(100ms);
-        m_proxy->setMode(FaultProxy::Mode::Delay);
+        countTxnsThroughSlowLink();
         LeaseGrantResult ours, replaced, theirs;
         QETCD_AWAIT(m_observer->leaseGrant(60), ours);
         QETCD_AWAIT(m_observer->leaseGrant(60), replaced);
@@ -245,7 +251,7 @@ private Q_SLOTS:
             QCOMPARE(kv.value, i % 3 == 2 ? QByteArray("before") : "v" + QByteArray::number(i));
         }
         // Two went alone; the rest in batches of up to 64.
-        QVERIFY2(txnsSent.load() <= 8, qPrintable(QString::number(txnsSent.load())));
+        QVERIFY2(m_txnsSent.load() <= 8, qPrintable(QString::number(m_txnsSent.load())));
     }
 
     // A batch etcd refuses as a whole (here it holds one key twice) is sent again one at a
@@ -253,14 +259,7 @@ private Q_SLOTS:
     // it and the other finds it taken.
     void batchRefusedAsAWholeIsSentOneAtATime()
     {
-        std::atomic<int> txnsSent{0};
-        Internal::setBeforeSend(m_participant.get(), [&](const QString &what) {
-            if (what.startsWith(QLatin1String("txn")))
-                ++txnsSent;
-            return Internal::SendFault::None;
-        });
-        m_proxy->setDelay(100ms);
-        m_proxy->setMode(FaultProxy::Mode::Delay);
+        countTxnsThroughSlowLink();
         LeaseGrantResult ours;
         QETCD_AWAIT(m_observer->leaseGrant(60), ours);
         constexpr int Keys = 10;
@@ -282,7 +281,7 @@ private Q_SLOTS:
         QCOMPARE((firstOutcome.isOk() ? secondOutcome : firstOutcome).code(), StatusCode::OwnershipLost);
         QCOMPARE(read("/shka/refused/twice").value, QByteArray(firstOutcome.isOk() ? "first" : "second"));
         // Two alone, one refused batch of ten, then those ten one at a time.
-        QCOMPARE(txnsSent.load(), 2 + 1 + 10);
+        QCOMPARE(m_txnsSent.load(), 2 + 1 + 10);
     }
 
     void partitionShorterThanTtlOnlySuspends()
