@@ -7,6 +7,7 @@
 
 #include <QtCore/QPromise>
 
+#include <algorithm>
 #include <deque>
 #include <mutex>
 #include <vector>
@@ -112,10 +113,18 @@ struct TxnBatcher::State : std::enable_shared_from_this<State>
 
     void answer(const std::vector<Member> &batch, const TxnResult &result)
     {
-        if (result.status && result.responses.size() == qsizetype(batch.size())) {
+        if (result.status) {
+            const bool complete = result.responses.size() == qsizetype(batch.size())
+                && std::all_of(result.responses.cbegin(), result.responses.cend(),
+                               [](const TxnOpResult &own) { return bool(own.txn); });
+            const Status incomplete = complete ? Status()
+                                               : Status(StatusCode::Internal,
+                                                        QStringLiteral("etcd answered a batch of %1 transactions "
+                                                                       "with %2 answers")
+                                                            .arg(batch.size())
+                                                            .arg(result.responses.size()));
             for (size_t i = 0; i < batch.size(); ++i) {
-                const TxnOpResult &own = result.responses[qsizetype(i)];
-                TxnResult alone = own.txn ? *own.txn : TxnResult();
+                TxnResult alone = complete ? *result.responses[qsizetype(i)].txn : failed(incomplete);
                 alone.header = result.header;
                 settle(batch[i], alone);
             }
