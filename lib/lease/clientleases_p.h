@@ -23,6 +23,7 @@ public:
     KeepAliveHub *keepAliveHub() const { return m_hub.get(); }
     // Dispatcher thread only.
     HealGate &healGate() { return m_healGate; }
+    // Any thread.
     TxnBatcher &establishments() { return m_establishments; }
 
     void windDown() override { m_hub.reset(); }
