@@ -286,9 +286,9 @@ void HoldQueue::decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult
     case Turn::Kind::AfterAnyUnder: {
         DeletionWatch anyEntry;
         anyEntry.range = KeyRange::prefix();
-        const auto deleted = watchDeletion(client, next.prefix, observedRevision, options.resilience.watch,
-                                           attempt->round.token(), anyEntry);
-        thenOn(after(deleted, [](const Deletion &deletion) { return deletion.status; }), this, lookAgainAfter);
+        thenOn(waitForDeletion(client, next.prefix, observedRevision, options.resilience.watch, attempt->round.token(),
+                               anyEntry),
+               this, lookAgainAfter);
         return;
     }
     }

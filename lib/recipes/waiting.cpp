@@ -53,9 +53,12 @@ namespace {
 class DeletionWait : public QObject
 {
 public:
+    using Deliver = std::function<void(const Deletion &)>;
+
     DeletionWait(Client *client, const QByteArray &key, qint64 observedRevision, const WatchResilience &resilience,
-                 const StopToken &stop, const DeletionWatch &how)
-        : m_client(client), m_key(key), m_observedRevision(observedRevision), m_stop(stop), m_how(how)
+                 const StopToken &stop, const DeletionWatch &how, Deliver deliver)
+        : m_client(client), m_key(key), m_observedRevision(observedRevision), m_stop(stop), m_how(how),
+          m_deliver(std::move(deliver))
     {
         WatchOptions options;
         options.startRevision = how.fromNow ? 0 : observedRevision + 1;
@@ -65,10 +68,8 @@ public:
         m_watcher = new Watcher(client, key, options, resilience, this);
     }
 
-    QFuture<Deletion> begin()
+    void begin()
     {
-        m_promise.start();
-        QFuture<Deletion> future = m_promise.future();
         connect(m_watcher, &Watcher::eventsReceived, this, [this](const QList<WatchEvent> &events) {
             for (const WatchEvent &event : events) {
                 if (event.type == WatchEvent::Type::Delete)
@@ -106,7 +107,6 @@ public:
             if (m_how.fromNow && m_observedRevision < watchedAfter)
                 probe(watchedAfter);  // it may be gone already: nothing would ever report it
         });
-        return future;
     }
 
 private:
@@ -156,8 +156,7 @@ private:
         m_finished = true;
         m_onStop.reset();
         m_watcher->close();
-        m_promise.addResult(outcome);
-        m_promise.finish();
+        m_deliver(outcome);
         deleteLater();
     }
 
@@ -168,7 +167,7 @@ private:
     const DeletionWatch m_how;
     Watcher *m_watcher = nullptr;
     std::unique_ptr<StopCallback> m_onStop;
-    QPromise<Deletion> m_promise;
+    Deliver m_deliver;
     int m_probeFailures = 0;
     bool m_finished = false;
 };
@@ -241,14 +240,41 @@ private:
 };
 } // namespace
 
+namespace {
+// The wait's outcome, made into the result the caller wants on the dispatcher thread where the
+// wait ends: a waiter there (a lock's next holder) hears of the deletion without a detour
+// through the futures thread, two thread hops on every hand-off.
+template <class Result, class Convert>
+QFuture<Result> startDeletionWait(Client *client, const QByteArray &key, qint64 observedRevision,
+                                  const WatchResilience &resilience, const StopToken &stop, const DeletionWatch &how,
+                                  Convert convert)
+{
+    auto promise = std::make_shared<QPromise<Result>>();
+    promise->start();
+    QFuture<Result> future = promise->future();
+    auto *wait = new DeletionWait(client, key, observedRevision, resilience, stop, how,
+                                  [promise, convert](const Deletion &outcome) {
+                                      promise->addResult(convert(outcome));
+                                      promise->finish();
+                                  });
+    wait->moveToThread(ClientPrivate::get(client)->dispatcher());
+    runOn(wait, [wait] { wait->begin(); });
+    return future;
+}
+} // namespace
+
 QFuture<Deletion> watchDeletion(Client *client, const QByteArray &key, qint64 observedRevision,
                                 const WatchResilience &resilience, const StopToken &stop, const DeletionWatch &how)
 {
-    auto *wait = new DeletionWait(client, key, observedRevision, resilience, stop, how);
-    wait->moveToThread(ClientPrivate::get(client)->dispatcher());
-    QFuture<Deletion> future;
-    runOn(wait, [wait, &future] { future = wait->begin(); });
-    return future;
+    return startDeletionWait<Deletion>(client, key, observedRevision, resilience, stop, how,
+                                       [](const Deletion &deletion) { return deletion; });
+}
+
+QFuture<Status> waitForDeletion(Client *client, const QByteArray &key, qint64 observedRevision,
+                                const WatchResilience &resilience, const StopToken &stop, const DeletionWatch &how)
+{
+    return startDeletionWait<Status>(client, key, observedRevision, resilience, stop, how,
+                                     [](const Deletion &deletion) { return deletion.status; });
 }
 
 QFuture<Status> waitForDeletion(Client *client, const KeyValue &observed, qint64 observedRevision,
@@ -257,8 +283,7 @@ QFuture<Status> waitForDeletion(Client *client, const KeyValue &observed, qint64
     DeletionWatch fast;
     fast.fromNow = true;
     fast.createRevision = observed.createRevision;
-    return after(watchDeletion(client, observed.key, observedRevision, resilience, stop, fast),
-        [](const Deletion &deletion) { return deletion.status; });
+    return waitForDeletion(client, observed.key, observedRevision, resilience, stop, fast);
 }
 
 QFuture<Status> waitForPut(Client *client, const QByteArray &prefix, qint64 observedRevision,

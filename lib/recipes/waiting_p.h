@@ -79,6 +79,10 @@ QETCD_INTERNAL_EXPORT QFuture<Deletion> watchDeletion(Client *client, const QByt
                                                       const WatchResilience &resilience, const StopToken &stop,
                                                       const DeletionWatch &how);
 
+// watchDeletion() for callers that only need the status.
+QFuture<Status> waitForDeletion(Client *client, const QByteArray &key, qint64 observedRevision,
+                                const WatchResilience &resilience, const StopToken &stop, const DeletionWatch &how);
+
 // Finishes Ok once a key under prefix (a '/'-terminated prefix) is put after observedRevision
 // (the revision of the read that found nothing to take), or when the watch resumed after an
 // outage (Resubscribed, Resynced): an event may have been missed then, so the caller re-reads
