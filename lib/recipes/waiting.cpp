@@ -58,7 +58,7 @@ public:
     DeletionWait(Client *client, const QByteArray &key, qint64 observedRevision, const WatchResilience &resilience,
                  const StopToken &stop, const DeletionWatch &how, Deliver deliver)
         : m_client(client), m_key(key), m_observedRevision(observedRevision), m_stop(stop), m_how(how),
-          m_deliver(std::move(deliver))
+          m_resilience(resilience), m_deliver(std::move(deliver))
     {
         WatchOptions options;
         options.startRevision = how.fromNow ? 0 : observedRevision + 1;
@@ -70,12 +70,7 @@ public:
 
     void begin()
     {
-        connect(m_watcher, &Watcher::eventsReceived, this, [this](const QList<WatchEvent> &events) {
-            for (const WatchEvent &event : events) {
-                if (event.type == WatchEvent::Type::Delete)
-                    return finish({{}, event.prevKv});
-            }
-        });
+        connect(m_watcher, &Watcher::eventsReceived, this, &DeletionWait::onEvents);
         connect(m_watcher, &Watcher::recovery, this, [this](const WatchRecoveryEvent &event) {
             if (m_how.onRecovery)
                 m_how.onRecovery(event);
@@ -101,6 +96,8 @@ public:
         thenOn(m_watcher->start(), this, [this](const Status &started) {
             if (!started)
                 return finish({started, {}});
+            if (m_how.fromNow)
+                startSecondWatch();
             // The watch reports deletions after the revision it was created at. The caller saw
             // the key at observedRevision; if that is not older, nothing can have slipped by.
             const qint64 watchedAfter = m_watcher->resumeRevision() - 1;
@@ -110,6 +107,31 @@ public:
     }
 
 private:
+    void onEvents(const QList<WatchEvent> &events)
+    {
+        for (const WatchEvent &event : events) {
+            if (event.type == WatchEvent::Type::Delete)
+                return finish({{}, event.prevKv});
+        }
+    }
+
+    // etcd 3.4 turns a watch from revision 0 into one from the revision it read just before
+    // registering the watch. A write landing in between leaves the watch unsynced: deaf until
+    // etcd's catch-up loop runs, every 100 ms. On a busy lock queue that befell a few percent of
+    // waits and made the whole hand-off tail (p99 60-85 ms at 4 contenders). A second watch,
+    // asked for once the first exists, is deaf only if the race strikes twice; whichever hears
+    // the deletion first ends the wait. It only makes the wait shorter: the first watch and the
+    // probe are what make sure no deletion goes unseen.
+    void startSecondWatch()
+    {
+        WatchOptions options;
+        options.noPut = true;
+        options.prevKv = m_how.previousValue;
+        m_second = new Watcher(m_client, m_key, options, m_resilience, this);
+        connect(m_second, &Watcher::eventsReceived, this, &DeletionWait::onEvents);
+        m_second->start();
+    }
+
     // Is the incarnation we wait for still there? With asOfAtLeast, a local (serializable)
     // read answers when the member's snapshot is at least that new, sparing a leader round trip
     // on every hand-off; an older snapshot (another member after a fail-over) is asked again
@@ -156,6 +178,8 @@ private:
         m_finished = true;
         m_onStop.reset();
         m_watcher->close();
+        if (m_second)
+            m_second->close();
         m_deliver(outcome);
         deleteLater();
     }
@@ -165,7 +189,9 @@ private:
     qint64 m_observedRevision;
     StopToken m_stop;
     const DeletionWatch m_how;
+    const WatchResilience m_resilience;
     Watcher *m_watcher = nullptr;
+    Watcher *m_second = nullptr;  // fromNow only
     std::unique_ptr<StopCallback> m_onStop;
     Deliver m_deliver;
     int m_probeFailures = 0;

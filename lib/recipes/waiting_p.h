@@ -60,7 +60,9 @@ struct DeletionWatch
     // instead of anchoring at observedRevision + 1. On a busy queue other waiters' writes move
     // the revision between the caller's read and the watch's creation, and etcd then serves an
     // anchored watch from its catch-up loop, which runs every 100 ms: every lock hand-off would
-    // wait for it. Single keys without previousValue only.
+    // wait for it. Single keys without previousValue only. etcd 3.4 still files such a watch
+    // under that loop when a write lands while it registers the watch, so a second watch from
+    // now follows the first: the wait is slow only when both are.
     bool fromNow = false;
     // KeyRange::prefix(): the deletion of any key under key. After a compaction no read can
     // tell which one went, so a resync then ends the wait and the caller re-checks.
