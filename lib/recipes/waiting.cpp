@@ -124,6 +124,8 @@ private:
     // probe are what make sure no deletion goes unseen.
     void startSecondWatch()
     {
+        if (m_finished)
+            return;  // the probe or a stop ended the wait while the first watch was created
         WatchOptions options;
         options.noPut = true;
         options.prevKv = m_how.previousValue;
