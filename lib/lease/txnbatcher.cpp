@@ -130,7 +130,11 @@ struct TxnBatcher::State : std::enable_shared_from_this<State>
             }
             return;
         }
-        if (refusedAsAWhole(result.status, int(batch.size()))) {
+        if (refusedAsAWhole(result.status)) {
+            if (result.status.message().contains(QLatin1String("too many operations"))) {
+                std::lock_guard lock(mutex);
+                maxMembers = std::max(1, std::min(maxMembers, int(batch.size()) / 2));
+            }
             qCInfo(lcLease).noquote() << QStringLiteral("etcd refused %1 establishments sent together (%2); sending "
                                                         "them one at a time")
                                              .arg(batch.size())
@@ -144,17 +148,9 @@ struct TxnBatcher::State : std::enable_shared_from_this<State>
     }
 
     // Said of the request, not of any member's compares: each member may well succeed alone.
-    bool refusedAsAWhole(const Status &status, int members)
+    static bool refusedAsAWhole(const Status &status)
     {
-        if (status.code() == StatusCode::PermissionDenied)
-            return true;
-        if (status.code() != StatusCode::InvalidArgument)
-            return false;
-        if (status.message().contains(QLatin1String("too many operations"))) {
-            std::lock_guard lock(mutex);
-            maxMembers = std::max(1, std::min(maxMembers, members / 2));
-        }
-        return true;
+        return status.code() == StatusCode::PermissionDenied || status.code() == StatusCode::InvalidArgument;
     }
 
     void sendAlone(const Member &member, const std::function<void()> &then)

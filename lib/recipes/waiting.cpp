@@ -60,12 +60,7 @@ public:
         : m_client(client), m_key(key), m_observedRevision(observedRevision), m_stop(stop), m_how(how),
           m_resilience(resilience), m_deliver(std::move(deliver))
     {
-        WatchOptions options;
-        options.startRevision = how.fromNow ? 0 : observedRevision + 1;
-        options.noPut = true;
-        options.prevKv = how.previousValue;
-        options.range = how.range;
-        m_watcher = new Watcher(client, key, options, resilience, this);
+        m_watcher = new Watcher(client, key, watchOptions(how.fromNow ? 0 : observedRevision + 1), resilience, this);
     }
 
     void begin()
@@ -107,6 +102,16 @@ public:
     }
 
 private:
+    WatchOptions watchOptions(qint64 startRevision) const
+    {
+        WatchOptions options;
+        options.startRevision = startRevision;
+        options.noPut = true;
+        options.prevKv = m_how.previousValue;
+        options.range = m_how.range;
+        return options;
+    }
+
     void onEvents(const QList<WatchEvent> &events)
     {
         for (const WatchEvent &event : events) {
@@ -126,10 +131,7 @@ private:
     {
         if (m_finished)
             return;  // the probe or a stop ended the wait while the first watch was created
-        WatchOptions options;
-        options.noPut = true;
-        options.prevKv = m_how.previousValue;
-        m_second = new Watcher(m_client, m_key, options, m_resilience, this);
+        m_second = new Watcher(m_client, m_key, watchOptions(0), m_resilience, this);
         connect(m_second, &Watcher::eventsReceived, this, &DeletionWait::onEvents);
         m_second->start();
     }
