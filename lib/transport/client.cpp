@@ -147,14 +147,14 @@ QString Client::activeEndpoint() const
 namespace {
 // Built in one step: a default-constructed CallSpec would first build the default retry policy
 // (a function and its description) only to overwrite it, on every call.
-CallSpec spec(const QString &what, const RpcResilience &resilience, bool retriable = true)
+CallSpec spec(std::function<QString()> describe, const RpcResilience &resilience, bool retriable = true)
 {
-    return CallSpec{what, resilience, retriable};
+    return CallSpec{std::move(describe), resilience, retriable};
 }
 
-CallSpec writeSpec(const QString &what, const RpcResilience &resilience, bool retriable = true)
+CallSpec writeSpec(std::function<QString()> describe, const RpcResilience &resilience, bool retriable = true)
 {
-    CallSpec s = spec(what, resilience, retriable);
+    CallSpec s = spec(std::move(describe), resilience, retriable);
     s.writes = true;
     return s;
 }
@@ -201,7 +201,8 @@ QFuture<RangeResult> Client::get(const QByteArray &key, const RangeOptions &opti
     etcdserverpb::RangeRequest request;
     const Status built = d->codec.toProto(key, options, &request);
     return d->call<RangeResult, etcdserverpb::RangeRequest, etcdserverpb::RangeResponse>(
-        spec(describeRange("get", key, options.range), d->resilience(rpc)), built, std::move(request),
+        spec([key, range = options.range] { return describeRange("get", key, range); }, d->resilience(rpc)), built,
+        std::move(request),
         QETCD_ISSUE(kv, Range), [codec = d->codec](const auto &response, RangeResult *result) {
             codec.fromProto(response, result);
         });
@@ -212,7 +213,9 @@ QFuture<PutResult> Client::put(const QByteArray &key, const QByteArray &value, c
 {
     etcdserverpb::PutRequest request;
     const Status built = d->codec.toProto(key, value, options, &request);
-    const QString what = QStringLiteral("put %1 (%2 bytes)").arg(describeKey(key)).arg(value.size());
+    const auto what = [key, bytes = value.size()] {
+        return QStringLiteral("put %1 (%2 bytes)").arg(describeKey(key)).arg(bytes);
+    };
     return d->call<PutResult, etcdserverpb::PutRequest, etcdserverpb::PutResponse>(
         writeSpec(what, d->resilience(rpc)), built, std::move(request), QETCD_ISSUE(kv, Put),
         [codec = d->codec](const auto &response, PutResult *result) { codec.fromProto(response, result); });
@@ -223,7 +226,8 @@ QFuture<DeleteResult> Client::remove(const QByteArray &key, const DeleteOptions 
     etcdserverpb::DeleteRangeRequest request;
     const Status built = d->codec.toProto(key, options, &request);
     return d->call<DeleteResult, etcdserverpb::DeleteRangeRequest, etcdserverpb::DeleteRangeResponse>(
-        writeSpec(describeRange("delete", key, options.range), d->resilience(rpc)), built, std::move(request),
+        writeSpec([key, range = options.range] { return describeRange("delete", key, range); }, d->resilience(rpc)),
+        built, std::move(request),
         QETCD_ISSUE(kv, DeleteRange),
         [codec = d->codec](const auto &response, DeleteResult *result) { codec.fromProto(response, result); });
 }
@@ -232,12 +236,17 @@ QFuture<TxnResult> Client::txn(const Txn &txn, const Rpc &rpc)
 {
     etcdserverpb::TxnRequest request;
     const Status built = d->codec.toProto(txn, &request);
-    QString what = QStringLiteral("txn");
-    if (!txn.compares.isEmpty())
-        what += QStringLiteral(" comparing ") + describeKey(txn.compares.first().key);
     const TxnOp *write = firstWrite(txn);
-    if (write && d->options.readOnly)
-        what += QStringLiteral(" writing ") + describeKey(write->key);
+    const QByteArray compared = txn.compares.isEmpty() ? QByteArray() : txn.compares.first().key;
+    const QByteArray refusedWrite = write && d->options.readOnly ? write->key : QByteArray();
+    const auto what = [comparing = !txn.compares.isEmpty(), compared, refusedWrite] {
+        QString text = QStringLiteral("txn");
+        if (comparing)
+            text += QStringLiteral(" comparing ") + describeKey(compared);
+        if (!refusedWrite.isNull())
+            text += QStringLiteral(" writing ") + describeKey(refusedWrite);
+        return text;
+    };
     CallSpec callSpec = spec(what, d->resilience(rpc), false);
     callSpec.writes = write != nullptr;
     return d->call<TxnResult, etcdserverpb::TxnRequest, etcdserverpb::TxnResponse>(
@@ -254,7 +263,8 @@ QFuture<LeaseGrantResult> Client::leaseGrant(qint64 ttlSeconds, qint64 id, const
                                         : Status(StatusCode::InvalidArgument,
                                                  QStringLiteral("TTL must be > 0 seconds (got %1)").arg(ttlSeconds));
     return d->call<LeaseGrantResult, etcdserverpb::LeaseGrantRequest, etcdserverpb::LeaseGrantResponse>(
-        writeSpec(QStringLiteral("lease grant (TTL %1 s)").arg(ttlSeconds), d->resilience(rpc)), built,
+        writeSpec([ttlSeconds] { return QStringLiteral("lease grant (TTL %1 s)").arg(ttlSeconds); }, d->resilience(rpc)),
+        built,
         std::move(request), QETCD_ISSUE(lease, LeaseGrant), [](const auto &response, LeaseGrantResult *result) {
             result->header = headerFromProto(response.header());
             result->id = response.id();
@@ -267,7 +277,8 @@ QFuture<Result> Client::leaseRevoke(qint64 id, const Rpc &rpc)
     etcdserverpb::LeaseRevokeRequest request;
     request.set_id(id);
     return d->call<Result, etcdserverpb::LeaseRevokeRequest, etcdserverpb::LeaseRevokeResponse>(
-        writeSpec(QStringLiteral("lease revoke %1").arg(id, 0, 16), d->resilience(rpc), false), {}, std::move(request),
+        writeSpec([id] { return QStringLiteral("lease revoke %1").arg(id, 0, 16); }, d->resilience(rpc), false), {},
+        std::move(request),
         QETCD_ISSUE(lease, LeaseRevoke),
         [](const auto &response, Result *result) { result->header = headerFromProto(response.header()); });
 }
@@ -278,7 +289,8 @@ QFuture<LeaseTimeToLiveResult> Client::leaseTimeToLive(qint64 id, bool withKeys,
     request.set_id(id);
     request.set_keys(withKeys);
     return d->call<LeaseTimeToLiveResult, etcdserverpb::LeaseTimeToLiveRequest, etcdserverpb::LeaseTimeToLiveResponse>(
-        spec(QStringLiteral("lease time-to-live %1").arg(id, 0, 16), d->resilience(rpc)), {}, std::move(request),
+        spec([id] { return QStringLiteral("lease time-to-live %1").arg(id, 0, 16); }, d->resilience(rpc)), {},
+        std::move(request),
         QETCD_ISSUE(lease, LeaseTimeToLive),
         [codec = d->codec](const auto &response, LeaseTimeToLiveResult *result) { codec.fromProto(response, result); });
 }
@@ -286,7 +298,7 @@ QFuture<LeaseTimeToLiveResult> Client::leaseTimeToLive(qint64 id, bool withKeys,
 QFuture<LeaseListResult> Client::leaseList(const Rpc &rpc)
 {
     return d->call<LeaseListResult, etcdserverpb::LeaseLeasesRequest, etcdserverpb::LeaseLeasesResponse>(
-        spec(QStringLiteral("lease list"), d->resilience(rpc)), {}, {}, QETCD_ISSUE(lease, LeaseLeases),
+        spec([] { return QStringLiteral("lease list"); }, d->resilience(rpc)), {}, {}, QETCD_ISSUE(lease, LeaseLeases),
         [](const auto &response, LeaseListResult *result) {
             result->header = headerFromProto(response.header());
             for (const auto &lease : response.leases())
@@ -303,7 +315,8 @@ QFuture<Result> Client::compact(qint64 revision, bool physical, const Rpc &rpc)
                                       : Status(StatusCode::InvalidArgument,
                                                QStringLiteral("revision must be > 0 (got %1)").arg(revision));
     return d->call<Result, etcdserverpb::CompactionRequest, etcdserverpb::CompactionResponse>(
-        writeSpec(QStringLiteral("compact to revision %1").arg(revision), d->resilience(rpc)), built, std::move(request),
+        writeSpec([revision] { return QStringLiteral("compact to revision %1").arg(revision); }, d->resilience(rpc)),
+        built, std::move(request),
         QETCD_ISSUE(kv, Compact),
         [](const auto &response, Result *result) { result->header = headerFromProto(response.header()); });
 }
@@ -311,7 +324,7 @@ QFuture<Result> Client::compact(qint64 revision, bool physical, const Rpc &rpc)
 QFuture<MemberListResult> Client::memberList(const Rpc &rpc)
 {
     return d->call<MemberListResult, etcdserverpb::MemberListRequest, etcdserverpb::MemberListResponse>(
-        spec(QStringLiteral("member list"), d->resilience(rpc)), {}, {}, QETCD_ISSUE(cluster, MemberList),
+        spec([] { return QStringLiteral("member list"); }, d->resilience(rpc)), {}, {}, QETCD_ISSUE(cluster, MemberList),
         [](const auto &response, MemberListResult *result) {
             result->header = headerFromProto(response.header());
             for (const auto &member : response.members()) {
@@ -339,9 +352,10 @@ QFuture<EndpointStatusResult> Client::endpointStatus(const QString &endpoint, co
             built = Status(StatusCode::InvalidArgument,
                            QStringLiteral("%1 is not one of this client's endpoints").arg(endpoint));
     }
-    CallSpec callSpec = spec(QStringLiteral("status of ") + (endpoint.isEmpty() ? QStringLiteral("the active endpoint")
-                                                                                  : endpoint),
-                             d->resilience(rpc));
+    const auto what = [endpoint] {
+        return QStringLiteral("status of ") + (endpoint.isEmpty() ? QStringLiteral("the active endpoint") : endpoint);
+    };
+    CallSpec callSpec = spec(what, d->resilience(rpc));
     callSpec.fixedEndpoint = std::max(index, 0);
     const QString name = d->endpoints.value(std::max(index, 0)).toString();
     return d->call<EndpointStatusResult, etcdserverpb::StatusRequest, etcdserverpb::StatusResponse>(
@@ -366,7 +380,7 @@ QFuture<AlarmListResult> Client::alarms(const Rpc &rpc)
     etcdserverpb::AlarmRequest request;
     request.set_action(etcdserverpb::AlarmRequest::GET);
     return d->call<AlarmListResult, etcdserverpb::AlarmRequest, etcdserverpb::AlarmResponse>(
-        spec(QStringLiteral("alarm list"), d->resilience(rpc)), {}, std::move(request), QETCD_ISSUE(maintenance, Alarm),
+        spec([] { return QStringLiteral("alarm list"); }, d->resilience(rpc)), {}, std::move(request), QETCD_ISSUE(maintenance, Alarm),
         [](const auto &response, AlarmListResult *result) {
             result->header = headerFromProto(response.header());
             for (const auto &alarm : response.alarms()) {
@@ -385,7 +399,7 @@ QFuture<Result> Client::ping(const Rpc &rpc)
     etcdserverpb::RangeRequest request;
     const Status built = d->codec.toProto(QByteArrayLiteral("health-check-probe"), options, &request);
     return d->call<Result, etcdserverpb::RangeRequest, etcdserverpb::RangeResponse>(
-        spec(QStringLiteral("ping"), d->resilience(rpc)), built, std::move(request), QETCD_ISSUE(kv, Range),
+        spec([] { return QStringLiteral("ping"); }, d->resilience(rpc)), built, std::move(request), QETCD_ISSUE(kv, Range),
         [](const auto &response, Result *result) { result->header = headerFromProto(response.header()); });
 }
 

@@ -98,20 +98,20 @@ public:
                          typename Internal::UnaryCall<Request, Response>::Issue issue, Convert convert)
     {
         if (!configurationStatus)
-            return finished<Result>(configurationStatus.withContext(spec.what));
+            return finished<Result>(configurationStatus.withContext(spec.what()));
         if (spec.writes && options.readOnly)
             return finished<Result>(Status(StatusCode::ReadOnly, QStringLiteral("refused: the client is read-only"))
-                                        .withContext(spec.what));
+                                        .withContext(spec.what()));
         if (!requestStatus)
-            return finished<Result>(requestStatus.withContext(spec.what));
+            return finished<Result>(requestStatus.withContext(spec.what()));
         Internal::SendFault fault = Internal::SendFault::None;
         if (Internal::BeforeSend hook = beforeSend(); hook)
-            fault = hook(spec.what);
+            fault = hook(spec.what());
         if (fault == Internal::SendFault::Refuse)
-            return finished<Result>(Status(StatusCode::Unavailable, spec.what + QStringLiteral(": refused by a test")));
+            return finished<Result>(Status(StatusCode::Unavailable, spec.what() + QStringLiteral(": refused by a test")));
         if (fault == Internal::SendFault::TooManyRequests)
             return finished<Result>(Status(StatusCode::ResourceExhausted, QStringLiteral("etcdserver: too many requests"))
-                                        .withContext(spec.what));
+                                        .withContext(spec.what()));
         auto promise = std::make_shared<QPromise<Result>>();
         QFuture<Result> future = promise->future();
         // A progress range, set while nobody watches, spares each answer Qt's Progress event: a

@@ -193,7 +193,7 @@ void Transport::authenticate()
     request.set_name(m_options.user.toStdString());
     request.set_password(m_options.password.toStdString());
     CallSpec spec;
-    spec.what = QStringLiteral("authenticate as user \"%1\"").arg(m_options.user);
+    spec.describe = [user = m_options.user] { return QStringLiteral("authenticate as user \"%1\"").arg(user); };
     spec.resilience = m_options.rpc;
     spec.authenticated = false;
     UnaryCall<etcdserverpb::AuthenticateRequest, etcdserverpb::AuthenticateResponse>::start(
@@ -254,7 +254,7 @@ void Transport::probeReachability()
     request.set_key("health-check-probe");
     request.set_count_only(true);
     CallSpec spec;
-    spec.what = QStringLiteral("reachability probe");
+    spec.describe = [] { return QStringLiteral("reachability probe"); };
     // Short attempts, retried every 200 ms for as long as it takes: any answer at all, even a
     // refusal, proves a member is reachable again.
     spec.resilience = RpcResilience{RetryPolicy::bounded(INT_MAX, std::chrono::milliseconds(200)),

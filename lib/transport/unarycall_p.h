@@ -17,12 +17,16 @@ namespace QEtcd::Internal {
 
 struct CallSpec
 {
-    QString what;  // "put \"/k\"", prefixed to every error message
+    // Names the call ("put \"/k\"") for error messages, built only when one is written: escaping
+    // a key cost a successful get more than the rest of the library's bookkeeping together.
+    std::function<QString()> describe;
     RpcResilience resilience;
     bool retriable = true;       // false for txn and lease revoke: an ambiguous commit is the caller's to judge
     int fixedEndpoint = -1;      // Maintenance calls address one member, never fail over
     bool authenticated = true;   // false only for Authenticate itself
     bool writes = false;         // changes the cluster: a read-only client refuses it unsent
+
+    QString what() const { return describe(); }
 };
 
 template <class Request, class Response>
@@ -38,7 +42,7 @@ public:
     {
         auto *call = new UnaryCall(transport, std::move(spec), std::move(request), std::move(issue), std::move(done));
         if (!transport->enlist(call)) {
-            call->m_done(Status(StatusCode::Cancelled, call->m_spec.what + QStringLiteral(": the client is closing")),
+            call->m_done(Status(StatusCode::Cancelled, call->m_spec.what() + QStringLiteral(": the client is closing")),
                          Response());
             delete call;
             return;
@@ -187,7 +191,7 @@ private:
         if (!status) {
             if (m_transport->channel(std::max(m_endpoint, 0)).endpoint.tls)
                 status = withRejectedCertificateHint(status);
-            QString context = m_spec.what;
+            QString context = m_spec.what();
             if (m_retries > 0)
                 context += QStringLiteral(" (after %1 attempts)").arg(m_retries + 1);
             if (m_endpoint >= 0 && m_transport->endpointCount() > 1)
