@@ -107,6 +107,33 @@ private Q_SLOTS:
         QVERIFY(second.unlock());
     }
 
+
+    // The last waiter joined with two entries ahead and watches only the nearer one: that one
+    // giving up must send it back to look, not in past the holder.
+    void aWaiterGivingUpAdmitsNobodyPastTheHolder()
+    {
+        DistributedMutex holder(m_client.get(), "/locks/giveup", ttl(10));
+        QCOMPARE(holder.lock(), Status());
+        DistributedMutex quitter(m_other.get(), "/locks/giveup", ttl(10));
+        QFuture<Status> quitterTurn = quitter.lockAsync(1500ms);
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/giveup").size(), 2, scaledMs(5000));
+        Client third(direct());
+        DistributedMutex last(&third, "/locks/giveup", ttl(10));
+        QFuture<Status> lastTurn = last.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/giveup").size(), 3, scaledMs(5000));
+
+        Status turn;
+        QETCD_AWAIT(quitterTurn, turn);
+        QCOMPARE(turn.code(), StatusCode::DeadlineExceeded);
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/giveup").size(), 2, scaledMs(5000));
+        // A wrong admission would land within a round trip or two.
+        QVERIFY(!QTest::qWaitFor([&] { return lastTurn.isFinished(); }, 500));
+
+        QVERIFY(holder.unlock());
+        QETCD_AWAIT(lastTurn, turn);
+        QVERIFY2(turn.isOk(), qPrintable(turn.toString()));
+        QVERIFY(last.unlock());
+    }
     void tryLockTimesOutAndLeavesNoKey()
     {
         DistributedMutex holder(m_client.get(), "/locks/timeout", ttl(10));
