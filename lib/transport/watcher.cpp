@@ -139,9 +139,9 @@ public:
         resume = resumeRevision;
         if (!suspended) {
             setHealthy(true);  // before the start is seen finished, so a caller reads it true
-            return finishStart({});
+            return finishStart({}, headerRevision);
         }
-        finishStart({});
+        finishStart({}, headerRevision);
         WatchRecoveryEvent event = makeEvent(WatchRecoveryKind::Resubscribed, {});
         if (compactPending > 0) {
             event.kind = WatchRecoveryKind::Resynced;
@@ -272,15 +272,17 @@ public:
         handle = 0;
     }
 
-    void finishStart(const Status &status)
+    void finishStart(const Status &status, qint64 headerRevision = 0)
     {
         // Taken out first: a continuation that runs inside finish() may close this watcher,
         // which finishes the start again.
         const std::shared_ptr<QPromise<Status>> promise = std::exchange(startPromise, nullptr);
         if (!promise)
             return;
-        if (status)
+        if (status) {
             startedFrom = resume.load();
+            createdAt = headerRevision;
+        }
         promise->addResult(status);
         promise->finish();
     }
@@ -325,6 +327,7 @@ public:
 
     std::atomic<qint64> resume;
     std::atomic<qint64> startedFrom{0};
+    std::atomic<qint64> createdAt{0};
     std::atomic<bool> healthy{false};
     std::atomic<bool> closed{false};
     std::atomic<bool> started{false};
@@ -470,6 +473,11 @@ qint64 Watcher::resumeRevision() const
 qint64 Watcher::startRevision() const
 {
     return d->startedFrom.load();
+}
+
+qint64 Watcher::createdAtRevision() const
+{
+    return d->createdAt.load();
 }
 
 bool Watcher::isHealthy() const

@@ -112,6 +112,11 @@ public:
     /// The revision the watch delivered from when start() finished Ok: what resumeRevision() was
     /// then, before any event moved it on. 0 before that. Thread-safe.
     qint64 startRevision() const;
+    /// The store's revision when etcd created the watch that start() reported (its answer's
+    /// header). Above startRevision() - 1, other writes landed before the watch existed: etcd
+    /// then serves it from its catch-up loop, every 100 ms, until it has caught up. 0 before
+    /// start() finished Ok. Thread-safe.
+    qint64 createdAtRevision() const;
     /// Created on the server and not in an outage. Thread-safe.
     bool isHealthy() const;
 
