@@ -49,6 +49,63 @@ RangeOptions newestEntries(qint64 limit, qint64 createdBefore)
 }
 
 namespace {
+// One read that a wait cannot do without: nothing else would see what happened before its
+// watch began. A refused read is asked again, with backoff, for as long as the wait lasts. With
+// asOfAtLeast, a local (serializable) read answers when the member's snapshot is at least that
+// new, sparing a leader round trip; an older snapshot (another member after a fail-over) is
+// asked again linearizably. Lives in, and answers on, its wait's thread.
+class Probe
+{
+public:
+    using Read = std::function<QFuture<RangeResult>(const RangeOptions &)>;
+    using Judge = std::function<void(const RangeResult &)>;
+
+    Probe(QObject *wait, QByteArray what, RangeOptions options, Read read, Judge judge, const bool *over)
+        : m_wait(wait), m_what(std::move(what)), m_options(std::move(options)), m_read(std::move(read)),
+          m_judge(std::move(judge)), m_over(over)
+    {
+    }
+
+    void run(qint64 asOfAtLeast = 0)
+    {
+        if (*m_over)
+            return;
+        RangeOptions options = m_options;
+        options.serializable = asOfAtLeast > 0;
+        thenOn(m_read(options), m_wait, [this, asOfAtLeast](const RangeResult &result) {
+            if (*m_over)
+                return;
+            if (!result.status) {
+                const auto delay = backoff().nextDelay(++m_failures, {}).value_or(maxDelay);
+                qCInfo(lcWatch).noquote() << "catch-up read of" << m_what << "failed:" << result.status.toString()
+                                          << "- asking again in" << delay.count() << "ms";
+                QTimer::singleShot(delay, m_wait, [this, asOfAtLeast] { run(asOfAtLeast); });
+                return;
+            }
+            m_failures = 0;
+            if (asOfAtLeast > 0 && result.header.revision < asOfAtLeast)
+                return run();
+            m_judge(result);
+        });
+    }
+
+private:
+    static constexpr std::chrono::milliseconds maxDelay{2000};
+    static const RetryPolicy &backoff()
+    {
+        static const RetryPolicy policy = RetryPolicy::exponentialBackoff({std::chrono::milliseconds(100), maxDelay});
+        return policy;
+    }
+
+    QObject *m_wait;
+    QByteArray m_what;
+    RangeOptions m_options;
+    Read m_read;
+    Judge m_judge;
+    const bool *m_over;
+    int m_failures = 0;
+};
+
 // Owns the watch for one wait and finishes the promise once; lives on the dispatcher thread.
 class DeletionWait : public QObject
 {
@@ -58,7 +115,9 @@ public:
     DeletionWait(Client *client, const QByteArray &key, qint64 observedRevision, const WatchResilience &resilience,
                  const StopToken &stop, const DeletionWatch &how, Deliver deliver)
         : m_client(client), m_key(key), m_observedRevision(observedRevision), m_stop(stop), m_how(how),
-          m_resilience(resilience), m_deliver(std::move(deliver))
+          m_resilience(resilience), m_deliver(std::move(deliver)),
+          m_probe(this, key, existence(), probeRead(client, key, how), [this](const RangeResult &found) { judge(found); },
+                  &m_finished)
     {
         m_watcher = new Watcher(client, key, watchOptions(how.fromNow ? 0 : observedRevision + 1), resilience, this);
     }
@@ -77,7 +136,7 @@ public:
                 if (m_how.range.kind != KeyRange::Kind::Single)
                     return finish({});
                 if (m_how.absenceAfterResync)
-                    probe();  // a compaction may have swallowed the deletion
+                    m_probe.run();  // a compaction may have swallowed the deletion
                 return;
             case WatchRecoveryKind::Failed:
                 return finish({event.cause, {}});
@@ -97,7 +156,7 @@ public:
             // the key at observedRevision; if that is not older, nothing can have slipped by.
             const qint64 watchedAfter = m_watcher->resumeRevision() - 1;
             if (m_how.fromNow && m_observedRevision < watchedAfter)
-                probe(watchedAfter);  // it may be gone already: nothing would ever report it
+                m_probe.run(watchedAfter);  // it may be gone already: nothing would ever report it
         });
     }
 
@@ -136,43 +195,27 @@ private:
         m_second->start();
     }
 
-    // Is the incarnation we wait for still there? With asOfAtLeast, a local (serializable)
-    // read answers when the member's snapshot is at least that new, sparing a leader round trip
-    // on every hand-off; an older snapshot (another member after a fail-over) is asked again
-    // linearizably.
-    void probe(qint64 asOfAtLeast = 0)
+    static RangeOptions existence()
     {
-        if (m_finished)
-            return;
         RangeOptions current;
         current.keysOnly = true;
-        current.serializable = asOfAtLeast > 0;
-        QFuture<RangeResult> read = m_how.probeRead ? m_how.probeRead(m_key, current) : m_client->get(m_key, current);
-        thenOn(read, this, [this, asOfAtLeast](const RangeResult &result) {
-            if (!result.status) {
-                // Nothing else would see a deletion that landed before the watch began (nor one
-                // a compaction swallowed): ask again for as long as the wait lasts.
-                const auto delay = probeBackoff().nextDelay(++m_probeFailures, {}).value_or(probeMaxDelay);
-                qCInfo(lcWatch).noquote() << "existence check of" << m_key << "failed:" << result.status.toString()
-                                          << "- asking again in" << delay.count() << "ms";
-                QTimer::singleShot(delay, this, [this, asOfAtLeast] { probe(asOfAtLeast); });
-                return;
-            }
-            m_probeFailures = 0;
-            if (asOfAtLeast > 0 && result.header.revision < asOfAtLeast)
-                return probe();
-            const bool sameIncarnation = !result.kvs.isEmpty()
-                && (m_how.createRevision == 0 || result.kvs.first().createRevision == m_how.createRevision);
-            if (!sameIncarnation)
-                finish({});
-        });
+        return current;
     }
 
-    static constexpr std::chrono::milliseconds probeMaxDelay{2000};
-    static const RetryPolicy &probeBackoff()
+    static Probe::Read probeRead(Client *client, const QByteArray &key, const DeletionWatch &how)
     {
-        static const RetryPolicy backoff = RetryPolicy::exponentialBackoff({std::chrono::milliseconds(100), probeMaxDelay});
-        return backoff;
+        if (how.probeRead)
+            return [read = how.probeRead, key](const RangeOptions &options) { return read(key, options); };
+        return [client, key](const RangeOptions &options) { return client->get(key, options); };
+    }
+
+    // Is the incarnation we wait for still there?
+    void judge(const RangeResult &found)
+    {
+        const bool sameIncarnation = !found.kvs.isEmpty()
+            && (m_how.createRevision == 0 || found.kvs.first().createRevision == m_how.createRevision);
+        if (!sameIncarnation)
+            finish({});
     }
 
     void finish(const Deletion &outcome)
@@ -198,24 +241,32 @@ private:
     Watcher *m_second = nullptr;  // fromNow only
     std::unique_ptr<StopCallback> m_onStop;
     Deliver m_deliver;
-    int m_probeFailures = 0;
     bool m_finished = false;
+    Probe m_probe;
 };
 
-// Owns the watch for one wait for a put and finishes the promise once; lives on the dispatcher
-// thread. A put that lands while the watch is being created is replayed by the anchor.
+// Owns the watches for one wait for a put and finishes the promise once; lives on the dispatcher
+// thread. The watch is anchored at observedRevision + 1, so no put goes unseen. When other
+// writes moved the revision before it was created, etcd serves it from its catch-up loop, which
+// runs every 100 ms: the put the caller waits for may be among them, and later ones are heard
+// no sooner. So then one read looks for a put made meanwhile, and a second watch from now hears
+// the next at once.
 class PutWait : public QObject
 {
 public:
     PutWait(Client *client, const QByteArray &prefix, qint64 observedRevision, const WatchResilience &resilience,
             const StopToken &stop, std::function<void(const WatchRecoveryEvent &)> onRecovery)
-        : m_stop(stop), m_onRecovery(std::move(onRecovery))
+        : m_client(client), m_prefix(prefix), m_observedRevision(observedRevision), m_resilience(resilience),
+          m_stop(stop), m_onRecovery(std::move(onRecovery)),
+          m_probe(this, prefix, changedSince(observedRevision),
+                  [client, prefix](const RangeOptions &options) { return client->get(prefix, options); },
+                  [this](const RangeResult &found) {
+                      if (!found.kvs.isEmpty())
+                          finish({});
+                  },
+                  &m_finished)
     {
-        WatchOptions options;
-        options.startRevision = observedRevision + 1;
-        options.noDelete = true;
-        options.range = KeyRange::prefix();
-        m_watcher = new Watcher(client, prefix, options, resilience, this);
+        m_watcher = new Watcher(client, prefix, watchOptions(observedRevision + 1), resilience, this);
     }
 
     QFuture<Status> begin()
@@ -243,12 +294,39 @@ public:
         });
         thenOn(m_watcher->start(), this, [this](const Status &started) {
             if (!started)
-                finish(started);
+                return finish(started);
+            const qint64 createdAt = m_watcher->createdAtRevision();
+            if (m_observedRevision < createdAt && !m_finished) {
+                m_second = new Watcher(m_client, m_prefix, watchOptions(0), m_resilience, this);
+                connect(m_second, &Watcher::eventsReceived, this, [this] { finish({}); });
+                m_second->start();
+                m_probe.run(createdAt);
+            }
         });
         return future;
     }
 
 private:
+    static WatchOptions watchOptions(qint64 startRevision)
+    {
+        WatchOptions options;
+        options.startRevision = startRevision;
+        options.noDelete = true;
+        options.range = KeyRange::prefix();
+        return options;
+    }
+
+    // A key under the prefix written after the caller looked, and still there.
+    static RangeOptions changedSince(qint64 observedRevision)
+    {
+        RangeOptions changed;
+        changed.range = KeyRange::prefix();
+        changed.keysOnly = true;
+        changed.limit = 1;
+        changed.minModRevision = observedRevision + 1;
+        return changed;
+    }
+
     void finish(const Status &outcome)
     {
         if (m_finished)
@@ -256,17 +334,25 @@ private:
         m_finished = true;
         m_onStop.reset();
         m_watcher->close();
+        if (m_second)
+            m_second->close();
         m_promise.addResult(outcome);
         m_promise.finish();
         deleteLater();
     }
 
+    Client *m_client;
+    QByteArray m_prefix;
+    qint64 m_observedRevision;
+    const WatchResilience m_resilience;
     StopToken m_stop;
     std::function<void(const WatchRecoveryEvent &)> m_onRecovery;
     Watcher *m_watcher = nullptr;
+    Watcher *m_second = nullptr;  // only when the revision had moved
     std::unique_ptr<StopCallback> m_onStop;
     QPromise<Status> m_promise;
     bool m_finished = false;
+    Probe m_probe;
 };
 } // namespace
 

@@ -90,7 +90,10 @@ QFuture<Status> waitForDeletion(Client *client, const QByteArray &key, qint64 ob
 // outage (Resubscribed, Resynced): an event may have been missed then, so the caller re-reads
 // either way. Cancelled when stop is requested, the watch's failure when it cannot recover.
 // onRecovery is told every recovery event on the dispatcher thread while the wait lasts.
-QFuture<Status> waitForPut(Client *client, const QByteArray &prefix, qint64 observedRevision,
+// Puts that land between that read and the watch are found by one read once the watch exists,
+// and a second watch from etcd's current revision hears later ones while etcd's catch-up loop
+// (100 ms) still owes the first watch its events.
+QETCD_INTERNAL_EXPORT QFuture<Status> waitForPut(Client *client, const QByteArray &prefix, qint64 observedRevision,
                            const WatchResilience &resilience, const StopToken &stop,
                            std::function<void(const WatchRecoveryEvent &)> onRecovery = {});
 

@@ -7,6 +7,7 @@
 
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
+#include <QEtcd/watcher.h>
 
 #include <QtTest/QtTest>
 
@@ -94,6 +95,42 @@ private Q_SLOTS:
         stop.requestStop();
         QVERIFY(awaitFuture(wait, 10s));
         QCOMPARE(wait.result().status.code(), StatusCode::Cancelled);
+    }
+
+    // A put made after the caller looked and before the wait's watch exists ends the wait, and
+    // the watch says when etcd created it: after that put.
+    void aPutMadeBeforeTheWatchEndsTheWait()
+    {
+        PutResult before;
+        QETCD_AWAIT(m_client->put("/waiting/put/unrelated", "v"), before);
+        const qint64 observedRevision = before.header.revision;
+        PutResult item;
+        QETCD_AWAIT(m_client->put("/waiting/put/items/1", "v"), item);
+        const QFuture<Status> wait = waitForPut(m_client.get(), "/waiting/put/items/", observedRevision,
+                                                WatchResilience(), StopToken(), {});
+        QVERIFY2(awaitFuture(wait, 15s), "the wait missed a put made before its watch");
+        QCOMPARE(wait.result(), Status());
+
+        Watcher watcher(m_client.get(), "/waiting/put/items/1", WatchOptions{});
+        QCOMPARE(watcher.createdAtRevision(), 0);
+        QVERIFY(awaitFuture(watcher.start(), 15s));
+        QVERIFY(watcher.createdAtRevision() >= item.header.revision);
+    }
+
+    // Nothing under the prefix changes: the wait waits, even with other writes around it, and
+    // ends with the next put.
+    void aWaitOutlivesOtherWritesAndEndsWithAPut()
+    {
+        PutResult before;
+        QETCD_AWAIT(m_client->put("/waiting/quiet/unrelated", "v"), before);
+        const QFuture<Status> wait = waitForPut(m_client.get(), "/waiting/quiet/items/", before.header.revision,
+                                                WatchResilience(), StopToken(), {});
+        PutResult other;
+        QETCD_AWAIT(m_client->put("/waiting/quiet/unrelated", "w"), other);
+        QVERIFY(!QTest::qWaitFor([&] { return wait.isFinished(); }, 500));
+        QETCD_AWAIT(m_client->put("/waiting/quiet/items/1", "v"), other);
+        QVERIFY(awaitFuture(wait, 15s));
+        QCOMPARE(wait.result(), Status());
     }
 };
 
