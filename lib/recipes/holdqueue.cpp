@@ -120,20 +120,12 @@ QString HoldQueue::leaseName(const QByteArray &key) const
 Turn Turn::afterNearest(const QList<TxnOpResult> &ahead)
 {
     KeyValue nearest;
-    qsizetype found = 0;
-    bool complete = true;
     for (const TxnOpResult &each : ahead) {
         const KeyValue candidate = each.range.kvs.value(0);
         if (candidate.createRevision > nearest.createRevision)
             nearest = candidate;
-        found += each.range.kvs.size();
-        complete = complete && !each.range.more;
     }
-    if (nearest.key.isEmpty())
-        return admitted();
-    Turn turn = after(nearest);
-    turn.lastAhead = complete && found == 1;
-    return turn;
+    return nearest.key.isEmpty() ? admitted() : after(nearest);
 }
 
 void HoldQueue::stopAttempt(const std::shared_ptr<QueuedAttempt> &attempt, const Status &why)
@@ -277,16 +269,11 @@ void HoldQueue::decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult
     for (TxnOpResult &each : ahead)
         each.range.kvs.removeIf([&](const KeyValue &kv) { return kv.createRevision >= attempt->revision; });
     const Turn next = turn(*attempt, ahead);
-    // When the last entry ahead goes, admitting at once spares the hand-off a round trip. Our own
-    // entry is not read again: within the protocol it goes only with its lease, which
-    // interrupted() has just checked.
-    const auto lookAgainAfter = [this, attempt, admits = next.lastAhead](const Status &waited) {
+    const auto lookAgainAfter = [this, attempt](const Status &waited) {
         if (interrupted(attempt))
             return;
         if (!waited)
             return failed(attempt, waited);
-        if (admits)
-            return claim(attempt);
         lookAgain(attempt);
     };
     switch (next.kind) {

@@ -101,15 +101,11 @@ struct Turn
     Kind kind = Kind::Admitted;
     KeyValue entry;     // AfterEntry: the incarnation whose deletion ends the wait
     QByteArray prefix;  // AfterAnyUnder: a deletion of any key under it ends the wait
-    // AfterEntry: the entry is the only one ahead and the ranges left none out, so its deletion
-    // admits without another look (no entry can join ahead: new ones are created after ours).
-    bool lastAhead = false;
 
     static Turn admitted() { return {}; }
     static Turn after(const KeyValue &entry) { return {Kind::AfterEntry, entry, {}}; }
     static Turn afterAnyUnder(const QByteArray &prefix) { return {Kind::AfterAnyUnder, {}, prefix}; }
-    // After the newest entry the ranges found (each newest first, only entries older than ours),
-    // admitted when they found none.
+    // After the newest entry the ranges found (each newest first), admitted when they found none.
     static Turn afterNearest(const QList<TxnOpResult> &ahead);
 };
 
