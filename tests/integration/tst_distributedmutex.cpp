@@ -134,6 +134,31 @@ private Q_SLOTS:
         QVERIFY2(turn.isOk(), qPrintable(turn.toString()));
         QVERIFY(last.unlock());
     }
+    // Someone deletes a waiter's entry (an operator, by hand) while it waits behind the holder
+    // alone. When the holder lets go, the waiter must not take the lock without a key, where
+    // the next to join could take it too: it queues again and holds with an entry of its own.
+    void aWaiterWhoseEntryIsDeletedTakesTheLockOnlyWithANewOne()
+    {
+        DistributedMutex holder(m_client.get(), "/locks/deleted", ttl(10));
+        QCOMPARE(holder.lock(), Status());
+        DistributedMutex waiter(m_other.get(), "/locks/deleted", ttl(10));
+        QFuture<Status> turn = waiter.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/deleted").size(), 2, scaledMs(5000));
+        const QByteArray entry = queue("/locks/deleted").value(1).key;
+        DeleteResult removed;
+        QETCD_AWAIT(m_client->remove(entry), removed);
+        QCOMPARE(removed.deleted, 1);
+
+        QVERIFY(holder.unlock());
+        Status acquired;
+        QETCD_AWAIT(turn, acquired);
+        QVERIFY2(acquired.isOk(), qPrintable(acquired.toString()));
+        const QList<KeyValue> entries = queue("/locks/deleted");
+        QCOMPARE(entries.size(), 1);
+        QCOMPARE(entries.first().createRevision, waiter.fencingToken());
+        QVERIFY(waiter.unlock());
+    }
+
     void tryLockTimesOutAndLeavesNoKey()
     {
         DistributedMutex holder(m_client.get(), "/locks/timeout", ttl(10));
