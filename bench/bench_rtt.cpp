@@ -3,7 +3,8 @@
 // taken where an application takes it: a QFutureWatcher on the main thread, so the figures
 // include the hop back to the caller's event loop. With --go-rtt (scripts/bench builds it from
 // bench/gortt), etcd's own Go client measures each row on the same server too, its callers
-// goroutines sharing one client; it runs first on every other row.
+// goroutines sharing one client. etcd's speed drifts on a shared machine, so then ours runs half
+// its window before Go's and half after, and its figures are those of both halves together.
 //
 // The txn is a lock's acquisition: put the key if nobody created it, else read it. Each
 // request names a fresh key, so the put branch runs, as it does for every lock taken.
@@ -61,8 +62,36 @@ qint64 processCpuUs()
 struct Window
 {
     milliseconds warmup;
-    seconds measured;
+    milliseconds measured;
 };
+
+// The answers one window counted, and the CPU time spent on them.
+struct Sampled
+{
+    QList<double> latenciesMs;
+    qint64 cpuUs = 0;
+    milliseconds measured{0};
+};
+
+QJsonObject figures(const QList<Sampled> &parts)
+{
+    QList<double> latencies;
+    qint64 cpuUs = 0;
+    milliseconds measured{0};
+    for (const Sampled &part : parts) {
+        latencies += part.latenciesMs;
+        cpuUs += part.cpuUs;
+        measured += part.measured;
+    }
+    // What the client spends on one round trip, on all its threads: on a small machine shared
+    // with the server, that is throughput taken from etcd.
+    const double cpuPerOp = latencies.isEmpty() ? 0.0 : double(cpuUs) / double(latencies.size());
+    return {{"ops", latencies.size()},
+            {"cpu_us_per_op", std::round(cpuPerOp * 10.0) / 10.0},
+            {"ops_per_s", std::round(double(latencies.size()) / double(measured.count()) * 10000.0) / 10.0},
+            {"latency_ms", QJsonObject{{"p50", microRounded(percentile(latencies, 50))},
+                                       {"p99", microRounded(percentile(latencies, 99))}}}};
+}
 
 QByteArray ownKey(const QByteArray &prefix, int caller)
 {
@@ -72,7 +101,7 @@ QByteArray ownKey(const QByteArray &prefix, int caller)
 // callers requests outstanding at all times, each followed by the next as soon as it is
 // answered; only answers that arrive within the window count.
 template <class T>
-QJsonObject drive(int callers, const Window &window, const std::function<QFuture<T>(int caller, qint64 turn)> &issue)
+Sampled drive(int callers, const Window &window, const std::function<QFuture<T>(int caller, qint64 turn)> &issue)
 {
     struct Caller
     {
@@ -123,18 +152,11 @@ QJsonObject drive(int callers, const Window &window, const std::function<QFuture
         fail(QStringLiteral("callers did not wind down"));
     if (failure)
         fail(*failure);
-    // What the client spends on one round trip, on all its threads: on a small machine shared
-    // with the server, that is throughput taken from etcd.
-    const double cpuPerOp = samples.isEmpty() ? 0.0 : double(cpuAtEndUs - cpuAtStartUs) / double(samples.size());
-    return {{"ops", samples.size()},
-            {"cpu_us_per_op", std::round(cpuPerOp * 10.0) / 10.0},
-            {"ops_per_s", std::round(double(samples.size()) / double(window.measured.count()) * 10.0) / 10.0},
-            {"latency_ms", QJsonObject{{"p50", microRounded(percentile(samples, 50))},
-                                       {"p99", microRounded(percentile(samples, 99))}}}};
+    return {samples, samples.isEmpty() ? 0 : cpuAtEndUs - cpuAtStartUs, window.measured};
 }
 
 // Each row writes under a prefix of its own: a txn's keys must be new to the server.
-QJsonObject measure(Client &client, const QByteArray &prefix, const QString &op, int callers, const Window &window)
+Sampled measure(Client &client, const QByteArray &prefix, const QString &op, int callers, const Window &window)
 {
     for (int i = 0; i < callers; ++i) {
         if (!await(client.put(ownKey(prefix, i), value), QStringLiteral("fill")).status)
@@ -161,7 +183,7 @@ QJsonObject goRtt(const QString &program, const QStringList &endpoints, const QB
                           {QStringLiteral("--endpoints"), endpoints.join(','), QStringLiteral("--prefix"),
                            QString::fromLatin1(prefix), QStringLiteral("--op"), op, QStringLiteral("--callers"),
                            QString::number(callers), QStringLiteral("--seconds"),
-                           QString::number(window.measured.count()), QStringLiteral("--warmup-ms"),
+                           QString::number(duration_cast<seconds>(window.measured).count()), QStringLiteral("--warmup-ms"),
                            QString::number(window.warmup.count())},
                           duration_cast<milliseconds>(window.warmup + window.measured + 60s));
 }
@@ -192,6 +214,7 @@ int main(int argc, char *argv[])
     return run([&] {
         const Window window{milliseconds(positiveOption(parser, QStringLiteral("warmup-ms"))),
                             seconds(positiveOption(parser, QStringLiteral("seconds")))};
+        const Window half{window.warmup, window.measured / 2};
         const QList<int> levels = positiveList(parser, QStringLiteral("callers"));
         const QStringList ops = choiceList(parser, QStringLiteral("ops"), {"put", "get", "txn"});
         const bool withGo = parser.isSet(QStringLiteral("go-rtt")) && !parser.isSet(QStringLiteral("no-go"));
@@ -204,23 +227,20 @@ int main(int argc, char *argv[])
                 QJsonObject row{{"op", op}, {"callers", callers}};
                 const QByteArray rowName = op.toLatin1() + '-' + QByteArray::number(callers);
                 const bool withQetcd = !parser.isSet(QStringLiteral("no-qetcd"));
-                // etcd's speed drifts on a shared machine: neither client always runs second.
-                const bool goFirst = withGo && withQetcd && rows.size() % 2 == 1;
+                const QByteArray ours = "/bench/rtt/qetcd/" + rowName;
+                QList<Sampled> parts;
+                if (withQetcd)
+                    parts.append(measure(client, ours + "/before", op, callers, withGo ? half : window));
                 QJsonObject go;
-                const auto measureGo = [&] {
+                if (withGo)
                     go = goRtt(parser.value(QStringLiteral("go-rtt")), cluster.clientUrls(), "/bench/rtt/go/" + rowName,
                                op, callers, window);
-                };
-                if (goFirst)
-                    measureGo();
+                if (withQetcd && withGo)
+                    parts.append(measure(client, ours + "/after", op, callers, half));
                 if (withQetcd)
-                    row.insert(QStringLiteral("qetcd"),
-                               measure(client, "/bench/rtt/qetcd/" + rowName, op, callers, window));
-                if (withGo && !goFirst)
-                    measureGo();
+                    row.insert(QStringLiteral("qetcd"), figures(parts));
                 if (withGo) {
                     row.insert(QStringLiteral("go_clientv3"), go);
-                    row.insert(QStringLiteral("go_ran_first"), goFirst);
                     if (withQetcd)
                         row.insert(QStringLiteral("ratio_to_go"),
                                    ratio(row.value(QStringLiteral("qetcd"))[QStringLiteral("ops_per_s")].toDouble(),
@@ -230,7 +250,7 @@ int main(int argc, char *argv[])
             }
         }
         return QJsonObject{{"benchmark", "rtt"},
-                           {"window_s", qint64(window.measured.count())},
+                           {"window_s", qint64(duration_cast<seconds>(window.measured).count())},
                            {"warmup_ms", qint64(window.warmup.count())},
                            {"rows", rows}};
     });
