@@ -27,6 +27,18 @@ class tst_DistributedMutex : public QObject, protected RecipeFixture
 private:
     static LockOptions ttl(qint64 seconds) { return withTtl<LockOptions>(seconds); }
 
+    // holder takes path's lock, then waiter queues behind it; waiter's entry, once in etcd.
+    KeyValue queueBehind(DistributedMutex &holder, DistributedMutex &waiter, const QByteArray &path,
+                         QFuture<Status> *turn)
+    {
+        if (holder.lock() != Status())
+            return {};
+        *turn = waiter.lockAsync();
+        if (!QTest::qWaitFor([&] { return queue(path).size() == 2; }, int(scaledMs(5000))))
+            return {};
+        return queue(path).value(1);
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -134,19 +146,19 @@ private Q_SLOTS:
         QVERIFY2(turn.isOk(), qPrintable(turn.toString()));
         QVERIFY(last.unlock());
     }
+
     // Someone deletes a waiter's entry (an operator, by hand) while it waits behind the holder
     // alone. When the holder lets go, the waiter must not take the lock without a key, where
     // the next to join could take it too: it queues again and holds with an entry of its own.
     void aWaiterWhoseEntryIsDeletedTakesTheLockOnlyWithANewOne()
     {
         DistributedMutex holder(m_client.get(), "/locks/deleted", ttl(10));
-        QCOMPARE(holder.lock(), Status());
         DistributedMutex waiter(m_other.get(), "/locks/deleted", ttl(10));
-        QFuture<Status> turn = waiter.lockAsync();
-        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/deleted").size(), 2, scaledMs(5000));
-        const QByteArray entry = queue("/locks/deleted").value(1).key;
+        QFuture<Status> turn;
+        const KeyValue entry = queueBehind(holder, waiter, "/locks/deleted", &turn);
+        QVERIFY(!entry.key.isEmpty());
         DeleteResult removed;
-        QETCD_AWAIT(m_client->remove(entry), removed);
+        QETCD_AWAIT(m_client->remove(entry.key), removed);
         QCOMPARE(removed.deleted, 1);
 
         QVERIFY(holder.unlock());
@@ -401,11 +413,10 @@ private Q_SLOTS:
     void waiterWhoseLeaseDiesRequeues()
     {
         DistributedMutex holder(m_client.get(), "/locks/requeue", ttl(10));
-        QCOMPARE(holder.lock(), Status());
         DistributedMutex waiter(m_other.get(), "/locks/requeue", ttl(10));
-        QFuture<Status> waiting = waiter.lockAsync();
-        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/requeue").size(), 2, scaledMs(5000));
-        const KeyValue queued = queue("/locks/requeue").at(1);
+        QFuture<Status> waiting;
+        const KeyValue queued = queueBehind(holder, waiter, "/locks/requeue", &waiting);
+        QVERIFY(!queued.key.isEmpty());
         int exitCode = -1;
         m_cluster.etcdctl({"lease", "revoke", QString::number(queued.lease, 16)}, &exitCode);
         QCOMPARE(exitCode, 0);
