@@ -106,6 +106,26 @@ private:
     int m_failures = 0;
 };
 
+// A second watch for a one-shot wait, from etcd's current revision, asked for once the first
+// exists. etcd serves a watch it files as unsynced from its catch-up loop, which runs every
+// 100 ms, and deaf until then: an anchored watch when other writes landed before it existed,
+// and (etcd 3.4 turns revision 0 into the revision it read just before registering the watch)
+// a watch from now when a write lands in between. On a busy lock queue the latter befell a few
+// percent of waits and made the whole hand-off tail (p99 60-85 ms at 4 contenders). The second
+// watch is deaf only if the race strikes again; whichever hears the event first ends the wait.
+// It only makes the wait shorter: the first watch and the wait's read make sure nothing goes
+// unseen.
+template <class Handler>
+Watcher *watchFromNowToo(QObject *wait, Client *client, const QByteArray &key, WatchOptions options,
+                         const WatchResilience &resilience, Handler onEvents)
+{
+    options.startRevision = 0;
+    auto *second = new Watcher(client, key, options, resilience, wait);
+    QObject::connect(second, &Watcher::eventsReceived, wait, onEvents);
+    second->start();
+    return second;
+}
+
 // Owns the watch for one wait and finishes the promise once; lives on the dispatcher thread.
 class DeletionWait : public QObject
 {
@@ -150,13 +170,15 @@ public:
         thenOn(m_watcher->start(), this, [this](const Status &started) {
             if (!started)
                 return finish({started, {}});
-            if (m_how.fromNow)
-                startSecondWatch();
+            if (!m_how.fromNow || m_finished)  // the probe or a stop ended it meanwhile
+                return;
+            m_second = watchFromNowToo(this, m_client, m_key, watchOptions(0), m_resilience,
+                                       [this](const QList<WatchEvent> &events) { onEvents(events); });
             // The watch reports deletions after the revision it was created at. The caller saw
             // the key at observedRevision; if that is not older, nothing can have slipped by.
-            const qint64 watchedAfter = m_watcher->resumeRevision() - 1;
-            if (m_how.fromNow && m_observedRevision < watchedAfter)
-                m_probe.run(watchedAfter);  // it may be gone already: nothing would ever report it
+            const qint64 createdAt = m_watcher->createdAtRevision();
+            if (m_observedRevision < createdAt)
+                m_probe.run(createdAt);  // it may be gone already: nothing would ever report it
         });
     }
 
@@ -177,22 +199,6 @@ private:
             if (event.type == WatchEvent::Type::Delete)
                 return finish({{}, event.prevKv});
         }
-    }
-
-    // etcd 3.4 turns a watch from revision 0 into one from the revision it read just before
-    // registering the watch. A write landing in between leaves the watch unsynced: deaf until
-    // etcd's catch-up loop runs, every 100 ms. On a busy lock queue that befell a few percent of
-    // waits and made the whole hand-off tail (p99 60-85 ms at 4 contenders). A second watch,
-    // asked for once the first exists, is deaf only if the race strikes twice; whichever hears
-    // the deletion first ends the wait. It only makes the wait shorter: the first watch and the
-    // probe are what make sure no deletion goes unseen.
-    void startSecondWatch()
-    {
-        if (m_finished)
-            return;  // the probe or a stop ended the wait while the first watch was created
-        m_second = new Watcher(m_client, m_key, watchOptions(0), m_resilience, this);
-        connect(m_second, &Watcher::eventsReceived, this, &DeletionWait::onEvents);
-        m_second->start();
     }
 
     static RangeOptions existence()
@@ -297,9 +303,8 @@ public:
                 return finish(started);
             const qint64 createdAt = m_watcher->createdAtRevision();
             if (m_observedRevision < createdAt && !m_finished) {
-                m_second = new Watcher(m_client, m_prefix, watchOptions(0), m_resilience, this);
-                connect(m_second, &Watcher::eventsReceived, this, [this] { finish({}); });
-                m_second->start();
+                m_second = watchFromNowToo(this, m_client, m_prefix, watchOptions(0), m_resilience,
+                                           [this] { finish({}); });
                 m_probe.run(createdAt);
             }
         });
