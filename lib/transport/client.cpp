@@ -237,14 +237,17 @@ QFuture<TxnResult> Client::txn(const Txn &txn, const Rpc &rpc)
     etcdserverpb::TxnRequest request;
     const Status built = d->codec.toProto(txn, &request);
     const TxnOp *write = firstWrite(txn);
-    const QByteArray compared = txn.compares.isEmpty() ? QByteArray() : txn.compares.first().key;
-    const QByteArray refusedWrite = write && d->options.readOnly ? write->key : QByteArray();
-    const auto what = [comparing = !txn.compares.isEmpty(), compared, refusedWrite] {
+    std::optional<QByteArray> compared, refusedWrite;
+    if (!txn.compares.isEmpty())
+        compared = txn.compares.first().key;
+    if (write && d->options.readOnly)
+        refusedWrite = write->key;
+    const auto what = [compared, refusedWrite] {
         QString text = QStringLiteral("txn");
-        if (comparing)
-            text += QStringLiteral(" comparing ") + describeKey(compared);
-        if (!refusedWrite.isNull())
-            text += QStringLiteral(" writing ") + describeKey(refusedWrite);
+        if (compared)
+            text += QStringLiteral(" comparing ") + describeKey(*compared);
+        if (refusedWrite)
+            text += QStringLiteral(" writing ") + describeKey(*refusedWrite);
         return text;
     };
     CallSpec callSpec = spec(what, d->resilience(rpc), false);
@@ -380,7 +383,8 @@ QFuture<AlarmListResult> Client::alarms(const Rpc &rpc)
     etcdserverpb::AlarmRequest request;
     request.set_action(etcdserverpb::AlarmRequest::GET);
     return d->call<AlarmListResult, etcdserverpb::AlarmRequest, etcdserverpb::AlarmResponse>(
-        spec([] { return QStringLiteral("alarm list"); }, d->resilience(rpc)), {}, std::move(request), QETCD_ISSUE(maintenance, Alarm),
+        spec([] { return QStringLiteral("alarm list"); }, d->resilience(rpc)), {}, std::move(request),
+        QETCD_ISSUE(maintenance, Alarm),
         [](const auto &response, AlarmListResult *result) {
             result->header = headerFromProto(response.header());
             for (const auto &alarm : response.alarms()) {
@@ -399,7 +403,8 @@ QFuture<Result> Client::ping(const Rpc &rpc)
     etcdserverpb::RangeRequest request;
     const Status built = d->codec.toProto(QByteArrayLiteral("health-check-probe"), options, &request);
     return d->call<Result, etcdserverpb::RangeRequest, etcdserverpb::RangeResponse>(
-        spec([] { return QStringLiteral("ping"); }, d->resilience(rpc)), built, std::move(request), QETCD_ISSUE(kv, Range),
+        spec([] { return QStringLiteral("ping"); }, d->resilience(rpc)), built, std::move(request),
+        QETCD_ISSUE(kv, Range),
         [](const auto &response, Result *result) { result->header = headerFromProto(response.header()); });
 }
 
