@@ -5,8 +5,9 @@
 // beside it: the gap is the library's own overhead. etcd's commit speed drifts on a shared
 // machine, so the bare rate is measured around each level (half a window before, half after)
 // and the level is compared with their mean. With --go-lock (scripts/bench builds it from
-// bench/golock), etcd's own Go lock runs each level on the same server too, before ours on
-// every other level so that neither always runs on the warmer server.
+// bench/golock), etcd's own Go lock runs each level on the same server too, in the middle of
+// ours: half our window before it and half after, counted together, so a drifting server
+// weighs on both alike.
 //
 // unlock() returns at once and deletes in the background, while Go's Unlock() returns after
 // the delete: our hand-off figure includes that commit, Go's does not.
@@ -24,7 +25,7 @@ using namespace std::chrono;
 using namespace std::chrono_literals;
 
 namespace {
-double bareTxnDeleteRate(Client &client, seconds window)
+double bareTxnDeleteRate(Client &client, milliseconds window)
 {
     Txn take;
     take.compares = {Compare::absent("/bench/bare")};
@@ -55,7 +56,29 @@ QJsonObject goLock(const QString &program, const QStringList &endpoints, int cou
                           duration_cast<milliseconds>(window + 60s));
 }
 
-QJsonObject contend(const QStringList &endpoints, int count, seconds window)
+// What one stretch of contention counted.
+struct Contention
+{
+    int cycles = 0;
+    double elapsedMs = 0;
+    QList<double> handoffs;
+};
+
+QJsonObject figures(int count, const QList<Contention> &parts)
+{
+    Contention all;
+    for (const Contention &part : parts) {
+        all.cycles += part.cycles;
+        all.elapsedMs += part.elapsedMs;
+        all.handoffs += part.handoffs;
+    }
+    return {{"contenders", count},
+            {"cycles", all.cycles},
+            {"cycles_per_s", rounded(all.cycles / all.elapsedMs * 1000.0)},
+            {"handoff_ms", summary(all.handoffs, {{"p50", 50}, {"p99", 99}})}};
+}
+
+Contention contend(const QStringList &endpoints, int count, milliseconds window)
 {
     std::vector<Contender> contenders{size_t(count)};
     for (Contender &c : contenders) {
@@ -95,11 +118,7 @@ QJsonObject contend(const QStringList &endpoints, int count, seconds window)
                                              [](const Contender &c) { return c.busy; }); },
                    60s))
         fail(QStringLiteral("contenders did not wind down"));
-    const double rate = counted / elapsedMs * 1000.0;
-    return {{"contenders", count},
-            {"cycles", counted},
-            {"cycles_per_s", rounded(rate)},
-            {"handoff_ms", summary(handoffs, {{"p50", 50}, {"p99", 99}})}};
+    return {counted, elapsedMs, handoffs};
 }
 } // namespace
 
@@ -125,26 +144,24 @@ int main(int argc, char *argv[])
         startCluster(cluster);
         Client client(ClientOptions::fromEndpoints(cluster.clientUrls()));
         const bool withGo = parser.isSet(QStringLiteral("go-lock"));
-        const seconds bareWindow = std::max(window / 2, seconds(1));
+        const milliseconds half = window / 2;
         QJsonArray levels;
-        for (qsizetype i = 0; i < contenders.size(); ++i) {
-            const int count = contenders[i];
-            const bool goFirst = withGo && i % 2 == 1;
-            const double bareBefore = bareTxnDeleteRate(client, bareWindow);
+        for (const int count : contenders) {
+            const double bareBefore = bareTxnDeleteRate(client, half);
+            QList<Contention> ours{contend(cluster.clientUrls(), count, withGo ? half : milliseconds(window))};
             QJsonObject go;
-            if (goFirst)
+            if (withGo) {
                 go = goLock(parser.value(QStringLiteral("go-lock")), cluster.clientUrls(), count, window);
-            QJsonObject measured = contend(cluster.clientUrls(), count, window);
-            if (withGo && !goFirst)
-                go = goLock(parser.value(QStringLiteral("go-lock")), cluster.clientUrls(), count, window);
-            const double bareAfter = bareTxnDeleteRate(client, bareWindow);
+                ours.append(contend(cluster.clientUrls(), count, half));
+            }
+            const double bareAfter = bareTxnDeleteRate(client, half);
+            QJsonObject measured = figures(count, ours);
             const double rate = measured.value(QStringLiteral("cycles_per_s")).toDouble();
             measured.insert(QStringLiteral("bare_txn_delete_per_s"),
                             QJsonObject{{"before", rounded(bareBefore)}, {"after", rounded(bareAfter)}});
             measured.insert(QStringLiteral("ratio_to_bare_txn_delete"), ratio(rate, (bareBefore + bareAfter) / 2));
             if (withGo) {
                 measured.insert(QStringLiteral("go_concurrency_mutex"), go);
-                measured.insert(QStringLiteral("go_ran_first"), goFirst);
                 measured.insert(QStringLiteral("ratio_to_go"),
                                 ratio(rate, go.value(QStringLiteral("cycles_per_s")).toDouble()));
             }

@@ -183,8 +183,8 @@ QJsonObject goRtt(const QString &program, const QStringList &endpoints, const QB
                           {QStringLiteral("--endpoints"), endpoints.join(','), QStringLiteral("--prefix"),
                            QString::fromLatin1(prefix), QStringLiteral("--op"), op, QStringLiteral("--callers"),
                            QString::number(callers), QStringLiteral("--seconds"),
-                           QString::number(duration_cast<seconds>(window.measured).count()), QStringLiteral("--warmup-ms"),
-                           QString::number(window.warmup.count())},
+                           QString::number(duration_cast<seconds>(window.measured).count()),
+                           QStringLiteral("--warmup-ms"), QString::number(window.warmup.count())},
                           duration_cast<milliseconds>(window.warmup + window.measured + 60s));
 }
 
