@@ -95,12 +95,12 @@ int runWait(Invocation &invocation)
 
     DistributedBarrier barrier(&invocation.client(), path.toUtf8(), options);
     WaitSession session(invocation, &barrier);
-    // Advisory, for whoever waits on this line: the wait reads the barrier again itself.
-    const QFuture<bool> read = barrier.isBarrierSet();
-    const bool set = waitFor(read, invocation.requestDeadline()) && read.result();
-    QJsonObject waiting = pathFields(path);
-    waiting.insert(QLatin1String("barrier_set"), set);
-    session.write(QStringLiteral("waiting"), waiting);
+    // Printed once the wait has read the barrier, so a removal after this line ends the wait.
+    QObject::connect(&barrier, &DistributedBarrier::waitStarted, &session, [&session, &path](bool barrierSet) {
+        QJsonObject waiting = pathFields(path);
+        waiting.insert(QLatin1String("barrier_set"), barrierSet);
+        session.writeFromSlot(QStringLiteral("waiting"), waiting);
+    });
 
     const DistributedBarrier::WaitResult result = session.wait(barrier.waitOnBarrierAsync(timeout));
     if (!result.isLifted())
@@ -230,8 +230,8 @@ Command barrierCommand()
             "                   or Lost\n"
             "  closed           hold: \"reason\" (SIGINT, SIGTERM, hold or failed), \"removed\";\n"
             "                   wait, count: \"reason\" SIGINT or SIGTERM (exit 5)\n"
-            "  waiting          wait: \"barrier_set\" as read when the wait began; count:\n"
-            "                   \"members\"\n"
+            "  waiting          wait: the wait has read the barrier, \"barrier_set\" (a\n"
+            "                   removal from now on ends it); count: \"members\"\n"
             "  barrierLifted    wait: \"reason\" removed (its owner took it down), lease_expired\n"
             "                   (it went with its owner's lease: maybe spurious), deleted,\n"
             "                   not_set (--no-wait-missing and no barrier) or unknown\n"

@@ -68,6 +68,11 @@ void WaitSession::write(const QString &event, const QJsonObject &fields)
     m_writer.write(event, fields);
 }
 
+void WaitSession::writeFromSlot(const QString &event, const QJsonObject &fields)
+{
+    m_writer.write(event, fields);
+}
+
 bool WaitSession::pause(std::chrono::milliseconds duration)
 {
     if (!m_interruptedBy.isEmpty())

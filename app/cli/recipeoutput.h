@@ -37,6 +37,9 @@ public:
 
     // Prints what the library reported before it first, so the lines keep its order.
     void write(const QString &event, const QJsonObject &fields = {});
+    // For a slot on this object connected to the recipe's signals: it runs in the library's order
+    // already, and flushing from inside it would print later lines first.
+    void writeFromSlot(const QString &event, const QJsonObject &fields);
 
     template <class T>
     T wait(const QFuture<T> &future)

@@ -8,7 +8,8 @@ BarrierParticipant::BarrierParticipant(QObject *parent) : RecipeParticipant(pare
 
 bool BarrierParticipant::waitOnMissingBarriers() const { return m_waitOnMissing; }
 bool BarrierParticipant::isOwner() const { return m_owner; }
-bool BarrierParticipant::isWaiting() const { return m_waiting; }
+bool BarrierParticipant::isWaiting() const { return m_waitPhase != NotWaiting; }
+BarrierParticipant::WaitPhase BarrierParticipant::waitPhase() const { return m_waitPhase; }
 bool BarrierParticipant::isLifted() const { return m_lifted; }
 BarrierParticipant::LiftReason BarrierParticipant::liftReason() const { return m_reason; }
 bool BarrierParticipant::isSpurious() const { return m_lifted && m_reason == LiftReason::LeaseExpired; }
@@ -25,12 +26,18 @@ std::unique_ptr<Recipe> BarrierParticipant::createRecipe(Client *client, const Q
     BarrierOptions barrierOptions;
     static_cast<RecipeOptions &>(barrierOptions) = options;
     barrierOptions.waitOnMissingBarriers = m_waitOnMissing;
-    return std::make_unique<DistributedBarrier>(client, path, barrierOptions);
+    auto barrier = std::make_unique<DistributedBarrier>(client, path, barrierOptions);
+    relay(barrier.get(), &DistributedBarrier::waitStarted, [this](bool barrierSet) {
+        if (isWaiting())
+            setWaitPhase(barrierSet ? UntilRemoved : UntilSetAndRemoved);
+    });
+    return barrier;
 }
 
 void BarrierParticipant::recipeDropped()
 {
     setOwner(false);
+    setWaitPhase(NotWaiting);  // the wait ended with the recipe, and its end is not delivered
 }
 
 void BarrierParticipant::set()
@@ -65,7 +72,7 @@ void BarrierParticipant::wait(int timeoutMs)
     if (!barrier)
         return;
     m_lifted = false;
-    setWaiting(true);
+    setWaitPhase(Reading);
     setState(State::Pending);
     record(QStringLiteral("pending"), QStringLiteral("waiting at the barrier"));
     whenDone(barrier->waitOnBarrierAsync(waitTime(timeoutMs)), [this](const DistributedBarrier::WaitResult &result) {
@@ -73,7 +80,7 @@ void BarrierParticipant::wait(int timeoutMs)
             reportError(result.status);
         m_lifted = result.isLifted();
         m_reason = LiftReason(int(result.reason));
-        setWaiting(false);
+        setWaitPhase(NotWaiting);
         setState(m_lifted ? State::Active : State::Idle);
         if (m_lifted)
             record(QStringLiteral("barrierLifted"),
@@ -84,9 +91,9 @@ void BarrierParticipant::wait(int timeoutMs)
     });
 }
 
-void BarrierParticipant::setWaiting(bool waiting)
+void BarrierParticipant::setWaitPhase(WaitPhase phase)
 {
-    if (std::exchange(m_waiting, waiting) != waiting)
+    if (std::exchange(m_waitPhase, phase) != phase)
         Q_EMIT waitingChanged();
 }
 

@@ -20,6 +20,8 @@ class QETCD_QUICK_EXPORT BarrierParticipant : public RecipeParticipant
     Q_PROPERTY(bool owner READ isOwner NOTIFY ownerChanged)
     /// A wait() is under way.
     Q_PROPERTY(bool waiting READ isWaiting NOTIFY waitingChanged)
+    /// Where a wait() is: a removal of the barrier ends it once it is past Reading.
+    Q_PROPERTY(WaitPhase waitPhase READ waitPhase NOTIFY waitingChanged)
     /// The last wait() ended with the barrier down.
     Q_PROPERTY(bool lifted READ isLifted NOTIFY waitEnded)
     /// How the barrier came down in the last wait().
@@ -38,6 +40,15 @@ public:
     };
     Q_ENUM(LiftReason)
 
+    /// Where a wait() is.
+    enum WaitPhase {
+        NotWaiting,         ///< No wait() is under way.
+        Reading,            ///< It reads the barrier; a removal before that read is not its news.
+        UntilRemoved,       ///< The barrier was up: it waits for its removal.
+        UntilSetAndRemoved  ///< There was no barrier: it waits for one to be set and removed.
+    };
+    Q_ENUM(WaitPhase)
+
     /// A Barrier without client or path yet.
     explicit BarrierParticipant(QObject *parent = nullptr);
 
@@ -49,6 +60,8 @@ public:
     bool isOwner() const;
     /// A wait() is under way.
     bool isWaiting() const;
+    /// Where the wait() is.
+    WaitPhase waitPhase() const;
     /// The last wait() ended with the barrier gone; liftReason and spurious say how.
     bool isLifted() const;
     /// How the barrier came down in the last wait().
@@ -61,8 +74,8 @@ public:
     Q_INVOKABLE void set();
     /// Removes the barrier this participant set and returns at once; never one someone else set.
     Q_INVOKABLE void remove();
-    /// Waits at the barrier and returns at once: waiting turns true, and waitEnded() tells how
-    /// it ended. \a timeoutMs < 0: wait as long as it takes.
+    /// Waits at the barrier and returns at once: waiting turns true, waitPhase says when the
+    /// barrier was read, and waitEnded() tells how it ended. \a timeoutMs < 0: wait as long as it takes.
     Q_INVOKABLE void wait(int timeoutMs = -1);
 
 Q_SIGNALS:
@@ -70,7 +83,7 @@ Q_SIGNALS:
     void waitOnMissingBarriersChanged();
     /// owner changed.
     void ownerChanged();
-    /// waiting changed.
+    /// waiting or waitPhase changed.
     void waitingChanged();
     /// A wait() ended: with the barrier down (\a lifted, and how), or not (lifted false; then
     /// errorOccurred() tells why, a timeout included).
@@ -82,12 +95,12 @@ protected:
 
 private:
     void changeOwnership(QFuture<Status> change, bool owner);
-    void setWaiting(bool waiting);
+    void setWaitPhase(WaitPhase phase);
     void setOwner(bool owner);
 
     bool m_waitOnMissing = true;
     bool m_owner = false;
-    bool m_waiting = false;
+    WaitPhase m_waitPhase = NotWaiting;
     bool m_lifted = false;
     LiftReason m_reason = LiftReason::Unknown;
 };

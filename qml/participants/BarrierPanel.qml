@@ -18,7 +18,9 @@ RecipePanel {
     Field {
         objectName: "liftedLine"
         label: qsTr("Last wait")
-        value: panel.recipe.waiting ? qsTr("waiting for the barrier to lift")
+        value: panel.recipe.waitPhase === Barrier.Reading ? qsTr("reading the barrier…")
+             : panel.recipe.waitPhase === Barrier.UntilRemoved ? qsTr("waiting for the barrier to lift")
+             : panel.recipe.waitPhase === Barrier.UntilSetAndRemoved ? qsTr("not set yet: waiting for a set and a lift")
              : !panel.recipe.lifted ? "—"
              : panel.recipe.spurious ? qsTr("lifted spuriously: its owner's lease expired")
              : qsTr("lifted: its owner removed it")

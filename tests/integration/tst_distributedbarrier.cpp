@@ -191,6 +191,33 @@ private Q_SLOTS:
         QCOMPARE(result.reason, LiftReason::Removed);
     }
 
+    void waitStartedTellsWhatTheWaitRead()
+    {
+        DistributedBarrier early(m_observer.get(), "/barriers/started", named("early"));
+        QSignalSpy earlyStarted(&early, &DistributedBarrier::waitStarted);
+        QFuture<WaitResult> earlyWait = early.waitOnBarrierAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(earlyStarted.count(), 1, scaledMs(10000));
+        QCOMPARE(earlyStarted.at(0).at(0).toBool(), false);
+
+        DistributedBarrier owner(m_observer.get(), "/barriers/started", named("owner"));
+        QVERIFY(owner.setBarrier());
+        DistributedBarrier late(m_observer.get(), "/barriers/started", named("late"));
+        QSignalSpy lateStarted(&late, &DistributedBarrier::waitStarted);
+        QFuture<WaitResult> lateWait = late.waitOnBarrierAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(lateStarted.count(), 1, scaledMs(10000));
+        QCOMPARE(lateStarted.at(0).at(0).toBool(), true);
+
+        // Removed the moment the signal came: both waits have it as their news.
+        QVERIFY(owner.removeBarrier());
+        for (QFuture<WaitResult> *waiting : {&earlyWait, &lateWait}) {
+            WaitResult result;
+            QETCD_AWAIT(*waiting, result);
+            QVERIFY2(result.isLifted(), qPrintable(result.status.toString()));
+            QCOMPARE(result.reason, LiftReason::Removed);
+        }
+        QCOMPARE(earlyStarted.count(), 1);
+    }
+
     void aPlainDeleteAndAReferenceBarrier()
     {
         // A barrier as etcd-recipes sets it: the token on a lease. Deleted by hand, not removed.

@@ -245,7 +245,10 @@ Item {
             click(page, "A", "set")
             tryCompare(a.barrier, "owner", true, qetcdTest.timeout(10000))
             click(page, "B", "wait")
-            tryCompare(b.barrier, "waiting", true, qetcdTest.timeout(10000))
+            compare(b.barrier.waiting, true)
+            // A removal before B's wait has read the barrier would leave B waiting for a new one.
+            tryCompare(b.barrier, "waitPhase", Barrier.UntilRemoved, qetcdTest.timeout(10000))
+            compare(findChild(card(page, "B"), "liftedLine").value, "waiting for the barrier to lift")
             click(page, "A", "remove")
             tryCompare(b.barrier, "lifted", true, qetcdTest.timeout(10000))
             compare(b.barrier.spurious, false)

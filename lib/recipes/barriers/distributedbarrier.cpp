@@ -278,6 +278,7 @@ public:
             if (!read.status)
                 return finishWait(wait, {read.status});
             const bool present = !read.kvs.isEmpty();
+            Q_EMIT q->waitStarted(present);
             if (!present && !options.waitOnMissingBarriers)
                 return finishWait(wait, {Status(), LiftReason::NotSet});
             wait->source = q->addSource(QStringLiteral("barrier watch"));

@@ -113,6 +113,10 @@ public:
     QFuture<WaitResult> waitOnBarrierAsync(std::chrono::milliseconds timeout = WaitForever);
 
 Q_SIGNALS:
+    /// A wait has read the barrier, from the client's dispatcher thread: a removal from now on
+    /// ends it. \a barrierSet: the barrier was up. When it was not, the wait waits for it to be
+    /// set and removed, or ends at once (NotSet) without waitOnMissingBarriers.
+    void waitStarted(bool barrierSet);
     /// The barrier lease's events while this instance owns it, from the client's dispatcher
     /// thread.
     void leaseEvent(const QEtcd::LeaseEvent &event);
