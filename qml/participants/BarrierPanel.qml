@@ -18,9 +18,10 @@ RecipePanel {
     Field {
         objectName: "liftedLine"
         label: qsTr("Last wait")
+        wraps: true
         value: panel.recipe.waitPhase === Barrier.Reading ? qsTr("reading the barrier…")
              : panel.recipe.waitPhase === Barrier.UntilRemoved ? qsTr("waiting for the barrier to lift")
-             : panel.recipe.waitPhase === Barrier.UntilSetAndRemoved ? qsTr("not set yet: waiting for a set and a lift")
+             : panel.recipe.waitPhase === Barrier.UntilSetAndRemoved ? qsTr("no barrier yet: waiting for one to be set and lifted")
              : !panel.recipe.lifted ? "—"
              : panel.recipe.spurious ? qsTr("lifted spuriously: its owner's lease expired")
              : qsTr("lifted: its owner removed it")
