@@ -240,8 +240,6 @@ QJsonObject benchmark(const Parameters &parameters)
     const qint64 rssAfterIdleKiB = statusFieldKiB("VmRSS:");
     const qint64 heapAfterIdle = heapInUse();
     const qint64 peakBeforePartitionKiB = statusFieldKiB("VmHWM:");
-    // Only now: gRPC lets any client's completion-queue thread poll every connection of the
-    // process, so an idle second client would take part in the lease client's traffic.
     Client observer(ClientOptions::fromEndpoints(cluster.clientUrls()));
     const qint64 keysBefore = keysUnder(observer, prefix);
     if (keysBefore != n)

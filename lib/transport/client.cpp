@@ -19,7 +19,7 @@ ClientPrivate::ClientPrivate(Client *q, const ClientOptions &clientOptions)
         return;
     }
     m_transport = std::make_unique<Transport>(options, endpoints, [q](int index) {
-        // Runs on the completion-queue thread; the Client outlives the transport's thread.
+        // Runs on the completion-queue thread; the Client outlives its transport.
         QMetaObject::invokeMethod(q, [q, index] {
             Q_EMIT q->activeEndpointChanged(ClientPrivate::get(q)->endpoints.value(index).toString());
         }, Qt::QueuedConnection);

@@ -19,7 +19,8 @@ class ClientPrivate;
 /// Every call returns at once with a QFuture that finishes exactly once, with a result whose
 /// status tells success or names what went wrong; nothing blocks the calling thread and nothing
 /// throws. Any thread may start calls, the GUI thread included: the network work happens on the
-/// client's own completion-queue thread. Attach a continuation right after the call, or watch the
+/// library's completion-queue thread, one for all clients of the process (so never block in a
+/// continuation that runs there). Attach a continuation right after the call, or watch the
 /// future with a QFutureWatcher: Qt 6.4's then(), attached while another thread finishes the
 /// future, can run the continuation twice.
 ///

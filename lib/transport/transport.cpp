@@ -9,6 +9,8 @@
 
 #include <mutex>
 
+#include <pthread.h>
+
 namespace QEtcd::Internal {
 
 namespace {
@@ -83,6 +85,50 @@ bool serverAnswered(const Status &status)
 }
 } // namespace
 
+std::shared_ptr<CompletionThread> CompletionThread::acquire()
+{
+    static std::mutex mutex;
+    static std::weak_ptr<CompletionThread> shared;
+    std::lock_guard lock(mutex);
+    std::shared_ptr<CompletionThread> running = shared.lock();
+    if (!running) {
+        running.reset(new CompletionThread, [](CompletionThread *completion) { completion->retire(); });
+        shared = running;
+    }
+    return running;
+}
+
+CompletionThread::CompletionThread() : m_thread([this] { run(); })
+{
+    // Named for top -H and debuggers, beside qetcd-dispatch and qetcd-futures.
+    pthread_setname_np(m_thread.native_handle(), "qetcd-grpc");
+}
+
+void CompletionThread::retire()
+{
+    // Every Transport drained its own calls before letting go, so nothing is left to deliver.
+    m_queue.Shutdown();
+    if (isCurrent()) {
+        // The last Client went from inside a delivery on this very thread: the loop is still
+        // running below, so it ends and deletes what it ran on.
+        m_deleteWhenDrained = true;
+        m_thread.detach();
+        return;
+    }
+    m_thread.join();
+    delete this;
+}
+
+void CompletionThread::run()
+{
+    void *tag = nullptr;
+    bool ok = false;
+    while (m_queue.Next(&tag, &ok))
+        static_cast<CqTag *>(tag)->onEvent(ok);
+    if (m_deleteWhenDrained)
+        delete this;
+}
+
 Transport::Transport(const ClientOptions &options, const QList<Endpoint> &endpoints,
                      std::function<void(int)> activeEndpointChanged)
     : m_options(options), m_activeEndpointChanged(std::move(activeEndpointChanged))
@@ -102,7 +148,6 @@ Transport::Transport(const ClientOptions &options, const QList<Endpoint> &endpoi
         entry->auth = etcdserverpb::Auth::NewStub(entry->channel);
         m_channels.push_back(std::move(entry));
     }
-    m_thread = std::thread([this] { run(); });
 }
 
 Transport::~Transport()
@@ -116,16 +161,6 @@ Transport::~Transport()
         // touches the queue after it shut down.
         m_callsDrained.wait(lock, [this] { return m_calls.empty(); });
     }
-    m_queue.Shutdown();
-    m_thread.join();
-}
-
-void Transport::run()
-{
-    void *tag = nullptr;
-    bool ok = false;
-    while (m_queue.Next(&tag, &ok))
-        static_cast<CqTag *>(tag)->onEvent(ok);
 }
 
 int Transport::pickEndpoint(bool *waitForReady)

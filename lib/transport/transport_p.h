@@ -1,8 +1,8 @@
 #pragma once
 
-// The network side of a Client: one channel per endpoint, one completion queue and the one
-// thread that drains it. Nothing here touches a QObject; results leave through callbacks that
-// fulfil promises or post queued invocations.
+// The network side of a Client: one channel per endpoint, and the process's one completion queue
+// with the one thread that drains it. Nothing here touches a QObject; results leave through
+// callbacks that fulfil promises or post queued invocations.
 
 #include "clientoptions.h"
 #include "grpcconvert_p.h"
@@ -51,6 +51,32 @@ struct EndpointChannel
     std::atomic<bool> everConnected{false};
 };
 
+// The completion queue every Client of the process shares, and its thread. gRPC's epoll engine
+// lets one thread at a time poll every connection of the process: with a queue per Client, the
+// thread that read an answer had to wake the thread of the queue it belonged to, a second wake-up
+// for each answer whenever a process has more than one Client. Kept while any Client lives.
+class CompletionThread
+{
+public:
+    static std::shared_ptr<CompletionThread> acquire();
+    Q_DISABLE_COPY_MOVE(CompletionThread)
+
+    grpc::CompletionQueue *queue() { return &m_queue; }
+    bool isCurrent() const { return std::this_thread::get_id() == m_thread.get_id(); }
+
+private:
+    CompletionThread();
+    ~CompletionThread() = default;
+    // What the last owner's release does: shut the queue down, and join the thread or, when that
+    // is the calling thread, leave the deleting to it.
+    void retire();
+    void run();
+
+    grpc::CompletionQueue m_queue;
+    std::thread m_thread;
+    bool m_deleteWhenDrained = false;  // only ever touched on the thread itself
+};
+
 class Transport
 {
 public:
@@ -62,8 +88,8 @@ public:
     Q_DISABLE_COPY_MOVE(Transport)
 
     const ClientOptions &options() const { return m_options; }
-    grpc::CompletionQueue *queue() { return &m_queue; }
-    bool isCompletionThread() const { return std::this_thread::get_id() == m_thread.get_id(); }
+    grpc::CompletionQueue *queue() { return m_completion->queue(); }
+    bool isCompletionThread() const { return m_completion->isCurrent(); }
 
     int endpointCount() const { return int(m_channels.size()); }
     EndpointChannel &channel(int index) { return *m_channels[size_t(index)]; }
@@ -88,7 +114,6 @@ public:
     bool isClosing() const { return m_closing.load(); }
 
 private:
-    void run();
     void authenticate();
     void finishAuthentication(const Status &status, const std::string &token);
     void probeReachability();
@@ -99,8 +124,7 @@ private:
     std::atomic<int> m_active{0};
     std::function<void(int)> m_activeEndpointChanged;
 
-    grpc::CompletionQueue m_queue;
-    std::thread m_thread;
+    std::shared_ptr<CompletionThread> m_completion = CompletionThread::acquire();
 
     mutable std::mutex m_authMutex;
     std::string m_token;

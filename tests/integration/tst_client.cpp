@@ -467,6 +467,41 @@ private Q_SLOTS:
         QVERIFY(onMainThread);
     }
 
+    void everyClientSharesOneCompletionThread()
+    {
+        // gRPC polls all connections of a process from one thread at a time: a thread per
+        // client would only hand each answer from the thread that read it to its own.
+        const auto completionThreads = [] {
+            int named = 0;
+            for (const QFileInfo &task : QDir(QStringLiteral("/proc/self/task")).entryInfoList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+                QFile comm(task.filePath() + QStringLiteral("/comm"));
+                if (comm.open(QIODevice::ReadOnly) && comm.readAll().trimmed() == "qetcd-grpc")
+                    ++named;
+            }
+            return named;
+        };
+        QCOMPARE(completionThreads(), 1);
+        {
+            std::vector<std::unique_ptr<Client>> clients;
+            for (int i = 0; i < 4; ++i) {
+                clients.push_back(std::make_unique<Client>(options()));
+                PutResult put;
+                QETCD_AWAIT(clients.back()->put("/shared/" + QByteArray::number(i), "v"), put);
+                QVERIFY2(put.status.isOk(), qPrintable(put.status.toString()));
+            }
+            QCOMPARE(completionThreads(), 1);
+        }
+        // The last client takes the thread with it, and the next one starts it again.
+        m_client.reset();
+        QTRY_COMPARE_WITH_TIMEOUT(completionThreads(), 0, scaledMs(5000));
+        m_client = std::make_unique<Client>(options());
+        RangeResult got;
+        QETCD_AWAIT(m_client->get("/shared/3"), got);
+        QVERIFY2(got.status.isOk(), qPrintable(got.status.toString()));
+        QCOMPARE(got.kvs.size(), 1);
+        QCOMPARE(completionThreads(), 1);
+    }
+
     void unreachableEndpointIsBoundedByTheDeadline()
     {
         ClientOptions nowhere = ClientOptions::fromEndpoints({QStringLiteral("http://127.0.0.1:1")});
