@@ -140,18 +140,20 @@ QFuture<Status> ExclusivityLease::grant()
     }, orphaned);
 }
 
-void ExclusivityLease::release()
+QFuture<Status> ExclusivityLease::release()
 {
     if (d->released.exchange(true))
-        return;
+        return QtFuture::makeReadyFuture(Status());
     const qint64 id = d->leaseId.load();
     if (id <= 0)
-        return;
+        return QtFuture::makeReadyFuture(Status());
     if (auto *hub = ClientLeases::of(d->clientPrivate).keepAliveHub())  // gone while the client is torn down
         hub->remove(id);
     // A lease lost by its deadline may live on in etcd until its TTL runs out, keeping what it
     // held from whoever is next: revoke it anyway, best effort.
-    d->client->leaseRevoke(id);
+    return after(d->client->leaseRevoke(id), [](const Result &revoked) {
+        return revoked.status.isLeaseNotFound() ? Status() : revoked.status;
+    });
 }
 
 qint64 ExclusivityLease::leaseId() const

@@ -50,8 +50,11 @@ public:
 
     /// Grants the lease and starts renewing it; finishes once. AlreadyStarted on a second call.
     QFuture<Status> grant();
-    /// Stops renewing and revokes; no lost() follows. Idempotent.
-    void release();
+    /// Stops renewing and revokes; no lost() follows. Idempotent. Finishes with the revoke's
+    /// answer: Ok also when etcd had no such lease or there was nothing to revoke, and at once on
+    /// a second call. A process that exits right after a release waits for it, or the lease (and
+    /// whatever key it carries) stays in etcd until its TTL runs out.
+    QFuture<Status> release();
 
     /// The lease; -1 before grant().
     qint64 leaseId() const;

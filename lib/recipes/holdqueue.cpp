@@ -358,12 +358,22 @@ void HoldQueue::finish(const std::shared_ptr<QueuedAttempt> &attempt, const Stat
     attempt->roundLink.reset();
     // Revoking removes our entry at once. The lease object stays with the attempt: a grant
     // may still be in flight, and it finishes into that object.
+    QFuture<Status> revoked = QtFuture::makeReadyFuture(Status());
     if (attempt->lease) {
         untrack(attempt->source, attempt->lease.get());
-        attempt->lease->release();
+        revoked = attempt->lease->release();
     }
-    attempt->promise->addResult(status);
-    attempt->promise->finish();
+    const auto tell = [promise = attempt->promise, status](const Status &) {
+        promise->addResult(status);
+        promise->finish();
+    };
+    // Closed, the caller may exit as soon as it is told: tell it once the entry is gone, or the
+    // entry outlives the process by its TTL and holds up whoever queued behind it. A timeout or
+    // an interruption is told at once, as its caller asked.
+    if (closing)
+        after(revoked, tell);
+    else
+        tell(Status());
 }
 
 void HoldQueue::holdLost(const std::shared_ptr<QueuedHold> &hold, const Status &cause)
