@@ -253,6 +253,17 @@ Item {
             tryCompare(b.barrier, "lifted", true, qetcdTest.timeout(10000))
             compare(b.barrier.spurious, false)
             compare(findChild(card(page, "B"), "liftedLine").value, "lifted: its owner removed it")
+            // With no barrier up, a wait waits for one to be set and then removed.
+            click(page, "B", "wait")
+            tryCompare(b.barrier, "waitPhase", Barrier.UntilSetAndRemoved, qetcdTest.timeout(10000))
+            compare(findChild(card(page, "B"), "liftedLine").value, "no barrier yet: waiting for one to be set and lifted")
+            click(page, "A", "set")
+            tryCompare(a.barrier, "owner", true, qetcdTest.timeout(10000))
+            compare(b.barrier.waiting, true)
+            click(page, "A", "remove")
+            tryCompare(b.barrier, "waiting", false, qetcdTest.timeout(10000))
+            compare(b.barrier.lifted, true)
+            compare(b.barrier.liftReason, Barrier.Removed)
 
             a.shownRecipe = "counter"
             findChild(card(page, "A"), "delta").value = 5
