@@ -19,9 +19,12 @@ namespace QEtcd::Internal {
 
 QByteArray identityValue(const QString &clientId, const QString &role)
 {
+    // Each asks the kernel (uname, getpid), and every lock attempt writes an identity.
+    static const QString host = QSysInfo::machineHostName();
+    static const qint64 pid = QCoreApplication::applicationPid();
     return QJsonDocument(QJsonObject{{QStringLiteral("clientId"), clientId},
-                                     {QStringLiteral("host"), QSysInfo::machineHostName()},
-                                     {QStringLiteral("pid"), QCoreApplication::applicationPid()},
+                                     {QStringLiteral("host"), host},
+                                     {QStringLiteral("pid"), pid},
                                      {QStringLiteral("requestedAt"), QDateTime::currentMSecsSinceEpoch()},
                                      {QStringLiteral("role"), role}})
         .toJson(QJsonDocument::Compact);
