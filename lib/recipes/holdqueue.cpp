@@ -7,7 +7,16 @@
 #include "threading_p.h"
 #include "waiting_p.h"
 
+#include <QtCore/QTimer>
+
+#include <atomic>
+
 namespace QEtcd::Internal {
+
+namespace {
+// How long a waiter woken by close() may wait for its entry's revoke to be answered (finish()).
+constexpr std::chrono::seconds closedRevokeGrace{1};
+} // namespace
 
 bool QueuedHold::isValid() const
 {
@@ -363,17 +372,22 @@ void HoldQueue::finish(const std::shared_ptr<QueuedAttempt> &attempt, const Stat
         untrack(attempt->source, attempt->lease.get());
         revoked = attempt->lease->release();
     }
-    const auto tell = [promise = attempt->promise, status](const Status &) {
+    const auto tell = [promise = attempt->promise, status, told = std::make_shared<std::atomic<bool>>(false)] {
+        if (told->exchange(true))
+            return;
         promise->addResult(status);
         promise->finish();
     };
     // Closed, the caller may exit as soon as it is told: tell it once the entry is gone, or the
-    // entry outlives the process by its TTL and holds up whoever queued behind it. A timeout or
-    // an interruption is told at once, as its caller asked.
-    if (closing)
-        after(revoked, tell);
-    else
-        tell(Status());
+    // entry outlives the process by its TTL and holds up whoever queued behind it. Cut off, the
+    // revoke could take the whole RPC timeout, so a waiter woken by close() hears within a second
+    // anyway. A timeout or an interruption is told at once, as its caller asked.
+    if (closing) {
+        after(revoked, [tell](const Status &) { tell(); });
+        QTimer::singleShot(closedRevokeGrace, this, tell);
+    } else {
+        tell();
+    }
 }
 
 void HoldQueue::holdLost(const std::shared_ptr<QueuedHold> &hold, const Status &cause)

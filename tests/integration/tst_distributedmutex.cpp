@@ -478,6 +478,29 @@ private Q_SLOTS:
         QCOMPARE(turn.code(), StatusCode::Closed);
     }
 
+    void closeWakesACutOffWaiterWithinASecond()
+    {
+        DistributedMutex holder(m_client.get(), "/locks/closecut", ttl(10));
+        QCOMPARE(holder.lock(), Status());
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
+        DistributedMutex waiter(&cutOff, "/locks/closecut", ttl(10));
+        QFuture<Status> waiting = waiter.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/closecut").size(), 2, scaledMs(5000));
+        proxy.setMode(FaultProxy::Mode::Blackhole);
+        QElapsedTimer clock;
+        clock.start();
+        waiter.close();
+        Status turn;
+        QETCD_AWAIT(waiting, turn);
+        QCOMPARE(turn.code(), StatusCode::Cancelled);
+        // Its revoke cannot be answered: the wake-up waits a second for it, not the RPC timeout.
+        QVERIFY2(clock.elapsed() >= 900 && clock.elapsed() < scaledMs(5000), qPrintable(QString::number(clock.elapsed())));
+        proxy.setMode(FaultProxy::Mode::Pass);
+        QVERIFY(holder.unlock());
+    }
+
     void healthReturnsOnceALostHoldIsUnlocked()
     {
         FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
