@@ -2,6 +2,7 @@
 
 #include "blockingwait_p.h"
 #include "client_p.h"
+#include "clientthread_p.h"
 #include "continuation_p.h"
 #include "resilience.h"
 #include "threading_p.h"
@@ -384,7 +385,9 @@ void HoldQueue::finish(const std::shared_ptr<QueuedAttempt> &attempt, const Stat
     // anyway. A timeout or an interruption is told at once, as its caller asked.
     if (closing) {
         after(revoked, [tell](const Status &) { tell(); });
-        QTimer::singleShot(closedRevokeGrace, this, tell);
+        // On the client's dispatcher context, which outlives this queue as long as the client
+        // lives; a client going away cancels the revoke, and that tells too.
+        QTimer::singleShot(closedRevokeGrace, dispatcherContext(client), tell);
     } else {
         tell();
     }
