@@ -27,16 +27,29 @@ class tst_DistributedMutex : public QObject, protected RecipeFixture
 private:
     static LockOptions ttl(qint64 seconds) { return withTtl<LockOptions>(seconds); }
 
-    // holder takes path's lock, then waiter queues behind it; waiter's entry, once in etcd.
-    KeyValue queueBehind(DistributedMutex &holder, DistributedMutex &waiter, const QByteArray &path,
-                         QFuture<Status> *turn)
+    // A holder of a path's lock (on m_client) and a waiter queued behind it.
+    struct Queued
     {
-        if (holder.lock() != Status())
-            return {};
-        *turn = waiter.lockAsync();
-        if (!QTest::qWaitFor([&] { return queue(path).size() == 2; }, int(scaledMs(5000))))
-            return {};
-        return queue(path).value(1);
+        Queued(Client *holderClient, Client *waiterClient, const QByteArray &path)
+            : holder(holderClient, path, ttl(10)), waiter(waiterClient, path, ttl(10))
+        {
+        }
+        DistributedMutex holder;
+        DistributedMutex waiter;
+        QFuture<Status> turn;  // the waiter's lockAsync()
+        KeyValue entry;        // the waiter's, once in etcd; empty when it never got there
+    };
+
+    // The holder takes path's lock, then a waiter on waiterClient queues behind it.
+    std::unique_ptr<Queued> queueBehind(const QByteArray &path, Client *waiterClient)
+    {
+        auto queued = std::make_unique<Queued>(m_client.get(), waiterClient, path);
+        if (queued->holder.lock() != Status())
+            return queued;
+        queued->turn = queued->waiter.lockAsync();
+        if (QTest::qWaitFor([&] { return queue(path).size() == 2; }, int(scaledMs(5000))))
+            queued->entry = queue(path).value(1);
+        return queued;
     }
 
 private Q_SLOTS:
@@ -152,23 +165,20 @@ private Q_SLOTS:
     // the next to join could take it too: it queues again and holds with an entry of its own.
     void aWaiterWhoseEntryIsDeletedTakesTheLockOnlyWithANewOne()
     {
-        DistributedMutex holder(m_client.get(), "/locks/deleted", ttl(10));
-        DistributedMutex waiter(m_other.get(), "/locks/deleted", ttl(10));
-        QFuture<Status> turn;
-        const KeyValue entry = queueBehind(holder, waiter, "/locks/deleted", &turn);
-        QVERIFY(!entry.key.isEmpty());
+        const auto queued = queueBehind("/locks/deleted", m_other.get());
+        QVERIFY(!queued->entry.key.isEmpty());
         DeleteResult removed;
-        QETCD_AWAIT(m_client->remove(entry.key), removed);
+        QETCD_AWAIT(m_client->remove(queued->entry.key), removed);
         QCOMPARE(removed.deleted, 1);
 
-        QVERIFY(holder.unlock());
+        QVERIFY(queued->holder.unlock());
         Status acquired;
-        QETCD_AWAIT(turn, acquired);
+        QETCD_AWAIT(queued->turn, acquired);
         QVERIFY2(acquired.isOk(), qPrintable(acquired.toString()));
         const QList<KeyValue> entries = queue("/locks/deleted");
         QCOMPARE(entries.size(), 1);
-        QCOMPARE(entries.first().createRevision, waiter.fencingToken());
-        QVERIFY(waiter.unlock());
+        QCOMPARE(entries.first().createRevision, queued->waiter.fencingToken());
+        QVERIFY(queued->waiter.unlock());
     }
 
     void tryLockTimesOutAndLeavesNoKey()
@@ -412,27 +422,25 @@ private Q_SLOTS:
 
     void waiterWhoseLeaseDiesRequeues()
     {
-        DistributedMutex holder(m_client.get(), "/locks/requeue", ttl(10));
-        DistributedMutex waiter(m_other.get(), "/locks/requeue", ttl(10));
-        QFuture<Status> waiting;
-        const KeyValue queued = queueBehind(holder, waiter, "/locks/requeue", &waiting);
-        QVERIFY(!queued.key.isEmpty());
+        const auto queued = queueBehind("/locks/requeue", m_other.get());
+        QVERIFY(!queued->entry.key.isEmpty());
+        const qint64 firstLease = queued->entry.lease;
         int exitCode = -1;
-        m_cluster.etcdctl({"lease", "revoke", QString::number(queued.lease, 16)}, &exitCode);
+        m_cluster.etcdctl({"lease", "revoke", QString::number(firstLease, 16)}, &exitCode);
         QCOMPARE(exitCode, 0);
         // A fresh key, under a fresh lease, at the tail of the queue.
         QTRY_VERIFY_WITH_TIMEOUT(queue("/locks/requeue").size() == 2
-                                     && queue("/locks/requeue").at(1).lease != queued.lease,
+                                     && queue("/locks/requeue").at(1).lease != firstLease,
                                  scaledMs(10000));
-        QVERIFY(!waiting.isFinished());
-        const QList<RecipeHistoryEntry> history = waiter.history();
+        QVERIFY(!queued->turn.isFinished());
+        const QList<RecipeHistoryEntry> history = queued->waiter.history();
         QVERIFY(std::any_of(history.cbegin(), history.cend(),
                             [](const RecipeHistoryEntry &entry) { return entry.text.contains("re-queues"); }));
-        QVERIFY(holder.unlock());
+        QVERIFY(queued->holder.unlock());
         Status turn;
-        QETCD_AWAIT(waiting, turn);
+        QETCD_AWAIT(queued->turn, turn);
         QVERIFY2(turn.isOk(), qPrintable(turn.toString()));
-        QVERIFY(waiter.unlock());
+        QVERIFY(queued->waiter.unlock());
     }
 
     void deadlineEndsAnAttemptStuckInAPartition()
@@ -452,28 +460,26 @@ private Q_SLOTS:
 
     void closeWakesWaitersAndReleases()
     {
-        DistributedMutex holder(m_client.get(), "/locks/close", ttl(10));
         // The waiter's revoke takes 400 ms to be answered: long enough to be seen still pending.
         FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
         QVERIFY(proxy.start());
         Client slow(ClientOptions::fromEndpoints({proxy.url()}));
-        DistributedMutex waiter(&slow, "/locks/close", ttl(10));
-        QFuture<Status> waiting;
-        QVERIFY(!queueBehind(holder, waiter, "/locks/close", &waiting).key.isEmpty());
+        const auto queued = queueBehind("/locks/close", &slow);
+        QVERIFY(!queued->entry.key.isEmpty());
         proxy.setDelay(200ms);
         proxy.setMode(FaultProxy::Mode::Delay);
-        waiter.close();
+        queued->waiter.close();
         Status turn;
-        QETCD_AWAIT(waiting, turn);
+        QETCD_AWAIT(queued->turn, turn);
         QCOMPARE(turn.code(), StatusCode::Cancelled);
         // Told once its entry is gone, so a process can exit right after without leaving the
         // entry to hold up whoever queues behind it until its TTL runs out.
         QCOMPARE(queue("/locks/close").size(), 1);
-        holder.close();
-        QVERIFY(!holder.isHeldByCurrentThread());
-        QVERIFY(!holder.unlock());  // released by close(): nothing was left to release
+        queued->holder.close();
+        QVERIFY(!queued->holder.isHeldByCurrentThread());
+        QVERIFY(!queued->holder.unlock());  // released by close(): nothing was left to release
         QTRY_VERIFY_WITH_TIMEOUT(queue("/locks/close").isEmpty(), scaledMs(5000));
-        QETCD_AWAIT(waiter.lockAsync(), turn);
+        QETCD_AWAIT(queued->waiter.lockAsync(), turn);
         QCOMPARE(turn.code(), StatusCode::Closed);
     }
 
@@ -482,21 +488,19 @@ private Q_SLOTS:
         FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
         QVERIFY(proxy.start());
         Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
-        DistributedMutex holder(m_client.get(), "/locks/closecut", ttl(10));
-        DistributedMutex waiter(&cutOff, "/locks/closecut", ttl(10));
-        QFuture<Status> waiting;
-        QVERIFY(!queueBehind(holder, waiter, "/locks/closecut", &waiting).key.isEmpty());
+        const auto queued = queueBehind("/locks/closecut", &cutOff);
+        QVERIFY(!queued->entry.key.isEmpty());
         proxy.setMode(FaultProxy::Mode::Blackhole);
         QElapsedTimer clock;
         clock.start();
-        waiter.close();
+        queued->waiter.close();
         Status turn;
-        QETCD_AWAIT(waiting, turn);
+        QETCD_AWAIT(queued->turn, turn);
         QCOMPARE(turn.code(), StatusCode::Cancelled);
         // Its revoke cannot be answered: the wake-up waits a second for it, not the RPC timeout.
         QVERIFY2(clock.elapsed() >= 900 && clock.elapsed() < scaledMs(5000), qPrintable(QString::number(clock.elapsed())));
         proxy.setMode(FaultProxy::Mode::Pass);
-        QVERIFY(holder.unlock());
+        QVERIFY(queued->holder.unlock());
     }
 
     void healthReturnsOnceALostHoldIsUnlocked()
