@@ -179,6 +179,9 @@ Rectangle {
                         color: Theme.text
                         font.pixelSize: Theme.smallFont
                         elide: Text.ElideRight
+                        // Takes what the fixed columns leave; a long detail must not squeeze them,
+                        // or its row's columns start left of the others'.
+                        Layout.preferredWidth: 0
                         Layout.fillWidth: true
                     }
                     Label {
