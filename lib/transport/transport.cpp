@@ -5,6 +5,7 @@
 
 #include <QtCore/QFile>
 
+#include <absl/synchronization/mutex.h>
 #include <grpc/support/log.h>
 
 #include <mutex>
@@ -58,12 +59,17 @@ grpc::ChannelArguments channelArguments(const ClientOptions &options)
     return args;
 }
 
-// gRPC core prints to stderr by default; send it through Qt's logging so it is silent unless
-// an operator enables qetcd.grpc.
-void routeGrpcLogging()
+// Process-wide settings of gRPC and its Abseil, made once before the first channel.
+void configureGrpc()
 {
     static std::once_flag once;
     std::call_once(once, [] {
+        // Debian builds Abseil without NDEBUG, which leaves its lock-order deadlock detector on:
+        // every gRPC mutex lock and unlock then updates one global graph under one global lock,
+        // about a tenth of a round trip's instructions and a point where gRPC's threads meet.
+        absl::SetMutexDeadlockDetectionMode(absl::OnDeadlockCycle::kIgnore);
+        // gRPC core prints to stderr by default; send it through Qt's logging so it is silent
+        // unless an operator enables qetcd.grpc.
         gpr_set_log_verbosity(lcGrpc().isDebugEnabled() ? GPR_LOG_SEVERITY_DEBUG : GPR_LOG_SEVERITY_ERROR);
         gpr_set_log_function([](gpr_log_func_args *args) {
             qCDebug(lcGrpc, "%s:%d %s", args->file, args->line, args->message);
@@ -133,7 +139,7 @@ Transport::Transport(const ClientOptions &options, const QList<Endpoint> &endpoi
                      std::function<void(int)> activeEndpointChanged)
     : m_options(options), m_activeEndpointChanged(std::move(activeEndpointChanged))
 {
-    routeGrpcLogging();
+    configureGrpc();
     const grpc::ChannelArguments args = channelArguments(options);
     for (const Endpoint &endpoint : endpoints) {
         auto entry = std::make_unique<EndpointChannel>();
