@@ -130,12 +130,18 @@ QString HoldQueue::leaseName(const QByteArray &key) const
 Turn Turn::afterNearest(const QList<TxnOpResult> &ahead)
 {
     KeyValue nearest;
+    QList<KeyValue> every;
+    bool more = false;  // a limit left entries out
     for (const TxnOpResult &each : ahead) {
+        every += each.range.kvs;
+        more = more || each.range.more;
         const KeyValue candidate = each.range.kvs.value(0);
         if (candidate.createRevision > nearest.createRevision)
             nearest = candidate;
     }
-    return nearest.key.isEmpty() ? admitted() : after(nearest);
+    if (nearest.key.isEmpty())
+        return admitted();
+    return more ? after(nearest) : after(nearest, every);
 }
 
 void HoldQueue::stopAttempt(const std::shared_ptr<QueuedAttempt> &attempt, const Status &why)
@@ -289,10 +295,34 @@ void HoldQueue::decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult
     switch (next.kind) {
     case Turn::Kind::Admitted:
         return claim(attempt);
-    case Turn::Kind::AfterEntry:
-        thenOn(waitForDeletion(client, next.entry, observedRevision, options.resilience.watch, attempt->round.token()),
-               this, lookAgainAfter);
+    case Turn::Kind::AfterEntry: {
+        if (next.everyAhead.isEmpty()) {
+            thenOn(waitForDeletion(client, next.entry, observedRevision, options.resilience.watch,
+                                   attempt->round.token()),
+                   this, lookAgainAfter);
+            return;
+        }
+        // With every entry ahead known, their deletion admits when it came while our entry
+        // stood: the read after it would only tell the same, a round trip later on every hand-off.
+        DeletionWatch allAhead;
+        allAhead.fromNow = true;
+        allAhead.createRevision = next.entry.createRevision;
+        allAhead.guard = attempt->key;
+        allAhead.guardCreateRevision = attempt->revision;
+        for (const KeyValue &entry : next.everyAhead) {
+            if (entry.key != next.entry.key)
+                allAhead.alongWith.append(entry);
+        }
+        thenOn(watchDeletion(client, next.entry.key, observedRevision, options.resilience.watch,
+                             attempt->round.token(), allAhead),
+               this, [this, attempt, lookAgainAfter](const Deletion &deleted) {
+                   if (!deleted.status || !deleted.guardStood)
+                       return lookAgainAfter(deleted.status);
+                   if (!interrupted(attempt))
+                       claim(attempt);
+               });
         return;
+    }
     case Turn::Kind::AfterAnyUnder: {
         DeletionWatch anyEntry;
         anyEntry.range = KeyRange::prefix();

@@ -101,10 +101,17 @@ struct Turn
     Kind kind = Kind::Admitted;
     KeyValue entry;     // AfterEntry: the incarnation whose deletion ends the wait
     QByteArray prefix;  // AfterAnyUnder: a deletion of any key under it ends the wait
+    // AfterEntry: every entry ahead (entry among them), when the read found them all. Entries
+    // ahead can only go (new ones queue behind), so their deletion admits, provided the
+    // waiter's own entry still stands then.
+    QList<KeyValue> everyAhead;
 
     static Turn admitted() { return {}; }
-    static Turn after(const KeyValue &entry) { return {Kind::AfterEntry, entry, {}}; }
-    static Turn afterAnyUnder(const QByteArray &prefix) { return {Kind::AfterAnyUnder, {}, prefix}; }
+    static Turn after(const KeyValue &entry, QList<KeyValue> everyAhead = {})
+    {
+        return {Kind::AfterEntry, entry, {}, std::move(everyAhead)};
+    }
+    static Turn afterAnyUnder(const QByteArray &prefix) { return {Kind::AfterAnyUnder, {}, prefix, {}}; }
     // After the newest entry the ranges found (each newest first), admitted when they found none.
     static Turn afterNearest(const QList<TxnOpResult> &ahead);
 };
@@ -185,6 +192,10 @@ protected:
     // The newest `limit` entries under a prefix that were created before the attempt's own
     // (which the range leaves out, or the engine does, before the entry's revision is known).
     static RangeOptions ahead(const QueuedAttempt &attempt, qint64 limit);
+    // How many entries ahead a lock's or a candidate's read asks for. With all of them known, a
+    // waiter waits for them together and is admitted once they are gone, without another read;
+    // more than this and it waits for the nearest, then reads again, as etcd's Go recipes do.
+    static constexpr qint64 entriesAheadRead = 4;
 
     // The recipe this queue serves; null once it is gone.
     virtual Recipe *recipe() const = 0;

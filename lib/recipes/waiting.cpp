@@ -8,6 +8,7 @@
 
 #include <QtCore/QCoreApplication>
 #include <QtCore/QDateTime>
+#include <QtCore/QHash>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QPromise>
@@ -117,7 +118,7 @@ private:
 // percent of waits and made the whole hand-off tail (p99 60-85 ms at 4 contenders). The second
 // watch is deaf only if the race strikes again; whichever hears the event first ends the wait.
 // It only makes the wait shorter: the first watch and the wait's read make sure nothing goes
-// unseen.
+// unseen. The caller starts it.
 template <class Handler>
 Watcher *watchFromNowToo(QObject *wait, Client *client, const QByteArray &key, WatchOptions options,
                          const WatchResilience &resilience, Handler onEvents)
@@ -125,7 +126,6 @@ Watcher *watchFromNowToo(QObject *wait, Client *client, const QByteArray &key, W
     options.startRevision = 0;
     auto *second = new Watcher(client, key, options, resilience, wait);
     QObject::connect(second, &Watcher::eventsReceived, wait, onEvents);
-    second->start();
     return second;
 }
 
@@ -138,16 +138,18 @@ public:
     DeletionWait(Client *client, const QByteArray &key, qint64 observedRevision, const WatchResilience &resilience,
                  const StopToken &stop, const DeletionWatch &how, Deliver deliver)
         : m_client(client), m_key(key), m_observedRevision(observedRevision), m_stop(stop), m_how(how),
-          m_resilience(resilience), m_deliver(std::move(deliver)),
-          m_probe(this, key, existence(), probeRead(client, key, how), [this](const RangeResult &found) { judge(found); },
-                  &m_finished)
+          m_resilience(resilience), m_deliver(std::move(deliver)), m_pending(awaitedKeys(key, how)),
+          m_probe(this, key, existence(), probeRead(client, watchedKey(), how),
+                  [this](const RangeResult &found) { judge(found); }, &m_finished)
     {
-        m_watcher = new Watcher(client, key, watchOptions(how.fromNow ? 0 : observedRevision + 1), resilience, this);
+        m_watcher = new Watcher(client, watchedKey(), watchOptions(how.fromNow ? 0 : observedRevision + 1), resilience,
+                                this);
     }
 
     void begin()
     {
-        connect(m_watcher, &Watcher::eventsReceived, this, &DeletionWait::onEvents);
+        connect(m_watcher, &Watcher::eventsReceived, this,
+                [this](const QList<WatchEvent> &events) { onEvents(events, m_watcher); });
         connect(m_watcher, &Watcher::recovery, this, [this](const WatchRecoveryEvent &event) {
             if (m_how.onRecovery)
                 m_how.onRecovery(event);
@@ -156,7 +158,7 @@ public:
             case WatchRecoveryKind::Resubscribed:
                 return;  // resumed from the last revision seen: nothing was missed
             case WatchRecoveryKind::Resynced:
-                if (m_how.range.kind != KeyRange::Kind::Single)
+                if (m_how.range.kind != KeyRange::Kind::Single || !m_how.guard.isEmpty())
                     return finish({});
                 if (m_how.absenceAfterResync)
                     m_probe.run();  // a compaction may have swallowed the deletion
@@ -175,13 +177,26 @@ public:
                 return finish({started, {}});
             if (!m_how.fromNow || m_finished)  // the probe or a stop ended it meanwhile
                 return;
-            m_second = watchFromNowToo(this, m_client, m_key, watchOptions(0), m_resilience,
-                                       [this](const QList<WatchEvent> &events) { onEvents(events); });
+            m_pendingSecond = m_pending;
+            m_second = watchFromNowToo(this, m_client, watchedKey(), watchOptions(0), m_resilience,
+                                       [this](const QList<WatchEvent> &events) { onEvents(events, m_second); });
+            const QFuture<Status> secondStarted = m_second->start();
+            if (!m_how.guard.isEmpty()) {
+                thenOn(secondStarted, this, [this](const Status &started) {
+                    // Keys deleted between the two watches are only in the first, which etcd may
+                    // serve 100 ms late: a check from the second's start lets it end the wait alone.
+                    const qint64 secondFrom = m_second->createdAtRevision();
+                    if (started && secondFrom > m_guardStoodAt)
+                        m_probe.run(secondFrom);
+                });
+            }
             // The watch reports deletions after the revision it was created at. The caller saw
             // the key at observedRevision; if that is not older, nothing can have slipped by.
             const qint64 createdAt = m_watcher->createdAtRevision();
             if (m_observedRevision < createdAt)
                 m_probe.run(createdAt);  // it may be gone already: nothing would ever report it
+            else
+                m_guardStoodAt = m_observedRevision;  // the caller's read found it
         });
     }
 
@@ -192,22 +207,77 @@ private:
         options.startRevision = startRevision;
         options.noPut = true;
         options.prevKv = m_how.previousValue;
-        options.range = m_how.range;
+        options.range = watchedRange();
         return options;
     }
 
-    void onEvents(const QList<WatchEvent> &events)
+    // Every key the wait waits for, with the incarnation (0: any).
+    static QHash<QByteArray, qint64> awaitedKeys(const QByteArray &key, const DeletionWatch &how)
     {
-        for (const WatchEvent &event : events) {
-            if (event.type == WatchEvent::Type::Delete)
-                return finish({{}, event.prevKv});
-        }
+        QHash<QByteArray, qint64> keys{{key, how.createRevision}};
+        for (const KeyValue &other : how.alongWith)
+            keys.insert(other.key, other.createRevision);
+        return keys;
     }
 
-    static RangeOptions existence()
+    // With a guard, one watch spans the awaited keys, the guard and the keys between them: only
+    // one watch hands over their deletions in etcd's order.
+    std::pair<QByteArray, QByteArray> guardedSpan() const
+    {
+        QByteArray first = std::min(m_key, m_how.guard);
+        QByteArray last = std::max(m_key, m_how.guard);
+        for (const KeyValue &other : m_how.alongWith) {
+            first = std::min(first, other.key);
+            last = std::max(last, other.key);
+        }
+        return {first, last};
+    }
+    QByteArray watchedKey() const { return m_how.guard.isEmpty() ? m_key : guardedSpan().first; }
+    KeyRange watchedRange() const
+    {
+        return m_how.guard.isEmpty() ? m_how.range : KeyRange::upTo(guardedSpan().second + '\0');
+    }
+
+    // The guard stood through the deletion when it was seen standing at or after the revision
+    // the reporting watch began at: that watch would have told a deletion since, in order.
+    // The guard's deletion does not end the wait: the caller's own means (a lost lease, the
+    // read after the wait) tell it what became of its key, as they do without a guard.
+    void onEvents(const QList<WatchEvent> &events, const Watcher *from)
+    {
+        QHash<QByteArray, qint64> &pending = from == m_second ? m_pendingSecond : m_pending;
+        const WatchEvent *last = nullptr;  // the deletion that left nothing to wait for
+        for (const WatchEvent &event : events) {
+            if (event.type != WatchEvent::Type::Delete)
+                continue;
+            if (m_how.guard.isEmpty())
+                return finish({{}, event.prevKv});
+            // A range deleted at once (etcdctl del --prefix) takes all in one revision, in key
+            // order: the guard gone in that revision did not stand.
+            if (last && event.kv.modRevision != last->kv.modRevision)
+                break;
+            if (event.kv.key == m_how.guard)
+                m_guardFell = true;
+            else if (!last && pending.remove(event.kv.key) && pending.isEmpty())
+                last = &event;
+        }
+        if (!last)
+            return;
+        const bool guardStood = m_guardStoodAt > 0 && m_guardStoodAt >= from->createdAtRevision() && !m_guardFell;
+        if (guardStood || from != m_second)
+            return finish({{}, last->prevKv, guardStood});
+        // The second watch began after the guard was last seen. The first watch's copy of the
+        // same events comes in the same burst from etcd, within microseconds, unless etcd left
+        // that watch unsynced (then up to 100 ms): a few milliseconds tell the two apart.
+        if (!std::exchange(m_secondWaitsForFirst, true))
+            QTimer::singleShot(firstWatchGrace, this, [this, previous = last->prevKv] { finish({{}, previous}); });
+    }
+
+    RangeOptions existence() const
     {
         RangeOptions current;
         current.keysOnly = true;
+        if (!m_how.guard.isEmpty())
+            current.range = watchedRange();
         return current;
     }
 
@@ -218,13 +288,23 @@ private:
         return [client, key](const RangeOptions &options) { return client->get(key, options); };
     }
 
-    // Is the incarnation we wait for still there?
+    // Are the incarnations we wait for still there, and the guard's?
     void judge(const RangeResult &found)
     {
-        const bool sameIncarnation = !found.kvs.isEmpty()
-            && (m_how.createRevision == 0 || found.kvs.first().createRevision == m_how.createRevision);
-        if (!sameIncarnation)
-            finish({});
+        const auto stands = [&found](const QByteArray &key, qint64 createRevision) {
+            return std::any_of(found.kvs.begin(), found.kvs.end(), [&](const KeyValue &kv) {
+                return kv.key == key && (createRevision == 0 || kv.createRevision == createRevision);
+            });
+        };
+        for (QHash<QByteArray, qint64> *pending : {&m_pending, &m_pendingSecond})
+            pending->removeIf([&](const auto &awaited) { return !stands(awaited.key(), awaited.value()); });
+        const bool guardStands = !m_how.guard.isEmpty() && stands(m_how.guard, m_how.guardCreateRevision);
+        if (guardStands)
+            m_guardStoodAt = std::max(m_guardStoodAt, found.header.revision);
+        else if (!m_how.guard.isEmpty())
+            m_guardFell = true;
+        if (m_pending.isEmpty())
+            return finish({{}, {}, guardStands && !m_guardFell});
     }
 
     void finish(const Deletion &outcome)
@@ -250,7 +330,16 @@ private:
     Watcher *m_second = nullptr;  // fromNow only
     std::unique_ptr<StopCallback> m_onStop;
     Deliver m_deliver;
+    // The awaited keys not yet seen deleted, by the first watch (or the check) and the second.
+    QHash<QByteArray, qint64> m_pending;
+    QHash<QByteArray, qint64> m_pendingSecond;
+    bool m_secondWaitsForFirst = false;
+    static constexpr std::chrono::milliseconds firstWatchGrace{5};
     bool m_finished = false;
+    // The newest revision the guard is known to have stood at (0: none yet): the caller's read,
+    // or an existence check's.
+    qint64 m_guardStoodAt = 0;
+    bool m_guardFell = false;  // its deletion was seen
     Probe m_probe;
 };
 
@@ -308,6 +397,7 @@ public:
             if (m_observedRevision < createdAt && !m_finished) {
                 m_second = watchFromNowToo(this, m_client, m_prefix, watchOptions(0), m_resilience,
                                            [this] { finish({}); });
+                m_second->start();
                 m_probe.run(createdAt);
             }
         });

@@ -67,6 +67,16 @@ struct DeletionWatch
     // KeyRange::prefix(): the deletion of any key under key. After a compaction no read can
     // tell which one went, so a resync then ends the wait and the caller re-checks.
     KeyRange range;
+    // The waiter's own key, in the incarnation guardCreateRevision (fromNow and single keys
+    // only). The watch and the existence check cover it too, and Deletion::guardStood tells
+    // whether the awaited keys went while the guard provably still stood. The guard's own
+    // deletion does not end the wait. A lock's waiter with nobody else ahead is admitted on that alone, without
+    // reading the queue again.
+    QByteArray guard;
+    qint64 guardCreateRevision = 0;
+    // With a guard: more keys, each in its incarnation, that must all be deleted too before the
+    // wait ends (every entry ahead of a waiter, when its read found them all).
+    QList<KeyValue> alongWith;
     // Tests only: stands in for the existence check's read (Client::get), e.g. to make it fail.
     std::function<QFuture<RangeResult>(const QByteArray &key, const RangeOptions &options)> probeRead;
 };
@@ -75,6 +85,9 @@ struct Deletion
 {
     Status status;
     std::optional<KeyValue> previous;  // with previousValue, when etcd still had it
+    // With a guard: the key was deleted at a revision where the guard was still there. False
+    // whenever that is not proven (the guard went, or the news came from the second watch).
+    bool guardStood = false;
 };
 
 QETCD_INTERNAL_EXPORT QFuture<Deletion> watchDeletion(Client *client, const QByteArray &key, qint64 observedRevision,

@@ -97,6 +97,127 @@ private Q_SLOTS:
         QCOMPARE(wait.result().status.code(), StatusCode::Cancelled);
     }
 
+private:
+    // A guarded wait: the awaited key /waiting/<name>/a, the guard /waiting/<name>/c, and
+    // /waiting/<name>/b between them, inside the one watch that spans both.
+    struct Guarded
+    {
+        KeyValue awaited;
+        KeyValue guard;
+        qint64 observedRevision = 0;
+    };
+
+    Guarded putGuarded(const QByteArray &name)
+    {
+        const QByteArray prefix = "/waiting/" + name + '/';
+        Guarded keys;
+        for (const char *suffix : {"a", "b", "c"}) {
+            PutResult put;
+            [&] { QETCD_AWAIT(m_client->put(prefix + suffix, "v"), put); }();
+        }
+        RangeOptions all;
+        all.range = KeyRange::prefix();
+        RangeResult read;
+        [&] { QETCD_AWAIT(m_client->get(prefix, all), read); }();
+        keys.awaited = read.kvs.value(0);
+        keys.guard = read.kvs.value(2);
+        keys.observedRevision = read.header.revision;
+        return keys;
+    }
+
+    QFuture<Deletion> waitGuarded(const Guarded &keys, const QList<KeyValue> &alongWith = {})
+    {
+        DeletionWatch how;
+        how.fromNow = true;
+        how.createRevision = keys.awaited.createRevision;
+        how.guard = keys.guard.key;
+        how.guardCreateRevision = keys.guard.createRevision;
+        how.alongWith = alongWith;
+        return watchDeletion(m_client.get(), keys.awaited.key, keys.observedRevision, WatchResilience(), StopToken(),
+                             how);
+    }
+
+private Q_SLOTS:
+    // The key goes while the guard stands: the wait says so. A deletion between the two keys
+    // is in the watch's range but ends nothing.
+    void aGuardedWaitTellsTheKeyWentWhileTheGuardStood()
+    {
+        const Guarded keys = putGuarded("stood");
+        QVERIFY(keys.guard.key.endsWith("/c"));
+        const QFuture<Deletion> wait = waitGuarded(keys);
+        DeleteResult removed;
+        QETCD_AWAIT(m_client->remove("/waiting/stood/b"), removed);
+        QVERIFY(!QTest::qWaitFor([&] { return wait.isFinished(); }, 500));
+        QETCD_AWAIT(m_client->remove(keys.awaited.key), removed);
+        QVERIFY(awaitFuture(wait, 15s));
+        QCOMPARE(wait.result().status, Status());
+        QVERIFY(wait.result().guardStood);
+    }
+
+    // Waiting for two keys: the first going ends nothing, the second ends the wait.
+    void aWaitForSeveralEndsWithTheLastOfThem()
+    {
+        const Guarded keys = putGuarded("several");
+        RangeResult middle;
+        QETCD_AWAIT(m_client->get("/waiting/several/b"), middle);
+        QCOMPARE(middle.kvs.size(), 1);
+        const QFuture<Deletion> wait = waitGuarded(keys, middle.kvs);
+        DeleteResult removed;
+        QETCD_AWAIT(m_client->remove(keys.awaited.key), removed);
+        QVERIFY(!QTest::qWaitFor([&] { return wait.isFinished(); }, 500));
+        QETCD_AWAIT(m_client->remove("/waiting/several/b"), removed);
+        QVERIFY(awaitFuture(wait, 15s));
+        QCOMPARE(wait.result().status, Status());
+        QVERIFY(wait.result().guardStood);
+    }
+
+    // The guard goes first, then the key: the wait ends with the key, and not as if the guard
+    // had stood.
+    void aGuardGoneFirstDidNotStand()
+    {
+        const Guarded keys = putGuarded("fell");
+        const QFuture<Deletion> wait = waitGuarded(keys);
+        DeleteResult removed;
+        QETCD_AWAIT(m_client->remove(keys.guard.key), removed);
+        QVERIFY(!QTest::qWaitFor([&] { return wait.isFinished(); }, 500));
+        QETCD_AWAIT(m_client->remove(keys.awaited.key), removed);
+        QVERIFY(awaitFuture(wait, 15s));
+        QCOMPARE(wait.result().status, Status());
+        QVERIFY(!wait.result().guardStood);
+    }
+
+    // Both went between the caller's read and the watch, the guard first: only the existence
+    // check can see them, and it must tell the guard gone too.
+    void aGuardGoneBeforeTheWatchIsSeenByTheCheck()
+    {
+        const Guarded keys = putGuarded("gap");
+        DeleteResult removed;
+        QETCD_AWAIT(m_client->remove(keys.guard.key), removed);
+        QETCD_AWAIT(m_client->remove(keys.awaited.key), removed);
+        const QFuture<Deletion> wait = waitGuarded(keys);
+        QVERIFY2(awaitFuture(wait, 15s), "the check did not see the key gone");
+        QCOMPARE(wait.result().status, Status());
+        QVERIFY(!wait.result().guardStood);
+    }
+
+    // Both deleted in one revision (a whole queue removed at once), the awaited key first in
+    // key order: the guard did not stand at that revision.
+    void aGuardDeletedWithTheKeyDidNotStand()
+    {
+        const Guarded keys = putGuarded("together");
+        const QFuture<Deletion> wait = waitGuarded(keys);
+        Watcher started(m_client.get(), keys.awaited.key, WatchOptions{});
+        QVERIFY(awaitFuture(started.start(), 15s));  // the wait's watch asked before this one
+        DeleteOptions all;
+        all.range = KeyRange::prefix();
+        DeleteResult removed;
+        QETCD_AWAIT(m_client->remove("/waiting/together/", all), removed);
+        QCOMPARE(removed.deleted, 3);
+        QVERIFY(awaitFuture(wait, 15s));
+        QCOMPARE(wait.result().status, Status());
+        QVERIFY(!wait.result().guardStood);
+    }
+
     // A put made after the caller looked and before the wait's watch exists ends the wait, and
     // the watch says when etcd created it: after that put.
     void aPutMadeBeforeTheWatchEndsTheWait()

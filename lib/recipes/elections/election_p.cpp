@@ -88,7 +88,7 @@ QByteArray Candidacy<Owner>::entryValue(const QueuedAttempt &) const
 template <class Owner>
 QList<TxnOp> Candidacy<Owner>::lookAhead(const QueuedAttempt &attempt) const
 {
-    return {TxnOp::range(prefix, ahead(attempt, 1))};
+    return {TxnOp::range(prefix, ahead(attempt, entriesAheadRead))};
 }
 
 template <class Owner>

@@ -52,7 +52,7 @@ public:
 
     QList<TxnOp> lookAhead(const QueuedAttempt &attempt) const override
     {
-        return {TxnOp::range(prefix, ahead(attempt, 1))};
+        return {TxnOp::range(prefix, ahead(attempt, entriesAheadRead))};
     }
 
     Turn turn(QueuedAttempt &, const QList<TxnOpResult> &ahead) override { return Turn::afterNearest(ahead); }

@@ -70,9 +70,9 @@ public:
     // watches only the nearest one.
     QList<TxnOp> lookAhead(const QueuedAttempt &attempt) const override
     {
-        QList<TxnOp> conflicting{TxnOp::range(sidePrefix(Side::Write), ahead(attempt, 1))};
+        QList<TxnOp> conflicting{TxnOp::range(sidePrefix(Side::Write), ahead(attempt, entriesAheadRead))};
         if (Side(attempt.kind) == Side::Write)
-            conflicting.append(TxnOp::range(sidePrefix(Side::Read), ahead(attempt, 1)));
+            conflicting.append(TxnOp::range(sidePrefix(Side::Read), ahead(attempt, entriesAheadRead)));
         return conflicting;
     }
 
