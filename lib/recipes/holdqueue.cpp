@@ -296,25 +296,18 @@ void HoldQueue::decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult
     case Turn::Kind::Admitted:
         return claim(attempt);
     case Turn::Kind::AfterEntry: {
-        if (next.everyAhead.isEmpty()) {
-            thenOn(waitForDeletion(client, next.entry, observedRevision, options.resilience.watch,
-                                   attempt->round.token()),
-                   this, lookAgainAfter);
-            return;
-        }
+        DeletionWatch ahead;
+        ahead.fromNow = true;
+        ahead.createRevision = next.entry.createRevision;
         // With every entry ahead known, their deletion admits when it came while our entry
         // stood: the read after it would only tell the same, a round trip later on every hand-off.
-        DeletionWatch allAhead;
-        allAhead.fromNow = true;
-        allAhead.createRevision = next.entry.createRevision;
-        allAhead.guard = attempt->key;
-        allAhead.guardCreateRevision = attempt->revision;
-        for (const KeyValue &entry : next.everyAhead) {
-            if (entry.key != next.entry.key)
-                allAhead.alongWith.append(entry);
+        if (!next.everyAhead.isEmpty()) {
+            ahead.alongWith = next.everyAhead;
+            ahead.guard = attempt->key;
+            ahead.guardCreateRevision = attempt->revision;
         }
         thenOn(watchDeletion(client, next.entry.key, observedRevision, options.resilience.watch,
-                             attempt->round.token(), allAhead),
+                             attempt->round.token(), ahead),
                this, [this, attempt, lookAgainAfter](const Deletion &deleted) {
                    if (!deleted.status || !deleted.guardStood)
                        return lookAgainAfter(deleted.status);

@@ -187,14 +187,14 @@ public:
                     // serve 100 ms late: a check from the second's start lets it end the wait alone.
                     const qint64 secondFrom = m_second->createdAtRevision();
                     if (started && secondFrom > m_guardStoodAt)
-                        m_probe.run(secondFrom);
+                        check(secondFrom);
                 });
             }
             // The watch reports deletions after the revision it was created at. The caller saw
             // the key at observedRevision; if that is not older, nothing can have slipped by.
             const qint64 createdAt = m_watcher->createdAtRevision();
             if (m_observedRevision < createdAt)
-                m_probe.run(createdAt);  // it may be gone already: nothing would ever report it
+                check(createdAt);  // it may be gone already: nothing would ever report it
             else
                 m_guardStoodAt = m_observedRevision;  // the caller's read found it
         });
@@ -288,9 +288,19 @@ private:
         return [client, key](const RangeOptions &options) { return client->get(key, options); };
     }
 
+    // One existence check at a time, as of at least the newest revision asked for: a check
+    // asked for while one is on its way waits for its answer, which may already cover it.
+    void check(qint64 asOfAtLeast)
+    {
+        m_checkWanted = std::max(m_checkWanted, asOfAtLeast);
+        if (!std::exchange(m_checking, true))
+            m_probe.run(m_checkWanted);
+    }
+
     // Are the incarnations we wait for still there, and the guard's?
     void judge(const RangeResult &found)
     {
+        m_checking = false;
         const auto stands = [&found](const QByteArray &key, qint64 createRevision) {
             return std::any_of(found.kvs.begin(), found.kvs.end(), [&](const KeyValue &kv) {
                 return kv.key == key && (createRevision == 0 || kv.createRevision == createRevision);
@@ -305,6 +315,8 @@ private:
             m_guardFell = true;
         if (m_pending.isEmpty())
             return finish({{}, {}, guardStands && !m_guardFell});
+        if (found.header.revision < m_checkWanted)
+            check(m_checkWanted);
     }
 
     void finish(const Deletion &outcome)
@@ -334,6 +346,8 @@ private:
     QHash<QByteArray, qint64> m_pending;
     QHash<QByteArray, qint64> m_pendingSecond;
     bool m_secondWaitsForFirst = false;
+    bool m_checking = false;     // an existence check is on its way
+    qint64 m_checkWanted = 0;    // the newest revision a check was asked to be as of
     static constexpr std::chrono::milliseconds firstWatchGrace{5};
     bool m_finished = false;
     // The newest revision the guard is known to have stood at (0: none yet): the caller's read,

@@ -75,7 +75,8 @@ struct DeletionWatch
     QByteArray guard;
     qint64 guardCreateRevision = 0;
     // With a guard: more keys, each in its incarnation, that must all be deleted too before the
-    // wait ends (every entry ahead of a waiter, when its read found them all).
+    // wait ends (every entry ahead of a waiter, when its read found them all; the key itself may
+    // be among them).
     QList<KeyValue> alongWith;
     // Tests only: stands in for the existence check's read (Client::get), e.g. to make it fail.
     std::function<QFuture<RangeResult>(const QByteArray &key, const RangeOptions &options)> probeRead;
