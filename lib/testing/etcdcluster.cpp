@@ -374,6 +374,24 @@ bool EtcdClusterPrivate::probeHealth(int index, QDeadlineTimer deadline, QString
     return health.toString() == QStringLiteral("true") || health.toBool();
 }
 
+double EtcdCluster::metric(int member, const QString &series)
+{
+    QByteArray page;
+    QString problem;
+    if (!d->httpGet(QUrl(clientUrl(member) + QStringLiteral("/metrics")),
+                    QDeadlineTimer(scaled(ProbeTimeout)), &page, &problem)) {
+        qCWarning(lcTesting).noquote() << "EtcdCluster: no metrics from member" << member << ":" << problem;
+        return -1;
+    }
+    const QByteArray wanted = series.toUtf8();
+    double sum = 0;
+    for (const QByteArray &line : page.split('\n')) {
+        if (line.startsWith(wanted))
+            sum += line.mid(line.lastIndexOf(' ') + 1).toDouble();
+    }
+    return sum;
+}
+
 bool EtcdClusterPrivate::probePeerService(int index, QDeadlineTimer deadline, QString *answer)
 {
     QByteArray version;

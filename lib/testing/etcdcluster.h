@@ -99,6 +99,11 @@ public:
     /// Blocks until \a member answers /health, or \a timeout passes.
     bool waitForHealthy(int member, std::chrono::milliseconds timeout);
 
+    /// The sum of the samples on \a member's /metrics page whose series starts with \a series: a
+    /// metric's name, optionally followed by the start of its labels
+    /// (`grpc_server_started_total{grpc_method="Watch"`). -1 when the member did not answer.
+    double metric(int member, const QString &series);
+
     /// Runs etcdctl (API v3) with this cluster's TLS files against every running member, unless
     /// args carry their own --endpoints. Returns standard output; exitCode is -1 on timeout.
     QByteArray etcdctl(const QStringList &args, int *exitCode = nullptr,

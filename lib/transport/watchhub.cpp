@@ -32,8 +32,10 @@ WatchHub::~WatchHub()
     m_registrations.clear();
     if (m_stream)
         m_stream->close();
-    // The stream comes back once more through the queue (onClosed); wait for it.
-    m_quiet.wait(lock, [this] { return !m_stream; });
+    if (m_idleCheckArmed)
+        m_idleCheck.Cancel();
+    // The stream (onClosed) and the idle check each come back once more through the queue.
+    m_quiet.wait(lock, [this] { return !m_stream && !m_idleCheckArmed; });
 }
 
 quint64 WatchHub::add(const etcdserverpb::WatchCreateRequest &request, qint64 resumeRevision, WatchSink *sink)
@@ -80,9 +82,36 @@ void WatchHub::remove(quint64 handle)
     // new watch is cancelled then.
     m_registrations.erase(it);
     if (m_registrations.empty() && m_stream && !m_streamClosing) {
-        m_streamClosing = true;
-        m_stream->close();
+        m_idleSince = std::chrono::steady_clock::now();
+        armIdleCheckLocked(idleStreamLinger);
     }
+}
+
+void WatchHub::armIdleCheckLocked(std::chrono::steady_clock::duration after)
+{
+    if (m_idleCheckArmed || m_closing)
+        return;
+    m_idleCheckArmed = true;
+    m_idleCheck.Set(m_transport->queue(), std::chrono::system_clock::now() + after, this);
+}
+
+void WatchHub::onEvent(bool ok)
+{
+    std::lock_guard lock(m_mutex);
+    m_idleCheckArmed = false;
+    if (!ok || m_closing) {
+        m_quiet.notify_all();
+        return;
+    }
+    if (!m_registrations.empty() || !m_stream || m_streamClosing)
+        return;  // in use again: the next time the last registration goes arms a new check
+    const auto idle = std::chrono::steady_clock::now() - m_idleSince;
+    if (idle < idleStreamLinger) {
+        armIdleCheckLocked(idleStreamLinger - idle);  // used and left idle again since this was armed
+        return;
+    }
+    m_streamClosing = true;
+    m_stream->close();
 }
 
 int WatchHub::size() const
@@ -273,7 +302,7 @@ void WatchHub::onStreamClosed(const Status &status)
         m_quiet.notify_all();
         return;
     }
-    if (!deliberate || !m_registrations.empty())
+    if (!m_registrations.empty())  // an idle stream that broke concerns nobody
         qCInfo(lcWatch).noquote() << "watch stream closed:" << status.toString();
     if (status.code() == StatusCode::Unauthenticated) {
         m_transport->invalidateToken(m_transport->token());

@@ -8,7 +8,9 @@
 // The hub never retries on its own. When the stream fails, or etcd cancels a watch, the
 // registration goes idle and its sink hears why; the Watcher above paces the next attempt with
 // its own retry policy and calls subscribe() again. The stream is opened when some registration
-// wants it and closed when the last registration goes.
+// wants it and closed once no registration has wanted it for idleStreamLinger: a lock waiter's
+// watch lasts one hand-off, and opening a stream per wait cost etcd a stream's set-up and
+// tear-down per lock cycle, and the next waiter the round trip of the old stream's close.
 //
 // etcd answers creates in the order they were sent on a stream (created = true), so pending
 // creates map to registrations first in, first out; events for a watch id only ever follow its
@@ -18,6 +20,9 @@
 #include "transport_p.h"
 #include "watcher.h"
 
+#include <grpcpp/alarm.h>
+
+#include <chrono>
 #include <deque>
 #include <unordered_map>
 
@@ -42,9 +47,11 @@ public:
     virtual void watchEnded(qint64 resume, const Status &cause, qint64 compactRevision, bool refused) = 0;
 };
 
-class WatchHub
+class WatchHub final : public CqTag
 {
 public:
+    static constexpr std::chrono::seconds idleStreamLinger{10};
+
     WatchHub(Transport *transport, KeyCodec codec);
     ~WatchHub();
     Q_DISABLE_COPY_MOVE(WatchHub)
@@ -59,6 +66,8 @@ public:
     void remove(quint64 handle);
 
     int size() const;
+
+    void onEvent(bool ok) override;  // the idle check
 
 private:
     enum class State {
@@ -91,6 +100,7 @@ private:
     void onEvents(const etcdserverpb::WatchResponse &response);
     void onStreamClosed(const Status &status);
     void endLocked(Registration &registration, const Status &cause, qint64 compactRevision, bool refused);
+    void armIdleCheckLocked(std::chrono::steady_clock::duration after);
 
     Transport *m_transport;
     const KeyCodec m_codec;
@@ -104,6 +114,9 @@ private:
     Stream *m_stream = nullptr;
     bool m_streamClosing = false;  // we closed it; take no new creates until it is gone
     bool m_closing = false;
+    grpc::Alarm m_idleCheck;
+    bool m_idleCheckArmed = false;
+    std::chrono::steady_clock::time_point m_idleSince;  // when the last registration went
 };
 
 } // namespace QEtcd::Internal

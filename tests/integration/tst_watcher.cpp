@@ -311,6 +311,37 @@ private Q_SLOTS:
         QCOMPARE(again.code(), StatusCode::Closed);
     }
 
+    // A lock waiter's watch lasts one hand-off: the stream it rode stays for the next one instead
+    // of being torn down and set up again on etcd, and goes once nothing has watched for a while.
+    void anIdleStreamLingersForTheNextWatchThenCloses()
+    {
+        const QString opened = QStringLiteral("grpc_server_started_total{grpc_method=\"Watch\"");
+        // Gauges count every client's streams; no other client opens one while this test runs.
+        const QString open = QStringLiteral("etcd_debugging_mvcc_watch_stream_total");
+        double streamsBefore = 0;
+        {
+            Watcher first(m_participant.get(), "/w/linger");
+            QCOMPARE(started(first).code(), StatusCode::Ok);
+            streamsBefore = m_cluster.metric(0, opened);
+            QVERIFY(streamsBefore >= 1);
+        }
+        {
+            Watcher second(m_participant.get(), "/w/linger");
+            Recorder log(&second);
+            QCOMPARE(started(second).code(), StatusCode::Ok);
+            const qint64 revision = put("/w/linger", "x");
+            QTRY_COMPARE_WITH_TIMEOUT(log.revisions(), QList<qint64>{revision}, scaledMs(5000));
+            QCOMPARE(m_cluster.metric(0, opened), streamsBefore);
+        }
+        QVERIFY(m_cluster.metric(0, open) >= 1);
+        // Ten seconds after the last watch went, the client closes its stream (and any other
+        // client's lingering one is gone by then too); the next watch needs a new one.
+        QTRY_COMPARE_WITH_TIMEOUT(m_cluster.metric(0, open), 0.0, scaledMs(30000));
+        Watcher third(m_participant.get(), "/w/linger");
+        QCOMPARE(started(third).code(), StatusCode::Ok);
+        QCOMPARE(m_cluster.metric(0, opened), streamsBefore + 1);
+    }
+
     // A model or recipe destroyed after its client (an app's teardown order) must not touch the
     // client's freed watch stream or dispatcher thread.
     void watcherOutlivingItsClientClosesAndDiesQuietly()
