@@ -173,12 +173,6 @@ void HoldQueue::enqueue(std::shared_ptr<QueuedAttempt> attempt)
 {
     if (stopped(attempt))
         return;
-    if (!m_recycling.isEmpty() && !m_spareLease) {
-        // A hold's entry is on its way out: its lease is the cheapest way back into the queue,
-        // and waiting for it costs no more than granting a new one.
-        m_awaitingSpare.append(attempt);
-        return;
-    }
     attempt->round = StopSource();
     attempt->roundLink = std::make_unique<StopCallback>(attempt->stop.token(),
                                                         [round = attempt->round]() mutable { round.requestStop(); });
@@ -296,6 +290,16 @@ void HoldQueue::decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult
     case Turn::Kind::Admitted:
         return claim(attempt);
     case Turn::Kind::AfterEntry: {
+        // Only our own previous entries, their deletes sent before our entry's create: etcd took
+        // them in the other order. The deletes' answers, already on their way, tell what a watch
+        // would, a round trip sooner; our entry stood when created, after those deletes left.
+        if (afterOwnDeletes(next.everyAhead, [this, attempt, lookAgainAfter](bool deleted) {
+                if (!deleted)
+                    return lookAgainAfter(Status());
+                if (!interrupted(attempt))
+                    claim(attempt);
+            }))
+            return;
         DeletionWatch ahead;
         ahead.fromNow = true;
         ahead.createRevision = next.entry.createRevision;
@@ -491,9 +495,11 @@ void HoldQueue::dropEntry(const std::shared_ptr<QueuedHold> &hold)
     unanchor(hold);
 }
 
-// Deleting the entry, rather than revoking its lease, keeps the lease for the next attempt. It
+// Deleting the entry, rather than revoking its lease, keeps the lease for a later attempt. It
 // is reusable only once the delete has landed: an entry created on it under the same name (the
-// mutex names entries after their lease) must never be removed by the old delete.
+// mutex names entries after their lease) must never be removed by the old delete, nor found by
+// its own create. An attempt made meanwhile takes another lease and does not wait: its entry's
+// create follows the delete at once, and a lock taken again and again alternates two leases.
 void HoldQueue::recycle(const std::shared_ptr<QueuedHold> &hold)
 {
     Txn txn;
@@ -502,19 +508,49 @@ void HoldQueue::recycle(const std::shared_ptr<QueuedHold> &hold)
     // The lease waits in m_recycling, not in the continuation: should this queue die first,
     // the lease then goes with it on the dispatcher thread, not on whichever thread drops the
     // continuation.
-    m_recycling.append(hold->lease);
-    thenOn(client->txn(txn), this, [this, raw = hold->lease.get()](const TxnResult &deleted) {
+    auto recycling = std::make_unique<Recycling>();
+    recycling->lease = hold->lease;
+    recycling->key = hold->key;
+    recycling->revision = hold->revision;
+    Recycling *raw = recycling.get();
+    m_recycling.push_back(std::move(recycling));
+    thenOn(client->txn(txn), this, [this, raw](const TxnResult &deleted) {
         const auto it = std::find_if(m_recycling.begin(), m_recycling.end(),
-                                     [raw](const std::shared_ptr<ExclusivityLease> &each) { return each.get() == raw; });
-        std::shared_ptr<ExclusivityLease> lease = *it;
+                                     [raw](const std::unique_ptr<Recycling> &each) { return each.get() == raw; });
+        const std::unique_ptr<Recycling> done = std::move(*it);
         m_recycling.erase(it);
         if (deleted.status && !closing && !m_spareLease)
-            m_spareLease = std::move(lease);
+            m_spareLease = done->lease;
         else
-            lease->release();
-        for (const auto &attempt : std::exchange(m_awaitingSpare, {}))
-            enqueue(attempt);
+            done->lease->release();
+        for (const auto &then : done->whenDeleted)
+            then(deleted.status && deleted.succeeded);
     });
+}
+
+bool HoldQueue::afterOwnDeletes(const QList<KeyValue> &ahead, std::function<void(bool)> then)
+{
+    QList<Recycling *> awaited;
+    for (const KeyValue &entry : ahead) {
+        const auto it = std::find_if(m_recycling.begin(), m_recycling.end(), [&](const std::unique_ptr<Recycling> &each) {
+            return each->key == entry.key && each->revision == entry.createRevision;
+        });
+        if (it == m_recycling.end())
+            return false;
+        awaited.append(it->get());
+    }
+    if (awaited.isEmpty())
+        return false;
+    auto pending = std::make_shared<int>(int(awaited.size()));
+    auto allDeleted = std::make_shared<bool>(true);
+    for (Recycling *each : awaited) {
+        each->whenDeleted.push_back([pending, allDeleted, then](bool deleted) {
+            *allDeleted = *allDeleted && deleted;
+            if (--*pending == 0)
+                then(*allDeleted);
+        });
+    }
+    return true;
 }
 
 void HoldQueue::unanchor(const std::shared_ptr<QueuedHold> &hold)

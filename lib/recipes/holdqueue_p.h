@@ -229,11 +229,21 @@ private:
     void releaseLostHold(const std::shared_ptr<QueuedHold> &hold, const Status &cause);
     void unanchor(const std::shared_ptr<QueuedHold> &hold);
     void recycle(const std::shared_ptr<QueuedHold> &hold);
+    // When every entry ahead is one this queue is deleting, runs then(true) once all those
+    // deletes landed, then(false) if one failed; returns false (then never runs) otherwise.
+    bool afterOwnDeletes(const QList<KeyValue> &ahead, std::function<void(bool)> then);
 
     QList<std::shared_ptr<QueuedAttempt>> m_attempts;
     std::shared_ptr<ExclusivityLease> m_spareLease;
-    QList<std::shared_ptr<ExclusivityLease>> m_recycling;  // leases whose entry's delete is in flight
-    QList<std::shared_ptr<QueuedAttempt>> m_awaitingSpare;  // attempts that wait for m_recycling to end
+    // A released hold's entry whose delete is on its way, and the lease it was on.
+    struct Recycling
+    {
+        std::shared_ptr<ExclusivityLease> lease;
+        QByteArray key;
+        qint64 revision = 0;
+        std::vector<std::function<void(bool)>> whenDeleted;
+    };
+    std::vector<std::unique_ptr<Recycling>> m_recycling;
 };
 
 // Commit-only-while-ours compares for hold, or one that never succeeds (no key has create

@@ -6,8 +6,10 @@
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/faultproxy.h>
 #include <QEtcd/selfhealingkeepalive.h>
+#include <QEtcd/watcher.h>
 
 #include "leaseclock_p.h"
+#include "testhooks_p.h"
 
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
@@ -349,6 +351,66 @@ private Q_SLOTS:
         QVERIFY(waiter.unlock());
     }
 
+    // Taken again at once, a lock does not wait for its release's delete to be answered: the new
+    // entry, on a second lease, is created right behind it. etcd may take the two the other way
+    // round; then the new entry finds the old one ahead, and the delete's answer admits it.
+    void aLockTakenAgainAtOnceQueuesRightBehindItsRelease()
+    {
+        WatchOptions everyEntry;
+        everyEntry.range = KeyRange::prefix();
+        Watcher history(m_other.get(), "/locks/again/", everyEntry);
+        QMap<QByteArray, qint64> createdAt, deletedAt;
+        connect(&history, &Watcher::eventsReceived, this, [&](const QList<WatchEvent> &events) {
+            for (const WatchEvent &event : events)
+                (event.type == WatchEvent::Type::Put ? createdAt : deletedAt)[event.kv.key] = event.kv.modRevision;
+        });
+        Status started;
+        QETCD_AWAIT(history.start(), started);
+        QVERIFY2(started.isOk(), qPrintable(started.toString()));
+
+        DistributedMutex mutex(m_client.get(), "/locks/again", ttl(10));
+        QCOMPARE(mutex.lock(), Status());
+        int createdFirst = 0;
+        for (int round = 0; round < 200 && createdFirst < 3; ++round) {
+            const QByteArray released = mutex.holdKey();
+            QVERIFY(mutex.unlock());
+            QCOMPARE(mutex.lock(), Status());
+            const QByteArray taken = mutex.holdKey();
+            QVERIFY(taken != released);
+            QTRY_VERIFY_WITH_TIMEOUT(deletedAt.contains(released) && createdAt.contains(taken), scaledMs(5000));
+            QVERIFY(mutex.fencingToken() == createdAt.value(taken));
+            if (createdAt.value(taken) < deletedAt.value(released))
+                ++createdFirst;
+            createdAt.remove(taken);
+            deletedAt.remove(released);
+        }
+        QVERIFY(mutex.unlock());
+        QVERIFY2(createdFirst > 0, "etcd never created the new entry before deleting the old one");
+        QTRY_VERIFY_WITH_TIMEOUT(queue("/locks/again").isEmpty(), scaledMs(5000));
+    }
+
+    // While the release's delete is on its way the lock is taken again on a second lease; when
+    // that delete fails, the old entry stays until its lease expires (its revoke is refused too),
+    // and the lock is not taken again before it went.
+    void aLockTakenAgainAtOnceWaitsForAReleaseThatFailed()
+    {
+        DistributedMutex mutex(m_client.get(), "/locks/refused", ttl(2));
+        QCOMPARE(mutex.lock(), Status());
+        const QString released = QString::fromUtf8(mutex.holdKey());
+        Internal::setBeforeSend(m_client.get(), [released](const QString &what) {
+            const bool deletesReleased = what.startsWith(QLatin1String("txn comparing")) && what.contains(released);
+            return deletesReleased || what.startsWith(QLatin1String("lease revoke")) ? Internal::SendFault::Refuse
+                                                                                      : Internal::SendFault::None;
+        });
+        QVERIFY(mutex.unlock());
+        QCOMPARE(mutex.lock(), Status());
+        Internal::setBeforeSend(m_client.get(), {});
+        const QList<KeyValue> entries = queue("/locks/refused");
+        QCOMPARE(entries.size(), 1);
+        QCOMPARE(entries.first().key, mutex.holdKey());
+        QVERIFY(mutex.unlock());
+    }
+
     // A released hold's lease comes back for the next acquisition under the same key name. A
     // waiter that set its watch only after that (here: its traffic is slowed) must see that the
     // key it queued behind is a new one, or it waits for a key that waits for it.
@@ -368,8 +430,10 @@ private Q_SLOTS:
         QFuture<Status> successorTurn = successor.lockAsync();
         QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/reuse").size(), 2, scaledMs(10000));
         // While the successor's answer and its watch are still on the slow wire, the holder
-        // lets go and queues again: same lease, so the same key name, now behind the successor.
+        // lets go and, once its delete landed (answered on this same connection, before the read
+        // that sees it), queues again: same lease, so the same key name, now behind the successor.
         QVERIFY(holder.unlock());
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/reuse").size(), 1, scaledMs(5000));
         QFuture<Status> holderAgain = holder.lockAsync();
         QTRY_VERIFY_WITH_TIMEOUT(queue("/locks/reuse").size() == 2
                                      && queue("/locks/reuse").last().key == holderKey,
