@@ -286,6 +286,13 @@ void HoldQueue::decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult
             return failed(attempt, waited);
         lookAgain(attempt);
     };
+    // Admitted when every entry ahead provably went while ours stood; anything less, read again.
+    const auto admitIfProven = [this, attempt, lookAgainAfter](const Status &waited, bool proven) {
+        if (!waited || !proven)
+            return lookAgainAfter(waited);
+        if (!interrupted(attempt))
+            claim(attempt);
+    };
     switch (next.kind) {
     case Turn::Kind::Admitted:
         return claim(attempt);
@@ -293,12 +300,7 @@ void HoldQueue::decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult
         // Only our own previous entries, their deletes sent before our entry's create: etcd took
         // them in the other order. The deletes' answers, already on their way, tell what a watch
         // would, a round trip sooner; our entry stood when created, after those deletes left.
-        if (afterOwnDeletes(next.everyAhead, [this, attempt, lookAgainAfter](bool deleted) {
-                if (!deleted)
-                    return lookAgainAfter(Status());
-                if (!interrupted(attempt))
-                    claim(attempt);
-            }))
+        if (afterOwnDeletes(next.everyAhead, [admitIfProven](bool deleted) { admitIfProven(Status(), deleted); }))
             return;
         DeletionWatch ahead;
         ahead.fromNow = true;
@@ -312,12 +314,7 @@ void HoldQueue::decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult
         }
         thenOn(watchDeletion(client, next.entry.key, observedRevision, options.resilience.watch,
                              attempt->round.token(), ahead),
-               this, [this, attempt, lookAgainAfter](const Deletion &deleted) {
-                   if (!deleted.status || !deleted.guardStood)
-                       return lookAgainAfter(deleted.status);
-                   if (!interrupted(attempt))
-                       claim(attempt);
-               });
+               this, [admitIfProven](const Deletion &deleted) { admitIfProven(deleted.status, deleted.guardStood); });
         return;
     }
     case Turn::Kind::AfterAnyUnder: {

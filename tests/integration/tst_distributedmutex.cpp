@@ -378,7 +378,7 @@ private Q_SLOTS:
             const QByteArray taken = mutex.holdKey();
             QVERIFY(taken != released);
             QTRY_VERIFY_WITH_TIMEOUT(deletedAt.contains(released) && createdAt.contains(taken), scaledMs(5000));
-            QVERIFY(mutex.fencingToken() == createdAt.value(taken));
+            QCOMPARE(mutex.fencingToken(), createdAt.value(taken));
             if (createdAt.value(taken) < deletedAt.value(released))
                 ++createdFirst;
             createdAt.remove(taken);
@@ -389,9 +389,9 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(queue("/locks/again").isEmpty(), scaledMs(5000));
     }
 
-    // While the release's delete is on its way the lock is taken again on a second lease; when
-    // that delete fails, the old entry stays until its lease expires (its revoke is refused too),
-    // and the lock is not taken again before it went.
+    // Taken again before its release's delete is answered, the lock queues on a second lease;
+    // when that delete fails, the old entry stays until its lease expires (its revoke is refused
+    // too), and the lock is not taken again before it went.
     void aLockTakenAgainAtOnceWaitsForAReleaseThatFailed()
     {
         DistributedMutex mutex(m_client.get(), "/locks/refused", ttl(2));
