@@ -1,10 +1,13 @@
 // Round trips per second and their latency for put, get and txn, with 1 and 16 callers sharing
-// one Client, each sending its next request when the previous one is answered. The answer is
-// taken where an application takes it: a QFutureWatcher on the main thread, so the figures
-// include the hop back to the caller's event loop. With --go-rtt (scripts/bench builds it from
-// bench/gortt), etcd's own Go client measures each row on the same server too, its callers
-// goroutines sharing one client. etcd's speed drifts on a shared machine, so then ours runs half
-// its window before Go's and half after, and its figures are those of both halves together.
+// one Client, each sending its next request when the previous one is answered. Ours takes its
+// answers in two ways, each measured: where an application with an event loop takes them (a
+// QFutureWatcher on the main thread, so the figures include the wake-up of the caller's thread),
+// and where they arrive (the Client overloads taking an onAnswer function, run on the
+// completion-queue thread, as etcd's Go client hands an answer to the goroutine that waits for it
+// without waking another thread). With --go-rtt (scripts/bench builds it from bench/gortt), etcd's
+// own Go client measures each row on the same server too, its callers goroutines sharing one
+// client. etcd's speed drifts on a shared machine, so then ours runs half its window before Go's
+// and half after, and its figures are those of both halves together.
 //
 // The txn is a lock's acquisition: put the key if nobody created it, else read it. Each
 // request names a fresh key, so the put branch runs, as it does for every lock taken.
@@ -18,7 +21,9 @@
 
 #include <QtCore/QFutureWatcher>
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <vector>
 
@@ -98,8 +103,63 @@ QByteArray ownKey(const QByteArray &prefix, int caller)
     return prefix + '/' + QByteArray::number(caller);
 }
 
+// What one window counted, as answers come in; thread-safe, because the direct overloads answer
+// on the library's completion-queue thread.
+class Tally
+{
+public:
+    explicit Tally(const Window &window)
+        : m_startNs(nowNs() + duration_cast<nanoseconds>(window.warmup).count()),
+          m_endNs(m_startNs + duration_cast<nanoseconds>(window.measured).count()), m_measured(window.measured),
+          m_windDownBound(window.warmup + window.measured + 60s)
+    {
+    }
+
+    // Counts an answer to a request sent at sentNs; true when its caller should send the next.
+    bool answered(qint64 sentNs, const QString &problem)
+    {
+        const qint64 answeredNs = nowNs();
+        std::lock_guard lock(m_mutex);
+        if (!problem.isEmpty()) {
+            m_failure = problem;
+            return false;
+        }
+        if (answeredNs >= m_startNs && answeredNs < m_endNs) {
+            if (m_cpuAtStartUs < 0)
+                m_cpuAtStartUs = processCpuUs();
+            m_samples.append(nsToMs(answeredNs - sentNs));
+        } else if (answeredNs >= m_endNs && m_cpuAtEndUs < 0) {
+            m_cpuAtEndUs = processCpuUs();
+        }
+        return answeredNs < m_endNs && !m_failure;
+    }
+
+    // Waits until no caller has a request outstanding, then returns what was counted.
+    Sampled finish(const std::function<bool()> &anyBusy)
+    {
+        if (!waitUntil([&] { return !anyBusy(); }, m_windDownBound, 20ms))
+            fail(QStringLiteral("callers did not wind down"));
+        std::lock_guard lock(m_mutex);
+        if (m_failure)
+            fail(*m_failure);
+        return {m_samples, m_samples.isEmpty() ? 0 : m_cpuAtEndUs - m_cpuAtStartUs, m_measured};
+    }
+
+private:
+    const qint64 m_startNs;
+    const qint64 m_endNs;
+    const milliseconds m_measured;
+    const milliseconds m_windDownBound;
+    std::mutex m_mutex;
+    QList<double> m_samples;
+    std::optional<QString> m_failure;
+    qint64 m_cpuAtStartUs = -1;
+    qint64 m_cpuAtEndUs = -1;
+};
+
 // callers requests outstanding at all times, each followed by the next as soon as it is
-// answered; only answers that arrive within the window count.
+// answered, the answer taken on the main thread through a QFutureWatcher; only answers that
+// arrive within the window count.
 template <class T>
 Sampled drive(int callers, const Window &window, const std::function<QFuture<T>(int caller, qint64 turn)> &issue)
 {
@@ -111,12 +171,7 @@ Sampled drive(int callers, const Window &window, const std::function<QFuture<T>(
         bool busy = false;
     };
     std::vector<std::unique_ptr<Caller>> all;
-    QList<double> samples;
-    std::optional<QString> failure;
-    qint64 cpuAtStartUs = -1;
-    qint64 cpuAtEndUs = -1;
-    const qint64 startNs = nowNs() + duration_cast<nanoseconds>(window.warmup).count();
-    const qint64 endNs = startNs + duration_cast<nanoseconds>(window.measured).count();
+    Tally tally(window);
     const auto send = [&](Caller &c, int index) {
         c.busy = true;
         c.sentNs = nowNs();
@@ -127,53 +182,91 @@ Sampled drive(int callers, const Window &window, const std::function<QFuture<T>(
         Caller &c = *all.back();
         QObject::connect(&c.watcher, &QFutureWatcherBase::finished, &c.watcher, [&, i] {
             Caller &me = *all[size_t(i)];
-            const qint64 answeredNs = nowNs();
-            const QString problem = problemWith(me.watcher.result());
             me.busy = false;
-            if (!problem.isEmpty()) {
-                failure = problem;
-                return;
-            }
-            if (answeredNs >= startNs && answeredNs < endNs) {
-                if (cpuAtStartUs < 0)
-                    cpuAtStartUs = processCpuUs();
-                samples.append(nsToMs(answeredNs - me.sentNs));
-            } else if (answeredNs >= endNs && cpuAtEndUs < 0) {
-                cpuAtEndUs = processCpuUs();
-            }
-            if (answeredNs < endNs && !failure)
+            if (tally.answered(me.sentNs, problemWith(me.watcher.result())))
                 send(me, i);
         });
     }
     for (int i = 0; i < callers; ++i)
         send(*all[size_t(i)], i);
-    if (!waitUntil([&] { return std::none_of(all.begin(), all.end(), [](const auto &c) { return c->busy; }); },
-                   window.warmup + window.measured + 60s, 20ms))
-        fail(QStringLiteral("callers did not wind down"));
-    if (failure)
-        fail(*failure);
-    return {samples, samples.isEmpty() ? 0 : cpuAtEndUs - cpuAtStartUs, window.measured};
+    return tally.finish([&] { return std::any_of(all.begin(), all.end(), [](const auto &c) { return c->busy; }); });
 }
 
+// The same with the answer taken where it arrives, through the Client overloads that take an
+// onAnswer function: each next request is sent from the completion-queue thread.
+template <class T>
+Sampled driveDirect(int callers, const Window &window,
+                    const std::function<void(int caller, qint64 turn, Client::OnAnswer<T>)> &issue)
+{
+    struct Caller
+    {
+        qint64 sentNs = 0;
+        qint64 turn = 0;
+        std::atomic<bool> busy{false};
+    };
+    std::vector<std::unique_ptr<Caller>> all;
+    Tally tally(window);
+    std::function<void(int)> send = [&](int index) {
+        Caller &c = *all[size_t(index)];
+        c.busy = true;
+        c.sentNs = nowNs();
+        issue(index, c.turn++, [&, index](const T &answer) {
+            Caller &me = *all[size_t(index)];
+            if (tally.answered(me.sentNs, problemWith(answer)))
+                send(index);
+            else
+                me.busy = false;
+        });
+    };
+    for (int i = 0; i < callers; ++i)
+        all.push_back(std::make_unique<Caller>());
+    for (int i = 0; i < callers; ++i)
+        send(i);
+    return tally.finish([&] { return std::any_of(all.begin(), all.end(), [](const auto &c) { return c->busy.load(); }); });
+}
+
+// A lock's acquisition on a key nobody created yet.
+Txn freshKeyTxn(const QByteArray &prefix, int caller, qint64 turn)
+{
+    const QByteArray key = ownKey(prefix, caller) + "/txn/" + QByteArray::number(turn);
+    Txn txn;
+    txn.compares = {Compare::createRevision(key, CompareResult::Equal, 0)};
+    txn.success = {TxnOp::put(key, value)};
+    txn.failure = {TxnOp::range(key)};
+    return txn;
+}
+
+// How the callers take their answers.
+enum class Delivery { Watcher, Direct };
+
 // Each row writes under a prefix of its own: a txn's keys must be new to the server.
-Sampled measure(Client &client, const QByteArray &prefix, const QString &op, int callers, const Window &window)
+Sampled measure(Client &client, const QByteArray &prefix, const QString &op, int callers, const Window &window,
+                Delivery delivery)
 {
     for (int i = 0; i < callers; ++i) {
         if (!await(client.put(ownKey(prefix, i), value), QStringLiteral("fill")).status)
             fail(QStringLiteral("filling failed"));
     }
+    const Client::Rpc rpc;
+    if (delivery == Delivery::Direct) {
+        if (op == QLatin1String("put"))
+            return driveDirect<PutResult>(callers, window, [&](int caller, qint64, Client::OnAnswer<PutResult> done) {
+                client.put(ownKey(prefix, caller), value, {}, rpc, std::move(done));
+            });
+        if (op == QLatin1String("get"))
+            return driveDirect<RangeResult>(callers, window, [&](int caller, qint64, Client::OnAnswer<RangeResult> done) {
+                client.get(ownKey(prefix, caller), {}, rpc, std::move(done));
+            });
+        return driveDirect<TxnResult>(callers, window, [&](int caller, qint64 turn, Client::OnAnswer<TxnResult> done) {
+            client.txn(freshKeyTxn(prefix, caller, turn), rpc, std::move(done));
+        });
+    }
     if (op == QLatin1String("put"))
         return drive<PutResult>(callers, window, [&](int caller, qint64) { return client.put(ownKey(prefix, caller), value); });
     if (op == QLatin1String("get"))
         return drive<RangeResult>(callers, window, [&](int caller, qint64) { return client.get(ownKey(prefix, caller)); });
-    return drive<TxnResult>(callers, window, [&](int caller, qint64 turn) {
-        const QByteArray key = ownKey(prefix, caller) + "/txn/" + QByteArray::number(turn);
-        Txn txn;
-        txn.compares = {Compare::createRevision(key, CompareResult::Equal, 0)};
-        txn.success = {TxnOp::put(key, value)};
-        txn.failure = {TxnOp::range(key)};
-        return client.txn(txn);
-    });
+    return drive<TxnResult>(callers, window,
+                            [&](int caller, qint64 turn) { return client.txn(freshKeyTxn(prefix, caller, turn)); });
 }
 
 QJsonObject goRtt(const QString &program, const QStringList &endpoints, const QByteArray &prefix, const QString &op,
@@ -209,6 +302,10 @@ int main(int argc, char *argv[])
          {QStringLiteral("go-rtt"),
           QStringLiteral("The gortt program (bench/gortt): measure etcd's Go client beside ours."),
           QStringLiteral("path")},
+         {QStringLiteral("deliveries"),
+          QStringLiteral("How our callers take answers, comma-separated: watcher (a QFutureWatcher on the main "
+                         "thread), direct (the onAnswer overloads, on the completion-queue thread)."),
+          QStringLiteral("list"), QStringLiteral("watcher,direct")},
          {QStringLiteral("no-qetcd"), QStringLiteral("Measure only the Go client (for profiling).")},
          {QStringLiteral("no-go"), QStringLiteral("Skip the Go client even with --go-rtt (for profiling).")}});
     return run([&] {
@@ -218,6 +315,9 @@ int main(int argc, char *argv[])
         const QList<int> levels = positiveList(parser, QStringLiteral("callers"));
         const QStringList ops = choiceList(parser, QStringLiteral("ops"), {"put", "get", "txn"});
         const bool withGo = parser.isSet(QStringLiteral("go-rtt")) && !parser.isSet(QStringLiteral("no-go"));
+        const QStringList deliveries = parser.isSet(QStringLiteral("no-qetcd"))
+            ? QStringList()
+            : choiceList(parser, QStringLiteral("deliveries"), {"watcher", "direct"});
         Testing::EtcdCluster cluster;
         startCluster(cluster);
         Client client(ClientOptions::fromEndpoints(cluster.clientUrls()));
@@ -226,24 +326,35 @@ int main(int argc, char *argv[])
             for (int callers : levels) {
                 QJsonObject row{{"op", op}, {"callers", callers}};
                 const QByteArray rowName = op.toLatin1() + '-' + QByteArray::number(callers);
-                const bool withQetcd = !parser.isSet(QStringLiteral("no-qetcd"));
                 const QByteArray ours = "/bench/rtt/qetcd/" + rowName;
-                QList<Sampled> parts;
-                if (withQetcd)
-                    parts.append(measure(client, ours + "/before", op, callers, withGo ? half : window));
+                // Ours runs before and after Go's window, the deliveries nested around it in
+                // mirrored order, so a drifting server weighs on each alike.
+                std::vector<std::pair<QString, QList<Sampled>>> parts;
+                for (const QString &delivery : deliveries)
+                    parts.push_back({delivery, {}});
+                const auto measureOurs = [&](const QString &delivery, QList<Sampled> &into, const char *when) {
+                    into.append(measure(client, ours + '/' + delivery.toLatin1() + when, op, callers,
+                                        withGo ? half : window,
+                                        delivery == QLatin1String("direct") ? Delivery::Direct : Delivery::Watcher));
+                };
+                for (auto &[delivery, sampled] : parts)
+                    measureOurs(delivery, sampled, "/before");
                 QJsonObject go;
-                if (withGo)
+                if (withGo) {
                     go = goRtt(parser.value(QStringLiteral("go-rtt")), cluster.clientUrls(), "/bench/rtt/go/" + rowName,
                                op, callers, window);
-                if (withQetcd && withGo)
-                    parts.append(measure(client, ours + "/after", op, callers, half));
-                if (withQetcd)
-                    row.insert(QStringLiteral("qetcd"), figures(parts));
-                if (withGo) {
                     row.insert(QStringLiteral("go_clientv3"), go);
-                    if (withQetcd)
-                        row.insert(QStringLiteral("ratio_to_go"),
-                                   ratio(row.value(QStringLiteral("qetcd"))[QStringLiteral("ops_per_s")].toDouble(),
+                    for (auto it = parts.rbegin(); it != parts.rend(); ++it)
+                        measureOurs(it->first, it->second, "/after");
+                }
+                for (const auto &[delivery, sampled] : parts) {
+                    const QString name = delivery == QLatin1String("direct") ? QStringLiteral("qetcd_direct")
+                                                                             : QStringLiteral("qetcd");
+                    const QJsonObject ourFigures = figures(sampled);
+                    row.insert(name, ourFigures);
+                    if (withGo)
+                        row.insert(name + QStringLiteral("_ratio_to_go"),
+                                   ratio(ourFigures[QStringLiteral("ops_per_s")].toDouble(),
                                          go.value(QStringLiteral("ops_per_s")).toDouble()));
                 }
                 rows.append(row);

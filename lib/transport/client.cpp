@@ -55,6 +55,17 @@ void startThread(const QString &name, std::unique_ptr<QThread> &thread, std::uni
 }
 } // namespace
 
+Status ClientPrivate::admission(const CallSpec &spec, const Status &requestStatus) const
+{
+    if (!configurationStatus)
+        return configurationStatus.withContext(spec.what());
+    if (spec.writes && options.readOnly)
+        return Status(StatusCode::ReadOnly, QStringLiteral("refused: the client is read-only")).withContext(spec.what());
+    if (!requestStatus)
+        return requestStatus.withContext(spec.what());
+    return {};
+}
+
 QThread *ClientPrivate::dispatcher()
 {
     std::call_once(m_dispatcherStarted,
@@ -196,7 +207,10 @@ QString describeRange(const char *verb, const QByteArray &key, const KeyRange &r
         return c.stub->Async##method(ctx, r, q);                                                   \
     }
 
-QFuture<RangeResult> Client::get(const QByteArray &key, const RangeOptions &options, const Rpc &rpc)
+namespace {
+// The KV calls, answered through the future they return or, given onAnswer, through it.
+QFuture<RangeResult> startGet(ClientPrivate *d, const QByteArray &key, const RangeOptions &options, const Client::Rpc &rpc,
+                              Client::OnAnswer<RangeResult> onAnswer)
 {
     etcdserverpb::RangeRequest request;
     const Status built = d->codec.toProto(key, options, &request);
@@ -205,11 +219,11 @@ QFuture<RangeResult> Client::get(const QByteArray &key, const RangeOptions &opti
         std::move(request),
         QETCD_ISSUE(kv, Range), [codec = d->codec](const auto &response, RangeResult *result) {
             codec.fromProto(response, result);
-        });
+        }, std::move(onAnswer));
 }
 
-QFuture<PutResult> Client::put(const QByteArray &key, const QByteArray &value, const PutOptions &options,
-                               const Rpc &rpc)
+QFuture<PutResult> startPut(ClientPrivate *d, const QByteArray &key, const QByteArray &value, const PutOptions &options,
+                            const Client::Rpc &rpc, Client::OnAnswer<PutResult> onAnswer)
 {
     etcdserverpb::PutRequest request;
     const Status built = d->codec.toProto(key, value, options, &request);
@@ -218,10 +232,11 @@ QFuture<PutResult> Client::put(const QByteArray &key, const QByteArray &value, c
     };
     return d->call<PutResult, etcdserverpb::PutRequest, etcdserverpb::PutResponse>(
         writeSpec(what, d->resilience(rpc)), built, std::move(request), QETCD_ISSUE(kv, Put),
-        [codec = d->codec](const auto &response, PutResult *result) { codec.fromProto(response, result); });
+        [codec = d->codec](const auto &response, PutResult *result) { codec.fromProto(response, result); }, std::move(onAnswer));
 }
 
-QFuture<DeleteResult> Client::remove(const QByteArray &key, const DeleteOptions &options, const Rpc &rpc)
+QFuture<DeleteResult> startRemove(ClientPrivate *d, const QByteArray &key, const DeleteOptions &options,
+                                  const Client::Rpc &rpc, Client::OnAnswer<DeleteResult> onAnswer)
 {
     etcdserverpb::DeleteRangeRequest request;
     const Status built = d->codec.toProto(key, options, &request);
@@ -229,10 +244,10 @@ QFuture<DeleteResult> Client::remove(const QByteArray &key, const DeleteOptions 
         writeSpec([key, range = options.range] { return describeRange("delete", key, range); }, d->resilience(rpc)),
         built, std::move(request),
         QETCD_ISSUE(kv, DeleteRange),
-        [codec = d->codec](const auto &response, DeleteResult *result) { codec.fromProto(response, result); });
+        [codec = d->codec](const auto &response, DeleteResult *result) { codec.fromProto(response, result); }, std::move(onAnswer));
 }
 
-QFuture<TxnResult> Client::txn(const Txn &txn, const Rpc &rpc)
+QFuture<TxnResult> startTxn(ClientPrivate *d, const Txn &txn, const Client::Rpc &rpc, Client::OnAnswer<TxnResult> onAnswer)
 {
     etcdserverpb::TxnRequest request;
     const Status built = d->codec.toProto(txn, &request);
@@ -254,7 +269,50 @@ QFuture<TxnResult> Client::txn(const Txn &txn, const Rpc &rpc)
     callSpec.writes = write != nullptr;
     return d->call<TxnResult, etcdserverpb::TxnRequest, etcdserverpb::TxnResponse>(
         callSpec, built, std::move(request), QETCD_ISSUE(kv, Txn),
-        [codec = d->codec](const auto &response, TxnResult *result) { codec.fromProto(response, result); });
+        [codec = d->codec](const auto &response, TxnResult *result) { codec.fromProto(response, result); }, std::move(onAnswer));
+}
+} // namespace
+
+QFuture<RangeResult> Client::get(const QByteArray &key, const RangeOptions &options, const Rpc &rpc)
+{
+    return startGet(d.get(), key, options, rpc, {});
+}
+
+void Client::get(const QByteArray &key, const RangeOptions &options, const Rpc &rpc, OnAnswer<RangeResult> onAnswer)
+{
+    startGet(d.get(), key, options, rpc, std::move(onAnswer));
+}
+
+QFuture<PutResult> Client::put(const QByteArray &key, const QByteArray &value, const PutOptions &options,
+                               const Rpc &rpc)
+{
+    return startPut(d.get(), key, value, options, rpc, {});
+}
+
+void Client::put(const QByteArray &key, const QByteArray &value, const PutOptions &options, const Rpc &rpc,
+                 OnAnswer<PutResult> onAnswer)
+{
+    startPut(d.get(), key, value, options, rpc, std::move(onAnswer));
+}
+
+QFuture<DeleteResult> Client::remove(const QByteArray &key, const DeleteOptions &options, const Rpc &rpc)
+{
+    return startRemove(d.get(), key, options, rpc, {});
+}
+
+void Client::remove(const QByteArray &key, const DeleteOptions &options, const Rpc &rpc, OnAnswer<DeleteResult> onAnswer)
+{
+    startRemove(d.get(), key, options, rpc, std::move(onAnswer));
+}
+
+QFuture<TxnResult> Client::txn(const Txn &txn, const Rpc &rpc)
+{
+    return startTxn(d.get(), txn, rpc, {});
+}
+
+void Client::txn(const Txn &txn, const Rpc &rpc, OnAnswer<TxnResult> onAnswer)
+{
+    startTxn(d.get(), txn, rpc, std::move(onAnswer));
 }
 
 QFuture<LeaseGrantResult> Client::leaseGrant(qint64 ttlSeconds, qint64 id, const Rpc &rpc)

@@ -2,6 +2,7 @@
 
 #include "client.h"
 #include "clientthread_p.h"
+#include "continuation_p.h"
 #include "testhooks_p.h"
 #include "transport_p.h"
 #include "unarycall_p.h"
@@ -83,44 +84,55 @@ public:
 
     RpcResilience resilience(const Client::Rpc &rpc) const { return rpc.value_or(options.rpc); }
 
-    template <class Result>
-    static QFuture<Result> finished(const Status &status)
-    {
-        Result result;
-        result.status = status;
-        return QtFuture::makeReadyFuture(result);
-    }
-
     // Runs one unary RPC and turns its answer into a Result through convert(response, &result);
     // requestStatus carries a problem found while building the request; nothing is sent then.
+    // Answered through the returned future, or, given onAnswer, by handing the result to it on the
+    // completion-queue thread (the returned future is then empty).
     template <class Result, class Request, class Response, class Convert>
     QFuture<Result> call(Internal::CallSpec spec, const Status &requestStatus, Request request,
-                         typename Internal::UnaryCall<Request, Response>::Issue issue, Convert convert)
+                         typename Internal::UnaryCall<Request, Response>::Issue issue, Convert convert,
+                         Client::OnAnswer<Result> onAnswer = {})
     {
-        if (!configurationStatus)
-            return finished<Result>(configurationStatus.withContext(spec.what()));
-        if (spec.writes && options.readOnly)
-            return finished<Result>(Status(StatusCode::ReadOnly, QStringLiteral("refused: the client is read-only"))
-                                        .withContext(spec.what()));
-        if (!requestStatus)
-            return finished<Result>(requestStatus.withContext(spec.what()));
+        Status admitted = admission(spec, requestStatus);
         Internal::SendFault fault = Internal::SendFault::None;
-        if (Internal::BeforeSend hook = beforeSend(); hook)
-            fault = hook(spec.what());
-        if (fault == Internal::SendFault::Refuse)
-            return finished<Result>(Status(StatusCode::Unavailable, spec.what() + QStringLiteral(": refused by a test")));
-        if (fault == Internal::SendFault::TooManyRequests)
-            return finished<Result>(Status(StatusCode::ResourceExhausted, QStringLiteral("etcdserver: too many requests"))
-                                        .withContext(spec.what()));
-        auto promise = std::make_shared<QPromise<Result>>();
-        QFuture<Result> future = promise->future();
-        // A progress range, set while nobody watches, spares each answer Qt's Progress event: a
-        // watcher then hears ResultsReady and Finished only, one wake-up fewer of its thread.
-        promise->setProgressRange(0, 0);
-        promise->start();
+        if (admitted) {
+            if (Internal::BeforeSend hook = beforeSend(); hook)
+                fault = hook(spec.what());
+            if (fault == Internal::SendFault::Refuse)
+                admitted = Status(StatusCode::Unavailable, spec.what() + QStringLiteral(": refused by a test"));
+            else if (fault == Internal::SendFault::TooManyRequests)
+                admitted = Status(StatusCode::ResourceExhausted, QStringLiteral("etcdserver: too many requests"))
+                              .withContext(spec.what());
+        }
+        std::shared_ptr<QPromise<Result>> promise;
+        if (!onAnswer) {
+            promise = std::make_shared<QPromise<Result>>();
+            // A progress range, set while nobody watches, spares each answer Qt's Progress event: a
+            // watcher then hears ResultsReady and Finished only, one wake-up fewer of its thread.
+            promise->setProgressRange(0, 0);
+            promise->start();
+        }
+        auto deliver = [promise, onAnswer = std::move(onAnswer)](Result &&result) {
+            if (onAnswer)
+                return onAnswer(result);
+            promise->addResult(std::move(result));
+            promise->finish();
+        };
+        if (!admitted) {
+            Result result;
+            result.status = admitted;
+            if (promise) {
+                deliver(std::move(result));
+            } else {
+                // Never inside the call: an onAnswer that starts its next call must not recurse.
+                Internal::onFuturesThread(
+                    [deliver = std::move(deliver), result = std::move(result)]() mutable { deliver(std::move(result)); });
+            }
+            return promise ? promise->future() : QFuture<Result>();
+        }
         Internal::UnaryCall<Request, Response>::start(
             m_transport.get(), std::move(spec), std::move(request), std::move(issue),
-            [promise, convert, fault](const Status &answered, const Response &response) {
+            [deliver = std::move(deliver), convert, fault](const Status &answered, const Response &response) {
                 const Status status = fault == Internal::SendFault::LoseAnswer
                     ? Status(StatusCode::DeadlineExceeded, QStringLiteral("the answer was lost by a test"))
                     : answered;
@@ -128,10 +140,9 @@ public:
                 result.status = status;
                 if (status)
                     convert(response, &result);
-                promise->addResult(std::move(result));
-                promise->finish();
+                deliver(std::move(result));
             });
-        return future;
+        return promise ? promise->future() : QFuture<Result>();
     }
 
     Internal::BeforeSend beforeSend() const
@@ -151,6 +162,10 @@ public:
     QList<Endpoint> endpoints;
 
 private:
+    // Ok, or why a call must not be sent: refused options, a write on a read-only client, a bad
+    // request.
+    Status admission(const Internal::CallSpec &spec, const Status &requestStatus) const;
+
     std::unique_ptr<Internal::Transport> m_transport;
     std::once_flag m_dispatcherStarted;
     std::unique_ptr<QThread> m_dispatcher;

@@ -5,6 +5,8 @@
 #include <QEtcd/faultproxy.h>
 
 #include <QtCore/QElapsedTimer>
+
+#include <atomic>
 #include <QtTest/QtTest>
 
 using namespace QEtcd;
@@ -465,6 +467,100 @@ private Q_SLOTS:
         });
         QTRY_VERIFY_WITH_TIMEOUT(delivered, scaledMs(10000));
         QVERIFY(onMainThread);
+    }
+
+    // The onAnswer overloads hand each answer over on the thread it arrived on, with what the
+    // future would have carried, and an onAnswer may start the next call.
+    void onAnswerTakesAnswersWhereTheyArriveAndMayStartTheNextCall()
+    {
+        Client *client = m_client.get();
+        const Client::Rpc rpc;
+        PutResult put;
+        RangeResult got;
+        TxnResult swapped;
+        DeleteResult removed;
+        QList<bool> onMainThread;
+        std::atomic<int> answers{0};
+        std::atomic<bool> done{false};
+        const auto arrived = [&] {
+            onMainThread.append(QThread::currentThread() == qApp->thread());
+            ++answers;
+        };
+        client->put("/direct/k", "1", {}, rpc, [&](const PutResult &answer) {
+            arrived();
+            put = answer;
+            client->get("/direct/k", {}, rpc, [&](const RangeResult &answer) {
+                arrived();
+                got = answer;
+                Txn txn;
+                txn.compares = {Compare::value("/direct/k", CompareResult::Equal, "1")};
+                txn.success = {TxnOp::put("/direct/k", "2")};
+                client->txn(txn, rpc, [&](const TxnResult &answer) {
+                    arrived();
+                    swapped = answer;
+                    client->remove("/direct/k", {}, rpc, [&](const DeleteResult &answer) {
+                        arrived();
+                        removed = answer;
+                        done = true;
+                    });
+                });
+            });
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(done.load(), scaledMs(10000));
+        QCOMPARE(onMainThread, QList<bool>({false, false, false, false}));
+        QVERIFY2(put.status.isOk(), qPrintable(put.status.toString()));
+        QVERIFY2(got.status.isOk(), qPrintable(got.status.toString()));
+        QCOMPARE(got.kvs.size(), 1);
+        QCOMPARE(got.kvs[0].value, QByteArray("1"));
+        QCOMPARE(got.kvs[0].createRevision, put.header.revision);
+        QVERIFY2(swapped.status.isOk(), qPrintable(swapped.status.toString()));
+        QVERIFY(swapped.succeeded);
+        QVERIFY2(removed.status.isOk(), qPrintable(removed.status.toString()));
+        QCOMPARE(removed.deleted, 1);
+        QCOMPARE(removed.header.revision, swapped.header.revision + 1);
+
+        // Each answered exactly once: a later round trip through the same queue finds no repeat.
+        RangeResult after;
+        QETCD_AWAIT(client->get("/direct/k"), after);
+        QVERIFY(after.kvs.isEmpty());
+        QCOMPARE(answers.load(), 4);
+    }
+
+    // A call refused before anything was sent is answered too, but never inside the call that
+    // started it, so an onAnswer that retries at once cannot recurse.
+    void aRefusedCallIsAnsweredOutsideTheCallThatStartedIt()
+    {
+        ClientOptions readOnly = options();
+        readOnly.readOnly = true;
+        Client readOnlyClient(readOnly);
+        struct Answer
+        {
+            Status status;
+            bool onCallingThread = true;
+            std::atomic<int> count{0};
+        };
+        Answer emptyKey, refusedWrite;
+        m_client->get(QByteArray(), {}, {}, [&](const RangeResult &answer) {
+            emptyKey.status = answer.status;
+            emptyKey.onCallingThread = QThread::currentThread() == qApp->thread();
+            ++emptyKey.count;
+        });
+        readOnlyClient.put("/direct/refused", "v", {}, {}, [&](const PutResult &answer) {
+            refusedWrite.status = answer.status;
+            refusedWrite.onCallingThread = QThread::currentThread() == qApp->thread();
+            ++refusedWrite.count;
+        });
+        QTRY_COMPARE_WITH_TIMEOUT(emptyKey.count.load() + refusedWrite.count.load(), 2, scaledMs(10000));
+        QVERIFY(!emptyKey.onCallingThread);
+        QCOMPARE(emptyKey.status.code(), StatusCode::InvalidArgument);
+        QVERIFY2(emptyKey.status.message().contains(QLatin1String("key")), qPrintable(emptyKey.status.toString()));
+        QVERIFY(!refusedWrite.onCallingThread);
+        QCOMPARE(refusedWrite.status.code(), StatusCode::ReadOnly);
+        QVERIFY2(refusedWrite.status.message().contains(QLatin1String("/direct/refused")),
+                 qPrintable(refusedWrite.status.toString()));
+        RangeResult got;
+        QETCD_AWAIT(m_client->get("/direct/refused"), got);
+        QVERIFY(got.kvs.isEmpty());
     }
 
     void everyClientSharesOneCompletionThread()
