@@ -4,6 +4,7 @@
 #include "client_p.h"
 #include "clientthread_p.h"
 #include "continuation_p.h"
+#include "keymirror_p.h"
 #include "resilience.h"
 #include "threading_p.h"
 #include "waiting_p.h"
@@ -93,6 +94,10 @@ void HoldQueue::begin(std::shared_ptr<QueuedAttempt> attempt, std::chrono::milli
     m_attempts.append(attempt);
     if (closing)  // submitted while close() was running
         return finish(attempt, Status(StatusCode::Cancelled, context + QStringLiteral(": closed")));
+    if (m_mirrorIdle)
+        m_mirrorIdle->stop();
+    if (!m_mirror && !mirroredPrefix().isEmpty())
+        startMirror();
     if (timeout != NoTimeout) {
         attempt->deadline = makeDeadlineTimer();
         connect(attempt->deadline.get(), &QTimer::timeout, this, [this, attempt] {
@@ -302,6 +307,8 @@ void HoldQueue::decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult
         // would, a round trip sooner; our entry stood when created, after those deletes left.
         if (afterOwnDeletes(next.everyAhead, [admitIfProven](bool deleted) { admitIfProven(Status(), deleted); }))
             return;
+        if (m_mirrorLive)
+            return waitInMirror(attempt);
         DeletionWatch ahead;
         ahead.fromNow = true;
         ahead.createRevision = next.entry.createRevision;
@@ -325,6 +332,105 @@ void HoldQueue::decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult
                this, lookAgainAfter);
         return;
     }
+    }
+}
+
+void HoldQueue::startMirror()
+{
+    KeyMirror::Handlers handlers;
+    handlers.changed = [this](const QList<MirrorChange> &, MirrorOrigin) { reviewMirrorWaiters(); };
+    handlers.recovery = [this](const WatchRecoveryEvent &event) {
+        if (event.kind == WatchRecoveryKind::Failed)
+            dropMirror();
+    };
+    m_mirror = new KeyMirror(client, mirroredPrefix(), KeyRange::prefix(), options.resilience.watch, handlers);
+    m_mirror->setParent(this);
+    if (!m_mirrorIdle) {
+        m_mirrorIdle = new QTimer(this);
+        m_mirrorIdle->setSingleShot(true);
+        m_mirrorIdle->setInterval(mirrorLinger);
+        connect(m_mirrorIdle, &QTimer::timeout, this, [this] {
+            if (m_attempts.isEmpty())
+                dropMirror();
+        });
+    }
+    thenOn(m_mirror->start(true), this, [this, mirror = QPointer<QObject>(m_mirror)](const Status &started) {
+        if (mirror != m_mirror)
+            return;
+        if (started)
+            m_mirrorLive = true;
+        else
+            dropMirror();
+    });
+}
+
+void HoldQueue::dropMirror()
+{
+    if (!m_mirror)
+        return;
+    m_mirrorLive = false;
+    m_mirror->close();
+    m_mirror->deleteLater();
+    m_mirror = nullptr;
+    // The waits go on as they would have without the mirror: each reads again.
+    for (MirrorWaiter &waiter : std::exchange(m_mirrorWaiters, {})) {
+        if (!interrupted(waiter.attempt))
+            lookAgain(waiter.attempt);
+    }
+}
+
+void HoldQueue::waitInMirror(std::shared_ptr<QueuedAttempt> attempt)
+{
+    MirrorWaiter waiter;
+    waiter.attempt = attempt;
+    waiter.onStop = std::make_unique<StopCallback>(attempt->round.token(), [this] {
+        QMetaObject::invokeMethod(this, [this] { reviewMirrorWaiters(); }, Qt::QueuedConnection);
+    });
+    m_mirrorWaiters.push_back(std::move(waiter));
+    reviewMirrorWaiters();
+}
+
+// The mirror is etcd's prefix as of one revision: an entry standing there with none older holds
+// the lock from that revision on, as a read would have found.
+void HoldQueue::reviewMirrorWaiters()
+{
+    if (m_mirrorWaiters.empty() || !m_mirror)
+        return;
+    const QList<KeyValue> entries = m_mirror->entries();
+    std::vector<std::pair<std::shared_ptr<QueuedAttempt>, bool>> decided;  // admitted, or read again
+    for (auto it = m_mirrorWaiters.begin(); it != m_mirrorWaiters.end();) {
+        const std::shared_ptr<QueuedAttempt> &attempt = it->attempt;
+        if (attempt->round.token().stopRequested()) {
+            decided.push_back({attempt, false});
+            it = m_mirrorWaiters.erase(it);
+            continue;
+        }
+        const auto own = std::find_if(entries.begin(), entries.end(),
+                                      [&](const KeyValue &kv) { return kv.key == attempt->key; });
+        const bool stands = own != entries.end() && own->createRevision == attempt->revision;
+        if (!stands && (it->ownEntrySeen || own != entries.end())) {
+            decided.push_back({attempt, false});  // gone: the read tells what became of it
+            it = m_mirrorWaiters.erase(it);
+            continue;
+        }
+        it->ownEntrySeen = it->ownEntrySeen || stands;
+        const bool oldest = stands && std::none_of(entries.begin(), entries.end(), [&](const KeyValue &kv) {
+            return kv.createRevision < attempt->revision;
+        });
+        if (oldest) {
+            decided.push_back({attempt, true});
+            it = m_mirrorWaiters.erase(it);
+            continue;
+        }
+        ++it;
+    }
+    for (const auto &[attempt, admitted] : decided) {
+        if (interrupted(attempt))
+            continue;
+        if (admitted)
+            claim(attempt);
+        else
+            lookAgain(attempt);
     }
 }
 
@@ -387,6 +493,8 @@ void HoldQueue::finish(const std::shared_ptr<QueuedAttempt> &attempt, const Stat
 {
     if (!m_attempts.removeOne(attempt))
         return;
+    if (m_attempts.isEmpty() && m_mirror)
+        m_mirrorIdle->start();
     if (attempt->deadline)  // later: this may run inside the timer's own signal
         attempt->deadline.release()->deleteLater();
     attempt->roundLink.reset();
@@ -567,6 +675,7 @@ void HoldQueue::shutDown(const QList<std::shared_ptr<QueuedHold>> &holds)
     }
     if (m_spareLease)
         std::exchange(m_spareLease, nullptr)->release();
+    dropMirror();
 }
 
 void HoldQueue::note(const QString &text)

@@ -7,6 +7,8 @@
 // An attempt takes a lease, and one transaction creates its entry and reads the entries ahead
 // of it (the recipe's lookAhead()); the recipe's turn() then admits it or names what to wait
 // for, and after each wait one read guarded by the entry's own create revision looks again.
+// A recipe whose rule is etcd's lock (the oldest entry holds) may have the queue mirror its
+// entries instead (mirroredPrefix()): its waiters are then admitted from the mirror.
 // A waiter whose lease dies re-queues with a fresh one and says so in the history. A waiter
 // stopped by its deadline, close() or interruption revokes its lease, which removes its entry.
 //
@@ -35,6 +37,8 @@
 #include <memory>
 
 namespace QEtcd::Internal {
+
+class KeyMirror;
 
 struct QueuedHold
 {
@@ -196,9 +200,16 @@ protected:
     // waiter waits for them together and is admitted once they are gone, without another read;
     // more than this and it waits for the nearest, then reads again, as etcd's Go recipes do.
     static constexpr qint64 entriesAheadRead = 4;
+    // How long a queue's mirror outlives its last attempt, for the next one to find it live.
+    static constexpr std::chrono::seconds mirrorLinger{10};
 
     // The recipe this queue serves; null once it is gone.
     virtual Recipe *recipe() const = 0;
+    // For a recipe whose rule is etcd's lock (the oldest entry holds), the prefix its entries
+    // live under: the queue then keeps them in a local mirror, and a waiter is admitted from it
+    // once its own entry stands there with none older. Empty (the default): every wait watches
+    // the entries it waits for, and reads again.
+    virtual QByteArray mirroredPrefix() const { return {}; }
     // The recipe's history, while it lives.
     void note(const QString &text);
 
@@ -233,8 +244,26 @@ private:
     // deletes landed, then(false) if one failed; returns false (then never runs) otherwise.
     bool afterOwnDeletes(const QList<KeyValue> &ahead, std::function<void(bool)> then);
 
+    // The mirror of mirroredPrefix(), started with the first attempt and live once its watch
+    // runs; waits fall back to their own watches while it is not.
+    void startMirror();
+    void waitInMirror(std::shared_ptr<QueuedAttempt> attempt);
+    void reviewMirrorWaiters();
+    void dropMirror();
+
     QList<std::shared_ptr<QueuedAttempt>> m_attempts;
     std::shared_ptr<ExclusivityLease> m_spareLease;
+    KeyMirror *m_mirror = nullptr;
+    bool m_mirrorLive = false;
+    // Closes the mirror once no attempt came for mirrorLinger: an idle lock keeps no watch.
+    QTimer *m_mirrorIdle = nullptr;
+    struct MirrorWaiter
+    {
+        std::shared_ptr<QueuedAttempt> attempt;
+        std::unique_ptr<StopCallback> onStop;
+        bool ownEntrySeen = false;
+    };
+    std::vector<MirrorWaiter> m_mirrorWaiters;
     // A released hold's entry whose delete is on its way, and the lease it was on.
     struct Recycling
     {

@@ -135,6 +135,36 @@ private Q_SLOTS:
     }
 
 
+    // Each queue keeps the lock's entries in a mirror fed by one watch: a waiter is admitted
+    // from it, with no watch of its own to set up and tear down on every hand-off.
+    void handOffsBetweenLiveMirrorsStartNoWatch()
+    {
+        const QString watchRequests = QStringLiteral("grpc_server_msg_received_total{grpc_method=\"Watch\"");
+        DistributedMutex first(m_client.get(), "/locks/mirrored", ttl(10));
+        DistributedMutex second(m_other.get(), "/locks/mirrored", ttl(10));
+        DistributedMutex *holder = &first;
+        DistributedMutex *waiter = &second;
+        QCOMPARE(holder->lock(), Status());
+        double requestsBefore = 0;
+        for (int handOff = 0; handOff < 12; ++handOff) {
+            if (handOff == 2)  // both queues have started their mirrors by now
+                requestsBefore = m_cluster.metric(0, watchRequests);
+            QFuture<Status> turn = waiter->lockAsync();
+            QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/mirrored").size(), 2, scaledMs(5000));
+            QVERIFY(!turn.isFinished());
+            const qint64 waiterRevision = queue("/locks/mirrored").value(1).createRevision;
+            QVERIFY(holder->unlock());
+            Status taken;
+            QETCD_AWAIT(turn, taken);
+            QVERIFY2(taken.isOk(), qPrintable(taken.toString()));
+            QCOMPARE(waiter->fencingToken(), waiterRevision);
+            std::swap(holder, waiter);
+        }
+        QVERIFY(requestsBefore > 0);
+        QCOMPARE(m_cluster.metric(0, watchRequests), requestsBefore);
+        QVERIFY(holder->unlock());
+    }
+
     // The last waiter joined with two entries ahead and watches only the nearer one: that one
     // giving up must send it back to look, not in past the holder.
     void aWaiterGivingUpAdmitsNobodyPastTheHolder()

@@ -85,6 +85,8 @@ public:
 
     Recipe *recipe() const override { return q; }
 
+    QByteArray mirroredPrefix() const override { return prefix; }
+
     DistributedMutex *q;
     const QByteArray prefix;
     ThreadHolds holds{this};
