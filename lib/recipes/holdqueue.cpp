@@ -94,10 +94,6 @@ void HoldQueue::begin(std::shared_ptr<QueuedAttempt> attempt, std::chrono::milli
     m_attempts.append(attempt);
     if (closing)  // submitted while close() was running
         return finish(attempt, Status(StatusCode::Cancelled, context + QStringLiteral(": closed")));
-    if (m_mirrorIdle)
-        m_mirrorIdle->stop();
-    if (!m_mirror && !mirroredPrefix().isEmpty())
-        startMirror();
     if (timeout != NoTimeout) {
         attempt->deadline = makeDeadlineTimer();
         connect(attempt->deadline.get(), &QTimer::timeout, this, [this, attempt] {
@@ -309,6 +305,10 @@ void HoldQueue::decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult
             return;
         if (m_mirrorLive)
             return waitInMirror(attempt);
+        // The first wait starts the mirror for those after it; a queue that never waits (one
+        // instance taking the lock again and again) has no use for one.
+        if (!m_mirror && !mirroredPrefix().isEmpty())
+            startMirror();
         DeletionWatch ahead;
         ahead.fromNow = true;
         ahead.createRevision = next.entry.createRevision;
@@ -350,17 +350,17 @@ void HoldQueue::startMirror()
         m_mirrorIdle->setSingleShot(true);
         m_mirrorIdle->setInterval(mirrorLinger);
         connect(m_mirrorIdle, &QTimer::timeout, this, [this] {
-            if (m_attempts.isEmpty())
+            if (m_mirrorWaiters.empty())
                 dropMirror();
         });
     }
     thenOn(m_mirror->start(true), this, [this, mirror = QPointer<QObject>(m_mirror)](const Status &started) {
         if (mirror != m_mirror)
             return;
-        if (started)
-            m_mirrorLive = true;
-        else
-            dropMirror();
+        if (!started)
+            return dropMirror();
+        m_mirrorLive = true;
+        m_mirrorIdle->start();
     });
 }
 
@@ -381,6 +381,7 @@ void HoldQueue::dropMirror()
 
 void HoldQueue::waitInMirror(std::shared_ptr<QueuedAttempt> attempt)
 {
+    m_mirrorIdle->stop();
     MirrorWaiter waiter;
     waiter.attempt = attempt;
     waiter.onStop = std::make_unique<StopCallback>(attempt->round.token(), [this] {
@@ -424,6 +425,8 @@ void HoldQueue::reviewMirrorWaiters()
         }
         ++it;
     }
+    if (m_mirrorWaiters.empty())
+        m_mirrorIdle->start();
     for (const auto &[attempt, admitted] : decided) {
         if (interrupted(attempt))
             continue;
@@ -493,8 +496,6 @@ void HoldQueue::finish(const std::shared_ptr<QueuedAttempt> &attempt, const Stat
 {
     if (!m_attempts.removeOne(attempt))
         return;
-    if (m_attempts.isEmpty() && m_mirror)
-        m_mirrorIdle->start();
     if (attempt->deadline)  // later: this may run inside the timer's own signal
         attempt->deadline.release()->deleteLater();
     attempt->roundLink.reset();

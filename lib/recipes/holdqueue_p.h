@@ -200,7 +200,7 @@ protected:
     // waiter waits for them together and is admitted once they are gone, without another read;
     // more than this and it waits for the nearest, then reads again, as etcd's Go recipes do.
     static constexpr qint64 entriesAheadRead = 4;
-    // How long a queue's mirror outlives its last attempt, for the next one to find it live.
+    // How long a queue's mirror outlives its last waiter, for the next one to find it live.
     static constexpr std::chrono::seconds mirrorLinger{10};
 
     // The recipe this queue serves; null once it is gone.
@@ -244,8 +244,8 @@ private:
     // deletes landed, then(false) if one failed; returns false (then never runs) otherwise.
     bool afterOwnDeletes(const QList<KeyValue> &ahead, std::function<void(bool)> then);
 
-    // The mirror of mirroredPrefix(), started with the first attempt and live once its watch
-    // runs; waits fall back to their own watches while it is not.
+    // The mirror of mirroredPrefix(), started by the first wait and live once its watch runs;
+    // waits fall back to their own watches while it is not.
     void startMirror();
     void waitInMirror(std::shared_ptr<QueuedAttempt> attempt);
     void reviewMirrorWaiters();
@@ -255,7 +255,7 @@ private:
     std::shared_ptr<ExclusivityLease> m_spareLease;
     KeyMirror *m_mirror = nullptr;
     bool m_mirrorLive = false;
-    // Closes the mirror once no attempt came for mirrorLinger: an idle lock keeps no watch.
+    // Closes the mirror once nobody waited in it for mirrorLinger: an idle lock keeps no watch.
     QTimer *m_mirrorIdle = nullptr;
     struct MirrorWaiter
     {

@@ -135,8 +135,8 @@ private Q_SLOTS:
     }
 
 
-    // Each queue keeps the lock's entries in a mirror fed by one watch: a waiter is admitted
-    // from it, with no watch of its own to set up and tear down on every hand-off.
+    // A queue that has waited keeps the lock's entries in a mirror fed by one watch: a waiter is
+    // admitted from it, with no watch of its own to set up and tear down on every hand-off.
     void handOffsBetweenLiveMirrorsStartNoWatch()
     {
         const QString watchRequests = QStringLiteral("grpc_server_msg_received_total{grpc_method=\"Watch\"");
@@ -147,8 +147,12 @@ private Q_SLOTS:
         QCOMPARE(holder->lock(), Status());
         double requestsBefore = 0;
         for (int handOff = 0; handOff < 12; ++handOff) {
-            if (handOff == 2)  // both queues have started their mirrors by now
+            if (handOff == 2) {
+                // Each queue's first wait started its mirror: one watch each, and no other.
+                QTRY_COMPARE_WITH_TIMEOUT(m_cluster.metric(0, QStringLiteral("etcd_debugging_mvcc_watcher_total")), 2.0,
+                                          scaledMs(5000));
                 requestsBefore = m_cluster.metric(0, watchRequests);
+            }
             QFuture<Status> turn = waiter->lockAsync();
             QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/mirrored").size(), 2, scaledMs(5000));
             QVERIFY(!turn.isFinished());
@@ -163,6 +167,23 @@ private Q_SLOTS:
         QVERIFY(requestsBefore > 0);
         QCOMPARE(m_cluster.metric(0, watchRequests), requestsBefore);
         QVERIFY(holder->unlock());
+        // Nobody waits any more: ten seconds on, both mirrors have closed their watches.
+        QTRY_COMPARE_WITH_TIMEOUT(m_cluster.metric(0, QStringLiteral("etcd_debugging_mvcc_watcher_total")), 0.0,
+                                  scaledMs(30000));
+    }
+
+    // One instance taking its lock again and again never waits behind anyone but itself, and
+    // opens no watch for it.
+    void aLockTakenAgainAndAgainOpensNoWatch()
+    {
+        const QString watchRequests = QStringLiteral("grpc_server_msg_received_total{grpc_method=\"Watch\"");
+        DistributedMutex mutex(m_client.get(), "/locks/alone", ttl(10));
+        const double requestsBefore = m_cluster.metric(0, watchRequests);
+        for (int round = 0; round < 20; ++round) {
+            QCOMPARE(mutex.lock(), Status());
+            QVERIFY(mutex.unlock());
+        }
+        QCOMPARE(m_cluster.metric(0, watchRequests), requestsBefore);
     }
 
     // The last waiter joined with two entries ahead and watches only the nearer one: that one
