@@ -338,9 +338,14 @@ void HoldQueue::decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult
 void HoldQueue::startMirror()
 {
     KeyMirror::Handlers handlers;
-    handlers.changed = [this](const QList<MirrorChange> &, MirrorOrigin) { reviewMirrorWaiters(); };
+    // Only the watch's changes leave the copy as of one revision; a re-read after a compaction
+    // mixes two, so the waiters go back to reading and the next wait starts a new mirror.
+    handlers.changed = [this](const QList<MirrorChange> &, MirrorOrigin origin) {
+        if (origin == MirrorOrigin::Watch)
+            reviewMirrorWaiters();
+    };
     handlers.recovery = [this](const WatchRecoveryEvent &event) {
-        if (event.kind == WatchRecoveryKind::Failed)
+        if (event.kind == WatchRecoveryKind::Failed || event.kind == WatchRecoveryKind::Resynced)
             dropMirror();
     };
     m_mirror = new KeyMirror(client, mirroredPrefix(), KeyRange::prefix(), options.resilience.watch, handlers);
@@ -398,6 +403,7 @@ void HoldQueue::reviewMirrorWaiters()
     if (m_mirrorWaiters.empty() || !m_mirror)
         return;
     const QList<KeyValue> entries = m_mirror->entries();
+    const qint64 asOf = m_mirror->revision();
     std::vector<std::pair<std::shared_ptr<QueuedAttempt>, bool>> decided;  // admitted, or read again
     for (auto it = m_mirrorWaiters.begin(); it != m_mirrorWaiters.end();) {
         const std::shared_ptr<QueuedAttempt> &attempt = it->attempt;
@@ -409,12 +415,12 @@ void HoldQueue::reviewMirrorWaiters()
         const auto own = std::find_if(entries.begin(), entries.end(),
                                       [&](const KeyValue &kv) { return kv.key == attempt->key; });
         const bool stands = own != entries.end() && own->createRevision == attempt->revision;
-        if (!stands && (it->ownEntrySeen || own != entries.end())) {
-            decided.push_back({attempt, false});  // gone: the read tells what became of it
+        // Absent from a copy as new as its creation, it is gone: the read tells what became of it.
+        if (!stands && (own != entries.end() || asOf >= attempt->revision)) {
+            decided.push_back({attempt, false});
             it = m_mirrorWaiters.erase(it);
             continue;
         }
-        it->ownEntrySeen = it->ownEntrySeen || stands;
         const bool oldest = stands && std::none_of(entries.begin(), entries.end(), [&](const KeyValue &kv) {
             return kv.createRevision < attempt->revision;
         });
@@ -629,6 +635,9 @@ void HoldQueue::recycle(const std::shared_ptr<QueuedHold> &hold)
             m_spareLease = done->lease;
         else
             done->lease->release();
+        m_recycled.push_back({done->key, done->revision, deleted.status && deleted.succeeded});
+        if (m_recycled.size() > recycledKept)
+            m_recycled.pop_front();
         for (const auto &then : done->whenDeleted)
             then(deleted.status && deleted.succeeded);
     });
@@ -637,18 +646,30 @@ void HoldQueue::recycle(const std::shared_ptr<QueuedHold> &hold)
 bool HoldQueue::afterOwnDeletes(const QList<KeyValue> &ahead, std::function<void(bool)> then)
 {
     QList<Recycling *> awaited;
+    bool answeredDeleted = true;  // those already answered
     for (const KeyValue &entry : ahead) {
         const auto it = std::find_if(m_recycling.begin(), m_recycling.end(), [&](const std::unique_ptr<Recycling> &each) {
             return each->key == entry.key && each->revision == entry.createRevision;
         });
-        if (it == m_recycling.end())
+        if (it != m_recycling.end()) {
+            awaited.append(it->get());
+            continue;
+        }
+        const auto answered = std::find_if(m_recycled.begin(), m_recycled.end(), [&](const Recycled &each) {
+            return each.key == entry.key && each.revision == entry.createRevision;
+        });
+        if (answered == m_recycled.end())
             return false;
-        awaited.append(it->get());
+        answeredDeleted = answeredDeleted && answered->deleted;
     }
-    if (awaited.isEmpty())
+    if (ahead.isEmpty())
         return false;
+    if (awaited.isEmpty()) {
+        then(answeredDeleted);
+        return true;
+    }
     auto pending = std::make_shared<int>(int(awaited.size()));
-    auto allDeleted = std::make_shared<bool>(true);
+    auto allDeleted = std::make_shared<bool>(answeredDeleted);
     for (Recycling *each : awaited) {
         each->whenDeleted.push_back([pending, allDeleted, then](bool deleted) {
             *allDeleted = *allDeleted && deleted;

@@ -34,6 +34,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <memory>
 
 namespace QEtcd::Internal {
@@ -240,8 +241,9 @@ private:
     void releaseLostHold(const std::shared_ptr<QueuedHold> &hold, const Status &cause);
     void unanchor(const std::shared_ptr<QueuedHold> &hold);
     void recycle(const std::shared_ptr<QueuedHold> &hold);
-    // When every entry ahead is one this queue is deleting, runs then(true) once all those
-    // deletes landed, then(false) if one failed; returns false (then never runs) otherwise.
+    // When every entry ahead is one this queue is deleting or has just deleted, runs then(true)
+    // once all those deletes landed, then(false) if one failed; returns false (then never runs)
+    // otherwise.
     bool afterOwnDeletes(const QList<KeyValue> &ahead, std::function<void(bool)> then);
 
     // The mirror of mirroredPrefix(), started by the first wait and live once its watch runs;
@@ -261,7 +263,6 @@ private:
     {
         std::shared_ptr<QueuedAttempt> attempt;
         std::unique_ptr<StopCallback> onStop;
-        bool ownEntrySeen = false;
     };
     std::vector<MirrorWaiter> m_mirrorWaiters;
     // A released hold's entry whose delete is on its way, and the lease it was on.
@@ -273,6 +274,16 @@ private:
         std::vector<std::function<void(bool)>> whenDeleted;
     };
     std::vector<std::unique_ptr<Recycling>> m_recycling;
+    // The last few of those deletes answered, and whether each removed its entry: etcd may have
+    // applied a create sent right behind one before it, and answered the delete first.
+    struct Recycled
+    {
+        QByteArray key;
+        qint64 revision = 0;
+        bool deleted = false;
+    };
+    std::deque<Recycled> m_recycled;
+    static constexpr size_t recycledKept = 4;
 };
 
 // Commit-only-while-ours compares for hold, or one that never succeeds (no key has create

@@ -29,6 +29,10 @@ class tst_DistributedMutex : public QObject, protected RecipeFixture
 private:
     static LockOptions ttl(qint64 seconds) { return withTtl<LockOptions>(seconds); }
 
+    // etcd's count of watches open, and of requests (creates, cancels) on its Watch streams.
+    const QString watchers = QStringLiteral("etcd_debugging_mvcc_watcher_total");
+    const QString watchRequests = QStringLiteral("grpc_server_msg_received_total{grpc_method=\"Watch\"");
+
     // A holder of a path's lock (on m_client) and a waiter queued behind it.
     struct Queued
     {
@@ -139,7 +143,7 @@ private Q_SLOTS:
     // admitted from it, with no watch of its own to set up and tear down on every hand-off.
     void handOffsBetweenLiveMirrorsStartNoWatch()
     {
-        const QString watchRequests = QStringLiteral("grpc_server_msg_received_total{grpc_method=\"Watch\"");
+        const double watchersBefore = m_cluster.metric(0, watchers);
         DistributedMutex first(m_client.get(), "/locks/mirrored", ttl(10));
         DistributedMutex second(m_other.get(), "/locks/mirrored", ttl(10));
         DistributedMutex *holder = &first;
@@ -149,8 +153,7 @@ private Q_SLOTS:
         for (int handOff = 0; handOff < 12; ++handOff) {
             if (handOff == 2) {
                 // Each queue's first wait started its mirror: one watch each, and no other.
-                QTRY_COMPARE_WITH_TIMEOUT(m_cluster.metric(0, QStringLiteral("etcd_debugging_mvcc_watcher_total")), 2.0,
-                                          scaledMs(5000));
+                QTRY_COMPARE_WITH_TIMEOUT(m_cluster.metric(0, watchers), watchersBefore + 2, scaledMs(5000));
                 requestsBefore = m_cluster.metric(0, watchRequests);
             }
             QFuture<Status> turn = waiter->lockAsync();
@@ -168,15 +171,13 @@ private Q_SLOTS:
         QCOMPARE(m_cluster.metric(0, watchRequests), requestsBefore);
         QVERIFY(holder->unlock());
         // Nobody waits any more: ten seconds on, both mirrors have closed their watches.
-        QTRY_COMPARE_WITH_TIMEOUT(m_cluster.metric(0, QStringLiteral("etcd_debugging_mvcc_watcher_total")), 0.0,
-                                  scaledMs(30000));
+        QTRY_COMPARE_WITH_TIMEOUT(m_cluster.metric(0, watchers), watchersBefore, scaledMs(30000));
     }
 
     // One instance taking its lock again and again never waits behind anyone but itself, and
     // opens no watch for it.
     void aLockTakenAgainAndAgainOpensNoWatch()
     {
-        const QString watchRequests = QStringLiteral("grpc_server_msg_received_total{grpc_method=\"Watch\"");
         DistributedMutex mutex(m_client.get(), "/locks/alone", ttl(10));
         const double requestsBefore = m_cluster.metric(0, watchRequests);
         for (int round = 0; round < 20; ++round) {
@@ -216,10 +217,38 @@ private Q_SLOTS:
     // Someone deletes a waiter's entry (an operator, by hand) while it waits behind the holder
     // alone. When the holder lets go, the waiter must not take the lock without a key, where
     // the next to join could take it too: it queues again and holds with an entry of its own.
+    void aWaiterWhoseEntryIsDeletedTakesTheLockOnlyWithANewOne_data()
+    {
+        QTest::addColumn<bool>("inMirror");
+        QTest::newRow("first wait") << false;
+        QTest::newRow("waiting in the mirror") << true;
+    }
+
     void aWaiterWhoseEntryIsDeletedTakesTheLockOnlyWithANewOne()
     {
-        const auto queued = queueBehind("/locks/deleted", m_other.get());
+        QFETCH(bool, inMirror);
+        const QByteArray path = inMirror ? "/locks/deleted-in-mirror" : "/locks/deleted";
+        const double watchersBefore = m_cluster.metric(0, watchers);
+        const auto queued = queueBehind(path, m_other.get());
         QVERIFY(!queued->entry.key.isEmpty());
+        double watchRequestsBefore = 0;
+        if (inMirror) {
+            // The waiter's first wait started its mirror; once that wait's own watches are gone,
+            // the mirror's is the one left, and the waiter's next wait is in the mirror.
+            QVERIFY(queued->holder.unlock());
+            Status first;
+            QETCD_AWAIT(queued->turn, first);
+            QVERIFY2(first.isOk(), qPrintable(first.toString()));
+            QTRY_COMPARE_WITH_TIMEOUT(m_cluster.metric(0, watchers), watchersBefore + 1, scaledMs(5000));
+            QVERIFY(queued->waiter.unlock());
+            // Taken again on a free lock, so that the holder never waits (nor starts a mirror).
+            QTRY_VERIFY_WITH_TIMEOUT(queue(path).isEmpty(), scaledMs(5000));
+            QCOMPARE(queued->holder.lock(), Status());
+            watchRequestsBefore = m_cluster.metric(0, watchRequests);
+            queued->turn = queued->waiter.lockAsync();
+            QTRY_COMPARE_WITH_TIMEOUT(queue(path).size(), 2, scaledMs(5000));
+            queued->entry = queue(path).value(1);
+        }
         DeleteResult removed;
         QETCD_AWAIT(m_client->remove(queued->entry.key), removed);
         QCOMPARE(removed.deleted, 1);
@@ -228,9 +257,12 @@ private Q_SLOTS:
         Status acquired;
         QETCD_AWAIT(queued->turn, acquired);
         QVERIFY2(acquired.isOk(), qPrintable(acquired.toString()));
-        const QList<KeyValue> entries = queue("/locks/deleted");
+        const QList<KeyValue> entries = queue(path);
         QCOMPARE(entries.size(), 1);
         QCOMPARE(entries.first().createRevision, queued->waiter.fencingToken());
+        QVERIFY(entries.first().createRevision > queued->entry.createRevision);
+        if (inMirror)  // the mirror told it all: the entry's loss, and the turn of its new one
+            QCOMPARE(m_cluster.metric(0, watchRequests), watchRequestsBefore);
         QVERIFY(queued->waiter.unlock());
     }
 
