@@ -345,8 +345,10 @@ void HoldQueue::startMirror()
             reviewMirrorWaiters();
     };
     handlers.recovery = [this](const WatchRecoveryEvent &event) {
-        if (event.kind == WatchRecoveryKind::Failed || event.kind == WatchRecoveryKind::Resynced)
-            dropMirror();
+        if (event.kind == WatchRecoveryKind::Failed)
+            dropMirror(QStringLiteral("its watch failed: ") + event.cause.toString());
+        else if (event.kind == WatchRecoveryKind::Resynced)
+            dropMirror(QStringLiteral("a compaction made it read the entries again"));
     };
     m_mirror = new KeyMirror(client, mirroredPrefix(), KeyRange::prefix(), options.resilience.watch, handlers);
     m_mirror->setParent(this);
@@ -356,23 +358,25 @@ void HoldQueue::startMirror()
         m_mirrorIdle->setInterval(mirrorLinger);
         connect(m_mirrorIdle, &QTimer::timeout, this, [this] {
             if (m_mirrorWaiters.empty())
-                dropMirror();
+                dropMirror({});
         });
     }
     thenOn(m_mirror->start(true), this, [this, mirror = QPointer<QObject>(m_mirror)](const Status &started) {
         if (mirror != m_mirror)
             return;
         if (!started)
-            return dropMirror();
+            return dropMirror(QStringLiteral("it could not start: ") + started.toString());
         m_mirrorLive = true;
         m_mirrorIdle->start();
     });
 }
 
-void HoldQueue::dropMirror()
+void HoldQueue::dropMirror(const QString &why)
 {
     if (!m_mirror)
         return;
+    if (!why.isEmpty())
+        note(QStringLiteral("the lock's mirror is dropped, its waiters read again: ") + why);
     m_mirrorLive = false;
     m_mirror->close();
     m_mirror->deleteLater();
@@ -697,7 +701,7 @@ void HoldQueue::shutDown(const QList<std::shared_ptr<QueuedHold>> &holds)
     }
     if (m_spareLease)
         std::exchange(m_spareLease, nullptr)->release();
-    dropMirror();
+    dropMirror({});
 }
 
 void HoldQueue::note(const QString &text)

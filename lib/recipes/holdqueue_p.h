@@ -251,7 +251,8 @@ private:
     void startMirror();
     void waitInMirror(std::shared_ptr<QueuedAttempt> attempt);
     void reviewMirrorWaiters();
-    void dropMirror();
+    // Closes the mirror; its waiters read again. A why says so in the recipe's history.
+    void dropMirror(const QString &why);
 
     QList<std::shared_ptr<QueuedAttempt>> m_attempts;
     std::shared_ptr<ExclusivityLease> m_spareLease;

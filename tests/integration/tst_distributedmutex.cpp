@@ -187,6 +187,51 @@ private Q_SLOTS:
         QCOMPARE(m_cluster.metric(0, watchRequests), requestsBefore);
     }
 
+    // A compaction while the mirror's watch was cut off leaves its re-read copy mixing two
+    // revisions: the mirror is dropped, and its waiter reads again and takes the lock.
+    void aWaiterWhoseMirrorResyncsReadsAgain()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
+        DistributedMutex holder(m_client.get(), "/locks/resync", ttl(10));
+        DistributedMutex waiter(&cutOff, "/locks/resync", ttl(10));
+        const double watchersBefore = m_cluster.metric(0, watchers);
+        QCOMPARE(holder.lock(), Status());
+        QFuture<Status> turn = waiter.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/resync").size(), 2, scaledMs(5000));
+        QVERIFY(holder.unlock());
+        Status taken;
+        QETCD_AWAIT(turn, taken);
+        QVERIFY2(taken.isOk(), qPrintable(taken.toString()));
+        QVERIFY(waiter.unlock());
+        // The first wait started the waiter's mirror; the next one waits in it.
+        QTRY_COMPARE_WITH_TIMEOUT(m_cluster.metric(0, watchers), watchersBefore + 1, scaledMs(5000));
+        QTRY_VERIFY_WITH_TIMEOUT(queue("/locks/resync").isEmpty(), scaledMs(5000));
+        QCOMPARE(holder.lock(), Status());
+        turn = waiter.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/resync").size(), 2, scaledMs(5000));
+
+        proxy.setMode(FaultProxy::Mode::Reset);
+        QVERIFY(holder.unlock());
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/resync").size(), 1, scaledMs(5000));
+        PutResult last;
+        QETCD_AWAIT(m_client->put("/locks-resync-marker", "x"), last);
+        Result compacted;
+        QETCD_AWAIT(m_client->compact(last.header.revision, true), compacted);
+        QVERIFY2(compacted.status.isOk(), qPrintable(compacted.status.toString()));
+        proxy.setMode(FaultProxy::Mode::Pass);
+
+        QETCD_AWAIT(turn, taken);
+        QVERIFY2(taken.isOk(), qPrintable(taken.toString()));
+        QCOMPARE(waiter.fencingToken(), queue("/locks/resync").value(0).createRevision);
+        const QList<RecipeHistoryEntry> history = waiter.history();
+        QVERIFY(std::any_of(history.cbegin(), history.cend(), [](const RecipeHistoryEntry &entry) {
+            return entry.text.contains("mirror is dropped") && entry.text.contains("compaction");
+        }));
+        QVERIFY(waiter.unlock());
+    }
+
     // The last waiter joined with two entries ahead and watches only the nearer one: that one
     // giving up must send it back to look, not in past the holder.
     void aWaiterGivingUpAdmitsNobodyPastTheHolder()
