@@ -194,12 +194,12 @@ private Q_SLOTS:
         FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
         QVERIFY(proxy.start());
         Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
-        DistributedMutex holder(m_client.get(), "/locks/resync", ttl(10));
-        DistributedMutex waiter(&cutOff, "/locks/resync", ttl(10));
         const double watchersBefore = m_cluster.metric(0, watchers);
-        QCOMPARE(holder.lock(), Status());
-        QFuture<Status> turn = waiter.lockAsync();
-        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/resync").size(), 2, scaledMs(5000));
+        const auto queued = queueBehind("/locks/resync", &cutOff);
+        QVERIFY(!queued->entry.key.isEmpty());
+        DistributedMutex &holder = queued->holder;
+        DistributedMutex &waiter = queued->waiter;
+        QFuture<Status> turn = queued->turn;
         QVERIFY(holder.unlock());
         Status taken;
         QETCD_AWAIT(turn, taken);
