@@ -236,8 +236,13 @@ Txn freshKeyTxn(const QByteArray &prefix, int caller, qint64 turn)
     return txn;
 }
 
-// How the callers take their answers.
+// How the callers take their answers, as --deliveries names them.
 enum class Delivery { Watcher, Direct };
+
+Delivery deliveryNamed(const QString &name)
+{
+    return name == QLatin1String("direct") ? Delivery::Direct : Delivery::Watcher;
+}
 
 // Each row writes under a prefix of its own: a txn's keys must be new to the server.
 Sampled measure(Client &client, const QByteArray &prefix, const QString &op, int callers, const Window &window,
@@ -334,8 +339,7 @@ int main(int argc, char *argv[])
                     parts.push_back({delivery, {}});
                 const auto measureOurs = [&](const QString &delivery, QList<Sampled> &into, const char *when) {
                     into.append(measure(client, ours + '/' + delivery.toLatin1() + when, op, callers,
-                                        withGo ? half : window,
-                                        delivery == QLatin1String("direct") ? Delivery::Direct : Delivery::Watcher));
+                                        withGo ? half : window, deliveryNamed(delivery)));
                 };
                 for (auto &[delivery, sampled] : parts)
                     measureOurs(delivery, sampled, "/before");
@@ -348,8 +352,8 @@ int main(int argc, char *argv[])
                         measureOurs(it->first, it->second, "/after");
                 }
                 for (const auto &[delivery, sampled] : parts) {
-                    const QString name = delivery == QLatin1String("direct") ? QStringLiteral("qetcd_direct")
-                                                                             : QStringLiteral("qetcd");
+                    const QString name = deliveryNamed(delivery) == Delivery::Direct ? QStringLiteral("qetcd_direct")
+                                                                                     : QStringLiteral("qetcd");
                     const QJsonObject ourFigures = figures(sampled);
                     row.insert(name, ourFigures);
                     if (withGo)

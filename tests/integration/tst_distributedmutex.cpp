@@ -58,6 +58,29 @@ private:
         return queued;
     }
 
+    // As queueBehind(), but the waiter waits in its mirror: its first wait (started its mirror,
+    // then) is over, and it has queued again behind the holder, who took the lock without waiting.
+    std::unique_ptr<Queued> queueInMirror(const QByteArray &path, Client *waiterClient)
+    {
+        const double watchersBefore = m_cluster.metric(0, watchers);
+        auto queued = queueBehind(path, waiterClient);
+        if (queued->entry.key.isEmpty() || !queued->holder.unlock())
+            return queued;
+        queued->entry = {};
+        if (!QTest::qWaitFor([&] { return queued->turn.isFinished(); }, int(scaledMs(10000)))
+            || !queued->turn.result().isOk() || !queued->waiter.unlock())
+            return queued;
+        // Its first wait's own watches gone, the mirror's is the one left; and the lock is free.
+        if (!QTest::qWaitFor([&] { return m_cluster.metric(0, watchers) == watchersBefore + 1 && queue(path).isEmpty(); },
+                             int(scaledMs(5000)))
+            || queued->holder.lock() != Status())
+            return queued;
+        queued->turn = queued->waiter.lockAsync();
+        if (QTest::qWaitFor([&] { return queue(path).size() == 2; }, int(scaledMs(5000))))
+            queued->entry = queue(path).value(1);
+        return queued;
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -194,24 +217,10 @@ private Q_SLOTS:
         FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
         QVERIFY(proxy.start());
         Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
-        const double watchersBefore = m_cluster.metric(0, watchers);
-        const auto queued = queueBehind("/locks/resync", &cutOff);
+        const auto queued = queueInMirror("/locks/resync", &cutOff);
         QVERIFY(!queued->entry.key.isEmpty());
         DistributedMutex &holder = queued->holder;
         DistributedMutex &waiter = queued->waiter;
-        QFuture<Status> turn = queued->turn;
-        QVERIFY(holder.unlock());
-        Status taken;
-        QETCD_AWAIT(turn, taken);
-        QVERIFY2(taken.isOk(), qPrintable(taken.toString()));
-        QVERIFY(waiter.unlock());
-        // The first wait started the waiter's mirror; the next one waits in it.
-        QTRY_COMPARE_WITH_TIMEOUT(m_cluster.metric(0, watchers), watchersBefore + 1, scaledMs(5000));
-        QTRY_VERIFY_WITH_TIMEOUT(queue("/locks/resync").isEmpty(), scaledMs(5000));
-        QCOMPARE(holder.lock(), Status());
-        turn = waiter.lockAsync();
-        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/resync").size(), 2, scaledMs(5000));
-
         proxy.setMode(FaultProxy::Mode::Reset);
         QVERIFY(holder.unlock());
         QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/resync").size(), 1, scaledMs(5000));
@@ -222,7 +231,8 @@ private Q_SLOTS:
         QVERIFY2(compacted.status.isOk(), qPrintable(compacted.status.toString()));
         proxy.setMode(FaultProxy::Mode::Pass);
 
-        QETCD_AWAIT(turn, taken);
+        Status taken;
+        QETCD_AWAIT(queued->turn, taken);
         QVERIFY2(taken.isOk(), qPrintable(taken.toString()));
         QCOMPARE(waiter.fencingToken(), queue("/locks/resync").value(0).createRevision);
         const QList<RecipeHistoryEntry> history = waiter.history();
@@ -273,27 +283,9 @@ private Q_SLOTS:
     {
         QFETCH(bool, inMirror);
         const QByteArray path = inMirror ? "/locks/deleted-in-mirror" : "/locks/deleted";
-        const double watchersBefore = m_cluster.metric(0, watchers);
-        const auto queued = queueBehind(path, m_other.get());
+        const auto queued = inMirror ? queueInMirror(path, m_other.get()) : queueBehind(path, m_other.get());
         QVERIFY(!queued->entry.key.isEmpty());
-        double watchRequestsBefore = 0;
-        if (inMirror) {
-            // The waiter's first wait started its mirror; once that wait's own watches are gone,
-            // the mirror's is the one left, and the waiter's next wait is in the mirror.
-            QVERIFY(queued->holder.unlock());
-            Status first;
-            QETCD_AWAIT(queued->turn, first);
-            QVERIFY2(first.isOk(), qPrintable(first.toString()));
-            QTRY_COMPARE_WITH_TIMEOUT(m_cluster.metric(0, watchers), watchersBefore + 1, scaledMs(5000));
-            QVERIFY(queued->waiter.unlock());
-            // Taken again on a free lock, so that the holder never waits (nor starts a mirror).
-            QTRY_VERIFY_WITH_TIMEOUT(queue(path).isEmpty(), scaledMs(5000));
-            QCOMPARE(queued->holder.lock(), Status());
-            watchRequestsBefore = m_cluster.metric(0, watchRequests);
-            queued->turn = queued->waiter.lockAsync();
-            QTRY_COMPARE_WITH_TIMEOUT(queue(path).size(), 2, scaledMs(5000));
-            queued->entry = queue(path).value(1);
-        }
+        const double watchRequestsQueued = m_cluster.metric(0, watchRequests);
         DeleteResult removed;
         QETCD_AWAIT(m_client->remove(queued->entry.key), removed);
         QCOMPARE(removed.deleted, 1);
@@ -307,7 +299,7 @@ private Q_SLOTS:
         QCOMPARE(entries.first().createRevision, queued->waiter.fencingToken());
         QVERIFY(entries.first().createRevision > queued->entry.createRevision);
         if (inMirror)  // the mirror told it all: the entry's loss, and the turn of its new one
-            QCOMPARE(m_cluster.metric(0, watchRequests), watchRequestsBefore);
+            QCOMPARE(m_cluster.metric(0, watchRequests), watchRequestsQueued);
         QVERIFY(queued->waiter.unlock());
     }
 
