@@ -4,7 +4,6 @@
 #include "client_p.h"
 #include "clientthread_p.h"
 #include "continuation_p.h"
-#include "keymirror_p.h"
 #include "resilience.h"
 #include "threading_p.h"
 #include "waiting_p.h"
@@ -303,12 +302,13 @@ void HoldQueue::decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult
         // would, a round trip sooner; our entry stood when created, after those deletes left.
         if (afterOwnDeletes(next.everyAhead, [admitIfProven](bool deleted) { admitIfProven(Status(), deleted); }))
             return;
-        if (m_mirrorLive)
-            return waitInMirror(attempt);
-        // The first wait starts the mirror for those after it; a queue that never waits (one
-        // instance taking the lock again and again) has no use for one.
-        if (!m_mirror && !mirroredPrefix().isEmpty())
-            startMirror();
+        // The departures hold every deletion since the read when they started before it.
+        if (m_departuresLive && !next.everyAhead.isEmpty() && observedRevision + 1 >= m_departuresFrom)
+            return awaitDepartures(attempt, next.everyAhead, observedRevision);
+        // The first wait starts following for those after it; a queue that never waits (one
+        // instance taking the lock again and again) has no use for it.
+        if (!m_departureWatch && !departuresPrefix().isEmpty())
+            followDepartures();
         DeletionWatch ahead;
         ahead.fromNow = true;
         ahead.createRevision = next.entry.createRevision;
@@ -335,112 +335,126 @@ void HoldQueue::decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult
     }
 }
 
-void HoldQueue::startMirror()
+void HoldQueue::followDepartures()
 {
-    KeyMirror::Handlers handlers;
-    // Only the watch's changes leave the copy as of one revision; a re-read after a compaction
-    // mixes two, so the waiters go back to reading and the next wait starts a new mirror.
-    handlers.changed = [this](const QList<MirrorChange> &, MirrorOrigin origin) {
-        if (origin == MirrorOrigin::Watch)
-            reviewMirrorWaiters();
-    };
-    handlers.recovery = [this](const WatchRecoveryEvent &event) {
+    WatchOptions deletions;
+    deletions.range = KeyRange::prefix();
+    deletions.noPut = true;  // a new entry queues behind every waiter: only departures admit
+    m_departureWatch = new Watcher(client, departuresPrefix(), deletions, options.resilience.watch, this);
+    connect(m_departureWatch, &Watcher::eventsReceived, this,
+            [this](const QList<WatchEvent> &events) { takeDepartures(events); });
+    connect(m_departureWatch, &Watcher::recovery, this, [this](const WatchRecoveryEvent &event) {
         if (event.kind == WatchRecoveryKind::Failed)
-            dropMirror(QStringLiteral("its watch failed: ") + event.cause.toString());
+            dropDepartures(QStringLiteral("its watch failed: ") + event.cause.toString());
         else if (event.kind == WatchRecoveryKind::Resynced)
-            dropMirror(QStringLiteral("a compaction made it read the entries again"));
-    };
-    m_mirror = new KeyMirror(client, mirroredPrefix(), KeyRange::prefix(), options.resilience.watch, handlers);
-    m_mirror->setParent(this);
-    if (!m_mirrorIdle) {
-        m_mirrorIdle = new QTimer(this);
-        m_mirrorIdle->setSingleShot(true);
-        m_mirrorIdle->setInterval(mirrorLinger);
-        connect(m_mirrorIdle, &QTimer::timeout, this, [this] {
-            if (m_mirrorWaiters.empty())
-                dropMirror({});
+            dropDepartures(QStringLiteral("a compaction hid some of them"));
+    });
+    if (!m_departuresIdle) {
+        m_departuresIdle = new QTimer(this);
+        m_departuresIdle->setSingleShot(true);
+        m_departuresIdle->setInterval(departuresLinger);
+        connect(m_departuresIdle, &QTimer::timeout, this, [this] {
+            if (m_departureWaiters.empty())
+                dropDepartures({});
         });
     }
-    thenOn(m_mirror->start(true), this, [this, mirror = QPointer<QObject>(m_mirror)](const Status &started) {
-        if (mirror != m_mirror)
+    thenOn(m_departureWatch->start(), this, [this, watch = QPointer<Watcher>(m_departureWatch)](const Status &started) {
+        if (watch != m_departureWatch)
             return;
         if (!started)
-            return dropMirror(QStringLiteral("it could not start: ") + started.toString());
-        m_mirrorLive = true;
-        m_mirrorIdle->start();
+            return dropDepartures(QStringLiteral("its watch could not start: ") + started.toString());
+        m_departuresFrom = m_departureWatch->startRevision();
+        m_departuresLive = true;
+        m_departuresIdle->start();
     });
 }
 
-void HoldQueue::dropMirror(const QString &why)
+void HoldQueue::dropDepartures(const QString &why)
 {
-    if (!m_mirror)
+    if (!m_departureWatch)
         return;
     if (!why.isEmpty())
-        note(QStringLiteral("the lock's mirror is dropped, its waiters read again: ") + why);
-    m_mirrorLive = false;
-    m_mirror->close();
-    m_mirror->deleteLater();
-    m_mirror = nullptr;
-    // The waits go on as they would have without the mirror: each reads again.
-    for (MirrorWaiter &waiter : std::exchange(m_mirrorWaiters, {})) {
+        note(QStringLiteral("the lock's waiters stop following its deletions and read again: ") + why);
+    m_departuresLive = false;
+    m_departureWatch->close();
+    m_departureWatch->deleteLater();
+    m_departureWatch = nullptr;
+    m_departures.clear();
+    // The waits go on as they would have without the departures: each reads again.
+    for (DepartureWaiter &waiter : std::exchange(m_departureWaiters, {})) {
         if (!interrupted(waiter.attempt))
             lookAgain(waiter.attempt);
     }
 }
 
-void HoldQueue::waitInMirror(std::shared_ptr<QueuedAttempt> attempt)
+void HoldQueue::awaitDepartures(std::shared_ptr<QueuedAttempt> attempt, const QList<KeyValue> &ahead, qint64 asOf)
 {
-    m_mirrorIdle->stop();
-    MirrorWaiter waiter;
+    m_departuresIdle->stop();
+    DepartureWaiter waiter;
     waiter.attempt = attempt;
+    for (const KeyValue &entry : ahead)
+        waiter.ahead.append(entry.key);
+    waiter.asOf = asOf;
+    // Departures the watch delivered before this waiter's read was answered.
+    const Verdict verdict = judge(waiter, 0);
+    if (verdict != Verdict::Waiting)
+        return carryOut({{attempt, verdict}});
     waiter.onStop = std::make_unique<StopCallback>(attempt->round.token(), [this] {
-        QMetaObject::invokeMethod(this, [this] { reviewMirrorWaiters(); }, Qt::QueuedConnection);
+        QMetaObject::invokeMethod(this, [this] { takeDepartures({}); }, Qt::QueuedConnection);
     });
-    m_mirrorWaiters.push_back(std::move(waiter));
-    reviewMirrorWaiters();
+    m_departureWaiters.push_back(std::move(waiter));
 }
 
-// The mirror is etcd's prefix as of one revision: an entry standing there with none older holds
-// the lock from that revision on, as a read would have found.
-void HoldQueue::reviewMirrorWaiters()
+// Entries ahead can only go, new ones queue behind: once every one found ahead has been deleted
+// after the read while the waiter's own entry stood, it is the oldest, and holds the lock.
+HoldQueue::Verdict HoldQueue::judge(DepartureWaiter &waiter, size_t from) const
 {
-    if (m_mirrorWaiters.empty() || !m_mirror)
-        return;
-    const QList<KeyValue> entries = m_mirror->entries();
-    const qint64 asOf = m_mirror->revision();
-    std::vector<std::pair<std::shared_ptr<QueuedAttempt>, bool>> decided;  // admitted, or read again
-    for (auto it = m_mirrorWaiters.begin(); it != m_mirrorWaiters.end();) {
-        const std::shared_ptr<QueuedAttempt> &attempt = it->attempt;
-        if (attempt->round.token().stopRequested()) {
-            decided.push_back({attempt, false});
-            it = m_mirrorWaiters.erase(it);
+    for (size_t i = from; i < m_departures.size(); ++i) {
+        const Departure &gone = m_departures[i];
+        if (gone.revision <= waiter.asOf)
             continue;
-        }
-        const auto own = std::find_if(entries.begin(), entries.end(),
-                                      [&](const KeyValue &kv) { return kv.key == attempt->key; });
-        const bool stands = own != entries.end() && own->createRevision == attempt->revision;
-        // Absent from a copy as new as its creation, it is gone: the read tells what became of it.
-        if (!stands && (own != entries.end() || asOf >= attempt->revision)) {
-            decided.push_back({attempt, false});
-            it = m_mirrorWaiters.erase(it);
-            continue;
-        }
-        const bool oldest = stands && std::none_of(entries.begin(), entries.end(), [&](const KeyValue &kv) {
-            return kv.createRevision < attempt->revision;
-        });
-        if (oldest) {
-            decided.push_back({attempt, true});
-            it = m_mirrorWaiters.erase(it);
-            continue;
-        }
-        ++it;
+        if (gone.key == waiter.attempt->key)
+            return Verdict::ReadAgain;  // the read tells what became of it
+        waiter.ahead.removeOne(gone.key);
+        // Its own entry may go in the same revision, further on.
+        const bool revisionEnds = i + 1 == m_departures.size() || m_departures[i + 1].revision != gone.revision;
+        if (waiter.ahead.isEmpty() && revisionEnds)
+            return Verdict::Admitted;
     }
-    if (m_mirrorWaiters.empty())
-        m_mirrorIdle->start();
-    for (const auto &[attempt, admitted] : decided) {
+    return Verdict::Waiting;
+}
+
+void HoldQueue::takeDepartures(const QList<WatchEvent> &events)
+{
+    const size_t firstNew = m_departures.size();
+    for (const WatchEvent &event : events)
+        m_departures.push_back({event.kv.key, event.kv.modRevision});
+    std::vector<std::pair<std::shared_ptr<QueuedAttempt>, Verdict>> decided;
+    for (auto it = m_departureWaiters.begin(); it != m_departureWaiters.end();) {
+        const Verdict verdict = it->attempt->round.token().stopRequested() ? Verdict::ReadAgain : judge(*it, firstNew);
+        if (verdict == Verdict::Waiting) {
+            ++it;
+            continue;
+        }
+        decided.push_back({it->attempt, verdict});
+        it = m_departureWaiters.erase(it);
+    }
+    while (m_departures.size() > departuresKept) {
+        m_departuresFrom = m_departures.front().revision + 1;
+        m_departures.pop_front();
+    }
+    if (!decided.empty())
+        carryOut(std::move(decided));
+}
+
+void HoldQueue::carryOut(std::vector<std::pair<std::shared_ptr<QueuedAttempt>, Verdict>> decided)
+{
+    if (m_departureWaiters.empty())
+        m_departuresIdle->start();
+    for (const auto &[attempt, verdict] : decided) {
         if (interrupted(attempt))
             continue;
-        if (admitted)
+        if (verdict == Verdict::Admitted)
             claim(attempt);
         else
             lookAgain(attempt);
@@ -701,7 +715,7 @@ void HoldQueue::shutDown(const QList<std::shared_ptr<QueuedHold>> &holds)
     }
     if (m_spareLease)
         std::exchange(m_spareLease, nullptr)->release();
-    dropMirror({});
+    dropDepartures({});
 }
 
 void HoldQueue::note(const QString &text)

@@ -7,8 +7,9 @@
 // An attempt takes a lease, and one transaction creates its entry and reads the entries ahead
 // of it (the recipe's lookAhead()); the recipe's turn() then admits it or names what to wait
 // for, and after each wait one read guarded by the entry's own create revision looks again.
-// A recipe whose rule is etcd's lock (the oldest entry holds) may have the queue mirror its
-// entries instead (mirroredPrefix()): its waiters are then admitted from the mirror.
+// A recipe whose rule is etcd's lock (the oldest entry holds) may have the queue follow the
+// deletions under its prefix instead (departuresPrefix()): a waiter that knows every entry
+// ahead of it is then admitted once they have all departed, with no watch or read of its own.
 // A waiter whose lease dies re-queues with a fresh one and says so in the history. A waiter
 // stopped by its deadline, close() or interruption revokes its lease, which removes its entry.
 //
@@ -24,6 +25,7 @@
 #include "lossinterruption_p.h"
 #include "recipe.h"
 #include "stoptoken.h"
+#include "watcher.h"
 
 #include <QtCore/QFuture>
 #include <QtCore/QObject>
@@ -39,7 +41,6 @@
 
 namespace QEtcd::Internal {
 
-class KeyMirror;
 
 struct QueuedHold
 {
@@ -201,16 +202,20 @@ protected:
     // waiter waits for them together and is admitted once they are gone, without another read;
     // more than this and it waits for the nearest, then reads again, as etcd's Go recipes do.
     static constexpr qint64 entriesAheadRead = 4;
-    // How long a queue's mirror outlives its last waiter, for the next one to find it live.
-    static constexpr std::chrono::seconds mirrorLinger{10};
+    // How many a read asks for in a queue that follows its departures: up to this many entries
+    // ahead, a waiter knows them all and is admitted from the departures alone.
+    static constexpr qint64 entriesAheadFollowed = 64;
+    // How long a queue's departures watch outlives its last waiter, for the next one to find
+    // it live.
+    static constexpr std::chrono::seconds departuresLinger{10};
 
     // The recipe this queue serves; null once it is gone.
     virtual Recipe *recipe() const = 0;
     // For a recipe whose rule is etcd's lock (the oldest entry holds), the prefix its entries
-    // live under: the queue then keeps them in a local mirror, and a waiter is admitted from it
-    // once its own entry stands there with none older. Empty (the default): every wait watches
-    // the entries it waits for, and reads again.
-    virtual QByteArray mirroredPrefix() const { return {}; }
+    // live under: the queue then follows every deletion there through one watch, and a waiter
+    // whose read found every entry ahead is admitted once they have all been deleted while its
+    // own stood. Empty (the default): every wait watches the entries it waits for.
+    virtual QByteArray departuresPrefix() const { return {}; }
     // The recipe's history, while it lives.
     void note(const QString &text);
 
@@ -246,26 +251,43 @@ private:
     // otherwise.
     bool afterOwnDeletes(const QList<KeyValue> &ahead, std::function<void(bool)> then);
 
-    // The mirror of mirroredPrefix(), started by the first wait and live once its watch runs;
-    // waits fall back to their own watches while it is not.
-    void startMirror();
-    void waitInMirror(std::shared_ptr<QueuedAttempt> attempt);
-    void reviewMirrorWaiters();
-    // Closes the mirror; its waiters read again. A why says so in the recipe's history.
-    void dropMirror(const QString &why);
+    // The deletions under departuresPrefix(), followed from the first wait on: live once the
+    // watch runs; waits fall back to their own watches while it is not.
+    void followDepartures();
+    // The attempt's entries ahead (every one of them, as of asOf) are awaited in the departures.
+    void awaitDepartures(std::shared_ptr<QueuedAttempt> attempt, const QList<KeyValue> &ahead, qint64 asOf);
+    void takeDepartures(const QList<WatchEvent> &events);
+    // Stops following; the waiters read again. A why says so in the recipe's history.
+    void dropDepartures(const QString &why);
 
     QList<std::shared_ptr<QueuedAttempt>> m_attempts;
     std::shared_ptr<ExclusivityLease> m_spareLease;
-    KeyMirror *m_mirror = nullptr;
-    bool m_mirrorLive = false;
-    // Closes the mirror once nobody waited in it for mirrorLinger: an idle lock keeps no watch.
-    QTimer *m_mirrorIdle = nullptr;
-    struct MirrorWaiter
+    Watcher *m_departureWatch = nullptr;
+    bool m_departuresLive = false;
+    // Stops following once nobody waited for departuresLinger: an idle lock keeps no watch.
+    QTimer *m_departuresIdle = nullptr;
+    struct Departure
+    {
+        QByteArray key;
+        qint64 revision = 0;  // of the deletion
+    };
+    // The newest deletions, so that a waiter whose read predates some of them still learns of
+    // them; every deletion from m_departuresFrom on is here.
+    std::deque<Departure> m_departures;
+    qint64 m_departuresFrom = 0;
+    static constexpr size_t departuresKept = 256;
+    struct DepartureWaiter
     {
         std::shared_ptr<QueuedAttempt> attempt;
+        QList<QByteArray> ahead;  // the entries ahead not yet deleted
+        qint64 asOf = 0;          // the revision the read that found them saw
         std::unique_ptr<StopCallback> onStop;
     };
-    std::vector<MirrorWaiter> m_mirrorWaiters;
+    enum class Verdict { Waiting, Admitted, ReadAgain };
+    // Passes the departures from index from on to waiter.
+    Verdict judge(DepartureWaiter &waiter, size_t from) const;
+    void carryOut(std::vector<std::pair<std::shared_ptr<QueuedAttempt>, Verdict>> decided);
+    std::vector<DepartureWaiter> m_departureWaiters;
     // A released hold's entry whose delete is on its way, and the lease it was on.
     struct Recycling
     {

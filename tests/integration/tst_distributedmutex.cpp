@@ -58,9 +58,10 @@ private:
         return queued;
     }
 
-    // As queueBehind(), but the waiter waits in its mirror: its first wait (started its mirror,
-    // then) is over, and it has queued again behind the holder, who took the lock without waiting.
-    std::unique_ptr<Queued> queueInMirror(const QByteArray &path, Client *waiterClient)
+    // As queueBehind(), but the waiter follows the lock's departures: its first wait (which
+    // started following) is over, and it has queued again behind the holder, who took the lock
+    // without waiting.
+    std::unique_ptr<Queued> queueFollowingDepartures(const QByteArray &path, Client *waiterClient)
     {
         const double watchersBefore = m_cluster.metric(0, watchers);
         auto queued = queueBehind(path, waiterClient);
@@ -70,7 +71,7 @@ private:
         if (!QTest::qWaitFor([&] { return queued->turn.isFinished(); }, int(scaledMs(10000)))
             || !queued->turn.result().isOk() || !queued->waiter.unlock())
             return queued;
-        // Its first wait's own watches gone, the mirror's is the one left; and the lock is free.
+        // Its first wait's own watches gone, the departures' is the one left; and the lock is free.
         if (!QTest::qWaitFor([&] { return m_cluster.metric(0, watchers) == watchersBefore + 1 && queue(path).isEmpty(); },
                              int(scaledMs(5000)))
             || queued->holder.lock() != Status())
@@ -162,27 +163,27 @@ private Q_SLOTS:
     }
 
 
-    // A queue that has waited keeps the lock's entries in a mirror fed by one watch: a waiter is
-    // admitted from it, with no watch of its own to set up and tear down on every hand-off.
-    void handOffsBetweenLiveMirrorsStartNoWatch()
+    // A queue that has waited follows the lock's deletions through one watch: a waiter is
+    // admitted from them, with no watch of its own to set up and tear down on every hand-off.
+    void handOffsBetweenQueuesFollowingDeparturesStartNoWatch()
     {
         const double watchersBefore = m_cluster.metric(0, watchers);
-        DistributedMutex first(m_client.get(), "/locks/mirrored", ttl(10));
-        DistributedMutex second(m_other.get(), "/locks/mirrored", ttl(10));
+        DistributedMutex first(m_client.get(), "/locks/departures", ttl(10));
+        DistributedMutex second(m_other.get(), "/locks/departures", ttl(10));
         DistributedMutex *holder = &first;
         DistributedMutex *waiter = &second;
         QCOMPARE(holder->lock(), Status());
         double requestsBefore = 0;
         for (int handOff = 0; handOff < 12; ++handOff) {
             if (handOff == 2) {
-                // Each queue's first wait started its mirror: one watch each, and no other.
+                // Each queue's first wait started following: one watch each, and no other.
                 QTRY_COMPARE_WITH_TIMEOUT(m_cluster.metric(0, watchers), watchersBefore + 2, scaledMs(5000));
                 requestsBefore = m_cluster.metric(0, watchRequests);
             }
             QFuture<Status> turn = waiter->lockAsync();
-            QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/mirrored").size(), 2, scaledMs(5000));
+            QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/departures").size(), 2, scaledMs(5000));
             QVERIFY(!turn.isFinished());
-            const qint64 waiterRevision = queue("/locks/mirrored").value(1).createRevision;
+            const qint64 waiterRevision = queue("/locks/departures").value(1).createRevision;
             QVERIFY(holder->unlock());
             Status taken;
             QETCD_AWAIT(turn, taken);
@@ -193,8 +194,64 @@ private Q_SLOTS:
         QVERIFY(requestsBefore > 0);
         QCOMPARE(m_cluster.metric(0, watchRequests), requestsBefore);
         QVERIFY(holder->unlock());
-        // Nobody waits any more: ten seconds on, both mirrors have closed their watches.
+        // Nobody waits any more: ten seconds on, both queues have closed their watches.
         QTRY_COMPARE_WITH_TIMEOUT(m_cluster.metric(0, watchers), watchersBefore, scaledMs(30000));
+    }
+
+    // Six queues, each with several entries ahead of it, pass the lock round through their
+    // departures: one holder at a time, in creation order, and after each queue's first wait
+    // no watch is set up for any hand-off.
+    void manyContendersTakeTurnsFromTheirDepartures()
+    {
+        constexpr int contenders = 6;
+        constexpr int cycles = 240;
+        const double watchersBefore = m_cluster.metric(0, watchers);
+        QString wrong;
+        double requestsMidway = -1;
+        {
+            std::vector<std::unique_ptr<Client>> clients;
+            std::vector<std::unique_ptr<DistributedMutex>> mutexes;
+            for (int i = 0; i < contenders; ++i) {
+                clients.push_back(std::make_unique<Client>(direct()));
+                mutexes.push_back(std::make_unique<DistributedMutex>(clients.back().get(), "/locks/many", ttl(10)));
+            }
+            DistributedMutex *holding = nullptr;
+            qint64 lastToken = 0;
+            int held = 0;
+            int finished = 0;
+            std::function<void(DistributedMutex *)> cycle = [&](DistributedMutex *mutex) {
+                mutex->lockAsync().then(mutex, [&, mutex](const Status &taken) {
+                    if (!taken.isOk() || holding) {
+                        wrong = taken.isOk() ? QStringLiteral("two holders at once") : taken.toString();
+                        return;
+                    }
+                    if (mutex->fencingToken() <= lastToken)
+                        wrong = QStringLiteral("fencing token %1 after %2").arg(mutex->fencingToken()).arg(lastToken);
+                    lastToken = mutex->fencingToken();
+                    holding = mutex;
+                    // Held across a turn of the event loop, where a wrong admission would show.
+                    QTimer::singleShot(1ms, mutex, [&, mutex] {
+                        holding = nullptr;
+                        if (!mutex->unlock())
+                            wrong = QStringLiteral("an unlock found the hold gone");
+                        // By now every queue has waited, and follows the departures.
+                        if (++held == cycles / 2)
+                            requestsMidway = m_cluster.metric(0, watchRequests);
+                        if (held < cycles)
+                            cycle(mutex);
+                        else
+                            ++finished;
+                    });
+                });
+            };
+            for (auto &mutex : mutexes)
+                cycle(mutex.get());
+            QTRY_VERIFY_WITH_TIMEOUT(finished == contenders || !wrong.isEmpty(), scaledMs(60000));
+            QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
+            QCOMPARE(m_cluster.metric(0, watchRequests), requestsMidway);
+            QVERIFY(queue("/locks/many").isEmpty());
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(m_cluster.metric(0, watchers), watchersBefore, scaledMs(10000));
     }
 
     // One instance taking its lock again and again never waits behind anyone but itself, and
@@ -210,14 +267,14 @@ private Q_SLOTS:
         QCOMPARE(m_cluster.metric(0, watchRequests), requestsBefore);
     }
 
-    // A compaction while the mirror's watch was cut off leaves its re-read copy mixing two
-    // revisions: the mirror is dropped, and its waiter reads again and takes the lock.
-    void aWaiterWhoseMirrorResyncsReadsAgain()
+    // A compaction while the departures' watch was cut off hides the deletions it missed: the
+    // queue stops following, and its waiter reads again and takes the lock.
+    void aWaiterWhoseDeparturesHaveAGapReadsAgain()
     {
         FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
         QVERIFY(proxy.start());
         Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
-        const auto queued = queueInMirror("/locks/resync", &cutOff);
+        const auto queued = queueFollowingDepartures("/locks/resync", &cutOff);
         QVERIFY(!queued->entry.key.isEmpty());
         DistributedMutex &holder = queued->holder;
         DistributedMutex &waiter = queued->waiter;
@@ -237,7 +294,7 @@ private Q_SLOTS:
         QCOMPARE(waiter.fencingToken(), queue("/locks/resync").value(0).createRevision);
         const QList<RecipeHistoryEntry> history = waiter.history();
         QVERIFY(std::any_of(history.cbegin(), history.cend(), [](const RecipeHistoryEntry &entry) {
-            return entry.text.contains("mirror is dropped") && entry.text.contains("compaction");
+            return entry.text.contains("stop following its deletions") && entry.text.contains("compaction");
         }));
         QVERIFY(waiter.unlock());
     }
@@ -274,16 +331,17 @@ private Q_SLOTS:
     // the next to join could take it too: it queues again and holds with an entry of its own.
     void aWaiterWhoseEntryIsDeletedTakesTheLockOnlyWithANewOne_data()
     {
-        QTest::addColumn<bool>("inMirror");
+        QTest::addColumn<bool>("followingDepartures");
         QTest::newRow("first wait") << false;
-        QTest::newRow("waiting in the mirror") << true;
+        QTest::newRow("following departures") << true;
     }
 
     void aWaiterWhoseEntryIsDeletedTakesTheLockOnlyWithANewOne()
     {
-        QFETCH(bool, inMirror);
-        const QByteArray path = inMirror ? "/locks/deleted-in-mirror" : "/locks/deleted";
-        const auto queued = inMirror ? queueInMirror(path, m_other.get()) : queueBehind(path, m_other.get());
+        QFETCH(bool, followingDepartures);
+        const QByteArray path = followingDepartures ? "/locks/deleted-departures" : "/locks/deleted";
+        const auto queued =
+            followingDepartures ? queueFollowingDepartures(path, m_other.get()) : queueBehind(path, m_other.get());
         QVERIFY(!queued->entry.key.isEmpty());
         const double watchRequestsQueued = m_cluster.metric(0, watchRequests);
         DeleteResult removed;
@@ -298,7 +356,7 @@ private Q_SLOTS:
         QCOMPARE(entries.size(), 1);
         QCOMPARE(entries.first().createRevision, queued->waiter.fencingToken());
         QVERIFY(entries.first().createRevision > queued->entry.createRevision);
-        if (inMirror)  // the mirror told it all: the entry's loss, and the turn of its new one
+        if (followingDepartures)  // they told it all: the entry's loss, and the turn of its new one
             QCOMPARE(m_cluster.metric(0, watchRequests), watchRequestsQueued);
         QVERIFY(queued->waiter.unlock());
     }

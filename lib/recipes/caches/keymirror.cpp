@@ -89,12 +89,6 @@ int KeyMirror::size() const
     return int(m_copy.size());
 }
 
-qint64 KeyMirror::revision() const
-{
-    QMutexLocker locker(&m_mutex);
-    return m_revision;
-}
-
 void KeyMirror::begin(Promise promise, bool readFirst)
 {
     if (m_closed)
@@ -111,7 +105,6 @@ void KeyMirror::begin(Promise promise, bool readFirst)
         {
             QMutexLocker locker(&m_mutex);
             m_copy.clear();
-            m_revision = result.header.revision;
             for (const KeyValue &kv : result.kvs) {
                 m_copy[kv.key] = kv;
                 loaded.append({MirrorChange::Kind::Added, kv.key, kv});
@@ -209,7 +202,6 @@ qint64 KeyMirror::reconcile(const RangeResult &result)
     QList<MirrorChange> changes;
     {
         QMutexLocker locker(&m_mutex);
-        m_revision = std::max(m_revision, readAt);
         std::map<QByteArray, KeyValue> seen;
         for (const KeyValue &kv : result.kvs)
             seen[kv.key] = kv;
@@ -248,7 +240,6 @@ void KeyMirror::onEvents(const QList<WatchEvent> &events)
     {
         QMutexLocker locker(&m_mutex);
         for (const WatchEvent &event : events) {
-            m_revision = std::max(m_revision, event.kv.modRevision);
             const QByteArray &key = event.kv.key;
             const auto held = m_copy.find(key);
             // A re-read may already have shown something newer than this event.

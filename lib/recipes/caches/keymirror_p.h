@@ -62,9 +62,6 @@ public:
     QList<KeyValue> entries() const;  // sorted by key
     std::optional<KeyValue> entry(const QByteArray &key) const;
     int size() const;
-    // The revision the copy is as of: the first read's, then that of each event applied. A
-    // re-read after a compaction leaves the copy mixed until the watch has caught up.
-    qint64 revision() const;
 
 private:
     using Promise = std::shared_ptr<QPromise<Status>>;
@@ -86,7 +83,6 @@ private:
 
     mutable QMutex m_mutex;
     std::map<QByteArray, KeyValue> m_copy;  // written on the dispatcher thread, under m_mutex
-    qint64 m_revision = 0;                  // likewise
 
     // dispatcher thread only
     Handlers m_handlers;

@@ -16,8 +16,8 @@ namespace {
 constexpr int Exclusive = 0;  // the mutex's only kind of hold
 } // namespace
 
-// etcd's lock: the entry is named after its lease, the oldest entry holds, and every waiter
-// waits for the entry just ahead of its own.
+// etcd's lock: the entry is named after its lease and the oldest entry holds. A waiter waits
+// for every entry ahead of its own to be deleted, learnt from the queue's departures.
 class DistributedMutexPrivate : public HoldQueue
 {
 public:
@@ -52,7 +52,7 @@ public:
 
     QList<TxnOp> lookAhead(const QueuedAttempt &attempt) const override
     {
-        return {TxnOp::range(prefix, ahead(attempt, entriesAheadRead))};
+        return {TxnOp::range(prefix, ahead(attempt, entriesAheadFollowed))};
     }
 
     Turn turn(QueuedAttempt &, const QList<TxnOpResult> &ahead) override { return Turn::afterNearest(ahead); }
@@ -85,7 +85,7 @@ public:
 
     Recipe *recipe() const override { return q; }
 
-    QByteArray mirroredPrefix() const override { return prefix; }
+    QByteArray departuresPrefix() const override { return prefix; }
 
     DistributedMutex *q;
     const QByteArray prefix;
