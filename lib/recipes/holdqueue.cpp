@@ -399,6 +399,7 @@ void HoldQueue::awaitDepartures(std::shared_ptr<QueuedAttempt> attempt, const QL
     const Verdict verdict = judge(waiter, 0);
     if (verdict != Verdict::Waiting)
         return carryOut({{attempt, verdict}});
+    // A stopped round ends the wait at the next look, which no departure need prompt.
     waiter.onStop = std::make_unique<StopCallback>(attempt->round.token(), [this] {
         QMetaObject::invokeMethod(this, [this] { takeDepartures({}); }, Qt::QueuedConnection);
     });

@@ -41,7 +41,6 @@
 
 namespace QEtcd::Internal {
 
-
 struct QueuedHold
 {
     QPointer<QThread> owner;  // the thread that asked
