@@ -303,7 +303,7 @@ void HoldQueue::decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult
         if (afterOwnDeletes(next.everyAhead, [admitIfProven](bool deleted) { admitIfProven(Status(), deleted); }))
             return;
         // The departures hold every deletion since the read when they started before it.
-        if (m_departuresLive && !next.everyAhead.isEmpty() && observedRevision + 1 >= m_departuresFrom)
+        if (m_departuresFrom > 0 && !next.everyAhead.isEmpty() && observedRevision + 1 >= m_departuresFrom)
             return awaitDepartures(attempt, next.everyAhead, observedRevision);
         // The first wait starts following for those after it; a queue that never waits (one
         // instance taking the lock again and again) has no use for it.
@@ -364,7 +364,6 @@ void HoldQueue::followDepartures()
         if (!started)
             return dropDepartures(QStringLiteral("its watch could not start: ") + started.toString());
         m_departuresFrom = m_departureWatch->startRevision();
-        m_departuresLive = true;
         m_departuresIdle->start();
     });
 }
@@ -375,7 +374,7 @@ void HoldQueue::dropDepartures(const QString &why)
         return;
     if (!why.isEmpty())
         note(QStringLiteral("the lock's waiters stop following its deletions and read again: ") + why);
-    m_departuresLive = false;
+    m_departuresFrom = 0;
     m_departureWatch->close();
     m_departureWatch->deleteLater();
     m_departureWatch = nullptr;
@@ -664,6 +663,8 @@ void HoldQueue::recycle(const std::shared_ptr<QueuedHold> &hold)
 
 bool HoldQueue::afterOwnDeletes(const QList<KeyValue> &ahead, std::function<void(bool)> then)
 {
+    if (ahead.isEmpty())
+        return false;
     QList<Recycling *> awaited;
     bool answeredDeleted = true;  // those already answered
     for (const KeyValue &entry : ahead) {
@@ -681,8 +682,6 @@ bool HoldQueue::afterOwnDeletes(const QList<KeyValue> &ahead, std::function<void
             return false;
         answeredDeleted = answeredDeleted && answered->deleted;
     }
-    if (ahead.isEmpty())
-        return false;
     if (awaited.isEmpty()) {
         then(answeredDeleted);
         return true;

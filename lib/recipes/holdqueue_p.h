@@ -261,8 +261,8 @@ private:
 
     QList<std::shared_ptr<QueuedAttempt>> m_attempts;
     std::shared_ptr<ExclusivityLease> m_spareLease;
+    // Live once its watch runs: m_departuresFrom is then set.
     Watcher *m_departureWatch = nullptr;
-    bool m_departuresLive = false;
     // Stops following once nobody waited for departuresLinger: an idle lock keeps no watch.
     QTimer *m_departuresIdle = nullptr;
     struct Departure
@@ -271,7 +271,7 @@ private:
         qint64 revision = 0;  // of the deletion
     };
     // The newest deletions, so that a waiter whose read predates some of them still learns of
-    // them; every deletion from m_departuresFrom on is here.
+    // them; every deletion from m_departuresFrom on is here. 0 while not live.
     std::deque<Departure> m_departures;
     qint64 m_departuresFrom = 0;
     static constexpr size_t departuresKept = 256;

@@ -292,10 +292,7 @@ private Q_SLOTS:
         QETCD_AWAIT(queued->turn, taken);
         QVERIFY2(taken.isOk(), qPrintable(taken.toString()));
         QCOMPARE(waiter.fencingToken(), queue("/locks/resync").value(0).createRevision);
-        const QList<RecipeHistoryEntry> history = waiter.history();
-        QVERIFY(std::any_of(history.cbegin(), history.cend(), [](const RecipeHistoryEntry &entry) {
-            return entry.text.contains("stop following its deletions") && entry.text.contains("compaction");
-        }));
+        QVERIFY(saidInHistory(waiter, QStringLiteral("stop following its deletions and read again: a compaction")));
         QVERIFY(waiter.unlock());
     }
 
