@@ -36,8 +36,8 @@ private:
     // A holder of a path's lock (on m_client) and a waiter queued behind it.
     struct Queued
     {
-        Queued(Client *holderClient, Client *waiterClient, const QByteArray &path)
-            : holder(holderClient, path, ttl(10)), waiter(waiterClient, path, ttl(10))
+        Queued(Client *holderClient, Client *waiterClient, const QByteArray &path, const LockOptions &waiterOptions)
+            : holder(holderClient, path, ttl(10)), waiter(waiterClient, path, waiterOptions)
         {
         }
         DistributedMutex holder;
@@ -47,9 +47,10 @@ private:
     };
 
     // The holder takes path's lock, then a waiter on waiterClient queues behind it.
-    std::unique_ptr<Queued> queueBehind(const QByteArray &path, Client *waiterClient)
+    std::unique_ptr<Queued> queueBehind(const QByteArray &path, Client *waiterClient,
+                                        const LockOptions &waiterOptions = ttl(10))
     {
-        auto queued = std::make_unique<Queued>(m_client.get(), waiterClient, path);
+        auto queued = std::make_unique<Queued>(m_client.get(), waiterClient, path, waiterOptions);
         if (queued->holder.lock() != Status())
             return queued;
         queued->turn = queued->waiter.lockAsync();
@@ -61,10 +62,11 @@ private:
     // As queueBehind(), but the waiter follows the lock's departures: its first wait (which
     // started following) is over, and it has queued again behind the holder, who took the lock
     // without waiting.
-    std::unique_ptr<Queued> queueFollowingDepartures(const QByteArray &path, Client *waiterClient)
+    std::unique_ptr<Queued> queueFollowingDepartures(const QByteArray &path, Client *waiterClient,
+                                                     const LockOptions &waiterOptions = ttl(10))
     {
         const double watchersBefore = m_cluster.metric(0, watchers);
-        auto queued = queueBehind(path, waiterClient);
+        auto queued = queueBehind(path, waiterClient, waiterOptions);
         if (queued->entry.key.isEmpty() || !queued->holder.unlock())
             return queued;
         queued->entry = {};
@@ -293,6 +295,39 @@ private Q_SLOTS:
         QVERIFY2(taken.isOk(), qPrintable(taken.toString()));
         QCOMPARE(waiter.fencingToken(), queue("/locks/resync").value(0).createRevision);
         QVERIFY(saidInHistory(waiter, QStringLiteral("stop following its deletions and read again: a compaction")));
+        QVERIFY(waiter.unlock());
+    }
+
+    // The departures' watch failing for good (this waiter's watches never retry, and its
+    // connection is cut) stops the queue following them: the waiter reads again once it can,
+    // waits as a queue that never followed would, and takes the lock when the holder lets go.
+    void aWaiterWhoseDeparturesWatchFailsReadsAgain()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client cutOff(ClientOptions::fromEndpoints({proxy.url()}));
+        LockOptions watchesNeverRetry = ttl(10);
+        watchesNeverRetry.resilience.watch = WatchResilience::disabled();
+        const auto queued = queueFollowingDepartures("/locks/watchfails", &cutOff, watchesNeverRetry);
+        QVERIFY(!queued->entry.key.isEmpty());
+        DistributedMutex &waiter = queued->waiter;
+        const double watchersBefore = m_cluster.metric(0, watchers);
+        proxy.setMode(FaultProxy::Mode::Reset);
+        QTRY_VERIFY_WITH_TIMEOUT(
+            saidInHistory(waiter, QStringLiteral("stop following its deletions and read again: its watch failed")),
+            scaledMs(10000));
+        proxy.setMode(FaultProxy::Mode::Pass);
+        // The failed watch is gone. The read again finds the holder still there, so the queue
+        // follows the departures anew and the waiter watches the holder's entry meanwhile.
+        QTRY_VERIFY_WITH_TIMEOUT(m_cluster.metric(0, watchers) >= watchersBefore + 1, scaledMs(10000));
+        QVERIFY(!queued->turn.isFinished());
+        QCOMPARE(queue("/locks/watchfails").value(1).createRevision, queued->entry.createRevision);
+
+        QVERIFY(queued->holder.unlock());
+        Status taken;
+        QETCD_AWAIT(queued->turn, taken);
+        QVERIFY2(taken.isOk(), qPrintable(taken.toString()));
+        QCOMPARE(waiter.fencingToken(), queued->entry.createRevision);
         QVERIFY(waiter.unlock());
     }
 
