@@ -84,6 +84,8 @@ bool HoldQueue::giveBack(std::shared_ptr<QueuedHold> hold)
 {
     hold->interruption.disarm();  // here: this thread's next wait must not see the loss
     const bool stillOurs = hold->isValid();
+    if (stillOurs && holdsStandAlone)
+        hold->deleting = client->txn(entryDeletion(*hold));
     QMetaObject::invokeMethod(this, [this, hold] { release(hold); }, Qt::QueuedConnection);
     return stillOurs;
 }
@@ -630,11 +632,16 @@ void HoldQueue::dropEntry(const std::shared_ptr<QueuedHold> &hold)
 // mutex names entries after their lease) must never be removed by the old delete, nor found by
 // its own create. An attempt made meanwhile takes another lease and does not wait: its entry's
 // create follows the delete at once, and a lock taken again and again alternates two leases.
-void HoldQueue::recycle(const std::shared_ptr<QueuedHold> &hold)
+Txn HoldQueue::entryDeletion(const QueuedHold &hold)
 {
     Txn txn;
-    txn.compares = {Compare::createRevision(hold->key, CompareResult::Equal, hold->revision)};
-    txn.success = {TxnOp::remove(hold->key)};
+    txn.compares = {Compare::createRevision(hold.key, CompareResult::Equal, hold.revision)};
+    txn.success = {TxnOp::remove(hold.key)};
+    return txn;
+}
+
+void HoldQueue::recycle(const std::shared_ptr<QueuedHold> &hold)
+{
     // The lease waits in m_recycling, not in the continuation: should this queue die first,
     // the lease then goes with it on the dispatcher thread, not on whichever thread drops the
     // continuation.
@@ -644,7 +651,8 @@ void HoldQueue::recycle(const std::shared_ptr<QueuedHold> &hold)
     recycling->revision = hold->revision;
     Recycling *raw = recycling.get();
     m_recycling.push_back(std::move(recycling));
-    thenOn(client->txn(txn), this, [this, raw](const TxnResult &deleted) {
+    const QFuture<TxnResult> deleting = hold->deleting.isValid() ? hold->deleting : client->txn(entryDeletion(*hold));
+    thenOn(deleting, this, [this, raw](const TxnResult &deleted) {
         const auto it = std::find_if(m_recycling.begin(), m_recycling.end(),
                                      [raw](const std::unique_ptr<Recycling> &each) { return each.get() == raw; });
         const std::unique_ptr<Recycling> done = std::move(*it);

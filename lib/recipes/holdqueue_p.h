@@ -64,6 +64,9 @@ struct QueuedHold
     // The recipe has announced the hold: a loss is told only after that, exactly once.
     std::atomic<bool> published{false};
     std::atomic<bool> lossTold{false};
+    // The entry's delete, sent by the thread that gave the hold back (HoldQueue::holdsStandAlone);
+    // the dispatcher takes it over in release(), which that thread posts after setting it.
+    QFuture<TxnResult> deleting;
 
     // dispatcher thread
     int source = -1;
@@ -224,6 +227,10 @@ protected:
     // A lost hold's lease is revoked once the loss is told, so that the next in line need not
     // wait for etcd's expiry; when false, only as the hold is released.
     bool lostHoldsLetGoAtOnce = true;
+    // No hold of the recipe ever stands on another or has one stand on it, so giving one back
+    // always deletes its entry: the giving thread sends that delete itself. The next in line
+    // waits for it, and the hop to the dispatcher is then no longer on the way.
+    bool holdsStandAlone = false;
 
 private:
     void begin(std::shared_ptr<QueuedAttempt> attempt, std::chrono::milliseconds timeout);
@@ -245,6 +252,8 @@ private:
     void releaseLostHold(const std::shared_ptr<QueuedHold> &hold, const Status &cause);
     void unanchor(const std::shared_ptr<QueuedHold> &hold);
     void recycle(const std::shared_ptr<QueuedHold> &hold);
+    // Deletes the hold's entry, and nothing that took its name since.
+    static Txn entryDeletion(const QueuedHold &hold);
     // When every entry ahead is one this queue is deleting or has just deleted, runs then(true)
     // once all those deletes landed, then(false) if one failed; returns false (then never runs)
     // otherwise.

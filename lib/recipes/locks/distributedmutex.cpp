@@ -24,6 +24,7 @@ public:
     DistributedMutexPrivate(DistributedMutex *q, const QByteArray &path, const LockOptions &options)
         : HoldQueue(q, path, options.interruptOnLockLoss), q(q), prefix(path + '/')
     {
+        holdsStandAlone = true;
     }
 
     // --- any thread -----------------------------------------------------------------------

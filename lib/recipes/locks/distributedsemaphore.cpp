@@ -25,6 +25,7 @@ public:
         : HoldQueue(q, path, options.interruptOnPermitLoss), q(q), permitsKey(path + "/permits"),
           holdersPrefix(path + "/holders/"), permits(permits)
     {
+        holdsStandAlone = true;
     }
 
     // --- any thread -----------------------------------------------------------------------
