@@ -2,15 +2,16 @@
 // DistributedMutex name, and hand-off latency from one holder's unlock() returning to the next
 // holder's acquisition. Every etcd lock pays at least one Txn and one Delete commit per cycle,
 // so the rate of bare Txn(put if absent) + Delete round trips on the same server is reported
-// beside it: the gap is the library's own overhead. etcd's commit speed drifts on a shared
-// machine, so the bare rate is measured around each level (half a window before, half after)
-// and the level is compared with their mean. With --go-lock (scripts/bench builds it from
-// bench/golock), etcd's own Go lock runs each level on the same server too, in the middle of
-// ours: half our window before it and half after, counted together, so a drifting server
-// weighs on both alike.
+// beside it: the gap is the library's own overhead. With --go-lock (scripts/bench builds it from
+// bench/golock), etcd's own Go lock runs each level on the same server too.
 //
-// unlock() returns at once and deletes in the background, while Go's Unlock() returns after
-// the delete: our hand-off figure includes that commit, Go's does not.
+// etcd's commit speed drifts on a shared machine, by half within seconds on a small VM. So a
+// level's window is cut into --rounds slices for each of ours, bare and Go's, and those take
+// turns (in an order that rotates from round to round); each figure counts all its slices
+// together, so the drift weighs on the three alike.
+//
+// unlock() sends the delete and returns without waiting for its commit, while Go's Unlock()
+// returns after the delete: our hand-off figure includes that commit, Go's does not.
 
 #include "benchsupport.h"
 
@@ -48,14 +49,6 @@ struct Contender
     bool busy = false;
 };
 
-QJsonObject goLock(const QString &program, const QStringList &endpoints, int count, seconds window)
-{
-    return runGoReference(program,
-                          {QStringLiteral("--endpoints"), endpoints.join(','), QStringLiteral("--contenders"),
-                           QString::number(count), QStringLiteral("--seconds"), QString::number(window.count())},
-                          duration_cast<milliseconds>(window + 60s));
-}
-
 // What one stretch of contention counted.
 struct Contention
 {
@@ -63,6 +56,21 @@ struct Contention
     double elapsedMs = 0;
     QList<double> handoffs;
 };
+
+// One slice of etcd's Go lock, as a Contention.
+Contention goLock(const QString &program, const QStringList &endpoints, int count, milliseconds window)
+{
+    const QJsonObject slice
+        = runGoReference(program,
+                         {QStringLiteral("--endpoints"), endpoints.join(','), QStringLiteral("--contenders"),
+                          QString::number(count), QStringLiteral("--window-ms"), QString::number(window.count())},
+                         window + 60s);
+    Contention counted{slice.value(QStringLiteral("cycles")).toInt(), slice.value(QStringLiteral("elapsed_ms")).toDouble(),
+                       {}};
+    for (const QJsonValue &handoff : slice.value(QStringLiteral("handoffs_ms")).toArray())
+        counted.handoffs.append(handoff.toDouble());
+    return counted;
+}
 
 QJsonObject figures(int count, const QList<Contention> &parts)
 {
@@ -130,8 +138,10 @@ int main(int argc, char *argv[])
         parser, app,
         QStringLiteral("Lock cycles per second and hand-off latency at several contention levels, next to bare "
                        "Txn+Delete round trips on the same server. Prints one JSON object."),
-        {{QStringLiteral("seconds"), QStringLiteral("Measuring window per level."), QStringLiteral("s"),
-          QStringLiteral("10")},
+        {{QStringLiteral("seconds"), QStringLiteral("Measuring window per level, for each of ours, bare and Go's."),
+          QStringLiteral("s"), QStringLiteral("10")},
+         {QStringLiteral("rounds"), QStringLiteral("Slices each window is cut into, taking turns with the others'."),
+          QStringLiteral("n"), QStringLiteral("5")},
          {QStringLiteral("contenders"), QStringLiteral("Comma-separated contention levels."), QStringLiteral("list"),
           QStringLiteral("1,4,16")},
          {QStringLiteral("go-lock"),
@@ -139,34 +149,55 @@ int main(int argc, char *argv[])
           QStringLiteral("path")}});
     return run([&] {
         const seconds window(positiveOption(parser, QStringLiteral("seconds")));
+        const int rounds = positiveOption(parser, QStringLiteral("rounds"));
+        const milliseconds slice = duration_cast<milliseconds>(window) / rounds;
         const QList<int> contenders = positiveList(parser, QStringLiteral("contenders"));
         Testing::EtcdCluster cluster;
         startCluster(cluster);
         Client client(ClientOptions::fromEndpoints(cluster.clientUrls()));
         const bool withGo = parser.isSet(QStringLiteral("go-lock"));
-        const milliseconds half = window / 2;
         QJsonArray levels;
         for (const int count : contenders) {
-            const double bareBefore = bareTxnDeleteRate(client, half);
-            QList<Contention> ours{contend(cluster.clientUrls(), count, withGo ? half : milliseconds(window))};
-            QJsonObject go;
-            if (withGo) {
-                go = goLock(parser.value(QStringLiteral("go-lock")), cluster.clientUrls(), count, window);
-                ours.append(contend(cluster.clientUrls(), count, half));
+            QList<Contention> ours;
+            QList<Contention> go;
+            QJsonArray bare;
+            double bareSum = 0;
+            enum Turn { Ours, Bare, Go };
+            for (int round = 0; round < rounds; ++round) {
+                for (int step = 0; step < 3; ++step) {
+                    switch (Turn((round + step) % 3)) {
+                    case Ours:
+                        ours.append(contend(cluster.clientUrls(), count, slice));
+                        break;
+                    case Bare: {
+                        const double rate = bareTxnDeleteRate(client, slice);
+                        bare.append(rounded(rate));
+                        bareSum += rate;
+                        break;
+                    }
+                    case Go:
+                        if (withGo)
+                            go.append(goLock(parser.value(QStringLiteral("go-lock")), cluster.clientUrls(), count, slice));
+                        break;
+                    }
+                }
             }
-            const double bareAfter = bareTxnDeleteRate(client, half);
             QJsonObject measured = figures(count, ours);
             const double rate = measured.value(QStringLiteral("cycles_per_s")).toDouble();
-            measured.insert(QStringLiteral("bare_txn_delete_per_s"),
-                            QJsonObject{{"before", rounded(bareBefore)}, {"after", rounded(bareAfter)}});
-            measured.insert(QStringLiteral("ratio_to_bare_txn_delete"), ratio(rate, (bareBefore + bareAfter) / 2));
+            measured.insert(QStringLiteral("bare_txn_delete_per_s"), bare);
+            measured.insert(QStringLiteral("ratio_to_bare_txn_delete"), ratio(rate, bareSum / rounds));
             if (withGo) {
-                measured.insert(QStringLiteral("go_concurrency_mutex"), go);
+                QJsonObject goFigures = figures(count, go);
+                goFigures.insert(QStringLiteral("client"), QStringLiteral("go.etcd.io/etcd/clientv3/concurrency.Mutex"));
+                measured.insert(QStringLiteral("go_concurrency_mutex"), goFigures);
                 measured.insert(QStringLiteral("ratio_to_go"),
-                                ratio(rate, go.value(QStringLiteral("cycles_per_s")).toDouble()));
+                                ratio(rate, goFigures.value(QStringLiteral("cycles_per_s")).toDouble()));
             }
             levels.append(measured);
         }
-        return QJsonObject{{"benchmark", "lock"}, {"window_s", qint64(window.count())}, {"levels", levels}};
+        return QJsonObject{{"benchmark", "lock"},
+                           {"window_s", qint64(window.count())},
+                           {"rounds", rounds},
+                           {"levels", levels}};
     });
 }

@@ -6,8 +6,9 @@
 // completion-queue thread, as etcd's Go client hands an answer to the goroutine that waits for it
 // without waking another thread). With --go-rtt (scripts/bench builds it from bench/gortt), etcd's
 // own Go client measures each row on the same server too, its callers goroutines sharing one
-// client. etcd's speed drifts on a shared machine, so then ours runs half its window before Go's
-// and half after, and its figures are those of both halves together.
+// client. etcd's speed drifts on a shared machine, by half within seconds on a small VM, so a
+// row's window is cut into --rounds slices for each of the clients measured, which take turns
+// (in an order that rotates from round to round); each figure counts all its slices together.
 //
 // The txn is a lock's acquisition: put the key if nobody created it, else read it. Each
 // request names a fresh key, so the put branch runs, as it does for every lock taken.
@@ -274,16 +275,23 @@ Sampled measure(Client &client, const QByteArray &prefix, const QString &op, int
                             [&](int caller, qint64 turn) { return client.txn(freshKeyTxn(prefix, caller, turn)); });
 }
 
-QJsonObject goRtt(const QString &program, const QStringList &endpoints, const QByteArray &prefix, const QString &op,
-                  int callers, const Window &window)
+// One slice of etcd's Go client.
+Sampled goRtt(const QString &program, const QStringList &endpoints, const QByteArray &prefix, const QString &op,
+              int callers, const Window &window)
 {
-    return runGoReference(program,
-                          {QStringLiteral("--endpoints"), endpoints.join(','), QStringLiteral("--prefix"),
-                           QString::fromLatin1(prefix), QStringLiteral("--op"), op, QStringLiteral("--callers"),
-                           QString::number(callers), QStringLiteral("--seconds"),
-                           QString::number(duration_cast<seconds>(window.measured).count()),
-                           QStringLiteral("--warmup-ms"), QString::number(window.warmup.count())},
-                          duration_cast<milliseconds>(window.warmup + window.measured + 60s));
+    const QJsonObject slice
+        = runGoReference(program,
+                         {QStringLiteral("--endpoints"), endpoints.join(','), QStringLiteral("--prefix"),
+                          QString::fromLatin1(prefix), QStringLiteral("--op"), op, QStringLiteral("--callers"),
+                          QString::number(callers), QStringLiteral("--window-ms"), QString::number(window.measured.count()),
+                          QStringLiteral("--warmup-ms"), QString::number(window.warmup.count())},
+                         duration_cast<milliseconds>(window.warmup + window.measured + 60s));
+    Sampled sampled;
+    for (const QJsonValue &latency : slice.value(QStringLiteral("latencies_ms")).toArray())
+        sampled.latenciesMs.append(latency.toDouble());
+    sampled.cpuUs = slice.value(QStringLiteral("cpu_us")).toInteger();
+    sampled.measured = window.measured;
+    return sampled;
 }
 
 } // namespace
@@ -296,8 +304,10 @@ int main(int argc, char *argv[])
         parser, app,
         QStringLiteral("Put, get and txn round trips per second and their latency with one or many callers sharing "
                        "one client. Prints one JSON object."),
-        {{QStringLiteral("seconds"), QStringLiteral("Measuring window per row."), QStringLiteral("s"),
-          QStringLiteral("5")},
+        {{QStringLiteral("seconds"), QStringLiteral("Measuring window per row, for each client measured."),
+          QStringLiteral("s"), QStringLiteral("5")},
+         {QStringLiteral("rounds"), QStringLiteral("Slices each window is cut into, taking turns with the others'."),
+          QStringLiteral("n"), QStringLiteral("2")},
          {QStringLiteral("warmup-ms"), QStringLiteral("Requests before each window, not counted."),
           QStringLiteral("ms"), QStringLiteral("1000")},
          {QStringLiteral("ops"), QStringLiteral("Comma-separated operations: put, get, txn."), QStringLiteral("list"),
@@ -316,13 +326,17 @@ int main(int argc, char *argv[])
     return run([&] {
         const Window window{milliseconds(positiveOption(parser, QStringLiteral("warmup-ms"))),
                             seconds(positiveOption(parser, QStringLiteral("seconds")))};
-        const Window half{window.warmup, window.measured / 2};
+        const int rounds = positiveOption(parser, QStringLiteral("rounds"));
+        const Window slice{window.warmup, window.measured / rounds};
         const QList<int> levels = positiveList(parser, QStringLiteral("callers"));
         const QStringList ops = choiceList(parser, QStringLiteral("ops"), {"put", "get", "txn"});
         const bool withGo = parser.isSet(QStringLiteral("go-rtt")) && !parser.isSet(QStringLiteral("no-go"));
-        const QStringList deliveries = parser.isSet(QStringLiteral("no-qetcd"))
+        // What each slice measures: our deliveries, then etcd's Go client.
+        QStringList clients = parser.isSet(QStringLiteral("no-qetcd"))
             ? QStringList()
             : choiceList(parser, QStringLiteral("deliveries"), {"watcher", "direct"});
+        if (withGo)
+            clients.append(QStringLiteral("go"));
         Testing::EtcdCluster cluster;
         startCluster(cluster);
         Client client(ClientOptions::fromEndpoints(cluster.clientUrls()));
@@ -331,30 +345,29 @@ int main(int argc, char *argv[])
             for (int callers : levels) {
                 QJsonObject row{{"op", op}, {"callers", callers}};
                 const QByteArray rowName = op.toLatin1() + '-' + QByteArray::number(callers);
-                const QByteArray ours = "/bench/rtt/qetcd/" + rowName;
-                // Ours runs before and after Go's window, the deliveries nested around it in
-                // mirrored order, so a drifting server weighs on each alike.
-                std::vector<std::pair<QString, QList<Sampled>>> parts;
-                for (const QString &delivery : deliveries)
-                    parts.push_back({delivery, {}});
-                const auto measureOurs = [&](const QString &delivery, QList<Sampled> &into, const char *when) {
-                    into.append(measure(client, ours + '/' + delivery.toLatin1() + when, op, callers,
-                                        withGo ? half : window, deliveryNamed(delivery)));
-                };
-                for (auto &[delivery, sampled] : parts)
-                    measureOurs(delivery, sampled, "/before");
-                QJsonObject go;
-                if (withGo) {
-                    go = goRtt(parser.value(QStringLiteral("go-rtt")), cluster.clientUrls(), "/bench/rtt/go/" + rowName,
-                               op, callers, window);
-                    row.insert(QStringLiteral("go_clientv3"), go);
-                    for (auto it = parts.rbegin(); it != parts.rend(); ++it)
-                        measureOurs(it->first, it->second, "/after");
+                QHash<QString, QList<Sampled>> sampled;
+                for (int round = 0; round < rounds; ++round) {
+                    for (qsizetype step = 0; step < clients.size(); ++step) {
+                        const QString &who = clients[(round + step) % clients.size()];
+                        // Each slice writes under a prefix of its own: a txn's keys must be new.
+                        const QByteArray prefix = "/bench/rtt/" + who.toLatin1() + '/' + rowName + '/'
+                            + QByteArray::number(round);
+                        sampled[who].append(who == QLatin1String("go")
+                                                     ? goRtt(parser.value(QStringLiteral("go-rtt")),
+                                                             cluster.clientUrls(), prefix, op, callers, slice)
+                                                     : measure(client, prefix, op, callers, slice,
+                                                               deliveryNamed(who)));
+                    }
                 }
-                for (const auto &[delivery, sampled] : parts) {
-                    const QString name = deliveryNamed(delivery) == Delivery::Direct ? QStringLiteral("qetcd_direct")
+                const QJsonObject go = withGo ? figures(sampled.value(QStringLiteral("go"))) : QJsonObject();
+                if (withGo)
+                    row.insert(QStringLiteral("go_clientv3"), go);
+                for (const QString &who : std::as_const(clients)) {
+                    if (who == QLatin1String("go"))
+                        continue;
+                    const QString name = deliveryNamed(who) == Delivery::Direct ? QStringLiteral("qetcd_direct")
                                                                                      : QStringLiteral("qetcd");
-                    const QJsonObject ourFigures = figures(sampled);
+                    const QJsonObject ourFigures = figures(sampled.value(who));
                     row.insert(name, ourFigures);
                     if (withGo)
                         row.insert(name + QStringLiteral("_ratio_to_go"),
@@ -366,6 +379,7 @@ int main(int argc, char *argv[])
         }
         return QJsonObject{{"benchmark", "rtt"},
                            {"window_s", qint64(duration_cast<seconds>(window.measured).count())},
+                           {"rounds", rounds},
                            {"warmup_ms", qint64(window.warmup.count())},
                            {"rows", rows}};
     });

@@ -1,8 +1,8 @@
 // golock measures etcd's own Go lock (clientv3/concurrency.Mutex) the way bench_lock measures
 // DistributedMutex: contenders on one lock name, each with its own client and session, taking
-// and releasing the lock as fast as they can. It prints one JSON object, which bench_lock
-// places beside its own figures, so both clients are measured on the same server in the same
-// run.
+// and releasing the lock as fast as they can. It prints one JSON object with the window's
+// length and every hand-off, which bench_lock merges with the other slices it runs between its
+// own, so both clients are measured on the same server in the same run.
 //
 // Built by scripts/bench against Debian's packaged etcd sources (golang-etcd-server-dev) in
 // GOPATH mode, so it needs no network.
@@ -15,7 +15,6 @@ import (
 	"flag"
 	"fmt"
 	"math"
-	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -49,11 +48,11 @@ func (h *handoffs) released() {
 func main() {
 	endpoints := flag.String("endpoints", "", "comma-separated client URLs of the etcd to measure")
 	contenders := flag.Int("contenders", 1, "goroutines contending for the lock, each with its own client")
-	seconds := flag.Int("seconds", 10, "measuring window")
+	windowMs := flag.Int("window-ms", 10000, "measuring window")
 	name := flag.String("name", "/bench/golock", "the lock's name (key prefix)")
 	flag.Parse()
-	if *endpoints == "" || *contenders <= 0 || *seconds <= 0 {
-		benchreport.Fail("golock", "--endpoints, a positive --contenders and a positive --seconds are needed")
+	if *endpoints == "" || *contenders <= 0 || *windowMs <= 0 {
+		benchreport.Fail("golock", "--endpoints, a positive --contenders and a positive --window-ms are needed")
 	}
 
 	var measured handoffs
@@ -96,7 +95,7 @@ func main() {
 	}
 	start = time.Now()
 	close(ready)
-	time.Sleep(time.Duration(*seconds) * time.Second)
+	time.Sleep(time.Duration(*windowMs) * time.Millisecond)
 	measured.Lock()
 	counted := measured.cycles
 	elapsed := time.Since(start)
@@ -105,16 +104,12 @@ func main() {
 	close(stop)
 	running.Wait()
 
-	sort.Float64s(samples)
 	result := map[string]interface{}{
-		"client":       "go.etcd.io/etcd/clientv3/concurrency.Mutex",
-		"contenders":   *contenders,
-		"cycles":       counted,
-		"cycles_per_s": math.Round(float64(counted)/elapsed.Seconds()*10) / 10,
-		"handoff_ms": map[string]float64{
-			"p50": benchreport.Percentile(samples, 50, 1),
-			"p99": benchreport.Percentile(samples, 99, 1),
-		},
+		"client":      "go.etcd.io/etcd/clientv3/concurrency.Mutex",
+		"contenders":  *contenders,
+		"cycles":      counted,
+		"elapsed_ms":  math.Round(float64(elapsed.Microseconds())/100) / 10,
+		"handoffs_ms": samples,
 	}
 	out, _ := json.Marshal(result)
 	fmt.Println(string(out))

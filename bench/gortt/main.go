@@ -1,8 +1,8 @@
 // gortt measures round trips of etcd's own Go client (clientv3) the way bench_rtt measures
 // QEtcd::Client: one operation (put, get or txn), a number of callers sharing one client, each
-// sending its next request as soon as the previous one is answered. It prints one JSON object,
-// which bench_rtt places beside its own row, so both clients meet the same server in the same
-// run.
+// sending its next request as soon as the previous one is answered. It prints one JSON object
+// with every latency of its window, which bench_rtt merges with the other slices it runs between
+// its own, so both clients meet the same server in the same run.
 //
 // Built by scripts/bench against Debian's packaged etcd sources (golang-etcd-server-dev) in
 // GOPATH mode, so it needs no network.
@@ -14,8 +14,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"math"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -58,15 +56,15 @@ func main() {
 	endpoints := flag.String("endpoints", "", "comma-separated client URLs of the etcd to measure")
 	op := flag.String("op", "put", "put, get or txn")
 	callers := flag.Int("callers", 1, "goroutines sharing the one client, each with one request outstanding")
-	seconds := flag.Int("seconds", 5, "measuring window")
+	windowMs := flag.Int("window-ms", 5000, "measuring window")
 	warmup := flag.Int("warmup-ms", 1000, "requests before the window opens, not counted")
 	prefix := flag.String("prefix", "", "key prefix, new to the server; caller i uses PREFIX/i (default: one of the moment)")
 	flag.Parse()
 	if *prefix == "" {
 		*prefix = fmt.Sprintf("/bench/rtt/go/%d", time.Now().UnixNano())
 	}
-	if *endpoints == "" || *callers <= 0 || *seconds <= 0 || *warmup < 0 {
-		benchreport.Fail("gortt", "--endpoints, a positive --callers and --seconds and a non-negative --warmup-ms are needed")
+	if *endpoints == "" || *callers <= 0 || *windowMs <= 0 || *warmup < 0 {
+		benchreport.Fail("gortt", "--endpoints, a positive --callers and --window-ms and a non-negative --warmup-ms are needed")
 	}
 
 	client, err := clientv3.New(clientv3.Config{Endpoints: strings.Split(*endpoints, ","), DialTimeout: 5 * time.Second})
@@ -83,7 +81,7 @@ func main() {
 	var mutex sync.Mutex
 	var samples []float64
 	start := time.Now().Add(time.Duration(*warmup) * time.Millisecond)
-	end := start.Add(time.Duration(*seconds) * time.Second)
+	end := start.Add(time.Duration(*windowMs) * time.Millisecond)
 	// Taken by the first answer inside the window and the first after it, as bench_rtt does.
 	var cpuAtStart, cpuAtEnd int64 = -1, -1
 	var running sync.WaitGroup
@@ -117,23 +115,17 @@ func main() {
 	}
 	running.Wait()
 
-	sort.Float64s(samples)
-	window := end.Sub(start).Seconds()
-	cpuPerOp := 0.0
+	cpuUs := int64(0)
 	if len(samples) > 0 {
-		cpuPerOp = float64(cpuAtEnd-cpuAtStart) / float64(len(samples))
+		cpuUs = cpuAtEnd - cpuAtStart
 	}
 	result := map[string]interface{}{
-		"client":        "go.etcd.io/etcd/clientv3",
-		"op":            *op,
-		"callers":       *callers,
-		"ops":           len(samples),
-		"cpu_us_per_op": math.Round(cpuPerOp*10) / 10,
-		"ops_per_s":     math.Round(float64(len(samples))/window*10) / 10,
-		"latency_ms": map[string]float64{
-			"p50": benchreport.Percentile(samples, 50, 3),
-			"p99": benchreport.Percentile(samples, 99, 3),
-		},
+		"client":       "go.etcd.io/etcd/clientv3",
+		"op":           *op,
+		"callers":      *callers,
+		"window_ms":    *windowMs,
+		"cpu_us":       cpuUs,
+		"latencies_ms": samples,
 	}
 	out, _ := json.Marshal(result)
 	fmt.Println(string(out))

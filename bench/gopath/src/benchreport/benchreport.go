@@ -1,31 +1,17 @@
 // Package benchreport holds what the Go reference programs (golock, gortt, golease) share in
-// how they measure and report: the nearest-rank percentile the C++ benchmarks compute, the
-// process's CPU time and resident memory as the C++ benchmarks read them, and failing with the
-// program's name.
+// how they measure and report: the process's CPU time and resident memory as the C++ benchmarks
+// read them, and failing with the program's name. Percentiles are the C++ side's: the programs
+// print every sample, for it to merge them with the other slices of a run.
 package benchreport
 
 import (
 	"bufio"
 	"fmt"
-	"math"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 )
-
-// Percentile is the nearest-rank p-th percentile of sorted samples, rounded to decimals places.
-func Percentile(sorted []float64, p float64, decimals int) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	index := int(math.Ceil(p/100*float64(len(sorted)))) - 1
-	if index < 0 {
-		index = 0
-	}
-	scale := math.Pow(10, float64(decimals))
-	return math.Round(sorted[index]*scale) / scale
-}
 
 // Fail prints program: message on standard error and exits 1.
 func Fail(program, format string, args ...interface{}) {
