@@ -1,4 +1,5 @@
 #include "../common/awaitfuture.h"
+#include "../common/blockeddispatcher.h"
 #include "../common/recipefixture.h"
 
 #include <QEtcd/client.h>
@@ -267,6 +268,37 @@ private Q_SLOTS:
             QVERIFY(mutex.unlock());
         }
         QCOMPARE(m_cluster.metric(0, watchRequests), requestsBefore);
+    }
+
+    // unlock() sends the entry's delete itself: a holder whose client's dispatcher thread is
+    // busy (here blocked outright) still hands the lock on at once. Once the dispatcher is
+    // free, it takes that delete's answer over and the instance queues again as usual.
+    void aHoldGivenBackHandsOnWhileItsDispatcherIsBusy()
+    {
+        Client holderClient(direct());
+        DistributedMutex holder(&holderClient, "/locks/busyrelease", ttl(10));
+        DistributedMutex waiter(m_other.get(), "/locks/busyrelease", ttl(10));
+        QCOMPARE(holder.lock(), Status());
+        const QFuture<Status> waiting = waiter.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/busyrelease").size(), 2, scaledMs(5000));
+
+        BlockedDispatcher busy(&holderClient, int(scaledMs(5000)));
+        QVERIFY(busy.isBlocked());
+        QVERIFY(holder.unlock());
+        const bool handedOnWhileBlocked = QTest::qWaitFor([&] { return waiting.isFinished(); }, int(scaledMs(5000)));
+        busy.free();
+        QVERIFY2(handedOnWhileBlocked, "the waiter got in only once the holder's dispatcher was free");
+        QCOMPARE(waiting.result(), Status());
+
+        const QFuture<Status> again = holder.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/busyrelease").size(), 2, scaledMs(5000));
+        QVERIFY(waiter.unlock());
+        Status taken;
+        QETCD_AWAIT(again, taken);
+        QCOMPARE(taken, Status());
+        QCOMPARE(holder.fencingToken(), queue("/locks/busyrelease").value(0).createRevision);
+        QVERIFY(holder.unlock());
+        QTRY_VERIFY_WITH_TIMEOUT(queue("/locks/busyrelease").isEmpty(), scaledMs(5000));
     }
 
     // A compaction while the departures' watch was cut off hides the deletions it missed: the

@@ -1,4 +1,5 @@
 #include "../common/awaitfuture.h"
+#include "../common/blockeddispatcher.h"
 #include "../common/recipefixture.h"
 
 #include <QEtcd/client.h>
@@ -128,6 +129,29 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(holders("/sem/order").isEmpty(), scaledMs(5000));
         QETCD_AWAIT(a.availablePermits(), available);
         QCOMPARE(available.available, 2);
+    }
+
+    // release() sends the entry's delete itself: a holder whose client's dispatcher thread is
+    // busy (here blocked outright) still lets the next waiter in at once.
+    void aPermitReleasedWhileItsDispatcherIsBusyLetsTheNextIn()
+    {
+        Client holderClient(direct());
+        DistributedSemaphore holder(&holderClient, "/sem/busyrelease", 1, ttl(10));
+        DistributedSemaphore waiter(m_other.get(), "/sem/busyrelease", 1, ttl(10));
+        QCOMPARE(holder.acquire(), Status());
+        const QFuture<Status> waiting = waiter.acquireAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(holders("/sem/busyrelease").size(), 2, scaledMs(5000));
+
+        BlockedDispatcher busy(&holderClient, int(scaledMs(5000)));
+        QVERIFY(busy.isBlocked());
+        QVERIFY(holder.release());
+        const bool letInWhileBlocked = QTest::qWaitFor([&] { return waiting.isFinished(); }, int(scaledMs(5000)));
+        busy.free();
+        QVERIFY2(letInWhileBlocked, "the waiter got in only once the holder's dispatcher was free");
+        QCOMPARE(waiting.result(), Status());
+        QCOMPARE(waiter.heldPermits(), 1);
+        QVERIFY(waiter.release());
+        QTRY_VERIFY_WITH_TIMEOUT(holders("/sem/busyrelease").isEmpty(), scaledMs(5000));
     }
 
     void permitsBelongToTheInstanceAndComeBackLastInFirstOut()
