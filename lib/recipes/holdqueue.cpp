@@ -627,11 +627,6 @@ void HoldQueue::dropEntry(const std::shared_ptr<QueuedHold> &hold)
     unanchor(hold);
 }
 
-// Deleting the entry, rather than revoking its lease, keeps the lease for a later attempt. It
-// is reusable only once the delete has landed: an entry created on it under the same name (the
-// mutex names entries after their lease) must never be removed by the old delete, nor found by
-// its own create. An attempt made meanwhile takes another lease and does not wait: its entry's
-// create follows the delete at once, and a lock taken again and again alternates two leases.
 Txn HoldQueue::entryDeletion(const QueuedHold &hold)
 {
     Txn txn;
@@ -640,6 +635,11 @@ Txn HoldQueue::entryDeletion(const QueuedHold &hold)
     return txn;
 }
 
+// Deleting the entry, rather than revoking its lease, keeps the lease for a later attempt. It
+// is reusable only once the delete has landed: an entry created on it under the same name (the
+// mutex names entries after their lease) must never be removed by the old delete, nor found by
+// its own create. An attempt made meanwhile takes another lease and does not wait: its entry's
+// create follows the delete at once, and a lock taken again and again alternates two leases.
 void HoldQueue::recycle(const std::shared_ptr<QueuedHold> &hold)
 {
     // The lease waits in m_recycling, not in the continuation: should this queue die first,
