@@ -67,7 +67,8 @@ public:
     QFuture<Status> lockAsync(std::chrono::milliseconds timeout = WaitForever);
     /// Gives back one level of this thread's hold; the key goes with the last. False when this
     /// thread's hold was lost (or released by close()) or never existed: what it protected may
-    /// have been changed by another holder meanwhile.
+    /// have been changed by another holder meanwhile. Never waits for etcd: the key's delete is
+    /// sent from this thread, for the next in line to get in sooner, and not awaited.
     bool unlock();
 
     /// This thread holds the lock, and the hold's loss deadline is still ahead by the boot

@@ -76,6 +76,8 @@ public:
     QFuture<Status> acquireAsync(std::chrono::milliseconds timeout = WaitForever);
     /// Gives back the most recently acquired permit still held (true); when none is, one that
     /// was lost or released by close() (false). False with a warning when nothing was acquired.
+    /// Never waits for etcd: the delete of the permit's key is sent from this thread and not
+    /// awaited.
     bool release();
 
     /// Permits this instance holds and still believes valid right now.
