@@ -51,7 +51,7 @@ private Q_SLOTS:
         everything.range = KeyRange::prefix();
         everything.startRevision = 1;
         Watcher historian(&observer, "/checker/", everything);
-        connect(&historian, &Watcher::eventsReceived, this,
+        connect(&historian, &Watcher::eventsReceived, &historian,
                 [&history](const QList<WatchEvent> &events) { history += events; });
         const auto watching = historian.start();
         QVERIFY(awaitFuture(watching));
