@@ -2,13 +2,20 @@
 // DistributedMutex name, and hand-off latency from one holder's unlock() returning to the next
 // holder's acquisition. Every etcd lock pays at least one Txn and one Delete commit per cycle,
 // so the rate of bare Txn(put if absent) + Delete round trips on the same server is reported
-// beside it: the gap is the library's own overhead. With --go-lock (scripts/bench builds it from
-// bench/golock), etcd's own Go lock runs each level on the same server too.
+// beside it. With --go-lock (scripts/bench builds it from bench/golock), etcd's own Go lock runs
+// each level on the same server too.
+//
+// Waiters learn of departures through a watch on the lock's prefix, so with N contenders etcd
+// sends every delete to N - 1 watchers, and each of their clients answers it (gRPC sends a
+// window update for every message a stream receives). That cost is the server's and gRPC's,
+// whatever the lock does: "bare followed" is the bare loop again while N - 1 other clients watch
+// its key as waiters watch a lock's prefix. Between the two bare figures lies the library's own
+// overhead.
 //
 // etcd's commit speed drifts on a shared machine, by half within seconds on a small VM. So a
-// level's window is cut into --rounds slices for each of ours, bare and Go's, and those take
-// turns (in an order that rotates from round to round); each figure counts all its slices
-// together, so the drift weighs on the three alike.
+// level's window is cut into --rounds slices for each of ours, bare, bare followed and Go's, and
+// those take turns (in an order that rotates from round to round); each figure counts all its
+// slices together, so the drift weighs on them alike.
 //
 // unlock() sends the delete and returns without waiting for its commit, while Go's Unlock()
 // returns after the delete: our hand-off figure includes that commit, Go's does not.
@@ -17,6 +24,7 @@
 
 #include <QEtcd/client.h>
 #include <QEtcd/distributedmutex.h>
+#include <QEtcd/watcher.h>
 
 #include <functional>
 
@@ -40,6 +48,24 @@ double bareTxnDeleteRate(Client &client, milliseconds window)
         ++pairs;
     }
     return pairs / nsToMs(nowNs() - start) * 1000.0;
+}
+
+// bareTxnDeleteRate() while `followers` other clients watch the bare key's deletions.
+double followedBareTxnDeleteRate(Client &client, const QStringList &endpoints, int followers, milliseconds window)
+{
+    std::vector<std::unique_ptr<Client>> clients;
+    std::vector<std::unique_ptr<Watcher>> watches;
+    WatchOptions deletions;
+    deletions.range = KeyRange::prefix();
+    deletions.noPut = true;
+    for (int i = 0; i < followers; ++i) {
+        clients.push_back(std::make_unique<Client>(ClientOptions::fromEndpoints(endpoints)));
+        watches.push_back(std::make_unique<Watcher>(clients.back().get(), "/bench/bare", deletions));
+        const Status started = await(watches.back()->start(), QStringLiteral("follower's watch"));
+        if (!started)
+            fail(QStringLiteral("a follower's watch did not start: ") + started.toString());
+    }
+    return bareTxnDeleteRate(client, window);
 }
 
 struct Contender
@@ -137,8 +163,9 @@ int main(int argc, char *argv[])
     parseCommandLine(
         parser, app,
         QStringLiteral("Lock cycles per second and hand-off latency at several contention levels, next to bare "
-                       "Txn+Delete round trips on the same server. Prints one JSON object."),
-        {{QStringLiteral("seconds"), QStringLiteral("Measuring window per level, for each of ours, bare and Go's."),
+                       "Txn+Delete round trips on the same server, alone and with the waiters' watches. Prints one JSON "
+                       "object."),
+        {{QStringLiteral("seconds"), QStringLiteral("Measuring window per level, for each of ours, bare, bare followed and Go's."),
           QStringLiteral("s"), QStringLiteral("10")},
          {QStringLiteral("rounds"), QStringLiteral("Slices each window is cut into, taking turns with the others'."),
           QStringLiteral("n"), QStringLiteral("5")},
@@ -162,10 +189,13 @@ int main(int argc, char *argv[])
             QList<Contention> go;
             QJsonArray bare;
             double bareSum = 0;
-            enum Turn { Ours, Bare, Go };
+            QJsonArray followed;
+            double followedSum = 0;
+            enum Turn { Ours, Bare, BareFollowed, Go };
+            constexpr int turns = Go + 1;
             for (int round = 0; round < rounds; ++round) {
-                for (int step = 0; step < 3; ++step) {
-                    switch (Turn((round + step) % 3)) {
+                for (int step = 0; step < turns; ++step) {
+                    switch (Turn((round + step) % turns)) {
                     case Ours:
                         ours.append(contend(cluster.clientUrls(), count, slice));
                         break;
@@ -175,6 +205,15 @@ int main(int argc, char *argv[])
                         bareSum += rate;
                         break;
                     }
+                    case BareFollowed:
+                        // One contender has no waiters, and nothing follows its deletions.
+                        if (count > 1) {
+                            const double rate
+                                = followedBareTxnDeleteRate(client, cluster.clientUrls(), count - 1, slice);
+                            followed.append(rounded(rate));
+                            followedSum += rate;
+                        }
+                        break;
                     case Go:
                         if (withGo)
                             go.append(goLock(parser.value(QStringLiteral("go-lock")), cluster.clientUrls(), count, slice));
@@ -186,6 +225,11 @@ int main(int argc, char *argv[])
             const double rate = measured.value(QStringLiteral("cycles_per_s")).toDouble();
             measured.insert(QStringLiteral("bare_txn_delete_per_s"), bare);
             measured.insert(QStringLiteral("ratio_to_bare_txn_delete"), ratio(rate, bareSum / rounds));
+            if (count > 1) {
+                measured.insert(QStringLiteral("bare_followed_txn_delete_per_s"), followed);
+                measured.insert(QStringLiteral("followers"), count - 1);
+                measured.insert(QStringLiteral("ratio_to_bare_followed"), ratio(rate, followedSum / rounds));
+            }
             if (withGo) {
                 QJsonObject goFigures = figures(count, go);
                 goFigures.insert(QStringLiteral("client"), QStringLiteral("go.etcd.io/etcd/clientv3/concurrency.Mutex"));
