@@ -17,8 +17,6 @@
 
 #include <climits>
 #include <malloc.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include <memory>
 #include <vector>
@@ -51,28 +49,6 @@ struct Tally
     std::atomic<int> failed{0};
     std::unique_ptr<std::atomic<qint64>[]> restoredMs;
 };
-
-// utime + stime of a process or thread, in seconds; the command name may hold spaces and
-// parentheses, so the fields are counted from the last ')'.
-double statCpuSeconds(const QString &statPath)
-{
-    QFile file(statPath);
-    if (!file.open(QIODevice::ReadOnly))
-        fail(QStringLiteral("cannot read ") + statPath);
-    const QByteArray stat = file.readAll();
-    const QList<QByteArray> fields = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
-    // After the name: state is field 3 of stat(5), utime 14 and stime 15.
-    const qint64 ticks = fields.value(11).toLongLong() + fields.value(12).toLongLong();
-    return double(ticks) / double(sysconf(_SC_CLK_TCK));
-}
-
-double processCpuSeconds()
-{
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    const auto seconds = [](const timeval &tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; };
-    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
-}
 
 double proxyThreadCpuSeconds()
 {

@@ -24,7 +24,6 @@
 
 #include <QEtcd/client.h>
 #include <QEtcd/distributedmutex.h>
-#include <QEtcd/watcher.h>
 
 #include <functional>
 
@@ -48,24 +47,6 @@ double bareTxnDeleteRate(Client &client, milliseconds window)
         ++pairs;
     }
     return pairs / nsToMs(nowNs() - start) * 1000.0;
-}
-
-// bareTxnDeleteRate() while `followers` other clients watch the bare key's deletions.
-double followedBareTxnDeleteRate(Client &client, const QStringList &endpoints, int followers, milliseconds window)
-{
-    std::vector<std::unique_ptr<Client>> clients;
-    std::vector<std::unique_ptr<Watcher>> watches;
-    WatchOptions deletions;
-    deletions.range = KeyRange::prefix();
-    deletions.noPut = true;
-    for (int i = 0; i < followers; ++i) {
-        clients.push_back(std::make_unique<Client>(ClientOptions::fromEndpoints(endpoints)));
-        watches.push_back(std::make_unique<Watcher>(clients.back().get(), "/bench/bare", deletions));
-        const Status started = await(watches.back()->start(), QStringLiteral("follower's watch"));
-        if (!started)
-            fail(QStringLiteral("a follower's watch did not start: ") + started.toString());
-    }
-    return bareTxnDeleteRate(client, window);
 }
 
 struct Contender
@@ -208,8 +189,8 @@ int main(int argc, char *argv[])
                     case BareFollowed:
                         // One contender has no waiters, and nothing follows its deletions.
                         if (count > 1) {
-                            const double rate
-                                = followedBareTxnDeleteRate(client, cluster.clientUrls(), count - 1, slice);
+                            const Followers followers(cluster.clientUrls(), "/bench/bare", count - 1);
+                            const double rate = bareTxnDeleteRate(client, slice);
                             followed.append(rounded(rate));
                             followedSum += rate;
                         }

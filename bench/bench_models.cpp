@@ -32,28 +32,6 @@ using namespace std::chrono;
 
 namespace {
 
-qint64 rssKiB()
-{
-    QFile file(QStringLiteral("/proc/self/status"));
-    if (!file.open(QIODevice::ReadOnly))
-        fail(QStringLiteral("cannot read /proc/self/status"));
-    for (const QByteArray &line : file.readAll().split('\n')) {
-        if (line.startsWith("VmRSS:"))
-            return line.mid(6).trimmed().split(' ').value(0).toLongLong();
-    }
-    fail(QStringLiteral("no VmRSS in /proc/self/status"));
-}
-
-double cpuSeconds()
-{
-    QFile file(QStringLiteral("/proc/self/stat"));
-    if (!file.open(QIODevice::ReadOnly))
-        fail(QStringLiteral("cannot read /proc/self/stat"));
-    const QByteArray stat = file.readAll();
-    const QList<QByteArray> fields = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
-    return double(fields.value(11).toLongLong() + fields.value(12).toLongLong()) / double(sysconf(_SC_CLK_TCK));
-}
-
 QJsonObject keysFigures(Client &client, int keys)
 {
     fillKeys(client, "/bench/keys/", keys);
@@ -66,7 +44,7 @@ QJsonObject keysFigures(Client &client, int keys)
     if (!await(client.get("/bench/keys/", firstPage), QStringLiteral("the first page, asked directly")).status)
         fail(QStringLiteral("the first page, asked directly, failed"));
     const double etcdFirstPageMs = duration<double, std::milli>(Clock::now() - asked).count();
-    const qint64 rssBefore = rssKiB();
+    const qint64 rssBefore = statusFieldKiB("VmRSS:");
     const auto start = Clock::now();
     KeyModel model;
     model.setPrefix(QStringLiteral("/bench/keys/"));
@@ -83,7 +61,7 @@ QJsonObject keysFigures(Client &client, int keys)
             {"first_page_ms", rounded(firstPageMs)},
             {"etcd_first_page_ms", rounded(etcdFirstPageMs)},
             {"full_index_ms", rounded(fullMs)},
-            {"rss_growth_mib", rounded(double(rssKiB() - rssBefore) / 1024.0)}};
+            {"rss_growth_mib", rounded(double(statusFieldKiB("VmRSS:") - rssBefore) / 1024.0)}};
 }
 
 // Writes changes under prefix at rate for length; each key becomes a row of model, whose
@@ -158,14 +136,14 @@ QJsonObject leaseFigures(Client &client, int leases, seconds window)
     model.setClient(&client);
     if (!waitUntil([&] { return model.rowCount() == leases; }, milliseconds(120000)))
         fail(QStringLiteral("the lease model listed %1 of %2 leases").arg(model.rowCount()).arg(leases));
-    const double cpuBefore = cpuSeconds();
+    const double cpuBefore = processCpuSeconds();
     const auto start = Clock::now();
     pause(duration_cast<milliseconds>(window));
     const double wallS = duration<double>(Clock::now() - start).count();
     return {{"leases", leases},
             {"refresh_interval_ms", model.refreshInterval()},
             {"window_s", double(window.count())},
-            {"cpu_ms_per_s", rounded((cpuSeconds() - cpuBefore) * 1000.0 / wallS)}};
+            {"cpu_ms_per_s", rounded((processCpuSeconds() - cpuBefore) * 1000.0 / wallS)}};
 }
 
 } // namespace

@@ -28,8 +28,6 @@
 #include <optional>
 #include <vector>
 
-#include <sys/resource.h>
-
 using namespace QEtcd;
 using namespace Bench;
 using namespace std::chrono;
@@ -54,15 +52,6 @@ QString problemWith(const TxnResult &answer)
     if (!answer.status)
         return answer.status.toString();
     return answer.succeeded ? QString() : QStringLiteral("a txn found its fresh key taken");
-}
-
-// CPU time this process (every thread, not etcd) has used so far.
-qint64 processCpuUs()
-{
-    rusage usage{};
-    getrusage(RUSAGE_SELF, &usage);
-    return qint64(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) * 1000000 + usage.ru_utime.tv_usec
-        + usage.ru_stime.tv_usec;
 }
 
 struct Window
@@ -127,10 +116,10 @@ public:
         }
         if (answeredNs >= m_startNs && answeredNs < m_endNs) {
             if (m_cpuAtStartUs < 0)
-                m_cpuAtStartUs = processCpuUs();
+                m_cpuAtStartUs = qint64(processCpuSeconds() * 1e6);
             m_samples.append(nsToMs(answeredNs - sentNs));
         } else if (answeredNs >= m_endNs && m_cpuAtEndUs < 0) {
-            m_cpuAtEndUs = processCpuUs();
+            m_cpuAtEndUs = qint64(processCpuSeconds() * 1e6);
         }
         return answeredNs < m_endNs && !m_failure;
     }

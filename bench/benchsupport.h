@@ -6,7 +6,9 @@
 
 #include "../tests/common/awaitfuture.h"
 
+#include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
+#include <QEtcd/watcher.h>
 
 #include <QtCore/QCommandLineParser>
 #include <QtCore/QCoreApplication>
@@ -19,13 +21,18 @@
 #include <QtCore/QProcess>
 #include <QtCore/QThread>
 
+#include <sys/resource.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <functional>
+#include <memory>
 #include <stdexcept>
 #include <utility>
+#include <vector>
 
 namespace Bench {
 
@@ -205,6 +212,53 @@ inline QJsonObject runGoReference(const QString &program, const QStringList &arg
         fail(program + QStringLiteral(" printed no JSON"));
     return result;
 }
+
+// utime + stime of a process or thread (its stat(5) file), in seconds; the command name may hold
+// spaces and parentheses, so the fields are counted from the last ')'.
+inline double statCpuSeconds(const QString &statPath)
+{
+    QFile file(statPath);
+    if (!file.open(QIODevice::ReadOnly))
+        fail(QStringLiteral("cannot read ") + statPath);
+    const QByteArray stat = file.readAll();
+    const QList<QByteArray> fields = stat.mid(stat.lastIndexOf(')') + 2).split(' ');
+    // After the name: state is field 3 of stat(5), utime 14 and stime 15.
+    const qint64 ticks = fields.value(11).toLongLong() + fields.value(12).toLongLong();
+    return double(ticks) / double(sysconf(_SC_CLK_TCK));
+}
+
+// CPU time, user and system, that this process (every thread) has used so far.
+inline double processCpuSeconds()
+{
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);
+    const auto seconds = [](const timeval &tv) { return double(tv.tv_sec) + double(tv.tv_usec) / 1e6; };
+    return seconds(usage.ru_utime) + seconds(usage.ru_stime);
+}
+
+// Clients that each watch a prefix's deletions, as a lock's waiters follow its departures, until
+// destroyed: what a lock's fan-out costs etcd and its clients, without the lock.
+class Followers
+{
+public:
+    Followers(const QStringList &endpoints, const QByteArray &prefix, int count)
+    {
+        QEtcd::WatchOptions deletions;
+        deletions.range = QEtcd::KeyRange::prefix();
+        deletions.noPut = true;
+        for (int i = 0; i < count; ++i) {
+            m_clients.push_back(std::make_unique<QEtcd::Client>(QEtcd::ClientOptions::fromEndpoints(endpoints)));
+            m_watches.push_back(std::make_unique<QEtcd::Watcher>(m_clients.back().get(), prefix, deletions));
+            const QEtcd::Status started = await(m_watches.back()->start(), QStringLiteral("follower's watch"));
+            if (!started)
+                fail(QStringLiteral("a follower's watch did not start: ") + started.toString());
+        }
+    }
+
+private:
+    std::vector<std::unique_ptr<QEtcd::Client>> m_clients;
+    std::vector<std::unique_ptr<QEtcd::Watcher>> m_watches;  // after the clients: destroyed first
+};
 
 inline double mib(qint64 kib)
 {
