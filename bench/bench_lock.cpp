@@ -144,9 +144,10 @@ int main(int argc, char *argv[])
     parseCommandLine(
         parser, app,
         QStringLiteral("Lock cycles per second and hand-off latency at several contention levels, next to bare "
-                       "Txn+Delete round trips on the same server, alone and with the waiters' watches. Prints one JSON "
-                       "object."),
-        {{QStringLiteral("seconds"), QStringLiteral("Measuring window per level, for each of ours, bare, bare followed and Go's."),
+                       "Txn+Delete round trips on the same server, alone and with the waiters' watches. Prints one "
+                       "JSON object."),
+        {{QStringLiteral("seconds"),
+          QStringLiteral("Measuring window per level, for each of ours, bare, bare followed and Go's."),
           QStringLiteral("s"), QStringLiteral("10")},
          {QStringLiteral("rounds"), QStringLiteral("Slices each window is cut into, taking turns with the others'."),
           QStringLiteral("n"), QStringLiteral("5")},
