@@ -133,8 +133,10 @@ private Q_SLOTS:
         }
 
         if (name == QLatin1String("lock-partition")) {
-            // A was told of its loss strictly before etcd deleted its key, and etcd deleted it
-            // before B acquired the lock.
+            // A was told of its loss strictly before etcd deleted its key, and so before B
+            // acquired the lock. The deletion and B's acquisition are not compared: the console
+            // hears the one through its own watch and B the other through B's, so either may
+            // arrive first by a few milliseconds.
             const Event &acquired = log[found[0][0]];
             const Event &lost = log[found[0][4]];
             const Event &deleted = log[found[0][5]];
@@ -143,8 +145,8 @@ private Q_SLOTS:
             QCOMPARE(deleted.key, acquired.key);
             QVERIFY2(lost.monotonicMs < deleted.monotonicMs,
                      qPrintable(QStringLiteral("lost at %1, deleted at %2").arg(lost.monotonicMs).arg(deleted.monotonicMs)));
-            QVERIFY2(deleted.monotonicMs <= next.monotonicMs,
-                     qPrintable(QStringLiteral("deleted at %1, B acquired at %2").arg(deleted.monotonicMs).arg(next.monotonicMs)));
+            QVERIFY2(lost.monotonicMs < next.monotonicMs,
+                     qPrintable(QStringLiteral("lost at %1, B acquired at %2").arg(lost.monotonicMs).arg(next.monotonicMs)));
             QCOMPARE(log[found[0][2]].detail, QStringLiteral("blackhole"));
             QCOMPARE(log[found[0][6]].detail, QStringLiteral("pass"));
         }
