@@ -4,8 +4,8 @@
 //   - reading: one linearizable Get (a waiter told of one deletion reads whether anyone is left);
 //   - watching per wait: a single-key watch created and cancelled.
 // A lock whose waiters follow pays one event per waiter per hand-off; one whose waiters watch
-// only the entry ahead pays a read and a watch per hand-off instead. On a machine where etcd and
-// the clients share the cores, the cheaper of the two per hand-off is the faster lock.
+// only the entry ahead pays a read and a watch per hand-off instead, the read on the hand-off's
+// path. Where etcd and the clients share the cores, whatever one costs is taken from the other.
 //
 // Each figure is CPU time over operations in a slice: etcd's from its /proc stat, the client's
 // from this process (the followers' clients included, since answering their events is part of
