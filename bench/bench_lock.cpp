@@ -35,15 +35,10 @@ using namespace std::chrono_literals;
 namespace {
 double bareTxnDeleteRate(Client &client, milliseconds window)
 {
-    Txn take;
-    take.compares = {Compare::absent("/bench/bare")};
-    take.success = {TxnOp::put("/bench/bare", "x")};
     int pairs = 0;
     const qint64 start = nowNs();
     while (nowNs() - start < duration_cast<nanoseconds>(window).count()) {
-        if (!await(client.txn(take), QStringLiteral("bare txn")).succeeded)
-            fail(QStringLiteral("the bare key was not free"));
-        await(client.remove("/bench/bare"), QStringLiteral("bare delete"));
+        txnThenDelete(client, "/bench/bare");
         ++pairs;
     }
     return pairs / nsToMs(nowNs() - start) * 1000.0;
@@ -174,35 +169,32 @@ int main(int argc, char *argv[])
             QJsonArray followed;
             double followedSum = 0;
             enum Turn { Ours, Bare, BareFollowed, Go };
-            constexpr int turns = Go + 1;
-            for (int round = 0; round < rounds; ++round) {
-                for (int step = 0; step < turns; ++step) {
-                    switch (Turn((round + step) % turns)) {
-                    case Ours:
-                        ours.append(contend(cluster.clientUrls(), count, slice));
-                        break;
-                    case Bare: {
-                        const double rate = bareTxnDeleteRate(client, slice);
-                        bare.append(rounded(rate));
-                        bareSum += rate;
-                        break;
-                    }
-                    case BareFollowed:
-                        // One contender has no waiters, and nothing follows its deletions.
-                        if (count > 1) {
-                            const Followers followers(cluster.clientUrls(), "/bench/bare", count - 1);
-                            const double rate = bareTxnDeleteRate(client, slice);
-                            followed.append(rounded(rate));
-                            followedSum += rate;
-                        }
-                        break;
-                    case Go:
-                        if (withGo)
-                            go.append(goLock(parser.value(QStringLiteral("go-lock")), cluster.clientUrls(), count, slice));
-                        break;
-                    }
+            takeTurns(rounds, Go + 1, [&](int, int turn) {
+                switch (Turn(turn)) {
+                case Ours:
+                    ours.append(contend(cluster.clientUrls(), count, slice));
+                    break;
+                case Bare: {
+                    const double rate = bareTxnDeleteRate(client, slice);
+                    bare.append(rounded(rate));
+                    bareSum += rate;
+                    break;
                 }
-            }
+                case BareFollowed:
+                    // One contender has no waiters, and nothing follows its deletions.
+                    if (count > 1) {
+                        const Followers followers(cluster.clientUrls(), "/bench/bare", count - 1);
+                        const double rate = bareTxnDeleteRate(client, slice);
+                        followed.append(rounded(rate));
+                        followedSum += rate;
+                    }
+                    break;
+                case Go:
+                    if (withGo)
+                        go.append(goLock(parser.value(QStringLiteral("go-lock")), cluster.clientUrls(), count, slice));
+                    break;
+                }
+            });
             QJsonObject measured = figures(count, ours);
             const double rate = measured.value(QStringLiteral("cycles_per_s")).toDouble();
             measured.insert(QStringLiteral("bare_txn_delete_per_s"), bare);

@@ -272,7 +272,8 @@ Sampled goRtt(const QString &program, const QStringList &endpoints, const QByteA
         = runGoReference(program,
                          {QStringLiteral("--endpoints"), endpoints.join(','), QStringLiteral("--prefix"),
                           QString::fromLatin1(prefix), QStringLiteral("--op"), op, QStringLiteral("--callers"),
-                          QString::number(callers), QStringLiteral("--window-ms"), QString::number(window.measured.count()),
+                          QString::number(callers), QStringLiteral("--window-ms"),
+                          QString::number(window.measured.count()),
                           QStringLiteral("--warmup-ms"), QString::number(window.warmup.count())},
                          duration_cast<milliseconds>(window.warmup + window.measured + 60s));
     Sampled sampled;
@@ -335,19 +336,16 @@ int main(int argc, char *argv[])
                 QJsonObject row{{"op", op}, {"callers", callers}};
                 const QByteArray rowName = op.toLatin1() + '-' + QByteArray::number(callers);
                 QHash<QString, QList<Sampled>> sampled;
-                for (int round = 0; round < rounds; ++round) {
-                    for (qsizetype step = 0; step < clients.size(); ++step) {
-                        const QString &who = clients[(round + step) % clients.size()];
-                        // Each slice writes under a prefix of its own: a txn's keys must be new.
-                        const QByteArray prefix = "/bench/rtt/" + who.toLatin1() + '/' + rowName + '/'
-                            + QByteArray::number(round);
-                        sampled[who].append(who == QLatin1String("go")
-                                                     ? goRtt(parser.value(QStringLiteral("go-rtt")),
-                                                             cluster.clientUrls(), prefix, op, callers, slice)
-                                                     : measure(client, prefix, op, callers, slice,
-                                                               deliveryNamed(who)));
-                    }
-                }
+                takeTurns(rounds, int(clients.size()), [&](int round, int turn) {
+                    const QString &who = clients[turn];
+                    // Each slice writes under a prefix of its own: a txn's keys must be new.
+                    const QByteArray prefix
+                        = "/bench/rtt/" + who.toLatin1() + '/' + rowName + '/' + QByteArray::number(round);
+                    sampled[who].append(who == QLatin1String("go")
+                                            ? goRtt(parser.value(QStringLiteral("go-rtt")), cluster.clientUrls(),
+                                                    prefix, op, callers, slice)
+                                            : measure(client, prefix, op, callers, slice, deliveryNamed(who)));
+                });
                 const QJsonObject go = withGo ? figures(sampled.value(QStringLiteral("go"))) : QJsonObject();
                 if (withGo)
                     row.insert(QStringLiteral("go_clientv3"), go);

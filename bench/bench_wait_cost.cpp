@@ -117,14 +117,7 @@ int main(int argc, char *argv[])
         const QByteArray present = "/bench/wait/present";
         await(client.put(present, "x"), QStringLiteral("put"));
 
-        Txn take;
-        take.compares = {Compare::absent("/bench/wait/entry")};
-        take.success = {TxnOp::put("/bench/wait/entry", "x")};
-        const auto txnDelete = [&] {
-            if (!await(client.txn(take), QStringLiteral("txn")).succeeded)
-                fail(QStringLiteral("the bare key was not free"));
-            await(client.remove("/bench/wait/entry"), QStringLiteral("delete"));
-        };
+        const auto txnDelete = [&] { txnThenDelete(client, "/bench/wait/entry"); };
         const auto followedTxnDelete = [&] {
             const Followers followers(cluster.clientUrls(), "/bench/wait/", followerCount);
             return measure(etcdStat, slice, txnDelete);
@@ -147,10 +140,7 @@ int main(int argc, char *argv[])
                                 {QStringLiteral("txn_delete_followed"), followedTxnDelete},
                                 {QStringLiteral("linearizable_get"), measured(linearizableGet)},
                                 {QStringLiteral("watch_created_and_cancelled"), measured(watchCreatedAndCancelled)}};
-        for (int round = 0; round < rounds; ++round) {
-            for (size_t step = 0; step < kinds.size(); ++step)
-                kinds[(size_t(round) + step) % kinds.size()].measureSlice(slice);
-        }
+        takeTurns(rounds, int(kinds.size()), [&](int, int kind) { kinds[size_t(kind)].measureSlice(slice); });
         QJsonObject result{{"benchmark", "wait_cost"}, {"slice_s", qint64(slice.count() / 1000)},
                            {"rounds", rounds},          {"followers", followerCount}};
         for (const Kind &kind : kinds)

@@ -236,6 +236,28 @@ inline double processCpuSeconds()
     return seconds(usage.ru_utime) + seconds(usage.ru_stime);
 }
 
+// Runs `rounds` rounds of one slice per contestant (0 .. contestants - 1), in an order that
+// rotates from round to round: etcd's speed drifts on a shared machine, by half within seconds
+// on a small VM, and taking turns makes the drift weigh on every contestant alike.
+inline void takeTurns(int rounds, int contestants, const std::function<void(int round, int contestant)> &slice)
+{
+    for (int round = 0; round < rounds; ++round) {
+        for (int step = 0; step < contestants; ++step)
+            slice(round, (round + step) % contestants);
+    }
+}
+
+// The two commits every etcd lock cycle pays at least, bare: create key if absent, delete it.
+inline void txnThenDelete(QEtcd::Client &client, const QByteArray &key)
+{
+    QEtcd::Txn take;
+    take.compares = {QEtcd::Compare::absent(key)};
+    take.success = {QEtcd::TxnOp::put(key, "x")};
+    if (!await(client.txn(take), QStringLiteral("bare txn")).succeeded)
+        fail(QStringLiteral("the bare key %1 was not free").arg(QString::fromUtf8(key)));
+    await(client.remove(key), QStringLiteral("bare delete"));
+}
+
 // Clients that each watch a prefix's deletions, as a lock's waiters follow its departures, until
 // destroyed: what a lock's fan-out costs etcd and its clients, without the lock.
 class Followers
