@@ -38,7 +38,7 @@ qint64 EventLogModel::monotonicNowMs()
 
 void EventLogModel::append(Event event)
 {
-    if (event.monotonicMs == 0)
+    if (event.monotonicMs == StampNow)
         event.monotonicMs = monotonicNowMs();
     m_events.append(std::move(event));
     if (!m_frame.isActive())
@@ -48,7 +48,7 @@ void EventLogModel::append(Event event)
 void EventLogModel::append(const QString &participant, const QString &kind, const QString &detail, bool spurious,
                            const QString &key)
 {
-    append(Event{0, participant, kind, detail, spurious, key});
+    append(Event{StampNow, participant, kind, detail, spurious, key});
 }
 
 void EventLogModel::clear()

@@ -6,6 +6,8 @@
 #include <QtCore/QTimer>
 #include <QtQml/qqmlregistration.h>
 
+#include <limits>
+
 namespace QEtcd {
 
 /// `EventLogModel` in QML: what an app's participants were told, in time order, for a timeline.
@@ -60,10 +62,14 @@ class QETCD_QUICK_EXPORT EventLogModel : public QAbstractListModel
     Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
 
 public:
+    /// A time no clock gives: an event appended with it is stamped now. Not 0, which
+    /// CLOCK_MONOTONIC reads on a machine that has just booted.
+    static constexpr qint64 StampNow = std::numeric_limits<qint64>::min();
+
     /// One event.
     struct Event
     {
-        qint64 monotonicMs = 0;  ///< When, by CLOCK_MONOTONIC in ms (the CLI's mono_ms).
+        qint64 monotonicMs = StampNow;  ///< When, by CLOCK_MONOTONIC in ms (the CLI's mono_ms).
         QString participant;     ///< Who it happened to.
         QString kind;            ///< What happened, in the vocabulary above.
         QString detail;          ///< For people.
@@ -91,7 +97,7 @@ public:
     ~EventLogModel() override;
 
     /// Appends \a event; it becomes a row at the next frame. GUI thread. An event with
-    /// monotonicMs 0 is stamped now.
+    /// monotonicMs StampNow is stamped now.
     void append(Event event);
     /// Appends an event stamped now.
     Q_INVOKABLE void append(const QString &participant, const QString &kind, const QString &detail,

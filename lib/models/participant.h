@@ -222,9 +222,10 @@ protected:
     void setState(State state);
     /// Sets errorString, logs an error event and emits errorOccurred(); Ok is ignored.
     void reportError(const Status &status);
-    /// Appends to the eventLog, if there is one; an empty key means logKey(), a time of 0 now.
+    /// Appends to the eventLog, if there is one; an empty key means logKey(), a time of
+    /// EventLogModel::StampNow now.
     void record(const QString &kind, const QString &detail = QString(), const QString &key = QString(),
-                bool spurious = false, qint64 monotonicMs = 0);
+                bool spurious = false, qint64 monotonicMs = EventLogModel::StampNow);
     /// What this participant's events are about in etcd: its hold, candidacy, barrier or instance
     /// key once it has one, else its path.
     virtual QString logKey() const;

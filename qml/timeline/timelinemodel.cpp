@@ -86,7 +86,7 @@ void TimelineModel::reset()
     std::fill(m_glyphCounts.begin(), m_glyphCounts.end(), 0);
     m_hasOrigin = false;
     m_originMs = 0;
-    m_lastEventMs = 0;
+    m_lastEventMs = std::numeric_limits<qint64>::min();
     if (lanesChanged) {
         rebuildRows();
         Q_EMIT this->lanesChanged();
@@ -211,7 +211,7 @@ void TimelineModel::ingest(const EventLogModel::Event &event, qint64 sequence)
         lane.pendingLoss.reset();
     } else if (kind == QLatin1String("lost") || kind == QLatin1String("leadershipLost")) {
         const QString key = event.key.isEmpty() ? lane.heldKey : event.key;
-        if (lane.pendingLoss && !lane.pendingLoss->knew() && lane.pendingLoss->loss.key == key) {
+        if (lane.pendingLoss && !lane.pendingLoss->knew && lane.pendingLoss->loss.key == key) {
             lane.pendingLoss->loss.knewMs = ms;
             lane.pendingLoss->loss.lastSequence = sequence;
             addMarker(sequence, ms, id, kind);
@@ -219,7 +219,7 @@ void TimelineModel::ingest(const EventLogModel::Event &event, qint64 sequence)
             return;
         }
         lane.heldKey = key;
-        lane.pendingLoss = PendingLoss{Loss{id, key, ms, -1, sequence}};
+        lane.pendingLoss = PendingLoss{Loss{id, key, ms, 0, sequence}, true};
     }
     const QString glyph = TimelineGlyphs::glyphOf(kind, event.detail, event.spurious);
     if (!glyph.isEmpty())
@@ -236,7 +236,7 @@ void TimelineModel::ingestDeletion(const EventLogModel::Event &event, qint64 seq
         return;
     noteOrigin(event.monotonicMs);
     m_lastEventMs = std::max(m_lastEventMs, event.monotonicMs);
-    if (holder->pendingLoss && holder->pendingLoss->knew() && holder->pendingLoss->loss.key == event.key) {
+    if (holder->pendingLoss && holder->pendingLoss->knew && holder->pendingLoss->loss.key == event.key) {
         holder->pendingLoss->loss.deletedMs = event.monotonicMs;
         holder->pendingLoss->loss.lastSequence = sequence;
         completeLoss(*holder);
@@ -245,7 +245,7 @@ void TimelineModel::ingestDeletion(const EventLogModel::Event &event, qint64 seq
     // etcd first: the participant has not said it lost the key yet (or it is releasing it; its
     // released then drops this).
     const int id = int(holder - m_lanes.begin());
-    holder->pendingLoss = PendingLoss{Loss{id, event.key, -1, event.monotonicMs, sequence}};
+    holder->pendingLoss = PendingLoss{Loss{id, event.key, 0, event.monotonicMs, sequence}, false};
 }
 
 void TimelineModel::completeLoss(Lane &lane)

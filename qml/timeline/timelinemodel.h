@@ -121,8 +121,10 @@ public:
     {
         int lane;
         QString key;
-        qint64 knewMs = -1;     // the participant's lost / leadershipLost
-        qint64 deletedMs = -1;  // etcd's keyDeleted
+        // Both set once the loss is complete; any value is a valid time (CLOCK_MONOTONIC counts
+        // from boot, and a log may hold events from before it, e.g. merged from elsewhere).
+        qint64 knewMs = 0;     // the participant's lost / leadershipLost
+        qint64 deletedMs = 0;  // etcd's keyDeleted
         qint64 lastSequence = -1;
         qint64 marginMs() const { return deletedMs - knewMs; }
     };
@@ -265,10 +267,12 @@ Q_SIGNALS:
     void lossesChanged(double from, double to);
 
 private:
+    // One side of a loss heard, waiting for the other: the participant told it (knew), or etcd
+    // deleted the key first.
     struct PendingLoss
     {
         Loss loss;
-        bool knew() const { return loss.knewMs >= 0; }
+        bool knew = false;
     };
     // The time from the earliest change to the latest, in ms; empty while from > to.
     struct ChangedTime
@@ -360,7 +364,7 @@ private:
 
     qint64 m_originMs = 0;
     bool m_hasOrigin = false;
-    qint64 m_lastEventMs = 0;
+    qint64 m_lastEventMs = std::numeric_limits<qint64>::min();
     qint64 m_nowMs = 0;  // as of the last refresh
     const qint64 m_wallOffsetMs;  // wall clock minus monotonic clock
     bool m_active = true;

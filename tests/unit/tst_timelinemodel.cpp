@@ -15,8 +15,8 @@
 using QEtcd::EventLogModel;
 
 namespace {
-// The synthetic log's start, in monotonic ms: well before now, whatever the machine's uptime
-// (the clock counts from boot, and a machine booted for CI may be younger than any constant).
+// The synthetic log's start, in monotonic ms: well before now. On a machine up for less than
+// 1,000 s that is before boot, a negative time, which the model takes like any other.
 const qint64 T = EventLogModel::monotonicNowMs() - 1000000;
 
 EventLogModel::Event logged(qint64 at, const QString &participant, const QString &kind, const QString &detail = {},
@@ -186,6 +186,35 @@ private Q_SLOTS:
         const auto band = timeline.visibleBands().first();
         QCOMPARE(band.kind, QStringLiteral("delay"));
         QCOMPARE(band.end, timeline.logEnd());  // open: until now
+    }
+
+    // CLOCK_MONOTONIC counts from boot: a loss told at 0 ms, or before (a log merged from another
+    // machine's clock), is as much a loss as one told an hour later.
+    void aLossAtOrBeforeTheClocksStartIsALoss_data()
+    {
+        QTest::addColumn<qint64>("knewMs");
+        QTest::newRow("at the clock's start") << qint64(0);
+        QTest::newRow("before it") << qint64(-5000);
+        QTest::newRow("after it") << qint64(5000);
+    }
+
+    void aLossAtOrBeforeTheClocksStartIsALoss()
+    {
+        QFETCH(qint64, knewMs);
+        EventLogModel log;
+        TimelineModel timeline;
+        timeline.setEventLog(&log);
+        log.append({knewMs - 1000, "A", "acquired", {}, false, "/locks/a"});
+        log.append({knewMs, "A", "lost", {}, false, "/locks/a"});
+        log.append({knewMs + 250, "etcd", "keyDeleted", {}, false, "/locks/a"});
+        QTRY_COMPARE(timeline.eventCount(), 3);
+
+        const auto losses = timeline.losses();
+        QCOMPARE(losses.size(), 1);
+        QCOMPARE(losses[0].knewMs, knewMs);
+        QCOMPARE(losses[0].marginMs(), 250);
+        QCOMPARE(glyphsOf(timeline, "A"), QStringList({"acquired", "lost", "keyDeleted"}));
+        QCOMPARE(log.events().constFirst().monotonicMs, knewMs - 1000);  // kept, not stamped now
     }
 
     void markersOfTheWindowOnly()
