@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -260,5 +261,20 @@ private:
     const Plan m_plan;
     QTimer m_timer;
 };
+
+// A checker's self-check: faults as in a run, until `violation` (the checker's verdict on what it
+// has seen so far) finds something, for at most `seconds`. What it found, or empty.
+inline QString runUntilCaught(std::vector<ParticipantProcess> &participants, QRandomGenerator &random,
+                              const FaultDriver::Plan &plan, int seconds, const std::function<QString()> &violation)
+{
+    FaultDriver driver(participants, random, plan);
+    QString found;
+    for (int ran = 0; ran < seconds && found.isEmpty(); ran += 5) {
+        driver.runFor(5);
+        found = violation();
+    }
+    qInfo("after %s: %s", qPrintable(driver.summary()), found.isEmpty() ? "nothing found" : qPrintable(found));
+    return found;
+}
 
 } // namespace QEtcd::Testing

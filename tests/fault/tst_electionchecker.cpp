@@ -1,7 +1,11 @@
+#include "../common/awaitfuture.h"
 #include "checkerrun.h"
+#include "fencingoracle.h"
 #include "participantprocess.h"
 
+#include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
+#include <QEtcd/watcher.h>
 
 #include <QtTest/QtTest>
 
@@ -11,6 +15,10 @@ using namespace std::chrono_literals;
 
 namespace {
 constexpr int candidateCount = 4;
+const QByteArray electionPath = QByteArrayLiteral("/checker/election");
+const QByteArray electionPrefix = electionPath + '/';
+const QByteArray fencedKey = QByteArrayLiteral("/checker/fenced");
+const QByteArray endMarker = QByteArrayLiteral("/checker/end");
 } // namespace
 
 // "Never two believed leaders": four candidate processes campaign on one election, each a
@@ -18,32 +26,83 @@ constexpr int candidateCount = 4;
 // half the time) off, slows their traffic or freezes them with SIGSTOP, for 0.3–5 s: some
 // outages shorter than the 2 s TTL, some longer. Each candidate logs the terms in which it
 // believed it led, on the monotonic clock, from the start of takeLeadership to the last moment
-// isLeader() said yes (participants/electionparticipant.cpp). Pass:
+// isLeader() said yes, and writes one key blindly while it leads, through the fence
+// (participants/electionparticipant.cpp). Pass:
 // - no two believed terms overlap;
+// - etcd's own history (a watch from revision 1) shows every committed write landing while its
+//   writer's key, with the token it wrote, was the oldest candidate: the leader;
 // - once the network is whole again somebody leads;
-// - the run exercised what it claims: hand-overs, leaderships lost, every candidate led, every
-//   kind of fault was injected, and every line of output was understood.
+// - the run exercised what it claims: hand-overs, leaderships lost, every candidate led, writes
+//   accepted and stale ones refused, every kind of fault was injected, and every line of output
+//   was understood.
+// The self-checks run the same checker against candidates broken on purpose (--sabotage), and
+// pass only when it catches them.
 //
 // QETCD_CHECKER_SECONDS sets the length of the run, QETCD_CHECKER_SEED replays one.
 class tst_ElectionChecker : public QObject
 {
     Q_OBJECT
 
+    // etcd, its history of everything the checker touches (in etcd's order), and the
+    // candidates, each behind a fault proxy of its own.
+    struct Run
+    {
+        EtcdCluster cluster;
+        std::unique_ptr<Client> observer;
+        EtcdHistory history;
+        std::vector<ParticipantProcess> candidates = std::vector<ParticipantProcess>(candidateCount);
+
+        // Candidate i is sabotaged when i < sabotaged.
+        void start(const QString &sabotage = {}, int sabotaged = 0)
+        {
+            QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
+            observer = std::make_unique<Client>(ClientOptions::fromEndpoints(cluster.clientUrls()));
+            const auto watching = history.start(observer.get(), "/checker/");
+            QVERIFY(awaitFuture(watching));
+            QCOMPARE(watching.result(), Status());
+            for (int i = 0; i < candidateCount; ++i) {
+                QStringList arguments{"--election", QString::fromUtf8(electionPath), "--fenced",
+                                      QString::fromUtf8(fencedKey)};
+                if (i < sabotaged)
+                    arguments << "--sabotage" << sabotage;
+                QVERIFY(candidates[i].start(QStringLiteral(QETCD_ELECTION_PARTICIPANT), QStringLiteral("c%1").arg(i),
+                                            cluster.clientPort(0), arguments));
+            }
+        }
+
+        QList<BelievedHold> terms() const
+        {
+            QList<BelievedHold> terms;
+            for (const ParticipantProcess &candidate : candidates)
+                terms += candidate.believedHolds();
+            return terms;
+        }
+
+        // What the checker finds wrong in the run so far: believed terms that overlap, or a write
+        // etcd committed outside its writer's term. Empty when nothing is.
+        QString violation() const
+        {
+            int peak = 0;
+            const QString overlap = overCapacity(terms(), 1, &peak);
+            if (!overlap.isEmpty())
+                return overlap;
+            return FencingOracle(electionPrefix, fencedKey).takeAll(history.events);
+        }
+    };
+
+    static FaultDriver::Plan faults() { return {1000ms, 300, 5000, 50}; }
+
 private Q_SLOTS:
     void neverTwoBelievedLeaders()
     {
         CheckerRun checker(60);
+        Run run;
+        run.start();
+        if (QTest::currentTestFailed())
+            return;
+        std::vector<ParticipantProcess> &candidates = run.candidates;
 
-        EtcdCluster cluster;
-        QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
-
-        std::vector<ParticipantProcess> candidates(candidateCount);
-        for (int i = 0; i < candidateCount; ++i) {
-            QVERIFY(candidates[i].start(QStringLiteral(QETCD_ELECTION_PARTICIPANT), QStringLiteral("c%1").arg(i),
-                                        cluster.clientPort(0), {"--election", "/checker/election"}));
-        }
-
-        FaultDriver driver(candidates, checker.random, {1000ms, 300, 5000, 50});
+        FaultDriver driver(candidates, checker.random, faults());
         driver.runFor(checker.seconds);
 
         // Once the network is whole again somebody leads.
@@ -58,31 +117,79 @@ private Q_SLOTS:
         const QString stopped = stopParticipants(candidates);
         QVERIFY2(stopped.isEmpty(), qPrintable(stopped));
 
-        QList<BelievedHold> terms;
+        QList<BelievedHold> terms = run.terms();
         int losses = 0;
         int neverLed = 0;
+        int accepted = 0;
+        int refused = 0;
         for (const ParticipantProcess &candidate : candidates) {
-            terms += candidate.believedHolds();
             neverLed += candidate.believedHolds().isEmpty() ? 1 : 0;
             losses += int(candidate.eventsNamed("leadershipLost").size());
+            for (const QJsonObject &write : candidate.eventsNamed("write")) {
+                accepted += write.value("outcome") == QLatin1String("accepted") ? 1 : 0;
+                refused += write.value("outcome") == QLatin1String("refused") ? 1 : 0;
+            }
         }
         int peak = 0;
         const QString overlap = overCapacity(terms, 1, &peak);
         QVERIFY2(overlap.isEmpty(), qPrintable(overlap + QStringLiteral(" (seed %1)").arg(checker.seed)));
+
+        // The fencing oracle: replay etcd's history up to a marker written after everyone stopped.
+        const auto marked = run.observer->put(endMarker, "end");
+        QVERIFY(awaitFuture(marked));
+        QCOMPARE(marked.result().status, Status());
+        QTRY_VERIFY_WITH_TIMEOUT(!run.history.events.isEmpty() && run.history.events.last().kv.key == endMarker, scaledMs(20000));
+        FencingOracle oracle(electionPrefix, fencedKey);
+        const QString fenceBroken = oracle.takeAll(run.history.events);
+        QVERIFY2(fenceBroken.isEmpty(), qPrintable(fenceBroken + QStringLiteral(" (seed %1)").arg(checker.seed)));
+
         std::sort(terms.begin(), terms.end(),
                   [](const BelievedHold &a, const BelievedHold &b) { return a.start < b.start; });
         qint64 smallestGap = std::numeric_limits<qint64>::max();
         for (qsizetype i = 1; i < terms.size(); ++i)
             smallestGap = std::min(smallestGap, terms[i].start - terms[i - 1].end);
-        qInfo("%lld terms, %d leaderships lost, %d candidates never led, smallest hand-over gap %.1f ms; faults: %s",
-              qint64(terms.size()), losses, neverLed, smallestGap / 1e6, qPrintable(driver.summary()));
+        qInfo("%lld terms, %d leaderships lost, %d candidates never led, smallest hand-over gap %.1f ms; writes: %d "
+              "accepted, %d refused by the fence, %lld committed; faults: %s",
+              qint64(terms.size()), losses, neverLed, smallestGap / 1e6, accepted, refused,
+              qint64(oracle.committed().size()), qPrintable(driver.summary()));
 
         // A run without hand-overs and losses would have checked nothing.
         QVERIFY2(terms.size() >= 3, "too few terms to check anything");
         QVERIFY2(losses >= 1, "no leadership was ever lost to a fault");
         QCOMPARE(neverLed, 0);
+        QVERIFY2(oracle.committed().size() >= 10, "too few writes committed to test the fence");
         QVERIFY2(driver.blackholes >= 1 && driver.delays >= 1 && driver.freezes >= 1,
                  "a kind of fault was never injected");
+    }
+
+    // Two candidates go on acting as leader for 3 s after their term was stopped.
+    void catchesLeadersThatIgnoreTheirLoss()
+    {
+        CheckerRun checker(0);
+        Run run;
+        run.start(QStringLiteral("ignore-loss"), 2);
+        if (QTest::currentTestFailed())
+            return;
+        const QString found = runUntilCaught(run.candidates, checker.random, faults(), 120, [&run] { return run.violation(); });
+        QVERIFY2(found.contains(QLatin1String("believed they held")),
+                 qPrintable(QStringLiteral("the checker did not catch leaders that ignore their loss (%1)")
+                                .arg(found.isEmpty() ? QStringLiteral("nothing found") : found)));
+        QVERIFY2(stopParticipants(run.candidates).isEmpty(), "the candidates did not stop cleanly");
+    }
+
+    // Two candidates write without the fence: a write held up past their term lands late.
+    void catchesWritesThatSkipTheFence()
+    {
+        CheckerRun checker(0);
+        Run run;
+        run.start(QStringLiteral("unfenced"), 2);
+        if (QTest::currentTestFailed())
+            return;
+        const QString found = runUntilCaught(run.candidates, checker.random, faults(), 120, [&run] { return run.violation(); });
+        QVERIFY2(found.startsWith(QLatin1String("fence broken")),
+                 qPrintable(QStringLiteral("the fencing oracle did not catch unfenced writes (%1)")
+                                .arg(found.isEmpty() ? QStringLiteral("nothing found") : found)));
+        QVERIFY2(stopParticipants(run.candidates).isEmpty(), "the candidates did not stop cleanly");
     }
 };
 

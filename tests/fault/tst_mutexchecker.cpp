@@ -1,5 +1,6 @@
 #include "../common/awaitfuture.h"
 #include "checkerrun.h"
+#include "fencingoracle.h"
 #include "participantprocess.h"
 
 #include <QEtcd/client.h>
@@ -32,43 +33,75 @@ constexpr int participantCount = 5;
 // - the run exercised what it claims: every participant held, holds were lost while held,
 //   stale writes reached etcd late and were refused, every line of output was understood,
 //   and nothing was left under the lock prefix.
+// The self-checks run the same checker against participants broken on purpose (--sabotage),
+// and pass only when it catches them.
 class tst_MutexChecker : public QObject
 {
     Q_OBJECT
+
+    // etcd, its history of everything the checker touches (in etcd's order) and five
+    // participants, each behind a fault proxy of its own.
+    struct Run
+    {
+        EtcdCluster cluster;
+        std::unique_ptr<Client> observer;
+        EtcdHistory history;
+        std::vector<ParticipantProcess> participants = std::vector<ParticipantProcess>(participantCount);
+
+        // Participant i is sabotaged when i < sabotaged.
+        void start(CheckerRun &checker, const QString &sabotage = {}, int sabotaged = 0)
+        {
+            QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
+            observer = std::make_unique<Client>(ClientOptions::fromEndpoints(cluster.clientUrls()));
+            const auto watching = history.start(observer.get(), "/checker/");
+            QVERIFY(awaitFuture(watching));
+            QCOMPARE(watching.result(), Status());
+            for (int i = 0; i < participantCount; ++i) {
+                QStringList arguments{"--lock", QString::fromUtf8(lockPath), "--fenced", QString::fromUtf8(fencedKey),
+                                      "--seed", QString::number(checker.random.generate())};
+                if (i < sabotaged)
+                    arguments << "--sabotage" << sabotage;
+                QVERIFY(participants[i].start(QStringLiteral(QETCD_MUTEX_PARTICIPANT), QStringLiteral("p%1").arg(i),
+                                              cluster.clientPort(0), arguments));
+            }
+        }
+
+        QList<BelievedHold> believedHolds() const
+        {
+            QList<BelievedHold> holds;
+            for (const ParticipantProcess &p : participants)
+                holds += p.believedHolds();
+            return holds;
+        }
+
+        // What the checker finds wrong in the run so far: believed holds that overlap, or a write
+        // that etcd committed outside its writer's hold. Empty when nothing is.
+        QString violation() const
+        {
+            int peak = 0;
+            const QString overlap = overCapacity(believedHolds(), 1, &peak);
+            if (!overlap.isEmpty())
+                return overlap;
+            return FencingOracle(lockPrefix, fencedKey).takeAll(history.events);
+        }
+    };
+
+    // Every second one participant not already in trouble, the holder two times in three,
+    // is cut off, slowed or frozen for 0.5–4 s: sometimes shorter than the 2 s TTL,
+    // sometimes well past it. A write held up past the holder's lease arrives stale.
+    static FaultDriver::Plan faults() { return {1000ms, 500, 4000, 67}; }
 
 private Q_SLOTS:
     void believedHoldsNeverOverlapAndFencedWritesLandInTheirHold()
     {
         CheckerRun checker(45);
+        Run run;
+        run.start(checker);
+        if (QTest::currentTestFailed())
+            return;
+        std::vector<ParticipantProcess> &participants = run.participants;
 
-        EtcdCluster cluster;
-        QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
-        Client observer(ClientOptions::fromEndpoints(cluster.clientUrls()));
-
-        // etcd's history of everything the checker touches, in etcd's order.
-        QList<WatchEvent> history;
-        WatchOptions everything;
-        everything.range = KeyRange::prefix();
-        everything.startRevision = 1;
-        Watcher historian(&observer, "/checker/", everything);
-        connect(&historian, &Watcher::eventsReceived, &historian,
-                [&history](const QList<WatchEvent> &events) { history += events; });
-        const auto watching = historian.start();
-        QVERIFY(awaitFuture(watching));
-        QCOMPARE(watching.result(), Status());
-
-        std::vector<ParticipantProcess> participants(participantCount);
-        for (int i = 0; i < participantCount; ++i) {
-            QVERIFY(participants[i].start(QStringLiteral(QETCD_MUTEX_PARTICIPANT), QStringLiteral("p%1").arg(i),
-                                          cluster.clientPort(0),
-                                          {"--lock", QString::fromUtf8(lockPath), "--fenced", QString::fromUtf8(fencedKey),
-                                           "--seed", QString::number(checker.random.generate())}));
-        }
-
-        // Every second one participant not already in trouble, the holder two times in three,
-        // is cut off, slowed or frozen for 0.5–4 s: sometimes shorter than the 2 s TTL,
-        // sometimes well past it. A write held up past the holder's lease arrives stale.
-        FaultDriver driver(participants, checker.random, {1000ms, 500, 4000, 67});
+        FaultDriver driver(participants, checker.random, faults());
         driver.runFor(checker.seconds);
 
         const QString stopped = stopParticipants(participants);
@@ -84,7 +117,6 @@ private Q_SLOTS:
         }
 
         // Believed holds never overlap.
-        QList<BelievedHold> holds;
         QHash<QString, QString> outcomes;  // "<name>/<seq>" -> accepted, refused or unknown
         QSet<QString> everHeld;
         int lostWhileHeld = 0;
@@ -95,7 +127,6 @@ private Q_SLOTS:
         int accepted = 0;
         qint64 latestRefusalMs = 0;
         for (const ParticipantProcess &p : participants) {
-            holds += p.believedHolds();
             lockLost += int(p.eventsNamed("lockLost").size());
             for (const QJsonObject &event : p.eventsNamed("hold")) {
                 unlockedLost += event.value("released").toBool() ? 0 : 1;
@@ -119,6 +150,7 @@ private Q_SLOTS:
                 }
             }
         }
+        const QList<BelievedHold> holds = run.believedHolds();
         int peak = 0;
         const QString overlap = overCapacity(holds, 1, &peak);
         QVERIFY2(overlap.isEmpty(), qPrintable(overlap));
@@ -130,46 +162,15 @@ private Q_SLOTS:
                                 .arg(lockLost)));
 
         // The fencing oracle: replay etcd's history up to a marker written after everyone stopped.
-        const auto marked = observer.put(endMarker, "end");
+        const auto marked = run.observer->put(endMarker, "end");
         QVERIFY(awaitFuture(marked));
         QCOMPARE(marked.result().status, Status());
-        QTRY_VERIFY_WITH_TIMEOUT(!history.isEmpty() && history.last().kv.key == endMarker, scaledMs(20000));
-        QMap<QByteArray, qint64> lockKeys;  // present under the lock prefix -> create revision
-        QSet<QString> committed;
-        for (const WatchEvent &change : std::as_const(history)) {
-            const KeyValue &kv = change.kv;
-            if (kv.key.startsWith(lockPrefix)) {
-                if (change.type == WatchEvent::Type::Put)
-                    lockKeys.insert(kv.key, kv.createRevision);
-                else
-                    lockKeys.remove(kv.key);
-                continue;
-            }
-            if (kv.key != fencedKey)
-                continue;
-            QVERIFY2(change.type == WatchEvent::Type::Put, "nobody deletes the fenced key");
-            const QJsonObject write = QJsonDocument::fromJson(kv.value).object();
-            const QString id = write.value("w").toString() + '/' + QString::number(write.value("s").toInteger());
-            const QByteArray writerKey = write.value("k").toString().toUtf8();
-            const qint64 token = write.value("t").toInteger();
-            qint64 lowest = std::numeric_limits<qint64>::max();
-            for (const qint64 createRevision : std::as_const(lockKeys))
-                lowest = std::min(lowest, createRevision);
-            if (lockKeys.value(writerKey, -1) != token || token != lowest)
-                QFAIL(qPrintable(QStringLiteral("write %1 (token %2, answered %3) committed at revision %4 while its "
-                                               "key %5 %6; the lowest key had create revision %7")
-                                    .arg(id)
-                                    .arg(token)
-                                    .arg(outcomes.value(id, QStringLiteral("never")))
-                                    .arg(kv.modRevision)
-                                    .arg(QString::fromUtf8(writerKey))
-                                    .arg(lockKeys.contains(writerKey)
-                                             ? QStringLiteral("had create revision %1").arg(lockKeys.value(writerKey))
-                                             : QStringLiteral("was gone"))
-                                     .arg(lowest)));
-            if (committed.contains(id))
-                QFAIL(qPrintable(QStringLiteral("write %1 committed twice").arg(id)));
-            committed.insert(id);
+        QTRY_VERIFY_WITH_TIMEOUT(!run.history.events.isEmpty() && run.history.events.last().kv.key == endMarker, scaledMs(20000));
+        FencingOracle oracle(lockPrefix, fencedKey);
+        const QString fenceBroken = oracle.takeAll(run.history.events);
+        QVERIFY2(fenceBroken.isEmpty(), qPrintable(fenceBroken));
+        const QSet<QString> &committed = oracle.committed();
+        for (const QString &id : committed) {
             if (outcomes.value(id) != "accepted" && outcomes.value(id) != "unknown")
                 QFAIL(qPrintable(QStringLiteral("write %1 committed, but its writer was told %2")
                                      .arg(id, outcomes.value(id, QStringLiteral("nothing")))));
@@ -184,7 +185,7 @@ private Q_SLOTS:
             RangeOptions countOnly;
             countOnly.range = KeyRange::prefix();
             countOnly.countOnly = true;
-            const auto future = observer.get(lockPrefix, countOnly);
+            const auto future = run.observer->get(lockPrefix, countOnly);
             return awaitFuture(future) ? future.result().count : qint64(-1);
         };
         QTRY_COMPARE_WITH_TIMEOUT(lockEntries(), qint64(0), scaledMs(5000));
@@ -202,6 +203,36 @@ private Q_SLOTS:
         QVERIFY2(accepted >= 10, "too few writes were accepted");
         QVERIFY2(driver.blackholes >= 1 && driver.delays >= 1 && driver.freezes >= 1,
                  "a kind of fault was never injected");
+    }
+
+    // Two participants act as holders whatever the mutex says: their holds outlast the losses.
+    void catchesHoldersThatIgnoreTheirLoss()
+    {
+        CheckerRun checker(0);
+        Run run;
+        run.start(checker, QStringLiteral("ignore-loss"), 2);
+        if (QTest::currentTestFailed())
+            return;
+        const QString found = runUntilCaught(run.participants, checker.random, faults(), 120, [&run] { return run.violation(); });
+        QVERIFY2(found.contains(QLatin1String("believed they held")),
+                 qPrintable(QStringLiteral("the checker did not catch holders that ignore their loss (%1)")
+                                .arg(found.isEmpty() ? QStringLiteral("nothing found") : found)));
+        QVERIFY2(stopParticipants(run.participants).isEmpty(), "the participants did not stop cleanly");
+    }
+
+    // Two participants write without the fence: a write held up past their hold lands late.
+    void catchesWritesThatSkipTheFence()
+    {
+        CheckerRun checker(0);
+        Run run;
+        run.start(checker, QStringLiteral("unfenced"), 2);
+        if (QTest::currentTestFailed())
+            return;
+        const QString found = runUntilCaught(run.participants, checker.random, faults(), 120, [&run] { return run.violation(); });
+        QVERIFY2(found.startsWith(QLatin1String("fence broken")),
+                 qPrintable(QStringLiteral("the fencing oracle did not catch unfenced writes (%1)")
+                                .arg(found.isEmpty() ? QStringLiteral("nothing found") : found)));
+        QVERIFY2(stopParticipants(run.participants).isEmpty(), "the participants did not stop cleanly");
     }
 };
 

@@ -28,9 +28,28 @@ const QByteArray semaphorePath = QByteArrayLiteral("/checker/semaphore");
 // - the run exercised what it claims: every participant held, permits were seen lost while
 //   held, releases found their permit gone, permitLost() was told, every kind of fault was
 //   injected, both permits were in use at once, and every line of output was understood.
+// The self-check runs the same checker against participants that go on holding whatever the
+// semaphore says (--sabotage ignore-loss), and passes only when it catches them.
 class tst_SemaphoreChecker : public QObject
 {
     Q_OBJECT
+
+    // Participant i is sabotaged when i < sabotaged.
+    static void startParticipants(std::vector<ParticipantProcess> &participants, const EtcdCluster &cluster,
+                                  CheckerRun &checker, const QString &sabotage = {}, int sabotaged = 0)
+    {
+        for (int i = 0; i < participantCount; ++i) {
+            QStringList arguments{"--semaphore", QString::fromUtf8(semaphorePath), "--permits",
+                                  QString::number(permitCount), "--seed", QString::number(checker.random.generate())};
+            if (i < sabotaged)
+                arguments << "--sabotage" << sabotage;
+            QVERIFY(participants[i].start(QStringLiteral(QETCD_SEMAPHORE_PARTICIPANT), QStringLiteral("p%1").arg(i),
+                                          cluster.clientPort(0), arguments));
+        }
+    }
+
+    // Random participants cut off, slowed or frozen for 0.5–6 s, one a second.
+    static FaultDriver::Plan faults() { return {1000ms, 500, 6000, 0}; }
 
 private Q_SLOTS:
     void neverMoreBelievedHoldersThanPermits()
@@ -42,15 +61,11 @@ private Q_SLOTS:
         Client observer(ClientOptions::fromEndpoints(cluster.clientUrls()));
 
         std::vector<ParticipantProcess> participants(participantCount);
-        for (int i = 0; i < participantCount; ++i) {
-            QVERIFY(participants[i].start(QStringLiteral(QETCD_SEMAPHORE_PARTICIPANT), QStringLiteral("p%1").arg(i),
-                                          cluster.clientPort(0),
-                                          {"--semaphore", QString::fromUtf8(semaphorePath), "--permits",
-                                           QString::number(permitCount), "--seed",
-                                           QString::number(checker.random.generate())}));
-        }
+        startParticipants(participants, cluster, checker);
+        if (QTest::currentTestFailed())
+            return;
 
-        FaultDriver driver(participants, checker.random, {1000ms, 500, 6000, 0});
+        FaultDriver driver(participants, checker.random, faults());
         driver.runFor(checker.seconds);
 
         // Nothing is stuck once the network is whole again: everyone holds once more.
@@ -124,6 +139,29 @@ private Q_SLOTS:
             return awaitFuture(future) ? future.result().count : qint64(-1);
         };
         QTRY_COMPARE_WITH_TIMEOUT(entriesLeft(), qint64(0), scaledMs(10000));
+    }
+
+    // Two participants go on holding past their permit's loss: more holders than permits.
+    void catchesHoldersThatIgnoreTheirLoss()
+    {
+        CheckerRun checker(0);
+        EtcdCluster cluster;
+        QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
+        std::vector<ParticipantProcess> participants(participantCount);
+        startParticipants(participants, cluster, checker, QStringLiteral("ignore-loss"), 2);
+        if (QTest::currentTestFailed())
+            return;
+
+        const QString found = runUntilCaught(participants, checker.random, faults(), 120, [&participants] {
+            QList<BelievedHold> holds;
+            for (const ParticipantProcess &p : participants)
+                holds += p.believedHolds();
+            int peak = 0;
+            return overCapacity(holds, permitCount, &peak);
+        });
+        QVERIFY2(found.contains(QLatin1String("believed they held")),
+                 "the checker did not catch holders that ignore the loss of their permit");
+        QVERIFY2(stopParticipants(participants).isEmpty(), "the participants did not stop cleanly");
     }
 };
 

@@ -6,6 +6,7 @@
 // cleanly on SIGTERM.
 
 #include "participant.h"
+#include "../fencingoracle.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/distributedmutex.h>
@@ -14,6 +15,7 @@
 
 using namespace QEtcd;
 using namespace Checker;
+using QEtcd::Testing::fencedWriteValue;
 using namespace std::chrono_literals;
 
 int main(int argc, char *argv[])
@@ -49,7 +51,7 @@ int main(int argc, char *argv[])
         const qint64 token = mutex.fencingToken();
         const QByteArray key = mutex.holdKey();
         emitLine({{"event", "acquired"}, {"name", lockOptions.clientId}, {"token", token}});
-        Belief belief{[&mutex] { return mutex.isHeldByCurrentThread(); }};
+        Belief belief{[&mutex] { return mutex.isHeldByCurrentThread(); }, args.ignoresLoss()};
         // A hold whose first check says no was never acted on.
         const bool believed = belief.sample();
         int writes = 0;
@@ -57,13 +59,9 @@ int main(int argc, char *argv[])
         while (!stopRequested && nowNs() < until && belief.sample()) {
             const qint64 seq = ++sequence;
             Txn blind;
-            blind.success = {TxnOp::put(fenced, QJsonDocument(QJsonObject{{"w", lockOptions.clientId},
-                                                                          {"s", seq},
-                                                                          {"t", token},
-                                                                          {"k", QString::fromUtf8(key)}})
-                                                    .toJson(QJsonDocument::Compact))};
+            blind.success = {TxnOp::put(fenced, fencedWriteValue(lockOptions.clientId, seq, token, key))};
             const qint64 issuedNs = nowNs();
-            auto written = mutex.guardedTxn(blind);
+            auto written = args.unfenced() ? client.txn(blind) : mutex.guardedTxn(blind);
             ++writes;
             // The write is not abandoned when the belief ends: its answer, however late, says
             // whether the fence stopped it.

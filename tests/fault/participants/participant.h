@@ -17,6 +17,7 @@
 #include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
 
 #include <execinfo.h>
@@ -48,15 +49,26 @@ struct CommandLine
     const QCommandLineOption endpoint{"endpoint", "etcd URL (the participant's fault proxy)", "url"};
     const QCommandLineOption name{"name", "participant name", "name"};
     const QCommandLineOption seed{"seed", "random seed", "n", "1"};
+    // The checkers' self-checks only: a participant broken on purpose, which its checker must
+    // catch. ignore-loss: it goes on acting as the holder whatever the recipe says; unfenced: its
+    // writes skip the fence (a plain transaction instead of guardedTxn()).
+    const QCommandLineOption sabotage{"sabotage", "break this participant on purpose (checker self-checks)", "mode"};
 
     void process(const QCoreApplication &app, const QList<QCommandLineOption> &own)
     {
         tellWhereItCrashed();
-        parser.addOptions({endpoint, name, seed});
+        parser.addOptions({endpoint, name, seed, sabotage});
         parser.addOptions(own);
         parser.process(app);
+        const QString mode = parser.value(sabotage);
+        if (!mode.isEmpty() && mode != QLatin1String("ignore-loss") && mode != QLatin1String("unfenced")) {
+            std::fprintf(stderr, "--sabotage: unknown mode \"%s\" (ignore-loss, unfenced)\n", qPrintable(mode));
+            std::exit(128);
+        }
     }
     QString value(const QCommandLineOption &option) const { return parser.value(option); }
+    bool ignoresLoss() const { return parser.value(sabotage) == QLatin1String("ignore-loss"); }
+    bool unfenced() const { return parser.value(sabotage) == QLatin1String("unfenced"); }
 };
 
 // Set by SIGTERM once stopOnSigterm() ran: the checker asks the participant to finish the hold
@@ -101,6 +113,8 @@ struct Belief
     static constexpr unsigned long samplePeriodMs = 2;
 
     std::function<bool()> stillHeld;
+    // Sabotage: the answer is asked for and ignored, as by a holder that never checks.
+    bool ignoresLoss = false;
     qint64 lastYesNs = 0;
     bool lost = false;
 
@@ -109,7 +123,7 @@ struct Belief
         if (lost)
             return false;
         const qint64 asked = nowNs();
-        if (!stillHeld()) {
+        if (!stillHeld() && !ignoresLoss) {
             lost = true;
             return false;
         }

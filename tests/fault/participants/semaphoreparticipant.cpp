@@ -41,7 +41,7 @@ int main(int argc, char *argv[])
         const qint64 startNs = nowNs();
         const qint64 token = semaphore.fencingToken();
         emitLine({{"event", "acquired"}, {"name", options.clientId}, {"token", token}});
-        Belief belief{[&semaphore] { return semaphore.heldPermits() > 0; }};
+        Belief belief{[&semaphore] { return semaphore.heldPermits() > 0; }, args.ignoresLoss()};
         // A hold whose first check says no was never acted on.
         const bool believed = belief.sample();
         const int holdMs = random.bounded(2) == 0 ? random.bounded(100, 1000) : random.bounded(1000, 6000);

@@ -1,0 +1,131 @@
+// The fault checkers' verdicts on histories written by hand: overCapacity() on believed holds
+// that overlap, touch or stay within the capacity, and the fencing oracle on etcd histories
+// with a write inside its hold, after its entry went, under an entry that was not the oldest,
+// under an older incarnation of its entry, committed twice, and a deleted fenced key. A checker
+// whose verdict cannot fail proves nothing; these pin what each verdict says.
+#include "../fault/fencingoracle.h"
+#include "../fault/participantprocess.h"
+
+#include <QtTest/QtTest>
+
+using namespace QEtcd;
+using namespace QEtcd::Testing;
+
+namespace {
+const QByteArray prefix = QByteArrayLiteral("/lock/");
+const QByteArray fenced = QByteArrayLiteral("/fenced");
+
+WatchEvent created(const QByteArray &key, qint64 revision)
+{
+    WatchEvent event;
+    event.type = WatchEvent::Type::Put;
+    event.kv.key = key;
+    event.kv.createRevision = revision;
+    event.kv.modRevision = revision;
+    return event;
+}
+
+WatchEvent deleted(const QByteArray &key, qint64 revision)
+{
+    WatchEvent event;
+    event.type = WatchEvent::Type::Delete;
+    event.kv.key = key;
+    event.kv.modRevision = revision;
+    return event;
+}
+
+WatchEvent written(const QString &writer, qint64 sequence, const QByteArray &entry, qint64 token, qint64 revision)
+{
+    WatchEvent event = created(fenced, revision);
+    event.kv.createRevision = 1;
+    event.kv.value = fencedWriteValue(writer, sequence, token, entry);
+    return event;
+}
+} // namespace
+
+class tst_CheckerVerdicts : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void overCapacity_data()
+    {
+        QTest::addColumn<QList<BelievedHold>>("holds");
+        QTest::addColumn<int>("capacity");
+        QTest::addColumn<int>("peak");
+        QTest::addColumn<bool>("violated");
+        QTest::newRow("one after the other") << QList<BelievedHold>{{"a", 0, 10}, {"b", 11, 20}} << 1 << 1 << false;
+        QTest::newRow("overlapping") << QList<BelievedHold>{{"a", 0, 10}, {"b", 5, 20}} << 1 << 2 << true;
+        QTest::newRow("touching counts") << QList<BelievedHold>{{"a", 0, 10}, {"b", 10, 20}} << 1 << 2 << true;
+        QTest::newRow("two permits shared") << QList<BelievedHold>{{"a", 0, 10}, {"b", 5, 20}, {"c", 11, 30}} << 2 << 2
+                                            << false;
+        QTest::newRow("three on two permits") << QList<BelievedHold>{{"a", 0, 10}, {"b", 5, 20}, {"c", 8, 30}} << 2 << 3
+                                              << true;
+    }
+
+    void overCapacity()
+    {
+        QFETCH(QList<BelievedHold>, holds);
+        QFETCH(int, capacity);
+        QFETCH(int, peak);
+        QFETCH(bool, violated);
+        int seen = 0;
+        const QString verdict = QEtcd::Testing::overCapacity(holds, capacity, &seen);
+        QCOMPARE(!verdict.isEmpty(), violated);
+        if (violated) {
+            QVERIFY2(verdict.contains(QLatin1String("believed they held")), qPrintable(verdict));
+            QCOMPARE(seen, peak);  // a sweep stops at the first excess
+        } else {
+            QCOMPARE(seen, peak);
+        }
+    }
+
+    void fencingOracle_data()
+    {
+        QTest::addColumn<QList<WatchEvent>>("history");
+        QTest::addColumn<QString>("verdict");  // the start of it; empty: sound
+        QTest::addColumn<int>("committed");
+        QTest::newRow("inside the hold") << QList<WatchEvent>{created("/lock/a", 2), written("a", 1, "/lock/a", 2, 3),
+                                                                created("/lock/b", 4), written("a", 2, "/lock/a", 2, 5),
+                                                                deleted("/lock/a", 6), written("b", 1, "/lock/b", 4, 7)}
+                                         << QString() << 3;
+        QTest::newRow("after its entry went") << QList<WatchEvent>{created("/lock/a", 2), deleted("/lock/a", 3),
+                                                                     written("a", 1, "/lock/a", 2, 4)}
+                                              << "fence broken: write a/1 (token 2) committed at revision 4 while its "
+                                                 "entry /lock/a was gone"
+                                              << 0;
+        QTest::newRow("while another entry was older")
+            << QList<WatchEvent>{created("/lock/a", 2), created("/lock/b", 3), written("b", 1, "/lock/b", 3, 4)}
+            << "fence broken: write b/1 (token 3) committed at revision 4 while its entry /lock/b had create revision 3; "
+               "the oldest entry had create revision 2"
+            << 0;
+        QTest::newRow("under an older incarnation")
+            << QList<WatchEvent>{created("/lock/a", 2), deleted("/lock/a", 3), created("/lock/a", 4),
+                                 written("a", 1, "/lock/a", 2, 5)}
+            << "fence broken: write a/1 (token 2)" << 0;
+        QTest::newRow("committed twice") << QList<WatchEvent>{created("/lock/a", 2), written("a", 1, "/lock/a", 2, 3),
+                                                                written("a", 1, "/lock/a", 2, 4)}
+                                         << "write a/1 committed twice" << 1;
+        QTest::newRow("fenced key deleted") << QList<WatchEvent>{created("/lock/a", 2), deleted(fenced, 3)}
+                                            << "the fenced key was deleted" << 0;
+    }
+
+    void fencingOracle()
+    {
+        QFETCH(QList<WatchEvent>, history);
+        QFETCH(QString, verdict);
+        QFETCH(int, committed);
+        FencingOracle oracle(prefix, fenced);
+        const QString found = oracle.takeAll(history);
+        if (verdict.isEmpty())
+            QCOMPARE(found, QString());
+        else
+            QVERIFY2(found.startsWith(verdict), qPrintable(found));
+        QCOMPARE(oracle.committed().size(), committed);
+        // The first violation stays the verdict, whatever comes after it.
+        QCOMPARE(oracle.take(created("/lock/z", 1000)), found);
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_CheckerVerdicts)
+#include "tst_checkerverdicts.moc"
