@@ -90,7 +90,6 @@ ApplicationWindow {
         id: scenario
         objectName: "scenario"
         sandbox: window.sandbox
-        client: window.client
         cluster: cluster
         eventLog: eventLog
         onFinished: (succeeded, message) => {

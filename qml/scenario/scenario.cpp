@@ -67,17 +67,9 @@ void Scenario::setSandbox(Sandbox *sandbox)
     Q_EMIT sandboxChanged();
 }
 
-Client *Scenario::client() const { return m_client; }
+Client *Scenario::client() const { return m_client.get(); }
 ClusterModel *Scenario::cluster() const { return m_cluster; }
 EventLogModel *Scenario::eventLog() const { return m_eventLog; }
-
-void Scenario::setClient(Client *client)
-{
-    if (m_client == client)
-        return;
-    m_client = client;
-    Q_EMIT clientChanged();
-}
 
 void Scenario::setCluster(ClusterModel *cluster)
 {
@@ -130,8 +122,8 @@ bool Scenario::start()
         problem = tr("there is no scenario called \"%1\"; there are %2").arg(m_name, names().join(QLatin1String(", ")));
     else if (!m_sandbox || m_sandbox->state() != Sandbox::Running)
         problem = tr("scenarios run on the sandbox, and it is not running: start it first");
-    else if (!m_eventLog || !m_client)
-        problem = tr("the scenario has no event log or client to work with");
+    else if (!m_eventLog)
+        problem = tr("the scenario has no event log to write to");
     if (!problem.isEmpty()) {
         m_error = problem;
         setState(State::Failed);
@@ -141,7 +133,8 @@ bool Scenario::start()
     m_eventLog->clear();  // a fresh timeline: the events of this run, in its order
     m_etcdSide.setEventLog(m_eventLog);
     m_etcdSide.setPrefix(prefix());
-    m_etcdSide.setClient(m_client);
+    m_client = std::make_unique<Client>(ClientOptions::fromEndpoints(m_sandbox->clientUrls()));
+    m_etcdSide.setClient(m_client.get());
     m_matches.assign(m_steps.size(), Match());
     m_matchedAt.assign(m_steps.size(), -1);
     m_step = 0;
@@ -164,6 +157,7 @@ void Scenario::stop()
     m_pause.stop();
     m_actors.clear();  // closes every recipe: holds released, registrations withdrawn
     m_etcdSide.setClient(nullptr);
+    m_client.reset();
     if (m_state != State::Idle) {
         m_step = -1;
         setState(State::Idle);

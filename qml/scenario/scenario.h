@@ -35,7 +35,10 @@ class Sandbox;
 //
 // The scripts themselves (lock-partition, spurious-barrier, registration-heal, leader-death)
 // are in scenarioscripts.cpp; their participants are the scenario's own, each its own client
-// behind its own fault link, and write to the same event log as everything else.
+// behind its own fault link, and write to the same event log as everything else. What the
+// scenario itself reads and writes (etcd's side of the story, an operator's put) goes through
+// a client of its own to the sandbox's members, never through the window's: a user who switches
+// the window to a real cluster mid-scenario must not have the story write there.
 class Scenario : public QObject
 {
     Q_OBJECT
@@ -44,7 +47,6 @@ class Scenario : public QObject
     Q_PROPERTY(QString title READ title NOTIFY nameChanged)
     Q_PROPERTY(QStringList names READ names CONSTANT)
     Q_PROPERTY(Sandbox *sandbox READ sandbox WRITE setSandbox NOTIFY sandboxChanged)
-    Q_PROPERTY(QEtcd::Client *client READ client WRITE setClient NOTIFY clientChanged)
     Q_PROPERTY(QEtcd::ClusterModel *cluster READ cluster WRITE setCluster NOTIFY clusterChanged)
     Q_PROPERTY(QEtcd::EventLogModel *eventLog READ eventLog WRITE setEventLog NOTIFY eventLogChanged)
     Q_PROPERTY(bool autoplay READ autoplay WRITE setAutoplay NOTIFY autoplayChanged)
@@ -98,8 +100,8 @@ public:
     QString title() const { return m_title; }
     Sandbox *sandbox() const { return m_sandbox; }
     void setSandbox(Sandbox *sandbox);
+    // The scenario's own client to the sandbox, while a run lasts; null otherwise.
     QEtcd::Client *client() const;
-    void setClient(QEtcd::Client *client);
     QEtcd::ClusterModel *cluster() const;
     void setCluster(QEtcd::ClusterModel *cluster);
     QEtcd::EventLogModel *eventLog() const;
@@ -140,7 +142,6 @@ public:
 Q_SIGNALS:
     void nameChanged();
     void sandboxChanged();
-    void clientChanged();
     void clusterChanged();
     void eventLogChanged();
     void autoplayChanged();
@@ -171,7 +172,7 @@ private:
     std::vector<Step> m_steps;
     std::function<QString()> m_conclusion;
     QPointer<Sandbox> m_sandbox;
-    QPointer<QEtcd::Client> m_client;
+    std::unique_ptr<QEtcd::Client> m_client;  // to the sandbox's members, from start() to stop()
     QPointer<QEtcd::ClusterModel> m_cluster;
     QPointer<QEtcd::EventLogModel> m_eventLog;
     bool m_autoplay = false;

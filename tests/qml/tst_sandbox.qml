@@ -5,8 +5,9 @@ import QEtcdConsole
 
 // The console's sandbox against real etcd: three members started on loopback, a participant's
 // fault link cutting its client off and healing it, members killed, restarted, paused and
-// resumed (each in the event log), wrong calls refused without effect, and the Cluster page's
-// per-member buttons acting on the sandbox.
+// resumed (each in the event log), wrong calls refused without effect, the Cluster page's
+// per-member buttons acting on the sandbox, and a scenario that keeps to the sandbox while the
+// window looks at another cluster.
 Item {
     id: root
     width: 1280
@@ -235,6 +236,34 @@ Item {
             tryCompare(window.connection, "sandbox", false)
             tryCompare(sandbox, "state", Sandbox.Stopped, startTimeout)
             tryVerify(function() { return findChild(window.contentItem, "pauseMember-m1") === null })
+        }
+
+        // The window switched to another cluster (here the test's own etcd, standing for a real
+        // one) while the sandbox runs: a scenario started then still reads and writes only the
+        // sandbox. registration-heal writes an operator's value itself, the one write a story makes
+        // outside its participants.
+        function test_aScenarioWritesOnlyToTheSandbox() {
+            const window = createTemporaryObject(consoleWindow, root, {
+                initialSandbox: true, commandLine: { endpoints: [qetcdTest.proxyEndpoint] } })
+            verify(window)
+            const sandbox = window.sandbox
+            tryCompare(sandbox, "state", Sandbox.Running, startTimeout)
+            tryCompare(window.connection, "sandbox", true)
+            window.connection.openCommandLine()
+            tryCompare(window.connection, "sandbox", false)
+            compare(window.connection.endpoints, [qetcdTest.proxyEndpoint])
+
+            const scenario = window.scenario
+            scenario.autoplay = true
+            window.runScenario("registration-heal")
+            tryVerify(function() { return scenario.state === Scenario.Finished || scenario.state === Scenario.Failed },
+                      qetcdTest.timeout(120000), "the scenario ends")
+            compare(scenario.errorString, "")
+            compare(scenario.state, Scenario.Finished)
+            compare(qetcdTest.etcdctl(["get", "--prefix", "--keys-only", "/demo/"]).trim(), "",
+                    "nothing written to the window's cluster")
+            sandbox.stop()
+            tryCompare(sandbox, "state", Sandbox.Stopped, startTimeout)
         }
     }
 }
