@@ -143,7 +143,7 @@ TestCase {
                 "pending acquired lost keyDeleted releaseFailed")
         for (const event of story.slice(1, 4))
             compare(event.key, key)
-        verify(story[2].time <= story[3].time, "told at " + story[2].time + ", deleted at " + story[3].time)
+        verify(story[2].time < story[3].time, "told at " + story[2].time + ", deleted at " + story[3].time)
         compare(rowsOf(["etcd"], ["keyPut"])[0].key, key)
         verify(rowsOf(["A"], ["leaseSuspended"]).length >= 1)
         verify(rowsOf(["A"], ["connectionState"]).some(function(event) { return event.detail === "Lost" }))
