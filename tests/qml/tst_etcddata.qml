@@ -92,13 +92,14 @@ Item {
             // Bytes FF FE, which are not UTF-8, travel through QML as U+DCFF U+DCFE.
             const invalid = prefix + "bad\uDCFF\uDCFE"
             const replacement = prefix + "bad\uFFFD\uFFFD"
-            const page = openKeys(prefix)
-            const written = createTemporaryObject(signalSpy, root, { target: page.model, signalName: "writeFinished" })
-            page.model.create(invalid, "one")
-            page.model.create(replacement, "two")
-            tryCompare(written, "count", 2, qetcdTest.timeout(10000))
             const invalidBytes = hex(prefix + "bad\u00FF\u00FE")
             const replacementBytes = hex(prefix + "bad\u00EF\u00BF\u00BD\u00EF\u00BF\u00BD")
+            verify(qetcdTest.putBytes(invalidBytes.split("\\x").join(""), "one"))
+            const page = openKeys(prefix)
+            const written = createTemporaryObject(signalSpy, root, { target: page.model, signalName: "writeFinished" })
+            // The other through the page: it writes the key it is given, byte for byte.
+            page.model.create(replacement, "two")
+            tryCompare(written, "count", 1, qetcdTest.timeout(10000))
             compare(storedKeys(prefix), [invalidBytes, replacementBytes].sort())
 
             tryCompare(page.model, "count", 2, qetcdTest.timeout(10000))
@@ -110,8 +111,8 @@ Item {
             tryVerify(function() { return page.model.selected.value === "one" }, qetcdTest.timeout(10000))
             compare(findChild(page, "selectedKeyLabel").text, prefix + "bad\\xFF\\xFE")
             page.model.remove(invalid, page.model.selected.modRevision)
-            tryCompare(written, "count", 3, qetcdTest.timeout(10000))
-            verify(written.signalArguments[2][2].isOk, written.signalArguments[2][2].message)
+            tryCompare(written, "count", 2, qetcdTest.timeout(10000))
+            verify(written.signalArguments[1][2].isOk, written.signalArguments[1][2].message)
             compare(storedKeys(prefix), [replacementBytes])
             tryCompare(page.model, "count", 1, qetcdTest.timeout(10000))
             compare(page.model.indexOf(replacement), 0)
