@@ -243,6 +243,7 @@ ApplicationWindow {
                 ToolTip.delay: 600
             }
             Label {
+                textFormat: Text.PlainText
                 text: window.endpoints.join(", ")
                 color: Theme.mutedText
                 font.family: Theme.monoFamily
@@ -264,6 +265,7 @@ ApplicationWindow {
             }
             Item { Layout.fillWidth: true }
             Label {
+                textFormat: Text.PlainText
                 text: cluster.status === ModelStatus.Ready ? qsTr("rev %1").arg(Format.count(cluster.revision)) : ""
                 color: Theme.mutedText
                 font.family: Theme.monoFamily

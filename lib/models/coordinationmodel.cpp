@@ -1,6 +1,7 @@
 #include "coordinationmodel.h"
 
 #include "continuation_p.h"
+#include "displaytext.h"
 
 #include "sortedmerge_p.h"
 
@@ -17,7 +18,7 @@ QVariantList entriesOf(const QList<CoordinationEntry> &entries)
     QVariantList list;
     for (const CoordinationEntry &entry : entries) {
         list.append(QVariantMap{
-            {QStringLiteral("key"), QString::fromUtf8(entry.key)},
+            {QStringLiteral("key"), DisplayText::fromBytes(entry.key)},
             {QStringLiteral("name"), entry.displayName()},
             {QStringLiteral("clientId"), entry.name},
             {QStringLiteral("host"), entry.host},
@@ -169,7 +170,7 @@ QVariant CoordinationModel::data(const QModelIndex &index, int role) const
         return object.kindName();
     case Qt::DisplayRole:
     case NameRole:
-        return QString::fromUtf8(object.path);
+        return DisplayText::fromBytes(object.path);
     case HoldersRole:
         return entriesOf(object.holders);
     case WaitersRole:
@@ -199,7 +200,7 @@ QVariant CoordinationModel::data(const QModelIndex &index, int role) const
     case KeysRole: {
         QStringList keys;
         for (const QByteArray &key : object.keys)
-            keys.append(QString::fromUtf8(key));
+            keys.append(DisplayText::fromBytes(key));
         return keys;
     }
     }

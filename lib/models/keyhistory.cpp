@@ -1,6 +1,7 @@
 #include "keyhistory.h"
 
 #include "continuation_p.h"
+#include "displaytext.h"
 #include "valuedescription_p.h"
 
 namespace QEtcd {
@@ -25,14 +26,15 @@ void KeyHistory::setClient(Client *client)
 
 QString KeyHistory::key() const
 {
-    return QString::fromUtf8(m_key);
+    return DisplayText::fromBytes(m_key);
 }
 
 void KeyHistory::setKey(const QString &key)
 {
-    if (key.toUtf8() == m_key)
+    const QByteArray bytes = DisplayText::toBytes(key);
+    if (bytes == m_key)
         return;
-    m_key = key.toUtf8();
+    m_key = bytes;
     Q_EMIT keyChanged();
     latest();
 }

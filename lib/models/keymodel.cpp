@@ -1,6 +1,7 @@
 #include "keymodel.h"
 
 #include "continuation_p.h"
+#include "displaytext.h"
 #include "keyindex_p.h"
 #include "sortedmerge_p.h"
 #include "valuedescription_p.h"
@@ -188,7 +189,7 @@ void KeyModel::onSelectedChanged()
 
 QString KeyModel::selectedKey() const
 {
-    return QString::fromUtf8(m_index->selectedKey());
+    return DisplayText::fromBytes(m_index->selectedKey());
 }
 
 void KeyModel::setSelectedKey(const QString &key)
@@ -196,7 +197,7 @@ void KeyModel::setSelectedKey(const QString &key)
     if (key == selectedKey())
         return;
     m_selectionPending = m_frozen != nullptr;
-    m_index->select(key.toUtf8());
+    m_index->select(DisplayText::toBytes(key));
 }
 
 QVariantMap KeyModel::selected() const
@@ -237,7 +238,7 @@ void KeyModel::fetchAll()
 
 int KeyModel::indexOf(const QString &key) const
 {
-    const QByteArray k = key.toUtf8();
+    const QByteArray k = DisplayText::toBytes(key);
     const std::vector<KeyEntry> &entries = rows();
     const auto it = std::lower_bound(entries.begin(), entries.end(), k,
                                      [](const KeyEntry &entry, const QByteArray &key) { return entry.key < key; });
@@ -246,13 +247,13 @@ int KeyModel::indexOf(const QString &key) const
 
 void KeyModel::create(const QString &key, const QString &value)
 {
-    const QByteArray k = key.toUtf8();
+    const QByteArray k = DisplayText::toBytes(key);
     write(QStringLiteral("create"), k, Compare::absent(k), TxnOp::put(k, value.toUtf8()));
 }
 
 void KeyModel::update(const QString &key, const QString &value, qint64 expectedModRevision)
 {
-    const QByteArray k = key.toUtf8();
+    const QByteArray k = DisplayText::toBytes(key);
     // A new value keeps the key's lease: an edit must not turn a holder's key into a permanent one.
     PutOptions keepLease;
     keepLease.ignoreLease = true;
@@ -262,14 +263,14 @@ void KeyModel::update(const QString &key, const QString &value, qint64 expectedM
 
 void KeyModel::remove(const QString &key, qint64 expectedModRevision)
 {
-    const QByteArray k = key.toUtf8();
+    const QByteArray k = DisplayText::toBytes(key);
     write(QStringLiteral("remove"), k, Compare::modRevision(k, CompareResult::Equal, expectedModRevision),
           TxnOp::remove(k));
 }
 
 void KeyModel::write(const QString &action, const QByteArray &key, const Compare &expected, const TxnOp &change)
 {
-    const QString name = QString::fromUtf8(key);
+    const QString name = DisplayText::fromBytes(key);
     if (!client()) {
         Q_EMIT writeFinished(action, name, Status(StatusCode::NotStarted, name + QStringLiteral(": no client to write with")));
         return;
@@ -315,9 +316,9 @@ QVariant KeyModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
     case KeyRole:
-        return QString::fromUtf8(entry.key);
+        return DisplayText::fromBytes(entry.key);
     case NameRole:
-        return QString::fromUtf8(entry.key.mid(m_index->prefix().size()));
+        return DisplayText::fromBytes(entry.key.mid(m_index->prefix().size()));
     case CreateRevisionRole:
         return entry.createRevision;
     case ModRevisionRole:

@@ -102,6 +102,7 @@ ConsolePage {
                     Label {
                         visible: cell.error.length > 0
                         text: cell.error
+                        textFormat: Text.PlainText
                         color: Theme.bad
                         font.pixelSize: Theme.smallFont
                         wrapMode: Text.WordWrap

@@ -38,19 +38,19 @@ Rectangle {
             Layout.fillWidth: true
             Label {
                 visible: card.kindLabel.length > 0
+                textFormat: Text.PlainText
                 text: card.kindLabel.toUpperCase()
                 color: Theme.mutedText
                 font.pixelSize: Theme.smallFont
                 font.bold: true
                 font.letterSpacing: 0.5
             }
-            Label {
-                text: card.title
+            EtcdLabel {
+                value: card.title
                 color: Theme.text
                 font.pixelSize: Theme.bodyFont + 1
                 font.bold: true
                 font.family: card.kindLabel.length > 0 ? Theme.monoFamily : Qt.application.font.family
-                elide: Text.ElideMiddle
                 Layout.fillWidth: true
             }
             RowLayout { id: badgeSlot; spacing: Theme.spacing }

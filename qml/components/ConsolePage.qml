@@ -39,6 +39,7 @@ Page {
             ColumnLayout {
                 spacing: 0
                 Label {
+                    textFormat: Text.PlainText
                     text: page.title
                     color: Theme.text
                     font.pixelSize: Theme.titleFont
@@ -46,6 +47,7 @@ Page {
                 }
                 Label {
                     text: page.subtitle
+                    textFormat: Text.PlainText
                     visible: text.length > 0
                     color: Theme.mutedText
                     font.pixelSize: Theme.smallFont

@@ -49,6 +49,7 @@ Item {
     Text {
         anchors.centerIn: parent
         visible: ring.width >= 26
+        textFormat: Text.PlainText
         text: ring.remaining < 10 ? ring.remaining.toFixed(1) : Math.round(ring.remaining)
         color: Theme.text
         font.family: Qt.application.font.family

@@ -22,6 +22,7 @@ ColumnLayout {
         color: parent.error ? Theme.bad : Theme.text
         font.pixelSize: Theme.titleFont
         font.bold: true
+        textFormat: Text.PlainText
         horizontalAlignment: Text.AlignHCenter
         Layout.alignment: Qt.AlignHCenter
     }
@@ -31,6 +32,7 @@ ColumnLayout {
         color: Theme.mutedText
         font.pixelSize: Theme.bodyFont
         wrapMode: Text.WordWrap
+        textFormat: Text.PlainText
         horizontalAlignment: Text.AlignHCenter
         Layout.maximumWidth: 520
         Layout.alignment: Qt.AlignHCenter

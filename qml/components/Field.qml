@@ -15,14 +15,15 @@ RowLayout {
     spacing: Theme.spacing
     Layout.fillWidth: true
     Label {
+        textFormat: Text.PlainText
         text: parent.label
         color: Theme.mutedText
         font.pixelSize: Theme.smallFont
         Layout.preferredWidth: 92
         Layout.alignment: parent.wraps ? Qt.AlignBaseline : Qt.AlignVCenter
     }
-    Label {
-        text: parent.value
+    EtcdLabel {
+        value: parent.value
         color: parent.valueColor
         font.pixelSize: Theme.bodyFont
         font.family: parent.mono ? Theme.monoFamily : Qt.application.font.family

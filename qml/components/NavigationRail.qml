@@ -45,6 +45,7 @@ Rectangle {
                 leftPadding: 8
                 Label {
                     width: 18
+                    textFormat: Text.PlainText
                     text: entry.modelData.glyph
                     horizontalAlignment: Text.AlignHCenter
                     color: entry.highlighted ? "white" : Theme.railText
@@ -52,6 +53,7 @@ Rectangle {
                     anchors.verticalCenter: parent.verticalCenter
                 }
                 Label {
+                    textFormat: Text.PlainText
                     text: entry.modelData.title
                     color: entry.highlighted ? "white" : Theme.railText
                     font.pixelSize: Theme.bodyFont

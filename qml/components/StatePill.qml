@@ -25,6 +25,7 @@ Rectangle {
         }
         Label {
             id: label
+            textFormat: Text.PlainText
             text: pill.text
             color: pill.foreground
             font.pixelSize: Theme.smallFont

@@ -30,26 +30,26 @@ Rectangle {
         anchors.leftMargin: Theme.padding
         anchors.rightMargin: Theme.padding
         spacing: Theme.padding
-        Label {
+        EtcdLabel {
             objectName: "statusEndpoint"
-            text: bar.endpoint.length === 0 ? qsTr("No endpoint answered yet")
+            value: bar.endpoint.length === 0 ? qsTr("No endpoint answered yet")
                 : bar.member.length > 0 ? qsTr("%1 · member %2 answers").arg(bar.endpoint).arg(bar.member)
                 : bar.endpoint
             color: Theme.text
             font.pixelSize: Theme.smallFont
             font.family: Theme.monoFamily
-            elide: Text.ElideMiddle
             Layout.maximumWidth: 460
         }
-        Label {
+        EtcdLabel {
             visible: bar.members > 0
-            text: qsTr("leader %1 · %2 of %3 members healthy").arg(bar.leader || qsTr("none")).arg(bar.healthy).arg(bar.members)
+            value: qsTr("leader %1 · %2 of %3 members healthy").arg(bar.leader || qsTr("none")).arg(bar.healthy).arg(bar.members)
             color: bar.healthy < bar.members || !bar.leader ? Theme.warning : Theme.mutedText
             font.pixelSize: Theme.smallFont
         }
         Item { Layout.fillWidth: true }
         Label {
             objectName: "statusRefresh"
+            textFormat: Text.PlainText
             text: bar.paused ? qsTr("Paused at %1: live updates are frozen").arg(bar.clock(bar.pausedAtMs))
                 : bar.error.length > 0 ? qsTr("Refresh failed: %1 · trying again").arg(bar.error)
                 : bar.lastRefreshMs > 0 ? qsTr("Refreshed %1").arg(bar.clock(bar.lastRefreshMs))

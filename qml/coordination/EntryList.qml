@@ -1,6 +1,7 @@
 import QtQuick
 import QtQuick.Controls
 import QtQuick.Layouts
+import QEtcd
 import QEtcdConsole
 
 // Holders, waiters, candidates or members of a coordination object, one line each: who (the
@@ -23,6 +24,7 @@ ColumnLayout {
     visible: model.length > 0 || emptyText.length > 0
 
     Label {
+        textFormat: Text.PlainText
         text: entries.heading
         color: Theme.mutedText
         font.pixelSize: Theme.smallFont
@@ -30,6 +32,7 @@ ColumnLayout {
     }
     Label {
         visible: entries.model.length === 0
+        textFormat: Text.PlainText
         text: entries.emptyText
         color: Theme.mutedText
         font.pixelSize: Theme.bodyFont
@@ -46,30 +49,34 @@ ColumnLayout {
             Layout.fillWidth: true
             Label {
                 visible: entries.numbered
+                textFormat: Text.PlainText
                 text: (index + 1) + "."
                 color: Theme.mutedText
                 Layout.preferredWidth: 18
             }
-            Label {
-                text: entries.showValue && modelData.value && !modelData.clientId ? modelData.value
+            EtcdLabel {
+                value: entries.showValue && modelData.value && !modelData.clientId ? modelData.value
                     : modelData.clientId || modelData.name || modelData.key
                 color: Theme.text
                 font.bold: !entries.numbered
-                elide: Text.ElideMiddle
                 Layout.fillWidth: true
-                ToolTip.visible: hover.hovered
-                ToolTip.text: qsTr("key %1\nlease %2\nvalue %3").arg(modelData.key).arg(modelData.lease || "none")
-                                  .arg(modelData.value || "(empty)")
+                EtcdToolTip {
+                    visible: hover.hovered
+                    delay: 0
+                    text: qsTr("key %1\nlease %2\nvalue %3").arg(DisplayText.escape(modelData.key)).arg(modelData.lease || "none")
+                              .arg(modelData.value ? DisplayText.escape(modelData.value) : "(empty)")
+                }
                 HoverHandler { id: hover }
             }
-            Label {
+            EtcdLabel {
                 visible: !!modelData.host
-                text: modelData.host + (modelData.pid ? ", pid " + modelData.pid : "")
+                value: modelData.host + (modelData.pid ? ", pid " + modelData.pid : "")
                 color: Theme.mutedText
                 font.pixelSize: Theme.smallFont
             }
             Label {
                 visible: entries.showToken
+                textFormat: Text.PlainText
                 text: qsTr("token %1").arg(Format.count(modelData.createRevision))
                 color: Theme.mutedText
                 font.family: Theme.monoFamily
@@ -89,6 +96,7 @@ ColumnLayout {
             }
             Label {
                 visible: modelData.sinceMs > 0
+                textFormat: Text.PlainText
                 text: Format.duration(entries.now - modelData.sinceMs)
                 color: Theme.mutedText
                 font.pixelSize: Theme.smallFont

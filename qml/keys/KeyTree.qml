@@ -57,27 +57,29 @@ ColumnLayout {
                 spacing: 6
                 Item { Layout.preferredWidth: node.depth * 16 }
                 Label {
+                    textFormat: Text.PlainText
                     text: node.hasChildren ? (node.expanded ? "\u25BE" : "\u25B8") : ""
                     color: Theme.mutedText
                     Layout.preferredWidth: 12
                 }
-                Label {
-                    text: node.name
+                EtcdLabel {
+                    value: node.name
                     font.family: Theme.monoFamily
                     font.pixelSize: Theme.bodyFont - 1
                     font.bold: node.hasChildren
                     color: Theme.text
-                    elide: Text.ElideMiddle
                     Layout.fillWidth: true
                 }
                 Label {
                     visible: node.hasChildren
+                    textFormat: Text.PlainText
                     text: qsTr("%n key(s)", "", node.keyCount)
                     color: Theme.mutedText
                     font.pixelSize: Theme.smallFont
                 }
                 Label {
                     visible: node.lease.length > 0
+                    textFormat: Text.PlainText
                     text: "\u25F4 " + node.lease
                     color: Theme.mutedText
                     font.family: Theme.monoFamily
@@ -98,6 +100,7 @@ ColumnLayout {
             anchors.leftMargin: Theme.padding
             anchors.rightMargin: Theme.spacing
             Label {
+                textFormat: Text.PlainText
                 text: qsTr("%1 of %2 keys in the tree").arg(Format.count(root.keyModel.count)).arg(Format.count(root.keyModel.total))
                 color: Theme.mutedText
                 font.pixelSize: Theme.smallFont

@@ -102,8 +102,8 @@ ConsolePage {
                     page.select("");
                 return;
             }
-            page.writeError = action === "update" ? qsTr("The new value of %1 was not written: %2").arg(key).arg(page.advise(status))
-                                                  : qsTr("%1 was not deleted: %2").arg(key).arg(page.advise(status));
+            page.writeError = action === "update" ? qsTr("The new value of %1 was not written: %2").arg(DisplayText.escape(key)).arg(page.advise(status))
+                                                  : qsTr("%1 was not deleted: %2").arg(DisplayText.escape(key)).arg(page.advise(status));
         }
     }
     KeyHistory {
@@ -126,7 +126,7 @@ ConsolePage {
         title: qsTr("Write the new value?")
         confirmText: qsTr("Write")
         message: qsTr("%1 gets the value you edited (%2, was %3). It is written only if nobody changed the key since revision %4, and it keeps its lease.")
-                     .arg(keys.selectedKey).arg(Format.bytes(editor.utf8Length)).arg(Format.bytes(keys.selected.size || 0))
+                     .arg(DisplayText.escape(keys.selectedKey)).arg(Format.bytes(editor.utf8Length)).arg(Format.bytes(keys.selected.size || 0))
                      .arg(keys.selected.modRevision || 0)
         onConfirmed: keys.update(keys.selectedKey, editor.text, keys.selected.modRevision)
     }
@@ -137,7 +137,7 @@ ConsolePage {
         confirmText: qsTr("Delete")
         destructive: true
         message: qsTr("%1 and its value (%2, revision %3) are deleted. Only if nobody changed the key since. Earlier values stay readable until etcd compacts them.")
-                     .arg(keys.selectedKey).arg(Format.bytes(keys.selected.size || 0)).arg(keys.selected.modRevision || 0)
+                     .arg(DisplayText.escape(keys.selectedKey)).arg(Format.bytes(keys.selected.size || 0)).arg(keys.selected.modRevision || 0)
                  + (keys.selected.lease ? "\n\n" + qsTr("The key belongs to lease %1: whatever holds it (a lock, a registration) loses it.").arg(keys.selected.lease) : "")
         onConfirmed: keys.remove(keys.selectedKey, keys.selected.modRevision)
     }
@@ -202,16 +202,16 @@ ConsolePage {
                     }
                     contentItem: RowLayout {
                         spacing: Theme.spacing
-                        Label {
-                            text: keyRow.key
+                        EtcdLabel {
+                            value: keyRow.key
                             font.family: Theme.monoFamily
                             font.pixelSize: Theme.bodyFont - 1
                             color: Theme.text
-                            elide: Text.ElideMiddle
                             Layout.fillWidth: true
                         }
                         Label {
                             visible: keyRow.lease.length > 0
+                            textFormat: Text.PlainText
                             text: "\u25F4 " + keyRow.lease
                             color: Theme.mutedText
                             font.family: Theme.monoFamily
@@ -251,13 +251,13 @@ ConsolePage {
                 RowLayout {
                     spacing: Theme.spacing
                     Layout.fillWidth: true
-                    Label {
-                        text: keys.selectedKey
+                    EtcdLabel {
+                        objectName: "selectedKeyLabel"
+                        value: keys.selectedKey
                         font.family: Theme.monoFamily
                         font.bold: true
                         font.pixelSize: Theme.bodyFont + 1
                         color: Theme.text
-                        elide: Text.ElideMiddle
                         Layout.fillWidth: true
                     }
                     WriteButton {

@@ -33,6 +33,7 @@ ColumnLayout {
         }
         Label {
             objectName: "versionLabel"
+            textFormat: Text.PlainText
             text: stepper.latestVersion > 0 ? qsTr("%1 of %2").arg(stepper.shownVersion).arg(stepper.latestVersion) : "—"
             color: Theme.text
             font.family: Theme.monoFamily
@@ -73,6 +74,7 @@ ColumnLayout {
     Label {
         objectName: "historyNote"
         visible: text.length > 0
+        textFormat: Text.PlainText
         text: stepper.history.compacted
               ? qsTr("etcd has compacted revision %1: the values before version %2 are gone for good.")
                     .arg(Format.count(stepper.history.compactedRevision)).arg(stepper.shownVersion)

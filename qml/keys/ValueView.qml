@@ -43,6 +43,7 @@ ColumnLayout {
         }
         Item { Layout.fillWidth: true }
         Label {
+            textFormat: Text.PlainText
             text: view.views.truncated ? qsTr("%1 — too large to show whole; the beginning is shown").arg(Format.bytes(view.views.size))
                                        : Format.bytes(view.views.size)
             color: view.views.truncated ? Theme.warning : Theme.mutedText
@@ -82,9 +83,9 @@ ColumnLayout {
             anchors.top: parent.top
             anchors.margins: Theme.padding
             spacing: 4
-            Label {
+            EtcdLabel {
                 objectName: "recipeTitle"
-                text: view.recipe.title
+                value: view.recipe.title
                 color: Theme.text
                 font.bold: true
                 font.family: Theme.monoFamily

@@ -63,8 +63,8 @@ ConsolePage {
         confirmText: qsTr("Revoke")
         destructive: true
         message: (keys.length === 0 ? qsTr("The lease has no keys.")
-                                    : qsTr("etcd deletes its %n key(s) at once: %1.", "", keys.length).arg(keys.slice(0, 3).join(", ") + (keys.length > 3 ? ", …" : "")))
-                 + (owner ? "\n\n" + qsTr("It belongs to %1: its holder loses it now, and the next in line may take over.").arg(owner) : "")
+                                    : qsTr("etcd deletes its %n key(s) at once: %1.", "", keys.length).arg(DisplayText.escape(keys.slice(0, 3).join(", ")) + (keys.length > 3 ? ", …" : "")))
+                 + (owner ? "\n\n" + qsTr("It belongs to %1: its holder loses it now, and the next in line may take over.").arg(DisplayText.escape(owner)) : "")
         onConfirmed: leases.revoke(leaseId)
     }
     Timer {
@@ -100,6 +100,7 @@ ConsolePage {
                     delegate: Label {
                         required property var modelData
                         readonly property bool sortedBy: modelData.sortRole !== undefined && sorted.sortRole === modelData.sortRole
+                        textFormat: Text.PlainText
                         text: modelData.title + (sortedBy ? (sorted.descending ? "  \u25BC" : "  \u25B2") : "")
                         color: sortedBy ? Theme.text : Theme.mutedText
                         font.pixelSize: Theme.smallFont
@@ -152,6 +153,7 @@ ConsolePage {
                     anchors.rightMargin: Theme.padding
                     spacing: Theme.padding
                     Label {
+                        textFormat: Text.PlainText
                         text: row.leaseId
                         font.family: Theme.monoFamily
                         color: Theme.text
@@ -170,23 +172,23 @@ ConsolePage {
                             Layout.preferredWidth: 110
                         }
                         Label {
+                            textFormat: Text.PlainText
                             text: qsTr("%1 of %2 s").arg(row.remaining.toFixed(row.remaining < 10 ? 1 : 0)).arg(row.grantedTtl)
                             color: Theme.mutedText
                             font.pixelSize: Theme.smallFont
                             Layout.fillWidth: true
                         }
                     }
-                    Label {
-                        text: row.owner || "—"
+                    EtcdLabel {
+                        value: row.owner || "—"
                         color: row.owner ? Theme.text : Theme.mutedText
-                        elide: Text.ElideMiddle
                         font.family: Theme.monoFamily
                         Layout.preferredWidth: 260
                         Layout.minimumWidth: 260
                         Layout.maximumWidth: 260
                     }
-                    Label {
-                        text: row.keys.length === 0 ? qsTr("no keys") : row.keys.join("  ")
+                    EtcdLabel {
+                        value: row.keys.length === 0 ? qsTr("no keys") : row.keys.join("  ")
                         color: row.keys.length === 0 ? Theme.mutedText : Theme.text
                         font.family: Theme.monoFamily
                         font.pixelSize: Theme.smallFont

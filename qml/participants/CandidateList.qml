@@ -27,10 +27,10 @@ ColumnLayout {
     }
     Repeater {
         model: list.candidates.slice(0, 5)
-        delegate: Label {
+        delegate: EtcdLabel {
             required property var modelData
             required property int index
-            text: "%1. %2%3  ·  term %4".arg(index + 1).arg(modelData.value || modelData.clientId)
+            value: "%1. %2%3  ·  term %4".arg(index + 1).arg(modelData.value || modelData.clientId)
                   .arg(modelData.key === list.ownKey ? qsTr(" (this participant)") : "").arg(Format.count(modelData.createRevision))
             color: modelData.isLeader ? Theme.text : Theme.mutedText
             font.pixelSize: Theme.smallFont
@@ -41,6 +41,7 @@ ColumnLayout {
     }
     Label {
         visible: list.candidates.length > 5
+        textFormat: Text.PlainText
         text: qsTr("and %n more", "", list.candidates.length - 5)
         color: Theme.mutedText
         font.pixelSize: Theme.smallFont

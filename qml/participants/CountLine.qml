@@ -19,6 +19,7 @@ RowLayout {
     spacing: Theme.spacing
     Layout.fillWidth: true
     Label {
+        textFormat: Text.PlainText
         text: line.label
         color: Theme.mutedText
         font.pixelSize: Theme.smallFont
@@ -40,6 +41,7 @@ RowLayout {
     Label {
         objectName: "countNote"
         text: line.note
+        textFormat: Text.PlainText
         color: Theme.text
         font.pixelSize: Theme.smallFont
         elide: Text.ElideRight

@@ -27,6 +27,7 @@ RowLayout {
         Layout.preferredHeight: 32
     }
     Label {
+        textFormat: Text.PlainText
         text: qsTr("%1 s of %2 s left").arg(line.remaining.toFixed(1)).arg(line.ttl)
         color: Theme.text
         font.pixelSize: Theme.bodyFont

@@ -79,6 +79,7 @@ Card {
         }
         Label {
             objectName: "leaseId"
+            textFormat: Text.PlainText
             text: card.leaseHolder.leaseId.length > 0 ? card.leaseHolder.leaseId
                 : qsTr("none")
             color: card.leaseHolder.leaseId.length > 0 ? Theme.text : Theme.mutedText

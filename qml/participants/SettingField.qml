@@ -17,6 +17,7 @@ RowLayout {
     spacing: Theme.spacing
     Layout.fillWidth: true
     Label {
+        textFormat: Text.PlainText
         text: line.label
         color: Theme.mutedText
         font.pixelSize: Theme.smallFont

@@ -38,6 +38,7 @@ ToolButton {
             }
         }
         Label {
+            textFormat: Text.PlainText
             text: control.text
             color: control.sandboxState === Sandbox.Failed ? Theme.bad : Theme.text
             font.pixelSize: Theme.bodyFont
@@ -78,6 +79,7 @@ ToolButton {
             height: visible ? implicitHeight : 0
             width: 380
             padding: 12
+            textFormat: Text.PlainText
             text: control.sandbox.errorString
             color: Theme.bad
             wrapMode: Text.Wrap

@@ -70,6 +70,7 @@ ColumnLayout {
             background: bar.softTone
         }
         Label {
+            textFormat: Text.PlainText
             text: bar.model.pid > 0 ? qsTr("pid %1").arg(bar.model.pid) : ""
             color: Theme.mutedText
             font.family: Theme.monoFamily

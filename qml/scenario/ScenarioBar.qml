@@ -34,6 +34,7 @@ Rectangle {
             spacing: 2
             Layout.preferredWidth: 190
             Label {
+                textFormat: Text.PlainText
                 text: bar.scenario.title
                 font.bold: true
                 color: bar.tone
@@ -42,6 +43,7 @@ Rectangle {
             }
             Label {
                 objectName: "scenarioProgress"
+                textFormat: Text.PlainText
                 text: bar.scenario.state === Scenario.Finished ? qsTr("Done, all %1 steps").arg(bar.scenario.stepCount)
                     : bar.scenario.state === Scenario.Failed ? qsTr("Failed")
                     : bar.readyToPlay ? qsTr("Ready, %1 steps").arg(bar.scenario.stepCount)
@@ -72,6 +74,7 @@ Rectangle {
                     Layout.preferredHeight: 16
                 }
                 Label {
+                    textFormat: Text.PlainText
                     text: qsTr("Waiting for: %1").arg(bar.scenario.awaiting)
                     color: Theme.mutedText
                     font.pixelSize: Theme.smallFont

@@ -44,6 +44,7 @@ Rectangle {
                 Layout.preferredWidth: 320
             }
             Label {
+                textFormat: Text.PlainText
                 text: view.eventLog && view.eventLog.filter
                       ? qsTr("%1 of %2 events").arg(Format.count(view.eventLog.count)).arg(Format.count(view.timeline.eventCount))
                       : qsTr("%n event(s)", "", view.timeline.eventCount)
@@ -53,6 +54,7 @@ Rectangle {
             Label {
                 objectName: "exportNote"
                 text: view.note
+                textFormat: Text.PlainText
                 color: view.noteIsError ? Theme.bad : Theme.good
                 font.pixelSize: Theme.smallFont
                 elide: Text.ElideMiddle
@@ -88,6 +90,7 @@ Rectangle {
                 model: view.columns
                 delegate: Label {
                     required property var modelData
+                    textFormat: Text.PlainText
                     text: modelData.title
                     color: Theme.mutedText
                     font.pixelSize: Theme.smallFont
@@ -143,18 +146,18 @@ Rectangle {
                     anchors.rightMargin: Theme.spacing
                     spacing: Theme.padding
                     Label {
+                        textFormat: Text.PlainText
                         text: view.timeline.clockText(row.time)
                         color: Theme.mutedText
                         font.family: Theme.monoFamily
                         font.pixelSize: Theme.smallFont
                         Layout.preferredWidth: view.columns[0].width
                     }
-                    Label {
-                        text: row.participant
+                    EtcdLabel {
+                        value: row.participant
                         color: Theme.text
                         font.family: Theme.monoFamily
                         font.pixelSize: Theme.smallFont
-                        elide: Text.ElideMiddle
                         Layout.preferredWidth: view.columns[1].width
                     }
                     RowLayout {
@@ -166,16 +169,16 @@ Rectangle {
                             Layout.preferredWidth: 12
                             Layout.preferredHeight: 12
                         }
-                        Label {
-                            text: row.spurious ? qsTr("%1 (spurious)").arg(row.kind) : row.kind
+                        EtcdLabel {
+                            value: row.spurious ? qsTr("%1 (spurious)").arg(row.kind) : row.kind
                             color: Theme.text
                             font.pixelSize: Theme.smallFont
                             elide: Text.ElideRight
                             Layout.fillWidth: true
                         }
                     }
-                    Label {
-                        text: row.detail
+                    EtcdLabel {
+                        value: row.detail
                         color: Theme.text
                         font.pixelSize: Theme.smallFont
                         elide: Text.ElideRight
@@ -184,12 +187,11 @@ Rectangle {
                         Layout.preferredWidth: 0
                         Layout.fillWidth: true
                     }
-                    Label {
-                        text: row.key
+                    EtcdLabel {
+                        value: row.key
                         color: Theme.mutedText
                         font.family: Theme.monoFamily
                         font.pixelSize: Theme.smallFont
-                        elide: Text.ElideMiddle
                         Layout.preferredWidth: view.columns[4].width
                     }
                 }

@@ -127,10 +127,9 @@ Item {
                 anchors.verticalCenter: parent.verticalCenter
                 x: Theme.spacing
                 width: area.laneLabelWidth - 2 * Theme.spacing
-                Label {
+                EtcdLabel {
                     width: parent.width
-                    text: laneLabel.modelData
-                    elide: Text.ElideMiddle
+                    value: laneLabel.modelData
                     color: Theme.text
                     font.family: Theme.monoFamily
                     font.pixelSize: area.laneHeight < 18 ? Theme.smallFont - 1 : Theme.bodyFont
@@ -138,6 +137,7 @@ Item {
                 }
                 Label {
                     visible: area.laneHeight >= 40
+                    textFormat: Text.PlainText
                     text: laneLabel.member ? qsTr("etcd member") : qsTr("participant")
                     color: Theme.mutedText
                     font.pixelSize: Theme.smallFont
@@ -160,6 +160,7 @@ Item {
                 x: Math.max(0, Math.min(parent.width - width, at - width / 2))
                 y: 3
                 visible: at >= 0 && at <= parent.width
+                textFormat: Text.PlainText
                 text: modelData.text
                 color: Theme.mutedText
                 font.family: Theme.monoFamily

@@ -22,6 +22,7 @@ Flow {
             }
             Label {
                 anchors.verticalCenter: parent.verticalCenter
+                textFormat: Text.PlainText
                 text: legend.timeline.glyphTitle(parent.modelData)
                 color: Theme.text
                 font.pixelSize: Theme.smallFont

@@ -51,6 +51,7 @@ ConsolePage {
         spacing: Theme.spacing
         Label {
             objectName: "windowLabel"
+            textFormat: Text.PlainText
             text: timeline.wholeLogShown ? qsTr("Whole log, %1").arg(Format.duration(timeline.windowLength * 1000))
                                          : qsTr("Window %1").arg(Format.duration(timeline.windowLength * 1000))
             color: Theme.mutedText

@@ -1,5 +1,7 @@
 #include "qmltestsetup.h"
 
+#include "../common/awaitfuture.h"
+
 #include <QEtcd/client.h>
 #include <QEtcd/testtimeouts.h>
 
@@ -60,6 +62,13 @@ void QmlTestSetup::setFault(const QString &mode)
 QString QmlTestSetup::etcdctl(const QStringList &arguments) const
 {
     return QString::fromUtf8(m_cluster.etcdctl(arguments));
+}
+
+bool QmlTestSetup::putBytes(const QString &keyHex, const QString &value) const
+{
+    QEtcd::Client client(QEtcd::ClientOptions::fromEndpoints({endpoint()}));
+    const auto put = client.put(QByteArray::fromHex(keyHex.toLatin1()), value.toUtf8());
+    return QEtcd::Testing::awaitFuture(put) && put.result().status;
 }
 
 QString QmlTestSetup::setEnvironmentVariable(const QString &name, const QString &value)

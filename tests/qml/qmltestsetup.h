@@ -39,6 +39,9 @@ public:
     Q_INVOKABLE void setFault(const QString &mode);
     // etcdctl against the member; its standard output.
     Q_INVOKABLE QString etcdctl(const QStringList &arguments) const;
+    // Puts value at the key whose bytes keyHex spells in hex, which need not be UTF-8 (etcdctl
+    // takes its keys as text); false when etcd did not take it.
+    Q_INVOKABLE bool putBytes(const QString &keyHex, const QString &value) const;
     // Sets an environment variable of this process (unsets it when value is empty), for code
     // that reads one, such as QETCD_ETCD_BINARY; returns the value it had.
     Q_INVOKABLE QString setEnvironmentVariable(const QString &name, const QString &value);
