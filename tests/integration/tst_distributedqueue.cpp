@@ -56,7 +56,8 @@ private Q_SLOTS:
     }
 
     // The queue is destroyed while a take's delete is on its way: the take still ends, with
-    // the item, since the delete took it out of etcd. It used to hang for ever, the item gone.
+    // the item, since the delete took it out of etcd. It used to end without an answer (its
+    // promise dropped with the continuation), the item gone.
     void queueDestroyedWhileTheTakesDeleteIsInFlight()
     {
         QFETCH(bool, priority);
@@ -90,6 +91,8 @@ private Q_SLOTS:
         fifo.reset();
         byPriority.reset();
         QVERIFY2(awaitFuture(taking, 10s), "the take never ended");
+        // Its promise dropped unanswered, the future would end cancelled, without a result.
+        QVERIFY2(!taking.isCanceled() && taking.resultCount() == 1, "the take ended without an answer");
         const QueueItem item = taking.result();
         QCOMPARE(item.status, Status());
         QCOMPARE(item.value, QByteArray("job"));
