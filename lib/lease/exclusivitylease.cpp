@@ -1,4 +1,5 @@
 #include "exclusivitylease.h"
+#include "exclusivitylease_p.h"
 
 #include "client.h"
 #include "client_p.h"
@@ -85,6 +86,10 @@ public:
     std::atomic<bool> released{false};
     std::atomic<bool> lostFlag{false};
     std::atomic<bool> suspended{false};
+    // A grant lands (released checked, the lease registered) and release() looks for a lease
+    // under it, so that one of the two always sees the other: without it a release() between
+    // the check and the registration found no lease, and the lease renewed on for ever.
+    QMutex landingMutex;
     mutable QMutex causeMutex;
     Status lostCause;
 };
@@ -125,6 +130,7 @@ QFuture<Status> ExclusivityLease::grant()
     return thenOn(d->client->leaseGrant(d->ttl), priv, [priv, sentAt](const LeaseGrantResult &grant) {
         if (!grant.status)
             return grant.status;
+        QMutexLocker landing(&priv->landingMutex);
         if (priv->released) {
             priv->client->leaseRevoke(grant.id);
             return Status(StatusCode::Closed, QStringLiteral("released while the grant was in flight"));
@@ -134,6 +140,7 @@ QFuture<Status> ExclusivityLease::grant()
         auto *hub = ClientLeases::of(priv->clientPrivate).keepAliveHub();
         if (!hub)
             return Status(StatusCode::Closed, QStringLiteral("the client is closing"));
+        runGrantLandingHook();
         priv->leaseId = grant.id;
         hub->add(grant.id, grant.ttl, sentAt, LeaseKind::Exclusivity, priv);
         return Status();
@@ -142,9 +149,11 @@ QFuture<Status> ExclusivityLease::grant()
 
 QFuture<Status> ExclusivityLease::release()
 {
+    QMutexLocker landing(&d->landingMutex);
     if (d->released.exchange(true))
         return QtFuture::makeReadyFuture(Status());
     const qint64 id = d->leaseId.load();
+    landing.unlock();
     if (id <= 0)
         return QtFuture::makeReadyFuture(Status());
     if (auto *hub = ClientLeases::of(d->clientPrivate).keepAliveHub())  // gone while the client is torn down
@@ -154,6 +163,28 @@ QFuture<Status> ExclusivityLease::release()
     return after(d->client->leaseRevoke(id), [](const Result &revoked) {
         return revoked.status.isLeaseNotFound() ? Status() : revoked.status;
     });
+}
+
+namespace {
+QBasicMutex grantLandingHookMutex;
+std::function<void()> grantLandingHook;
+} // namespace
+
+void Internal::setGrantLandingHook(std::function<void()> hook)
+{
+    QMutexLocker locker(&grantLandingHookMutex);
+    grantLandingHook = std::move(hook);
+}
+
+void Internal::runGrantLandingHook()
+{
+    std::function<void()> hook;
+    {
+        QMutexLocker locker(&grantLandingHookMutex);
+        hook = grantLandingHook;
+    }
+    if (hook)
+        hook();
 }
 
 qint64 ExclusivityLease::leaseId() const

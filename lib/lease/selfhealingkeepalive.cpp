@@ -1,4 +1,5 @@
 #include "selfhealingkeepalive.h"
+#include "selfhealingkeepalive_p.h"
 
 #include "client.h"
 #include "client_p.h"
@@ -241,13 +242,35 @@ public:
                 lastCause = held.status;
                 return scheduleHeal();
             }
-            if (held.ttl > 0 && !held.keys.isEmpty() && candidateLost.isOk()) {
-                giveBackTurn();
-                return restored(previous, id);
+            if (held.ttl > 0 && !held.keys.isEmpty()) {
+                if (candidateLost.isOk()) {
+                    giveBackTurn();
+                    return restored(previous, id);
+                }
+                return revokeGhost(id);
             }
             // It holds nothing: the establishment never committed, or the keys went with it.
             dropCandidate();
             client->leaseRevoke(id);
+            grantAndEstablish();  // in the same turn
+        });
+    }
+
+    // The candidate holds the keys in etcd, but our clock gave it up (its renewals went
+    // unanswered too long), so it cannot be adopted. A fresh lease may take the keys only
+    // from the previous lease, not from the candidate: they must be gone first. So the revoke
+    // is waited for; should it fail, the candidate is asked about again on the next attempt.
+    void revokeGhost(qint64 id)
+    {
+        thenOn(client->leaseRevoke(id, onceOnly()), this, [this](const Result &revoked) {
+            if (closed)
+                return giveBackTurn();
+            if (!revoked.status && !revoked.status.isLeaseNotFound()) {
+                giveBackTurn();
+                lastCause = revoked.status;
+                return scheduleHeal();
+            }
+            dropCandidate();
             grantAndEstablish();  // in the same turn
         });
     }
@@ -385,6 +408,7 @@ public:
     std::atomic<bool> healthy{false};
     std::atomic<bool> closed{false};
     std::atomic<bool> suspended{false};
+    std::atomic<bool> started{false};  // start() was accepted once
 
     qint64 candidate = 0;   // granted and renewed, its keys not established yet
     Status candidateLost;   // the candidate expired while being established
@@ -433,7 +457,7 @@ QFuture<Status> SelfHealingKeepAlive::start()
         refused = Status(StatusCode::InvalidArgument, QStringLiteral("no establish function was given"));
     else if (d->closed)
         refused = Status(StatusCode::Closed, QStringLiteral("close() was already called"));
-    else if (d->leaseId.load() != -1)
+    else if (d->started.exchange(true))  // the lease is granted later: leaseId() says nothing yet
         refused = Status(StatusCode::AlreadyStarted, QStringLiteral("start() was already called"));
     if (!refused.isOk()) {
         promise->addResult(refused);
@@ -470,8 +494,8 @@ qint64 SelfHealingKeepAlive::ttlSeconds() const
     return d->ttl;
 }
 
-QFuture<Status> casEstablish(Client *client, const QByteArray &key, const QByteArray &value, qint64 newLeaseId,
-                             qint64 previousLeaseId)
+namespace {
+Txn establishment(const QByteArray &key, const QByteArray &value, qint64 newLeaseId, qint64 previousLeaseId)
 {
     PutOptions onLease;
     onLease.lease = newLeaseId;
@@ -487,24 +511,62 @@ QFuture<Status> casEstablish(Client *client, const QByteArray &key, const QByteA
     } else {
         txn.failure = {TxnOp::range(key)};
     }
-    TxnBatcher &establishments = ClientLeases::of(ClientPrivate::get(client)).establishments();
-    return establishments.submit(txn, [key, previousLeaseId](const TxnResult &result) {
+    return txn;
+}
+
+// What establishment()'s own answer means.
+Status judgeEstablishment(const TxnResult &result, const QByteArray &key, qint64 previousLeaseId)
+{
+    if (result.succeeded)
+        return Status();
+    const TxnResult *last = &result;
+    if (previousLeaseId > 0 && !result.responses.isEmpty() && result.responses[0].txn) {
+        last = result.responses[0].txn.get();
+        if (last->succeeded)
+            return Status();
+    }
+    const KeyValue owner = last->responses.value(0).range.kvs.value(0);
+    return Status(StatusCode::OwnershipLost,
+                  QStringLiteral("%1 now belongs to %2; it is left alone")
+                      .arg(describeKey(key),
+                           owner.lease ? QStringLiteral("lease %1").arg(owner.lease, 0, 16)
+                                       : QStringLiteral("a key without a lease")));
+}
+
+TxnBatcher &establishmentsOf(Client *client)
+{
+    return ClientLeases::of(ClientPrivate::get(client)).establishments();
+}
+} // namespace
+
+QFuture<Status> casEstablish(Client *client, const QByteArray &key, const QByteArray &value, qint64 newLeaseId,
+                             qint64 previousLeaseId)
+{
+    return establishmentsOf(client).submit(establishment(key, value, newLeaseId, previousLeaseId),
+                                           [key, previousLeaseId](const TxnResult &result) {
+                                               if (!result.status)
+                                                   return result.status;
+                                               return judgeEstablishment(result, key, previousLeaseId);
+                                           });
+}
+
+QFuture<Status> Internal::casEstablishWhile(Client *client, const QByteArray &key, const QByteArray &value,
+                                            qint64 newLeaseId, qint64 previousLeaseId, const Compare &condition,
+                                            const Status &whenNot)
+{
+    Txn guarded;
+    guarded.compares = {condition};
+    guarded.success = {TxnOp::nested(establishment(key, value, newLeaseId, previousLeaseId))};
+    return establishmentsOf(client).submit(guarded, [key, previousLeaseId, whenNot](const TxnResult &result) {
         if (!result.status)
             return result.status;
-        if (result.succeeded)
-            return Status();
-        const TxnResult *last = &result;
-        if (previousLeaseId > 0 && !result.responses.isEmpty() && result.responses[0].txn) {
-            last = result.responses[0].txn.get();
-            if (last->succeeded)
-                return Status();
-        }
-        const KeyValue owner = last->responses.value(0).range.kvs.value(0);
-        return Status(StatusCode::OwnershipLost,
-                      QStringLiteral("%1 now belongs to %2; it is left alone")
-                          .arg(describeKey(key),
-                               owner.lease ? QStringLiteral("lease %1").arg(owner.lease, 0, 16)
-                                           : QStringLiteral("a key without a lease")));
+        if (!result.succeeded)
+            return whenNot;
+        const std::shared_ptr<const TxnResult> inner = result.responses.value(0).txn;
+        if (!inner)
+            return Status(StatusCode::Internal, QStringLiteral("establishing %1: etcd left out the nested answer")
+                                                    .arg(describeKey(key)));
+        return judgeEstablishment(*inner, key, previousLeaseId);
     });
 }
 

@@ -19,6 +19,7 @@
 #include <QtCore/QSysInfo>
 
 #include <deque>
+#include <optional>
 
 namespace QEtcd {
 
@@ -30,10 +31,21 @@ qint64 monotonicMs()
         .count();
 }
 
+struct StateChange
+{
+    ConnectionState next;
+    ConnectionState previous;
+};
+
 template <class Enum>
 QString enumName(Enum value)
 {
     return QString::fromLatin1(QMetaEnum::fromType<Enum>().valueToKey(int(value)));
+}
+
+QString describe(const StateChange &change)
+{
+    return enumName(change.previous) + QStringLiteral(" → ") + enumName(change.next);
 }
 } // namespace
 
@@ -56,6 +68,27 @@ public:
     std::deque<RecipeHistoryEntry> history;
     // What exclusivity leases tell from the loss thread passes here; close() shuts it.
     const std::shared_ptr<Internal::LossGate> lossGate = std::make_shared<Internal::LossGate>();
+
+    // With mutex held: the state the sources add up to now, and the change it makes.
+    std::optional<StateChange> recomputeState()
+    {
+        bool anyLost = false;
+        bool anySuspended = false;
+        for (Recipe::SourceHealth each : std::as_const(sources)) {
+            anyLost |= each == Recipe::SourceHealth::Lost;
+            anySuspended |= each == Recipe::SourceHealth::Suspended;
+        }
+        const ConnectionState previous = state.load();
+        // Connected is only ever the first state: once anything went wrong, health is Reconnected.
+        const ConnectionState next = anyLost        ? ConnectionState::Lost
+            : anySuspended                          ? ConnectionState::Suspended
+            : previous == ConnectionState::Connected ? ConnectionState::Connected
+                                                     : ConnectionState::Reconnected;
+        if (next == previous)
+            return std::nullopt;
+        state = next;
+        return StateChange{next, previous};
+    }
 
     void reportLease(int source, std::shared_ptr<const Internal::LeaseReport> report)
     {
@@ -170,9 +203,12 @@ QList<RecipeHistoryEntry> Recipe::history() const
 
 void Recipe::close()
 {
+    // Before start() a no-op, as promised: the gate stays open for the holds still to come.
+    if (!d->started.load())
+        return;
     // Before anything is released: a loss told now would be of something already let go.
     d->lossGate->close();
-    if (!d->started.load() || d->closed.exchange(true))
+    if (d->closed.exchange(true))
         return;
     doClose();
     recordHistory(RecipeHistoryEntry::Source::Recipe, QStringLiteral("closed"));
@@ -207,41 +243,40 @@ int Recipe::addSource(const QString &name)
     return id;
 }
 
+// A change is told outside the lock (house rule: no lock across an emission), so two threads'
+// changes may reach a listener in the other order. Not serialised on purpose: a lock held across
+// the emission would let a slot that blocks, or reports in turn, stall every lease and watch of
+// the recipe. Each change carries its own previous state, so a listener can tell a late one, and
+// connectionState() always reads the state computed last.
 void Recipe::reportSource(int source, SourceHealth health)
 {
     QMutexLocker locker(&d->mutex);
     if (!d->sources.contains(source))
         return;
     d->sources[source] = health;
-    bool anyLost = false;
-    bool anySuspended = false;
-    for (SourceHealth each : std::as_const(d->sources)) {
-        anyLost |= each == SourceHealth::Lost;
-        anySuspended |= each == SourceHealth::Suspended;
-    }
-    const ConnectionState previous = d->state.load();
-    // Connected is only ever the first state: once anything went wrong, health is Reconnected.
-    const ConnectionState next = anyLost        ? ConnectionState::Lost
-        : anySuspended                          ? ConnectionState::Suspended
-        : previous == ConnectionState::Connected ? ConnectionState::Connected
-                                                 : ConnectionState::Reconnected;
-    if (next == previous)
-        return;
-    d->state = next;
+    const std::optional<StateChange> change = d->recomputeState();
     locker.unlock();
-    recordHistory(RecipeHistoryEntry::Source::ConnectionState,
-                  enumName(previous) + QStringLiteral(" → ") + enumName(next));
-    Q_EMIT connectionStateChanged(next, previous);
+    if (!change)
+        return;
+    recordHistory(RecipeHistoryEntry::Source::ConnectionState, describe(*change));
+    Q_EMIT connectionStateChanged(change->next, change->previous);
 }
 
 void Recipe::removeSource(int source)
 {
-    // Gone counts as healthy: a lost hold that its owner has let go of no longer keeps the
-    // state at Lost.
-    reportSource(source, SourceHealth::Healthy);
+    // Gone counts as healthy (a lost hold that its owner has let go of no longer keeps the
+    // state at Lost), judged in the same critical section as the removal, so that no report
+    // can slip in between and leave the state at what a source that is gone said.
     QMutexLocker locker(&d->mutex);
-    d->sources.remove(source);
+    if (!d->sources.remove(source))
+        return;
     d->leaseReports.remove(source);
+    const std::optional<StateChange> change = d->recomputeState();
+    locker.unlock();
+    if (!change)
+        return;
+    recordHistory(RecipeHistoryEntry::Source::ConnectionState, describe(*change));
+    Q_EMIT connectionStateChanged(change->next, change->previous);
 }
 
 namespace {

@@ -5,11 +5,13 @@
 #include <QEtcd/distributedbarrierwithcount.h>
 #include <QEtcd/distributeddoublebarrier.h>
 #include <QEtcd/etcdcluster.h>
+#include <QEtcd/faultproxy.h>
 
 #include <QtTest/QtTest>
 
 using namespace QEtcd;
 using namespace QEtcd::Testing;
+using namespace std::chrono;
 using namespace std::chrono_literals;
 
 // Counted and double barriers, each participant on a Client of its own.
@@ -207,6 +209,49 @@ private Q_SLOTS:
         Status released;
         QETCD_AWAIT(waiting, released);
         QVERIFY(released.isOk());
+    }
+
+    // A member cut off for long: its round trips meanwhile (its key still counted), its lease
+    // goes, and the next round opens. Its heal, once it is back, must not put its key into the
+    // new round, where it would count and trip that round a member short: the heal finds its
+    // round over, and the member is released. Its watch is made to come back late, as after a
+    // long outage, so that the heal is what finds out.
+    void healAfterTheRoundClosedDoesNotCountInTheNext()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY2(proxy.start(), qPrintable(proxy.errorString()));
+        m_clients.push_back(std::make_unique<Client>(ClientOptions::fromEndpoints({proxy.url()})));
+        RecipeOptions cutOff = named("a");
+        cutOff.resilience.watch.retryPolicy = RetryPolicy::bounded(3, milliseconds(scaledMs(12000)));
+        DistributedBarrierWithCount a(m_clients.back().get(), "/counted/late", 2, cutOff);
+        QFuture<Status> aWaits = a.waitOnBarrierAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(under("/counted/late/waiting/").size(), 1, scaledMs(5000));
+        const KeyValue aKey = under("/counted/late/waiting/").first();
+
+        proxy.setMode(FaultProxy::Mode::Reset);
+        DistributedBarrierWithCount b(freshClient(), "/counted/late", 2, named("b"));
+        QVERIFY(b.waitOnBarrier(10s));  // a's key still counted
+        Result revoked;
+        QETCD_AWAIT(m_observer->leaseRevoke(aKey.lease), revoked);
+        QVERIFY(revoked.status);
+        DistributedBarrierWithCount c(freshClient(), "/counted/late", 2, named("c"));
+        QFuture<Status> cWaits = c.waitOnBarrierAsync();
+        QTRY_VERIFY_WITH_TIMEOUT(under("/counted/late/waiting/").size() == 1
+                                     && under("/counted/late/waiting/").first().key.startsWith("/counted/late/waiting/c:"),
+                                 scaledMs(5000));
+        QVERIFY(!aWaits.isFinished());
+
+        proxy.setMode(FaultProxy::Mode::Pass);
+        Status released;
+        QETCD_AWAIT(aWaits, released);
+        QVERIFY2(released.isOk(), qPrintable(released.toString()));
+        QVERIFY2(!QTest::qWaitFor([&] { return cWaits.isFinished(); }, 2000), "a's heal tripped the next round");
+        const QList<KeyValue> waiting = under("/counted/late/waiting/");
+        QCOMPARE(waiting.size(), 1);
+        QVERIFY(waiting.first().key.startsWith("/counted/late/waiting/c:"));
+        c.close();
+        QETCD_AWAIT(cWaits, released);
+        QCOMPARE(released.code(), StatusCode::Cancelled);
     }
 
     void badArgumentsAreRefused()

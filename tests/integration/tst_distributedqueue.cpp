@@ -5,6 +5,9 @@
 #include <QEtcd/distributedpriorityqueue.h>
 #include <QEtcd/distributedqueue.h>
 #include <QEtcd/etcdcluster.h>
+#include <QEtcd/faultproxy.h>
+
+#include "testhooks_p.h"
 
 #include <QtCore/QDateTime>
 #include <QtCore/QElapsedTimer>
@@ -43,6 +46,58 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY2(startEtcd(), qPrintable(m_cluster.errorString()));
+    }
+
+    void queueDestroyedWhileTheTakesDeleteIsInFlight_data()
+    {
+        QTest::addColumn<bool>("priority");
+        QTest::newRow("fifo") << false;
+        QTest::newRow("priority") << true;
+    }
+
+    // The queue is destroyed while a take's delete is on its way: the take still ends, with
+    // the item, since the delete took it out of etcd. It used to end without an answer (its
+    // promise dropped with the continuation), the item gone.
+    void queueDestroyedWhileTheTakesDeleteIsInFlight()
+    {
+        QFETCH(bool, priority);
+        const QByteArray path = priority ? "/q/gone-p" : "/q/gone";
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY2(proxy.start(), qPrintable(proxy.errorString()));
+        Client client(ClientOptions::fromEndpoints({proxy.url()}));
+        std::unique_ptr<DistributedQueue> fifo;
+        std::unique_ptr<DistributedPriorityQueue> byPriority;
+        Status enqueued;
+        if (priority) {
+            byPriority = std::make_unique<DistributedPriorityQueue>(&client, path);
+            QETCD_AWAIT(byPriority->enqueue("job", 1), enqueued);
+        } else {
+            fifo = std::make_unique<DistributedQueue>(&client, path);
+            QETCD_AWAIT(fifo->enqueue("job"), enqueued);
+        }
+        QCOMPARE(enqueued, Status());
+        // The take's delete (a txn comparing the head's key) and its answer each take a second.
+        std::atomic<bool> deleting{false};
+        const QString deleteOfTheHead = QStringLiteral("txn comparing \"%1/").arg(QString::fromUtf8(path));
+        Internal::setBeforeSend(&client, [&](const QString &what) {
+            if (what.startsWith(deleteOfTheHead) && !deleting.exchange(true)) {
+                proxy.setDelay(1s);
+                proxy.setMode(FaultProxy::Mode::Delay);
+            }
+            return Internal::SendFault::None;
+        });
+        const QFuture<QueueItem> taking = priority ? byPriority->takeAsync() : fifo->takeAsync();
+        QTRY_VERIFY_WITH_TIMEOUT(deleting, scaledMs(5000));
+        fifo.reset();
+        byPriority.reset();
+        QVERIFY2(awaitFuture(taking, 10s), "the take never ended");
+        // Its promise dropped unanswered, the future would end cancelled, without a result.
+        QVERIFY2(!taking.isCanceled() && taking.resultCount() == 1, "the take ended without an answer");
+        const QueueItem item = taking.result();
+        QCOMPARE(item.status, Status());
+        QCOMPARE(item.value, QByteArray("job"));
+        QVERIFY(under(path + '/').isEmpty());
+        Internal::setBeforeSend(&client, {});
     }
 
     void fifoKeysValuesAndOrder()

@@ -289,6 +289,137 @@ private Q_SLOTS:
         QCOMPARE(values, (QSet<QByteArray>{"first", "second", "third", "fourth", "fifth"}));
     }
 
+    // An id still in use under claimed/ (or dlq/) is not free: an item enqueued under it would
+    // overwrite the payload being worked on and inherit its delivery count.
+    void idInFlightIsNotReused()
+    {
+        DistributedWorkQueue queue(m_client.get(), "/wq/reuse", fast());
+        const QByteArray id("0000000000000000001-use");
+        auto draws = std::make_shared<std::atomic<int>>(0);
+        // The first enqueue's name and the second's first draw are one and the same.
+        Internal::setItemNameSource([draws, id](qint64 millis, int) {
+            if (++*draws <= 2)
+                return id;
+            return QByteArray::number(millis).rightJustified(19, '0') + '-' + QByteArray::number(*draws);
+        });
+        Status status;
+        QETCD_AWAIT(queue.enqueue("first"), status);
+        QCOMPARE(status, Status());
+        const WorkItem first = queue.receive(milliseconds(scaledMs(5000)));
+        QCOMPARE(first.status, Status());
+        QCOMPARE(first.id, id);
+        QETCD_AWAIT(queue.enqueue("second"), status);
+        Internal::setItemNameSource({});
+        QCOMPARE(status, Status());
+        QVERIFY(*draws > 2);
+        QCOMPARE(at("/wq/reuse/claimed/" + id)->value, QByteArray("first"));
+        const QList<KeyValue> waiting = under("/wq/reuse/items/");
+        QCOMPARE(waiting.size(), 1);
+        QVERIFY2(waiting.first().key != "/wq/reuse/items/" + id, waiting.first().key.constData());
+
+        const WorkItem second = queue.receive(milliseconds(scaledMs(5000)));
+        QCOMPARE(second.status, Status());
+        QCOMPARE(second.value, QByteArray("second"));
+        QCOMPARE(second.attempt, 1);
+        QETCD_AWAIT(queue.ack(first), status);
+        QCOMPARE(status, Status());
+        QETCD_AWAIT(queue.ack(second), status);
+        QCOMPARE(status, Status());
+        QVERIFY(under("/wq/reuse/").isEmpty());
+    }
+
+    // A delayed item matures where someone who did not check wrote its id meanwhile: it moves
+    // under a fresh name, at the same place, instead of overwriting what is there.
+    void maturingItemDoesNotOverwriteTheItemsKey()
+    {
+        DistributedWorkQueue queue(m_client.get(), "/wq/mature", fast());
+        const QByteArray id("0000000000000000001-dly");
+        Internal::setItemNameSource([id](qint64, int) { return id; });
+        Status status;
+        QETCD_AWAIT(queue.enqueue("late", 1ms), status);
+        Internal::setItemNameSource({});
+        QCOMPARE(status, Status());
+        PutResult put;
+        QETCD_AWAIT(m_client->put("/wq/mature/items/" + id, "there"), put);
+        QVERIFY(put.status);
+        QSet<QByteArray> received;
+        for (int i = 0; i < 2; ++i) {
+            const WorkItem item = queue.receive(milliseconds(scaledMs(5000)));
+            QCOMPARE(item.status, Status());
+            received.insert(item.value);
+            QETCD_AWAIT(queue.ack(item), status);
+            QCOMPARE(status, Status());
+        }
+        QCOMPARE(received, (QSet<QByteArray>{"late", "there"}));
+        QVERIFY(under("/wq/mature/").isEmpty());
+    }
+
+    // A claim whose answer was lost, on a receive that gave up before it could find out: the
+    // item goes back, and so does its delivery count, since nobody received it. The count used
+    // to stay raised, bringing the item nearer the dead letters for nothing.
+    void itemGivenBackKeepsItsDeliveryCount()
+    {
+        Client client(direct());
+        DistributedWorkQueue queue(&client, "/wq/giveback", fast());
+        Status status;
+        QETCD_AWAIT(queue.enqueue("job"), status);
+        QCOMPARE(under("/wq/giveback/items/").size(), 1);
+        const QByteArray id = under("/wq/giveback/items/").first().key.mid(QByteArray("/wq/giveback/items/").size());
+        std::atomic<bool> claimAnswerLost{false};
+        std::atomic<bool> receiveOver{false};
+        Internal::setBeforeSend(&client, [&](const QString &what) {
+            if (what.startsWith("txn comparing \"/wq/giveback/items/") && !claimAnswerLost.exchange(true))
+                return Internal::SendFault::LoseAnswer;
+            // Nothing about the claim can be learnt (nor undone) until the receive is over.
+            if (claimAnswerLost && !receiveOver && what.contains("/wq/giveback/claims/"))
+                return Internal::SendFault::Refuse;
+            return Internal::SendFault::None;
+        });
+        const WorkItem gaveUp = queue.receive(500ms);
+        receiveOver = true;
+        QCOMPARE(gaveUp.status.code(), StatusCode::DeadlineExceeded);
+        QVERIFY(claimAnswerLost);
+        QTRY_VERIFY_WITH_TIMEOUT(at("/wq/giveback/items/" + id).has_value(), scaledMs(5000));
+        QTRY_VERIFY_WITH_TIMEOUT(under("/wq/giveback/claims/").isEmpty(), scaledMs(5000));
+        QVERIFY(!at("/wq/giveback/attempts/" + id).has_value());
+        Internal::setBeforeSend(&client, {});
+
+        const WorkItem item = queue.receive(milliseconds(scaledMs(5000)));
+        QCOMPARE(item.status, Status());
+        QCOMPARE(item.attempt, 1);
+        QETCD_AWAIT(queue.ack(item), status);
+        QCOMPARE(status, Status());
+    }
+
+    // Healing the consumer lease gave up (a policy that never retries): the next claim cannot
+    // be made on that lease ever again, and a receive that waits must still get the item, on a
+    // fresh lease. It used to retry the claim every 250 ms for as long as it waited.
+    void receiveAfterTheConsumerLeaseFailedTakesAFreshLease()
+    {
+        WorkQueueOptions options = fast();
+        options.resilience.lease = LeaseResilience{RetryPolicy::never(), 1s};
+        DistributedWorkQueue queue(m_client.get(), "/wq/failedlease", options);
+        QSignalSpy leaseEvents(&queue, &Recipe::leaseEventOccurred);
+        const WorkItem nothing = awaitItem(queue.tryReceive());  // makes the consumer lease
+        QCOMPARE(nothing.status.code(), StatusCode::NotFound);
+        const qint64 first = queue.consumerLeaseId();
+        QVERIFY(first > 0);
+        QVERIFY(revoke(first));
+        QTRY_VERIFY_WITH_TIMEOUT(!leaseEvents.isEmpty()
+                                     && leaseEvents.last().at(1).value<LeaseEvent>().kind == LeaseEventKind::Failed,
+                                 scaledMs(10000));
+        Status status;
+        QETCD_AWAIT(queue.enqueue("job"), status);
+        QCOMPARE(status, Status());
+        const WorkItem item = awaitItem(queue.receiveAsync());
+        QCOMPARE(item.status, Status());
+        QCOMPARE(item.value, QByteArray("job"));
+        QVERIFY(queue.consumerLeaseId() != first);
+        QCOMPARE(at("/wq/failedlease/claims/" + item.id)->lease, queue.consumerLeaseId());
+        QETCD_AWAIT(queue.ack(item), status);
+        QCOMPARE(status, Status());
+    }
+
     // The same consumer can hold a stale delivery and a redelivery of one item: acknowledging
     // the stale one must not settle the claim it no longer owns.
     void staleDeliveryCannotAckTheRedelivery()

@@ -1,10 +1,15 @@
 #include "../common/awaitfuture.h"
 
+#include "exclusivitylease_p.h"
+
 #include <QEtcd/client.h>
+#include <QEtcd/distributedmutex.h>
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/exclusivitylease.h>
 #include <QEtcd/faultproxy.h>
 
+#include <QtCore/QSemaphore>
+#include <QtCore/QThread>
 #include <QtTest/QtTest>
 
 using namespace QEtcd;
@@ -102,6 +107,64 @@ private Q_SLOTS:
         QVERIFY(awaitFuture(granting));
         QVERIFY(!granting.isCanceled());
         QCOMPARE(granting.result().code(), StatusCode::Closed);
+    }
+
+    // release() from another thread while the grant lands, between its look at release() and
+    // the lease's registration with the keep-alive hub: one of the two must see the other. It
+    // used to find no lease yet and answer Ok, while the grant went on to register the lease,
+    // which then renewed for ever for an object about to be destroyed.
+    void releaseWhileTheGrantLandsRevokes()
+    {
+        Client client(ClientOptions::fromEndpoints(m_cluster.clientUrls()));
+        auto lease = std::make_unique<ExclusivityLease>(&client, 10);
+        QFuture<Status> releasing;
+        QSemaphore releaseReturned;
+        std::unique_ptr<QThread> releaser;
+        Internal::setGrantLandingHook([&] {
+            releaser.reset(QThread::create([&] {
+                releasing = lease->release();
+                releaseReturned.release();
+            }));
+            releaser->start();
+            // Long enough for a release() that does not wait for the landing to return.
+            releaseReturned.tryAcquire(1, 500);
+        });
+        Status granted;
+        QETCD_AWAIT(lease->grant(), granted);
+        Internal::setGrantLandingHook({});
+        QVERIFY(releaser);
+        QVERIFY(releaser->wait(scaledMs(5000)));
+        Status released;
+        QETCD_AWAIT(releasing, released);
+        QVERIFY2(released.isOk(), qPrintable(released.toString()));
+        const qint64 id = lease->leaseId();
+        QVERIFY(id > 0);
+        QVERIFY(!lease->isValid());
+        QCOMPARE(remainingTtl(id), -1);  // revoked, not renewing
+        lease.reset();
+        QCOMPARE(remainingTtl(id), -1);
+    }
+
+    // close() before start is a no-op, as Recipe::close() says: it must not shut the gate the
+    // losses of a later hold pass through. It used to, and the hold's loss went untold.
+    void recipeClosedBeforeStartStillTellsItsLoss()
+    {
+        Client client(ClientOptions::fromEndpoints(m_cluster.clientUrls()));
+        LockOptions options;
+        options.ttlSeconds = 5;
+        DistributedMutex mutex(&client, "/exclusive/closed-early", options);
+        mutex.close();
+        QVERIFY(!mutex.isClosed());
+        QSignalSpy lost(&mutex, &DistributedMutex::lockLost);
+        QVERIFY(mutex.lock(10s));
+        const RecipeLeaseStatus hold = mutex.leaseStatus();
+        QVERIFY(hold.leaseId > 0);
+        int exitCode = -1;
+        m_cluster.etcdctl({"lease", "revoke", QString::number(hold.leaseId, 16)}, &exitCode);
+        QCOMPARE(exitCode, 0);
+        QTRY_COMPARE_WITH_TIMEOUT(lost.size(), 1, scaledMs(5000));
+        QTRY_COMPARE_WITH_TIMEOUT(mutex.connectionState(), ConnectionState::Lost, scaledMs(5000));
+        QVERIFY(!mutex.unlock());
     }
 
     void outOfBandRevokeIsLoss()

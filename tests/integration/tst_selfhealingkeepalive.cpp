@@ -6,6 +6,7 @@
 #include <QEtcd/faultproxy.h>
 #include <QEtcd/selfhealingkeepalive.h>
 
+#include "leaseclock_p.h"
 #include "testhooks_p.h"
 
 #include <QtTest/QtTest>
@@ -382,6 +383,82 @@ private Q_SLOTS:
         Internal::setBeforeSend(m_participant.get(), {});
         keeper->close();
         QTRY_VERIFY_WITH_TIMEOUT(read("/shka/ghost").key.isEmpty(), scaledMs(5000));
+    }
+
+    // start() twice before the first grant is answered: the second is refused, and there is
+    // one lease. The refusal used to look at the lease ID, which is set only once granted.
+    void secondStartIsRefusedEvenBeforeTheGrant()
+    {
+        const auto leaseIds = [this] {
+            LeaseListResult leases;
+            [&] { QETCD_AWAIT(m_observer->leaseList(), leases); }();
+            return QSet<qint64>(leases.ids.cbegin(), leases.ids.cend());
+        };
+        const QSet<qint64> before = leaseIds();
+        auto keeper = keepKey("/shka/twice", "v", 30, fastHeals());
+        const QFuture<Status> first = keeper->start();
+        const QFuture<Status> second = keeper->start();
+        Status started;
+        QETCD_AWAIT(second, started);
+        QCOMPARE(started.code(), StatusCode::AlreadyStarted);
+        QETCD_AWAIT(first, started);
+        QVERIFY2(started.isOk(), qPrintable(started.toString()));
+        QCOMPARE(leaseIds() - before, QSet<qint64>{keeper->currentLeaseId()});
+        QCOMPARE(read("/shka/twice").lease, keeper->currentLeaseId());
+    }
+
+    // A heal's establishment commits on its candidate lease and the answer is lost; then our
+    // clock gives the candidate up (a suspend) while etcd still has it, holding the key. A
+    // fresh lease may take the key only from the lease that expired, so the candidate's revoke
+    // must have landed first. It used to be sent without waiting (here refused, once): the
+    // fresh lease found the key on the candidate, and healing stopped with Failed for good.
+    void candidateGivenUpByOurClockIsRevokedBeforeTheNextTry()
+    {
+        auto keeper = keepKey("/shka/given-up", "v", 10, fastHeals());
+        // Told of the suspend in the same tick of the keep-alive hub as the candidate.
+        auto witness = keepKey("/shka/witness", "w", 10, fastHeals());
+        QSignalSpy events(keeper.get(), &SelfHealingKeepAlive::leaseEvent);
+        std::atomic<bool> suspendNoticed{false};
+        connect(witness.get(), &SelfHealingKeepAlive::leaseEvent, this, [&](const LeaseEvent &event) {
+            if (event.kind == LeaseEventKind::Expired)
+                suspendNoticed = true;
+        }, Qt::DirectConnection);
+        Status started;
+        QETCD_AWAIT(keeper->start(), started);
+        QVERIFY(started.isOk());
+        QETCD_AWAIT(witness->start(), started);
+        QVERIFY(started.isOk());
+        const QString first = QString::number(keeper->currentLeaseId(), 16);
+        const QString witnessFirst = QString::number(witness->currentLeaseId(), 16);
+        std::atomic<bool> answerLost{false};
+        std::atomic<bool> candidateRevokeRefused{false};
+        Internal::setBeforeSend(m_participant.get(), [&](const QString &what) {
+            if (what.startsWith("txn") && what.contains("/shka/given-up") && !answerLost.exchange(true)) {
+                Internal::LeaseClock::simulateSuspend(60s);
+                return Internal::SendFault::LoseAnswer;
+            }
+            if (!answerLost)
+                return Internal::SendFault::None;
+            // The candidate is asked about once the hub has given it up.
+            if (what.startsWith("lease time-to-live") && !suspendNoticed)
+                return Internal::SendFault::Refuse;
+            const bool candidateRevoke = what.startsWith("lease revoke") && !what.endsWith(" " + first)
+                && !what.endsWith(" " + witnessFirst);
+            if (candidateRevoke && !candidateRevokeRefused.exchange(true))
+                return Internal::SendFault::Refuse;
+            return Internal::SendFault::None;
+        });
+        int exitCode = -1;
+        m_cluster.etcdctl({"lease", "revoke", first}, &exitCode);
+        QCOMPARE(exitCode, 0);
+
+        QTRY_VERIFY_WITH_TIMEOUT(leaseEventKinds(events).size() >= 2, scaledMs(20000));
+        QCOMPARE(leaseEventKinds(events), (QList{LeaseEventKind::Expired, LeaseEventKind::Restored}));
+        QVERIFY(answerLost);
+        QVERIFY(candidateRevokeRefused);
+        QVERIFY(keeper->isHealthy());
+        QCOMPARE(read("/shka/given-up").lease, keeper->currentLeaseId());
+        Internal::setBeforeSend(m_participant.get(), {});
     }
 
     void outOfBandRevokeExpiresThenRestores()

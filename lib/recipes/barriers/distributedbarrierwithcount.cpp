@@ -5,7 +5,7 @@
 #include "client_p.h"
 #include "continuation_p.h"
 #include "keymirror_p.h"
-#include "selfhealingkeepalive.h"
+#include "selfhealingkeepalive_p.h"
 #include "threading_p.h"
 #include "waiting_p.h"
 #include "watcher.h"
@@ -112,12 +112,12 @@ public:
         // Heals while the member waits; once the wait is over there is nothing to restore.
         arrival->keeper = std::make_unique<SelfHealingKeepAlive>(
             client, options.ttlSeconds,
-            [client = client, weak = std::weak_ptr(arrival)](qint64 lease, qint64 previous) {
+            [this, weak = std::weak_ptr(arrival)](qint64 lease, qint64 previous) {
                 const auto arrival = weak.lock();
                 if (!arrival || arrival->finished)
                     return QtFuture::makeReadyFuture(
                         Status(StatusCode::OwnershipLost, QStringLiteral("the wait is over")));
-                return casEstablish(client, arrival->key, arrival->token, lease, previous);
+                return establishInRound(arrival, lease, previous);
             },
             options.resilience.lease);
         arrival->leaseSource = q->track(arrival->keeper.get(), QStringLiteral("waiter lease"));
@@ -129,6 +129,24 @@ public:
                                                             + QString::fromUtf8(arrival->key)));
             check(arrival);
         });
+    }
+
+    // The member's key goes in only while the round it joined is open: a heal after a long
+    // cut-off may come when that round has tripped and the next one opened, and a key put back
+    // then would be counted there and trip it a member short. Found over, the round released
+    // this member, as a watch would have told it.
+    QFuture<Status> establishInRound(const std::shared_ptr<Arrival> &arrival, qint64 lease, qint64 previous)
+    {
+        const Status roundOver(StatusCode::OwnershipLost,
+                               context + QStringLiteral(": the round %1 joined is over").arg(QString::fromUtf8(arrival->key)));
+        const QFuture<Status> established = casEstablishWhile(
+            client, arrival->key, arrival->token, lease, previous,
+            Compare::createRevision(ready, CompareResult::Equal, arrival->roundRevision), roundOver);
+        return thenOn(established, this, [this, arrival, roundOver](const Status &outcome) {
+            if (outcome == roundOver)
+                finish(arrival, {});
+            return outcome;
+        }, [](const Status &outcome) { return outcome; });
     }
 
     // Has the round tripped, or are we enough to trip it?

@@ -132,6 +132,10 @@ private:
         if (take->stopReason.isOk())
             take->stopReason = why;
         take->stop.requestStop();
+        if (take->deadline) {  // perhaps in its own timeout signal
+            take->deadline->stop();
+            take->deadline.release()->deleteLater();
+        }
         if (!take->casInFlight)
             finish(take, {take->stopReason, {}, {}});
     }
@@ -207,6 +211,16 @@ private:
         txn.compares = {Compare::modRevision(head.key, CompareResult::Equal, head.modRevision)};
         txn.success = {TxnOp::remove(head.key)};
         take->casInFlight = true;
+        // The queue may be destroyed while the delete is in flight (its close() waits for it,
+        // see stopTake()): the take must still end, with the item should the delete have won,
+        // since etcd no longer has it.
+        const auto orphaned = [take, head](const TxnResult &result) {
+            if (result.status && result.succeeded)
+                return settle(take, {{}, head.key, head.value});
+            settle(take, {take->stopReason.isOk() ? Status(StatusCode::Cancelled, QStringLiteral("the queue is gone"))
+                                                  : take->stopReason,
+                          {}, {}});
+        };
         thenOn(client->txn(txn), this, [this, take, head](const TxnResult &result) {
             take->casInFlight = false;
             if (result.status && result.succeeded)
@@ -216,15 +230,23 @@ private:
             if (!result.status)
                 return finish(take, {result.status, {}, {}});
             poll(take);  // another taker won the head: the next one is ours to try at once
-        });
+        }, orphaned);
     }
 
     void finish(const std::shared_ptr<Take> &take, const QueueItem &item)
     {
-        if (std::exchange(take->done, true))
+        if (take->done)
             return;
         takes.removeOne(take);
         take->deadline.reset();
+        settle(take, item);
+    }
+
+    // Also once the taker is gone, from whichever thread finds out.
+    static void settle(const std::shared_ptr<Take> &take, const QueueItem &item)
+    {
+        if (std::exchange(take->done, true))
+            return;
         take->promise->addResult(item);
         take->promise->finish();
     }

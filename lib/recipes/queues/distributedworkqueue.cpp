@@ -109,6 +109,16 @@ public:
     }
 
     // --- any thread -----------------------------------------------------------------------
+    // An item's id lives on under claimed/ while it is being worked on, and under dlq/ once it
+    // was given up (with its attempts/ count beside it, which exists only with one of the
+    // two): a new item must not take such an id, or it would overwrite the one in flight and
+    // inherit its count. Immediate and delayed items must not share one either, since a
+    // delayed item keeps its name when it matures.
+    QList<QByteArray> alsoFreeUnder(const QByteArray &prefix) const
+    {
+        return {prefix == items ? delayed : items, claimed, dlq};
+    }
+
     Status refusal() const
     {
         if (Status status = q->validate(); !status)
@@ -169,6 +179,9 @@ public:
             client, options.visibilityTimeoutSeconds,
             [](qint64, qint64) { return QtFuture::makeReadyFuture(Status()); }, options.resilience.lease);
         leaseSource = q->track(keeper.get(), QStringLiteral("consumer lease"));
+        connect(keeper.get(), &SelfHealingKeepAlive::leaseEvent, this, [this](const LeaseEvent &event) {
+            leaseGaveUp |= event.kind == LeaseEventKind::Failed;
+        });
         leaseStarted = keeper->start();
         thenOn(leaseStarted, this, [this](const Status &started) {
             if (!q || closing)
@@ -264,6 +277,8 @@ public:
                     if (receive->stop.stopRequested())
                         return finish(receive, {receive->stopReason, {}, {}, 0});
                     if (result.status.code() == StatusCode::NotFound) {
+                        if (leaseGaveUp)
+                            return claimOnFreshLease(receive, onEmpty);
                         // The lease is being healed: give the healer a moment, then try again.
                         QTimer::singleShot(250, this, [this, receive, onEmpty] {
                             if (!receive->done)
@@ -276,6 +291,28 @@ public:
                     claimHead(receive, onEmpty);  // another consumer won it: try the next head
                 }, abandoned(receive));
             });
+        });
+    }
+
+    // Healing the consumer lease gave up, so no claim can be made on it ever again (retrying
+    // would spin for as long as the receive waits): a fresh lease, as the first receive makes,
+    // and the claim goes on once it is there.
+    void claimOnFreshLease(std::shared_ptr<Receive> receive, std::function<void(qint64)> onEmpty)
+    {
+        if (leaseGaveUp) {
+            leaseGaveUp = false;
+            q->removeSource(leaseSource);
+            disconnect(keeper.get(), nullptr, this, nullptr);
+            keeper->close();
+            keeper.release()->deleteLater();  // perhaps inside its own signal
+            startLease();
+        }
+        thenOn(leaseStarted, this, [this, receive, onEmpty](const Status &started) {
+            if (receive->done)
+                return;
+            if (!started)
+                return finish(receive, {started, {}, {}, 0});
+            claimHead(receive, onEmpty);
         });
     }
 
@@ -293,7 +330,7 @@ public:
                     return;
                 }
                 receive->claimInFlight = false;
-                giveBack(item, id, lease);
+                giveBack(item, id, lease, attempt);
                 return finish(receive, {receive->stopReason, {}, {}, 0});
             }
             receive->claimInFlight = false;
@@ -306,19 +343,23 @@ public:
         }, abandoned(receive));
     }
 
-    // Puts an item whose claim may have committed back at its place, should it have; retried
-    // until answered, since a claim left standing on a healthy lease strands the item.
-    void giveBack(KeyValue item, QByteArray id, qint64 lease)
+    // Puts an item whose claim may have committed back at its place, should it have, and its
+    // delivery count back to what it was: nobody received it, so it must not bring the item
+    // nearer the dead letters. Retried until answered, since a claim left standing on a
+    // healthy lease strands the item.
+    void giveBack(KeyValue item, QByteArray id, qint64 lease, int attempt)
     {
         const QByteArray claim = claims + id;
         Txn txn;
         txn.compares = {Compare::value(claim, CompareResult::Equal, consumerId),
                         Compare::lease(claim, CompareResult::Equal, lease),
                         Compare::createRevision(claim, CompareResult::Greater, item.modRevision)};
-        txn.success = {TxnOp::put(item.key, item.value), TxnOp::remove(claim), TxnOp::remove(claimed + id)};
+        txn.success = {TxnOp::put(item.key, item.value), TxnOp::remove(claim), TxnOp::remove(claimed + id),
+                       attempt > 1 ? TxnOp::put(attempts + id, encodeAttempts(attempt - 1))
+                                   : TxnOp::remove(attempts + id)};
         thenOn(client->txn(txn), this, [=, this](const TxnResult &result) {
             if (result.status.isTransient() && !closing)
-                QTimer::singleShot(250, this, [=, this] { giveBack(item, id, lease); });
+                QTimer::singleShot(250, this, [=, this] { giveBack(item, id, lease, attempt); });
         });
     }
 
@@ -375,15 +416,38 @@ public:
             const qint64 readyAt = name.left(19).toLongLong();
             if (readyAt > QDateTime::currentMSecsSinceEpoch())
                 return settle(promise, readyAt);
-            Txn txn;
-            txn.compares = {Compare::modRevision(item.key, CompareResult::Equal, item.modRevision)};
-            txn.success = {TxnOp::remove(item.key), TxnOp::put(items + name, item.value)};
-            thenOn(client->txn(txn), this, [this, promise](const TxnResult &moved) {
-                if (!moved.status)
-                    return settle(promise, qint64(0));
-                promoteNext(promise);
-            }, [promise](const TxnResult &) { settle(promise, qint64(0)); });
+            promote(promise, item, readyAt, name, 1);
         }, [promise](const RangeResult &) { settle(promise, qint64(0)); });
+    }
+
+    // Moves a matured item under items/, by compare-and-set: a plain put would overwrite an
+    // item that took the same id meanwhile. Enqueues keep ids apart, so an id found taken was
+    // written by someone else; the item then goes under a fresh name, at the same place.
+    void promote(std::shared_ptr<QPromise<qint64>> promise, KeyValue item, qint64 readyAt, QByteArray name, int attempt)
+    {
+        constexpr int MaxNameAttempts = 10;
+        Txn txn;
+        txn.compares = {Compare::modRevision(item.key, CompareResult::Equal, item.modRevision)};
+        for (const QByteArray &prefix : {items, claimed, dlq})
+            txn.compares.append(Compare::createRevision(prefix + name, CompareResult::Equal, 0));
+        txn.success = {TxnOp::remove(item.key), TxnOp::put(items + name, item.value)};
+        txn.failure = {TxnOp::range(item.key)};
+        thenOn(client->txn(txn), this, [=, this](const TxnResult &moved) {
+            if (!moved.status)
+                return settle(promise, qint64(0));
+            const bool stillDelayed = !moved.succeeded
+                && moved.responses.value(0).range.kvs.value(0).modRevision == item.modRevision;
+            if (!stillDelayed)
+                return promoteNext(promise);  // moved, by us or by another consumer
+            if (attempt >= MaxNameAttempts) {
+                if (q)
+                    q->recordError(QStringLiteral("promoting ") + QString::fromUtf8(item.key),
+                                   Status(StatusCode::RetriesExhausted,
+                                          QStringLiteral("every id drawn was taken (%1 attempts)").arg(attempt)));
+                return settle(promise, qint64(0));
+            }
+            promote(promise, item, readyAt, itemName(readyAt), attempt + 1);
+        }, [promise](const TxnResult &) { settle(promise, qint64(0)); });
     }
 
     // Claims whose claims/ key vanished with their consumer's lease go back under their own key
@@ -472,6 +536,7 @@ public:
     std::unique_ptr<SelfHealingKeepAlive> keeper;
     QFuture<Status> leaseStarted;
     int leaseSource = -1;
+    bool leaseGaveUp = false;  // keeper's healing stopped with Failed
     QTimer sweeper{this};  // a child, so that it moves to the dispatcher thread with us
     QList<std::shared_ptr<Receive>> receives;
     bool closing = false;
@@ -505,15 +570,20 @@ QFuture<Status> DistributedWorkQueue::enqueue(const QByteArray &value, std::chro
     if (isClosed())
         return QtFuture::makeReadyFuture(Status(StatusCode::Closed, context() + QStringLiteral(": closed")));
     if (delay > std::chrono::milliseconds::zero())
-        return putAbsent(client(), context(), d->delayed, {value}, false, delay);
-    return putAbsent(client(), context(), d->items, {value}, false);
+        return putAbsent(client(), context(), d->delayed, {value}, false, delay, d->alsoFreeUnder(d->delayed));
+    return putAbsent(client(), context(), d->items, {value}, false, {}, d->alsoFreeUnder(d->items));
 }
 
 QFuture<Status> DistributedWorkQueue::enqueueAll(const QList<QByteArray> &values)
 {
     if (isClosed())
         return QtFuture::makeReadyFuture(Status(StatusCode::Closed, context() + QStringLiteral(": closed")));
-    return putAbsent(client(), context(), d->items, values, true);
+    if (values.size() > MaxEnqueueAll)
+        return QtFuture::makeReadyFuture(Status(StatusCode::InvalidArgument,
+                                                context() + QStringLiteral(": enqueueAll takes at most %1 values (got %2)")
+                                                                .arg(MaxEnqueueAll)
+                                                                .arg(values.size())));
+    return putAbsent(client(), context(), d->items, values, true, {}, d->alsoFreeUnder(d->items));
 }
 
 WorkItem DistributedWorkQueue::receive(std::chrono::milliseconds timeout)

@@ -80,6 +80,9 @@ class QETCD_EXPORT DistributedWorkQueue : public Recipe
 public:
     /// The timeout that means "wait as long as it takes".
     static constexpr std::chrono::milliseconds WaitForever = std::chrono::milliseconds::max();
+    /// The most values one enqueueAll() takes: each item's id is checked free in four places,
+    /// and etcd allows 128 compares in a transaction unless configured otherwise.
+    static constexpr int MaxEnqueueAll = 32;
 
     /// The work queue at \a path, through \a client.
     DistributedWorkQueue(Client *client, const QByteArray &path, const WorkQueueOptions &options = WorkQueueOptions(),
@@ -94,7 +97,8 @@ public:
     /// Adds \a value. A positive \a delay parks it under delayed/ until then (judged by client
     /// clocks).
     QFuture<Status> enqueue(const QByteArray &value, std::chrono::milliseconds delay = std::chrono::milliseconds::zero());
-    /// Adds \a values in one transaction: all or nothing, and the ids keep the argument order.
+    /// Adds \a values (at most MaxEnqueueAll, else InvalidArgument) in one transaction: all or
+    /// nothing, and the ids keep the argument order.
     QFuture<Status> enqueueAll(const QList<QByteArray> &values);
 
     /// Blocks until an item is claimed or the timeout passes; a zero timeout looks once.

@@ -61,15 +61,17 @@ namespace {
 // put holds only while its key is absent, and a collision draws fresh names.
 QFuture<Status> putAbsentAttempt(Client *client, const QString &context, const QByteArray &prefix,
                                  const QList<QByteArray> &values, bool batch, std::chrono::milliseconds delay,
-                                 int attempt)
+                                 const QList<QByteArray> &alsoFreeUnder, int attempt)
 {
     constexpr int MaxAttempts = 10;
     const qint64 at = QDateTime::currentMSecsSinceEpoch() + delay.count();
     Txn txn;
     for (int i = 0; i < values.size(); ++i) {
-        const QByteArray key = prefix + (batch ? itemName(at, i) : itemName(at));
-        txn.compares.append(Compare::createRevision(key, CompareResult::Equal, 0));
-        txn.success.append(TxnOp::put(key, values[i]));
+        const QByteArray name = batch ? itemName(at, i) : itemName(at);
+        txn.compares.append(Compare::createRevision(prefix + name, CompareResult::Equal, 0));
+        for (const QByteArray &other : alsoFreeUnder)
+            txn.compares.append(Compare::createRevision(other + name, CompareResult::Equal, 0));
+        txn.success.append(TxnOp::put(prefix + name, values[i]));
     }
     // Drawn again on the client's own thread, which goes with it: a client destroyed meanwhile
     // ends the attempts instead of being called.
@@ -82,7 +84,7 @@ QFuture<Status> putAbsentAttempt(Client *client, const QString &context, const Q
                 return QtFuture::makeReadyFuture(Status(
                     StatusCode::RetriesExhausted,
                     context + QStringLiteral(": every item name drawn was taken (%1 attempts)").arg(MaxAttempts)));
-            return putAbsentAttempt(client, context, prefix, values, batch, delay, attempt + 1);
+            return putAbsentAttempt(client, context, prefix, values, batch, delay, alsoFreeUnder, attempt + 1);
         },
         [context](const TxnResult &result) {
             return QtFuture::makeReadyFuture(result.status && !result.succeeded
@@ -93,9 +95,10 @@ QFuture<Status> putAbsentAttempt(Client *client, const QString &context, const Q
 } // namespace
 
 QFuture<Status> putAbsent(Client *client, const QString &context, const QByteArray &prefix,
-                          const QList<QByteArray> &values, bool batch, std::chrono::milliseconds delay)
+                          const QList<QByteArray> &values, bool batch, std::chrono::milliseconds delay,
+                          const QList<QByteArray> &alsoFreeUnder)
 {
-    return putAbsentAttempt(client, context, prefix, values, batch, delay, 1);
+    return putAbsentAttempt(client, context, prefix, values, batch, delay, alsoFreeUnder, 1);
 }
 
 } // namespace QEtcd::Internal

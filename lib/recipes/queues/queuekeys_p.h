@@ -24,10 +24,12 @@ namespace QEtcd::Internal {
 QByteArray itemName(qint64 millis, int index = -1);
 
 // Puts values under prefix as new items named for now + delay (each one a batch index when
-// batch is set), in one transaction that holds only while every name is free.
+// batch is set), in one transaction that holds only while every name is free, under prefix
+// and under each of alsoFreeUnder (where an item's name lives on while it is on its way).
 QFuture<Status> putAbsent(Client *client, const QString &context, const QByteArray &prefix,
                           const QList<QByteArray> &values, bool batch,
-                          std::chrono::milliseconds delay = std::chrono::milliseconds::zero());
+                          std::chrono::milliseconds delay = std::chrono::milliseconds::zero(),
+                          const QList<QByteArray> &alsoFreeUnder = {});
 
 // Tests only: where itemName() draws its names from; an empty source restores the default.
 using ItemNameSource = std::function<QByteArray(qint64 millis, int index)>;
