@@ -396,7 +396,8 @@ Command lockCommand()
               "  acquired         \"fencing_token\" (the create revision of our key), \"key\",\n"
               "                   \"lease_id\"\n"
               "  lockLost         \"cause\", \"cause_code\": the lease expired or was revoked\n"
-              "                   while we held the lock; exit 1\n"
+              "                   while we held the lock, or someone else deleted our key or\n"
+              "                   moved it to another lease (OwnershipLost); exit 1\n"
               "  released         \"fencing_token\", \"key\", \"lease_id\": printed as the hold is\n"
               "                   given back, so before the next holder's \"acquired\"\n")
         + connectionStateHelp
@@ -430,7 +431,7 @@ Command electCommand()
               "  campaigning      \"key\", \"lease_id\", \"proposal\": our candidate is queued\n"
               "  elected          \"fencing_token\" (the create revision of our key), \"key\",\n"
               "                   \"lease_id\"\n"
-              "  leadershipLost   \"cause\", \"cause_code\"; exit 1\n"
+              "  leadershipLost   \"cause\", \"cause_code\": as lockLost for our key; exit 1\n"
               "  resigned         \"fencing_token\", \"key\", \"lease_id\"; after \"elected\",\n"
               "                   printed as we resign, so before the next \"elected\"\n"
               "  established      (--observe) \"name\": the first read is done, the watch live\n"
@@ -466,7 +467,7 @@ Command semaphoreCommand()
         + QStringLiteral(
               "  acquired         \"fencing_token\" (the create revision of our entry), \"key\",\n"
               "                   \"lease_id\"\n"
-              "  permitLost       \"cause\", \"cause_code\"; exit 1\n"
+              "  permitLost       \"cause\", \"cause_code\": as lockLost for our entry; exit 1\n"
               "  released         \"fencing_token\", \"key\", \"lease_id\"; before the next\n"
               "                   holder's \"acquired\"\n")
         + connectionStateHelp

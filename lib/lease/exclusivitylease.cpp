@@ -32,26 +32,28 @@ public:
         if (suspended.exchange(false))
             tell([this, id] { Q_EMIT q->keepAliveResumed(id); });
     }
-    void leaseGone(qint64 id, const Status &cause) override
-    {
-        markLost(cause);
-        tell([this, id, cause, gate = gate] {
-            emitEvent(LeaseEventKind::Expired, id, cause);
-            if (gate->isOpen())
-                Q_EMIT q->lost(cause);
-        });
-    }
+    void leaseGone(qint64 id, const Status &cause) override { tellLoss(LeaseEventKind::Expired, id, cause); }
     void keepAliveSuspended(qint64 id, const Status &cause) override
     {
         suspended = true;
         tell([this, id, cause] { emitEvent(LeaseEventKind::Suspended, id, cause); });
     }
 
-    void markLost(const Status &cause)
+    // Once, whichever comes first: etcd's word through the hub, or declareLost().
+    void tellLoss(LeaseEventKind kind, qint64 id, const Status &cause)
     {
-        QMutexLocker locker(&causeMutex);
-        lostCause = cause;
-        lostFlag = true;
+        {
+            QMutexLocker locker(&causeMutex);
+            if (lostFlag)
+                return;
+            lostCause = cause;
+            lostFlag = true;
+        }
+        tell([this, kind, id, cause, gate = gate] {
+            emitEvent(kind, id, cause);
+            if (gate->isOpen())
+                Q_EMIT q->lost(cause);
+        });
     }
 
     // Every event of the lease travels the client's loss thread, in order, and through the gate
@@ -185,6 +187,16 @@ void Internal::runGrantLandingHook()
     }
     if (hook)
         hook();
+}
+
+void ExclusivityLease::declareLost(LeaseEventKind kind, const Status &cause)
+{
+    const qint64 id = d->leaseId.load();
+    if (id <= 0 || d->released)
+        return;
+    if (auto *hub = ClientLeases::of(d->clientPrivate).keepAliveHub())
+        hub->remove(id);  // renewing what no longer holds anything would only keep it in etcd
+    d->tellLoss(kind, id, cause);
 }
 
 qint64 ExclusivityLease::leaseId() const

@@ -56,6 +56,14 @@ public:
     /// whatever key it carries) stays in etcd until its TTL runs out.
     QFuture<Status> release();
 
+    /// What the lease stands for was taken away while etcd still had the lease (its key deleted
+    /// or moved to another lease by someone else), or etcd dropped the lease and its watcher
+    /// heard first: the lease is lost with \a cause, told as a leaseEvent() of \a kind (Failed
+    /// for a takeover, Expired for a lease gone from etcd) and lost(), exactly as when the
+    /// keep-alive finds it gone, and renewals stop. Any thread; nothing happens before grant()
+    /// has finished, after release(), or once the loss was told.
+    void declareLost(QEtcd::LeaseEventKind kind, const QEtcd::Status &cause);
+
     /// The lease; -1 before grant().
     qint64 leaseId() const;
     /// The TTL it was asked for, in seconds.
@@ -75,7 +83,8 @@ public:
 Q_SIGNALS:
     /// The lease is lost; \a cause says how. Emitted once, and not after release().
     void lost(const QEtcd::Status &cause);
-    /// Suspended while renewals go unanswered; Expired when lost. Never Restored.
+    /// Suspended while renewals go unanswered; Expired when lost, Failed when what it stood for
+    /// was taken away (declareLost()). Never Restored.
     void leaseEvent(const QEtcd::LeaseEvent &event);
     /// Renewals flow again after a Suspended, on the same lease.
     void keepAliveResumed(qint64 leaseId);

@@ -50,6 +50,27 @@ Status HoldQueue::beginAttempt()
     return {};
 }
 
+Status HoldQueue::beginThreadAttempt(QueuedAttempt &attempt)
+{
+    QMutexLocker locker(&m_threadAttemptsMutex);
+    const std::pair<int, QThread *> mine{attempt.kind, attempt.requester.data()};
+    if (m_threadAttempts.contains(mine))
+        return Status(StatusCode::Unsupported,
+                      context + QStringLiteral(": this thread is already acquiring it; a second acquisition would "
+                                               "wait for the first one's hold, which only this thread can give "
+                                               "back: wait for the first (a hold is reentrant once held)"));
+    m_threadAttempts.insert(mine);
+    attempt.countedFor = mine.second;
+    return {};
+}
+
+void HoldQueue::endThreadAttempt(QueuedAttempt &attempt)
+{
+    QMutexLocker locker(&m_threadAttemptsMutex);
+    if (QThread *thread = std::exchange(attempt.countedFor, nullptr))
+        m_threadAttempts.remove({attempt.kind, thread});
+}
+
 QFuture<Status> HoldQueue::submit(std::shared_ptr<QueuedAttempt> attempt, std::chrono::milliseconds timeout)
 {
     attempt->promise->start();
@@ -67,8 +88,10 @@ Status HoldQueue::await(const std::shared_ptr<QueuedAttempt> &attempt, const QFu
     if (waited)
         return future.result();
     // Until the dispatcher has given back what the attempt may just have won, this thread must
-    // not count itself into it (a second lock()).
+    // not count itself into it (a second lock()), and the attempt no longer stands in the way
+    // of the thread's next one: that one queues behind a hold on its way back, not its own.
     attempt->givenBack->store(true);
+    endThreadAttempt(*attempt);
     QMetaObject::invokeMethod(this, [this, attempt, waited] { stopAttempt(attempt, waited); }, Qt::QueuedConnection);
     thenOn(QFuture<Status>(future), this, [this, attempt](const Status &won) {
         const auto hold = attempt->won.lock();
@@ -83,9 +106,15 @@ Status HoldQueue::await(const std::shared_ptr<QueuedAttempt> &attempt, const QFu
 bool HoldQueue::giveBack(std::shared_ptr<QueuedHold> hold)
 {
     hold->interruption.disarm();  // here: this thread's next wait must not see the loss
-    const bool stillOurs = hold->isValid();
-    if (stillOurs && holdsStandAlone)
+    // Given back while valid, the hold is over: a loss deadline that passes on the way to the
+    // dispatcher (tellLateLoss()), or a loss the loss thread finds meanwhile, is no longer a
+    // loss to tell; unlock() said true. Taking the one tell makes it either, never both: a loss
+    // told first has made the hold invalid.
+    const bool stillOurs = hold->isValid() && !hold->lossTold.exchange(true);
+    if (stillOurs && holdsStandAlone) {
+        hold->deletedByHolder = true;  // before the delete: its watch event may beat release()
         hold->deleting = client->txn(entryDeletion(*hold));
+    }
     QMetaObject::invokeMethod(this, [this, hold] { release(hold); }, Qt::QueuedConnection);
     return stillOurs;
 }
@@ -246,16 +275,25 @@ void HoldQueue::join(std::shared_ptr<QueuedAttempt> attempt)
     });
 }
 
-void HoldQueue::lookAgain(std::shared_ptr<QueuedAttempt> attempt)
+void HoldQueue::lookAgain(std::shared_ptr<QueuedAttempt> attempt, bool throughLeader)
 {
     Txn txn;
     txn.compares = {Compare::createRevision(attempt->key, CompareResult::Equal, attempt->revision)};
     txn.success = lookAhead(*attempt);
-    thenOn(client->txn(txn), this, [this, attempt](const TxnResult &result) {
+    if (throughLeader) {
+        for (TxnOp &read : txn.success)
+            read.rangeOptions.serializable = false;
+    }
+    thenOn(client->txn(txn), this, [this, attempt, throughLeader](const TxnResult &result) {
         if (interrupted(attempt))
             return;
         if (!result.status)
             return failed(attempt, result.status);
+        // A serializable read is answered by whichever member the client is on: after a
+        // fail-over to one that lags, from a store that may not have our entry yet. Only the
+        // leader's word that it is gone costs the waiter its place.
+        if (!result.succeeded && !throughLeader)
+            return lookAgain(attempt, true);
         if (!result.succeeded)
             return requeue(attempt, QStringLiteral("its entry vanished while it waited"));
         decide(attempt, result.responses, result.header.revision);
@@ -516,12 +554,154 @@ void HoldQueue::claim(std::shared_ptr<QueuedAttempt> attempt)
     if (hold->lost)  // while it was being announced
         tellLoss(hold, hold->lease->whyInvalid());
     finish(attempt, {});
+    watchEntry(hold);
+}
+
+void HoldQueue::watchEntry(const std::shared_ptr<QueuedHold> &hold)
+{
+    if (hold->lost || closing)
+        return;
+    m_watchedHolds.push_back(hold);
+    if (m_holdsIdle)
+        m_holdsIdle->stop();
+    if (!m_holdsWatch)
+        return startHoldsWatch(hold->revision + 1);
+    // Created before the watch began (a hold that waited long, from another thread): what
+    // happened to it in between, one read tells.
+    if (hold->revision + 1 < m_holdsWatchFrom)
+        readEntry(hold);
+}
+
+void HoldQueue::unwatchEntry(const std::shared_ptr<QueuedHold> &hold)
+{
+    const auto it = std::find(m_watchedHolds.begin(), m_watchedHolds.end(), hold);
+    if (it == m_watchedHolds.end())
+        return;
+    m_watchedHolds.erase(it);
+    if (m_watchedHolds.empty() && m_holdsIdle)
+        m_holdsIdle->start();
+}
+
+void HoldQueue::startHoldsWatch(qint64 from)
+{
+    WatchOptions everyChange;
+    everyChange.range = KeyRange::prefix();
+    everyChange.startRevision = from;
+    m_holdsWatch = new Watcher(client, entriesPrefix(), everyChange, options.resilience.watch, this);
+    m_holdsWatchFrom = from;
+    // What a compaction hid, the entries as they are now tell.
+    m_holdsWatch->setResyncWith([this] {
+        RangeOptions every;
+        every.range = KeyRange::prefix();
+        every.keysOnly = true;
+        return thenOn(client->get(entriesPrefix(), every), this, [this](const RangeResult &read) -> qint64 {
+            if (!read.status)
+                return 0;  // a failed recovery attempt: the watcher tries again
+            for (const auto &hold : std::vector(m_watchedHolds)) {
+                const auto found = std::find_if(read.kvs.cbegin(), read.kvs.cend(),
+                                                [&](const KeyValue &kv) { return kv.key == hold->key; });
+                judgeEntry(hold, found == read.kvs.cend() ? std::nullopt : std::optional(*found), read.header.revision);
+            }
+            return read.header.revision + 1;
+        }, [](const RangeResult &) -> qint64 { return 0; });
+    });
+    connect(m_holdsWatch, &Watcher::eventsReceived, this, [this](const QList<WatchEvent> &events) {
+        for (const WatchEvent &event : events) {
+            for (const auto &hold : std::vector(m_watchedHolds)) {
+                if (hold->key == event.kv.key && event.kv.modRevision > hold->revision)
+                    judgeEntry(hold, event.type == WatchEvent::Type::Put ? std::optional(event.kv) : std::nullopt,
+                               event.kv.modRevision);
+            }
+        }
+    });
+    connect(m_holdsWatch, &Watcher::recovery, this, [this](const WatchRecoveryEvent &event) {
+        if (event.kind == WatchRecoveryKind::Failed)
+            dropHoldsWatch(event.cause.toString());
+    });
+    thenOn(m_holdsWatch->start(), this, [this, watch = QPointer<Watcher>(m_holdsWatch)](const Status &started) {
+        if (!started && watch == m_holdsWatch)
+            dropHoldsWatch(started.toString());
+    });
+    if (!m_holdsIdle) {
+        m_holdsIdle = new QTimer(this);
+        m_holdsIdle->setSingleShot(true);
+        m_holdsIdle->setInterval(departuresLinger);
+        connect(m_holdsIdle, &QTimer::timeout, this, [this] {
+            if (m_watchedHolds.empty())
+                dropHoldsWatch({});
+        });
+    }
+}
+
+// The holds still standing are no longer followed; the next hold starts a new watch.
+void HoldQueue::dropHoldsWatch(const QString &why)
+{
+    if (!m_holdsWatch)
+        return;
+    for (const auto &hold : std::exchange(m_watchedHolds, {})) {
+        if (!why.isEmpty() && !hold->lost)
+            note(QStringLiteral("%1 is no longer watched, so another client deleting it would go untold: %2")
+                     .arg(QString::fromUtf8(hold->key), why));
+    }
+    m_holdsWatch->close();
+    m_holdsWatch->deleteLater();
+    m_holdsWatch = nullptr;
+    m_holdsWatchFrom = 0;
+}
+
+void HoldQueue::readEntry(const std::shared_ptr<QueuedHold> &hold)
+{
+    thenOn(client->get(hold->key), this, [this, weak = std::weak_ptr(hold)](const RangeResult &read) {
+        if (const auto hold = weak.lock(); hold && read.status)
+            judgeEntry(hold, read.kvs.isEmpty() ? std::nullopt : std::optional(read.kvs.first()), read.header.revision);
+    });
+}
+
+void HoldQueue::judgeEntry(const std::shared_ptr<QueuedHold> &hold, const std::optional<KeyValue> &now, qint64 revision)
+{
+    // The holder's own delete, release() or close(), or a loss already told.
+    if (hold->dropped || hold->lost || hold->deletedByHolder)
+        return;
+    const qint64 ourLease = hold->lease->leaseId();
+    const QString key = QString::fromUtf8(hold->key);
+    if (now && now->createRevision == hold->revision) {
+        if (now->lease == ourLease)
+            return;  // rewritten on our lease: an election's proclamation
+        const QString where = now->lease ? QStringLiteral("lease %1").arg(now->lease, 0, 16) : QStringLiteral("no lease");
+        return hold->lease->declareLost(LeaseEventKind::Failed,
+                                        Status(StatusCode::OwnershipLost,
+                                               QStringLiteral("%1 was moved to %2 by another client at revision %3")
+                                                   .arg(key, where)
+                                                   .arg(revision)));
+    }
+    // Deleted (and perhaps created again since): by a delete, or with our lease, which etcd
+    // revokes keys and all. Which of the two, one question to etcd tells.
+    const std::weak_ptr<QueuedHold> weak = hold;
+    thenOn(client->leaseTimeToLive(ourLease), this, [weak, key, revision](const LeaseTimeToLiveResult &alive) {
+        const auto hold = weak.lock();
+        if (!hold || hold->dropped || hold->lost)
+            return;
+        if (alive.status && alive.ttl < 0) {
+            hold->lease->declareLost(LeaseEventKind::Expired,
+                                     Status(StatusCode::NotFound,
+                                            QStringLiteral("lease %1 is gone from etcd (revoked or expired), and %2 "
+                                                           "with it at revision %3")
+                                                .arg(hold->lease->leaseId(), 0, 16)
+                                                .arg(key)
+                                                .arg(revision)));
+            return;
+        }
+        hold->lease->declareLost(LeaseEventKind::Failed,
+                                 Status(StatusCode::OwnershipLost,
+                                        QStringLiteral("%1 was deleted by another client at revision %2").arg(key).arg(revision)));
+    });
 }
 
 void HoldQueue::finish(const std::shared_ptr<QueuedAttempt> &attempt, const Status &status)
 {
     if (!m_attempts.removeOne(attempt))
         return;
+    endThreadAttempt(*attempt);  // before it is told: the thread may try again at once
     if (attempt->deadline)  // later: this may run inside the timer's own signal
         attempt->deadline.release()->deleteLater();
     attempt->roundLink.reset();
@@ -571,6 +751,7 @@ void HoldQueue::tellLoss(const std::shared_ptr<QueuedHold> &hold, const Status &
 
 void HoldQueue::releaseLostHold(const std::shared_ptr<QueuedHold> &hold, const Status &cause)
 {
+    unwatchEntry(hold);
     // Told: now free the entry for the next in line rather than leave it to etcd's expiry.
     if (lostHoldsLetGoAtOnce)
         hold->lease->release();
@@ -617,6 +798,7 @@ void HoldQueue::dropEntry(const std::shared_ptr<QueuedHold> &hold)
 {
     if (std::exchange(hold->dropped, true))
         return;
+    unwatchEntry(hold);  // before recycle()'s delete, which is ours
     untrack(hold->source, hold->lease.get());
     disconnect(hold->lease.get(), nullptr, this, nullptr);
     hold->retired.requestStop();
@@ -724,6 +906,7 @@ void HoldQueue::shutDown(const QList<std::shared_ptr<QueuedHold>> &holds)
     if (m_spareLease)
         std::exchange(m_spareLease, nullptr)->release();
     dropDepartures({});
+    dropHoldsWatch({});
 }
 
 void HoldQueue::note(const QString &text)

@@ -28,9 +28,11 @@
 #include "watcher.h"
 
 #include <QtCore/QFuture>
+#include <QtCore/QMutex>
 #include <QtCore/QObject>
 #include <QtCore/QPointer>
 #include <QtCore/QPromise>
+#include <QtCore/QSet>
 #include <QtCore/QThread>
 #include <QtCore/QTimer>
 
@@ -38,6 +40,7 @@
 #include <chrono>
 #include <deque>
 #include <memory>
+#include <optional>
 
 namespace QEtcd::Internal {
 
@@ -67,6 +70,9 @@ struct QueuedHold
     // The entry's delete, sent by the thread that gave the hold back (HoldQueue::holdsStandAlone);
     // the dispatcher takes it over in release(), which that thread posts after setting it.
     QFuture<TxnResult> deleting;
+    // Set by giveBack() before it sends that delete: the entry's deletion is then ours, not a
+    // takeover.
+    std::atomic<bool> deletedByHolder{false};
 
     // dispatcher thread
     int source = -1;
@@ -100,6 +106,9 @@ struct QueuedAttempt
     std::weak_ptr<QueuedHold> won;
     // The requester stopped waiting: a hold won anyway is given back, and never its own.
     std::shared_ptr<std::atomic<bool>> givenBack = std::make_shared<std::atomic<bool>>(false);
+    // The thread it counts as the one attempt of its kind of (HoldQueue::beginThreadAttempt);
+    // guarded by HoldQueue's m_threadAttemptsMutex.
+    QThread *countedFor = nullptr;
 };
 
 // What an entry waits for before it looks again.
@@ -133,6 +142,14 @@ public:
     // Ok, or why the recipe refuses an attempt (bad options, no path, closed); Ok marks it
     // started.
     Status beginAttempt();
+    // For recipes whose holds are per thread and reentrant (a mutex, each side of a read/write
+    // lock): Ok, and attempt counted as the requesting thread's one attempt of its kind until it
+    // finishes, or why not. A second attempt from that thread would queue behind the first,
+    // whose hold only that thread can give back: a blocking lock() would wait on itself, and an
+    // asynchronous one take the lock again after the first's unlock(). It is refused.
+    Status beginThreadAttempt(QueuedAttempt &attempt);
+    // The attempt no longer counts (finished, or its thread stopped waiting for it).
+    void endThreadAttempt(QueuedAttempt &attempt);
     // Runs attempt on the dispatcher thread; the future finishes once.
     QFuture<Status> submit(std::shared_ptr<QueuedAttempt> attempt, std::chrono::milliseconds timeout);
     // The blocking twin's wait for submit()'s future. When the wait ends first (interruption,
@@ -218,6 +235,8 @@ protected:
     // whose read found every entry ahead is admitted once they have all been deleted while its
     // own stood. Empty (the default): every wait watches the entries it waits for.
     virtual QByteArray departuresPrefix() const { return {}; }
+    // The prefix every entry of the queue lives under, watched while a hold stands.
+    virtual QByteArray entriesPrefix() const = 0;
     // The recipe's history, while it lives.
     void note(const QString &text);
 
@@ -239,7 +258,8 @@ private:
     bool takeSpareLease(const std::shared_ptr<QueuedAttempt> &attempt);
     void watchLease(const std::shared_ptr<QueuedAttempt> &attempt);
     void join(std::shared_ptr<QueuedAttempt> attempt);
-    void lookAgain(std::shared_ptr<QueuedAttempt> attempt);
+    // throughLeader: linearizable, for a serializable look that did not find the entry.
+    void lookAgain(std::shared_ptr<QueuedAttempt> attempt, bool throughLeader = false);
     void decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult> ahead, qint64 observedRevision);
     void requeue(std::shared_ptr<QueuedAttempt> attempt, const QString &why);
     // The attempt's lease and entry go; it may queue again.
@@ -251,6 +271,20 @@ private:
     void tellLoss(const std::shared_ptr<QueuedHold> &hold, const Status &cause);
     void releaseLostHold(const std::shared_ptr<QueuedHold> &hold, const Status &cause);
     void unanchor(const std::shared_ptr<QueuedHold> &hold);
+
+    // An operator breaking a stuck lock (`etcdctl del`), a careless `del --prefix`, or a tool
+    // putting the key on its own lease lets the next in line in while the holder still
+    // believes it holds. Every change under entriesPrefix() is followed through one watch
+    // while the queue has holds (and departuresLinger after, for the next hold to find it
+    // live): a hold's entry deleted or moved to another lease by someone else is its loss.
+    void watchEntry(const std::shared_ptr<QueuedHold> &hold);
+    void unwatchEntry(const std::shared_ptr<QueuedHold> &hold);
+    void startHoldsWatch(qint64 from);
+    void dropHoldsWatch(const QString &why);
+    // What a read finds at the hold's entry now.
+    void readEntry(const std::shared_ptr<QueuedHold> &hold);
+    // The hold's entry as of revision (nullopt: absent); a change not ours is the hold's loss.
+    void judgeEntry(const std::shared_ptr<QueuedHold> &hold, const std::optional<KeyValue> &now, qint64 revision);
     void recycle(const std::shared_ptr<QueuedHold> &hold);
     // Deletes the hold's entry, and nothing that took its name since.
     static Txn entryDeletion(const QueuedHold &hold);
@@ -269,6 +303,13 @@ private:
     void dropDepartures(const QString &why);
 
     QList<std::shared_ptr<QueuedAttempt>> m_attempts;
+    QMutex m_threadAttemptsMutex;
+    QSet<std::pair<int, QThread *>> m_threadAttempts;  // guarded by m_threadAttemptsMutex
+    // The holds whose entries m_holdsWatch follows, and the revision it follows from.
+    std::vector<std::shared_ptr<QueuedHold>> m_watchedHolds;
+    Watcher *m_holdsWatch = nullptr;
+    qint64 m_holdsWatchFrom = 0;
+    QTimer *m_holdsIdle = nullptr;
     std::shared_ptr<ExclusivityLease> m_spareLease;
     // Live once its watch runs: m_departuresFrom is then set.
     Watcher *m_departureWatch = nullptr;

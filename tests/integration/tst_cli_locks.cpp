@@ -74,6 +74,46 @@ private:
         QCOMPARE(keysUnder(prefix), 0);
     }
 
+    // `arguments` twice: the first establishes, the second queues behind it under prefix. An
+    // operator then runs etcdctl `change` on the first one's key: the first reports `loss`
+    // (its cause naming `what` happened to the key), closes as failed and exits 1, and the
+    // second establishes. The loss is told as soon as the change, not left to the next renewal.
+    void takeOverAndExpectExit1(const QStringList &arguments, const QString &established, const QString &loss,
+                                const QStringList &names, const QByteArray &prefix, const QStringList &change,
+                                const QString &what)
+    {
+        auto first = qetcd(arguments);
+        QTRY_VERIFY2_WITH_TIMEOUT(first->has(established), first->transcript().constData(), scaledMs(15000));
+        const QString key = text(first->event(established), "key");
+        auto second = qetcd(arguments);
+        QTRY_COMPARE_WITH_TIMEOUT(keysUnder(prefix), 2, scaledMs(15000));
+        QVERIFY2(!second->has(established), second->transcript().constData());
+
+        auto operatorsTool = etcdctl(change + QStringList{key} + (change.first() == "put" ? QStringList{"x"} : QStringList{}));
+        QCOMPARE(operatorsTool->waitForExit(), 0);
+        const qint64 changedAt = QDateTime::currentMSecsSinceEpoch();
+        QTRY_VERIFY2_WITH_TIMEOUT(first->has(loss), first->transcript().constData(), scaledMs(15000));
+        const qint64 toldAfterMs = QDateTime::currentMSecsSinceEpoch() - changedAt;
+        QCOMPARE(first->waitForExit(), 1);
+        QCOMPARE(first->outcomes(), names);
+        QVERIFY2(text(first->event(loss), "cause").contains(what), first->transcript().constData());
+        QCOMPARE(text(first->event(loss), "cause_code"), QStringLiteral("OwnershipLost"));
+        QCOMPARE(text(first->event("leaseEvent"), "kind"), QStringLiteral("Failed"));
+        QCOMPARE(text(first->event("closed"), "reason"), QStringLiteral("failed"));
+        QVERIFY2(first->standardError().startsWith("qetcd: "), first->standardError().constData());
+        // Not at the next renewal (--ttl 60: 20 s away), but as the change lands.
+        QVERIFY2(toldAfterMs < scaledMs(3000), qPrintable(QString::number(toldAfterMs)));
+
+        if (change.first() == "put") {  // the key stands on, and keeps the second out until it goes
+            QVERIFY2(!second->has(established), second->transcript().constData());
+            QVERIFY(awaitFuture(m_client->remove(key.toUtf8())));
+        }
+        QTRY_VERIFY2_WITH_TIMEOUT(second->has(established), second->transcript().constData(), scaledMs(15000));
+        second->terminate();
+        QCOMPARE(second->waitForExit(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(keysUnder(prefix), 0, scaledMs(5000));
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -323,6 +363,35 @@ private Q_SLOTS:
         auto run = qetcd({"elect", "/ce/lost", "p1", "--ttl", "2"});
         revokeAndExpectExit1(*run, "elected", "leadershipLost", {"campaigning", "elected", "leadershipLost", "closed"},
                              "/ce/lost/");
+    }
+
+    // An operator breaks a lock by deleting its key: the holder hears of it, and there are
+    // never two believed holders.
+    void aLockWhoseKeyIsDeletedIsLost()
+    {
+        takeOverAndExpectExit1({"lock", "/cl/taken", "--ttl", "60", "--hold", "60s"}, "acquired", "lockLost",
+                               {"acquired", "lockLost", "closed"}, "/cl/taken/", {"del"},
+                               "was deleted by another client");
+    }
+
+    void aLockWhoseKeyIsMovedOffItsLeaseIsLost()
+    {
+        takeOverAndExpectExit1({"lock", "/cl/moved", "--ttl", "60", "--hold", "60s"}, "acquired", "lockLost",
+                               {"acquired", "lockLost", "closed"}, "/cl/moved/", {"put"}, "was moved to no lease");
+    }
+
+    void aPermitWhoseKeyIsDeletedIsLost()
+    {
+        takeOverAndExpectExit1({"semaphore", "/cs/taken", "--permits", "1", "--ttl", "60", "--hold", "60s"},
+                               "acquired", "permitLost", {"acquired", "permitLost", "closed"}, "/cs/taken/holders/",
+                               {"del"}, "was deleted by another client");
+    }
+
+    void aLeaderWhoseKeyIsDeletedLosesTheLeadership()
+    {
+        takeOverAndExpectExit1({"elect", "/ce/taken", "p1", "--ttl", "60"}, "elected", "leadershipLost",
+                               {"campaigning", "elected", "leadershipLost", "closed"}, "/ce/taken/", {"del"},
+                               "was deleted by another client");
     }
 
     void usageErrorsExit128()

@@ -326,6 +326,38 @@ private Q_SLOTS:
         QCOMPARE(lost.size(), 1);
     }
 
+    // Someone else deletes the writer's entry: the reader queued behind it gets in, so the
+    // writer is told its lock is lost, and a read it took under that write goes with it.
+    void aWriteWhoseEntryIsDeletedIsLostWithItsDowngradedRead()
+    {
+        DistributedReadWriteLock holder(m_client.get(), "/rw/taken", ttl(60));
+        QSignalSpy lost(&holder, &DistributedReadWriteLock::lockLost);
+        QCOMPARE(holder.writeLock().lock(), Status());
+        QCOMPARE(holder.readLock().lock(), Status());  // a downgrade, standing on the write entry
+        const QByteArray key = holder.writeLock().holdKey();
+        DistributedReadWriteLock writer(m_other.get(), "/rw/taken", ttl(60));
+        QFuture<Status> writing = writer.writeLock().lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(entries("/rw/taken").size(), 3, scaledMs(5000));
+
+        DeleteResult removed;
+        QETCD_AWAIT(m_other->remove(key), removed);
+        QCOMPARE(removed.deleted, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(lost.size(), 2, scaledMs(5000));
+        QCOMPARE(lost.at(0).at(0).value<Side>(), Side::Write);
+        QCOMPARE(lost.at(0).at(1).value<Status>().code(), StatusCode::OwnershipLost);
+        QCOMPARE(lost.at(1).at(0).value<Side>(), Side::Read);
+        QCOMPARE(holder.connectionState(), ConnectionState::Lost);
+        QVERIFY(!holder.writeLock().isHeldByCurrentThread());
+        QVERIFY(!holder.readLock().isHeldByCurrentThread());
+        Status turn;
+        QETCD_AWAIT(writing, turn);
+        QVERIFY2(turn.isOk(), qPrintable(turn.toString()));
+        QVERIFY(!holder.readLock().unlock());
+        QVERIFY(!holder.writeLock().unlock());
+        QVERIFY(writer.writeLock().unlock());
+        QCOMPARE(lost.size(), 2);
+    }
+
     void aWaiterWhoseLeaseDiesRequeues()
     {
         DistributedReadWriteLock holder(m_client.get(), "/rw/requeue", ttl(10));

@@ -241,6 +241,36 @@ private Q_SLOTS:
         QCOMPARE(lost.size(), 1);
     }
 
+    // An operator deletes a holder's key: the permit is free for the next in line, so the
+    // holder is told at once that its permit is lost.
+    void aPermitWhoseKeyIsDeletedIsLost()
+    {
+        DistributedSemaphore holder(m_client.get(), "/sem/taken", 1, ttl(60));
+        QSignalSpy lost(&holder, &DistributedSemaphore::permitLost);
+        QCOMPARE(holder.acquire(), Status());
+        const QByteArray key = holder.holdKey();
+        DistributedSemaphore waiter(m_other.get(), "/sem/taken", 1, ttl(60));
+        QFuture<Status> waiting = waiter.acquireAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(holders("/sem/taken").size(), 2, scaledMs(5000));
+
+        DeleteResult removed;
+        QETCD_AWAIT(m_other->remove(key), removed);
+        QCOMPARE(removed.deleted, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(lost.size(), 1, scaledMs(5000));
+        const Status cause = lost.at(0).at(0).value<Status>();
+        QCOMPARE(cause.code(), StatusCode::OwnershipLost);
+        QVERIFY2(cause.message().contains(QString::fromUtf8(key) + QStringLiteral(" was deleted by another client")),
+                 qPrintable(cause.toString()));
+        QCOMPARE(holder.connectionState(), ConnectionState::Lost);
+        QCOMPARE(holder.heldPermits(), 0);
+        Status turn;
+        QETCD_AWAIT(waiting, turn);
+        QVERIFY2(turn.isOk(), qPrintable(turn.toString()));
+        QVERIFY(!holder.release());
+        QVERIFY(waiter.release());
+        QCOMPARE(lost.size(), 1);
+    }
+
     void interruptOnPermitLossCancelsALibraryWait()
     {
         FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));

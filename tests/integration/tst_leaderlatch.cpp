@@ -181,6 +181,33 @@ private Q_SLOTS:
                                   scaledMs(5000));
         QVERIFY(!latch.recentErrors().isEmpty());
     }
+
+    // Our key deleted by someone else while leading: the leadership is lost at once (another
+    // candidate could be elected), told, and contested again with a new key.
+    void aLeaderWhoseKeyIsDeletedIsToldAndContestsAgain()
+    {
+        LeaderLatch latch(m_client.get(), "/latch/taken", {}, withTtl(60));
+        Transitions transitions(&latch);
+        Status status;
+        QETCD_AWAIT(latch.start(), status);
+        QCOMPARE(latch.await(scaled(10s)), Status());
+        const QList<KeyValue> before = queue("/latch/taken");
+        QCOMPARE(before.size(), 1);
+
+        DeleteResult removed;
+        QETCD_AWAIT(m_other->remove(before[0].key), removed);
+        QCOMPARE(removed.deleted, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(transitions.list(), (QStringList{"isLeader", "notLeader", "isLeader"}),
+                                  scaledMs(10000));
+        const QList<KeyValue> after = queue("/latch/taken");
+        QCOMPARE(after.size(), 1);
+        QVERIFY(after[0].createRevision > before[0].createRevision);
+        QVERIFY(std::any_of(latch.recentErrors().cbegin(), latch.recentErrors().cend(), [&](const RecipeError &error) {
+            return error.status.code() == StatusCode::OwnershipLost
+                && error.status.message().contains(QStringLiteral(" was deleted by another client"));
+        }));
+        latch.close();
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_LeaderLatch)

@@ -476,6 +476,41 @@ private Q_SLOTS:
         b.close();
     }
 
+    // An operator deletes the leader's key: the next candidate is elected, so the term ends
+    // with leadershipLost, at once rather than at the lease's end.
+    void aLeaderWhoseKeyIsDeletedLosesTheTerm()
+    {
+        Term doomed;
+        LeaderSelector a(m_client.get(), "/elect/taken", "a", doomed.take(), doomed.relinquish(), options(60, false));
+        QSignalSpy lost(&a, &LeaderSelector::leadershipLost);
+        Status status;
+        QETCD_AWAIT(a.start(), status);
+        QVERIFY(status.isOk());
+        QTRY_COMPARE_WITH_TIMEOUT(doomed.takes(), 1, scaledMs(5000));
+        const QByteArray key = a.key();
+        Term next;
+        LeaderSelector b(m_other.get(), "/elect/taken", "b", next.take(), next.relinquish(), options(60));
+        QETCD_AWAIT(b.start(), status);
+        QVERIFY(status.isOk());
+
+        DeleteResult removed;
+        QETCD_AWAIT(m_other->remove(key), removed);
+        QCOMPARE(removed.deleted, 1);
+        QTRY_COMPARE_WITH_TIMEOUT(lost.size(), 1, scaledMs(5000));
+        const Status cause = lost.at(0).at(0).value<Status>();
+        QCOMPARE(cause.code(), StatusCode::OwnershipLost);
+        QVERIFY2(cause.message().contains(QString::fromUtf8(key) + QStringLiteral(" was deleted by another client")),
+                 qPrintable(cause.toString()));
+        QTRY_COMPARE_WITH_TIMEOUT(doomed.relinquishes(), 1, scaledMs(5000));
+        QVERIFY(doomed.sawStop());
+        QVERIFY(!a.isLeader());
+        QCOMPARE(a.connectionState(), ConnectionState::Lost);
+        QTRY_COMPARE_WITH_TIMEOUT(next.takes(), 1, scaledMs(5000));
+        QCOMPARE(lost.size(), 1);
+        b.close();
+        a.close();
+    }
+
     void proclaimRewritesOurValueOnly()
     {
         Term leading;
@@ -492,6 +527,9 @@ private Q_SLOTS:
         QCOMPARE(after[0].value, QByteArray("v2"));
         QCOMPARE(after[0].lease, before[0].lease);  // still on our lease
         QCOMPARE(after[0].createRevision, before[0].createRevision);
+        // Our own rewrite, on our lease, is no takeover.
+        QVERIFY(!QTest::qWaitFor([&] { return !a.isLeader(); }, 500));
+        QCOMPARE(a.connectionState(), ConnectionState::Connected);
         a.close();
     }
 };

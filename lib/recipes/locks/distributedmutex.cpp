@@ -36,6 +36,8 @@ public:
             return QtFuture::makeReadyFuture(Status());
         auto attempt = std::make_shared<QueuedAttempt>();
         attempt->requester = QThread::currentThread();
+        if (Status refused = beginThreadAttempt(*attempt); !refused)
+            return QtFuture::makeReadyFuture(refused);
         *started = attempt;
         return submit(attempt, timeout);
     }
@@ -87,6 +89,7 @@ public:
     Recipe *recipe() const override { return q; }
 
     QByteArray departuresPrefix() const override { return prefix; }
+    QByteArray entriesPrefix() const override { return prefix; }
 
     DistributedMutex *q;
     const QByteArray prefix;

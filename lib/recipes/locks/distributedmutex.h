@@ -25,14 +25,22 @@ class DistributedMutexPrivate;
 ///
 /// A mutex on etcd's own lock layout: `<path>/<lease id in hex>`, held by the lowest create
 /// revision, so it excludes and is excluded by `etcdctl lock`, Go's concurrency.Mutex and the
-/// v3lock service on the same name. Each waiter watches only its predecessor, then re-checks
-/// its own key before it claims the lock. The value names the participant (clientId, host,
-/// pid, time of request) so a console can show who holds and who waits.
+/// v3lock service on the same name. A waiter that found every key ahead of its own (up to 64)
+/// is admitted once they have all been deleted while its own key stood, learnt from the one
+/// watch per instance that follows the lock's deletions; with more ahead, or while that watch
+/// is not live, it watches the nearest key ahead and then reads again. The value names the
+/// participant (clientId, host, pid, time of request) so a console can show who holds and who
+/// waits.
 ///
 /// The hold's lease never heals. When it is lost lockLost() fires (from the client's loss
 /// thread, which nothing else runs on: neither a busy holder nor a busy dispatcher holds it
 /// back; a slot connected directly must not block there), the connection state becomes Lost, and
-/// unlock() returns false. An unlock() that reads the clock past the deadline before the loss
+/// unlock() returns false. The hold's key deleted by someone else (`etcdctl del`, an operator
+/// breaking a stuck lock) or put on another lease (or none) is a loss too, told the same way
+/// as the change reaches the instance's watch on its keys: the next in line may already hold.
+/// Its lease event is then Failed, with an OwnershipLost cause naming the key and revision.
+/// A second acquisition from a thread whose first is still in flight is refused (Unsupported):
+/// it would queue behind a hold only that thread can give back. An unlock() that reads the clock past the deadline before the loss
 /// thread has told the loss does not hide it: lockLost() then fires from the client's
 /// dispatcher thread as that unlock() is carried out. isHeldByCurrentThread() compares the boot
 /// clock (which counts a system suspend) with the lease's loss deadline at the moment it is

@@ -53,6 +53,8 @@ public:
         } else if (auto write = holds.of(int(Side::Write)); write && write->isValid()) {
             attempt->anchor = write;  // a downgrade
         }
+        if (Status refused = beginThreadAttempt(*attempt); !refused)
+            return QtFuture::makeReadyFuture(refused);
         *started = attempt;
         return submit(attempt, timeout);
     }
@@ -155,6 +157,7 @@ public:
     }
 
     Recipe *recipe() const override { return q; }
+    QByteArray entriesPrefix() const override { return prefix; }
 
     DistributedReadWriteLock *q;
     const QByteArray prefix;

@@ -173,6 +173,7 @@ public:
     }
 
     Recipe *recipe() const override { return q; }
+    QByteArray entriesPrefix() const override { return holdersPrefix; }
 
     QList<std::shared_ptr<QueuedHold>> allHolds() const
     {
