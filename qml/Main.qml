@@ -39,6 +39,7 @@ ApplicationWindow {
     readonly property alias connection: connection
     readonly property alias passwordDialog: passwordDialog
     readonly property alias profileDialog: profileDialog
+    readonly property alias allowWritesDialog: allowWritesDialog
     Connection {
         id: connection
         commandLine: window.commandLine
@@ -152,7 +153,8 @@ ApplicationWindow {
     ]
     readonly property var currentPage: pageStack.children[pageStack.currentIndex]
     // A screenshot waits for the cluster to answer and for the page's data.
-    readonly property var summary: currentPage ? Object.assign({ page: pages[pageStack.currentIndex].name }, currentPage.summary) : ({})
+    readonly property var summary: currentPage ? Object.assign({ page: pages[pageStack.currentIndex].name, readOnly: window.readOnly },
+                                                               currentPage.summary) : ({})
     readonly property bool reachable: connectionState !== "Connecting" && connectionState !== "Unreachable"
     // Asked for at startup, the sandbox is what a screenshot shows.
     readonly property bool onSandboxIfAsked: !initialSandbox || connection.sandbox
@@ -257,11 +259,25 @@ ApplicationWindow {
                 ToolTip.text: window.connectionError || qsTr("The connection to the cluster as the console sees it")
                 HoverHandler { id: pillHover }
             }
-            StatePill {
-                visible: window.readOnly
-                text: qsTr("READ-ONLY")
-                foreground: Theme.warning
-                background: Theme.warningSoft
+            // Off needs a confirmation naming the cluster; under --read-only it cannot be turned off.
+            Switch {
+                objectName: "readOnlySwitch"
+                text: qsTr("Read-only")
+                checked: window.readOnly
+                enabled: !!window.client && !connection.readOnlyLocked
+                onToggled: {
+                    const wantsReadOnly = checked;
+                    checked = Qt.binding(() => window.readOnly);  // what the connection is, not the click
+                    if (wantsReadOnly)
+                        connection.allowWrites(false);
+                    else
+                        allowWritesDialog.open();
+                }
+                ToolTip.visible: hovered
+                ToolTip.text: connection.readOnlyLocked ? qsTr("Started with --read-only: nothing can be written")
+                    : window.readOnly ? qsTr("Nothing is written to this cluster; switch off to allow writes (asks first)")
+                    : qsTr("Writes to this cluster are allowed")
+                ToolTip.delay: 600
             }
             Item { Layout.fillWidth: true }
             Label {
@@ -297,6 +313,17 @@ ApplicationWindow {
     }
 
     ProfileDialog { id: profileDialog; objectName: "profileDialog"; connection: connection }
+    ConfirmDialog {
+        id: allowWritesDialog
+        objectName: "allowWritesDialog"
+        title: qsTr("Allow writes?")
+        message: qsTr("Allow this console to write to the cluster at %1 (%2)? Until read-only is switched on again, "
+                      + "edits, deletes, revokes and participants change that cluster.")
+                     .arg(window.endpoints.join(", ")).arg(connection.profileName || qsTr("the command line's connection"))
+        confirmText: qsTr("Allow writes")
+        destructive: true
+        onConfirmed: connection.allowWrites(true)
+    }
     PasswordDialog {
         id: passwordDialog
         objectName: "passwordDialog"
@@ -326,7 +353,7 @@ ApplicationWindow {
                 Layout.fillWidth: true
                 Layout.margins: Theme.spacing
                 Button {
-                    visible: connection.problemKind === "password" && connection.profileName.length > 0
+                    visible: connection.problemKind === "password"
                     text: qsTr("Enter password…")
                     onClicked: passwordDialog.ask(connection.profileName, connection.user,
                                                   qsTr("The cluster refused the password it was given."),

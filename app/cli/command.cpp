@@ -1,6 +1,7 @@
 #include "command.h"
 
 #include "duration.h"
+#include "kvformat.h"
 #include "passwordprompt.h"
 
 #include <QEtcd/qetcdversion.h>
@@ -9,6 +10,8 @@
 #include <QtCore/QJsonDocument>
 
 #include <algorithm>
+
+#include <unistd.h>
 
 namespace QEtcd::Cli {
 
@@ -26,7 +29,8 @@ QFile &standardStream(int fd)
 void printError(const QString &message)
 {
     QFile &err = standardStream(2);
-    err.write((message.simplified() + QLatin1Char('\n')).toUtf8());
+    // Messages quote keys, which are etcd's data: their control characters are made visible.
+    err.write(visibleControls(message.simplified().toUtf8(), LineBreaks::Escape) + '\n');
     err.flush();
 }
 
@@ -136,6 +140,12 @@ void Invocation::print(const QByteArray &line)
     standardStream(1).write(line + '\n');
 }
 
+void Invocation::printData(const QByteArray &bytes)
+{
+    static const bool terminal = isatty(STDOUT_FILENO);
+    print(terminal ? visibleControls(bytes) : bytes);
+}
+
 QIODevice *Invocation::standardOutput()
 {
     return &standardStream(1);
@@ -149,7 +159,7 @@ void Invocation::print(const QJsonObject &object)
 int Invocation::failed(const Status &status, FailureOrigin origin)
 {
     standardStream(1).flush();
-    printError(QLatin1String("qetcd: ") + status.message());
+    printError(QLatin1String("qetcd: ") + explained(status));
     return exitCodeFor(status, origin);
 }
 
@@ -181,6 +191,64 @@ int runAction(Invocation &invocation, const QList<Action> &actions)
         }
     }
     return action->run(invocation);
+}
+
+QString Invocation::explained(const Status &failure) const
+{
+    const ClientOptions &client = m_options.client;
+    const QString endpoints = client.endpoints.join(QLatin1Char(','));
+    const bool tls = std::all_of(client.endpoints.cbegin(), client.endpoints.cend(),
+                                 [](const QString &e) { return e.startsWith(QLatin1String("https://")); });
+    QString message = failure.message();
+    // The library's hint covers every cause of a hang-up; the flags given here narrow it down.
+    if (const qsizetype hint = message.indexOf(QStringLiteral(" — over TLS")); hint >= 0)
+        message.truncate(hint);
+    const auto advise = [&](const QString &advice) { return message + QStringLiteral(" — ") + advice; };
+    const bool hungUp = message.contains(QLatin1String("Endpoint read failed"))
+        || message.contains(QLatin1String("Socket closed")) || message.contains(QLatin1String("Connection reset"));
+    switch (failure.code()) {
+    case StatusCode::TlsError:
+        if (message.contains(QLatin1String("certificate verify failed"))) {
+            return advise(client.tls.caFile.isEmpty()
+                              ? QStringLiteral("the certificate of %1 is not signed by a CA this machine trusts: give "
+                                               "the cluster's CA with --cacert")
+                                    .arg(endpoints)
+                              : QStringLiteral("the certificate of %1 is not signed by the CA in --cacert %2: give the CA "
+                                               "that signed it")
+                                    .arg(endpoints, client.tls.caFile));
+        }
+        return advise(QStringLiteral("TLS with %1 failed: check --cacert, --cert and --key").arg(endpoints));
+    case StatusCode::Unavailable:
+        if (hungUp && !tls) {
+            return advise(QStringLiteral("%1 hung up on plaintext: if it serves TLS, use https:// endpoints with --cacert")
+                              .arg(endpoints));
+        }
+        if (hungUp && client.tls.certFile.isEmpty()) {
+            return advise(QStringLiteral("%1 hung up during TLS: if it requires a client certificate, give --cert and "
+                                         "--key")
+                              .arg(endpoints));
+        }
+        if (hungUp) {
+            return advise(QStringLiteral("%1 hung up during TLS: check that --cert %2 is signed by a CA it trusts and "
+                                         "not expired, and the server's log")
+                              .arg(endpoints, client.tls.certFile));
+        }
+        break;
+    case StatusCode::InvalidArgument:
+        if (message.contains(QLatin1String("user name is empty"))) {
+            return advise(QStringLiteral("%1 requires authentication: give --user NAME (or ETCDCTL_USER); the password "
+                                         "is asked for, or read from ETCDCTL_PASSWORD")
+                              .arg(endpoints));
+        }
+        break;
+    case StatusCode::PermissionDenied:
+        return advise(QStringLiteral("user \"%1\" lacks the permission: ask an administrator for a role that grants it, "
+                                     "or use another --user")
+                          .arg(client.user));
+    default:
+        break;
+    }
+    return message;
 }
 
 Status Invocation::timedOut(const QString &what) const

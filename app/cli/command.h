@@ -84,12 +84,20 @@ public:
 
     void print(const QByteArray &line);
     void print(const QJsonObject &object);
+    // A key or value in text output. On a terminal its control characters are escaped (data
+    // must not drive the terminal); into a pipe or file it goes byte for byte, as etcdctl
+    // writes it, so `get --print-value-only > file` keeps binary values whole.
+    void printData(const QByteArray &bytes);
     // Standard output as print() writes it, for an EventWriter.
     QIODevice *standardOutput();
     // Print "qetcd: <status message>" or "qetcd <command>: <message>" on stderr and return the
     // exit code: exitCodeFor(status, origin), or for a usage error BadArguments.
     int failed(const Status &status, FailureOrigin origin = FailureOrigin::Request);
     int usageError(const QString &message);
+    // A failure's message as printed: what gRPC or etcd said, then, for the mistakes a new user
+    // makes (a wrong CA, plaintext to a TLS port, no client certificate, no --user, a missing
+    // permission), which flag to give or fix, naming the endpoints.
+    QString explained(const Status &failure) const;
     // The DeadlineExceeded status await() gives when --command-timeout ran out on what.
     Status timedOut(const QString &what) const;
 

@@ -3,6 +3,7 @@
 #include "duration.h"
 
 #include <QtCore/QCommandLineParser>
+#include <QtNetwork/QHostAddress>
 
 namespace QEtcd::Cli {
 
@@ -23,14 +24,18 @@ constexpr Spec specs[] = {
     {"cacert", "FILE", "Verify the server's certificate with this CA bundle", nullptr},
     {"cert", "FILE", "Client certificate for mutual TLS", nullptr},
     {"key", "FILE", "Private key of --cert", nullptr},
-    {"user", "USER[:PASSWORD]", "Authenticate as this user", nullptr},
-    {"password", "PASSWORD", "Password of --user", nullptr},
+    {"user", "USER", "Authenticate as this user; its password is asked for on the terminal, or read from "
+     "ETCDCTL_PASSWORD", nullptr},
+    {"password", "PASSWORD", "Password of --user; on the command line every user of the machine sees it (ps): "
+     "prefer ETCDCTL_PASSWORD or the prompt", nullptr},
     {"namespace", "PREFIX", "Prefix added to every key and stripped from every answer", nullptr},
     {"dial-timeout", "DURATION", "Time to connect to an endpoint, e.g. 2s, 500ms", "2s"},
     {"command-timeout", "DURATION", "Time limit of each request, e.g. 5s, 1m", "5s"},
     {"write-out", "FORMAT", "Output format: simple (text) or json (as --json)", "simple", "w"},
     {"json", nullptr, "Print one JSON object per line instead of text", nullptr},
     {"read-only", nullptr, "Refuse every write before it is sent (inspect without changing anything)", nullptr},
+    {"insecure-transport", nullptr, "Allow --user's password to travel unencrypted to an http:// endpoint that is "
+     "not on this machine (refused without it)", nullptr},
 };
 
 QString environmentName(const QString &option)
@@ -54,6 +59,18 @@ Setting setting(const QCommandLineParser &parser, const QProcessEnvironment &env
     if (const QString value = environment.value(variable); !value.isEmpty())
         return {value, variable};
     return {QLatin1String(spec.defaultValue), QLatin1String("--") + name};
+}
+
+// An endpoint whose traffic never leaves this machine: localhost or a loopback address.
+bool isLoopback(const QString &text)
+{
+    Status status;
+    const Endpoint endpoint = Endpoint::parse(text, &status);
+    if (!status)
+        return false;
+    const QHostAddress address(endpoint.host);
+    return endpoint.host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0
+        || (!address.isNull() && address.isLoopback());
 }
 
 const Spec &spec(const char *name)
@@ -134,15 +151,19 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
     const Setting password = get("password");
     client.user = user.value;
     client.password = password.value;
-    // etcdctl's "--user name:password"; with a separate password the whole value is the name.
+    // etcdctl's "--user name:password" is still read. Nothing after the ':' is ever printed: it
+    // may be a password, even when a password is given separately too.
     bool passwordMissing = false;
-    if (!user.value.isEmpty() && password.value.isEmpty()) {
-        const qsizetype colon = user.value.indexOf(QLatin1Char(':'));
-        passwordMissing = colon < 0;
-        if (!passwordMissing) {
-            client.user = user.value.left(colon);
-            client.password = user.value.mid(colon + 1);
+    if (const qsizetype colon = user.value.indexOf(QLatin1Char(':')); colon >= 0) {
+        if (!password.value.isEmpty()) {
+            return fail(QStringLiteral("%1: user \"%2:…\" has a ':' and %3 gives a password too; give the password "
+                                       "once (ETCDCTL_PASSWORD, or type it when asked)")
+                            .arg(user.source, user.value.left(colon), password.source));
         }
+        client.user = user.value.left(colon);
+        client.password = user.value.mid(colon + 1);
+    } else {
+        passwordMissing = !user.value.isEmpty() && password.value.isEmpty();
     }
     client.keyNamespace = get("namespace").value.toUtf8();
 
@@ -162,17 +183,39 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
     if (const Status valid = client.validate(); !valid)
         return fail(valid.message());
 
+    // A password on the wire in clear text is readable by anyone on the way. Refused rather
+    // than warned about: a warning scrolls by unseen in a script, and the flag that allows it
+    // says in the script itself that it was meant.
+    if (!client.user.isEmpty() && !parser.isSet(QStringLiteral("insecure-transport"))) {
+        for (const QString &endpoint : std::as_const(client.endpoints)) {
+            Status status;
+            if (const Endpoint parsed = Endpoint::parse(endpoint, &status); !parsed.tls && !isLoopback(endpoint)) {
+                return fail(QStringLiteral("%1: user \"%2\"'s password would travel unencrypted to %3; use an https:// "
+                                           "endpoint (with --cacert), or add --insecure-transport if the network is "
+                                           "trusted")
+                                .arg(user.source, client.user, parsed.toString()));
+            }
+        }
+    }
+
     if (passwordMissing) {
         QString why;
         const std::optional<QString> asked = askPassword ? askPassword(client.user, &why) : std::nullopt;
         if (!asked) {
-            return fail(QStringLiteral("%1: user \"%2\" needs a password: write USER:PASSWORD, set --password or "
-                                       "ETCDCTL_PASSWORD, or type it when asked on a terminal%3")
-                            .arg(user.source, user.value, why.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(why)));
+            return fail(QStringLiteral("%1: user \"%2\" needs a password: type it when asked on a terminal, or set "
+                                       "ETCDCTL_PASSWORD%3")
+                            .arg(user.source, client.user, why.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(why)));
         }
         client.password = *asked;
     }
     return options;
+}
+
+QProcessEnvironment withoutCredentials(QProcessEnvironment environment)
+{
+    environment.remove(environmentName(QStringLiteral("password")));
+    environment.remove(environmentName(QStringLiteral("user")));
+    return environment;
 }
 
 } // namespace QEtcd::Cli

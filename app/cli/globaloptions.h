@@ -42,4 +42,9 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
                                                   const QProcessEnvironment &environment, QString *error,
                                                   const PasswordPrompt &askPassword = {});
 
+// The environment for a program qetcd starts: without the ETCDCTL_* variables that carry a
+// password (ETCDCTL_PASSWORD, and ETCDCTL_USER, which may be "name:password"). A child is not
+// trusted with the credentials of the process that started it.
+QProcessEnvironment withoutCredentials(QProcessEnvironment environment);
+
 } // namespace QEtcd::Cli

@@ -1,5 +1,6 @@
 #include "commands.h"
 #include "eventsession.h"
+#include "kvformat.h"
 
 #include <QEtcd/coordinationmonitor.h>
 
@@ -92,8 +93,13 @@ void printTable(Invocation &invocation, const QList<CoordinationObject> &objects
     const qint64 now = QDateTime::currentMSecsSinceEpoch();
     QList<QStringList> rows{{QStringLiteral("KIND"), QStringLiteral("NAME"), QStringLiteral("HOLDER/LEADER"),
                              QStringLiteral("WAITING"), QStringLiteral("DETAIL")}};
-    for (const CoordinationObject &object : objects)
-        rows.append(row(object, now));
+    for (const CoordinationObject &object : objects) {
+        // Names, holders and proposals are etcd's data: never terminal control sequences here.
+        QStringList cells = row(object, now);
+        for (QString &cell : cells)
+            cell = QString::fromUtf8(visibleControls(cell.toUtf8(), LineBreaks::Escape));
+        rows.append(cells);
+    }
     QList<qsizetype> widths(rows.first().size(), 0);
     for (const QStringList &cells : rows) {
         for (qsizetype i = 0; i < cells.size(); ++i)

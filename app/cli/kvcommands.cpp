@@ -100,9 +100,9 @@ int runGet(Invocation &invocation)
             continue;
         }
         if (!valuesOnly)
-            invocation.print(kv.key);
+            invocation.printData(kv.key);
         if (!options.keysOnly)
-            invocation.print(kv.value);
+            invocation.printData(kv.value);
     }
     return Success;
 }
@@ -134,8 +134,8 @@ int runPut(Invocation &invocation)
     }
     invocation.print("OK");
     if (result.prevKv) {
-        invocation.print(result.prevKv->key);
-        invocation.print(result.prevKv->value);
+        invocation.printData(result.prevKv->key);
+        invocation.printData(result.prevKv->value);
     }
     return Success;
 }
@@ -169,8 +169,8 @@ int runDelete(Invocation &invocation)
     }
     invocation.print(QByteArray::number(result.deleted));
     for (const KeyValue &kv : result.prevKvs) {
-        invocation.print(kv.key);
-        invocation.print(kv.value);
+        invocation.printData(kv.key);
+        invocation.printData(kv.value);
     }
     return Success;
 }

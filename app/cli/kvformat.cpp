@@ -16,6 +16,58 @@ void insertBytes(QJsonObject *object, const QString &name, const QByteArray &byt
         object->insert(name, text);
 }
 
+namespace {
+// The length of the UTF-8 sequence at bytes[at] and its code point; 0 when it is not one.
+int utf8Sequence(const QByteArray &bytes, qsizetype at, char32_t *codePoint)
+{
+    const auto byte = [&](qsizetype i) { return uchar(bytes[i]); };
+    const uchar lead = byte(at);
+    int length = lead < 0x80 ? 1 : (lead & 0xE0) == 0xC0 ? 2 : (lead & 0xF0) == 0xE0 ? 3 : (lead & 0xF8) == 0xF0 ? 4 : 0;
+    if (length == 0 || at + length > bytes.size())
+        return 0;
+    char32_t value = length == 1 ? lead : lead & (0x7F >> length);
+    for (int i = 1; i < length; ++i) {
+        if ((byte(at + i) & 0xC0) != 0x80)
+            return 0;
+        value = (value << 6) | (byte(at + i) & 0x3F);
+    }
+    static constexpr char32_t smallest[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (value < smallest[length] || value > 0x10FFFF || (value >= 0xD800 && value <= 0xDFFF))
+        return 0;  // overlong, out of range, a surrogate
+    *codePoint = value;
+    return length;
+}
+
+bool isBidiControl(char32_t c)
+{
+    return c == 0x061C || c == 0x200E || c == 0x200F || (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069);
+}
+} // namespace
+
+QByteArray visibleControls(const QByteArray &bytes, LineBreaks lineBreaks)
+{
+    QByteArray shown;
+    shown.reserve(bytes.size());
+    for (qsizetype at = 0; at < bytes.size();) {
+        char32_t c = 0;
+        const int length = utf8Sequence(bytes, at, &c);
+        if (length == 0) {
+            shown += "\\x" + QByteArray::number(uchar(bytes[at]), 16).rightJustified(2, '0');
+            ++at;
+            continue;
+        }
+        const bool kept = lineBreaks == LineBreaks::Keep && (c == '\n' || c == '\t');
+        if (!kept && (c < 0x20 || c == 0x7F))
+            shown += "\\x" + QByteArray::number(uint(c), 16).rightJustified(2, '0');
+        else if ((c >= 0x80 && c <= 0x9F) || isBidiControl(c))
+            shown += "\\u" + QByteArray::number(uint(c), 16).rightJustified(4, '0');
+        else
+            shown += bytes.mid(at, length);
+        at += length;
+    }
+    return shown;
+}
+
 QJsonObject keyValueJson(const KeyValue &kv)
 {
     QJsonObject object{

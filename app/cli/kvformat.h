@@ -18,6 +18,12 @@ QJsonObject keyValueJson(const KeyValue &kv);
 // UTF-8, else name_base64.
 void insertBytes(QJsonObject *object, const QString &name, const QByteArray &bytes);
 
+// etcd's bytes made safe to show on a terminal: control characters (C0 but line breaks and tabs
+// where kept, DEL, C1), bidirectional overrides and bytes that are not UTF-8 become visible
+// escapes (\x1b, \u202e), so data cannot move the cursor, retitle the window or reorder a name.
+enum class LineBreaks { Keep, Escape };
+QByteArray visibleControls(const QByteArray &bytes, LineBreaks lineBreaks = LineBreaks::Keep);
+
 // The way etcdctl prints lease IDs: 16 hex digits.
 QString leaseHex(qint64 id);
 

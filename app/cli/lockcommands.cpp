@@ -1,6 +1,7 @@
 #include "commands.h"
 
 #include "eventsession.h"
+#include "globaloptions.h"
 #include "kvformat.h"
 #include "recipeoutput.h"
 
@@ -80,7 +81,7 @@ public:
 
     void start(EventSession &session, const Hold &hold)
     {
-        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        QProcessEnvironment environment = withoutCredentials(QProcessEnvironment::systemEnvironment());
         environment.insert(QStringLiteral("QETCD_FENCING_TOKEN"), QString::number(hold.fencingToken));
         environment.insert(QStringLiteral("QETCD_LOCK_KEY"), QString::fromUtf8(hold.key));
         // etcdctl's names, so a command written for `etcdctl lock` runs unchanged. etcdctl's

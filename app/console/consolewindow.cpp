@@ -20,12 +20,16 @@ void reportFailure(const QString &message)
 ConsoleWindow::ConsoleWindow(const Settings &settings, QObject *parent)
     : QObject(parent), m_settings(settings)
 {
-    m_screenshotDeadline.setSingleShot(true);
-    connect(&m_screenshotDeadline, &QTimer::timeout, this, [this] {
-        reportFailure(QStringLiteral("no screenshot: after %1 s %2")
-                          .arg(m_settings.screenshotTimeout.count() / 1000)
-                          .arg(m_window ? m_window->property("notReadyReason").toString()
-                                        : QStringLiteral("the window never appeared")));
+    m_deadline.setSingleShot(true);
+    connect(&m_deadline, &QTimer::timeout, this, [this] {
+        const QString reason = m_window ? m_window->property("notReadyReason").toString()
+                                        : QStringLiteral("the window never appeared");
+        const qint64 seconds = std::chrono::duration_cast<std::chrono::seconds>(deadline()).count();
+        if (m_settings.screenshotFile.isEmpty())
+            reportFailure(QStringLiteral("scenario %1 failed: it did not end within %2 s: %3")
+                              .arg(m_settings.scenario).arg(seconds).arg(reason));
+        else
+            reportFailure(QStringLiteral("no screenshot: after %1 s %2").arg(seconds).arg(reason));
         Q_EMIT finished(1);
     });
 }
@@ -39,8 +43,11 @@ bool ConsoleWindow::load(QString *error)
     // Run from the build tree, the library's QML module sits in <build>/qml; installed, it is in
     // Qt's own QML directory and this path does not exist.
     m_engine->addImportPath(QCoreApplication::applicationDirPath() + QStringLiteral("/../../qml"));
+    QVariantMap commandLine = Connection::profileOf(m_settings.client);
+    commandLine.insert(QStringLiteral("writable"), m_settings.writable);
+    commandLine.insert(QStringLiteral("profile"), m_settings.profile);
     m_engine->setInitialProperties({
-        {QStringLiteral("commandLine"), Connection::profileOf(m_settings.client)},
+        {QStringLiteral("commandLine"), commandLine},
         {QStringLiteral("initialProfile"), m_settings.profile},
         {QStringLiteral("initialPage"), m_settings.page},
         {QStringLiteral("initialKey"), m_settings.key},
@@ -74,24 +81,48 @@ bool ConsoleWindow::load(QString *error)
         }
         connect(m_window, SIGNAL(scenarioEnded(bool,QString)), this, SLOT(scenarioEnded(bool,QString)));
     }
+    const bool exitsByItself = !m_settings.screenshotFile.isEmpty() || m_settings.autoplay;
+    if (m_settings.sandbox && exitsByItself) {
+        // Nothing would end the run: the scenario never starts, the page never gets its data.
+        QObject *sandbox = m_window->property("sandbox").value<QObject *>();
+        connect(sandbox, SIGNAL(stateChanged()), this, SLOT(sandboxStateChanged()));
+    }
     if (!m_settings.screenshotFile.isEmpty()) {
         connect(m_window, SIGNAL(readyChanged()), this, SLOT(tryScreenshot()));
-        m_screenshotDeadline.start(m_settings.scenario.isEmpty() ? m_settings.screenshotTimeout
-                                                                 : m_settings.scenarioTimeout);
         QMetaObject::invokeMethod(this, &ConsoleWindow::tryScreenshot, Qt::QueuedConnection);
     }
+    if (exitsByItself)
+        m_deadline.start(deadline());
     return true;
+}
+
+std::chrono::milliseconds ConsoleWindow::deadline() const
+{
+    return m_settings.scenario.isEmpty() ? m_settings.screenshotTimeout : m_settings.scenarioTimeout;
+}
+
+void ConsoleWindow::sandboxStateChanged()
+{
+    QObject *sandbox = m_window->property("sandbox").value<QObject *>();
+    if (sandbox->property("state").toString() != QLatin1String("Failed") || !m_deadline.isActive())
+        return;
+    m_deadline.stop();
+    const QString error = sandbox->property("errorString").toString();
+    if (!m_settings.scenario.isEmpty())
+        return scenarioEnded(false, QStringLiteral("its first step, starting the sandbox, failed: %1").arg(error), true);
+    reportFailure(QStringLiteral("no screenshot: %1").arg(error));
+    Q_EMIT finished(1);
 }
 
 void ConsoleWindow::tryScreenshot()
 {
-    if (!m_window || !m_window->property("ready").toBool() || !m_screenshotDeadline.isActive())
+    if (!m_window || !m_window->property("ready").toBool() || !m_deadline.isActive())
         return;
     // The grab must show a frame rendered after the data arrived, not the one before it.
     connect(m_window, &QQuickWindow::frameSwapped, this, [this] {
-        if (!m_screenshotDeadline.isActive())
+        if (!m_deadline.isActive())
             return;
-        m_screenshotDeadline.stop();
+        m_deadline.stop();
         const QImage image = m_window->grabWindow();
         if (image.isNull() || !image.save(m_settings.screenshotFile, "PNG")) {
             reportFailure(QStringLiteral("could not write the screenshot to %1").arg(m_settings.screenshotFile));
@@ -106,7 +137,7 @@ void ConsoleWindow::tryScreenshot()
     m_window->update();
 }
 
-void ConsoleWindow::scenarioEnded(bool succeeded, const QString &message)
+void ConsoleWindow::scenarioEnded(bool succeeded, const QString &message, bool exitNow)
 {
     std::fprintf(succeeded ? stdout : stderr, "qetcd-console: scenario %s %s: %s\n", qPrintable(m_settings.scenario),
                  succeeded ? "done" : "failed", qPrintable(message));
@@ -123,6 +154,8 @@ void ConsoleWindow::scenarioEnded(bool succeeded, const QString &message)
         }
     }
     // With a screenshot to take, the window's readiness (which waits for the scenario's end) ends the run.
-    if (m_settings.autoplay && m_settings.screenshotFile.isEmpty())
+    if (exitNow || (m_settings.autoplay && m_settings.screenshotFile.isEmpty())) {
+        m_deadline.stop();
         Q_EMIT finished(m_scenarioExitCode);
+    }
 }

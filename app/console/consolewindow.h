@@ -23,6 +23,7 @@ public:
     {
         QEtcd::ClientOptions client;
         QString profile;  // a saved profile instead of the connection flags
+        bool writable = false;  // --writable: the connection may write off this machine
         bool sandbox = false;  // start a sandbox and look at it
         QString scenario;      // run this scenario on the sandbox
         bool autoplay = false;  // ... to its end, then exit
@@ -47,12 +48,17 @@ Q_SIGNALS:
 
 private Q_SLOTS:
     void tryScreenshot();
-    void scenarioEnded(bool succeeded, const QString &message);
+    // exitNow: the run ends here even with a screenshot to take (the scenario never started).
+    void scenarioEnded(bool succeeded, const QString &message, bool exitNow = false);
+    void sandboxStateChanged();
 
 private:
     Settings m_settings;
     std::unique_ptr<QQmlApplicationEngine> m_engine;
     QPointer<QQuickWindow> m_window;
-    QTimer m_screenshotDeadline;
+    // How long the screenshot or the autoplayed scenario may take.
+    std::chrono::milliseconds deadline() const;
+
+    QTimer m_deadline;  // for what ends the run by itself: the screenshot, the autoplayed scenario
     int m_scenarioExitCode = 0;
 };

@@ -1,11 +1,13 @@
 #include "consolewindow.h"
 
+#include <exitcodes.h>
 #include <globaloptions.h>
 
 #include <QEtcd/qetcdversion.h>
 
 #include <QtCore/QCommandLineParser>
 #include <QtCore/QFileInfo>
+#include <QtCore/QLoggingCategory>
 #include <QtCore/QProcessEnvironment>
 #include <QtGui/QIcon>
 #include <QtQml/QQmlExtensionPlugin>
@@ -20,7 +22,8 @@ namespace {
 int usageError(const QString &message)
 {
     std::fprintf(stderr, "qetcd-console: %s\n", qPrintable(message));
-    return 2;
+    // The CLI's code for a wrong command line: 2 means the cluster did not answer.
+    return QEtcd::Cli::BadArguments;
 }
 
 
@@ -40,6 +43,9 @@ struct ConsoleOptions
                                QStringLiteral("Connect with this saved profile instead of the connection flags"),
                                QStringLiteral("NAME")};
     QCommandLineOption version{QStringLiteral("version"), QStringLiteral("Print the version and exit")};
+    QCommandLineOption writable{QStringLiteral("writable"),
+                                QStringLiteral("Allow writes to endpoints that are not on this machine (without it, such "
+                                               "a connection opens read-only; the header's switch asks instead)")};
     QCommandLineOption page{QStringLiteral("page"),
                             QStringLiteral("Open this page: cluster, keys, leases, coordination, timeline, "
                                            "participants [default cluster]"),
@@ -80,7 +86,7 @@ struct ConsoleOptions
                 option.setFlags(QCommandLineOption::HiddenFromHelp);
             parser->addOption(option);
         }
-        parser->addOptions({version, profile, sandbox, scenario, autoplay, exportEvents, page, select, screenshot});
+        parser->addOptions({version, profile, writable, sandbox, scenario, autoplay, exportEvents, page, select, screenshot});
     }
 };
 } // namespace
@@ -101,6 +107,11 @@ int main(int argc, char *argv[])
         return 0;
     }
 
+    // A sandbox that does not start is said in the window, and on the command line as the one
+    // line that ends the run; the sandbox's own warnings would repeat it. QT_LOGGING_RULES still
+    // turns them on.
+    QLoggingCategory::setFilterRules(QStringLiteral("qetcd.testing.info=false\nqetcd.testing.warning=false\nqetcd.console.sandbox.warning=false"));
+
     // Without a display (CI, ssh) Qt Quick has no GL context: render in software instead.
     if (qgetenv("QT_QPA_PLATFORM") == "offscreen")
         QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
@@ -119,12 +130,18 @@ int main(int argc, char *argv[])
         return usageError(QStringLiteral("unexpected argument \"%1\"").arg(parser.positionalArguments().constFirst()));
 
     QString error;
-    const auto options = QEtcd::Cli::resolveGlobalOptions(parser, QProcessEnvironment::systemEnvironment(), &error);
+    // --user without a password: the window asks, with its password dialog, once it is up.
+    const auto askInTheWindow = [](const QString &, QString *) { return std::optional<QString>(QString()); };
+    const auto options = QEtcd::Cli::resolveGlobalOptions(parser, QProcessEnvironment::systemEnvironment(), &error,
+                                                          askInTheWindow);
     if (!options)
         return usageError(error);
 
     ConsoleWindow::Settings settings;
     settings.client = options->client;
+    settings.writable = parser.isSet(consoleOptions.writable);
+    if (settings.writable && settings.client.readOnly)
+        return usageError(QStringLiteral("--read-only and --writable contradict each other"));
     settings.profile = parser.value(consoleOptions.profile);
     settings.sandbox = parser.isSet(consoleOptions.sandbox);
     settings.scenario = parser.value(consoleOptions.scenario);
@@ -132,6 +149,8 @@ int main(int argc, char *argv[])
     settings.exportEventsFile = parser.value(consoleOptions.exportEvents);
     if (!settings.scenario.isEmpty() && !settings.sandbox)
         return usageError(QStringLiteral("--scenario runs on a sandbox: add --sandbox"));
+    if (!settings.scenario.isEmpty() && settings.client.readOnly)
+        return usageError(QStringLiteral("--scenario writes to its sandbox, which --read-only forbids"));
     if (settings.scenario.isEmpty() && (settings.autoplay || !settings.exportEventsFile.isEmpty()))
         return usageError(QStringLiteral("--autoplay and --export-events go with --scenario NAME"));
     if (!settings.exportEventsFile.isEmpty())

@@ -1,5 +1,6 @@
 #include "clientoptions.h"
 
+#include <QtCore/QFile>
 #include <QtCore/QFileInfo>
 #include <QtCore/QUrl>
 
@@ -11,15 +12,26 @@ Status invalid(const QString &message)
     return Status(StatusCode::InvalidConfiguration, message);
 }
 
-Status checkReadable(const QString &what, const QString &path)
+// gRPC reads an empty CA bundle as "use the system's roots" and an empty key as "no client
+// certificate": a file emptied or mixed up by mistake would silently weaken TLS. Every file
+// given must hold PEM, so that mistake is refused before anything connects.
+Status checkPemFile(const QString &what, const QString &path)
 {
     if (path.isEmpty())
         return {};
     const QFileInfo info(path);
     if (!info.exists())
         return invalid(QStringLiteral("%1 file %2 does not exist").arg(what, path));
-    if (!info.isFile() || !info.isReadable())
+    QFile file(path);
+    if (!info.isFile() || !file.open(QIODevice::ReadOnly))
         return invalid(QStringLiteral("%1 file %2 is not a readable file").arg(what, path));
+    // A PEM file is small; a bound keeps a mistaken path (a disk image) from being read whole.
+    constexpr qint64 Largest = 16 * 1024 * 1024;
+    const QByteArray content = file.read(Largest);
+    if (content.trimmed().isEmpty())
+        return invalid(QStringLiteral("%1 file %2 is empty").arg(what, path));
+    if (!content.contains("-----BEGIN "))
+        return invalid(QStringLiteral("%1 file %2 holds no PEM block (-----BEGIN ...); give the PEM file").arg(what, path));
     return {};
 }
 } // namespace
@@ -91,7 +103,7 @@ Status ClientOptions::validate(QList<Endpoint> *parsedEndpoints) const
         return invalid(QStringLiteral("mutual TLS needs both a client certificate and its key file"));
     for (const auto &[what, path] : {std::pair{"CA", tls.caFile}, {"client certificate", tls.certFile},
                                      {"client key", tls.keyFile}}) {
-        if (Status status = checkReadable(QLatin1String(what), path); !status)
+        if (Status status = checkPemFile(QLatin1String(what), path); !status)
             return status;
     }
     if (user.isEmpty() && !password.isEmpty())

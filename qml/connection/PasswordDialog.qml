@@ -3,8 +3,8 @@ import QtQuick.Controls
 import QtQuick.Layouts
 import QEtcdConsole
 
-// Asks for a profile's password, says why it asks (no keychain, or nothing in it yet), and
-// offers to keep it in the keychain where there is one.
+// Asks for a profile's (or the command line's --user) password, says why it asks (no keychain,
+// or nothing in it yet), and offers to keep a profile's in the keychain where there is one.
 Dialog {
     id: dialog
     property string profileName
@@ -33,7 +33,9 @@ Dialog {
     contentItem: ColumnLayout {
         spacing: Theme.spacing
         Label {
-            text: qsTr("Profile \"%1\" connects as user \"%2\".").arg(dialog.profileName).arg(dialog.user)
+            // No profile name: the command line's --user, whose password is never asked for in argv.
+            text: dialog.profileName ? qsTr("Profile \"%1\" connects as user \"%2\".").arg(dialog.profileName).arg(dialog.user)
+                                     : qsTr("The command line connects as user \"%1\".").arg(dialog.user)
             color: Theme.text
             wrapMode: Text.Wrap
             Layout.fillWidth: true

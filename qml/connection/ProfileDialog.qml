@@ -3,8 +3,8 @@ import QtQuick.Controls
 import QtQuick.Layouts
 import QEtcdConsole
 
-// Makes or changes a connection profile. Endpoints off this machine make it read-only until
-// the operator unticks that box themselves.
+// Makes or changes a connection profile. A profile for endpoints off this machine is read-only
+// (Connection's rule): writes there are allowed only with the header's switch, which asks first.
 Dialog {
     id: dialog
     required property Connection connection
@@ -13,7 +13,7 @@ Dialog {
     // The operator ticked or unticked read-only: endpoints no longer decide it.
     property bool readOnlyChosen: false
     readonly property var endpointList: endpoints.text.split(",").map(e => e.trim()).filter(e => e.length > 0)
-    readonly property bool loopback: connection.isLoopback(endpointList)
+    readonly property bool loopback: connection.isOnThisMachine(endpointList)
 
     // An existing profile to change, or "" for a new one.
     function edit(name) {
@@ -27,7 +27,7 @@ Dialog {
         userField.text = profile.user || "";
         namespaceField.text = profile["namespace"] || "";
         readOnlyChosen = name.length > 0;
-        readOnly.checked = name ? !!profile.readOnly : !loopback;
+        readOnly.checked = (name ? !!profile.readOnly : false) || !loopback;
         error = "";
         open();
         nameField.forceActiveFocus();
@@ -47,7 +47,7 @@ Dialog {
         if (andConnect)
             connection.open(profile.name);
     }
-    onLoopbackChanged: if (!readOnlyChosen) readOnly.checked = !loopback
+    onLoopbackChanged: if (!loopback || !readOnlyChosen) readOnly.checked = !loopback
 
     parent: Overlay.overlay
     anchors.centerIn: parent
@@ -93,12 +93,14 @@ Dialog {
             id: readOnly
             objectName: "profileReadOnly"
             text: qsTr("Read-only: the client refuses every write")
+            enabled: dialog.loopback
             onToggled: dialog.readOnlyChosen = true
         }
         Item { width: 1; height: 1 }
         Label {
-            visible: !dialog.loopback && readOnly.checked && !dialog.readOnlyChosen
-            text: qsTr("These endpoints are not on this machine, so the profile starts read-only. Untick it to allow writes.")
+            objectName: "profileReadOnlyNote"
+            visible: !dialog.loopback
+            text: qsTr("These endpoints are not on this machine, so the profile opens read-only. To write there, use the header's read-only switch, which names the cluster and asks first.")
             color: Theme.warning
             font.pixelSize: Theme.smallFont
             wrapMode: Text.Wrap

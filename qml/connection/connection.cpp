@@ -6,6 +6,8 @@
 
 #include <QtCore/QSettings>
 #include <QtNetwork/QHostAddress>
+#include <QtNetwork/QHostInfo>
+#include <QtNetwork/QNetworkInterface>
 
 #include <qt6keychain/keychain.h>
 
@@ -30,7 +32,21 @@ QEtcd::ClientOptions optionsOf(const QVariantMap &profile, const QString &passwo
     options.readOnly = profile.value(QStringLiteral("readOnly")).toBool();
     if (const qint64 dial = profile.value(QStringLiteral("dialTimeoutMs")).toLongLong(); dial > 0)
         options.dialTimeout = std::chrono::milliseconds(dial);
+    if (const qint64 command = profile.value(QStringLiteral("commandTimeoutMs")).toLongLong(); command > 0)
+        options.rpc.operationTimeout = std::chrono::milliseconds(command);
     return options;
+}
+
+// The same cluster whichever way it was written down or ordered: what a write choice is kept for.
+QString clusterKey(QStringList endpoints)
+{
+    for (QString &text : endpoints) {
+        QEtcd::Status status;
+        if (const QEtcd::Endpoint endpoint = QEtcd::Endpoint::parse(text, &status); status)
+            text = endpoint.toString();
+    }
+    endpoints.sort();
+    return endpoints.join(QLatin1Char(','));
 }
 
 QString endpointList(const QStringList &endpoints)
@@ -59,6 +75,9 @@ void Connection::setCommandLine(const QVariantMap &options)
     if (options == m_commandLine)
         return;
     m_commandLine = options;
+    // --writable is for the connection the command line makes: its flags', or --profile's (open()).
+    if (options.value(QStringLiteral("writable")).toBool() && options.value(QStringLiteral("profile")).toString().isEmpty())
+        m_writeChoices.insert(clusterKey(options.value(QStringLiteral("endpoints")).toStringList()), true);
     Q_EMIT commandLineChanged();
 }
 
@@ -69,7 +88,12 @@ QStringList Connection::endpoints() const
 
 bool Connection::isReadOnly() const
 {
-    return m_current.value(QStringLiteral("readOnly")).toBool();
+    return m_client && m_client->options().readOnly;
+}
+
+bool Connection::isReadOnlyLocked() const
+{
+    return m_commandLine.value(QStringLiteral("readOnly")).toBool();
 }
 
 bool Connection::isSandbox() const
@@ -152,18 +176,44 @@ void Connection::removeProfile(const QString &name)
     Q_EMIT profilesChanged();
 }
 
-bool Connection::isLoopback(const QStringList &endpoints)
+bool Connection::isOnThisMachine(const QStringList &endpoints)
 {
+    const QList<QHostAddress> interfaces = QNetworkInterface::allAddresses();
     for (const QString &text : endpoints) {
         QEtcd::Status status;
         const QEtcd::Endpoint endpoint = QEtcd::Endpoint::parse(text, &status);
         if (!status)
             return false;
+        // Names other than these two are not resolved: a lookup could block the window, and a
+        // name that resolves here today may point elsewhere tomorrow.
+        if (endpoint.host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0
+            || endpoint.host.compare(QHostInfo::localHostName(), Qt::CaseInsensitive) == 0)
+            continue;
         const QHostAddress address(endpoint.host);
-        if (!(endpoint.host == QLatin1String("localhost") || (!address.isNull() && address.isLoopback())))
+        if (address.isNull() || !(address.isLoopback() || interfaces.contains(address)))
             return false;
     }
     return !endpoints.isEmpty();
+}
+
+bool Connection::writesAllowed(const QVariantMap &profile) const
+{
+    if (isReadOnlyLocked())
+        return false;
+    const QStringList endpoints = profile.value(QStringLiteral("endpoints")).toStringList();
+    if (const auto choice = m_writeChoices.constFind(clusterKey(endpoints)); choice != m_writeChoices.constEnd())
+        return *choice;
+    return !profile.value(QStringLiteral("readOnly")).toBool() && isOnThisMachine(endpoints);
+}
+
+void Connection::allowWrites(bool allowed)
+{
+    if (!m_client || isReadOnlyLocked())
+        return;
+    m_writeChoices.insert(clusterKey(endpoints()), allowed);
+    if (allowed != isReadOnly())
+        return;  // already so
+    connectWith(m_profileName, m_current, m_client->options().password);
 }
 
 void Connection::open(const QString &name)
@@ -172,6 +222,13 @@ void Connection::open(const QString &name)
     if (saved.isEmpty()) {
         setProblem(tr("There is no profile named \"%1\". Pick one in the header, or make it with Profiles….").arg(name), {});
         return;
+    }
+    if (m_commandLine.value(QStringLiteral("writable")).toBool()
+        && name == m_commandLine.value(QStringLiteral("profile")).toString()) {
+        // --profile NAME --writable: once; the header's switch may take it back.
+        const QString cluster = clusterKey(saved.value(QStringLiteral("endpoints")).toStringList());
+        if (!m_writeChoices.contains(cluster))
+            m_writeChoices.insert(cluster, true);
     }
     const QString user = saved.value(QStringLiteral("user")).toString();
     if (user.isEmpty())
@@ -198,6 +255,10 @@ void Connection::open(const QString &name)
 
 void Connection::openWithPassword(const QString &name, const QString &password, bool remember)
 {
+    if (name.isEmpty()) {
+        m_commandLinePassword = password;
+        return openCommandLine();
+    }
     const QVariantMap saved = profile(name);
     if (saved.isEmpty())
         return open(name);  // says there is no such profile
@@ -219,7 +280,15 @@ void Connection::openWithPassword(const QString &name, const QString &password, 
 void Connection::openCommandLine()
 {
     QVariantMap options = m_commandLine;
-    const QString password = options.take(QStringLiteral("password")).toString();
+    QString password = options.take(QStringLiteral("password")).toString();
+    if (password.isEmpty())
+        password = m_commandLinePassword;
+    const QString user = options.value(QStringLiteral("user")).toString();
+    if (!user.isEmpty() && password.isEmpty()) {
+        // Asked here, not on the command line: a password in argv is visible to every user in ps.
+        Q_EMIT passwordNeeded({}, user, tr("The command line names user \"%1\" without a password.").arg(user), false);
+        return;
+    }
     connectWith({}, options, password);
 }
 
@@ -249,7 +318,9 @@ void Connection::connectWith(const QString &name, const QVariantMap &profile, co
     m_profileName = name;
     m_current = profile;
     m_current.remove(QStringLiteral("password"));
-    m_client = std::make_unique<QEtcd::Client>(optionsOf(profile, password));
+    QEtcd::ClientOptions options = optionsOf(profile, password);
+    options.readOnly = !writesAllowed(profile);
+    m_client = std::make_unique<QEtcd::Client>(options);
     ++m_generation;
     // Every page moves to the new client while this signal is delivered; the previous one goes
     // once the calls it still answers have let go of it.
@@ -329,7 +400,9 @@ QString Connection::advice(const QEtcd::Status &status) const
     case QEtcd::StatusCode::Ok:
         return {};
     case QEtcd::StatusCode::ReadOnly:
-        return tr("%1. This connection is read-only: connect with a profile that may write.").arg(status.message());
+        return isReadOnlyLocked()
+            ? tr("%1. The console was started with --read-only: nothing can be written.").arg(status.message())
+            : tr("%1. This connection is read-only: allow writes with the header's read-only switch.").arg(status.message());
     case QEtcd::StatusCode::PermissionDenied:
         return tr("%1. User \"%2\" lacks the permission: ask an administrator for a role that grants it, or "
                   "connect as another user.")
@@ -366,7 +439,8 @@ QVariantMap Connection::profileOf(const QEtcd::ClientOptions &options)
             {QStringLiteral("password"), options.password},
             {QStringLiteral("namespace"), QString::fromUtf8(options.keyNamespace)},
             {QStringLiteral("readOnly"), options.readOnly},
-            {QStringLiteral("dialTimeoutMs"), qint64(options.dialTimeout.count())}};
+            {QStringLiteral("dialTimeoutMs"), qint64(options.dialTimeout.count())},
+            {QStringLiteral("commandTimeoutMs"), qint64(options.rpc.operationTimeout.count())}};
 }
 
 void Connection::setProblem(const QString &problem, const QString &kind)

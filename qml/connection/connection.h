@@ -2,6 +2,7 @@
 
 #include <QEtcd/client.h>
 
+#include <QtCore/QHash>
 #include <QtCore/QObject>
 #include <QtCore/QPointer>
 #include <QtCore/QTimer>
@@ -19,8 +20,15 @@
 //
 // A profile is a map: name, endpoints (list), caFile, certFile, keyFile, user, namespace,
 // readOnly. The command line's connection is the same map without a name, with the password
-// it was given (never written anywhere) and its dialTimeoutMs. Nothing connects until open()
-// or openCommandLine().
+// it was given (never written anywhere), its dialTimeoutMs and commandTimeoutMs, and what the
+// command line decided about writes: readOnly (--read-only, which then holds for every
+// connection of the window), writable (--writable) and profile (--profile, the connection that
+// --writable is for). Nothing connects until open() or openCommandLine().
+//
+// Whether a connection may write is decided in one place, writesAllowed(): --read-only never
+// lets anything write; otherwise the operator's own choice for these endpoints (--writable, or
+// the header's switch) wins; otherwise a connection writes only when every endpoint is on this
+// machine and its profile is not read-only. A production cluster is never written to by accident.
 class Connection : public QObject
 {
     Q_OBJECT
@@ -30,6 +38,8 @@ class Connection : public QObject
     Q_PROPERTY(QString profileName READ profileName NOTIFY clientChanged)
     Q_PROPERTY(QStringList endpoints READ endpoints NOTIFY clientChanged)
     Q_PROPERTY(bool readOnly READ isReadOnly NOTIFY clientChanged)
+    // --read-only: no connection of this window may write, whatever else asks for it.
+    Q_PROPERTY(bool readOnlyLocked READ isReadOnlyLocked NOTIFY commandLineChanged)
     // Whether the client is the one openSandbox() made.
     Q_PROPERTY(bool sandbox READ isSandbox NOTIFY clientChanged)
     Q_PROPERTY(QString user READ user NOTIFY clientChanged)
@@ -52,6 +62,7 @@ public:
     QString profileName() const { return m_profileName; }
     QStringList endpoints() const;
     bool isReadOnly() const;
+    bool isReadOnlyLocked() const;
     bool isSandbox() const;
     QString user() const;
     QStringList profileNames() const;
@@ -65,16 +76,24 @@ public:
     // Saves (or replaces) a profile; empty on success, else what is wrong with it.
     Q_INVOKABLE QString saveProfile(const QVariantMap &profile);
     Q_INVOKABLE void removeProfile(const QString &name);
-    // Whether every endpoint is on this machine: a profile for anything else starts read-only.
-    Q_INVOKABLE static bool isLoopback(const QStringList &endpoints);
+    // Whether every endpoint is on this machine (localhost, a loopback address, an address of
+    // one of its interfaces, or its own host name): a connection to anything else opens read-only.
+    Q_INVOKABLE static bool isOnThisMachine(const QStringList &endpoints);
 
     // Connects with the profile. With a user, its password comes from the keychain; where the
     // keychain has none (or there is no keychain), passwordNeeded() asks for it.
     Q_INVOKABLE void open(const QString &name);
-    // Connects with the profile and this password; `remember` keeps it in the keychain.
+    // Connects with the profile and this password; `remember` keeps it in the keychain. An
+    // empty name is the command line's connection (--user without a password): the password
+    // is then kept in memory only.
     Q_INVOKABLE void openWithPassword(const QString &name, const QString &password, bool remember);
-    // Back to the connection the command line asked for.
+    // Back to the connection the command line asked for. With a user and no password,
+    // passwordNeeded() asks for it (with an empty name).
     Q_INVOKABLE void openCommandLine();
+    // The operator's choice for the current endpoints, for as long as the window is open: true
+    // lets the connection write (the header asks for confirmation first), false makes it
+    // read-only. Reconnects when that changes what the client may do; nothing under --read-only.
+    Q_INVOKABLE void allowWrites(bool allowed);
     // Connects to a local sandbox's members, read-write (they are throw-away and on this
     // machine), remembering the connection it replaces. Not a profile: profileName is empty.
     Q_INVOKABLE void openSandbox(const QStringList &endpoints);
@@ -108,6 +127,8 @@ Q_SIGNALS:
 
 private:
     void connectWith(const QString &name, const QVariantMap &profile, const QString &password);
+    // The one rule for writes (see the class comment), for a profile map about to be connected.
+    bool writesAllowed(const QVariantMap &profile) const;
     void setProblem(const QString &problem, const QString &kind);
     // check() without showing that it runs: the automatic retry behind "the console keeps trying".
     void probe();
@@ -116,6 +137,9 @@ private:
     QVariantMap m_current;  // the profile map the client was built from (no password)
     QString m_profileName;
     QString m_profileBeforeSandbox;  // empty: the command line's connection
+    // Per endpoint list (sorted, joined): the operator allowed writes (true) or forbade them.
+    QHash<QString, bool> m_writeChoices;
+    QString m_commandLinePassword;  // asked for in the window, never written anywhere
     std::unique_ptr<QEtcd::Client> m_client;
     QString m_problem;
     QString m_problemKind;

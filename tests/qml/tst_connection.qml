@@ -29,6 +29,9 @@ Item {
         function findConnection(window) {
             return window.connection
         }
+        function allowWritesDialog(window) {
+            return window.allowWritesDialog
+        }
         function problemBanner(window) {
             const banner = findChild(window.contentItem, "connectionProblem")
             verify(banner)
@@ -50,8 +53,9 @@ Item {
         function test_aProfileOffThisMachineStartsReadOnly() {
             const window = open({ endpoints: [qetcdTest.endpoint] })
             const link = findConnection(window)
-            verify(link.isLoopback(["http://127.0.0.1:2379", "localhost:2379", "http://[::1]:2379"]))
-            verify(!link.isLoopback(["http://127.0.0.1:2379", "https://etcd-1.example:2379"]))
+            verify(link.isOnThisMachine(["http://127.0.0.1:2379", "localhost:2379", "http://[::1]:2379"]))
+            verify(!link.isOnThisMachine(["http://127.0.0.1:2379", "https://etcd-1.example:2379"]))
+            verify(!link.isOnThisMachine(["https://192.0.2.7:2379"]))
             const dialog = window.profileDialog
             dialog.edit("")
             tryCompare(dialog, "opened", true)
@@ -64,6 +68,139 @@ Item {
             tryCompare(dialog, "visible", false)
             compare(link.profile("remote").readOnly, true)
             compare(link.profile("remote").endpoints, ["https://etcd-1.example:2379"])
+        }
+
+        function readOnlySwitch(window) {
+            const toggle = findChild(window.header, "readOnlySwitch")
+            verify(toggle)
+            return toggle
+        }
+
+        // The command line and a profile for the same cluster off this machine agree: both open
+        // read-only, and the header's switch allows writes only after a confirmation that names
+        // the cluster. Switching back needs no confirmation.
+        function test_offThisMachineOpensReadOnlyFromAnySource() {
+            const remote = "http://192.0.2.7:2379"  // TEST-NET: never this machine
+            const window = open({ endpoints: [remote] })
+            const link = findConnection(window)
+            tryVerify(function() { return link.client !== null }, qetcdTest.timeout(5000))
+            compare(link.readOnly, true, "command line to another machine")
+            compare(link.participantOptions().readOnly, true, "the client itself refuses writes")
+            compare(window.summary.readOnly, true)
+
+            compare(link.saveProfile({ name: "prod", endpoints: [remote], readOnly: false }), "")
+            link.open("prod")
+            tryCompare(link, "profileName", "prod")
+            compare(link.readOnly, true, "a profile to another machine, even one saved without read-only")
+
+            const toggle = readOnlySwitch(window)
+            verify(toggle.enabled)
+            compare(toggle.checked, true)
+            mouseClick(toggle)
+            tryVerify(function() { return allowWritesDialog(window).opened })
+            compare(link.readOnly, true, "nothing changes before the operator confirms")
+            compare(toggle.checked, true)
+            const message = allowWritesDialog(window).message
+            verify(message.indexOf(remote) >= 0, message)
+            verify(message.indexOf("prod") >= 0, message)
+            allowWritesDialog(window).reject()
+            tryCompare(allowWritesDialog(window), "visible", false)
+            compare(link.readOnly, true, "cancelled")
+
+            mouseClick(toggle)
+            tryVerify(function() { return allowWritesDialog(window).opened })
+            allowWritesDialog(window).accept()
+            tryCompare(link, "readOnly", false)
+            compare(link.participantOptions().readOnly, false)
+            compare(toggle.checked, false)
+            compare(link.profileName, "prod", "the same profile, now allowed to write")
+
+            mouseClick(toggle)
+            tryCompare(link, "readOnly", true)
+            compare(link.participantOptions().readOnly, true)
+            verify(!allowWritesDialog(window).opened)
+        }
+
+        // --writable is the command line's own confirmation.
+        function test_writableAllowsWritesOffThisMachine() {
+            const remote = "http://192.0.2.7:2379"
+            const window = open({ endpoints: [remote], writable: true })
+            const link = findConnection(window)
+            tryVerify(function() { return link.client !== null }, qetcdTest.timeout(5000))
+            compare(link.readOnly, false)
+            compare(link.participantOptions().readOnly, false)
+            // For --profile NAME --writable, it is that profile's.
+            const named = open({ endpoints: [qetcdTest.endpoint], writable: true, profile: "prod2" })
+            const other = findConnection(named)
+            compare(other.saveProfile({ name: "prod2", endpoints: [remote] }), "")
+            compare(other.saveProfile({ name: "prod3", endpoints: ["http://192.0.2.8:2379"] }), "")
+            other.open("prod3")
+            tryCompare(other, "profileName", "prod3")
+            compare(other.readOnly, true, "--writable is not for every profile")
+            other.open("prod2")
+            tryCompare(other, "profileName", "prod2")
+            compare(other.readOnly, false)
+        }
+
+        // --read-only wins over everything: a profile that may write, a local cluster, the
+        // header's switch, --writable.
+        function test_readOnlyFromTheCommandLineWinsOverEverything() {
+            const window = open({ endpoints: [qetcdTest.endpoint], readOnly: true, writable: true })
+            const link = findConnection(window)
+            compare(link.readOnlyLocked, true)
+            tryVerify(function() { return link.client !== null }, qetcdTest.timeout(5000))
+            compare(link.readOnly, true)
+            compare(link.saveProfile({ name: "local-rw", endpoints: [qetcdTest.endpoint], readOnly: false }), "")
+            link.open("local-rw")
+            tryCompare(link, "profileName", "local-rw")
+            compare(link.readOnly, true, "the profile's own flag does not undo --read-only")
+            const toggle = readOnlySwitch(window)
+            compare(toggle.checked, true)
+            compare(toggle.enabled, false)
+            link.allowWrites(true)
+            compare(link.readOnly, true)
+            // The client itself refuses a write, before sending it.
+            window.showPage("keys")
+            tryCompare(window, "connectionState", "Connected", qetcdTest.timeout(15000))
+            const page = window.currentPage
+            const writes = createTemporaryObject(spyComponent, root, { target: page.model, signalName: "writeFinished" })
+            page.model.create("/readonly/k", "v")
+            tryCompare(writes, "count", 1, qetcdTest.timeout(10000))
+            compare(writes.signalArguments[0][2].code, Etcd.StatusCode.ReadOnly)
+            verify(page.advise(writes.signalArguments[0][2]).indexOf("--read-only") >= 0)
+            // A local connection without --read-only may write, and its switch makes it read-only.
+            const local = open({ endpoints: [qetcdTest.endpoint] })
+            const localLink = findConnection(local)
+            tryVerify(function() { return localLink.client !== null }, qetcdTest.timeout(5000))
+            compare(localLink.readOnly, false)
+            mouseClick(readOnlySwitch(local))
+            tryCompare(localLink, "readOnly", true)
+        }
+
+        // --user NAME without a password: the window asks (never argv), and connects with it.
+        function test_commandLineUserIsAskedForThePassword() {
+            const endpoint = qetcdTest.authEndpoint()
+            verify(endpoint.length > 0, "the auth-enabled etcd did not start")
+            const window = open({ endpoints: [endpoint], user: "app" })
+            const link = findConnection(window)
+            const dialog = window.passwordDialog
+            tryCompare(dialog, "opened", true, qetcdTest.timeout(10000))
+            compare(dialog.profileName, "")
+            compare(dialog.user, "app")
+            findChild(dialog.contentItem, "passwordField").text = "apppw"
+            dialog.accept()
+            tryVerify(function() { return link.client !== null }, qetcdTest.timeout(5000))
+            tryCompare(window, "connectionState", "Connected", qetcdTest.timeout(15000))
+            compare(link.user, "app")
+            compare(link.profileName, "")
+        }
+
+        // --command-timeout reaches the client the pages use, and the participants'.
+        function test_commandTimeoutReachesTheClient() {
+            const window = open({ endpoints: [qetcdTest.endpoint], commandTimeoutMs: 1234 })
+            const link = findConnection(window)
+            tryVerify(function() { return link.client !== null }, qetcdTest.timeout(5000))
+            compare(link.participantOptions().commandTimeoutMs, 1234)
         }
 
         function test_tlsFilesAreTypedOrPicked() {

@@ -10,6 +10,7 @@
 #include <QtCore/QBuffer>
 #include <QtCore/QCommandLineParser>
 #include <QtCore/QJsonDocument>
+#include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
 #include <csignal>
@@ -40,9 +41,17 @@ QProcessEnvironment environment(const QList<std::pair<QString, QString>> &variab
 }
 
 // Any file that certainly exists and is readable, standing in for a PEM file.
+// A file that exists and holds a PEM block, as TLS files must (what is in it is not read here).
 QString existingFile()
 {
-    return QCoreApplication::applicationFilePath();
+    static QTemporaryDir directory;
+    const QString path = directory.filePath(QStringLiteral("tls.pem"));
+    if (!QFile::exists(path)) {
+        QFile file(path);
+        if (file.open(QIODevice::WriteOnly))
+            file.write("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
+    }
+    return path;
 }
 } // namespace
 
@@ -173,13 +182,53 @@ private Q_SLOTS:
         QCOMPARE(options->client.user, QStringLiteral("root"));
         QCOMPARE(options->client.password, QStringLiteral("se:cret"));
 
-        options = resolve({"--user", "ro:ot"}, environment({{"ETCDCTL_PASSWORD", "pw"}}), &error);
+        options = resolve({"--user", "root"}, environment({{"ETCDCTL_PASSWORD", "pw"}}), &error);
         QVERIFY2(options.has_value(), qPrintable(error));
-        QCOMPARE(options->client.user, QStringLiteral("ro:ot"));
+        QCOMPARE(options->client.user, QStringLiteral("root"));
         QCOMPARE(options->client.password, QStringLiteral("pw"));
 
+        // No prompt here (standard input is not asked in this test): the error says how to give
+        // the password, never to put it on the command line.
         QVERIFY(!resolve({}, environment({{"ETCDCTL_USER", "root"}}), &error));
         QVERIFY2(error.startsWith("ETCDCTL_USER:") && error.contains("needs a password"), qPrintable(error));
+        QVERIFY2(error.contains("ETCDCTL_PASSWORD") && !error.contains("USER:PASSWORD") && !error.contains("--password"),
+                 qPrintable(error));
+    }
+
+    // "--user alice:pw" with ETCDCTL_PASSWORD set made "alice:pw" the user name, and the error
+    // printed it: nothing after a user's ':' is ever printed.
+    void neverPrintsWhatFollowsTheColonOfAUser()
+    {
+        QString error;
+        QVERIFY(!resolve({"--user", "alice:s3cret"}, environment({{"ETCDCTL_PASSWORD", "other"}}), &error));
+        QVERIFY2(error.startsWith("--user:") && error.contains("alice") && error.contains("ETCDCTL_PASSWORD"),
+                 qPrintable(error));
+        QVERIFY2(!error.contains("s3cret") && !error.contains("other"), qPrintable(error));
+        QVERIFY(!resolve({"--user", "alice:s3cret", "--password", "other", "--endpoints", "http://db.example:2379"}, {},
+                         &error));
+        QVERIFY2(!error.contains("s3cret") && !error.contains("other"), qPrintable(error));
+        QVERIFY(!resolve({"--user", "alice:s3cret", "--endpoints", "http://db.example:2379"}, {}, &error));
+        QVERIFY2(!error.contains("s3cret"), qPrintable(error));
+    }
+
+    // A password in clear text to another machine is refused unless asked for by name.
+    void refusesAPasswordInPlaintextOffThisMachine()
+    {
+        QString error;
+        QVERIFY(!resolve({"--user", "root:pw", "--endpoints", "127.0.0.1:2379,db.example:2379"}, {}, &error));
+        QVERIFY2(error.startsWith("--user:") && error.contains("http://db.example:2379")
+                     && error.contains("unencrypted") && error.contains("--insecure-transport"),
+                 qPrintable(error));
+        QVERIFY(!error.contains("pw\""));
+        auto options = resolve({"--user", "root:pw", "--endpoints", "db.example:2379", "--insecure-transport"}, {}, &error);
+        QVERIFY2(options.has_value(), qPrintable(error));
+        // On this machine, over TLS, or without a user there is nothing to refuse.
+        for (const QStringList &flags : {QStringList{"--user", "root:pw", "--endpoints", "localhost:2379,[::1]:2380"},
+                                         QStringList{"--user", "root:pw", "--endpoints", "https://db.example:2379"},
+                                         QStringList{"--endpoints", "http://db.example:2379"}}) {
+            options = resolve(flags, {}, &error);
+            QVERIFY2(options.has_value(), qPrintable(flags.join(' ') + ": " + error));
+        }
     }
 
     void badSettingsNameTheirSource()

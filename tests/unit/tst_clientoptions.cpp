@@ -1,6 +1,7 @@
 #include <QEtcd/client.h>
 #include <QEtcd/clientoptions.h>
 
+#include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
 using namespace QEtcd;
@@ -114,6 +115,53 @@ private Q_SLOTS:
         const Status status = options.validate();
         QCOMPARE(status.code(), StatusCode::InvalidConfiguration);
         QVERIFY2(status.message().contains(mentions), qPrintable(status.message()));
+    }
+
+    // gRPC would read an empty CA as "the system's roots" and an empty key as "no client
+    // certificate": TLS weakened without a word. Each file must hold PEM, and the refusal names it.
+    void tlsFilesWithoutPemAreRefusedNamingTheFile_data()
+    {
+        QTest::addColumn<QString>("field");
+        QTest::addColumn<QByteArray>("content");
+        QTest::addColumn<QString>("mentions");
+        for (const char *field : {"caFile", "certFile", "keyFile"}) {
+            QTest::addRow("%s empty", field) << field << QByteArray() << "is empty";
+            QTest::addRow("%s blank", field) << field << QByteArray(" \n\n") << "is empty";
+            QTest::addRow("%s not PEM", field) << field << QByteArray("\x30\x82\x01\x0a binary DER") << "no PEM block";
+        }
+    }
+
+    void tlsFilesWithoutPemAreRefusedNamingTheFile()
+    {
+        QFETCH(QString, field);
+        QFETCH(QByteArray, content);
+        QFETCH(QString, mentions);
+        QTemporaryDir directory;
+        const auto write = [&](const QString &name, const QByteArray &bytes) {
+            const QString path = directory.filePath(name);
+            QFile file(path);
+            if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size())
+                qFatal("cannot write %s", qPrintable(path));
+            return path;
+        };
+        const QByteArray pem("-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n");
+        ClientOptions options = ClientOptions::fromEndpoints({"https://a:1"});
+        options.tls.caFile = write(QStringLiteral("ca.pem"), field == QLatin1String("caFile") ? content : pem);
+        options.tls.certFile = write(QStringLiteral("cert.pem"), field == QLatin1String("certFile") ? content : pem);
+        options.tls.keyFile = write(QStringLiteral("key.pem"), field == QLatin1String("keyFile") ? content : pem);
+        const QString bad = field == QLatin1String("caFile") ? options.tls.caFile
+            : field == QLatin1String("certFile")             ? options.tls.certFile
+                                                             : options.tls.keyFile;
+        const Status status = options.validate();
+        QCOMPARE(status.code(), StatusCode::InvalidConfiguration);
+        QVERIFY2(status.message().contains(bad) && status.message().contains(mentions), qPrintable(status.message()));
+        // A client made with them refuses every call, naming the file, before connecting.
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QRegularExpression::escape(bad)));
+        Client client(options);
+        QCOMPARE(client.configurationStatus().code(), StatusCode::InvalidConfiguration);
+        // With PEM in every file the same options pass.
+        write(QFileInfo(bad).fileName(), pem);
+        QVERIFY2(options.validate().isOk(), qPrintable(options.validate().message()));
     }
 
     void fastKeepAliveAllowedWhenServerAllowsIt()

@@ -129,8 +129,13 @@ void Candidacy<Owner>::failed(std::shared_ptr<QueuedAttempt> attempt, const Stat
     const auto now = std::chrono::steady_clock::now();
     if (failures++ == 0)
         firstFailure = now;
-    const RetryPolicy::Delay delay = options.resilience.lease.retryPolicy.nextDelay(
-        failures, std::chrono::duration_cast<std::chrono::milliseconds>(now - firstFailure));
+    // A read-only client or a user without the permission is refused again on every attempt:
+    // retried, the refusal would look like an outage until a timeout.
+    const bool refused = why.code() == StatusCode::ReadOnly || why.code() == StatusCode::PermissionDenied;
+    const RetryPolicy::Delay delay = refused ? RetryPolicy::Delay{}
+                                             : options.resilience.lease.retryPolicy.nextDelay(
+                                                   failures, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                 now - firstFailure));
     if (q)
         q->recordError(QStringLiteral("campaign"), why);
     if (delay) {
@@ -140,7 +145,9 @@ void Candidacy<Owner>::failed(std::shared_ptr<QueuedAttempt> attempt, const Stat
     }
     if (q) {
         q->reportSource(campaignSource, Recipe::SourceHealth::Lost);
-        q->recordHistory(RecipeHistoryEntry::Source::Recipe, QStringLiteral("stopped campaigning: the retry policy gave up"));
+        q->recordHistory(RecipeHistoryEntry::Source::Recipe,
+                         refused ? QStringLiteral("stopped campaigning: refused (%1), which no retry changes").arg(why.message())
+                                 : QStringLiteral("stopped campaigning: the retry policy gave up"));
     }
     campaigning.reset();
     finish(attempt, why);
