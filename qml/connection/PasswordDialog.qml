@@ -36,6 +36,7 @@ Dialog {
             // No profile name: the command line's --user, whose password is never asked for in argv.
             text: dialog.profileName ? qsTr("Profile \"%1\" connects as user \"%2\".").arg(dialog.profileName).arg(dialog.user)
                                      : qsTr("The command line connects as user \"%1\".").arg(dialog.user)
+            textFormat: Text.PlainText
             color: Theme.text
             wrapMode: Text.Wrap
             Layout.fillWidth: true
@@ -43,6 +44,7 @@ Dialog {
         Label {
             objectName: "passwordReason"
             text: dialog.reason
+            textFormat: Text.PlainText
             color: Theme.mutedText
             font.pixelSize: Theme.smallFont
             wrapMode: Text.Wrap

@@ -12,9 +12,6 @@
 #include <algorithm>
 
 namespace {
-// qml/connection/ belongs to the connection dialogs, which quote only the operator's own profile
-// (name, user, files), never etcd's data.
-const QStringList Exempt{QStringLiteral("connection/")};
 
 struct Block
 {
@@ -94,8 +91,6 @@ private Q_SLOTS:
         while (files.hasNext()) {
             const QString path = files.next();
             const QString relative = path.mid(root.size() + 1);
-            if (std::any_of(Exempt.begin(), Exempt.end(), [&](const QString &dir) { return relative.startsWith(dir); }))
-                continue;
             QFile file(path);
             QVERIFY2(file.open(QIODevice::ReadOnly), qPrintable(path));
             m_sources.insert(relative, QString::fromUtf8(file.readAll()));
