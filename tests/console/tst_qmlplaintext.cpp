@@ -9,8 +9,6 @@
 #include <QtCore/QRegularExpression>
 #include <QtTest/QtTest>
 
-#include <algorithm>
-
 namespace {
 
 struct Block
