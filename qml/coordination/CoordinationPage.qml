@@ -48,7 +48,8 @@ ConsolePage {
     LeaseModel {
         id: leaseTimes
         client: objects.client
-        refreshInterval: page.paused || !page.visible ? 0 : 2000
+        active: page.visible
+        refreshInterval: page.paused ? 0 : 2000
         onRefreshed: page.deadlines = leaseTimes.deadlines()
     }
     Timer {
