@@ -51,7 +51,8 @@ ColumnLayout {
                 Layout.preferredWidth: 18
             }
             Label {
-                text: entries.showValue && modelData.value && !modelData.clientId ? modelData.value
+                text: modelData.valueTooLarge ? qsTr("%1 (value too large to read: %2)").arg(modelData.key).arg(Format.bytes(modelData.valueTooLarge))
+                    : entries.showValue && modelData.value && !modelData.clientId ? modelData.value
                     : modelData.clientId || modelData.name || modelData.key
                 color: Theme.text
                 font.bold: !entries.numbered
@@ -59,7 +60,8 @@ ColumnLayout {
                 Layout.fillWidth: true
                 ToolTip.visible: hover.hovered
                 ToolTip.text: qsTr("key %1\nlease %2\nvalue %3").arg(modelData.key).arg(modelData.lease || "none")
-                                  .arg(modelData.value || "(empty)")
+                                  .arg(modelData.valueTooLarge ? qsTr("too large to read (%1)").arg(Format.bytes(modelData.valueTooLarge))
+                                                               : modelData.value || "(empty)")
                 HoverHandler { id: hover }
             }
             Label {
