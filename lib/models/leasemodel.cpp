@@ -174,7 +174,8 @@ void LeaseModel::read(quint64 generation)
                             owners.append(object.kindName() + QLatin1Char(' ') + QString::fromUtf8(object.path));
                         const QString owner = owners.join(QLatin1String(", "));
                         state->leases[size_t(i)].owner = owner;
-                        if (values.status)
+                        // Values too large to answer at all stay unread until a key changes.
+                        if (values.status || values.status.code() == StatusCode::ResourceExhausted)
                             state->recognised[size_t(i)] = {keys, owner};
                         done();
                     };
