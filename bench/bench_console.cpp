@@ -9,7 +9,11 @@
 //   second in a realistic mix, each participant's lease drawn, for --timeline-seconds (default
 //   600): every frame timed, and the resident memory as the event log fills to its capacity
 //   and then stays there. It needs no etcd.
-// --cases picks some of keys, leases, timeline (default all three).
+// - Keys page with one key selected while another thread rewrites it with a 1.4 MB JSON value
+//   20 times a second for --rewrite-seconds (default 20; issue 44 M1): every frame timed, the
+//   GUI thread's busy time, the resident memory (peak and at the end), the Ranges etcd served
+//   meanwhile, and how long the page took, once the writes stopped, to show the last value.
+// --cases picks some of keys, leases, timeline, rewrite (default all four).
 // Each frame is timed twice: frame_ms on the wall clock, what a user would see on this machine
 // as loaded as it is; frame_cpu_ms the GUI thread's own work in it, which a busy machine does
 // not stretch.
@@ -24,6 +28,8 @@
 #include "timelinemodel.h"
 
 #include <QtCore/QEventLoop>
+#include <QtCore/QScopeGuard>
+#include <QtCore/QThread>
 #include <QtCore/QTimer>
 #include <QtQml/QQmlComponent>
 #include <QtQml/QQmlEngine>
@@ -32,6 +38,7 @@
 #include <QtQuick/QQuickWindow>
 #include <QtWidgets/QApplication>
 
+#include <atomic>
 #include <ctime>
 #include <memory>
 #include <random>
@@ -84,19 +91,19 @@ public:
 
     // Asks for a frame and waits for it to be swapped; its time from now, in ms. cpuMs: the GUI
     // thread's own time meanwhile, which other processes on the machine do not stretch.
-    double nextFrameMs(double *cpuMs = nullptr)
+    double nextFrameMs(double *cpuMs = nullptr, milliseconds timeout = milliseconds(10000))
     {
         const double cpuStart = threadCpuMs();
         const auto start = Clock::now();
         QEventLoop swapped;
-        QTimer::singleShot(10000, &swapped, [&swapped] { swapped.exit(1); });
+        QTimer::singleShot(timeout, &swapped, [&swapped] { swapped.exit(1); });
         const QMetaObject::Connection quit =
             QObject::connect(m_window.get(), &QQuickWindow::frameSwapped, &swapped, [&swapped] { swapped.exit(0); });
         m_window->update();
         const int timedOut = swapped.exec();
         QObject::disconnect(quit);
         if (timedOut)
-            fail(QStringLiteral("no frame was drawn within 10 s"));
+            fail(QStringLiteral("no frame was drawn within %1 s").arg(timeout.count() / 1000));
         if (cpuMs)
             *cpuMs = threadCpuMs() - cpuStart;
         return duration<double, std::milli>(Clock::now() - start).count();
@@ -118,7 +125,8 @@ public:
     };
 
     // Frames at 60 per second for length, each timed after step() changed what it shows.
-    Frames frames(seconds length, const std::function<void()> &step)
+    // timeout: the longest a frame may take before the benchmark gives up.
+    Frames frames(seconds length, const std::function<void()> &step, milliseconds timeout = milliseconds(10000))
     {
         Frames drawn;
         const auto end = Clock::now() + length;
@@ -126,7 +134,7 @@ public:
         while (Clock::now() < end) {
             step();
             double cpuMs = 0;
-            drawn.ms.append(nextFrameMs(&cpuMs));
+            drawn.ms.append(nextFrameMs(&cpuMs, timeout));
             drawn.cpuMs.append(cpuMs);
             due += FramePeriod;
             const auto rest = duration_cast<microseconds>(due - Clock::now());
@@ -141,7 +149,6 @@ public:
         return drawn;
     }
 
-private:
     static double threadCpuMs()
     {
         timespec now{};
@@ -149,6 +156,7 @@ private:
         return now.tv_sec * 1000.0 + now.tv_nsec / 1e6;
     }
 
+private:
     std::unique_ptr<QQuickWindow> m_window;
     QQuickItem *m_list = nullptr;
 };
@@ -196,6 +204,126 @@ QJsonObject leasesPageFigures(QQmlEngine &engine, Client &client, int leases, se
     return figures;
 }
 
+
+// A JSON document of about `bytes`, different for each n: what a deployment tool rewrites.
+QByteArray bigJson(int n, int bytes)
+{
+    QByteArray json = "{\"writer\":\"bench_console\",\"generation\":" + QByteArray::number(n) + ",\"items\":[";
+    for (int i = 0; json.size() < bytes; ++i) {
+        json += "{\"id\":" + QByteArray::number(i) + ",\"name\":\"item-" + QByteArray::number(i)
+              + "\",\"tags\":[\"blue\",\"green\"],\"weight\":0.5,\"generation\":" + QByteArray::number(n) + "},";
+    }
+    json.chop(1);
+    return json + "]}";
+}
+
+QJsonObject rewritePageFigures(QQmlEngine &engine, EtcdCluster &cluster, Client &client, seconds length)
+{
+    constexpr int rate = 20;
+    constexpr int valueBytes = 1400 * 1000;
+    const QByteArray key = "/bench/rewrite/config";
+    await(client.put(key, bigJson(0, valueBytes)), QStringLiteral("first value"));
+    PageWindow window(engine, QStringLiteral("KeysPage"), QStringLiteral("keyList"), QStringLiteral("client: etcd"),
+                      QStringLiteral("page.model.prefix = \"/bench/rewrite/\""));
+    window.setClient(&client);
+    QObject *page = window.page();
+    auto *model = page->property("model").value<QObject *>();
+    const auto selectedRevision = [model] {
+        return model->property("selected").toMap().value(QStringLiteral("modRevision")).toLongLong();
+    };
+    if (!waitUntil([&] { return window.list()->property("count").toInt() == 1; }, milliseconds(30000)))
+        fail(QStringLiteral("the Keys page did not list the rewritten key"));
+    QMetaObject::invokeMethod(page, "select", Q_ARG(QVariant, QString::fromUtf8(key)));
+    if (!waitUntil([&] { return selectedRevision() > 0; }, milliseconds(30000)))
+        fail(QStringLiteral("the Keys page did not show the selected value"));
+    window.nextFrameMs();
+
+    // The writer has a thread and a client of its own, so that the GUI thread measured here does
+    // only what the console would do; it samples the resident memory too, which a frozen GUI
+    // thread could not.
+    const QString ranges = QStringLiteral("grpc_server_started_total{grpc_method=\"Range\"");
+    const double rangesBefore = cluster.metric(0, ranges);
+    const qint64 rssStartKiB = statusFieldKiB("VmRSS:");
+    std::atomic<qint64> rssPeakKiB{rssStartKiB};
+    std::atomic<int> written{0};
+    const int total = int(length.count()) * rate;
+    QThread writerThread;
+    writerThread.start();
+    QObject writer;
+    writer.moveToThread(&writerThread);
+    std::unique_ptr<Client> writerClient;
+    QList<QFuture<PutResult>> puts;
+    // Stopped however this function ends: a QThread destroyed while running aborts.
+    const auto stopWriter = qScopeGuard([&writerThread] {
+        writerThread.quit();
+        writerThread.wait();
+    });
+    QMetaObject::invokeMethod(
+        &writer,
+        [&] {
+            writerClient = std::make_unique<Client>(ClientOptions::fromEndpoints(cluster.clientUrls()));
+            auto *timer = new QTimer(&writer);
+            timer->setTimerType(Qt::PreciseTimer);
+            timer->setInterval(1000 / rate);
+            QObject::connect(timer, &QTimer::timeout, &writer, [&, timer] {
+                rssPeakKiB = std::max(rssPeakKiB.load(), statusFieldKiB("VmRSS:"));
+                if (written == total)
+                    return timer->stop();
+                puts.append(writerClient->put(key, bigJson(++written, valueBytes)));
+            });
+            timer->start();
+        },
+        Qt::BlockingQueuedConnection);
+    const double cpuStart = PageWindow::threadCpuMs();
+    const auto start = Clock::now();
+    // A frozen GUI thread is what is measured here: a frame may take minutes.
+    const auto drawn = window.frames(length, [] {}, milliseconds(600000));
+    const double writingCpuMs = PageWindow::threadCpuMs() - cpuStart;
+    const double writingMs = duration<double, std::milli>(Clock::now() - start).count();
+    if (!waitUntil([&] { return written == total; }, milliseconds(60000)))
+        fail(QStringLiteral("the writer put %1 of %2 values").arg(written.load()).arg(total));
+    qint64 lastRevision = 0;
+    QString writeError;
+    QMetaObject::invokeMethod(
+        &writer,
+        [&] {
+            for (const QFuture<PutResult> &put : std::as_const(puts)) {
+                if (!Testing::awaitFuture(put, milliseconds(30000)) || !put.result().status) {
+                    writeError = QStringLiteral("a rewrite failed or did not finish in 30 s");
+                    break;
+                }
+                lastRevision = std::max(lastRevision, put.result().header.revision);
+            }
+            writerClient.reset();
+        },
+        Qt::BlockingQueuedConnection);
+    writerThread.quit();
+    writerThread.wait();
+    if (!writeError.isEmpty())
+        fail(writeError);
+
+    const auto stopped = Clock::now();
+    const bool caughtUp = waitUntil([&] { return selectedRevision() == lastRevision; }, milliseconds(300000));
+    const double catchUpMs = duration<double, std::milli>(Clock::now() - stopped).count();
+    const double busyCpuMs = PageWindow::threadCpuMs() - cpuStart;
+    rssPeakKiB = std::max(rssPeakKiB.load(), statusFieldKiB("VmRSS:"));
+
+    QJsonObject figures = drawn.figures();
+    figures["value_bytes"] = bigJson(total, valueBytes).size();
+    figures["puts"] = total;
+    figures["puts_per_second"] = rate;
+    figures["seconds"] = qint64(length.count());
+    figures["gui_thread_busy_ms_while_writing"] = rounded(writingCpuMs);
+    figures["gui_thread_busy_share_while_writing"] = rounded(writingCpuMs / writingMs);
+    figures["gui_thread_busy_ms_until_caught_up"] = rounded(busyCpuMs);
+    figures["caught_up"] = caughtUp;
+    figures["catch_up_ms"] = rounded(catchUpMs);
+    figures["ranges_served"] = cluster.metric(0, ranges) - rangesBefore;
+    figures["rss_start_mib"] = mib(rssStartKiB);
+    figures["rss_peak_mib"] = mib(rssPeakKiB);
+    figures["rss_end_mib"] = mib(statusFieldKiB("VmRSS:"));
+    return figures;
+}
 
 // What the console's participants and sandbox log, at a steady rate and in a mix like theirs:
 // holds taken and given back (a few lost, each followed by etcd deleting the key), leadership,
@@ -412,15 +540,18 @@ int main(int argc, char *argv[])
           QStringLiteral("S"), QStringLiteral("600")},
          {QStringLiteral("event-capacity"), QStringLiteral("The timeline's event log's capacity"), QStringLiteral("N"),
           QString::number(QEtcd::EventLogModel::DefaultCapacity)},
-         {QStringLiteral("cases"), QStringLiteral("Which pages: keys, leases, timeline, comma-separated"),
-          QStringLiteral("LIST"), QStringLiteral("keys,leases,timeline")}});
+         {QStringLiteral("rewrite-seconds"), QStringLiteral("How long the selected key is rewritten"),
+          QStringLiteral("S"), QStringLiteral("20")},
+         {QStringLiteral("cases"), QStringLiteral("Which pages: keys, leases, timeline, rewrite, comma-separated"),
+          QStringLiteral("LIST"), QStringLiteral("keys,leases,timeline,rewrite")}});
     return run([&] {
-        const QStringList cases = choiceList(parser, QStringLiteral("cases"), {"keys", "leases", "timeline"});
+        const QStringList cases = choiceList(parser, QStringLiteral("cases"), {"keys", "leases", "timeline", "rewrite"});
         QQmlEngine engine;
         engine.addImportPath(QStringLiteral(QETCD_QML_IMPORT_PATH));
         engine.addImportPath(QStringLiteral("qrc:/"));
         QJsonObject result{{"benchmark", "console"}, {"scene_graph", "software, offscreen"}};
-        if (cases.contains(QLatin1String("keys")) || cases.contains(QLatin1String("leases"))) {
+        if (cases.contains(QLatin1String("keys")) || cases.contains(QLatin1String("leases"))
+            || cases.contains(QLatin1String("rewrite"))) {
             EtcdCluster cluster;
             startCluster(cluster);
             Client client(ClientOptions::fromEndpoints(cluster.clientUrls()));
@@ -431,6 +562,10 @@ int main(int argc, char *argv[])
             if (cases.contains(QLatin1String("leases"))) {
                 result["leases_page"] = leasesPageFigures(engine, client, positiveOption(parser, QStringLiteral("leases")),
                                                           seconds(positiveOption(parser, QStringLiteral("idle-seconds"))));
+            }
+            if (cases.contains(QLatin1String("rewrite"))) {
+                result["rewrite_selected_key"] =
+                    rewritePageFigures(engine, cluster, client, seconds(positiveOption(parser, QStringLiteral("rewrite-seconds"))));
             }
         }
         if (cases.contains(QLatin1String("timeline"))) {

@@ -13,7 +13,11 @@
 namespace QEtcd {
 
 namespace {
-QVariantList entriesOf(const QList<CoordinationEntry> &entries)
+// What the recogniser reads: identities, tokens, counters, permits, proclamations. A larger
+// value is not read into the model; its entry says how large it was.
+constexpr qsizetype MaxValueBytes = 64 * 1024;
+
+QVariantList entriesOf(const QList<CoordinationEntry> &entries, const CoordinationMonitor *monitor)
 {
     QVariantList list;
     for (const CoordinationEntry &entry : entries) {
@@ -27,6 +31,7 @@ QVariantList entriesOf(const QList<CoordinationEntry> &entries)
             {QStringLiteral("lease"), entry.lease ? QString::number(quint64(entry.lease), 16) : QString()},
             {QStringLiteral("createRevision"), entry.createRevision},
             {QStringLiteral("value"), QString::fromUtf8(entry.value)},
+            {QStringLiteral("valueTooLarge"), qint64(monitor ? monitor->unreadValueBytes(entry.key) : 0)},
         });
     }
     return list;
@@ -70,14 +75,24 @@ void CoordinationModel::setPrefix(const QString &prefix)
     restart();
 }
 
+void CoordinationModel::setActive(bool active)
+{
+    if (active == m_active)
+        return;
+    m_active = active;
+    restart();
+    Q_EMIT activeChanged();
+}
+
 void CoordinationModel::restart()
 {
     m_monitor.reset();
     apply({});
-    if (!m_client)
+    if (!m_client || !m_active)
         return setStatus(ModelStatus::Null);
     setStatus(ModelStatus::Loading);
     m_monitor = std::make_unique<CoordinationMonitor>(m_client, m_prefix);
+    m_monitor->setMaxValueBytes(MaxValueBytes);
     CoordinationMonitor *monitor = m_monitor.get();
     connect(monitor, &CoordinationMonitor::objectsChanged, this,
             [this, monitor](const QList<CoordinationObjectChange> &changes) {
@@ -172,13 +187,13 @@ QVariant CoordinationModel::data(const QModelIndex &index, int role) const
     case NameRole:
         return DisplayText::fromBytes(object.path);
     case HoldersRole:
-        return entriesOf(object.holders);
+        return entriesOf(object.holders, m_monitor.get());
     case WaitersRole:
-        return entriesOf(object.waiters);
+        return entriesOf(object.waiters, m_monitor.get());
     case MembersRole:
-        return entriesOf(object.members);
+        return entriesOf(object.members, m_monitor.get());
     case LeavingRole:
-        return entriesOf(object.leaving);
+        return entriesOf(object.leaving, m_monitor.get());
     case PermitsRole:
         return object.permits;
     case SetRole:

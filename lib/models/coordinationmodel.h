@@ -25,7 +25,9 @@ struct RowNotifications;
 /// The coordination objects under a prefix (locks, elections, barriers, semaphores, services,
 /// queues, counters), recognised from etcd's contents and kept live through one watch; a burst
 /// of changes becomes one update per frame. Entries (holders, waiters, candidates, members) are
-/// lists of maps: key, name, clientId, host, pid, sinceMs, lease (hex), createRevision, value.
+/// lists of maps: key, name, clientId, host, pid, sinceMs, lease (hex), createRevision, value,
+/// and valueTooLarge: the value's size when it was above 64 KiB and so not read (0 otherwise).
+/// Runs only while active.
 class QETCD_QUICK_EXPORT CoordinationModel : public QAbstractListModel
 {
     Q_OBJECT
@@ -40,6 +42,9 @@ class QETCD_QUICK_EXPORT CoordinationModel : public QAbstractListModel
     Q_PROPERTY(QString errorString READ errorString NOTIFY statusChanged)
     /// How many objects there are.
     Q_PROPERTY(int count READ count NOTIFY countChanged)
+    /// While false the model mirrors nothing: no read, no watch, no rows (a page nobody sees
+    /// holds no copy of the keyspace). Turning true starts again. Default true.
+    Q_PROPERTY(bool active READ isActive WRITE setActive NOTIFY activeChanged)
 
 public:
     /// The roles of a row (CoordinationObject's fields), with the names QML reads them by.
@@ -76,6 +81,10 @@ public:
     QString prefix() const;
     /// Sets the prefix and starts again.
     void setPrefix(const QString &prefix);
+    /// The model mirrors the objects.
+    bool isActive() const { return m_active; }
+    /// Starts (true) or stops and forgets (false) the mirror.
+    void setActive(bool active);
     /// The status.
     ModelStatus::Status status() const { return m_status; }
     /// Why the read failed or the watch gave up.
@@ -101,6 +110,8 @@ Q_SIGNALS:
     void statusChanged();
     /// count changed.
     void countChanged();
+    /// active changed.
+    void activeChanged();
 
 private:
     void restart();
@@ -115,6 +126,7 @@ private:
     QList<CoordinationObject> m_objects;  // sorted by path, then kind (the recogniser's order)
     ModelStatus::Status m_status = ModelStatus::Null;
     QString m_error;
+    bool m_active = true;
 };
 
 } // namespace QEtcd

@@ -17,6 +17,7 @@ public:
     Client *client;
     QByteArray prefix;
     KeyMirror *mirror = nullptr;  // lives on the client's dispatcher thread
+    qsizetype maxValueBytes = -1;
     QTimer coalesce;
     CoordinationIndex index;  // monitor's thread
 
@@ -66,6 +67,16 @@ void CoordinationMonitor::setInterval(std::chrono::milliseconds interval)
     d->coalesce.setInterval(interval);
 }
 
+void CoordinationMonitor::setMaxValueBytes(qsizetype bytes)
+{
+    d->maxValueBytes = bytes;
+}
+
+qsizetype CoordinationMonitor::unreadValueBytes(const QByteArray &key) const
+{
+    return d->mirror ? d->mirror->unreadValueBytes(key) : 0;
+}
+
 QFuture<Status> CoordinationMonitor::start()
 {
     if (d->mirror)
@@ -84,7 +95,8 @@ QFuture<Status> CoordinationMonitor::start()
         if (event.kind == WatchRecoveryKind::Failed)
             QMetaObject::invokeMethod(this, [this, cause = event.cause] { Q_EMIT failed(cause); }, Qt::QueuedConnection);
     };
-    d->mirror = new KeyMirror(d->client, d->prefix, KeyRange::prefix(), WatchResilience::defaults(), handlers);
+    d->mirror = new KeyMirror(d->client, d->prefix, KeyRange::prefix(), WatchResilience::defaults(), handlers,
+                              d->maxValueBytes);
     // The first objects are in place before the future is seen finished: the first read's
     // changes were queued to this thread before the start finished.
     return thenOn(d->mirror->start(true), this, [this](const Status &status) {

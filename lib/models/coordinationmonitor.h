@@ -41,6 +41,14 @@ public:
     /// start().
     void setInterval(std::chrono::milliseconds interval);
 
+    /// Values larger than \a bytes are not read into the objects (their entries carry an empty
+    /// value; unreadValueBytes() tells the size); default: every value, whatever its size. The
+    /// recogniser needs small values only, and a store of large ones would otherwise be held in
+    /// memory whole. Set it before start().
+    void setMaxValueBytes(qsizetype bytes);
+    /// The size of \a key's value when it was too large to read; 0 otherwise.
+    qsizetype unreadValueBytes(const QByteArray &key) const;
+
     /// Finishes once the first read is in objects() and the watch runs; one-shot.
     QFuture<Status> start();
 

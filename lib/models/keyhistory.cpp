@@ -66,14 +66,7 @@ void KeyHistory::setLatestVersion(qint64 version)
 
 QVariantMap KeyHistory::shown() const
 {
-    if (m_steps.isEmpty())
-        return {};
-    const KeyValue &kv = m_steps.constLast();
-    return {{QStringLiteral("modRevision"), kv.modRevision},
-            {QStringLiteral("createRevision"), kv.createRevision},
-            {QStringLiteral("version"), kv.version},
-            {QStringLiteral("lease"), kv.lease ? QString::number(quint64(kv.lease), 16) : QString()},
-            {QStringLiteral("views"), Internal::describeValue(kv)}};
+    return m_shownSteps.isEmpty() ? QVariantMap() : m_shownSteps.constLast();
 }
 
 qint64 KeyHistory::nextOlderRevision() const
@@ -116,7 +109,13 @@ void KeyHistory::older()
             m_status = ModelStatus::Error;
             m_error = QStringLiteral("%1 did not exist at revision %2").arg(key()).arg(revision);
         } else {
-            m_steps.append(result.kvs.constFirst());
+            const KeyValue &kv = result.kvs.constFirst();
+            m_steps.append(kv);
+            m_shownSteps.append(QVariantMap{{QStringLiteral("modRevision"), kv.modRevision},
+                                 {QStringLiteral("createRevision"), kv.createRevision},
+                                 {QStringLiteral("version"), kv.version},
+                                 {QStringLiteral("lease"), kv.lease ? QString::number(quint64(kv.lease), 16) : QString()},
+                                 {QStringLiteral("views"), Internal::describeValue(kv)}});
         }
         Q_EMIT changed();
     });
@@ -128,6 +127,7 @@ void KeyHistory::newer()
         return;
     ++m_generation;
     m_steps.removeLast();
+    m_shownSteps.removeLast();
     m_compactedRevision = 0;
     m_status = ModelStatus::Ready;
     m_error.clear();
@@ -138,6 +138,7 @@ void KeyHistory::latest()
 {
     ++m_generation;
     m_steps.clear();
+    m_shownSteps.clear();
     m_compactedRevision = 0;
     m_status = ModelStatus::Ready;
     m_error.clear();

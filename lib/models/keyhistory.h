@@ -113,6 +113,9 @@ private:
     qint64 m_latest = 0;
     qint64 m_latestVersion = 0;
     QList<KeyValue> m_steps;  // the versions walked back to, newest first
+    // shown() for each step, described once when read: `changed` comes with every new latest
+    // revision, and each binding reads shown() again.
+    QList<QVariantMap> m_shownSteps;
     ModelStatus::Status m_status = ModelStatus::Ready;
     QString m_error;
     qint64 m_compactedRevision = 0;

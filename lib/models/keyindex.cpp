@@ -60,7 +60,11 @@ void KeyIndex::reload()
     Q_EMIT aboutToReset();
     m_entries.clear();
     m_pending.clear();
+    m_pendingAt.clear();
     m_ahead.clear();
+    // A read of the selected key on its way through an earlier client may never come back.
+    m_selectedFetching = false;
+    ++m_selectedFetchGeneration;
     m_frame.stop();
     m_complete = false;
     m_fetching = false;
@@ -188,7 +192,19 @@ void KeyIndex::onPage(quint64 generation, const RangeResult &result)
 
 void KeyIndex::onEvents(const QList<WatchEvent> &events)
 {
-    m_pending.append(events);
+    for (WatchEvent event : events) {
+        if (event.kv.key == m_selectedKey)
+            m_selectedNews = event;
+        event.kv.value = QByteArray();
+        // One event per key is enough: the rows show a key's latest state, whatever came before.
+        const auto at = m_pendingAt.constFind(event.kv.key);
+        if (at != m_pendingAt.cend()) {
+            m_pending[*at] = std::move(event);
+        } else {
+            m_pendingAt.insert(event.kv.key, m_pending.size());
+            m_pending.append(std::move(event));
+        }
+    }
     if (!m_frame.isActive())
         m_frame.start();
 }
@@ -196,8 +212,28 @@ void KeyIndex::onEvents(const QList<WatchEvent> &events)
 void KeyIndex::applyPending()
 {
     m_frame.stop();
+    m_pendingAt.clear();
     for (const WatchEvent &event : std::exchange(m_pending, {}))
         apply(event);
+    if (m_selectedNews)
+        applySelectedNews();
+}
+
+void KeyIndex::applySelectedNews()
+{
+    const WatchEvent news = *std::exchange(m_selectedNews, std::nullopt);
+    // The read made when the key was selected may already be as new.
+    if (news.kv.modRevision <= m_selectedAsOf)
+        return;
+    m_selectedAsOf = news.kv.modRevision;
+    if (news.type == WatchEvent::Type::Delete) {
+        m_selected = {};
+        m_selectedError = QStringLiteral("the key no longer exists");
+    } else {
+        m_selected = news.kv;
+        m_selectedError.clear();
+    }
+    Q_EMIT selectedChanged();
 }
 
 void KeyIndex::apply(const WatchEvent &event)
@@ -225,8 +261,6 @@ void KeyIndex::apply(const WatchEvent &event)
         m_entries.insert(it, entryOf(event.kv, QDateTime::currentMSecsSinceEpoch()));
         Q_EMIT inserted(row, row);
     }
-    if (key == m_selectedKey)
-        fetchSelected();
 }
 
 void KeyIndex::select(const QByteArray &key)
@@ -234,23 +268,36 @@ void KeyIndex::select(const QByteArray &key)
     m_selectedKey = key;
     m_selected = {};
     m_selectedError.clear();
+    m_selectedAsOf = 0;
+    m_selectedNews.reset();
     Q_EMIT selectedChanged();
     fetchSelected();
 }
 
 void KeyIndex::fetchSelected()
 {
-    if (!m_client || m_selectedKey.isEmpty())
+    if (!m_client || m_selectedKey.isEmpty() || m_selectedFetching)
         return;
-    thenOn(m_client->get(m_selectedKey), this, [this, key = m_selectedKey](const RangeResult &result) {
-        if (key != m_selectedKey)
-            return;
-        m_selected = result.kvs.value(0);
-        m_selectedError = !result.status ? result.status.message()
-            : result.kvs.isEmpty()       ? QStringLiteral("the key no longer exists")
-                                         : QString();
-        Q_EMIT selectedChanged();
-    });
+    m_selectedFetching = true;
+    thenOn(m_client->get(m_selectedKey), this,
+           [this, key = m_selectedKey, generation = m_selectedFetchGeneration](const RangeResult &result) {
+               if (generation != m_selectedFetchGeneration)
+                   return;
+               m_selectedFetching = false;
+               // Another key was selected meanwhile: only the latest is worth reading.
+               if (key != m_selectedKey)
+                   return fetchSelected();
+               // The watch told of a newer revision while this read was on its way.
+               if (m_selectedAsOf > 0 && (!result.status || result.header.revision < m_selectedAsOf))
+                   return;
+               if (result.status)
+                   m_selectedAsOf = result.header.revision;
+               m_selected = result.kvs.value(0);
+               m_selectedError = !result.status ? result.status.message()
+                   : result.kvs.isEmpty()       ? QStringLiteral("the key no longer exists")
+                                                : QString();
+               Q_EMIT selectedChanged();
+           });
 }
 
 void KeyIndex::setStatus(ModelStatus::Status status, const QString &error)

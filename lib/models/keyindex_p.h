@@ -15,6 +15,7 @@
 #include <QtCore/QPointer>
 #include <QtCore/QTimer>
 
+#include <optional>
 #include <vector>
 
 namespace QEtcd::Internal {
@@ -57,7 +58,9 @@ public:
     qint64 total() const { return m_total; }    // keys under the prefix when loading began; -1 unknown
     double progress() const;                    // loaded / total, 1 when complete
 
-    // The one key whose value is read, on demand, and read again when the watch changes it.
+    // The one key whose value is read, once when selected, then taken from the watch's events:
+    // a key rewritten 20 times a second costs no read at all, and at most one read is ever on
+    // its way (selecting again meanwhile reads once more, for the latest key, when it is back).
     void select(const QByteArray &key);
     QByteArray selectedKey() const { return m_selectedKey; }
     KeyValue selected() const { return m_selected; }  // empty until read
@@ -84,6 +87,7 @@ private:
     void setStatus(ModelStatus::Status status, const QString &error = {});
     QByteArray startKey() const;
     void fetchSelected();
+    void applySelectedNews();
 
     QPointer<Client> m_client;
     QByteArray m_prefix;
@@ -101,7 +105,10 @@ private:
     ModelStatus::Status m_status = ModelStatus::Null;
     QString m_error;
     Watcher *m_watcher = nullptr;
-    QList<WatchEvent> m_pending;  // applied on the next frame
+    // Applied on the next frame, the latest event per key only and without values (the index is
+    // keys only): however fast keys are rewritten, the queue holds one small event per key.
+    QList<WatchEvent> m_pending;
+    QHash<QByteArray, qsizetype> m_pendingAt;  // key -> its event in m_pending
     // Beyond the loaded keys the watch's latest news of a key waits for the page that reaches
     // it, and wins where it is newer than that page's read.
     QHash<QByteArray, WatchEvent> m_ahead;
@@ -109,6 +116,11 @@ private:
     QByteArray m_selectedKey;
     KeyValue m_selected;
     QString m_selectedError;
+    qint64 m_selectedAsOf = 0;  // the revision m_selected is current at
+    // The watch's latest event on the selected key, value included, for the next frame.
+    std::optional<WatchEvent> m_selectedNews;
+    bool m_selectedFetching = false;
+    quint64 m_selectedFetchGeneration = 0;  // a reload forgets a read still on its way
 };
 
 } // namespace QEtcd::Internal

@@ -6,6 +6,9 @@
 #include "sortedmerge_p.h"
 #include "valuedescription_p.h"
 
+#include <QtCore/QPromise>
+#include <QtCore/QThreadPool>
+
 #include <algorithm>
 
 namespace QEtcd {
@@ -17,9 +20,27 @@ QString leaseHex(qint64 lease)
 {
     return lease == 0 ? QString() : QString::number(quint64(lease), 16);
 }
+
+// The selected key as KeyModel::selected shows it: decoding a value of a few MB takes long
+// enough to freeze the GUI thread, so this runs on the thread pool.
+QVariantMap selectedMap(const KeyValue &kv)
+{
+    return {{QStringLiteral("key"), QString::fromUtf8(kv.key)},
+            {QStringLiteral("error"), QString()},
+            {QStringLiteral("value"), QString::fromUtf8(kv.value)},
+            {QStringLiteral("size"), kv.value.size()},
+            {QStringLiteral("createRevision"), kv.createRevision},
+            {QStringLiteral("modRevision"), kv.modRevision},
+            {QStringLiteral("version"), kv.version},
+            {QStringLiteral("lease"), leaseHex(kv.lease)},
+            {QStringLiteral("views"), describeValue(kv)}};
+}
 } // namespace
 
-KeyModel::KeyModel(QObject *parent) : QAbstractListModel(parent), m_index(std::make_unique<KeyIndex>())
+KeyModel::KeyModel(QObject *parent)
+    : QAbstractListModel(parent),
+      m_index(std::make_unique<KeyIndex>()),
+      m_liveSelected{{QStringLiteral("key"), QString()}, {QStringLiteral("error"), QString()}}
 {
     KeyIndex *index = m_index.get();
     // While paused the index's changes stay in the index; resuming merges them in.
@@ -141,7 +162,7 @@ void KeyModel::setPaused(bool paused)
         return;
     if (paused) {
         m_frozen = std::make_unique<std::vector<KeyEntry>>(m_index->entries());
-        m_frozenSelected = liveSelected();
+        m_frozenSelected = m_liveSelected;
         m_selectionPending = false;
         Q_EMIT pausedChanged();
         return;
@@ -177,12 +198,50 @@ bool KeyModel::live()
 
 void KeyModel::onSelectedChanged()
 {
+    const KeyValue kv = m_index->selected();
+    if (kv.key.isEmpty()) {
+        setLiveSelected({{QStringLiteral("key"), selectedKey()}, {QStringLiteral("error"), m_index->selectedError()}});
+        return;
+    }
+    // At most one description at a time: the latest revision is described when it is done.
+    if (m_describing) {
+        m_describeAgain = true;
+        return;
+    }
+    describe(kv);
+}
+
+void KeyModel::describe(const KeyValue &kv)
+{
+    m_describing = true;
+    auto promise = std::make_shared<QPromise<QVariantMap>>();
+    promise->start();
+    const QFuture<QVariantMap> described = promise->future();
+    QThreadPool::globalInstance()->start([promise, kv] {
+        promise->addResult(selectedMap(kv));
+        promise->finish();
+    });
+    thenOn(described, this, [this, key = kv.key, modRevision = kv.modRevision](const QVariantMap &selected) {
+        m_describing = false;
+        const KeyValue now = m_index->selected();
+        // Still the selected key's value (not since deleted, nor another key selected).
+        if (now.key == key)
+            setLiveSelected(selected);
+        if (std::exchange(m_describeAgain, false) && !now.key.isEmpty() && (now.key != key || now.modRevision != modRevision))
+            describe(now);
+    });
+}
+
+void KeyModel::setLiveSelected(const QVariantMap &selected)
+{
+    m_liveSelected = selected;
     if (m_frozen) {
         // Only the operator's own choice gets through a pause, once its value is read.
         if (!m_selectionPending)
             return;
-        m_frozenSelected = liveSelected();
-        m_selectionPending = m_index->selected().key.isEmpty() && m_index->selectedError().isEmpty();
+        m_frozenSelected = m_liveSelected;
+        m_selectionPending = !selected.contains(QStringLiteral("modRevision"))
+                             && selected.value(QStringLiteral("error")).toString().isEmpty();
     }
     Q_EMIT selectedChanged();
 }
@@ -202,23 +261,7 @@ void KeyModel::setSelectedKey(const QString &key)
 
 QVariantMap KeyModel::selected() const
 {
-    return m_frozen ? m_frozenSelected : liveSelected();
-}
-
-QVariantMap KeyModel::liveSelected() const
-{
-    const KeyValue kv = m_index->selected();
-    QVariantMap map{{QStringLiteral("key"), selectedKey()}, {QStringLiteral("error"), m_index->selectedError()}};
-    if (kv.key.isEmpty())
-        return map;
-    map.insert(QStringLiteral("value"), QString::fromUtf8(kv.value));
-    map.insert(QStringLiteral("size"), kv.value.size());
-    map.insert(QStringLiteral("createRevision"), kv.createRevision);
-    map.insert(QStringLiteral("modRevision"), kv.modRevision);
-    map.insert(QStringLiteral("version"), kv.version);
-    map.insert(QStringLiteral("lease"), leaseHex(kv.lease));
-    map.insert(QStringLiteral("views"), describeValue(kv));
-    return map;
+    return m_frozen ? m_frozenSelected : m_liveSelected;
 }
 
 void KeyModel::reload()

@@ -49,6 +49,9 @@ class QETCD_QUICK_EXPORT KeyModel : public QAbstractListModel
     Q_PROPERTY(QString selectedKey READ selectedKey WRITE setSelectedKey NOTIFY selectedChanged)
     /// The selected key: key, value (UTF-8 text), size, createRevision, modRevision, version,
     /// lease (hex), error, and views: the value as text, JSON, hex and a recipe's encoding.
+    /// A value is described once per revision, off the GUI thread; the revision's fields and
+    /// views change together, when the description is done (a key rewritten faster than it can
+    /// be described shows every revision it could describe, the latest last).
     Q_PROPERTY(QVariantMap selected READ selected NOTIFY selectedChanged)
     /// While paused the rows and the selected value stay as they were when the pause began (a
     /// key the operator selects meanwhile is still read); on resume they catch up row by row,
@@ -173,8 +176,9 @@ Q_SIGNALS:
 
 private:
     const std::vector<Internal::KeyEntry> &rows() const;
-    QVariantMap liveSelected() const;
     void onSelectedChanged();
+    void describe(const KeyValue &kv);
+    void setLiveSelected(const QVariantMap &selected);
     // False, counting the change as held, while paused.
     bool live();
     void write(const QString &action, const QByteArray &key, const Compare &expected, const TxnOp &change);
@@ -182,6 +186,9 @@ private:
     std::unique_ptr<Internal::KeyIndex> m_index;
     // The rows shown while paused; null while live. The index goes on underneath.
     std::unique_ptr<std::vector<Internal::KeyEntry>> m_frozen;
+    QVariantMap m_liveSelected;  // what selected() returns while live: made once per revision
+    bool m_describing = false;  // a value is being described on the thread pool
+    bool m_describeAgain = false;  // a newer revision came meanwhile
     QVariantMap m_frozenSelected;
     bool m_selectionPending = false;  // selected while paused, value not read yet
     int m_heldChanges = 0;

@@ -40,8 +40,10 @@ namespace {
 constexpr int MaxLeaseReadsInFlight = 16;
 } // namespace
 
-// One list, then per lease its time to live with its keys and those keys' values (which tell
-// a lock from an election), a few leases at a time; the rows change once, when all are in. The
+// One list, then per lease its time to live with its keys, read keys only, and those keys'
+// values (which tell a lock from an election) where a key changed since the last refresh (a
+// lease's keys may hold megabytes), a few leases at a time; the rows change once, when all
+// are in. The
 // answers are taken on the client's own thread, and this thread hears only of the whole: 10,000
 // answers queued here would hold its frames back.
 void LeaseModel::read(quint64 generation)
@@ -57,6 +59,8 @@ void LeaseModel::read(quint64 generation)
         {
             QList<qint64> ids;
             std::vector<Lease> leases;
+            QHash<qint64, Recognised> known;  // the last refresh's
+            std::vector<Recognised> recognised;  // this one's, beside leases
             std::atomic<int> next = 0;
             std::atomic<int> outstanding = 0;
             QMutex mutex;
@@ -67,6 +71,8 @@ void LeaseModel::read(quint64 generation)
         auto pending = std::make_shared<Pending>();
         pending->ids = list.ids;
         pending->leases.resize(size_t(list.ids.size()));
+        pending->recognised.resize(size_t(list.ids.size()));
+        pending->known = m_recognised;
         pending->outstanding = int(list.ids.size());
         pending->all.start();
         Internal::thenOn(pending->all.future(), this, [this, generation, pending](bool) {
@@ -74,6 +80,11 @@ void LeaseModel::read(quint64 generation)
                 return;
             if (!pending->error.isEmpty())
                 return fail(pending->error);
+            m_recognised.clear();
+            for (size_t i = 0; i < pending->leases.size(); ++i) {
+                if (pending->leases[i].ttl >= 0 && !pending->recognised[i].keys.isEmpty())
+                    m_recognised.insert(pending->leases[i].id, std::move(pending->recognised[i]));
+            }
             // Leases that expired between the list and their reading are gone.
             std::erase_if(pending->leases, [](const Lease &lease) { return lease.ttl < 0; });
             apply(std::move(pending->leases));
@@ -131,20 +142,46 @@ void LeaseModel::read(quint64 generation)
                 if (lease.ttl < 0 || live.keys.isEmpty())
                     return done();
                 // etcd takes 128 operations per transaction by default; a few keys tell the owner.
-                Txn reads;
-                for (const QByteArray &key : live.keys.mid(0, 64))
-                    reads.success.append(TxnOp::range(key));
-                const auto recognise = [state, i, done](const TxnResult &values) {
-                    QList<KeyValue> kvs;
-                    for (const TxnOpResult &response : values.responses)
-                        kvs.append(response.range.kvs);
-                    QStringList owners;
-                    for (const CoordinationObject &object : CoordinationRecogniser::recognise(kvs))
-                        owners.append(object.kindName() + QLatin1Char(' ') + QString::fromUtf8(object.path));
-                    state->leases[size_t(i)].owner = owners.join(QLatin1String(", "));
-                    done();
+                const QList<QByteArray> someKeys = live.keys.mid(0, 64);
+                RangeOptions keysOnly;
+                keysOnly.keysOnly = true;
+                Txn listKeys;
+                for (const QByteArray &key : someKeys)
+                    listKeys.success.append(TxnOp::range(key, keysOnly));
+                const auto recognise = [etcd, etcdThread, state, i, someKeys, done, abandon](const TxnResult &listed) {
+                    Recognised now;
+                    for (const TxnOpResult &response : listed.responses) {
+                        for (const KeyValue &kv : response.range.kvs)
+                            now.keys.append({kv.key, kv.modRevision});
+                    }
+                    const auto known = state->known.constFind(state->leases[size_t(i)].id);
+                    if (known != state->known.cend() && known->keys == now.keys) {
+                        state->recognised[size_t(i)] = *known;
+                        state->leases[size_t(i)].owner = known->owner;
+                        return done();
+                    }
+                    if (!listed.status || now.keys.isEmpty())
+                        return done();
+                    Txn readValues;
+                    for (const QByteArray &key : someKeys)
+                        readValues.success.append(TxnOp::range(key));
+                    const auto owned = [state, i, keys = now.keys, done](const TxnResult &values) {
+                        QList<KeyValue> kvs;
+                        for (const TxnOpResult &response : values.responses)
+                            kvs.append(response.range.kvs);
+                        QStringList owners;
+                        for (const CoordinationObject &object : CoordinationRecogniser::recognise(kvs))
+                            owners.append(object.kindName() + QLatin1Char(' ') + QString::fromUtf8(object.path));
+                        const QString owner = owners.join(QLatin1String(", "));
+                        state->leases[size_t(i)].owner = owner;
+                        // Values too large to answer at all stay unread until a key changes.
+                        if (values.status || values.status.code() == StatusCode::ResourceExhausted)
+                            state->recognised[size_t(i)] = {keys, owner};
+                        done();
+                    };
+                    Internal::thenOn(etcd->txn(readValues), etcdThread, owned, [abandon](const TxnResult &) { abandon(); });
                 };
-                Internal::thenOn(etcd->txn(reads), etcdThread, recognise, [abandon](const TxnResult &) { abandon(); });
+                Internal::thenOn(etcd->txn(listKeys), etcdThread, recognise, [abandon](const TxnResult &) { abandon(); });
             };
             Internal::thenOn(etcd->leaseTimeToLive(state->ids[i], true), etcdThread, read,
                              [abandon](const LeaseTimeToLiveResult &) { abandon(); });

@@ -3,6 +3,9 @@
 #include "qetcdquickexport.h"
 #include "refreshinglistmodel.h"
 
+#include <QtCore/QHash>
+
+#include <utility>
 #include <vector>
 
 namespace QEtcd {
@@ -15,7 +18,8 @@ namespace QEtcd {
 /// remaining TTL is not pushed row by row: expiresAt is the deadline, moved only when a refresh
 /// finds it moved by more than a second (as a keep-alive moves it), and a view counts down to it
 /// with its own clock (one timer for the view, not a signal per row per frame). A key re-put on
-/// another lease moves with it: each refresh reads the keys from etcd.
+/// another lease moves with it: each refresh reads the keys from etcd, keys only; their values
+/// (which tell a lock from an election) are read again only when a key changed.
 class QETCD_QUICK_EXPORT LeaseModel : public RefreshingListModel
 {
     Q_OBJECT
@@ -82,9 +86,17 @@ private:
         QString owner;
         bool operator==(const Lease &other) const;
     };
+    // A lease's owner with the keys (and their revisions) it was recognised from: a refresh
+    // reads the keys only, and their values again only when one of them changed.
+    struct Recognised
+    {
+        QList<std::pair<QByteArray, qint64>> keys;
+        QString owner;
+    };
     void apply(std::vector<Lease> leases);
 
     std::vector<Lease> m_leases;  // sorted by id
+    QHash<qint64, Recognised> m_recognised;  // by lease id; a refresh works on a copy
 };
 
 } // namespace QEtcd

@@ -28,10 +28,7 @@ void RefreshingListModel::setClient(Client *client)
     endResetModel();
     setStatus(ModelStatus::Null);
     refresh();
-    if (m_timer.interval() > 0 && client)
-        m_timer.start();
-    else
-        m_timer.stop();
+    updateTimer();
 }
 
 int RefreshingListModel::refreshInterval() const
@@ -44,16 +41,31 @@ void RefreshingListModel::setRefreshInterval(int ms)
     if (ms == m_timer.interval())
         return;
     m_timer.setInterval(ms);
-    if (ms > 0 && m_client)
+    updateTimer();
+    Q_EMIT refreshIntervalChanged();
+}
+
+void RefreshingListModel::setActive(bool active)
+{
+    if (active == m_active)
+        return;
+    m_active = active;
+    refresh();
+    updateTimer();
+    Q_EMIT activeChanged();
+}
+
+void RefreshingListModel::updateTimer()
+{
+    if (m_timer.interval() > 0 && m_client && m_active)
         m_timer.start();
     else
         m_timer.stop();
-    Q_EMIT refreshIntervalChanged();
 }
 
 void RefreshingListModel::refresh()
 {
-    if (!m_client || std::exchange(m_reading, true))
+    if (!m_client || !m_active || std::exchange(m_reading, true))
         return;
     if (m_status != ModelStatus::Ready)
         setStatus(ModelStatus::Loading);

@@ -26,6 +26,9 @@ class QETCD_QUICK_EXPORT RefreshingListModel : public QAbstractListModel
     Q_PROPERTY(QEtcd::Client *client READ client WRITE setClient NOTIFY clientChanged)
     /// Milliseconds between two re-reads; 0: only on refresh().
     Q_PROPERTY(int refreshInterval READ refreshInterval WRITE setRefreshInterval NOTIFY refreshIntervalChanged)
+    /// While false nothing is read, neither on the timer nor on refresh(): a page nobody sees
+    /// costs etcd nothing. Turning true reads at once. Default true.
+    Q_PROPERTY(bool active READ isActive WRITE setActive NOTIFY activeChanged)
     /// For a view's placeholders (ModelStatus).
     Q_PROPERTY(QEtcd::ModelStatus::Status status READ status NOTIFY statusChanged)
     /// Why the last read failed.
@@ -43,6 +46,10 @@ public:
     int refreshInterval() const;
     /// Sets the milliseconds between two re-reads; 0: only on refresh().
     void setRefreshInterval(int ms);
+    /// Reads are made.
+    bool isActive() const { return m_active; }
+    /// Starts or stops reading; turning true reads at once.
+    void setActive(bool active);
     /// The status.
     ModelStatus::Status status() const { return m_status; }
     /// Why the last read failed.
@@ -56,6 +63,8 @@ Q_SIGNALS:
     void clientChanged();
     /// refreshInterval changed.
     void refreshIntervalChanged();
+    /// active changed.
+    void activeChanged();
     /// status or errorString changed.
     void statusChanged();
     /// A re-read finished and its rows are in.
@@ -80,6 +89,7 @@ protected:
 
 private:
     void setStatus(ModelStatus::Status status, const QString &error = {});
+    void updateTimer();
 
     QPointer<Client> m_client;
     QTimer m_timer;
@@ -87,6 +97,7 @@ private:
     QString m_error;
     quint64 m_generation = 0;
     bool m_reading = false;
+    bool m_active = true;
 };
 
 } // namespace QEtcd

@@ -35,7 +35,8 @@ ConsolePage {
         }
     ]
 
-    CoordinationModel { id: objects }
+    // Hidden, the page mirrors nothing: the mirror holds every key under the prefix.
+    CoordinationModel { id: objects; active: page.visible }
     // What the cards show: the objects, or while paused the objects as they were.
     PauseProxyModel {
         id: shown
@@ -48,7 +49,8 @@ ConsolePage {
     LeaseModel {
         id: leaseTimes
         client: objects.client
-        refreshInterval: page.paused || !page.visible ? 0 : 2000
+        active: page.visible
+        refreshInterval: page.paused ? 0 : 2000
         onRefreshed: page.deadlines = leaseTimes.deadlines()
     }
     Timer {

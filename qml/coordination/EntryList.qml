@@ -55,7 +55,8 @@ ColumnLayout {
                 Layout.preferredWidth: 18
             }
             EtcdLabel {
-                value: entries.showValue && modelData.value && !modelData.clientId ? modelData.value
+                value: modelData.valueTooLarge ? qsTr("%1 (value too large to read: %2)").arg(modelData.key).arg(Format.bytes(modelData.valueTooLarge))
+                    : entries.showValue && modelData.value && !modelData.clientId ? modelData.value
                     : modelData.clientId || modelData.name || modelData.key
                 color: Theme.text
                 font.bold: !entries.numbered
@@ -64,7 +65,8 @@ ColumnLayout {
                     visible: hover.hovered
                     delay: 0
                     text: qsTr("key %1\nlease %2\nvalue %3").arg(DisplayText.escape(modelData.key)).arg(modelData.lease || "none")
-                              .arg(modelData.value ? DisplayText.escape(modelData.value) : "(empty)")
+                              .arg(modelData.valueTooLarge ? qsTr("too large to read (%1)").arg(Format.bytes(modelData.valueTooLarge))
+                                                           : modelData.value ? DisplayText.escape(modelData.value) : "(empty)")
                 }
                 HoverHandler { id: hover }
             }

@@ -25,20 +25,29 @@ ColumnLayout {
     spacing: Theme.spacing
     RowLayout {
         spacing: 4
-        Repeater {
-            model: view.modes
-            Button {
-                required property var modelData
-                objectName: "valueMode_" + modelData.name
-                text: modelData.title
-                enabled: modelData.available
-                checkable: true
-                checked: view.mode === modelData.name
-                flat: !checked
-                onClicked: view.chosenMode = modelData.name
-                ToolTip.visible: hovered
-                ToolTip.text: modelData.tip
-                ToolTip.delay: 600
+        // The buttons are made once: `modes` is a new array with every value shown, and a
+        // Repeater bound to it would destroy and rebuild them inside this layout each time.
+        // Qt 6.4's layouts keep a removed child in their engine until their next polish, and a
+        // SplitView resize before that polish measures the destroyed buttons (a crash: issue 32
+        // §2). A Row owns them instead: a positioner forgets a child the moment it leaves.
+        Row {
+            spacing: 4
+            Repeater {
+                model: view.modes.length
+                Button {
+                    required property int index
+                    readonly property var shows: view.modes[index]
+                    objectName: "valueMode_" + shows.name
+                    text: shows.title
+                    enabled: shows.available
+                    checkable: true
+                    checked: view.mode === shows.name
+                    flat: !checked
+                    onClicked: view.chosenMode = shows.name
+                    ToolTip.visible: hovered
+                    ToolTip.text: shows.tip
+                    ToolTip.delay: 600
+                }
             }
         }
         Item { Layout.fillWidth: true }
@@ -91,13 +100,20 @@ ColumnLayout {
                 font.family: Theme.monoFamily
                 Layout.bottomMargin: 4
             }
-            Repeater {
-                model: view.recipe.fields
-                Field {
-                    required property var modelData
-                    label: modelData.label
-                    value: modelData.value
-                    mono: true
+            // A new list of fields comes with every value: its rows live in a positioner, not
+            // in the layout (see the mode buttons above).
+            Column {
+                spacing: 4
+                Layout.fillWidth: true
+                Repeater {
+                    model: view.recipe.fields
+                    Field {
+                        required property var modelData
+                        width: parent.width
+                        label: modelData.label
+                        value: modelData.value
+                        mono: true
+                    }
                 }
             }
         }

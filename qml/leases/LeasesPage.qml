@@ -43,6 +43,8 @@ ConsolePage {
 
     LeaseModel {
         id: leases
+        // Hidden, the page reads nothing: every refresh reads every lease's keys.
+        active: page.visible
         refreshInterval: page.paused ? 0 : 2000
         onRevokeFinished: (leaseId, status) => page.revokeError = status.isOk ? "" : qsTr("Lease %1 was not revoked: %2").arg(leaseId).arg(page.advise(status))
     }

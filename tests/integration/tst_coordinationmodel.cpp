@@ -85,6 +85,47 @@ private Q_SLOTS:
 
     // Everything under the prefix is larger than the client may receive at once: the model
     // reads it in pages and still shows every object.
+    // Issue 44 M2: a value larger than any the recogniser reads is not held (a keyspace of large
+    // values would otherwise be mirrored whole), and its entry says how large it was; an
+    // inactive model mirrors nothing at all.
+    void largeValuesAreNotHeldAndInactiveMirrorsNothing()
+    {
+        LeaseGrantResult lease;
+        QETCD_AWAIT(m_client->leaseGrant(60), lease);
+        QVERIFY(lease.status);
+        PutOptions onLease;
+        onLease.lease = lease.id;
+        const QByteArray key = "/cmv/vote/" + QByteArray::number(lease.id, 16);
+        QVERIFY(awaitFuture(m_client->put(key, QByteArray(200 * 1000, 'p'), onLease)));
+
+        CoordinationModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setPrefix(QStringLiteral("/cmv/"));
+        model.setClient(m_client.get());
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 1, scaledMs(10000));
+        const auto holder = [&model] {
+            return model.index(0).data(CoordinationModel::HoldersRole).toList().value(0).toMap();
+        };
+        QCOMPARE(holder().value("key").toString(), QString::fromUtf8(key));
+        QCOMPARE(holder().value("value").toString(), QString());
+        QCOMPARE(holder().value("valueTooLarge").toLongLong(), 200 * 1000);
+
+        // Rewritten small, it is read.
+        QVERIFY(awaitFuture(m_client->put(key, "candidate-a", onLease)));
+        QTRY_COMPARE_WITH_TIMEOUT(holder().value("value").toString(), QStringLiteral("candidate-a"), scaledMs(10000));
+        QCOMPARE(holder().value("valueTooLarge").toLongLong(), 0);
+        QCOMPARE(model.index(0).data(CoordinationModel::KindRole).toString(), QStringLiteral("election"));
+
+        QVERIFY(model.isActive());
+        model.setActive(false);
+        QCOMPARE(model.rowCount(), 0);
+        QCOMPARE(model.status(), ModelStatus::Null);
+        model.setActive(true);
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 1, scaledMs(10000));
+        QCOMPARE(model.status(), ModelStatus::Ready);
+        QVERIFY(awaitFuture(m_client->leaseRevoke(lease.id)));
+    }
+
     void prefixLargerThanTheReceiveLimitLoads()
     {
         ClientOptions options = ClientOptions::fromEndpoints(m_cluster.clientUrls());

@@ -74,6 +74,35 @@ private Q_SLOTS:
 
     void cleanupTestCase() { m_client.reset(); }
 
+    // A page nobody sees costs etcd nothing (issue 44 M3): inactive, the model reads no lease,
+    // neither on its timer nor when asked; active again, it reads at once.
+    void anInactiveModelReadsNothing()
+    {
+        const qint64 lease = grant(60);
+        QVERIFY(lease);
+        const QString leaseLists = QStringLiteral("grpc_server_started_total{grpc_method=\"LeaseLeases\"");
+        LeaseModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QVERIFY(model.isActive());
+        model.setActive(false);
+        model.setRefreshInterval(100);
+        const double before = m_cluster.metric(0, leaseLists);
+        QVERIFY(before >= 0);
+        QSignalSpy read(&model, &LeaseModel::refreshed);
+        model.setClient(m_client.get());
+        model.refresh();
+        // Ten refresh intervals and more go by without a read.
+        QVERIFY(!read.wait(scaledMs(1000)));
+        QCOMPARE(model.status(), ModelStatus::Null);
+        QCOMPARE(m_cluster.metric(0, leaseLists), before);
+
+        model.setActive(true);
+        QVERIFY(read.wait(scaledMs(10000)));
+        QVERIFY(rowOf(model, lease) >= 0);
+        QVERIFY(m_cluster.metric(0, leaseLists) > before);
+        QVERIFY(awaitFuture(m_client->leaseRevoke(lease)));
+    }
+
     void leasesWithKeysAndOwners()
     {
         const qint64 lockLease = grant(60);

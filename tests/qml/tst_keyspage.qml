@@ -254,6 +254,34 @@ Item {
             tryCompare(page.model, "selectedKey", "/qml/keyspage/tree/app/a")
         }
 
+        // Issue 32 §2: the value pane rebuilt its view buttons and recipe fields inside its
+        // layouts with every value shown; a SplitView resize between their deletion and the
+        // layouts' next polish measured the deleted items (SIGSEGV). Values of every kind,
+        // selected in turn, each followed at once by a resize: the pane must survive and show
+        // the value it was given.
+        function test_valuesOfEveryKindWhileTheSplitResizes() {
+            etcdctl(["put", "/qml/keyspage/kinds/service", "{\"name\":\"api\",\"id\":\"a1\",\"address\":\"10.0.0.1\",\"port\":80}"])
+            etcdctl(["put", "/qml/keyspage/kinds/json", "{\"mode\":\"active\",\"replicas\":3}"])
+            etcdctl(["put", "/qml/keyspage/kinds/text", "plain words"])
+            const page = openPage(writer.client, false, "/qml/keyspage/kinds/")
+            tryCompare(page.model, "count", 3, qetcdTest.timeout(10000))
+            const keys = ["/qml/keyspage/kinds/service", "/qml/keyspage/kinds/json", "/qml/keyspage/kinds/text"]
+            const widthBefore = root.width
+            for (let i = 0; i < 60; ++i) {
+                const key = keys[i % keys.length]
+                page.select(key)
+                tryVerify(function() { return page.model.selected.key === key && page.model.selected.modRevision > 0 },
+                          qetcdTest.timeout(10000))
+                root.width = widthBefore - 40 + (i % 5) * 20
+                waitForRendering(page)
+            }
+            root.width = widthBefore
+            compare(page.model.selectedKey, "/qml/keyspage/kinds/text")
+            tryCompare(control(page, "valueText"), "text", "plain words")
+            page.select("/qml/keyspage/kinds/service")
+            tryCompare(control(page, "recipeTitle"), "text", "service instance")
+        }
+
         function test_recipeEncodingsAreDecoded() {
             counter.add(42)
             tryCompare(counter, "value", 42, qetcdTest.timeout(10000))

@@ -7,8 +7,13 @@
 namespace QEtcd::Internal {
 
 KeyMirror::KeyMirror(Client *client, const QByteArray &key, const KeyRange &range, const WatchResilience &resilience,
-                     Handlers handlers)
-    : m_client(client), m_key(key), m_range(range), m_resilience(resilience), m_handlers(std::move(handlers))
+                     Handlers handlers, qsizetype maxValueBytes)
+    : m_client(client),
+      m_key(key),
+      m_range(range),
+      m_resilience(resilience),
+      m_maxValueBytes(maxValueBytes),
+      m_handlers(std::move(handlers))
 {
     moveToThread(ClientPrivate::get(client)->dispatcher());
 }
@@ -47,6 +52,7 @@ void KeyMirror::clear()
     runOn(this, [this] {
         QMutexLocker locker(&m_mutex);
         m_copy.clear();
+        m_unreadValueBytes.clear();
     });
 }
 
@@ -87,6 +93,23 @@ int KeyMirror::size() const
 {
     QMutexLocker locker(&m_mutex);
     return int(m_copy.size());
+}
+
+qsizetype KeyMirror::unreadValueBytes(const QByteArray &key) const
+{
+    QMutexLocker locker(&m_mutex);
+    const auto held = m_copy.find(key);
+    return held != m_copy.end() && held->second.value.isEmpty() ? m_unreadValueBytes.value(key) : 0;
+}
+
+void KeyMirror::trim(KeyValue &kv)
+{
+    if (m_maxValueBytes < 0 || kv.value.size() <= m_maxValueBytes) {
+        m_unreadValueBytes.remove(kv.key);
+        return;
+    }
+    m_unreadValueBytes.insert(kv.key, kv.value.size());
+    kv.value = QByteArray();
 }
 
 void KeyMirror::begin(Promise promise, bool readFirst)
@@ -180,7 +203,15 @@ void KeyMirror::readPage(const QByteArray &from, const KeyRange &range, qint64 l
             return settle(page);
         if (gathered->header.revision == 0)
             gathered->header = page.header;
-        gathered->kvs.append(page.kvs);
+        gathered->kvs.reserve(gathered->kvs.size() + page.kvs.size());
+        {
+            // Trimmed page by page: a whole read of large values is never held at once.
+            QMutexLocker locker(&m_mutex);
+            for (KeyValue kv : page.kvs) {
+                trim(kv);
+                gathered->kvs.append(std::move(kv));
+            }
+        }
         if (!page.more || page.kvs.isEmpty()) {
             gathered->count = gathered->kvs.size();
             return settle(*gathered);
@@ -207,6 +238,7 @@ qint64 KeyMirror::reconcile(const RangeResult &result)
             seen[kv.key] = kv;
         for (auto it = m_copy.begin(); it != m_copy.end();) {
             if (!seen.count(it->first) && it->second.modRevision <= readAt) {
+                m_unreadValueBytes.remove(it->first);
                 changes.append({MirrorChange::Kind::Removed, it->first, it->second});
                 it = m_copy.erase(it);
             } else {
@@ -247,13 +279,16 @@ void KeyMirror::onEvents(const QList<WatchEvent> &events)
                 continue;
             if (event.type == WatchEvent::Type::Put) {
                 const bool added = held == m_copy.end();
-                m_copy[key] = event.kv;
-                changes.append({added ? MirrorChange::Kind::Added : MirrorChange::Kind::Updated, key, event.kv});
+                KeyValue kv = event.kv;
+                trim(kv);
+                m_copy[key] = kv;
+                changes.append({added ? MirrorChange::Kind::Added : MirrorChange::Kind::Updated, key, kv});
                 continue;
             }
             if (m_readsInFlight > 0)
                 m_recentDeletes[key] = event.kv.modRevision;
             MirrorChange removed{MirrorChange::Kind::Removed, key, std::nullopt};
+            m_unreadValueBytes.remove(key);
             if (held != m_copy.end()) {
                 removed.kv = held->second;
                 m_copy.erase(held);

@@ -10,6 +10,7 @@
 #include "watcher.h"
 
 #include <QtCore/QFuture>
+#include <QtCore/QHash>
 #include <QtCore/QMutex>
 #include <QtCore/QObject>
 #include <QtCore/QPromise>
@@ -46,8 +47,11 @@ public:
         std::function<void(const WatchRecoveryEvent &event)> recovery;
     };
 
+    // maxValueBytes >= 0: larger values are not kept (nor reported): the copy holds such a key
+    // with an empty value, and unreadValueBytes() tells its size. A mirror that only recognises
+    // what keys make up needs small values, and a keyspace of large ones must not fill memory.
     KeyMirror(Client *client, const QByteArray &key, const KeyRange &range, const WatchResilience &resilience,
-              Handlers handlers);
+              Handlers handlers, qsizetype maxValueBytes = -1);
 
     // Finishes once the watch is created; with readFirst the copy is loaded before, and the
     // watch starts right after the read's revision, so nothing falls between the two.
@@ -62,6 +66,8 @@ public:
     QList<KeyValue> entries() const;  // sorted by key
     std::optional<KeyValue> entry(const QByteArray &key) const;
     int size() const;
+    // The size of key's value when it was too large to keep; 0 when the copy holds the value.
+    qsizetype unreadValueBytes(const QByteArray &key) const;
 
 private:
     using Promise = std::shared_ptr<QPromise<Status>>;
@@ -75,6 +81,8 @@ private:
     void onEvents(const QList<WatchEvent> &events);
     void report(const QList<MirrorChange> &changes, MirrorOrigin origin);
     void settle(Promise promise, const Status &status);
+    // Drops a value above maxValueBytes, noting its size; under m_mutex.
+    void trim(KeyValue &kv);
 
     Client *const m_client;
     const QByteArray m_key;
@@ -83,6 +91,8 @@ private:
 
     mutable QMutex m_mutex;
     std::map<QByteArray, KeyValue> m_copy;  // written on the dispatcher thread, under m_mutex
+    const qsizetype m_maxValueBytes;
+    QHash<QByteArray, qsizetype> m_unreadValueBytes;  // under m_mutex
 
     // dispatcher thread only
     Handlers m_handlers;
