@@ -2,6 +2,7 @@
 
 #include <exitcodes.h>
 #include <globaloptions.h>
+#include <shutdownsignals.h>
 
 #include <QEtcd/qetcdversion.h>
 
@@ -163,6 +164,11 @@ int main(int argc, char *argv[])
     if (!settings.screenshotFile.isEmpty())
         settings.screenshotFile = QFileInfo(settings.screenshotFile).absoluteFilePath();
 
+    // SIGTERM (a session ending, systemd, kill) and SIGINT (Ctrl-C in the terminal) close the
+    // window like its close button: the sandbox stops its members and removes their data
+    // directories on the way out. A second signal ends the process at once.
+    QEtcd::Cli::ShutdownSignals shutdown;
+    QObject::connect(&shutdown, &QEtcd::Cli::ShutdownSignals::shutdownRequested, &app, [] { QCoreApplication::exit(0); });
     ConsoleWindow window(settings);
     QObject::connect(&window, &ConsoleWindow::finished, &app, &QCoreApplication::exit);
     if (!window.load(&error))

@@ -6,6 +6,7 @@
 #include <QEtcd/testtimeouts.h>
 
 #include <QtCore/QDir>
+#include <QtCore/QDirIterator>
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QFile>
 #include <QtCore/QJsonDocument>
@@ -14,6 +15,8 @@
 #include <QtCore/QSettings>
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
+
+#include <csignal>
 
 using namespace QEtcd::Testing;
 
@@ -164,6 +167,55 @@ private Q_SLOTS:
         QVERIFY2(!run.out.contains("done"), run.out.constData());
         // The log of what happened is still written, as a run that ends is.
         QVERIFY2(QFile::exists(events), qPrintable(events));
+    }
+
+    // SIGTERM and SIGINT close the console as its window's close button does: the sandbox's
+    // members stop and their data directories go with them, and the console exits 0.
+    void aSignalClosesTheSandbox_data()
+    {
+        QTest::addColumn<int>("signal");
+        QTest::newRow("SIGTERM") << int(SIGTERM);
+        QTest::newRow("SIGINT") << int(SIGINT);
+    }
+
+    void aSignalClosesTheSandbox()
+    {
+        QFETCH(int, signal);
+        QTemporaryDir temporary;  // the console's TMPDIR: where the sandbox keeps its members' data
+        QVERIFY(temporary.isValid());
+        QProcess process;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        environment.insert(QStringLiteral("XDG_CONFIG_HOME"), m_scratch.filePath(QStringLiteral("config")));
+        environment.insert(QStringLiteral("TMPDIR"), temporary.path());
+        process.setProcessEnvironment(environment);
+        process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        process.start(QStringLiteral(QETCD_CONSOLE_PATH), {"--sandbox", "--page", "cluster"});
+        QVERIFY(process.waitForStarted());
+        // Each member has written its data once etcd made its member/ directory.
+        const auto membersWithData = [&] {
+            int found = 0;
+            QDirIterator dirs(temporary.path(), {QStringLiteral("member")}, QDir::Dirs, QDirIterator::Subdirectories);
+            while (dirs.hasNext()) {
+                dirs.next();
+                ++found;
+            }
+            return found;
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(membersWithData(), 3, scaledMs(60000));
+
+        ::kill(pid_t(process.processId()), signal);
+        QVERIFY2(process.waitForFinished(scaledMs(30000)), "the console did not exit");
+        QCOMPARE(process.exitStatus(), QProcess::NormalExit);
+        QCOMPARE(process.exitCode(), 0);
+        QCOMPARE(QDir(temporary.path()).entryList(QDir::AllEntries | QDir::NoDotAndDotDot), QStringList());
+        // And no etcd is left running on those directories.
+        QDirIterator processes(QStringLiteral("/proc"), QDir::Dirs | QDir::NoDotAndDotDot);
+        while (processes.hasNext()) {
+            QFile commandLine(processes.next() + QStringLiteral("/cmdline"));
+            if (commandLine.open(QIODevice::ReadOnly))
+                QVERIFY2(!commandLine.readAll().contains(temporary.path().toUtf8()), qPrintable(commandLine.fileName()));
+        }
     }
 
 private:
