@@ -1,5 +1,7 @@
 #include "leasemodel.h"
 
+#include "displaytext.h"
+
 #include "clientthread_p.h"
 #include "continuation_p.h"
 #include "sortedmerge_p.h"
@@ -138,7 +140,7 @@ void LeaseModel::read(quint64 generation)
                 lease.grantedTtl = live.grantedTtl;
                 lease.expiresAtMs = QDateTime::currentMSecsSinceEpoch() + live.ttl * 1000;
                 for (const QByteArray &key : live.keys)
-                    lease.keys.append(QString::fromUtf8(key));
+                    lease.keys.append(DisplayText::fromBytes(key));
                 if (lease.ttl < 0 || live.keys.isEmpty())
                     return done();
                 // etcd takes 128 operations per transaction by default; a few keys tell the owner.
@@ -171,7 +173,7 @@ void LeaseModel::read(quint64 generation)
                             kvs.append(response.range.kvs);
                         QStringList owners;
                         for (const CoordinationObject &object : CoordinationRecogniser::recognise(kvs))
-                            owners.append(object.kindName() + QLatin1Char(' ') + QString::fromUtf8(object.path));
+                            owners.append(object.kindName() + QLatin1Char(' ') + DisplayText::fromBytes(object.path));
                         const QString owner = owners.join(QLatin1String(", "));
                         state->leases[size_t(i)].owner = owner;
                         // Values too large to answer at all stay unread until a key changes.
