@@ -251,6 +251,10 @@ ApplicationWindow {
                 font.family: Theme.monoFamily
                 font.pixelSize: Theme.smallFont
                 elide: Text.ElideMiddle
+                // Shrinks first when the header runs short (a sandbox's three endpoints beside the
+                // scenario menu), so that the revision and Pause stay in view.
+                Layout.fillWidth: true
+                Layout.minimumWidth: 60
                 Layout.maximumWidth: 360
             }
             ConnectionPill {
