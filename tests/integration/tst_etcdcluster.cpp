@@ -4,7 +4,9 @@
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QFileInfo>
 #include <QtCore/QProcess>
+#include <QtCore/QRegularExpression>
 #include <QtCore/QScopeGuard>
+#include <QtCore/QStandardPaths>
 #include <QtCore/QTemporaryDir>
 #include <QtNetwork/QNetworkAccessManager>
 #include <QtNetwork/QNetworkReply>
@@ -81,6 +83,7 @@ private Q_SLOTS:
     void destructorLeavesNothingRunning();
     void memberExitDuringStartFailsFast();
     void missingBinaryIsExplained();
+    void aPortTakenBeforeEtcdBindsItIsRetried();
     void tlsWithClientCertificates();
 };
 
@@ -241,6 +244,49 @@ void tst_EtcdCluster::missingBinaryIsExplained()
     QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("etcd not found")));
     QVERIFY(!cluster.start());
     QVERIFY2(cluster.errorString().contains(QLatin1String("etcd-server")), qPrintable(cluster.errorString()));
+}
+
+// Free ports are found by binding and releasing them, so another program can bind one before
+// etcd does (the sandbox and every test start members this way). Such a start is retried with
+// new ports: here the first launch of etcd fails as a taken port makes it fail.
+void tst_EtcdCluster::aPortTakenBeforeEtcdBindsItIsRetried()
+{
+    const QString realEtcd = qEnvironmentVariableIsEmpty("QETCD_ETCD_BINARY")
+            ? QStandardPaths::findExecutable(QStringLiteral("etcd"))
+            : qEnvironmentVariable("QETCD_ETCD_BINARY");
+    QVERIFY2(!realEtcd.isEmpty(), "etcd not found (Debian package etcd-server)");
+    QTemporaryDir scratch;
+    QVERIFY(scratch.isValid());
+    const QString firstLaunch = scratch.filePath(QStringLiteral("first-launch-done"));
+    const QString wrapper = scratch.filePath(QStringLiteral("etcd-port-taken-once"));
+    QFile script(wrapper);
+    QVERIFY(script.open(QIODevice::WriteOnly));
+    script.write(QStringLiteral("#!/bin/sh\n"
+                                "if [ ! -e '%1' ]; then\n"
+                                "  : > '%1'\n"
+                                "  echo 'listen tcp 127.0.0.1:2379: bind: address already in use' >&2\n"
+                                "  exit 1\n"
+                                "fi\n"
+                                "exec '%2' \"$@\"\n")
+                         .arg(firstLaunch, realEtcd)
+                         .toUtf8());
+    script.close();
+    QVERIFY(script.setPermissions(script.permissions() | QFileDevice::ExeOwner));
+
+    const QByteArray previous = qgetenv("QETCD_ETCD_BINARY");
+    const auto restore = qScopeGuard([&] {
+        if (previous.isNull())
+            qunsetenv("QETCD_ETCD_BINARY");
+        else
+            qputenv("QETCD_ETCD_BINARY", previous);
+    });
+    qputenv("QETCD_ETCD_BINARY", QFile::encodeName(wrapper));
+    EtcdCluster cluster;
+    QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("member m0 exited")));
+    QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
+    QVERIFY2(QFileInfo::exists(firstLaunch), "the first launch never happened");
+    Ctl ctl(cluster);
+    QVERIFY2(ctl({QStringLiteral("put"), QStringLiteral("/retried"), QStringLiteral("yes")}), ctl.why());
 }
 
 void tst_EtcdCluster::tlsWithClientCertificates()
