@@ -21,27 +21,34 @@ namespace QEtcd::Testing {
 // command that `qetcd lock` runs, plain lines as well.
 enum class Printed { JsonLines, JsonAndPlainLines };
 
+// The environment a tested program runs in: the caller's ETCDCTL_*, ETCD_* and QETCD_* settings
+// (a developer's own, or those `etcdctl lock` and `qetcd lock` give the command they run) taken
+// out, so that only the test's variables, set after, configure it.
+inline QProcessEnvironment toolEnvironment(const QList<std::pair<QString, QString>> &variables)
+{
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    const QStringList names = environment.keys();
+    for (const QString &name : names) {
+        if (name.startsWith(QLatin1String("ETCDCTL_")) || name.startsWith(QLatin1String("ETCD_"))
+            || name.startsWith(QLatin1String("QETCD_")))
+            environment.remove(name);
+    }
+    for (const auto &[name, value] : variables)
+        environment.insert(name, value);
+    return environment;
+}
+
 // A running program whose stdout is read line by line as it comes in. Reading happens inside
 // the QTRY_* conditions, whose event loop also feeds QProcess; it only accumulates, so
 // evaluating a condition once more changes nothing.
 class ToolProcess
 {
 public:
-    // variables are set in its environment after the caller's ETCDCTL_*, ETCD_* and QETCD_*
-    // settings (any it runs under inside `etcdctl lock` or `qetcd lock`) are taken out.
     ToolProcess(const QString &program, const QStringList &arguments,
                 const QList<std::pair<QString, QString>> &variables = {}, Printed printed = Printed::JsonLines)
         : m_printed(printed)
     {
-        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-        for (const QString &name : environment.keys()) {
-            if (name.startsWith(QLatin1String("ETCDCTL_")) || name.startsWith(QLatin1String("ETCD_"))
-                || name.startsWith(QLatin1String("QETCD_")))
-                environment.remove(name);
-        }
-        for (const auto &[name, value] : variables)
-            environment.insert(name, value);
-        m_process.setProcessEnvironment(environment);
+        m_process.setProcessEnvironment(toolEnvironment(variables));
         m_process.start(program, arguments);
     }
     ~ToolProcess()

@@ -2,6 +2,8 @@
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/testtimeouts.h>
 
+#include "../common/qetcdprocess.h"
+
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
@@ -51,18 +53,11 @@ class tst_Cli : public QObject
 private:
     EtcdCluster m_cluster;
 
-    // Runs qetcd with no ETCDCTL_* variables but those given.
+    // Runs qetcd with no ETCDCTL_*, ETCD_* or QETCD_* variables but those given.
     Run qetcdWithEnvironment(const QStringList &arguments, const QList<std::pair<QString, QString>> &variables)
     {
-        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-        for (const QString &name : environment.keys()) {
-            if (name.startsWith(QLatin1String("ETCDCTL_")))
-                environment.remove(name);
-        }
-        for (const auto &[name, value] : variables)
-            environment.insert(name, value);
         QProcess process;
-        process.setProcessEnvironment(environment);
+        process.setProcessEnvironment(toolEnvironment(variables));
         QElapsedTimer timer;
         timer.start();
         process.start(QStringLiteral(QETCD_CLI_PATH), arguments);

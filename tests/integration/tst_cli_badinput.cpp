@@ -6,6 +6,8 @@
 #include <QEtcd/testcertificates.h>
 #include <QEtcd/testtimeouts.h>
 
+#include "../common/qetcdprocess.h"
+
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QFile>
 #include <QtCore/QProcess>
@@ -44,19 +46,12 @@ private:
     QString tlsEndpoint() const { return m_tls->clientUrl(0); }
     QString authEndpoint() const { return m_auth->clientUrl(0); }
 
-    // Runs qetcd with no ETCDCTL_* variables but those given; stdout on a terminal with onTerminal.
+    // Runs qetcd with no ETCDCTL_*, ETCD_* or QETCD_* variables but those given; stdout on a terminal with onTerminal.
     Run qetcd(const QStringList &arguments, const QList<std::pair<QString, QString>> &variables = {},
               bool onTerminal = false)
     {
-        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
-        for (const QString &name : environment.keys()) {
-            if (name.startsWith(QLatin1String("ETCDCTL_")))
-                environment.remove(name);
-        }
-        for (const auto &[name, value] : variables)
-            environment.insert(name, value);
         QProcess process;
-        process.setProcessEnvironment(environment);
+        process.setProcessEnvironment(toolEnvironment(variables));
         int terminal = -1, terminalSide = -1;
         if (onTerminal) {
             if (openpty(&terminal, &terminalSide, nullptr, nullptr, nullptr) != 0)
