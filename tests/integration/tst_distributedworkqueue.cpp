@@ -568,6 +568,38 @@ private Q_SLOTS:
         QVERIFY(under("/wq/lostack/").isEmpty());
     }
 
+    // The claim commits but its answer is lost: the receive reads back what etcd holds and
+    // delivers that very claim, standing under our lease and counted once.
+    void claimWhoseAnswerWasLostIsReadBack()
+    {
+        Client client(direct());
+        DistributedWorkQueue queue(&client, "/wq/lostclaimread", fast());
+        Status status;
+        QETCD_AWAIT(queue.enqueue("job"), status);
+        QCOMPARE(status, Status());
+        std::atomic<bool> lost{false};
+        Internal::setBeforeSend(&client, [&](const QString &what) {
+            return what.startsWith("txn comparing \"/wq/lostclaimread/items/") && !lost.exchange(true)
+                ? Internal::SendFault::LoseAnswer
+                : Internal::SendFault::None;
+        });
+        const WorkItem item = queue.receive(milliseconds(scaledMs(5000)));
+        Internal::setBeforeSend(&client, {});
+        QVERIFY(lost);
+        QCOMPARE(item.status, Status());
+        QCOMPARE(item.value, QByteArray("job"));
+        QCOMPARE(item.attempt, 1);
+        const auto claim = at("/wq/lostclaimread/claims/" + item.id);
+        QVERIFY(claim);
+        QCOMPARE(claim->createRevision, item.claimRevision);
+        QCOMPARE(claim->lease, queue.consumerLeaseId());
+        QCOMPARE(at("/wq/lostclaimread/attempts/" + item.id)->value, QByteArray("\x00\x00\x00\x01", 4));
+        QVERIFY(under("/wq/lostclaimread/items/").isEmpty());
+        QETCD_AWAIT(queue.ack(item), status);
+        QCOMPARE(status, Status());
+        QVERIFY(under("/wq/lostclaimread/").isEmpty());
+    }
+
     // Destroyed while a claim is in flight: the answer arrives after the queue is gone, and the
     // receive is still owed one.
     void queueDestroyedMidClaimStillAnswersTheReceive()
