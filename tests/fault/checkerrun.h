@@ -31,6 +31,7 @@ inline quint32 committedCheckerSeed()
         {QStringLiteral("tst_electionchecker"), 1122334455u},
         {QStringLiteral("tst_queuepartitions"), 987654321u},
         {QStringLiteral("tst_recipepartitions"), 271828182u},
+        {QStringLiteral("tst_workqueuechecker"), 1618033988u},
     };
     return seeds.value(QCoreApplication::applicationName(), 1u);
 }

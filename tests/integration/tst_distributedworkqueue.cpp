@@ -482,6 +482,124 @@ private Q_SLOTS:
         QVERIFY(under("/wq/lostclaim/").isEmpty());
     }
 
+    // An enqueue commits but its answer is lost. It used to report DeadlineExceeded, and the
+    // producer's retry of a transient failure then put the item in twice; the enqueue now sends
+    // its names again, finds its own item there, and reports Ok once.
+    void enqueueWhoseAnswerWasLostLandsOnce_data()
+    {
+        QTest::addColumn<QByteArray>("path");
+        QTest::addColumn<int>("form");  // 0: enqueue, 1: delayed, 2: enqueueAll
+        QTest::newRow("enqueue") << QByteArray("/wq/lostenqueue") << 0;
+        QTest::newRow("delayed") << QByteArray("/wq/lostdelayed") << 1;
+        QTest::newRow("enqueueAll") << QByteArray("/wq/lostbatch") << 2;
+    }
+
+    void enqueueWhoseAnswerWasLostLandsOnce()
+    {
+        QFETCH(QByteArray, path);
+        QFETCH(int, form);
+        Client client(direct());
+        DistributedWorkQueue queue(&client, path, fast());
+        const QString put = QStringLiteral("txn comparing \"%1/").arg(QString::fromUtf8(path));
+        std::atomic<int> lost{0};
+        Internal::setBeforeSend(&client, [&](const QString &what) {
+            return what.startsWith(put) && lost++ == 0 ? Internal::SendFault::LoseAnswer : Internal::SendFault::None;
+        });
+        const auto enqueue = [&] {
+            return form == 0 ? queue.enqueue("job") : form == 1 ? queue.enqueue("job", 1ms) : queue.enqueueAll({"job", "two"});
+        };
+        Status first;
+        QETCD_AWAIT(enqueue(), first);
+        Status retried = first;
+        if (first.isTransient())  // what a producer does with a transient failure
+            QETCD_AWAIT(enqueue(), retried);
+        Internal::setBeforeSend(&client, {});
+        QVERIFY(lost >= 1);
+        QCOMPARE(retried, Status());
+
+        const QList<KeyValue> landed = under(path + "/items/") + under(path + "/delayed/");
+        QCOMPARE(landed.size(), form == 2 ? 2 : 1);
+        QCOMPARE(first, Status());
+        QSet<QByteArray> received;
+        for (int i = 0; i < landed.size(); ++i) {
+            const WorkItem item = queue.receive(milliseconds(scaledMs(5000)));
+            QCOMPARE(item.status, Status());
+            QCOMPARE(item.attempt, 1);
+            received.insert(item.value);
+            Status acked;
+            QETCD_AWAIT(queue.ack(item), acked);
+            QCOMPARE(acked, Status());
+        }
+        QCOMPARE(received, (form == 2 ? QSet<QByteArray>{"job", "two"} : QSet<QByteArray>{"job"}));
+        QVERIFY(under(path + '/').isEmpty());
+    }
+
+    // An ack commits but its answer is lost: the item is settled all the same. Its claim is
+    // gone with its in-flight copy, so neither the consumer's end (its lease revoked, its claims
+    // orphaned) nor a sweep brings it back, and the ack owns up to not knowing instead of
+    // claiming a loss.
+    void ackWhoseAnswerWasLostIsNotRedelivered()
+    {
+        Client client(direct());
+        DistributedWorkQueue queue(&client, "/wq/lostack", fast());
+        DistributedWorkQueue other(m_other.get(), "/wq/lostack", fast());
+        Status status;
+        QETCD_AWAIT(queue.enqueue("job"), status);
+        QCOMPARE(status, Status());
+        const WorkItem item = queue.receive(milliseconds(scaledMs(5000)));
+        QCOMPARE(item.status, Status());
+        std::atomic<bool> lost{false};
+        Internal::setBeforeSend(&client, [&](const QString &what) {
+            return what.startsWith("txn comparing \"/wq/lostack/claims/") && !lost.exchange(true)
+                ? Internal::SendFault::LoseAnswer
+                : Internal::SendFault::None;
+        });
+        QETCD_AWAIT(queue.ack(item), status);
+        Internal::setBeforeSend(&client, {});
+        QVERIFY(lost);
+        QVERIFY2(status.isOk() || status.isTransient(), qPrintable(status.toString()));
+        QVERIFY(under("/wq/lostack/").isEmpty());
+
+        QVERIFY(revoke(queue.consumerLeaseId()));
+        QETCD_AWAIT(other.sweep(), status);
+        QCOMPARE(status, Status());
+        QCOMPARE(awaitItem(other.tryReceive()).status.code(), StatusCode::NotFound);
+        QCOMPARE(awaitItem(queue.receiveAsync(500ms)).status.code(), StatusCode::DeadlineExceeded);
+        QVERIFY(under("/wq/lostack/").isEmpty());
+    }
+
+    // The claim commits but its answer is lost: the receive reads back what etcd holds and
+    // delivers that very claim, standing under our lease and counted once.
+    void claimWhoseAnswerWasLostIsReadBack()
+    {
+        Client client(direct());
+        DistributedWorkQueue queue(&client, "/wq/lostclaimread", fast());
+        Status status;
+        QETCD_AWAIT(queue.enqueue("job"), status);
+        QCOMPARE(status, Status());
+        std::atomic<bool> lost{false};
+        Internal::setBeforeSend(&client, [&](const QString &what) {
+            return what.startsWith("txn comparing \"/wq/lostclaimread/items/") && !lost.exchange(true)
+                ? Internal::SendFault::LoseAnswer
+                : Internal::SendFault::None;
+        });
+        const WorkItem item = queue.receive(milliseconds(scaledMs(5000)));
+        Internal::setBeforeSend(&client, {});
+        QVERIFY(lost);
+        QCOMPARE(item.status, Status());
+        QCOMPARE(item.value, QByteArray("job"));
+        QCOMPARE(item.attempt, 1);
+        const auto claim = at("/wq/lostclaimread/claims/" + item.id);
+        QVERIFY(claim);
+        QCOMPARE(claim->createRevision, item.claimRevision);
+        QCOMPARE(claim->lease, queue.consumerLeaseId());
+        QCOMPARE(at("/wq/lostclaimread/attempts/" + item.id)->value, QByteArray("\x00\x00\x00\x01", 4));
+        QVERIFY(under("/wq/lostclaimread/items/").isEmpty());
+        QETCD_AWAIT(queue.ack(item), status);
+        QCOMPARE(status, Status());
+        QVERIFY(under("/wq/lostclaimread/").isEmpty());
+    }
+
     // Destroyed while a claim is in flight: the answer arrives after the queue is gone, and the
     // receive is still owed one.
     void queueDestroyedMidClaimStillAnswersTheReceive()

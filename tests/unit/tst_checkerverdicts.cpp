@@ -5,6 +5,7 @@
 // whose verdict cannot fail proves nothing; these pin what each verdict says.
 #include "../fault/fencingoracle.h"
 #include "../fault/participantprocess.h"
+#include "../fault/workqueueverdict.h"
 
 #include <QtTest/QtTest>
 
@@ -43,6 +44,70 @@ WatchEvent written(const QString &writer, qint64 sequence, const QByteArray &ent
 }
 } // namespace
 
+// Work queue histories, written as the recipe's transactions land: each step one revision.
+namespace workqueue {
+const QByteArray path = QByteArrayLiteral("/wq");
+
+WatchEvent change(WatchEvent::Type type, const char *place, const QByteArray &id, qint64 revision,
+                  const QByteArray &value = {})
+{
+    WatchEvent event;
+    event.type = type;
+    event.kv.key = path + '/' + place + '/' + id;
+    event.kv.value = value;
+    event.kv.modRevision = revision;
+    return event;
+}
+
+QByteArray count(int attempts)
+{
+    QByteArray bytes(4, Qt::Uninitialized);
+    qToBigEndian<qint32>(attempts, bytes.data());
+    return bytes;
+}
+
+constexpr auto Put = WatchEvent::Type::Put;
+constexpr auto Delete = WatchEvent::Type::Delete;
+
+QList<WatchEvent> enqueued(const QByteArray &id, const QByteArray &value, qint64 revision)
+{
+    return {change(Put, "items", id, revision, value)};
+}
+
+QList<WatchEvent> claimed(const QByteArray &id, const QByteArray &owner, int attempt, qint64 revision)
+{
+    return {change(Delete, "items", id, revision), change(Put, "claimed", id, revision, "v"),
+            change(Put, "claims", id, revision, owner), change(Put, "attempts", id, revision, count(attempt))};
+}
+
+QList<WatchEvent> acknowledged(const QByteArray &id, qint64 revision)
+{
+    return {change(Delete, "claims", id, revision), change(Delete, "claimed", id, revision),
+            change(Delete, "attempts", id, revision)};
+}
+
+QList<WatchEvent> leaseLost(const QByteArray &id, qint64 revision)
+{
+    return {change(Delete, "claims", id, revision)};
+}
+
+QList<WatchEvent> swept(const QByteArray &id, qint64 revision, const char *to = "items")
+{
+    return {change(Delete, "claimed", id, revision), change(Put, to, id, revision, "v")};
+}
+
+QList<WatchEvent> givenBack(const QByteArray &id, qint64 revision)
+{
+    return {change(Put, "items", id, revision, "v"), change(Delete, "claims", id, revision),
+            change(Delete, "claimed", id, revision), change(Delete, "attempts", id, revision)};
+}
+
+WorkDelivery delivery(const QByteArray &owner, int attempt, qint64 claimRevision, WorkDelivery::Ack ack)
+{
+    return {QString::fromUtf8(owner), owner, "a", "v", attempt, claimRevision, ack};
+}
+} // namespace workqueue
+
 class tst_CheckerVerdicts : public QObject
 {
     Q_OBJECT
@@ -78,6 +143,102 @@ private Q_SLOTS:
         } else {
             QCOMPARE(seen, peak);
         }
+    }
+
+    void workQueueVerdict_data()
+    {
+        using namespace workqueue;
+        using Ack = WorkDelivery::Ack;
+        QTest::addColumn<QList<WatchEvent>>("history");
+        QTest::addColumn<QList<WorkDelivery>>("deliveries");
+        QTest::addColumn<QList<QByteArray>>("values");  // what the producer was told went in
+        QTest::addColumn<QString>("verdict");            // the start of it; empty: sound
+
+        const QList<WatchEvent> lostThenRedelivered =
+            enqueued("a", "v", 1) + claimed("a", "c0", 1, 2) + leaseLost("a", 3) + swept("a", 4) + claimed("a", "c1", 2, 5);
+        QTest::newRow("lost, redelivered, acknowledged")
+            << lostThenRedelivered + acknowledged("a", 6)
+            << QList<WorkDelivery>{delivery("c0", 1, 2, Ack::Lost), delivery("c1", 2, 5, Ack::Done)}
+            << QList<QByteArray>{"v"} << QString();
+        QTest::newRow("dead-lettered")
+            << enqueued("a", "v", 1) + claimed("a", "c0", 1, 2) + leaseLost("a", 3) + swept("a", 4, "dlq")
+            << QList<WorkDelivery>{delivery("c0", 1, 2, Ack::Unknown)} << QList<QByteArray>{"v"} << QString();
+        QTest::newRow("given back, then the same attempt")
+            << enqueued("a", "v", 1) + claimed("a", "c0", 1, 2) + givenBack("a", 3) + claimed("a", "c0", 1, 4)
+                   + acknowledged("a", 5)
+            << QList<WorkDelivery>{delivery("c0", 1, 4, Ack::Done)} << QList<QByteArray>{"v"} << QString();
+        QTest::newRow("never acknowledged")
+            << enqueued("a", "v", 1) + claimed("a", "c0", 1, 2) << QList<WorkDelivery>{} << QList<QByteArray>{"v"}
+            << "item a (v) neither acknowledged nor dead-lettered";
+        QTest::newRow("enqueued twice")
+            << enqueued("a", "v", 1) + enqueued("b", "v", 2) + claimed("a", "c0", 1, 3) + acknowledged("a", 4)
+                   + claimed("b", "c0", 1, 5) + acknowledged("b", 6)
+            << QList<WorkDelivery>{} << QList<QByteArray>{"v"} << "value v was enqueued once and became 2 items";
+        QTest::newRow("delivered again after its ack")
+            << enqueued("a", "v", 1) + claimed("a", "c0", 1, 2) + acknowledged("a", 3) + enqueued("a", "v", 4)
+                   + claimed("a", "c1", 2, 5) + acknowledged("a", 6)
+            << QList<WorkDelivery>{} << QList<QByteArray>{"v"}
+            << "item a delivered again at revision 5 after it was acknowledged";
+        QTest::newRow("claimed while the claim stood")
+            << enqueued("a", "v", 1) + claimed("a", "c0", 1, 2) + claimed("a", "c1", 2, 3) + acknowledged("a", 4)
+            << QList<WorkDelivery>{} << QList<QByteArray>{"v"}
+            << "item a claimed at revision 3 while its claim of revision 2 still stood";
+        QTest::newRow("an attempt skipped")
+            << enqueued("a", "v", 1) + claimed("a", "c0", 1, 2) + leaseLost("a", 3) + swept("a", 4)
+                   + claimed("a", "c1", 3, 5) + acknowledged("a", 6)
+            << QList<WorkDelivery>{} << QList<QByteArray>{"v"} << "item a delivered at revision 5 as attempt 3, not 2";
+        // A consumer acknowledges with a plain transaction after its claim was lost and the item
+        // delivered again: it takes the redelivery's claim with it.
+        QTest::newRow("acknowledged a lost claim")
+            << lostThenRedelivered + acknowledged("a", 6)
+            << QList<WorkDelivery>{delivery("c0", 1, 2, Ack::Done), delivery("c1", 2, 5, Ack::Lost)}
+            << QList<QByteArray>{"v"}
+            << "c0 acknowledged item a under its claim of revision 2, but that claim was lost (at revision 3)";
+        QTest::newRow("in-flight copy deleted without a claim")
+            << enqueued("a", "v", 1) + claimed("a", "c0", 1, 2) + leaseLost("a", 3)
+                   + QList<WatchEvent>{change(Delete, "claimed", "a", 4), change(Delete, "attempts", "a", 4)}
+            << QList<WorkDelivery>{} << QList<QByteArray>{"v"}
+            << "item a's in-flight copy deleted at revision 4 while no claim stood";
+        QTest::newRow("told lost, but acknowledged")
+            << enqueued("a", "v", 1) + claimed("a", "c0", 1, 2) + acknowledged("a", 3)
+            << QList<WorkDelivery>{delivery("c0", 1, 2, Ack::Lost)} << QList<QByteArray>{"v"}
+            << "c0 was told its claim of revision 2 on item a was lost, but it was acknowledged at revision 3";
+        QTest::newRow("received what etcd never gave")
+            << enqueued("a", "v", 1) + claimed("a", "c0", 1, 2) + acknowledged("a", 3)
+            << QList<WorkDelivery>{delivery("c1", 1, 2, Ack::Done)} << QList<QByteArray>{"v"}
+            << "c1 received item a (attempt 1, claim of revision 2) that etcd never gave it";
+    }
+
+    void workQueueVerdict()
+    {
+        QFETCH(QList<WatchEvent>, history);
+        QFETCH(QList<WorkDelivery>, deliveries);
+        QFETCH(QList<QByteArray>, values);
+        QFETCH(QString, verdict);
+        WorkQueueFigures figures;
+        const QString found = workQueueViolation(workqueue::path, values, history, deliveries, &figures);
+        if (verdict.isEmpty())
+            QCOMPARE(found, QString());
+        else
+            QVERIFY2(found.startsWith(verdict), qPrintable(found));
+    }
+
+    void workQueueFigures()
+    {
+        using namespace workqueue;
+        WorkQueueFigures figures;
+        const QList<WatchEvent> history = enqueued("a", "v", 1) + claimed("a", "c0", 1, 2) + givenBack("a", 3)
+            + claimed("a", "c0", 1, 4) + leaseLost("a", 5) + swept("a", 6) + claimed("a", "c1", 2, 7)
+            + acknowledged("a", 8) + enqueued("b", "w", 9) + claimed("b", "c1", 1, 10) + leaseLost("b", 11)
+            + swept("b", 12, "dlq");
+        QCOMPARE(workQueueViolation(path, {"v", "w"}, history, {}, &figures), QString());
+        QCOMPARE(figures.items, 2);
+        QCOMPARE(figures.acknowledged, 1);
+        QCOMPARE(figures.deadLettered, 1);
+        QCOMPARE(figures.claims, 4);
+        QCOMPARE(figures.claimsLost, 2);
+        QCOMPARE(figures.redeliveries, 1);  // the claim after a given-back one is no redelivery
+        QCOMPARE(figures.givenBack, 1);
     }
 
     void fencingOracle_data()

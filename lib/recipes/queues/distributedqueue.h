@@ -57,7 +57,8 @@ public:
     /// The queue's path.
     QByteArray path() const;
 
-    /// Appends \a value.
+    /// Appends \a value. When the answer is lost on the way, the same item is sent again until
+    /// etcd says whether it is there: it goes in once, unless it was taken before that was known.
     QFuture<Status> enqueue(const QByteArray &value);
     /// Appends \a values in one transaction: all or nothing, and the keys keep the argument
     /// order.

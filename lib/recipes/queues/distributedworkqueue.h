@@ -95,7 +95,9 @@ public:
     QByteArray path() const;
 
     /// Adds \a value. A positive \a delay parks it under delayed/ until then (judged by client
-    /// clocks).
+    /// clocks). When the answer is lost on the way, the same item is sent again until etcd says
+    /// whether it is there: it goes in once, unless it was received and acknowledged before that
+    /// was known (at least once).
     QFuture<Status> enqueue(const QByteArray &value, std::chrono::milliseconds delay = std::chrono::milliseconds::zero());
     /// Adds \a values (at most MaxEnqueueAll, else InvalidArgument) in one transaction: all or
     /// nothing, and the ids keep the argument order.

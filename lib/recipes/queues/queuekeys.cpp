@@ -56,35 +56,66 @@ void setItemNameSource(ItemNameSource source)
 }
 
 namespace {
+// Whether some name's key, under prefix or one of the places the item moves on to, holds the
+// value put there: read back by a transaction's failure branch, one range per compare.
+bool holdsAnyValue(const TxnResult &result, const QList<QByteArray> &values, int placesPerName)
+{
+    for (int i = 0; i < values.size(); ++i) {
+        for (int place = 0; place < placesPerName; ++place) {
+            const QList<KeyValue> found = result.responses.value(i * placesPerName + place).range.kvs;
+            if (!found.isEmpty() && found.first().value == values[i])
+                return true;
+        }
+    }
+    return false;
+}
+
 // A name holds only three random characters after its millisecond, so producers busy in the
 // same millisecond draw the same name now and then: a plain put would overwrite an item. Each
 // put holds only while its key is absent, and a collision draws fresh names.
+//
+// An answer that never came (a transient failure) leaves the put unknown: it may have
+// committed. Drawing fresh names then would enqueue the items twice, and so would a caller
+// trying again; the same names are sent again instead, which cannot land twice. Should they be
+// found taken, the failure branch reads what holds them: our own values (where the item is,
+// or where it moved on to since) mean the lost put committed. An item received and
+// acknowledged before the answer could be had leaves no trace and goes in again: at least once.
 QFuture<Status> putAbsentAttempt(Client *client, const QString &context, const QByteArray &prefix,
                                  const QList<QByteArray> &values, bool batch, std::chrono::milliseconds delay,
-                                 const QList<QByteArray> &alsoFreeUnder, int attempt)
+                                 const QList<QByteArray> &alsoFreeUnder, int attempt, QList<QByteArray> names)
 {
     constexpr int MaxAttempts = 10;
-    const qint64 at = QDateTime::currentMSecsSinceEpoch() + delay.count();
+    const bool repeated = !names.isEmpty();
+    if (!repeated) {
+        const qint64 at = QDateTime::currentMSecsSinceEpoch() + delay.count();
+        for (int i = 0; i < values.size(); ++i)
+            names.append(batch ? itemName(at, i) : itemName(at));
+    }
+    const QList<QByteArray> places = QList<QByteArray>{prefix} + alsoFreeUnder;
     Txn txn;
     for (int i = 0; i < values.size(); ++i) {
-        const QByteArray name = batch ? itemName(at, i) : itemName(at);
-        txn.compares.append(Compare::createRevision(prefix + name, CompareResult::Equal, 0));
-        for (const QByteArray &other : alsoFreeUnder)
-            txn.compares.append(Compare::createRevision(other + name, CompareResult::Equal, 0));
-        txn.success.append(TxnOp::put(prefix + name, values[i]));
+        for (const QByteArray &place : places) {
+            txn.compares.append(Compare::createRevision(place + names[i], CompareResult::Equal, 0));
+            txn.failure.append(TxnOp::range(place + names[i]));
+        }
+        txn.success.append(TxnOp::put(prefix + names[i], values[i]));
     }
     // Drawn again on the client's own thread, which goes with it: a client destroyed meanwhile
     // ends the attempts instead of being called.
     return thenOn(
         client->txn(txn), dispatcherContext(client),
         [=](const TxnResult &result) {
-            if (!result.status || result.succeeded)
+            if (result.status.isOk() && (result.succeeded || (repeated && holdsAnyValue(result, values, int(places.size())))))
+                return QtFuture::makeReadyFuture(Status());
+            if (!result.status && !result.status.isTransient())
                 return QtFuture::makeReadyFuture(result.status);
             if (attempt >= MaxAttempts)
-                return QtFuture::makeReadyFuture(Status(
-                    StatusCode::RetriesExhausted,
-                    context + QStringLiteral(": every item name drawn was taken (%1 attempts)").arg(MaxAttempts)));
-            return putAbsentAttempt(client, context, prefix, values, batch, delay, alsoFreeUnder, attempt + 1);
+                return QtFuture::makeReadyFuture(
+                    result.status ? Status(StatusCode::RetriesExhausted,
+                                           context + QStringLiteral(": every item name drawn was taken (%1 attempts)").arg(MaxAttempts))
+                                  : result.status);
+            return putAbsentAttempt(client, context, prefix, values, batch, delay, alsoFreeUnder, attempt + 1,
+                                    result.status ? QList<QByteArray>() : names);
         },
         [context](const TxnResult &result) {
             return QtFuture::makeReadyFuture(result.status && !result.succeeded
@@ -98,7 +129,7 @@ QFuture<Status> putAbsent(Client *client, const QString &context, const QByteArr
                           const QList<QByteArray> &values, bool batch, std::chrono::milliseconds delay,
                           const QList<QByteArray> &alsoFreeUnder)
 {
-    return putAbsentAttempt(client, context, prefix, values, batch, delay, alsoFreeUnder, 1);
+    return putAbsentAttempt(client, context, prefix, values, batch, delay, alsoFreeUnder, 1, {});
 }
 
 } // namespace QEtcd::Internal

@@ -25,7 +25,8 @@ QByteArray itemName(qint64 millis, int index = -1);
 
 // Puts values under prefix as new items named for now + delay (each one a batch index when
 // batch is set), in one transaction that holds only while every name is free, under prefix
-// and under each of alsoFreeUnder (where an item's name lives on while it is on its way).
+// and under each of alsoFreeUnder (where an item's name lives on while it is on its way). An
+// answer lost on the way is settled by sending the same names again, never by drawing new ones.
 QFuture<Status> putAbsent(Client *client, const QString &context, const QByteArray &prefix,
                           const QList<QByteArray> &values, bool batch,
                           std::chrono::milliseconds delay = std::chrono::milliseconds::zero(),
