@@ -1,7 +1,8 @@
 // The fault checkers' verdicts on histories written by hand: overCapacity() on believed holds
 // that overlap, touch or stay within the capacity, and the fencing oracle on etcd histories
 // with a write inside its hold, after its entry went, under an entry that was not the oldest,
-// under an older incarnation of its entry, committed twice, and a deleted fenced key. A checker
+// under an older incarnation of its entry, committed twice, and a deleted fenced key; with two
+// permits, a write by the third entry. A checker
 // whose verdict cannot fail proves nothing; these pin what each verdict says.
 #include "../fault/fencingoracle.h"
 #include "../fault/participantprocess.h"
@@ -124,6 +125,25 @@ private Q_SLOTS:
         QCOMPARE(oracle.committed().size(), committed);
         // The first violation stays the verdict, whatever comes after it.
         QCOMPARE(oracle.take(created("/lock/z", 1000)), found);
+    }
+
+    // A semaphore's: any of the two oldest entries may write, the third may not.
+    void fencingOracleWithTwoPermits()
+    {
+        const QList<WatchEvent> sound{created("/lock/a", 2), created("/lock/b", 3), created("/lock/c", 4),
+                                      written("b", 1, "/lock/b", 3, 5), written("a", 1, "/lock/a", 2, 6),
+                                      deleted("/lock/a", 7), written("c", 1, "/lock/c", 4, 8)};
+        FencingOracle twoPermits(prefix, fenced, 2);
+        QCOMPARE(twoPermits.takeAll(sound), QString());
+        QCOMPARE(twoPermits.committed().size(), 3);
+
+        const QList<WatchEvent> third{created("/lock/a", 2), created("/lock/b", 3), created("/lock/c", 4),
+                                      written("c", 1, "/lock/c", 4, 5)};
+        const QString found = FencingOracle(prefix, fenced, 2).takeAll(third);
+        QVERIFY2(found.startsWith("fence broken: write c/1 (token 4) committed at revision 5 while its entry /lock/c "
+                                  "had create revision 4; the oldest entry had create revision 2, and 2 entries were "
+                                  "older (2 hold)"),
+                 qPrintable(found));
     }
 };
 
