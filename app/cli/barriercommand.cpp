@@ -130,6 +130,13 @@ int runCount(Invocation &invocation)
     WaitSession session(invocation, &barrier);
     QJsonObject fields = pathFields(path);
     fields.insert(QLatin1String("members"), *members);
+    // "waiting" is printed before the arrival is asked for, "arrived" once it is written: a
+    // release of the round can only come after both.
+    QObject::connect(&barrier, &DistributedBarrierWithCount::arrived, &session, [&session, fields](qint64 round) {
+        QJsonObject arrived = fields;
+        arrived.insert(QLatin1String("round"), round);
+        session.writeFromSlot(QStringLiteral("arrived"), arrived);
+    });
     session.write(QStringLiteral("waiting"), fields);
     const Status status = session.wait(barrier.waitOnBarrierAsync(timeout));
     if (!status)
@@ -231,7 +238,10 @@ Command barrierCommand()
             "  closed           hold: \"reason\" (SIGINT, SIGTERM, hold or failed), \"removed\";\n"
             "                   wait, count: \"reason\" SIGINT or SIGTERM (exit 5)\n"
             "  waiting          wait: the barrier was read, \"barrier_set\"; a removal from\n"
-            "                   this line on ends the wait. count: \"members\"\n"
+            "                   this line on ends the wait. count: \"members\", printed before\n"
+            "                   the arrival is written\n"
+            "  arrived          count: this member's key is written and counts in the round\n"
+            "                   that opened at etcd revision \"round\"\n"
             "  barrierLifted    wait: \"reason\" removed (its owner took it down), lease_expired\n"
             "                   (it went with its owner's lease: maybe spurious), deleted,\n"
             "                   not_set (--no-wait-missing and no barrier) or unknown\n"

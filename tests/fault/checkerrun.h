@@ -29,6 +29,7 @@ inline quint32 committedCheckerSeed()
         {QStringLiteral("tst_mutexchecker"), 3405691582u},
         {QStringLiteral("tst_semaphorechecker"), 2023120501u},
         {QStringLiteral("tst_electionchecker"), 1122334455u},
+        {QStringLiteral("tst_barrierchecker"), 3141592653u},
         {QStringLiteral("tst_queuepartitions"), 987654321u},
         {QStringLiteral("tst_recipepartitions"), 271828182u},
         {QStringLiteral("tst_workqueuechecker"), 1618033988u},

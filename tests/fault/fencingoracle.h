@@ -1,10 +1,11 @@
 #pragma once
 
-// The fencing oracle of the lock and election checkers: etcd's own history of a queue's entries
-// (a lock's, an election's: the oldest entry holds) and of one key that holders write blindly,
-// replayed in etcd's order. Every write names its writer, its sequence number, the entry it was
-// made under and that entry's create revision (the fencing token); it must commit while that
-// entry exists in that incarnation and is the oldest. A write that commits anywhere else landed
+// The fencing oracle of the lock, semaphore and election checkers: etcd's own history of a
+// queue's entries (a lock's, an election's: the oldest entry holds; a semaphore's: the
+// `capacity` oldest) and of one key that holders write blindly, replayed in etcd's order. Every
+// write names its writer, its sequence number, the entry it was made under and that entry's
+// create revision (the fencing token); it must commit while that entry exists in that
+// incarnation and is among the `capacity` oldest. A write that commits anywhere else landed
 // outside its writer's hold: the fence (guardedTxn) should have refused it.
 
 #include <QEtcd/watcher.h>
@@ -50,8 +51,8 @@ inline QByteArray fencedWriteValue(const QString &writer, qint64 sequence, qint6
 class FencingOracle
 {
 public:
-    FencingOracle(const QByteArray &entriesPrefix, const QByteArray &fencedKey)
-        : m_entriesPrefix(entriesPrefix), m_fencedKey(fencedKey)
+    FencingOracle(const QByteArray &entriesPrefix, const QByteArray &fencedKey, int capacity = 1)
+        : m_entriesPrefix(entriesPrefix), m_fencedKey(fencedKey), m_capacity(capacity)
     {
     }
 
@@ -79,11 +80,14 @@ public:
         const QByteArray writerKey = write.value(QLatin1String("k")).toString().toUtf8();
         const qint64 token = write.value(QLatin1String("t")).toInteger();
         qint64 oldest = std::numeric_limits<qint64>::max();
-        for (const qint64 createRevision : std::as_const(m_entries))
+        int older = 0;  // entries ahead of the writer's
+        for (const qint64 createRevision : std::as_const(m_entries)) {
             oldest = std::min(oldest, createRevision);
-        if (m_entries.value(writerKey, -1) != token || token != oldest) {
+            older += createRevision < token ? 1 : 0;
+        }
+        if (m_entries.value(writerKey, -1) != token || older >= m_capacity) {
             return m_violation = QStringLiteral("fence broken: write %1 (token %2) committed at revision %3 while its "
-                                                "entry %4 %5; the oldest entry had create revision %6")
+                                                "entry %4 %5; the oldest entry had create revision %6%7")
                                      .arg(id)
                                      .arg(token)
                                      .arg(kv.modRevision)
@@ -91,7 +95,11 @@ public:
                                      .arg(m_entries.contains(writerKey)
                                               ? QStringLiteral("had create revision %1").arg(m_entries.value(writerKey))
                                               : QStringLiteral("was gone"))
-                                     .arg(oldest == std::numeric_limits<qint64>::max() ? -1 : oldest);
+                                     .arg(oldest == std::numeric_limits<qint64>::max() ? -1 : oldest)
+                                     .arg(m_capacity == 1 ? QString()
+                                                          : QStringLiteral(", and %1 entries were older (%2 hold)")
+                                                                .arg(older)
+                                                                .arg(m_capacity));
         }
         if (m_committed.contains(id))
             return m_violation = QStringLiteral("write %1 committed twice").arg(id);
@@ -112,6 +120,7 @@ public:
 private:
     const QByteArray m_entriesPrefix;
     const QByteArray m_fencedKey;
+    const int m_capacity;
     QMap<QByteArray, qint64> m_entries;  // present under the prefix -> create revision
     QSet<QString> m_committed;
     QString m_violation;

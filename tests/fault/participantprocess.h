@@ -53,14 +53,28 @@ struct ParticipantProcess
     bool start(const QString &program, const QString &participantName, quint16 etcdPort, const QStringList &arguments)
     {
         name = participantName;
+        return startProxy(etcdPort)
+            && launch(program, QStringList{QStringLiteral("--endpoint"), proxy->url(), QStringLiteral("--name"), name}
+                                   + arguments);
+    }
+
+    // Its fault proxy, before anything runs: a participant that is a program run again and
+    // again (one `qetcd barrier count` per round) keeps one proxy across its runs.
+    bool startProxy(quint16 etcdPort)
+    {
         proxy = std::make_unique<FaultProxy>(QStringLiteral("127.0.0.1"), etcdPort);
-        if (!proxy->start())
-            return false;
-        process = std::make_unique<QProcess>();
-        QObject::connect(process.get(), &QProcess::readyReadStandardOutput, process.get(), [this] { read(); });
-        process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
-        process->start(program, QStringList{QStringLiteral("--endpoint"), proxy->url(), QStringLiteral("--name"), name}
-                                    + arguments);
+        return proxy->start();
+    }
+
+    // Runs program; once it has exited, again in the same QProcess, whose lines keep coming here.
+    bool launch(const QString &program, const QStringList &arguments)
+    {
+        if (!process) {
+            process = std::make_unique<QProcess>();
+            QObject::connect(process.get(), &QProcess::readyReadStandardOutput, process.get(), [this] { read(); });
+            process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        }
+        process->start(program, arguments);
         return process->waitForStarted();
     }
 

@@ -1,142 +1,233 @@
 #include "../common/awaitfuture.h"
-#include "../common/qetcdprocess.h"
+#include "barrierverdict.h"
+#include "checkerrun.h"
+#include "fencedrun.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
 
-#include <QtCore/QElapsedTimer>
-#include <QtCore/QThread>
 #include <QtTest/QtTest>
-
-#include <atomic>
 
 using namespace QEtcd;
 using namespace QEtcd::Testing;
-using namespace std::chrono;
+using namespace std::chrono_literals;
 
 namespace {
 constexpr int memberCount = 3;
-const QString barrierPath = QStringLiteral("/checker/counted");
-
-qint64 nowNs()
-{
-    return duration_cast<nanoseconds>(steady_clock::now().time_since_epoch()).count();
-}
-
-// One `qetcd barrier count` run: from just before the process was started to just after it
-// was seen to exit, so it errs long on both sides.
-struct Run
-{
-    qint64 started = 0;
-    qint64 exited = 0;
-};
-
-// A thread that runs `qetcd barrier count` again each time the last one exits released.
-struct Arriver
-{
-    void loop(const QString &endpoint, int rounds)
-    {
-        for (int round = 0; round < rounds && !stop; ++round) {
-            Run run;
-            run.started = nowNs();
-            Qetcd qetcd(endpoint, {QStringLiteral("barrier"), QStringLiteral("count"), barrierPath,
-                                   QStringLiteral("--members"), QString::number(memberCount),
-                                   QStringLiteral("--timeout"), QStringLiteral("60s")});
-            const int exitCode = qetcd.waitForExit(scaledMs(90000));
-            run.exited = nowNs();
-            if (exitCode != 0 || !qetcd.has(QStringLiteral("released"))) {
-                failure = QStringLiteral("round %1 exited %2: %3")
-                              .arg(round)
-                              .arg(exitCode)
-                              .arg(QString::fromUtf8(qetcd.transcript()));
-                return;
-            }
-            runs.append(run);
-        }
-    }
-
-    std::unique_ptr<QThread> thread;
-    QList<Run> runs;  // its thread's until that thread has finished
-    QString failure;
-    std::atomic<bool> stop{false};
-};
+const QByteArray barrierPath = QByteArrayLiteral("/checker/counted");
 } // namespace
 
-// Three separate `qetcd barrier count --members 3` processes meet at one counted barrier,
-// round after round, each starting its next run as soon as its last one was released. A
-// correct barrier keeps them in step, so the k-th run of each belongs to round k. Pass: every
-// run is released, and in no round did a run exit released before another member's run of
-// that round had even started. Rounds: QETCD_CHECKER_ROUNDS (default 200, about 80 s).
+// Three members meet at one counted barrier (--members 3), round after round: each is a
+// `qetcd barrier count` run, started again as soon as the last one exited, behind a fault proxy
+// of its own, while a seeded driver cuts members off, slows them or freezes them (SIGSTOP). A
+// member frozen or cut off after its round tripped keeps its key, on its 2 s lease, into the
+// next round, where the others arrive beside it: the stale key must not count. Pass:
+// - by the CLI's own lines (CLOCK_MONOTONIC), no member was released from a round before every
+//   arrival in that round had begun ("waiting" is printed before the arrival is asked for);
+// - by etcd's history (a watch from revision 1), every round that tripped had three members'
+//   keys written in it;
+// - the run did real work: enough rounds tripped, every member was released again and again,
+//   stale keys were present at arrival in enough rounds (printed), every kind of fault was
+//   injected, at most one run in ten failed, every line was understood, and no key was left
+//   behind.
+// The self-checks put a saboteur (qetcd_barrier_participant --sabotage) among two real members,
+// and pass only when the checker catches it.
 class tst_BarrierChecker : public QObject
 {
     Q_OBJECT
 
-private Q_SLOTS:
-    void noRoundReleasesBeforeAllMembersArrived()
+    // etcd, its history of the barrier (in etcd's order) and three members, each running one
+    // arrival after another.
+    struct Run
     {
-        const int rounds = qEnvironmentVariableIntValue("QETCD_CHECKER_ROUNDS") > 0
-            ? qEnvironmentVariableIntValue("QETCD_CHECKER_ROUNDS")
-            : 200;
         EtcdCluster cluster;
-        QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
-        const QString endpoint = cluster.clientUrls().first();
+        std::unique_ptr<Client> observer;
+        EtcdHistory history;
+        // Declared before the members: a member's run may still end while they are destroyed.
+        bool stopping = false;
+        QStringList failedRuns;  // ended neither released nor by stop()
+        std::vector<ParticipantProcess> members = std::vector<ParticipantProcess>(memberCount);
 
-        QElapsedTimer clock;
-        clock.start();
-        std::vector<std::unique_ptr<Arriver>> members;
-        for (int i = 0; i < memberCount; ++i) {
-            members.push_back(std::make_unique<Arriver>());
-            Arriver *member = members.back().get();
-            member->thread.reset(QThread::create([member, endpoint, rounds] { member->loop(endpoint, rounds); }));
-            member->thread->start();
-        }
-        for (auto &member : members) {
-            const bool finished = member->thread->wait(QDeadlineTimer(scaledMs(rounds * 2000 + 60000)));
-            if (!finished) {
-                for (auto &each : members)
-                    each->stop = true;
-                QVERIFY2(member->thread->wait(QDeadlineTimer(scaledMs(120000))), "a member did not stop");
-            }
-        }
-        for (const auto &member : members)
-            QVERIFY2(member->failure.isEmpty(), qPrintable(member->failure));
+        ~Run() { stopping = true; }
 
-        for (int round = 0; round < rounds; ++round) {
-            qint64 lastStart = 0;
-            qint64 firstExit = std::numeric_limits<qint64>::max();
-            int lastStarter = -1;
-            int firstExiter = -1;
+        // Member 0 is a saboteur when sabotage is given.
+        void start(const QString &sabotage = {})
+        {
+            QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
+            observer = std::make_unique<Client>(ClientOptions::fromEndpoints(cluster.clientUrls()));
+            const auto watching = history.start(observer.get(), barrierPath + '/');
+            QVERIFY(awaitFuture(watching));
+            QCOMPARE(watching.result(), Status());
             for (int i = 0; i < memberCount; ++i) {
-                const Run &run = members[i]->runs.at(round);
-                if (run.started > lastStart) {
-                    lastStart = run.started;
-                    lastStarter = i;
-                }
-                if (run.exited < firstExit) {
-                    firstExit = run.exited;
-                    firstExiter = i;
-                }
-            }
-            if (firstExit < lastStart) {
-                QFAIL(qPrintable(QStringLiteral("round %1: member %2 exited released %3 ms before member %4 started")
-                                     .arg(round)
-                                     .arg(firstExiter)
-                                     .arg((lastStart - firstExit) / 1000000.0)
-                                     .arg(lastStarter)));
+                ParticipantProcess &member = members[i];
+                member.name = QStringLiteral("m%1").arg(i);
+                QVERIFY(member.startProxy(cluster.clientPort(0)));
+                const bool saboteur = i == 0 && !sabotage.isEmpty();
+                const QString program = saboteur ? QStringLiteral(QETCD_BARRIER_PARTICIPANT) : QStringLiteral(QETCD_CLI_PATH);
+                const QStringList arguments = saboteur
+                    ? QStringList{"--endpoint", member.proxy->url(), "--name", member.name, "--barrier",
+                                  QString::fromUtf8(barrierPath), "--members", QString::number(memberCount),
+                                  "--sabotage", sabotage}
+                    // Longer than any fault: a run started, or a call made, while its member is cut
+                    // off connects and is answered late, rather than failing.
+                    : QStringList{"--endpoints", member.proxy->url(), "--dial-timeout", "10s", "--command-timeout",
+                                  "15s", "barrier", "count",
+                                  QString::fromUtf8(barrierPath), "--members", QString::number(memberCount),
+                                  "--timeout", "60s"};
+                QVERIFY(member.launch(program, arguments));
+                QObject::connect(member.process.get(), &QProcess::finished, member.process.get(),
+                                 [this, &member, program, arguments](int exitCode, QProcess::ExitStatus status) {
+                                     member.read();
+                                     if (stopping)
+                                         return;
+                                     if (status != QProcess::NormalExit || exitCode != 0)
+                                         failedRuns << QStringLiteral("%1 exited %2").arg(member.name).arg(exitCode);
+                                     // Not from inside the process's own signal.
+                                     QTimer::singleShot(0, member.process.get(), [this, &member, program, arguments] {
+                                         if (!stopping)
+                                             member.launch(program, arguments);
+                                     });
+                                 });
             }
         }
-        qInfo("%d rounds of %d members in %.1f s", rounds, memberCount, clock.elapsed() / 1000.0);
 
-        // Every member took its key with it.
-        Client observer(ClientOptions::fromEndpoints(cluster.clientUrls()));
-        RangeOptions countOnly;
-        countOnly.range = KeyRange::prefix();
-        countOnly.countOnly = true;
-        const auto left = [&] {
-            const auto future = observer.get(barrierPath.toUtf8() + "/waiting/", countOnly);
+        QList<BarrierArrival> arrivals() const
+        {
+            QList<BarrierArrival> all;
+            for (const ParticipantProcess &member : members)
+                all += barrierArrivals(member.name, member.events);
+            return all;
+        }
+
+        // What the checker finds wrong so far: a release before its round's last arrival had
+        // begun, or a round that tripped a member short. Empty when nothing is.
+        QString violation() const
+        {
+            const QString early = releasedEarly(arrivals());
+            return early.isEmpty() ? BarrierRounds(barrierPath, memberCount).takeAll(history.events) : early;
+        }
+
+        // Heals and thaws every member and stops it (SIGTERM) in whatever run it is in. Empty
+        // when each exited released or stopped (exit 5, or SIGTERM itself when it came before
+        // the run's handler was in place), else who did not.
+        QString stop()
+        {
+            stopping = true;
+            for (ParticipantProcess &member : members) {
+                member.proxy->setMode(FaultProxy::Mode::Pass);
+                member.signal(SIGCONT);
+                member.process->terminate();
+            }
+            QStringList wrong;
+            for (ParticipantProcess &member : members) {
+                if (!member.process->waitForFinished(scaledMs(30000)) && member.process->state() != QProcess::NotRunning)
+                    wrong << member.name + QStringLiteral(" did not stop");
+                else if (member.process->exitStatus() == QProcess::NormalExit
+                             ? member.process->exitCode() != 0 && member.process->exitCode() != 5
+                             : member.process->exitCode() != SIGTERM)
+                    wrong << member.name + QStringLiteral(" exited %1 when stopped").arg(member.process->exitCode());
+                member.read();
+            }
+            return wrong.join(QStringLiteral(", "));
+        }
+    };
+
+    // Every 1.5 s one member not already in trouble is cut off, slowed or frozen for 0.5–4 s:
+    // sometimes shorter than the 2 s TTL of its key's lease, sometimes well past it.
+    static FaultDriver::Plan faults() { return {1500ms, 500, 4000, 0}; }
+
+private Q_SLOTS:
+    void everyReleaseFollowsItsRoundsArrivals()
+    {
+        CheckerRun checker(45);
+        Run run;
+        run.start();
+        if (QTest::currentTestFailed())
+            return;
+        FaultDriver driver(run.members, checker.random, faults());
+        driver.runFor(checker.seconds);
+        const QString stopped = run.stop();
+        QVERIFY2(stopped.isEmpty(), qPrintable(stopped));
+        for (const ParticipantProcess &member : run.members) {
+            QVERIFY2(member.unparsed.isEmpty() && member.pending.isEmpty(),
+                     qPrintable(member.name + QStringLiteral(" printed a line the checker cannot read")));
+        }
+
+        const QList<BarrierArrival> arrivals = run.arrivals();
+        const QString early = releasedEarly(arrivals);
+        QVERIFY2(early.isEmpty(), qPrintable(early));
+
+        // etcd's history, up to a marker written after everyone stopped.
+        awaitHistoryUpTo(run.observer.get(), run.history, barrierPath + "/end");
+        if (QTest::currentTestFailed())
+            return;
+        BarrierRounds rounds(barrierPath, memberCount);
+        const QString short_ = rounds.takeAll(run.history.events);
+        QVERIFY2(short_.isEmpty(), qPrintable(short_));
+
+        QHash<QString, int> releases;
+        int unarrived = 0;  // released by a round over before its key was written
+        for (const BarrierArrival &arrival : arrivals) {
+            if (arrival.releasedMs < 0)
+                continue;
+            ++releases[arrival.member];
+            unarrived += arrival.round == 0 ? 1 : 0;
+        }
+        qInfo("%d rounds tripped, %d of them with stale keys present at arrival; %lld arrivals, released: %d, %d, %d "
+              "(%d without having arrived), %lld runs failed (%s); faults: %s",
+              rounds.tripped(), rounds.roundsWithStaleKeys(), qint64(arrivals.size()), releases.value("m0"),
+              releases.value("m1"), releases.value("m2"), unarrived, qint64(run.failedRuns.size()),
+              qPrintable(run.failedRuns.join(QStringLiteral(", "))), qPrintable(driver.summary()));
+        // A run fails when a freeze outlasts the lease it was granted before its key was written
+        // (etcd: "requested lease not found"): its member gives up that round, as it may. Rare.
+        QVERIFY2(run.failedRuns.size() * 10 <= arrivals.size(), "more than one run in ten failed");
+
+        // Nothing is left behind once everyone has stopped: at most a lease running out.
+        const auto keysLeft = [&] {
+            RangeOptions countOnly;
+            countOnly.range = KeyRange::prefix();
+            countOnly.countOnly = true;
+            const auto future = run.observer->get(barrierPath + "/waiting/", countOnly);
             return awaitFuture(future) ? future.result().count : qint64(-1);
         };
-        QTRY_COMPARE_WITH_TIMEOUT(left(), qint64(0), scaledMs(10000));
+        QTRY_COMPARE_WITH_TIMEOUT(keysLeft(), qint64(0), scaledMs(5000));
+
+        // A run that exercised too little proves nothing.
+        QVERIFY2(rounds.tripped() >= 10, "fewer than 10 rounds tripped");
+        for (const ParticipantProcess &member : run.members)
+            QVERIFY2(releases.value(member.name) >= 10, qPrintable(member.name + " was released fewer than 10 times"));
+        QVERIFY2(rounds.roundsWithStaleKeys() >= 3, "stale keys were present at arrival in fewer than 3 rounds");
+        QVERIFY2(driver.blackholes >= 1 && driver.freezes >= 1, "a kind of fault was never injected");
+    }
+
+    // One member is released as soon as its key is written.
+    void catchesABarrierThatDoesNotWait()
+    {
+        CheckerRun checker(0);
+        Run run;
+        run.start(QStringLiteral("no-wait"));
+        if (QTest::currentTestFailed())
+            return;
+        const QString found = runUntilCaught(run.members, checker.random, faults(), 120, [&run] { return run.violation(); });
+        run.stop();
+        QVERIFY2(found.startsWith(QLatin1String("released early")),
+                 qPrintable(QStringLiteral("the checker did not catch a barrier that does not wait (%1)")
+                                .arg(found.isEmpty() ? QStringLiteral("nothing found") : found)));
+    }
+
+    // One member counts the keys an earlier round's members have not removed yet.
+    void catchesABarrierThatCountsStaleKeys()
+    {
+        CheckerRun checker(0);
+        Run run;
+        run.start(QStringLiteral("stale-count"));
+        if (QTest::currentTestFailed())
+            return;
+        const QString found = runUntilCaught(run.members, checker.random, faults(), 120, [&run] { return run.violation(); });
+        run.stop();
+        QVERIFY2(found.contains(QLatin1String("members' keys written in it")),
+                 qPrintable(QStringLiteral("the checker did not catch a barrier that counts stale keys (%1)")
+                                .arg(found.isEmpty() ? QStringLiteral("nothing found") : found)));
     }
 };
 

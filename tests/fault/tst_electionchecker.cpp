@@ -1,7 +1,6 @@
 #include "../common/awaitfuture.h"
 #include "checkerrun.h"
-#include "fencingoracle.h"
-#include "participantprocess.h"
+#include "fencedrun.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
@@ -17,8 +16,6 @@ namespace {
 constexpr int candidateCount = 4;
 const QByteArray electionPath = QByteArrayLiteral("/checker/election");
 const QByteArray electionPrefix = electionPath + '/';
-const QByteArray fencedKey = QByteArrayLiteral("/checker/fenced");
-const QByteArray endMarker = QByteArrayLiteral("/checker/end");
 } // namespace
 
 // "Never two believed leaders": four candidate processes campaign on one election, each a
@@ -43,52 +40,12 @@ class tst_ElectionChecker : public QObject
 {
     Q_OBJECT
 
-    // etcd, its history of everything the checker touches (in etcd's order), and the
-    // candidates, each behind a fault proxy of its own.
-    struct Run
+    // Candidate i is sabotaged when i < sabotaged.
+    static void start(FencedRun &run, const QString &sabotage = {}, int sabotaged = 0)
     {
-        EtcdCluster cluster;
-        std::unique_ptr<Client> observer;
-        EtcdHistory history;
-        std::vector<ParticipantProcess> candidates = std::vector<ParticipantProcess>(candidateCount);
-
-        // Candidate i is sabotaged when i < sabotaged.
-        void start(const QString &sabotage = {}, int sabotaged = 0)
-        {
-            QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
-            observer = std::make_unique<Client>(ClientOptions::fromEndpoints(cluster.clientUrls()));
-            const auto watching = history.start(observer.get(), "/checker/");
-            QVERIFY(awaitFuture(watching));
-            QCOMPARE(watching.result(), Status());
-            for (int i = 0; i < candidateCount; ++i) {
-                QStringList arguments{"--election", QString::fromUtf8(electionPath), "--fenced",
-                                      QString::fromUtf8(fencedKey)};
-                if (i < sabotaged)
-                    arguments << "--sabotage" << sabotage;
-                QVERIFY(candidates[i].start(QStringLiteral(QETCD_ELECTION_PARTICIPANT), QStringLiteral("c%1").arg(i),
-                                            cluster.clientPort(0), arguments));
-            }
-        }
-
-        QList<BelievedHold> terms() const
-        {
-            QList<BelievedHold> terms;
-            for (const ParticipantProcess &candidate : candidates)
-                terms += candidate.believedHolds();
-            return terms;
-        }
-
-        // What the checker finds wrong in the run so far: believed terms that overlap, or a write
-        // etcd committed outside its writer's term. Empty when nothing is.
-        QString violation() const
-        {
-            int peak = 0;
-            const QString overlap = overCapacity(terms(), 1, &peak);
-            if (!overlap.isEmpty())
-                return overlap;
-            return FencingOracle(electionPrefix, fencedKey).takeAll(history.events);
-        }
-    };
+        run.start(QStringLiteral(QETCD_ELECTION_PARTICIPANT), QStringLiteral("c"),
+                  [] { return QStringList{"--election", QString::fromUtf8(electionPath)}; }, sabotage, sabotaged);
+    }
 
     static FaultDriver::Plan faults() { return {1000ms, 300, 5000, 50}; }
 
@@ -96,11 +53,11 @@ private Q_SLOTS:
     void neverTwoBelievedLeaders()
     {
         CheckerRun checker(60);
-        Run run;
-        run.start();
+        FencedRun run(candidateCount, electionPrefix, 1);
+        start(run);
         if (QTest::currentTestFailed())
             return;
-        std::vector<ParticipantProcess> &candidates = run.candidates;
+        std::vector<ParticipantProcess> &candidates = run.participants;
 
         FaultDriver driver(candidates, checker.random, faults());
         driver.runFor(checker.seconds);
@@ -117,7 +74,7 @@ private Q_SLOTS:
         const QString stopped = stopParticipants(candidates);
         QVERIFY2(stopped.isEmpty(), qPrintable(stopped));
 
-        QList<BelievedHold> terms = run.terms();
+        QList<BelievedHold> terms = run.believedHolds();
         int losses = 0;
         int neverLed = 0;
         int accepted = 0;
@@ -135,11 +92,10 @@ private Q_SLOTS:
         QVERIFY2(overlap.isEmpty(), qPrintable(overlap + QStringLiteral(" (seed %1)").arg(checker.seed)));
 
         // The fencing oracle: replay etcd's history up to a marker written after everyone stopped.
-        const auto marked = run.observer->put(endMarker, "end");
-        QVERIFY(awaitFuture(marked));
-        QCOMPARE(marked.result().status, Status());
-        QTRY_VERIFY_WITH_TIMEOUT(!run.history.events.isEmpty() && run.history.events.last().kv.key == endMarker, scaledMs(20000));
-        FencingOracle oracle(electionPrefix, fencedKey);
+        run.awaitWholeHistory();
+        if (QTest::currentTestFailed())
+            return;
+        FencingOracle oracle = run.oracle();
         const QString fenceBroken = oracle.takeAll(run.history.events);
         QVERIFY2(fenceBroken.isEmpty(), qPrintable(fenceBroken + QStringLiteral(" (seed %1)").arg(checker.seed)));
 
@@ -166,30 +122,30 @@ private Q_SLOTS:
     void catchesLeadersThatIgnoreTheirLoss()
     {
         CheckerRun checker(0);
-        Run run;
-        run.start(QStringLiteral("ignore-loss"), 2);
+        FencedRun run(candidateCount, electionPrefix, 1);
+        start(run, QStringLiteral("ignore-loss"), 2);
         if (QTest::currentTestFailed())
             return;
-        const QString found = runUntilCaught(run.candidates, checker.random, faults(), 120, [&run] { return run.violation(); });
+        const QString found = runUntilCaught(run.participants, checker.random, faults(), 120, [&run] { return run.violation(); });
         QVERIFY2(found.contains(QLatin1String("believed they held")),
                  qPrintable(QStringLiteral("the checker did not catch leaders that ignore their loss (%1)")
                                 .arg(found.isEmpty() ? QStringLiteral("nothing found") : found)));
-        QVERIFY2(stopParticipants(run.candidates).isEmpty(), "the candidates did not stop cleanly");
+        QVERIFY2(stopParticipants(run.participants).isEmpty(), "the candidates did not stop cleanly");
     }
 
     // Two candidates write without the fence: a write held up past their term lands late.
     void catchesWritesThatSkipTheFence()
     {
         CheckerRun checker(0);
-        Run run;
-        run.start(QStringLiteral("unfenced"), 2);
+        FencedRun run(candidateCount, electionPrefix, 1);
+        start(run, QStringLiteral("unfenced"), 2);
         if (QTest::currentTestFailed())
             return;
-        const QString found = runUntilCaught(run.candidates, checker.random, faults(), 120, [&run] { return run.violation(); });
+        const QString found = runUntilCaught(run.participants, checker.random, faults(), 120, [&run] { return run.violation(); });
         QVERIFY2(found.startsWith(QLatin1String("fence broken")),
                  qPrintable(QStringLiteral("the fencing oracle did not catch unfenced writes (%1)")
                                 .arg(found.isEmpty() ? QStringLiteral("nothing found") : found)));
-        QVERIFY2(stopParticipants(run.candidates).isEmpty(), "the candidates did not stop cleanly");
+        QVERIFY2(stopParticipants(run.participants).isEmpty(), "the candidates did not stop cleanly");
     }
 };
 

@@ -1,7 +1,6 @@
 #include "../common/awaitfuture.h"
 #include "checkerrun.h"
-#include "fencingoracle.h"
-#include "participantprocess.h"
+#include "fencedrun.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
@@ -16,8 +15,6 @@ using namespace std::chrono_literals;
 namespace {
 const QByteArray lockPath = QByteArrayLiteral("/checker/lock");
 const QByteArray lockPrefix = lockPath + '/';
-const QByteArray fencedKey = QByteArrayLiteral("/checker/fenced");
-const QByteArray endMarker = QByteArrayLiteral("/checker/end");
 constexpr int participantCount = 5;
 } // namespace
 
@@ -39,52 +36,13 @@ class tst_MutexChecker : public QObject
 {
     Q_OBJECT
 
-    // etcd, its history of everything the checker touches (in etcd's order) and five
-    // participants, each behind a fault proxy of its own.
-    struct Run
+    // Participant i is sabotaged when i < sabotaged.
+    static void start(FencedRun &run, CheckerRun &checker, const QString &sabotage = {}, int sabotaged = 0)
     {
-        EtcdCluster cluster;
-        std::unique_ptr<Client> observer;
-        EtcdHistory history;
-        std::vector<ParticipantProcess> participants = std::vector<ParticipantProcess>(participantCount);
-
-        // Participant i is sabotaged when i < sabotaged.
-        void start(CheckerRun &checker, const QString &sabotage = {}, int sabotaged = 0)
-        {
-            QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
-            observer = std::make_unique<Client>(ClientOptions::fromEndpoints(cluster.clientUrls()));
-            const auto watching = history.start(observer.get(), "/checker/");
-            QVERIFY(awaitFuture(watching));
-            QCOMPARE(watching.result(), Status());
-            for (int i = 0; i < participantCount; ++i) {
-                QStringList arguments{"--lock", QString::fromUtf8(lockPath), "--fenced", QString::fromUtf8(fencedKey),
-                                      "--seed", QString::number(checker.random.generate())};
-                if (i < sabotaged)
-                    arguments << "--sabotage" << sabotage;
-                QVERIFY(participants[i].start(QStringLiteral(QETCD_MUTEX_PARTICIPANT), QStringLiteral("p%1").arg(i),
-                                              cluster.clientPort(0), arguments));
-            }
-        }
-
-        QList<BelievedHold> believedHolds() const
-        {
-            QList<BelievedHold> holds;
-            for (const ParticipantProcess &p : participants)
-                holds += p.believedHolds();
-            return holds;
-        }
-
-        // What the checker finds wrong in the run so far: believed holds that overlap, or a write
-        // that etcd committed outside its writer's hold. Empty when nothing is.
-        QString violation() const
-        {
-            int peak = 0;
-            const QString overlap = overCapacity(believedHolds(), 1, &peak);
-            if (!overlap.isEmpty())
-                return overlap;
-            return FencingOracle(lockPrefix, fencedKey).takeAll(history.events);
-        }
-    };
+        run.start(QStringLiteral(QETCD_MUTEX_PARTICIPANT), QStringLiteral("p"), [&checker] {
+            return QStringList{"--lock", QString::fromUtf8(lockPath), "--seed", QString::number(checker.random.generate())};
+        }, sabotage, sabotaged);
+    }
 
     // Every second one participant not already in trouble, the holder two times in three,
     // is cut off, slowed or frozen for 0.5–4 s: sometimes shorter than the 2 s TTL,
@@ -95,8 +53,8 @@ private Q_SLOTS:
     void believedHoldsNeverOverlapAndFencedWritesLandInTheirHold()
     {
         CheckerRun checker(45);
-        Run run;
-        run.start(checker);
+        FencedRun run(participantCount, lockPrefix, 1);
+        start(run, checker);
         if (QTest::currentTestFailed())
             return;
         std::vector<ParticipantProcess> &participants = run.participants;
@@ -162,11 +120,10 @@ private Q_SLOTS:
                                 .arg(lockLost)));
 
         // The fencing oracle: replay etcd's history up to a marker written after everyone stopped.
-        const auto marked = run.observer->put(endMarker, "end");
-        QVERIFY(awaitFuture(marked));
-        QCOMPARE(marked.result().status, Status());
-        QTRY_VERIFY_WITH_TIMEOUT(!run.history.events.isEmpty() && run.history.events.last().kv.key == endMarker, scaledMs(20000));
-        FencingOracle oracle(lockPrefix, fencedKey);
+        run.awaitWholeHistory();
+        if (QTest::currentTestFailed())
+            return;
+        FencingOracle oracle = run.oracle();
         const QString fenceBroken = oracle.takeAll(run.history.events);
         QVERIFY2(fenceBroken.isEmpty(), qPrintable(fenceBroken));
         const QSet<QString> &committed = oracle.committed();
@@ -209,8 +166,8 @@ private Q_SLOTS:
     void catchesHoldersThatIgnoreTheirLoss()
     {
         CheckerRun checker(0);
-        Run run;
-        run.start(checker, QStringLiteral("ignore-loss"), 2);
+        FencedRun run(participantCount, lockPrefix, 1);
+        start(run, checker, QStringLiteral("ignore-loss"), 2);
         if (QTest::currentTestFailed())
             return;
         const QString found = runUntilCaught(run.participants, checker.random, faults(), 120, [&run] { return run.violation(); });
@@ -224,8 +181,8 @@ private Q_SLOTS:
     void catchesWritesThatSkipTheFence()
     {
         CheckerRun checker(0);
-        Run run;
-        run.start(checker, QStringLiteral("unfenced"), 2);
+        FencedRun run(participantCount, lockPrefix, 1);
+        start(run, checker, QStringLiteral("unfenced"), 2);
         if (QTest::currentTestFailed())
             return;
         const QString found = runUntilCaught(run.participants, checker.random, faults(), 120, [&run] { return run.violation(); });

@@ -155,7 +155,7 @@ private Q_SLOTS:
                                           "--timeout", "30s"});
         for (const auto &member : all) {
             QCOMPARE(member->waitForExit(), 0);
-            QCOMPARE(member->names(), (QStringList{"waiting", "released"}));
+            QCOMPARE(member->names(), (QStringList{"waiting", "arrived", "released"}));
             QCOMPARE(member->event("released").value("members").toInteger(), members);
         }
         // Nobody was released before the last one had arrived.
@@ -172,7 +172,7 @@ private Q_SLOTS:
         const QStringList count{"barrier", "count", "/cr/c2", "--members", QString::number(members)};
         Qetcd lone(m_cluster.clientUrl(0), count + QStringList{"--timeout", "1s"});
         QCOMPARE(lone.waitForExit(), 1);
-        QCOMPARE(lone.names(), (QStringList{"waiting", "timedOut"}));
+        QCOMPARE(lone.names(), (QStringList{"waiting", "arrived", "timedOut"}));
         QCOMPARE(keysUnder("/cr/c2/waiting/"), 0);
 
         // One short of the count even though the lone member came before them.
@@ -185,7 +185,7 @@ private Q_SLOTS:
         QCOMPARE(last->waitForExit(), 0);
         for (const auto &member : early) {
             QCOMPARE(member->waitForExit(), 0);
-            QCOMPARE(member->names(), (QStringList{"waiting", "released"}));
+            QCOMPARE(member->names(), (QStringList{"waiting", "arrived", "released"}));
         }
         QCOMPARE(keysUnder("/cr/c2/waiting/"), 0);
     }

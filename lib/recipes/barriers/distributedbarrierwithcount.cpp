@@ -127,6 +127,7 @@ public:
             if (!enrolled)
                 return finish(arrival, enrolled.withContext(context + QStringLiteral(": setting ")
                                                             + QString::fromUtf8(arrival->key)));
+            Q_EMIT q->arrived(arrival->roundRevision);
             check(arrival);
         });
     }

@@ -53,6 +53,12 @@ public:
     /// How many members wait right now (keys under `<path>/waiting/`); -1 when the read failed.
     QFuture<qint64> waiterCount() const;
 
+Q_SIGNALS:
+    /// A wait's key is written: from now on this member counts in the round that opened at
+    /// etcd revision \a round (the create revision of `<path>/ready`), which it trips or waits
+    /// out. From the client's dispatcher thread, once per wait.
+    void arrived(qint64 round);
+
 protected:
     void doClose() override;
 

@@ -51,18 +51,21 @@ struct CommandLine
     const QCommandLineOption seed{"seed", "random seed", "n", "1"};
     // The checkers' self-checks only: a participant broken on purpose, which its checker must
     // catch. ignore-loss: it goes on acting as the holder whatever the recipe says; unfenced: its
-    // writes skip the fence (a plain transaction instead of guardedTxn()).
+    // writes skip the fence (a plain transaction instead of guardedTxn()). A participant with
+    // other ways to break says which (sabotageModes).
     const QCommandLineOption sabotage{"sabotage", "break this participant on purpose (checker self-checks)", "mode"};
 
-    void process(const QCoreApplication &app, const QList<QCommandLineOption> &own)
+    void process(const QCoreApplication &app, const QList<QCommandLineOption> &own,
+                 const QStringList &sabotageModes = {QStringLiteral("ignore-loss"), QStringLiteral("unfenced")})
     {
         tellWhereItCrashed();
         parser.addOptions({endpoint, name, seed, sabotage});
         parser.addOptions(own);
         parser.process(app);
         const QString mode = parser.value(sabotage);
-        if (!mode.isEmpty() && mode != QLatin1String("ignore-loss") && mode != QLatin1String("unfenced")) {
-            std::fprintf(stderr, "--sabotage: unknown mode \"%s\" (ignore-loss, unfenced)\n", qPrintable(mode));
+        if (!mode.isEmpty() && !sabotageModes.contains(mode)) {
+            std::fprintf(stderr, "--sabotage: unknown mode \"%s\" (%s)\n", qPrintable(mode),
+                         qPrintable(sabotageModes.join(QLatin1String(", "))));
             std::exit(128);
         }
     }
