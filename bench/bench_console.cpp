@@ -13,7 +13,10 @@
 //   20 times a second for --rewrite-seconds (default 20; issue 44 M1): every frame timed, the
 //   GUI thread's busy time, the resident memory (peak and at the end), the Ranges etcd served
 //   meanwhile, and how long the page took, once the writes stopped, to show the last value.
-// --cases picks some of keys, leases, timeline, rewrite (default all four).
+// - Coordination page's first read of a prefix of --coordination-values values of 1.4 MB
+//   (default 100; issue 44 M2), and of one of --coordination-keys small values (default 5,000):
+//   the bytes etcd sent, the Ranges it served, the time to the first objects.
+// --cases picks some of keys, leases, timeline, rewrite, coordination (default all five).
 // Each frame is timed twice: frame_ms on the wall clock, what a user would see on this machine
 // as loaded as it is; frame_cpu_ms the GUI thread's own work in it, which a busy machine does
 // not stretch.
@@ -465,6 +468,62 @@ private:
     qint64 m_appended = 0;
 };
 
+// Issue 44 M2: the Coordination page's first read of a prefix holding `count` values of 1.4 MB
+// (the model keeps none of them, but etcd must still send what it is asked for), and of one
+// holding `smallKeys` small values (so paging for the large ones costs the common case little):
+// the bytes etcd marshalled for its clients (etcd_network_client_grpc_sent_bytes_total; a
+// Range answer the client refuses as too large counts whole), the Ranges it served, and the
+// time to the page's first objects.
+QJsonObject coordinationReadFigures(QQmlEngine &engine, EtcdCluster &cluster, Client &client, int count, int smallKeys)
+{
+    constexpr int valueBytes = 1400 * 1000;
+    const QByteArray large = "/bench/coordination/large/";
+    const QByteArray small = "/bench/coordination/small/";
+    const QByteArray value(valueBytes, 'v');
+    for (int i = 0; i < count; ++i)
+        await(client.put(large + QByteArray::number(i).rightJustified(5, '0'), value), QStringLiteral("large value"));
+    LeaseGrantResult lease;
+    lease = await(client.leaseGrant(600), QStringLiteral("lease"));
+    PutOptions onLease;
+    onLease.lease = lease.id;
+    const QByteArray identity = R"({"clientId":"bench","host":"bench","pid":1,"requestedAt":0})";
+    for (int i = 0; i < smallKeys; i += 100) {
+        QList<QFuture<PutResult>> puts;
+        for (int j = i; j < std::min(smallKeys, i + 100); ++j)
+            puts.append(client.put(small + "config/" + QByteArray::number(j), "mode=standby"));
+        for (const QFuture<PutResult> &put : puts)
+            await(put, QStringLiteral("small key"));
+    }
+
+    const QString sent = QStringLiteral("etcd_network_client_grpc_sent_bytes_total");
+    const QString ranges = QStringLiteral("grpc_server_started_total{grpc_method=\"Range\"");
+    const auto firstRead = [&](const QByteArray &prefix, int objects) {
+        const double sentBefore = cluster.metric(0, sent);
+        const double rangesBefore = cluster.metric(0, ranges);
+        PageWindow window(engine, QStringLiteral("CoordinationPage"), QStringLiteral("cards"), QStringLiteral("client: etcd"),
+                          QStringLiteral("page.model.prefix = \"%1\"").arg(QString::fromUtf8(prefix)));
+        const auto start = Clock::now();
+        window.setClient(&client);
+        if (!waitUntil([&] { return window.list()->property("count").toInt() == objects; }, milliseconds(600000)))
+            fail(QStringLiteral("the Coordination page did not show %1 objects under %2 within 10 minutes")
+                     .arg(objects).arg(QString::fromUtf8(prefix)));
+        const double readMs = duration<double, std::milli>(Clock::now() - start).count();
+        return QJsonObject{{"objects", objects},
+                           {"etcd_sent_mb", (cluster.metric(0, sent) - sentBefore) / 1e6},
+                           {"ranges_served", cluster.metric(0, ranges) - rangesBefore},
+                           {"first_objects_ms", readMs}};
+    };
+    QJsonObject figures{{"large_values", count}, {"value_bytes", valueBytes}, {"values_mb", double(count) * valueBytes / 1e6},
+                        {"small_keys", smallKeys}};
+    // Plain keys, recognised as nothing; one lock entry more under each prefix makes the page
+    // show one object once the read is done.
+    for (const QByteArray &prefix : {large, small})
+        await(client.put(prefix + "lock/" + QByteArray::number(lease.id, 16), identity, onLease), QStringLiteral("lock"));
+    figures["large"] = firstRead(large, 1);
+    figures["small"] = firstRead(small, 1);
+    return figures;
+}
+
 QJsonObject timelinePageFigures(QQmlEngine &engine, seconds length, int capacity)
 {
     constexpr int participants = 20;
@@ -542,16 +601,22 @@ int main(int argc, char *argv[])
           QString::number(QEtcd::EventLogModel::DefaultCapacity)},
          {QStringLiteral("rewrite-seconds"), QStringLiteral("How long the selected key is rewritten"),
           QStringLiteral("S"), QStringLiteral("20")},
-         {QStringLiteral("cases"), QStringLiteral("Which pages: keys, leases, timeline, rewrite, comma-separated"),
-          QStringLiteral("LIST"), QStringLiteral("keys,leases,timeline,rewrite")}});
+         {QStringLiteral("coordination-values"), QStringLiteral("Values of 1.4 MB under the Coordination page's prefix"),
+          QStringLiteral("N"), QStringLiteral("100")},
+         {QStringLiteral("coordination-keys"), QStringLiteral("Small values under the Coordination page's other prefix"),
+          QStringLiteral("N"), QStringLiteral("5000")},
+         {QStringLiteral("cases"),
+          QStringLiteral("Which pages: keys, leases, timeline, rewrite, coordination, comma-separated"),
+          QStringLiteral("LIST"), QStringLiteral("keys,leases,timeline,rewrite,coordination")}});
     return run([&] {
-        const QStringList cases = choiceList(parser, QStringLiteral("cases"), {"keys", "leases", "timeline", "rewrite"});
+        const QStringList cases =
+            choiceList(parser, QStringLiteral("cases"), {"keys", "leases", "timeline", "rewrite", "coordination"});
         QQmlEngine engine;
         engine.addImportPath(QStringLiteral(QETCD_QML_IMPORT_PATH));
         engine.addImportPath(QStringLiteral("qrc:/"));
         QJsonObject result{{"benchmark", "console"}, {"scene_graph", "software, offscreen"}};
         if (cases.contains(QLatin1String("keys")) || cases.contains(QLatin1String("leases"))
-            || cases.contains(QLatin1String("rewrite"))) {
+            || cases.contains(QLatin1String("rewrite")) || cases.contains(QLatin1String("coordination"))) {
             EtcdCluster cluster;
             startCluster(cluster);
             Client client(ClientOptions::fromEndpoints(cluster.clientUrls()));
@@ -566,6 +631,11 @@ int main(int argc, char *argv[])
             if (cases.contains(QLatin1String("rewrite"))) {
                 result["rewrite_selected_key"] =
                     rewritePageFigures(engine, cluster, client, seconds(positiveOption(parser, QStringLiteral("rewrite-seconds"))));
+            }
+            if (cases.contains(QLatin1String("coordination"))) {
+                result["coordination_first_read"] =
+                    coordinationReadFigures(engine, cluster, client, positiveOption(parser, QStringLiteral("coordination-values")),
+                                            positiveOption(parser, QStringLiteral("coordination-keys")));
             }
         }
         if (cases.contains(QLatin1String("timeline"))) {

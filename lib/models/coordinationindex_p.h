@@ -22,7 +22,9 @@ public:
 
     // appearedMs: when the key was seen to appear (ms since the epoch), the wait time of an
     // entry whose tool wrote none; -1 when unknown. A changed key keeps its first time.
-    QETCD_INTERNAL_EXPORT void put(const KeyValue &kv, qint64 appearedMs = -1);
+    // unreadValueBytes: the size of a value too large to read (kv.value is then empty), 0 when
+    // read: an unread value is not an empty one.
+    QETCD_INTERNAL_EXPORT void put(const KeyValue &kv, qint64 appearedMs = -1, qsizetype unreadValueBytes = 0);
     QETCD_INTERNAL_EXPORT void remove(const QByteArray &key);
     QETCD_INTERNAL_EXPORT void clear();
     // Recognises again the objects whose keys changed since the last call and says which

@@ -5,6 +5,7 @@
 #include "keymirror_p.h"
 
 #include <QtCore/QDateTime>
+#include <QtCore/QHash>
 #include <QtCore/QTimer>
 
 namespace QEtcd {
@@ -21,7 +22,9 @@ public:
     QTimer coalesce;
     CoordinationIndex index;  // monitor's thread
 
-    void apply(const QList<MirrorChange> &changes, MirrorOrigin origin, qint64 nowMs)
+    // unread: the sizes of the values in changes that were too large to read, by key.
+    void apply(const QList<MirrorChange> &changes, const QHash<QByteArray, qsizetype> &unread, MirrorOrigin origin,
+               qint64 nowMs)
     {
         // What was there before the monitor started has no known arrival time.
         const qint64 appeared = origin == MirrorOrigin::Snapshot ? -1 : nowMs;
@@ -29,7 +32,7 @@ public:
             if (change.kind == MirrorChange::Kind::Removed)
                 index.remove(change.key);
             else
-                index.put(*change.kv, appeared);
+                index.put(*change.kv, appeared, unread.value(change.key));
         }
     }
 };
@@ -85,8 +88,17 @@ QFuture<Status> CoordinationMonitor::start()
     KeyMirror::Handlers handlers;
     // Dispatcher thread: the changes cross to this thread and are recognised there.
     handlers.changed = [this](const QList<MirrorChange> &changes, MirrorOrigin origin) {
-        QMetaObject::invokeMethod(this, [this, changes, origin, now = QDateTime::currentMSecsSinceEpoch()] {
-            d->apply(changes, origin, now);
+        // Asked here, as the changes are told: the recogniser must know an empty value from one
+        // too large to read (a proposal, not a lock), as of these changes.
+        QHash<QByteArray, qsizetype> unread;
+        for (const MirrorChange &change : changes) {
+            if (change.kv && change.kv->value.isEmpty() && change.kind != MirrorChange::Kind::Removed) {
+                if (const qsizetype bytes = d->mirror->unreadValueBytes(change.key))
+                    unread.insert(change.key, bytes);
+            }
+        }
+        QMetaObject::invokeMethod(this, [this, changes, unread, origin, now = QDateTime::currentMSecsSinceEpoch()] {
+            d->apply(changes, unread, origin, now);
             if (!d->coalesce.isActive())
                 d->coalesce.start();
         }, Qt::QueuedConnection);

@@ -128,6 +128,7 @@ struct Match
 {
     const KeyValue *kv;
     QStringList captures;
+    bool valueUnread = false;  // too large to read: kv->value is empty, the value is not
 };
 
 CoordinationEntry entryOf(const KeyValue &kv)
@@ -305,13 +306,16 @@ void buildReadWriteLock(CoordinationObject &lock, const QList<Match> &matches)
 }
 
 // etcd's lock and election share one layout, <path>/<lease id in hex>; qetcd's identity says
-// which it is, an empty value is a lock (etcdctl lock, Go), anything else a proposal.
+// which it is, an empty value is a lock (etcdctl lock, Go), anything else a proposal, also one
+// too large to read (a lock's value is empty or a small identity).
 void buildNativeQueue(CoordinationObject &queue, const QList<Match> &matches)
 {
     QList<CoordinationEntry> entries;
     int locks = 0;
     for (const Match &match : matches) {
         entries.append(entryOf(*match.kv));
+        if (match.valueUnread)
+            continue;
         const QJsonObject identity = QJsonDocument::fromJson(match.kv->value).object();
         if (match.kv->value.isEmpty()
             || (identity.contains(QLatin1String("clientId"))
@@ -560,6 +564,7 @@ struct CoordinationIndex::Private
         KeyValue kv;
         QStringList captures;
         qint64 appearedMs;
+        bool valueUnread;
     };
     using Unit = std::pair<Layout, QByteArray>;  // where keys are placed: one object each
     // Objects in the order they are listed: by path, then kind; two layouts can make an
@@ -591,7 +596,7 @@ struct CoordinationIndex::Private
         QList<Match> matches;
         matches.reserve(qsizetype(held->second.size()));
         for (const auto &[key, entry] : held->second)
-            matches.append({&entry.kv, entry.captures});
+            matches.append({&entry.kv, entry.captures, entry.valueUnread});
         CoordinationObject object = build(unit.first, unit.second, matches);
         for (auto *entries : {&object.holders, &object.waiters, &object.members, &object.leaving}) {
             for (CoordinationEntry &entry : *entries) {
@@ -614,14 +619,15 @@ CoordinationIndex::CoordinationIndex() : d(std::make_unique<Private>()) {}
 
 CoordinationIndex::~CoordinationIndex() = default;
 
-void CoordinationIndex::put(const KeyValue &kv, qint64 appearedMs)
+void CoordinationIndex::put(const KeyValue &kv, qint64 appearedMs, qsizetype unreadValueBytes)
 {
     const qint64 appeared = d->take(kv.key).value_or(appearedMs);
     std::optional<Placement> placement = place(kv);
     if (!placement)
         return;
     Private::Unit unit{placement->layout, placement->path};
-    d->units[unit].insert_or_assign(kv.key, Private::Held{kv, std::move(placement->captures), appeared});
+    d->units[unit].insert_or_assign(kv.key, Private::Held{kv, std::move(placement->captures), appeared,
+                                                           unreadValueBytes > 0});
     d->unitOfKey.insert(kv.key, unit);
     d->dirty.insert(std::move(unit));
 }

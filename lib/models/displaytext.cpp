@@ -48,7 +48,7 @@ int sequenceLength(const uchar *bytes, qsizetype available, char32_t *codePoint)
 }
 
 // "\u202E", "\xFF": prefix and value in upper-case hex, width digits.
-QString escaped(QLatin1String prefix, uint value, int width)
+QString escapeSequence(QLatin1String prefix, uint value, int width)
 {
     return prefix + QString::number(value, 16).rightJustified(width, QLatin1Char('0')).toUpper();
 }
@@ -66,11 +66,11 @@ bool isDeceptive(char32_t codePoint)
         return false;
     }
 }
-} // namespace
 
-DisplayText::DisplayText(QObject *parent) : QObject(parent) {}
-
-QString DisplayText::escape(const QString &text)
+// Lines: a value shown as a block keeps its line breaks and tabs (and the \r of a CRLF), and a
+// backslash stays single, so JSON's and paths' own escapes read as written; what could still
+// reorder or hide text is escaped as in a key.
+QString escapeText(const QString &text, bool lines)
 {
     QString shown;
     shown.reserve(text.size());
@@ -79,13 +79,16 @@ QString DisplayText::escape(const QString &text)
         if (unit.isHighSurrogate() && i + 1 < text.size() && text.at(i + 1).isLowSurrogate()) {
             const char32_t codePoint = QChar::surrogateToUcs4(unit, text.at(i + 1));
             if (isDeceptive(codePoint))
-                shown += escaped(QLatin1String("\\U"), codePoint, 8);
+                shown += escapeSequence(QLatin1String("\\U"), codePoint, 8);
             else
                 shown.append(unit).append(text.at(i + 1));
             ++i;
         } else if (unit.isSurrogate()) {
-            shown += isEscapedByte(text, i) ? escaped(QLatin1String("\\x"), unit.unicode() - EscapedByteBase, 2)
-                                            : escaped(QLatin1String("\\u"), unit.unicode(), 4);
+            shown += isEscapedByte(text, i) ? escapeSequence(QLatin1String("\\x"), unit.unicode() - EscapedByteBase, 2)
+                                            : escapeSequence(QLatin1String("\\u"), unit.unicode(), 4);
+        } else if (lines && (unit == QLatin1Char('\n') || unit == QLatin1Char('\t') || unit == QLatin1Char('\\')
+                             || (unit == QLatin1Char('\r') && i + 1 < text.size() && text.at(i + 1) == QLatin1Char('\n')))) {
+            shown.append(unit);
         } else if (unit == QLatin1Char('\\')) {
             shown += QLatin1String("\\\\");
         } else if (unit == QLatin1Char('\n')) {
@@ -95,12 +98,25 @@ QString DisplayText::escape(const QString &text)
         } else if (unit == QLatin1Char('\r')) {
             shown += QLatin1String("\\r");
         } else if (isDeceptive(unit.unicode())) {
-            shown += escaped(QLatin1String("\\u"), unit.unicode(), 4);
+            shown += escapeSequence(QLatin1String("\\u"), unit.unicode(), 4);
         } else {
             shown.append(unit);
         }
     }
     return shown;
+}
+} // namespace
+
+DisplayText::DisplayText(QObject *parent) : QObject(parent) {}
+
+QString DisplayText::escape(const QString &text)
+{
+    return escapeText(text, false);
+}
+
+QString DisplayText::escapeValue(const QString &text)
+{
+    return escapeText(text, true);
 }
 
 QString DisplayText::fromBytes(const QByteArray &bytes)

@@ -28,6 +28,10 @@ public:
     /// an escape (`\n`, `\t`, `\r`, `\u202E`), each byte that was not UTF-8 as `\xFF` (see
     /// fromBytes()) and a backslash as `\\`, so the result says unambiguously what was stored.
     Q_INVOKABLE static QString escape(const QString &text);
+    /// escape() for a value shown as a block of text: line breaks, tabs and backslashes stay as
+    /// they are (a JSON document keeps its lines and its own escapes), everything else that
+    /// escape() escapes is escaped the same way.
+    static QString escapeValue(const QString &text);
     /// \a bytes as text: UTF-8 where they are, and each byte that is not as the lone surrogate
     /// U+DC80 to U+DCFF, which no UTF-8 decodes to, so toBytes() gives back exactly \a bytes.
     static QString fromBytes(const QByteArray &bytes);

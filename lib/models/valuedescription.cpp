@@ -1,5 +1,7 @@
 #include "valuedescription_p.h"
 
+#include "displaytext.h"
+
 #include <QEtcd/coordinationrecogniser.h>
 #include <QEtcd/serviceinstance.h>
 
@@ -140,7 +142,11 @@ QVariantMap describeValue(const KeyValue &kv)
         {QStringLiteral("size"), kv.value.size()},
         {QStringLiteral("isText"), textual},
         {QStringLiteral("text"), text},
-        {QStringLiteral("json"), json},
+        // What anyone may write must not reorder or hide what the operator reads: a
+        // right-to-left override in a value, or in a JSON string (toJson() writes it out raw),
+        // shows as \u202E. `text` stays as stored: the editor starts from it.
+        {QStringLiteral("shownText"), DisplayText::escapeValue(text)},
+        {QStringLiteral("json"), DisplayText::escapeValue(json)},
         {QStringLiteral("hex"), hexDump(kv.value)},
         {QStringLiteral("truncated"), truncated},
         {QStringLiteral("recipe"), recipeOf(kv, textual)},

@@ -12,7 +12,10 @@ namespace QEtcd::Internal {
 //   size       bytes of the value
 //   isText     valid UTF-8 without control characters other than tab and line ends
 //   text       the value as text (invalid sequences replaced), at most a display limit
-//   json       pretty-printed when the value is a JSON object or array, else empty
+//   shownText  text with controls other than line breaks and tabs escaped, as the pane shows
+//              it (DisplayText::escapeValue)
+//   json       pretty-printed when the value is a JSON object or array, else empty; escaped
+//              as shownText
 //   hex        offset / hex / ASCII dump, at most a display limit
 //   truncated  the text, JSON or hex shown stops short of the whole value
 //   recipe     {title, fields: [{label, value}]} when a recipe's own encoding was recognised

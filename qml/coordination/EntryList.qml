@@ -37,73 +37,84 @@ ColumnLayout {
         color: Theme.mutedText
         font.pixelSize: Theme.bodyFont
     }
-    Repeater {
-        model: entries.model
-        delegate: RowLayout {
-            id: entry
-            required property int index
-            required property var modelData
-            readonly property var deadline: entries.deadlines && modelData.lease ? entries.deadlines[modelData.lease] : undefined
-            readonly property real remaining: deadline ? Math.max(0, (deadline.expiresAt - entries.now) / 1000) : 0
-            spacing: Theme.spacing
-            Layout.fillWidth: true
-            Label {
-                visible: entries.numbered
-                textFormat: Text.PlainText
-                text: (index + 1) + "."
-                color: Theme.mutedText
-                Layout.preferredWidth: 18
-            }
-            EtcdLabel {
-                value: modelData.valueTooLarge ? qsTr("%1 (value too large to read: %2)").arg(modelData.key).arg(Format.bytes(modelData.valueTooLarge))
-                    : entries.showValue && modelData.value && !modelData.clientId ? modelData.value
-                    : modelData.clientId || modelData.name || modelData.key
-                color: Theme.text
-                font.bold: !entries.numbered
-                Layout.fillWidth: true
-                EtcdToolTip {
-                    visible: hover.hovered
-                    delay: 0
-                    text: qsTr("key %1\nlease %2\nvalue %3").arg(DisplayText.escape(modelData.key)).arg(modelData.lease || "none")
-                              .arg(modelData.valueTooLarge ? qsTr("too large to read (%1)").arg(Format.bytes(modelData.valueTooLarge))
-                                                           : modelData.value ? DisplayText.escape(modelData.value) : "(empty)")
+    // A new list comes with every change of the object (and of the clock): its rows live in a
+    // positioner, not in this layout. Qt 6.4's layouts keep a row the Repeater removed until
+    // their next polish and may measure it after it is freed (the Keys page's crash, issue 32
+    // §2, fixed the same way in ValueView); a Column forgets a row the moment it leaves.
+    Column {
+        spacing: 2
+        Layout.fillWidth: true
+        Repeater {
+            model: entries.model
+            delegate: RowLayout {
+                id: entry
+                required property int index
+                required property var modelData
+                readonly property var deadline: entries.deadlines && modelData.lease ? entries.deadlines[modelData.lease] : undefined
+                readonly property real remaining: deadline ? Math.max(0, (deadline.expiresAt - entries.now) / 1000) : 0
+                width: parent.width
+                spacing: Theme.spacing
+                Label {
+                    visible: entries.numbered
+                    textFormat: Text.PlainText
+                    text: (index + 1) + "."
+                    color: Theme.mutedText
+                    Layout.preferredWidth: 18
                 }
-                HoverHandler { id: hover }
-            }
-            EtcdLabel {
-                visible: !!modelData.host
-                value: modelData.host + (modelData.pid ? ", pid " + modelData.pid : "")
-                color: Theme.mutedText
-                font.pixelSize: Theme.smallFont
-            }
-            Label {
-                visible: entries.showToken
-                textFormat: Text.PlainText
-                text: qsTr("token %1").arg(Format.count(modelData.createRevision))
-                color: Theme.mutedText
-                font.family: Theme.monoFamily
-                font.pixelSize: Theme.smallFont
-            }
-            CountdownRing {
-                objectName: "leaseRing"
-                visible: entry.deadline !== undefined
-                remaining: entry.remaining
-                total: entry.deadline ? entry.deadline.grantedTtl : 1
-                Layout.preferredWidth: 26
-                Layout.preferredHeight: 26
-                ToolTip.visible: ringHover.hovered
-                ToolTip.text: qsTr("Lease %1: %2 s of %3 s left until etcd deletes the key, unless it is renewed")
-                                  .arg(modelData.lease).arg(entry.remaining.toFixed(1)).arg(entry.deadline ? entry.deadline.grantedTtl : 0)
-                HoverHandler { id: ringHover }
-            }
-            Label {
-                visible: modelData.sinceMs > 0
-                textFormat: Text.PlainText
-                text: Format.duration(entries.now - modelData.sinceMs)
-                color: Theme.mutedText
-                font.pixelSize: Theme.smallFont
-                horizontalAlignment: Text.AlignRight
-                Layout.preferredWidth: 56
+                EtcdLabel {
+                    // An election's candidate is known by its proposal: say that it was too large to read.
+                    value: modelData.valueTooLarge ? (entries.showValue ? qsTr("%1 (proposal too large to read: %2)")
+                                                                        : qsTr("%1 (value too large to read: %2)"))
+                                                         .arg(modelData.key).arg(Format.bytes(modelData.valueTooLarge))
+                        : entries.showValue && modelData.value && !modelData.clientId ? modelData.value
+                        : modelData.clientId || modelData.name || modelData.key
+                    color: Theme.text
+                    font.bold: !entries.numbered
+                    Layout.fillWidth: true
+                    EtcdToolTip {
+                        visible: hover.hovered
+                        delay: 0
+                        text: qsTr("key %1\nlease %2\nvalue %3").arg(DisplayText.escape(modelData.key)).arg(modelData.lease || "none")
+                                  .arg(modelData.valueTooLarge ? qsTr("too large to read (%1)").arg(Format.bytes(modelData.valueTooLarge))
+                                                               : modelData.value ? DisplayText.escape(modelData.value) : "(empty)")
+                    }
+                    HoverHandler { id: hover }
+                }
+                EtcdLabel {
+                    visible: !!modelData.host
+                    value: modelData.host + (modelData.pid ? ", pid " + modelData.pid : "")
+                    color: Theme.mutedText
+                    font.pixelSize: Theme.smallFont
+                }
+                Label {
+                    visible: entries.showToken
+                    textFormat: Text.PlainText
+                    text: qsTr("token %1").arg(Format.count(modelData.createRevision))
+                    color: Theme.mutedText
+                    font.family: Theme.monoFamily
+                    font.pixelSize: Theme.smallFont
+                }
+                CountdownRing {
+                    objectName: "leaseRing"
+                    visible: entry.deadline !== undefined
+                    remaining: entry.remaining
+                    total: entry.deadline ? entry.deadline.grantedTtl : 1
+                    Layout.preferredWidth: 26
+                    Layout.preferredHeight: 26
+                    ToolTip.visible: ringHover.hovered
+                    ToolTip.text: qsTr("Lease %1: %2 s of %3 s left until etcd deletes the key, unless it is renewed")
+                                      .arg(modelData.lease).arg(entry.remaining.toFixed(1)).arg(entry.deadline ? entry.deadline.grantedTtl : 0)
+                    HoverHandler { id: ringHover }
+                }
+                Label {
+                    visible: modelData.sinceMs > 0
+                    textFormat: Text.PlainText
+                    text: Format.duration(entries.now - modelData.sinceMs)
+                    color: Theme.mutedText
+                    font.pixelSize: Theme.smallFont
+                    horizontalAlignment: Text.AlignRight
+                    Layout.preferredWidth: 56
+                }
             }
         }
     }

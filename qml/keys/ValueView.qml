@@ -14,7 +14,8 @@ ColumnLayout {
           tip: recipe.title.length > 0 ? qsTr("As the recipe that wrote it reads it: %1").arg(recipe.title)
                                        : qsTr("No recipe's encoding recognised in this value") },
         { name: "json", title: qsTr("JSON"), available: !!views.json, tip: views.json ? qsTr("Pretty-printed JSON") : qsTr("The value is not JSON") },
-        { name: "text", title: qsTr("Text"), available: true, tip: views.isText ? qsTr("The value as UTF-8 text") : qsTr("Not valid text: bytes that are not UTF-8 are shown as \uFFFD") },
+        { name: "text", title: qsTr("Text"), available: true, tip: views.isText ? qsTr("The value as UTF-8 text; controls that would reorder or hide text are shown as escapes (\\u202E)")
+                                                                             : qsTr("Not valid text: bytes that are not UTF-8 are shown as \uFFFD") },
         { name: "hex", title: qsTr("Hex"), available: true, tip: qsTr("Every byte, with its offset") }
     ]
     // Until the operator picks one: the most telling view this value has.
@@ -75,7 +76,7 @@ ColumnLayout {
             color: Theme.text
             text: view.mode === "json" ? view.views.json || ""
                 : view.mode === "hex" ? view.views.hex || ""
-                : view.views.text || ""
+                : view.views.shownText || ""
             background: Rectangle { color: Theme.window; radius: Theme.radius; border.color: Theme.border }
         }
     }

@@ -1,5 +1,6 @@
 #include "scenarioscripts.h"
 
+#include "continuation_p.h"
 #include "sandbox.h"
 
 #include <barrierparticipant.h>
@@ -50,6 +51,21 @@ Expectation etcdSees(const QString &kind, Scenario *scenario, int keyStep, const
     Expectation expect = event(QStringLiteral("etcd"), kind, says);
     expect.key = [scenario, keyStep] { return scenario->matchedKey(keyStep); };
     return expect;
+}
+
+// What etcd holds under key, read through the scenario's own client and logged as etcd's
+// "keyRead" with the value (or why there is none) as its detail: the story's end state, checked.
+void readBack(Scenario *scenario, const QString &key)
+{
+    if (!scenario->client())
+        return;
+    Internal::thenOn(scenario->client()->get(key.toUtf8()), scenario, [scenario, key](const RangeResult &read) {
+        const QString found = !read.status ? tr("not read: %1").arg(read.status.message())
+                            : read.kvs.isEmpty() ? tr("no such key")
+                                                 : QString::fromUtf8(read.kvs.constFirst().value);
+        if (scenario->eventLog())
+            scenario->eventLog()->append(QStringLiteral("etcd"), QStringLiteral("keyRead"), found, false, key);
+    });
 }
 
 QString secondsText(qint64 ms)
@@ -136,6 +152,9 @@ QString registrationHeal(Scenario *s, std::vector<Step> *steps)
         service->setPort(8080);
         return service;
     };
+    const QString operatorValue = QStringLiteral("{\"owner\":\"operator\"}");
+    Expectation kept = etcdSees(QStringLiteral("keyRead"), s, 0, tr("etcd still has the operator's value"));
+    kept.detail = operatorValue;
     *steps = {
         {tr("A registers an instance of the service \"api\" at 10.0.0.7:8080, on a lease of 3 s."),
          [registry] { registry()->registerService(); },
@@ -151,14 +170,16 @@ QString registrationHeal(Scenario *s, std::vector<Step> *steps)
         {tr("A is cut off again, and its instance expires again."), [s] { s->linkOf(QStringLiteral("A"))->blackhole(); },
          etcdSees(QStringLiteral("keyDeleted"), s, 0, tr("etcd deletes A's instance"))},
         {tr("Meanwhile an operator puts another owner's value under the instance's key."),
-         [s] {
+         [s, operatorValue] {
              if (s->client())
-                 s->client()->put(s->matchedKey(0).toUtf8(), QByteArrayLiteral("{\"owner\":\"operator\"}"));
+                 s->client()->put(s->matchedKey(0).toUtf8(), operatorValue.toUtf8());
          },
          etcdSees(QStringLiteral("keyPut"), s, 0, tr("etcd has the operator's value"))},
         {tr("A's link heals. Its compare-and-set finds the key taken, and A gives up rather than overwrite it."),
          [s] { s->linkOf(QStringLiteral("A"))->pass(); },
          event(QStringLiteral("A"), QStringLiteral("leaseFailed"), tr("A gives its registration up"))},
+        {tr("etcd still holds the operator's value under the instance's key: A's heal did not touch it."),
+         [s] { readBack(s, s->matchedKey(0)); }, kept},
     };
     s->setConclusion([] {
         return tr("A's registration healed by compare-and-set, and gave way to another owner's key instead of overwriting it.");

@@ -160,7 +160,8 @@ QString glyphOf(const QString &kind, const QString &detail, bool spurious)
     }
     if (kind == QLatin1String("barrierLifted") && spurious)
         return QStringLiteral("barrierLiftedSpurious");
-    if (kind == QLatin1String("fault") || kind == QLatin1String("keyPut") || kind == QLatin1String("step")
+    if (kind == QLatin1String("fault") || kind == QLatin1String("keyPut") || kind == QLatin1String("keyRead")
+        || kind == QLatin1String("step")
         || kind == QLatin1String("stepFailed"))
         return {};
     return indexOf(kind) >= 0 ? kind : QStringLiteral("other");

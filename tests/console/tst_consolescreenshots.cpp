@@ -63,8 +63,14 @@ private Q_SLOTS:
         QTest::newRow("leases") << "leases" << QStringList() << QJsonObject{{"leases", 12}};
         // lock, semaphore, election, barrier, counted barrier, service, queue, counter.
         QTest::newRow("coordination") << "coordination" << QStringList() << QJsonObject{{"objects", 8}};
-        QTest::newRow("timeline") << "timeline" << QStringList() << QJsonObject{};
-        QTest::newRow("participants") << "participants" << QStringList() << QJsonObject{};
+        // The demo's participants are another process's: the console's own timeline and
+        // participants are empty, and the pages say so rather than draw lanes, markers or
+        // losses of nothing. (A timeline with a story, its lanes, markers and loss bracket, is
+        // tst_consolescenarios's; the Participants page with three is qml_tst_participantspage's.)
+        QTest::newRow("timeline") << "timeline" << QStringList()
+                                  << QJsonObject{{"lanes", 0}, {"events", 0}, {"markers", 0}, {"bands", 0}, {"losses", 0}};
+        QTest::newRow("participants") << "participants" << QStringList()
+                                      << QJsonObject{{"participants", 0}, {"holding", 0}, {"waiting", 0}, {"lost", 0}};
     }
 
     void page()

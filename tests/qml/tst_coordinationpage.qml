@@ -12,6 +12,7 @@ Item {
 
     EtcdClient { id: direct; endpoints: [qetcdTest.endpoint] }
     Mutex { id: mutex; client: direct; path: "/qml/coordinationpage/locks/deploy"; ttl: 7 }
+    Mutex { id: second; client: direct; path: "/qml/coordinationpage/locks/deploy"; ttl: 7 }
     Barrier { id: gate; client: direct; path: "/qml/coordinationpage/gates/start"; ttl: 9 }
 
     Component {
@@ -24,6 +25,7 @@ Item {
         when: windowShown
 
         function cleanup() {
+            second.close()
             mutex.close()
             gate.close()
         }
@@ -61,6 +63,32 @@ Item {
 
             mutex.unlock()
             tryVerify(function() { return rings(page).length === 0 }, qetcdTest.timeout(10000))
+        }
+
+        // A card's holders and waiters are a new list with every change, while the page is
+        // resized: their rows must never be measured after they are gone (the Keys page's crash
+        // shape, issue 32 §2, here in EntryList).
+        function test_entriesComeAndGoWhileThePageResizes() {
+            const page = openPage()
+            const cards = findChild(page, "cards")
+            const widthBefore = root.width
+            const card = function() { return cards.count === 1 ? cards.itemAt(0) : null }
+            for (let i = 0; i < 20; ++i) {
+                mutex.lock()
+                tryCompare(mutex, "held", true, qetcdTest.timeout(10000))
+                second.lock()
+                tryVerify(function() { return card() && card().waiters.length === 1 }, qetcdTest.timeout(10000))
+                root.width = widthBefore - 40 + (i % 5) * 20
+                waitForRendering(page)
+                mutex.unlock()
+                tryCompare(second, "held", true, qetcdTest.timeout(10000))
+                tryVerify(function() { return card() && card().waiters.length === 0 }, qetcdTest.timeout(10000))
+                root.width = widthBefore + 40 - (i % 5) * 20
+                waitForRendering(page)
+                second.unlock()
+                tryVerify(function() { return cards.count === 0 }, qetcdTest.timeout(10000))
+            }
+            root.width = widthBefore
         }
 
         function test_pauseHoldsTheCardsStill() {

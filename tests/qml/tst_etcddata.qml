@@ -126,6 +126,24 @@ Item {
             shownLiterally(page, prefix + "rtl\\u202Egnp.exe")
         }
 
+        // In a value too, as text and as JSON; the lines stay lines, and the editor starts from
+        // the value as stored.
+        function test_bidirectionalControlsInValuesAreShown() {
+            const prefix = "/qml/etcddata/bidivalue/"
+            const text = "invoice\u202Efdp.exe\nline two"
+            const json = "{\"file\":\"invoice\u202Efdp.exe\"}"
+            etcdctl(["put", prefix + "text", text])
+            etcdctl(["put", prefix + "json", json])
+            const page = openKeys(prefix)
+            page.select(prefix + "text")
+            tryVerify(function() { return page.model.selected.value === text }, qetcdTest.timeout(10000))
+            tryCompare(findChild(page, "valueText"), "text", "invoice\\u202Efdp.exe\nline two", qetcdTest.timeout(10000))
+            compare(page.model.selected.views.text, text)
+            page.select(prefix + "json")
+            tryVerify(function() { return page.model.selected.value === json }, qetcdTest.timeout(10000))
+            tryCompare(findChild(page, "valueText"), "text", "{\n    \"file\": \"invoice\\u202Efdp.exe\"\n}", qetcdTest.timeout(10000))
+        }
+
         function test_markupInKeysIsShownLiterally() {
             const prefix = "/qml/etcddata/keys/"
             etcdctl(["put", prefix + markup, markup])

@@ -78,6 +78,30 @@ private Q_SLOTS:
         QFETCH(QString, shown);
         QCOMPARE(DisplayText::escape(text), shown);
     }
+
+    // A value keeps its lines, tabs and backslashes; what reorders or hides text is escaped as
+    // in a key.
+    void escapeValueKeepsLinesAndShowsTheRest_data()
+    {
+        QTest::addColumn<QString>("text");
+        QTest::addColumn<QString>("shown");
+        QTest::newRow("plain") << QStringLiteral("mode=standby") << QStringLiteral("mode=standby");
+        QTest::newRow("lines and tabs") << QStringLiteral("a\n\tb\r\nc") << QStringLiteral("a\n\tb\r\nc");
+        QTest::newRow("lone carriage return") << QStringLiteral("done\rfake") << QStringLiteral("done\\rfake");
+        QTest::newRow("JSON escapes stay single") << QStringLiteral("{\"path\": \"C:\\\\x\"}")
+                                                 << QStringLiteral("{\"path\": \"C:\\\\x\"}");
+        QTest::newRow("right-to-left override") << QStringLiteral("invoice\u202Efdp.exe") << QStringLiteral("invoice\\u202Efdp.exe");
+        QTest::newRow("isolates and marks") << QStringLiteral("a\u2066b\u2069c\u200Fd") << QStringLiteral("a\\u2066b\\u2069c\\u200Fd");
+        QTest::newRow("escape sequence") << QStringLiteral("\x1b[2Jgone") << QStringLiteral("\\u001B[2Jgone");
+        QTest::newRow("line separator") << QStringLiteral("a\u2028b") << QStringLiteral("a\\u2028b");
+        QTest::newRow("astral format character") << QString::fromUcs4(U"tag\U000E0041") << QStringLiteral("tag\\U000E0041");
+    }
+    void escapeValueKeepsLinesAndShowsTheRest()
+    {
+        QFETCH(QString, text);
+        QFETCH(QString, shown);
+        QCOMPARE(DisplayText::escapeValue(text), shown);
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_DisplayText)

@@ -4,6 +4,8 @@
 #include "continuation_p.h"
 #include "threading_p.h"
 
+#include <algorithm>
+
 namespace QEtcd::Internal {
 
 KeyMirror::KeyMirror(Client *client, const QByteArray &key, const KeyRange &range, const WatchResilience &resilience,
@@ -166,12 +168,35 @@ void KeyMirror::watchFrom(qint64 revision, Promise promise)
     });
 }
 
+namespace {
+// etcd refuses a put larger than its request limit, 1.5 MiB unless raised: the largest entry
+// a page can bring.
+constexpr qint64 LargestEntryBytes = 1536 * 1024 + 1024;
+constexpr qint64 MostKeysPerPage = 1000;
+
+// As many keys as the receive limit holds at the largest entry etcd accepts (21 under 32 MiB):
+// a page of these is never refused.
+qint64 safePageLimit(qint64 receiveLimit)
+{
+    return std::max<qint64>(1, receiveLimit / LargestEntryBytes);
+}
+
+// After a page whose largest entry was largestEntry bytes: at most twice as many keys, and no
+// more than a quarter of the receive limit holds at that size.
+qint64 nextPageLimit(qint64 receiveLimit, qint64 limit, qint64 largestEntry)
+{
+    const qint64 fits = receiveLimit / 4 / std::max<qint64>(1, largestEntry);
+    return std::clamp<qint64>(std::min(limit * 2, fits), safePageLimit(receiveLimit), MostKeysPerPage);
+}
+} // namespace
+
 QFuture<RangeResult> KeyMirror::read()
 {
     ++m_readsInFlight;
     auto promise = std::make_shared<QPromise<RangeResult>>();
     promise->start();
-    readPage(m_key, m_range, 1000, promise, std::make_shared<RangeResult>());
+    readPage(m_key, m_range, safePageLimit(ClientPrivate::get(m_client)->options.maxReceiveMessageSize), 0, promise,
+             std::make_shared<RangeResult>());
     return thenOn(
         promise->future(), this,
         [this](const RangeResult &result) {
@@ -182,9 +207,15 @@ QFuture<RangeResult> KeyMirror::read()
 }
 
 // The range is read in pages, all at the first page's revision, so that a prefix of any size
-// fits under the client's receive limit; a page still too large is asked again at half the
-// size (etcd's values reach 1.5 MiB).
-void KeyMirror::readPage(const QByteArray &from, const KeyRange &range, qint64 limit,
+// fits under the client's receive limit. etcd marshals a page whole before the client can
+// refuse it as too large (etcd counts it as sent, and holds it in memory): asking 1,000 keys
+// blind over values of 1.4 MB, then half as many after each refusal, made etcd send 1.4 GB,
+// 700 MB, 350 MB... before a page fit (issue 44 M2). So the first page asks for the count that
+// cannot be refused, each later one at most twice the last, as the sizes seen allow
+// (nextPageLimit); a page refused anyway (large values after small ones) is read again at the
+// safe count, as many keys as it asked for (cautiousKeys), before the pages grow again. Below
+// the safe count a refused page is halved: etcd was allowed values above 1.5 MiB.
+void KeyMirror::readPage(const QByteArray &from, const KeyRange &range, qint64 limit, qint64 cautiousKeys,
                          std::shared_ptr<QPromise<RangeResult>> promise, std::shared_ptr<RangeResult> gathered)
 {
     RangeOptions options;
@@ -197,17 +228,23 @@ void KeyMirror::readPage(const QByteArray &from, const KeyRange &range, qint64 l
         promise->finish();
     };
     thenOn(m_client->get(from, options), this, [=, this](const RangeResult &page) {
-        if (page.status.code() == StatusCode::ResourceExhausted && limit > 1)
-            return readPage(from, range, limit / 2, promise, gathered);
+        const qint64 receiveLimit = ClientPrivate::get(m_client)->options.maxReceiveMessageSize;
+        if (page.status.code() == StatusCode::ResourceExhausted && limit > 1) {
+            const qint64 safe = safePageLimit(receiveLimit);
+            return limit > safe ? readPage(from, range, safe, std::max(cautiousKeys, limit), promise, gathered)
+                                : readPage(from, range, limit / 2, cautiousKeys, promise, gathered);
+        }
         if (!page.status)
             return settle(page);
         if (gathered->header.revision == 0)
             gathered->header = page.header;
         gathered->kvs.reserve(gathered->kvs.size() + page.kvs.size());
+        qint64 largestEntry = 0;
         {
             // Trimmed page by page: a whole read of large values is never held at once.
             QMutexLocker locker(&m_mutex);
             for (KeyValue kv : page.kvs) {
+                largestEntry = std::max<qint64>(largestEntry, kv.key.size() + kv.value.size());
                 trim(kv);
                 gathered->kvs.append(std::move(kv));
             }
@@ -218,7 +255,10 @@ void KeyMirror::readPage(const QByteArray &from, const KeyRange &range, qint64 l
         }
         // The rest of the range, after the last key of this page.
         const KeyRange rest = m_range.kind == KeyRange::Kind::Prefix ? KeyRange::upTo(prefixRangeEnd(m_key)) : m_range;
-        readPage(page.kvs.last().key + '\0', rest, limit, promise, gathered);
+        const qint64 stillCautious = std::max<qint64>(0, cautiousKeys - page.kvs.size());
+        readPage(page.kvs.last().key + '\0', rest,
+                 stillCautious > 0 ? limit : nextPageLimit(receiveLimit, limit, largestEntry), stillCautious, promise,
+                 gathered);
     }, [settle](const RangeResult &) {
         RangeResult closed;
         closed.status = Status(StatusCode::Closed, QStringLiteral("closed"));

@@ -75,7 +75,7 @@ private:
     void begin(Promise promise, bool readFirst);
     void watchFrom(qint64 revision, Promise promise);
     QFuture<RangeResult> read();
-    void readPage(const QByteArray &from, const KeyRange &range, qint64 limit,
+    void readPage(const QByteArray &from, const KeyRange &range, qint64 limit, qint64 cautiousKeys,
                   std::shared_ptr<QPromise<RangeResult>> promise, std::shared_ptr<RangeResult> gathered);
     qint64 reconcile(const RangeResult &result);
     void onEvents(const QList<WatchEvent> &events);
