@@ -425,7 +425,7 @@ public:
                                              << "); not told";
                 return;
             }
-            if (alive.ttl > 0)
+            if (alive.ttl >= 0)  // -1: gone; 0: alive, less than a second left
                 takeAway(key, revision, what);
         });
     }
