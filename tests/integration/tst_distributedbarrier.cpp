@@ -412,13 +412,13 @@ private Q_SLOTS:
         DistributedBarrier waiter(&other, "/barriers/lifted", named("waiter"));
         QSignalSpy started(&waiter, &DistributedBarrier::waitStarted);
         QFuture<WaitResult> waiting = waiter.waitOnBarrierAsync();
-        QVERIFY(started.wait(scaledMs(5000)));
+        QTRY_VERIFY_WITH_TIMEOUT(!started.isEmpty(), scaledMs(5000));
 
         Client operatorsTool(direct());
         DeleteResult deleted;
         QETCD_AWAIT(operatorsTool.remove("/barriers/lifted"), deleted);
         QCOMPARE(deleted.deleted, 1);
-        QVERIFY(lifted.wait(scaledMs(3000)));  // as the delete lands, not at the next renewal
+        QTRY_VERIFY_WITH_TIMEOUT(!lifted.isEmpty(), scaledMs(3000));  // as the delete lands, not at the next renewal
         QCOMPARE(lifted.first().at(0).toLongLong(), deleted.header.revision);
         const Status cause = lifted.first().at(1).value<Status>();
         QCOMPARE(cause.code(), StatusCode::OwnershipLost);
@@ -467,7 +467,7 @@ private Q_SLOTS:
         Client operatorsTool(direct());
         PutResult put;
         QETCD_AWAIT(operatorsTool.put("/barriers/moved", "theirs"), put);
-        QVERIFY(lifted.wait(scaledMs(3000)));
+        QTRY_VERIFY_WITH_TIMEOUT(!lifted.isEmpty(), scaledMs(3000));
         QVERIFY2(lifted.first().at(1).value<Status>().message().contains("\"/barriers/moved\" was moved to no lease"),
                  qPrintable(lifted.first().at(1).value<Status>().toString()));
         QVERIFY(!owner.isOwner());

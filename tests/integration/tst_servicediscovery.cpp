@@ -301,7 +301,7 @@ private Q_SLOTS:
         DeleteResult deleted;
         QETCD_AWAIT(operatorsTool.remove(key), deleted);
         QCOMPARE(deleted.deleted, 1);
-        QVERIFY(removed.wait(scaledMs(3000)));
+        QTRY_VERIFY_WITH_TIMEOUT(!removed.isEmpty(), scaledMs(3000));
         QCOMPARE(removed.first().at(0).toByteArray(), key);
         QCOMPARE(removed.first().at(1).toLongLong(), deleted.header.revision);
         const Status cause = removed.first().at(2).value<Status>();
