@@ -55,6 +55,16 @@ int runHold(Invocation &invocation)
     QObject::connect(&barrier, &DistributedBarrier::leaseEvent, &session, [&session](const LeaseEvent &event) {
         session.write(QStringLiteral("leaseEvent"), leaseEventFields(event));
     });
+    bool liftedByOther = false;
+    QObject::connect(&barrier, &DistributedBarrier::liftedByOther, &session,
+                     [&](qint64 revision, const Status &cause) {
+                         liftedByOther = true;
+                         QJsonObject fields = pathFields(path);
+                         fields.insert(QLatin1String("revision"), revision);
+                         insertCause(&fields, cause);
+                         session.write(QStringLiteral("liftedByOther"), fields);
+                         session.fail(cause.withContext(QStringLiteral("barrier hold \"%1\"").arg(path)));
+                     });
     session.reportConnectionState(barrier);
 
     const QFuture<Status> set = barrier.setBarrierAsync();
@@ -67,7 +77,7 @@ int runHold(Invocation &invocation)
     // Removing before close() lets the waiters read "removed"; close() alone would too, but
     // without waiting for the answer, and destroying the client cancels calls in flight.
     bool removed = false;
-    if (session.isEstablished()) {
+    if (session.isEstablished() && !liftedByOther) {
         const QFuture<Status> removal = barrier.removeBarrierAsync();
         const Status status = waitFor(removal, invocation.requestDeadline())
             ? removal.result()
@@ -231,6 +241,9 @@ Command barrierCommand()
         + outputConventions
         + QStringLiteral(
             "  barrierSet       hold: the barrier is up; \"ttl\" (seconds)\n"
+            "  liftedByOther    hold: another client deleted the barrier, or moved it to\n"
+            "                   another lease, at \"revision\"; \"cause\", \"cause_code\"\n"
+            "                   (OwnershipLost); exit 1\n"
             "  leaseEvent       hold: \"kind\" Suspended/Expired/Restored/Failed,\n"
             "                   \"lease_id\", \"new_lease_id\" for Restored, \"cause\"/\"cause_code\"\n"
             "  connectionState  \"state\" and \"previous\": Connected, Suspended, Reconnected\n"

@@ -29,6 +29,14 @@ int runKeep(Invocation &invocation)
                                                      .arg(leaseHex(event.leaseId))));
         }
     });
+    QObject::connect(&keeper, &TransientKeyValue::removedByOther, &session, [&](qint64 revision, const Status &cause) {
+        healingFailed = true;  // its lease is revoked already
+        QJsonObject fields{{QLatin1String("revision"), revision}};
+        insertBytes(&fields, QStringLiteral("key"), key);
+        insertCause(&fields, cause);
+        session.write(QStringLiteral("removedByOther"), fields);
+        session.fail(cause.withContext(QStringLiteral("lease keep")));
+    });
     session.reportConnectionState(keeper);
 
     const QFuture<Status> started = keeper.start();
@@ -73,7 +81,10 @@ Command leaseCommand()
         "                  is granted and the key put back, unless someone else has taken\n"
         "                  it by then. Runs until SIGINT or SIGTERM, or until --hold has\n"
         "                  passed, then revokes the lease, so the key is gone at once, and\n"
-        "                  exits 0. Fails (exit 1) when KEY already exists.\n"
+        "                  exits 0. Fails (exit 1) when KEY already exists. Another client\n"
+        "                  deleting KEY, or moving it to another lease, is an operator's\n"
+        "                  decision: told (\"removedByOther\"), honoured (KEY is not\n"
+        "                  created again), exit 1.\n"
         "\n"
         "KEY and VALUE are arguments, not options: --key is the TLS key file, as in\n"
         "etcdctl.\n"
@@ -87,13 +98,16 @@ Command leaseCommand()
         "                   \"new_lease_id\") or Failed (healing gave up, or the key\n"
         "                   belongs to someone else now: exit 1); \"lease_id\"; \"cause\"\n"
         "                   and \"cause_code\" when known\n"
+        "  removedByOther   another client deleted KEY, or moved it to another lease, at\n"
+        "                   \"revision\"; \"key\", \"cause\", \"cause_code\" (OwnershipLost);\n"
+        "                   its lease is revoked; exit 1\n"
         "  connectionState  \"state\" and \"previous\": Connected, Suspended, Reconnected\n"
         "                   or Lost\n"
         "  closed           \"reason\" (SIGINT, SIGTERM, hold or failed), \"key\",\n"
         "                   \"lease_id\", \"revoked\": true when the lease is gone; false\n"
-        "                   after a Failed heal (nothing of ours is left), or when the\n"
-        "                   revoke got no answer (exit 1; the key stays until the TTL\n"
-        "                   runs out)\n"
+        "                   after a Failed heal or \"removedByOther\" (nothing of ours is\n"
+        "                   left), or when the revoke got no answer (exit 1; the key\n"
+        "                   stays until the TTL runs out)\n"
         "A start that fails exits 1 (2 when it got no answer within --command-timeout;\n"
         "see qetcd --help); a signal before the start is done prints \"closed\", exit 5.");
     command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("keep (the only action so far)")},

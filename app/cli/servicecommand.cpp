@@ -64,6 +64,14 @@ int runRegister(Invocation &invocation)
                                  QStringLiteral("service register: healing lease %1 stopped").arg(leaseHex(event.leaseId))));
                          }
                      });
+    QObject::connect(&registry, &ServiceRegistry::registrationRemoved, &session,
+                     [&session](const QByteArray &instanceKey, qint64 revision, const Status &cause) {
+                         QJsonObject fields{{QLatin1String("key"), QString::fromUtf8(instanceKey)},
+                                            {QLatin1String("revision"), revision}};
+                         insertCause(&fields, cause);
+                         session.write(QStringLiteral("registrationRemoved"), fields);
+                         session.fail(cause.withContext(QStringLiteral("service register")));
+                     });
     session.reportConnectionState(registry);
 
     const QFuture<Status> registered = registry.registerService(instance);
@@ -179,7 +187,9 @@ Command serviceCommand()
         "  register NAME  Publishes an instance of NAME (--address, --port) at\n"
         "                 <service-path>/names/NAME/<id> on a self-healing lease of --ttl\n"
         "                 seconds, keeps it until SIGINT or SIGTERM, or until --hold has\n"
-        "                 passed, then unregisters it and exits 0.\n"
+        "                 passed, then unregisters it and exits 0. Deleting its key\n"
+        "                 (etcdctl del) deregisters it: \"registrationRemoved\", it is\n"
+        "                 not registered again, exit 1.\n"
         "  list [NAME]    Without NAME: one {\"name\"} line per service with instances.\n"
         "                 With NAME: one JSON line per instance. With --watch: the\n"
         "                 instances as \"instance\" events, then changes until SIGINT,\n"
@@ -194,6 +204,9 @@ Command serviceCommand()
         "  leaseEvent       \"key\", \"kind\" Suspended/Expired/Restored/Failed (healing\n"
         "                   gave up or someone took the key: exit 1), \"lease_id\",\n"
         "                   \"new_lease_id\" for Restored, \"cause\"/\"cause_code\"\n"
+        "  registrationRemoved  \"key\", \"revision\", \"cause\", \"cause_code\"\n"
+        "                   (OwnershipLost): another client deleted the instance or moved\n"
+        "                   it to another lease; exit 1\n"
         "  connectionState  \"state\" and \"previous\"\n"
         "  instance         list --watch: an instance present at the start\n"
         "  established      list --watch: \"name\", \"count\"\n"

@@ -10,6 +10,7 @@
 #include "logging_p.h"
 #include "mailbox_p.h"
 #include "threading_p.h"
+#include "watcher.h"
 
 #include <QtCore/QBasicTimer>
 #include <QtCore/QMetaEnum>
@@ -129,9 +130,10 @@ public:
             candidateLost = cause;  // acted on once its establishment is over
             return;
         }
-        if (closed || healing || id != leaseId.load())
+        if (closed || healing || takenAway || id != leaseId.load())
             return;  // stale generation, or a second expiry while healing
         healing = true;
+        unfollow();  // the heal's compare-and-set decides who owns the keys now
         setHealthy(false);
         emitEvent(LeaseEventKind::Expired, id, -1, cause);
         attempt = 0;
@@ -328,10 +330,122 @@ public:
         suspended = false;
         emitSignal([&] { Q_EMIT q->currentLeaseIdChanged(id); });
         setHealthy(true);
+        follow(id);
         // Told once the adoption itself has been reported.
         if (!lostMeanwhile.isOk())
             QMetaObject::invokeMethod(this, [this, id, lostMeanwhile] { onExpired(id, lostMeanwhile); },
                                       Qt::QueuedConnection);
+    }
+
+    // --- following the keys: another client's delete or move is honoured, not healed ----
+    // From "now" on, with one read of each key to cover the moments since it was established.
+    void follow(qint64 id)
+    {
+        unfollow();
+        if (followedKeys.isEmpty() || !following)
+            return;
+        const quint64 generation = followGeneration;
+        for (const QByteArray &key : std::as_const(followedKeys)) {
+            auto *watch = new Watcher(client, key, {}, {}, this);
+            watch->setResyncWith([this, key, id, generation] {
+                return thenOn(client->get(key), this, [this, key, id, generation](const RangeResult &read) -> qint64 {
+                    if (!read.status)
+                        return 0;  // a failed recovery attempt: the watcher tries again
+                    judgeKey(key, id, generation, read.kvs.isEmpty() ? std::nullopt : std::optional(read.kvs.first()),
+                             read.header.revision);
+                    return read.header.revision + 1;
+                }, [](const RangeResult &) -> qint64 { return 0; });
+            });
+            connect(watch, &Watcher::eventsReceived, this, [this, key, id, generation](const QList<WatchEvent> &events) {
+                for (const WatchEvent &event : events)
+                    judgeKey(key, id, generation,
+                             event.type == WatchEvent::Type::Put ? std::optional(event.kv) : std::nullopt,
+                             event.kv.modRevision);
+            });
+            connect(watch, &Watcher::recovery, this, [key](const WatchRecoveryEvent &event) {
+                if (event.kind == WatchRecoveryKind::Failed)
+                    qCWarning(lcLease).noquote() << describeKey(key) << "is no longer followed; another client "
+                                                 << "deleting it would go untold:" << event.cause.toString();
+            });
+            thenOn(watch->start(), this, [this, key, id, generation](const Status &started) {
+                if (!isFollowing(id, generation))
+                    return;  // let go before it started: a heal, close()
+                if (!started) {
+                    qCWarning(lcLease).noquote() << "following" << describeKey(key) << "failed:" << started.toString();
+                    return;
+                }
+                thenOn(client->get(key), this, [this, key, id, generation](const RangeResult &read) {
+                    if (read.status)
+                        judgeKey(key, id, generation,
+                                 read.kvs.isEmpty() ? std::nullopt : std::optional(read.kvs.first()),
+                                 read.header.revision);
+                });
+            });
+            followWatches.append(watch);
+        }
+    }
+
+    void unfollow()
+    {
+        ++followGeneration;
+        for (Watcher *watch : std::exchange(followWatches, {})) {
+            watch->close();
+            watch->deleteLater();
+        }
+    }
+
+    bool isFollowing(qint64 id, quint64 generation) const
+    {
+        return following && !closed && !healing && !failed && !takenAway && generation == followGeneration
+            && id == leaseId.load();
+    }
+
+    // now: the key as it is at revision, absent when deleted. Only while our lease is alive is
+    // a change another client's doing: with the lease gone (revoked, expired) the key went with
+    // it, which the renewals tell and a heal answers, by compare-and-set against any new owner.
+    void judgeKey(const QByteArray &key, qint64 id, quint64 generation, const std::optional<KeyValue> &now,
+                  qint64 revision)
+    {
+        if (!isFollowing(id, generation) || (now && now->lease == id))
+            return;  // our own put: an update, a marker
+        const QString what = now ? QStringLiteral("%1 was moved to %2 by another client at revision %3")
+                                       .arg(describeKey(key),
+                                            now->lease ? QStringLiteral("lease %1").arg(now->lease, 0, 16)
+                                                       : QStringLiteral("no lease"))
+                                       .arg(revision)
+                                 : QStringLiteral("%1 was deleted by another client at revision %2")
+                                       .arg(describeKey(key))
+                                       .arg(revision);
+        thenOn(client->leaseTimeToLive(id), this, [this, key, id, generation, revision, what](const LeaseTimeToLiveResult &alive) {
+            if (!isFollowing(id, generation))
+                return;
+            if (!alive.status) {
+                qCWarning(lcLease).noquote() << "perhaps" << what << "(asking whether lease"
+                                             << QString::number(id, 16) << "lives failed:" << alive.status.toString()
+                                             << "); not told";
+                return;
+            }
+            if (alive.ttl >= 0)  // -1: gone; 0: alive, less than a second left
+                takeAway(key, revision, what);
+        });
+    }
+
+    // An operator's decision, honoured: nothing is put back, and the lease, its keys' only
+    // reason to be, goes.
+    void takeAway(const QByteArray &key, qint64 revision, const QString &what)
+    {
+        takenAway = true;
+        unfollow();
+        healTimer.stop();
+        ++reachabilityGeneration;
+        const qint64 id = leaseId.load();
+        if (auto *hub = ClientLeases::of(clientPrivate).keepAliveHub())
+            hub->remove(id);
+        client->leaseRevoke(id);
+        setHealthy(false);
+        const Status cause(StatusCode::OwnershipLost, what + QStringLiteral("; it is not put back"));
+        qCInfo(lcLease).noquote() << cause.message();
+        emitSignal([&] { Q_EMIT q->keyTakenAway(key, revision, cause); });
     }
 
     void fail(const Status &cause)
@@ -345,13 +459,14 @@ public:
 
     void shutDown()
     {
+        unfollow();
         healTimer.stop();
         ++reachabilityGeneration;
         const qint64 id = leaseId.load();
         // A heal that completed while close() was on its way registered a new lease.
         if (auto *hub = ClientLeases::of(clientPrivate).keepAliveHub())
             hub->remove(id);
-        if (id > 0 && !failed)
+        if (id > 0 && !failed && !takenAway)
             client->leaseRevoke(id);
         if (candidate > 0) {
             client->leaseRevoke(candidate);
@@ -418,11 +533,17 @@ public:
     bool awaitingTurn = false;  // queued at the client's heal gate
     bool holdingTurn = false;   // let in: a heal is in flight
     bool failed = false;
+    bool takenAway = false;  // another client deleted or moved a followed key
     int attempt = 0;
     quint64 reachabilityGeneration = 0;
     Clock::time_point healStarted;
     Status lastCause;
     QBasicTimer healTimer;
+
+    QList<QByteArray> followedKeys;  // set before start()
+    std::atomic<bool> following{true};
+    QList<Watcher *> followWatches;
+    quint64 followGeneration = 0;  // a change of lease or a heal makes older answers moot
 };
 
 SelfHealingKeepAlive::SelfHealingKeepAlive(Client *client, qint64 ttlSeconds, Establish establish,
@@ -477,6 +598,20 @@ void SelfHealingKeepAlive::close()
         hub->remove(d->leaseId.load());
     SelfHealingKeepAlivePrivate *priv = d.get();
     runOn(priv, [priv] { priv->shutDown(); });
+}
+
+void SelfHealingKeepAlive::followKey(const QByteArray &key)
+{
+    if (d->started) {
+        qCWarning(lcLease).noquote() << "followKey(" << describeKey(key) << ") after start() is ignored";
+        return;
+    }
+    d->followedKeys.append(key);
+}
+
+void SelfHealingKeepAlive::stopFollowingKeys()
+{
+    d->following = false;
 }
 
 qint64 SelfHealingKeepAlive::currentLeaseId() const

@@ -34,6 +34,13 @@ struct LeaseReport;
 /// as established. So establish should put all its keys in one transaction.
 /// casEstablish() is the establish every qetcd recipe uses.
 ///
+/// A healing lease puts its keys back after an expiry, which it cannot tell from a partition.
+/// A key deleted while the lease is alive, or put on another lease, is another client's doing
+/// (an operator removing a registration, `etcdctl del`): for every key given to followKey(),
+/// that is told (keyTakenAway()) and honoured: the lease is revoked, nothing is put back, and
+/// the keep-alive stops for good. The owner's own puts on its lease, and its own deletes after
+/// stopFollowingKeys(), never count.
+///
 /// Signals are emitted from the client's dispatcher thread; connect with the default
 /// AutoConnection. Getters are safe from any thread.
 class QETCD_EXPORT SelfHealingKeepAlive : public QObject
@@ -62,6 +69,13 @@ public:
     QFuture<Status> start();
     /// Cancels a pending heal and revokes the lease so the owned keys go at once. Idempotent.
     void close();
+    /// Follows \a key, one that establish puts, from each establishment on: another client
+    /// deleting it, or putting it on another lease, is keyTakenAway(). Before start(); ignored
+    /// (with a warning) afterwards.
+    void followKey(const QByteArray &key);
+    /// The owner is about to delete its keys itself, on a lease that is still alive: from now
+    /// on nothing is taken for another client's doing. Any thread; for good.
+    void stopFollowingKeys();
 
     /// The lease the keys are bound to now; -1 before the first grant.
     qint64 currentLeaseId() const;
@@ -80,6 +94,10 @@ Q_SIGNALS:
     void currentLeaseIdChanged(qint64 leaseId);
     /// isHealthy() changed.
     void healthyChanged(bool healthy);
+    /// Another client deleted \a key at \a revision while its lease was alive, or moved it to
+    /// another lease (\a cause says which, OwnershipLost). The lease is revoked, nothing is put
+    /// back, and no other signal follows.
+    void keyTakenAway(const QByteArray &key, qint64 revision, const QEtcd::Status &cause);
 
 private:
     friend class Recipe;  // reports the lease's deadline

@@ -31,6 +31,12 @@ std::unique_ptr<Recipe> BarrierParticipant::createRecipe(Client *client, const Q
         if (isWaiting())
             setWaitPhase(barrierSet ? UntilRemoved : UntilSetAndRemoved);
     });
+    relay(barrier.get(), &DistributedBarrier::liftedByOther, [this](qint64, const Status &cause) {
+        record(QStringLiteral("removedByOther"), cause.message());
+        setOwner(false);
+        if (!isWaiting())
+            setState(State::Idle);
+    });
     return barrier;
 }
 

@@ -36,6 +36,8 @@ namespace QEtcd {
 ///   elected, leadershipLost, resigned; barrierSet, barrierRemoved, barrierLifted (spurious when
 ///   its owner's lease expired rather than a removal; also a counted barrier's pass); entered,
 ///   left (a double barrier); registered, unregistered (a service instance, a transient key);
+///   removedByOther (another client deleted a barrier, instance or transient key it kept, or
+///   moved it to another lease: honoured, not put back; detail: what happened);
 ///   enqueued, taken (a queue); error (detail: what failed). For holds, leadership and instances
 ///   the key is the participant's own key in etcd.
 /// - etcd as an unpartitioned observer sees it (participant = "etcd"; KeyEventRecorder): keyPut,

@@ -34,7 +34,17 @@ void ServiceRegistrationParticipant::setPayload(const QString &json) { setField(
 std::unique_ptr<Recipe> ServiceRegistrationParticipant::createRecipe(Client *client, const QByteArray &path,
                                                                      const RecipeOptions &options)
 {
-    return std::make_unique<ServiceRegistry>(client, path, options);
+    auto registry = std::make_unique<ServiceRegistry>(client, path, options);
+    // Deregistered by an operator: honoured, so registerService() is the user's to call again.
+    relay(registry.get(), &ServiceRegistry::registrationRemoved,
+          [this](const QByteArray &instanceKey, qint64, const Status &cause) {
+              if (QString::fromUtf8(instanceKey) != m_instanceKey)
+                  return;
+              record(QStringLiteral("removedByOther"), cause.message());
+              setRegistered(std::nullopt, {});
+              setState(State::Idle);
+          });
+    return registry;
 }
 
 void ServiceRegistrationParticipant::recipeDropped()

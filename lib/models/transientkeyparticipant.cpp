@@ -25,7 +25,12 @@ void TransientKeyParticipant::setValue(const QString &value)
 std::unique_ptr<Recipe> TransientKeyParticipant::createRecipe(Client *client, const QByteArray &path,
                                                               const RecipeOptions &options)
 {
-    return std::make_unique<TransientKeyValue>(client, path, m_value.toUtf8(), options);
+    auto key = std::make_unique<TransientKeyValue>(client, path, m_value.toUtf8(), options);
+    relay(key.get(), &TransientKeyValue::removedByOther, [this](qint64, const Status &cause) {
+        record(QStringLiteral("removedByOther"), cause.message());
+        setState(State::Lost);
+    });
+    return key;
 }
 
 void TransientKeyParticipant::start()

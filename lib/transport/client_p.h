@@ -103,7 +103,12 @@ public:
             else if (fault == Internal::SendFault::TooManyRequests)
                 admitted = Status(StatusCode::ResourceExhausted, QStringLiteral("etcdserver: too many requests"))
                               .withContext(spec.what());
+            else if (fault == Internal::SendFault::AnswerFromBehind && !std::is_same_v<Result, TxnResult>)
+                admitted = Status(StatusCode::Unavailable, spec.what() + QStringLiteral(": only a transaction can be "
+                                                                                       "answered from behind"));
         }
+        // A transaction answered from behind: Ok, not succeeded, and nothing in it.
+        const bool answerFromBehind = admitted && fault == Internal::SendFault::AnswerFromBehind;
         std::shared_ptr<QPromise<Result>> promise;
         if (!onAnswer) {
             promise = std::make_shared<QPromise<Result>>();
@@ -118,7 +123,7 @@ public:
             promise->addResult(std::move(result));
             promise->finish();
         };
-        if (!admitted) {
+        if (!admitted || answerFromBehind) {
             Result result;
             result.status = admitted;
             if (promise) {

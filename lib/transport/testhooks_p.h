@@ -21,6 +21,10 @@ enum class SendFault {
     LoseAnswer,  // sent and carried out by etcd, but the caller hears DeadlineExceeded
     Refuse,      // never sent; the caller hears Unavailable
     TooManyRequests,  // never sent; the caller hears what etcd says when its proposal queue is full
+    // Never sent; answered as a member that has not applied the latest writes yet may answer a
+    // serializable transaction (after a fail-over to one that lags): its compares fail, Ok and
+    // no responses. A call other than a transaction hears Unavailable.
+    AnswerFromBehind,
 };
 
 // Called with each unary call's description ("txn comparing \"/k\"", "lease revoke 1f…") on

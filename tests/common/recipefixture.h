@@ -15,6 +15,7 @@
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/leaseevent.h>
 #include <QEtcd/recipe.h>
+#include <QEtcd/watcher.h>
 
 #include <QtTest/QSignalSpy>
 
@@ -83,6 +84,19 @@ inline QList<LeaseEventKind> leaseEventKinds(const QSignalSpy &spy, int index = 
     for (const QList<QVariant> &arguments : spy)
         kinds.append(arguments.at(index).value<LeaseEvent>().kind);
     return kinds;
+}
+
+// Whether anyone puts key at fromRevision or later, within ms: a presence key that another
+// client removed must stay removed. Past revisions count too (the watch replays them).
+inline bool putWithin(Client *client, const QByteArray &key, qint64 fromRevision, int ms)
+{
+    WatchOptions from;
+    from.startRevision = fromRevision;
+    from.noDelete = true;
+    Watcher watch(client, key, from);
+    QSignalSpy puts(&watch, &Watcher::eventsReceived);
+    watch.start();
+    return puts.wait(ms);
 }
 
 } // namespace QEtcd::Testing

@@ -4,6 +4,7 @@
 // stopped with real signals.
 #include "../common/awaitfuture.h"
 #include "../common/qetcdprocess.h"
+#include "../common/recipefixture.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/distributedqueue.h>
@@ -68,6 +69,31 @@ private:
         if (err)
             *err = run.standardError();
         return code;
+    }
+
+    // Another client deletes key, which run keeps: run prints told (OwnershipLost, naming the
+    // delete) within milliseconds, not at its next renewal (--ttl 60: 20 s away), closes as
+    // failed and exits 1, with the lines names; and nothing puts the key back.
+    void expectRemovalToldAtOnce(Qetcd &run, const QByteArray &key, const QString &told, const QStringList &names)
+    {
+        const qint64 deletedAt = QDateTime::currentMSecsSinceEpoch();
+        DeleteResult deleted;
+        QETCD_AWAIT(m_client->remove(key), deleted);
+        QCOMPARE(deleted.deleted, 1);
+        QTRY_VERIFY2_WITH_TIMEOUT(run.has(told) || !run.isRunning(), run.transcript(), scaledMs(15000));
+        const qint64 toldAfterMs = QDateTime::currentMSecsSinceEpoch() - deletedAt;
+        QCOMPARE(run.waitForExit(), 1);
+        QCOMPARE(run.names(), names);
+        const QJsonObject event = run.event(told);
+        QCOMPARE(event.value("revision").toInteger(), deleted.header.revision);
+        QCOMPARE(text(event, "cause_code"), QStringLiteral("OwnershipLost"));
+        QVERIFY2(text(event, "cause").contains("\"" + QString::fromUtf8(key) + "\" was deleted by another client"),
+                 run.transcript());
+        QCOMPARE(text(run.event("closed"), "reason"), QStringLiteral("failed"));
+        QVERIFY2(run.standardError().startsWith("qetcd: "), run.standardError().constData());
+        QVERIFY2(toldAfterMs < scaledMs(3000), qPrintable(QString::number(toldAfterMs)));
+        QCOMPARE(keysUnder(key), 0);
+        QVERIFY(!putWithin(m_client.get(), key, deleted.header.revision, scaledMs(2000)));
     }
 
 private Q_SLOTS:
@@ -298,8 +324,8 @@ private Q_SLOTS:
         QCOMPARE(untouched.kvs.value(0).value, QByteArray("abc"));
     }
 
-    // Someone moves the registration onto a lease of their own and revokes ours: healing finds
-    // the key taken, says so, and the command exits 1 without deleting what is not its own.
+    // Someone moves the registration onto a lease of their own: that is theirs now, so the
+    // command says so at once and exits 1 without deleting what is not its own.
     void serviceRegistrationTakenBySomeoneElseExits1()
     {
         auto reg = qetcd({"service", "register", "web", "--address", "10.0.0.8", "--port", "80", "--ttl", "2",
@@ -307,9 +333,6 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(reg->has("registered") || !reg->isRunning(), scaledMs(15000));
         QVERIFY2(reg->has("registered"), reg->transcript());
         const QByteArray key = text(reg->event("registered"), "key").toUtf8();
-        bool ok = false;
-        const qint64 leaseId = text(reg->event("registered"), "lease_id").toLongLong(&ok, 16);
-        QVERIFY2(ok, reg->transcript());
 
         LeaseGrantResult theirs;
         QETCD_AWAIT(m_client->leaseGrant(60), theirs);
@@ -319,24 +342,60 @@ private Q_SLOTS:
         PutResult taken;
         QETCD_AWAIT(m_client->put(key, "someone else", onTheirLease), taken);
         QCOMPARE(taken.status, Status());
-        Result revoked;
-        QETCD_AWAIT(m_client->leaseRevoke(leaseId), revoked);
-        QCOMPARE(revoked.status, Status());
 
         QCOMPARE(reg->waitForExit(), 1);
-        QList<QJsonObject> failed;
-        for (const QJsonObject &event : reg->events()) {
-            if (text(event, "event") == "leaseEvent" && text(event, "kind") == "Failed")
-                failed.append(event);
-        }
-        QVERIFY2(failed.size() == 1, reg->transcript());
+        QCOMPARE(reg->names(), (QStringList{"registered", "registrationRemoved", "closed"}));
+        QVERIFY2(text(reg->event("registrationRemoved"), "cause")
+                     .contains(QStringLiteral("was moved to lease %1").arg(theirs.id, 0, 16)),
+                 reg->transcript());
         QCOMPARE(text(reg->event("closed"), "reason"), QStringLiteral("failed"));
+        QCOMPARE(reg->event("closed").value("unregistered").toBool(), false);
         QVERIFY2(reg->standardError().startsWith("qetcd: "), reg->standardError().constData());
         RangeResult left;
         QETCD_AWAIT(m_client->get(key), left);
         QCOMPARE(left.kvs.value(0).value, QByteArray("someone else"));
         Result cleaned;
         QETCD_AWAIT(m_client->leaseRevoke(theirs.id), cleaned);
+    }
+
+    // An operator deregisters an instance by deleting its key: "registrationRemoved" as the
+    // delete lands, exit 1, and the instance is not registered again.
+    void serviceDeregisteredByDeletingItsKeyExits1()
+    {
+        auto reg = qetcd({"service", "register", "web", "--address", "10.0.0.9", "--port", "80", "--ttl", "60",
+                          "--hold", "60s", "--service-path", "/cr/deregistered"});
+        QTRY_VERIFY_WITH_TIMEOUT(reg->has("registered") || !reg->isRunning(), scaledMs(15000));
+        QVERIFY2(reg->has("registered"), reg->transcript());
+        const QByteArray key = text(reg->event("registered"), "key").toUtf8();
+        expectRemovalToldAtOnce(*reg, key, "registrationRemoved", {"registered", "registrationRemoved", "closed"});
+        QCOMPARE(text(reg->event("registrationRemoved"), "key").toUtf8(), key);
+        QCOMPARE(reg->event("closed").value("unregistered").toBool(), false);
+    }
+
+    // An operator lifts a held barrier by deleting its key: the holder says so as the delete
+    // lands, exits 1, and does not set the barrier again.
+    void barrierHoldLiftedByAnotherClientExits1()
+    {
+        auto hold = qetcd({"barrier", "hold", "/cr/lifted", "--ttl", "60", "--hold", "60s"});
+        QTRY_VERIFY_WITH_TIMEOUT(hold->has("barrierSet") || !hold->isRunning(), scaledMs(15000));
+        QVERIFY2(hold->has("barrierSet"), hold->transcript());
+        expectRemovalToldAtOnce(*hold, "/cr/lifted", "liftedByOther", {"barrierSet", "liftedByOther", "closed"});
+        QCOMPARE(text(hold->event("liftedByOther"), "path"), QStringLiteral("/cr/lifted"));
+        QCOMPARE(hold->event("closed").value("removed").toBool(), false);
+    }
+
+    // The same for a key kept by lease keep.
+    void leaseKeepWhoseKeyIsDeletedExits1()
+    {
+        auto keep = qetcd({"lease", "keep", "/cr/kept", "here", "--ttl", "60", "--hold", "60s"});
+        QTRY_VERIFY_WITH_TIMEOUT(keep->has("established") || !keep->isRunning(), scaledMs(15000));
+        QVERIFY2(keep->has("established"), keep->transcript());
+        // Its one key gone for good, it is Lost.
+        expectRemovalToldAtOnce(*keep, "/cr/kept", "removedByOther",
+                                {"established", "removedByOther", "connectionState", "closed"});
+        QCOMPARE(text(keep->event("connectionState"), "state"), QStringLiteral("Lost"));
+        QCOMPARE(text(keep->event("removedByOther"), "key"), QStringLiteral("/cr/kept"));
+        QCOMPARE(keep->event("closed").value("revoked").toBool(), false);
     }
 
     // The barrier's lease is revoked behind its holder's back: the hold heals onto a new
@@ -494,14 +553,14 @@ private Q_SLOTS:
         QTest::newRow("barrier") << QStringList{"barrier", "--help"}
                                  << QStringList{"hold NAME", "wait NAME", "count NAME", "--members", "--timeout",
                                                 "--no-wait-missing", "barrierSet", "barrierLifted", "leaseEvent",
-                                                "timedOut", "released"};
+                                                "timedOut", "released", "liftedByOther"};
         QTest::newRow("double-barrier") << QStringList{"double-barrier", "--help"}
                                         << QStringList{"--members", "--work", "--timeout", "entering", "entered",
                                                        "leaving", "left", "timedOut"};
         QTest::newRow("service") << QStringList{"service", "--help"}
                                  << QStringList{"register NAME", "list [NAME]", "--address", "--port", "--watch",
                                                 "registered", "leaseEvent", "watchRecovery", "instanceAdded",
-                                                "someone took the key"};
+                                                "someone took the key", "registrationRemoved"};
         QTest::newRow("overview of the coordination commands")
             << QStringList{"--help"}
             << QStringList{"lock", "semaphore", "elect", "barrier", "double-barrier", "service"};

@@ -360,7 +360,7 @@ private Q_SLOTS:
         QTest::newRow("lease") << QStringList{"lease", "--help"}
                                << QStringList{"keep", "--ttl", "--hold", "ACTION", "KEY", "VALUE", "established",
                                               "leaseEvent", "connectionState", "closed", "lease_id",
-                                              "new_lease_id"}
+                                              "new_lease_id", "removedByOther"}
                 + global;
         QTest::newRow("lease keep") << QStringList{"lease", "keep", "-h"} << QStringList{"keep", "--ttl"};
     }

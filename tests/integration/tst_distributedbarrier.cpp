@@ -399,6 +399,86 @@ private Q_SLOTS:
         QCOMPARE(result.reason, LiftReason::Removed);
         QTRY_VERIFY_WITH_TIMEOUT(read("/barriers/close").key.isEmpty(), scaledMs(5000));
     }
+
+    // An operator lifts the barrier by deleting its key while the owner's lease lives: the owner
+    // is told at once and is no longer the owner; waiters pass; nobody sets the barrier again.
+    void ownerLearnsItsBarrierWasLiftedByAnotherClient()
+    {
+        DistributedBarrier owner(m_observer.get(), "/barriers/lifted", named("owner", 2));
+        QSignalSpy lifted(&owner, &DistributedBarrier::liftedByOther);
+        QSignalSpy states(&owner, &Recipe::connectionStateChanged);
+        QVERIFY(owner.setBarrier());
+        Client other(direct());
+        DistributedBarrier waiter(&other, "/barriers/lifted", named("waiter"));
+        QSignalSpy started(&waiter, &DistributedBarrier::waitStarted);
+        QFuture<WaitResult> waiting = waiter.waitOnBarrierAsync();
+        QTRY_VERIFY_WITH_TIMEOUT(!started.isEmpty(), scaledMs(5000));
+
+        Client operatorsTool(direct());
+        DeleteResult deleted;
+        QETCD_AWAIT(operatorsTool.remove("/barriers/lifted"), deleted);
+        QCOMPARE(deleted.deleted, 1);
+        QTRY_VERIFY_WITH_TIMEOUT(!lifted.isEmpty(), scaledMs(3000));  // as the delete lands, not at the next renewal
+        QCOMPARE(lifted.first().at(0).toLongLong(), deleted.header.revision);
+        const Status cause = lifted.first().at(1).value<Status>();
+        QCOMPARE(cause.code(), StatusCode::OwnershipLost);
+        QVERIFY2(cause.message().contains("\"/barriers/lifted\" was deleted by another client"), qPrintable(cause.toString()));
+        QVERIFY(!owner.isOwner());
+        WaitResult result;
+        QETCD_AWAIT(waiting, result);
+        QVERIFY(result.isLifted());
+        QCOMPARE(result.reason, LiftReason::Deleted);
+
+        // Past two TTLs nothing has set it again; the owner has nothing left to remove, and its
+        // state never said anything was wrong: it simply does not own a barrier.
+        QVERIFY(!putWithin(m_observer.get(), "/barriers/lifted", deleted.header.revision, scaledMs(5000)));
+        QCOMPARE(lifted.size(), 1);
+        Status removed;
+        QETCD_AWAIT(owner.removeBarrierAsync(), removed);
+        QCOMPARE(removed.code(), StatusCode::FailedPrecondition);
+        QVERIFY(states.isEmpty());
+        QVERIFY(saidInHistory(owner, "deleted by another client"));
+        // It may set the barrier again, and then it is its own again.
+        QVERIFY(owner.setBarrier());
+        QVERIFY(owner.isOwner());
+        QVERIFY(owner.removeBarrier());
+        QCOMPARE(lifted.size(), 1);
+    }
+
+    // Its own removal is not another client's, nor is its own marker before the delete.
+    void ownRemovalIsNotALiftByAnother()
+    {
+        DistributedBarrier owner(m_observer.get(), "/barriers/own", named("owner"));
+        QSignalSpy lifted(&owner, &DistributedBarrier::liftedByOther);
+        QVERIFY(owner.setBarrier());
+        QVERIFY(owner.removeBarrier());
+        QVERIFY(!lifted.wait(scaledMs(1500)));
+        QVERIFY(owner.setBarrier());
+        owner.close();
+        QVERIFY(!lifted.wait(scaledMs(1500)));
+    }
+
+    // Moved onto someone else's lease: theirs, told, and left as it is.
+    void ownerLearnsItsBarrierWasMovedToAnotherLease()
+    {
+        DistributedBarrier owner(m_observer.get(), "/barriers/moved", named("owner"));
+        QSignalSpy lifted(&owner, &DistributedBarrier::liftedByOther);
+        QVERIFY(owner.setBarrier());
+        Client operatorsTool(direct());
+        PutResult put;
+        QETCD_AWAIT(operatorsTool.put("/barriers/moved", "theirs"), put);
+        QTRY_VERIFY_WITH_TIMEOUT(!lifted.isEmpty(), scaledMs(3000));
+        QVERIFY2(lifted.first().at(1).value<Status>().message().contains("\"/barriers/moved\" was moved to no lease"),
+                 qPrintable(lifted.first().at(1).value<Status>().toString()));
+        QVERIFY(!owner.isOwner());
+        Status removed;
+        QETCD_AWAIT(owner.removeBarrierAsync(), removed);
+        QCOMPARE(removed.code(), StatusCode::FailedPrecondition);
+        owner.close();
+        QCOMPARE(read("/barriers/moved").value, QByteArray("theirs"));
+        DeleteResult cleaned;
+        QETCD_AWAIT(operatorsTool.remove("/barriers/moved"), cleaned);
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_DistributedBarrier)

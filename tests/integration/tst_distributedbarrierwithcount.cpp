@@ -211,6 +211,25 @@ private Q_SLOTS:
         QVERIFY(released.isOk());
     }
 
+    // Another client deletes a waiting member's key while its lease lives: the member no longer
+    // counts, and its wait ends with OwnershipLost instead of the key being put back.
+    void waiterKeyDeletedByAnotherClientEndsItsWait()
+    {
+        DistributedBarrierWithCount a(freshClient(), "/counted/deleted", 2, named("a"));
+        QFuture<Status> waiting = a.waitOnBarrierAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(under("/counted/deleted/waiting/").size(), 1, scaledMs(5000));
+        const KeyValue key = under("/counted/deleted/waiting/").first();
+        DeleteResult deleted;
+        QETCD_AWAIT(m_observer->remove(key.key), deleted);
+        QCOMPARE(deleted.deleted, 1);
+        Status ended;
+        QETCD_AWAIT(waiting, ended);
+        QCOMPARE(ended.code(), StatusCode::OwnershipLost);
+        QVERIFY2(ended.message().contains("was deleted by another client"), qPrintable(ended.toString()));
+        QVERIFY(!putWithin(m_observer.get(), key.key, deleted.header.revision, scaledMs(2000)));
+        QCOMPARE(waiters(a), qint64(0));
+    }
+
     // A member cut off for long: its round trips meanwhile (its key still counted), its lease
     // goes, and the next round opens. Its heal, once it is back, must not put its key into the
     // new round, where it would count and trip that round a member short: the heal finds its

@@ -279,6 +279,77 @@ private Q_SLOTS:
         QCOMPARE(read(key).value, theirs.toJson());
     }
 
+    // Deleting an instance's key is how an operator deregisters it: the registry is told at
+    // once, forgets the instance, revokes its lease and does not register it again; the
+    // application may. Its own update beforehand was not taken for anyone else's.
+    void deletingAnInstanceDeregistersIt()
+    {
+        ServiceRegistry registry(m_client.get(), "/disc/deleted", quick(2));
+        QSignalSpy removed(&registry, &ServiceRegistry::registrationRemoved);
+        QSignalSpy events(&registry, &ServiceRegistry::leaseEvent);
+        QSignalSpy states(&registry, &Recipe::connectionStateChanged);
+        ServiceInstance instance = instanceOn("api", 1);
+        ServiceInstance staying = instanceOn("api", 2);
+        const QByteArray key = registry.instanceKey(instance);
+        QCOMPARE(await(registry.registerService(instance)), Status());
+        QCOMPARE(await(registry.registerService(staying)), Status());
+        const qint64 lease = registry.leaseIdOf(instance);
+        instance.setPort(3);
+        QCOMPARE(await(registry.updateService(instance)), Status());
+
+        Client operatorsTool(direct());
+        DeleteResult deleted;
+        QETCD_AWAIT(operatorsTool.remove(key), deleted);
+        QCOMPARE(deleted.deleted, 1);
+        QTRY_VERIFY_WITH_TIMEOUT(!removed.isEmpty(), scaledMs(3000));
+        QCOMPARE(removed.first().at(0).toByteArray(), key);
+        QCOMPARE(removed.first().at(1).toLongLong(), deleted.header.revision);
+        const Status cause = removed.first().at(2).value<Status>();
+        QCOMPARE(cause.code(), StatusCode::OwnershipLost);
+        QVERIFY2(cause.message().contains("\"" + QString::fromUtf8(key) + "\" was deleted by another client"),
+                 qPrintable(cause.toString()));
+        QCOMPARE(registry.registeredInstances(), QList{staying});
+        QCOMPARE(registry.leaseIdOf(instance), qint64(-1));
+        QCOMPARE(await(registry.unregisterService(instance)).code(), StatusCode::NotFound);
+        const auto ttlLeft = [&] {
+            const auto future = m_client->leaseTimeToLive(lease);
+            return awaitFuture(future) && future.result().status ? future.result().ttl : -2;
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(ttlLeft(), qint64(-1), scaledMs(3000));  // revoked
+
+        // Past two TTLs nothing has put it back; the other instance and the registry are fine.
+        QVERIFY(!putWithin(m_client.get(), key, deleted.header.revision, scaledMs(5000)));
+        QCOMPARE(removed.size(), 1);
+        QVERIFY(events.isEmpty());
+        QVERIFY(states.isEmpty());
+        QCOMPARE(registry.connectionState(), ConnectionState::Connected);
+        QCOMPARE(read(registry.instanceKey(staying)).lease, registry.leaseIdOf(staying));
+
+        // Registering again is the application's call.
+        QCOMPARE(await(registry.registerService(instance)), Status());
+        QCOMPARE(read(key).value, instance.toJson());
+        QCOMPARE(await(registry.unregisterService(instance)), Status());
+        QCOMPARE(await(registry.unregisterService(staying)), Status());
+        QVERIFY(!removed.wait(scaledMs(1000)));  // its own unregistering is not another's
+    }
+
+    // A revoked lease looks like a partition from here: healed, not deregistered.
+    void aRevokedLeaseStillHeals()
+    {
+        ServiceRegistry registry(m_client.get(), "/disc/revoked", quick(2));
+        QSignalSpy removed(&registry, &ServiceRegistry::registrationRemoved);
+        QSignalSpy events(&registry, &ServiceRegistry::leaseEvent);
+        const ServiceInstance instance = instanceOn("api", 1);
+        QCOMPARE(await(registry.registerService(instance)), Status());
+        const qint64 lease = registry.leaseIdOf(instance);
+        QCOMPARE(await(m_client->leaseRevoke(lease)).status, Status());
+        QTRY_COMPARE_WITH_TIMEOUT(leaseEventKinds(events, 1), (QList{LeaseEventKind::Expired, LeaseEventKind::Restored}),
+                                  scaledMs(15000));
+        QCOMPARE(read(registry.instanceKey(instance)).lease, registry.leaseIdOf(instance));
+        QVERIFY(registry.leaseIdOf(instance) != lease);
+        QVERIFY(removed.isEmpty());
+    }
+
     void providerEjectsAndTakesBack()
     {
         ServiceDiscovery discovery(m_client.get(), "/disc/provider", quick(10));

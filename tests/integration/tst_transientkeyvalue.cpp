@@ -37,6 +37,13 @@ private:
         return awaitFuture(future) ? future.result().kvs.value(0) : KeyValue();
     }
 
+    // Seconds left on lease, -1 when it is gone; -2 when the read failed.
+    qint64 ttlOf(qint64 lease)
+    {
+        const auto future = m_observer->leaseTimeToLive(lease);
+        return awaitFuture(future) && future.result().status ? future.result().ttl : -2;
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -136,6 +143,80 @@ private Q_SLOTS:
                  (QList<StateChange>{{ConnectionState::Suspended, ConnectionState::Connected},
                                      {ConnectionState::Reconnected, ConnectionState::Suspended}}));
         QCOMPARE(kv.currentLeaseId(), lease);
+    }
+
+    // An operator deletes the key while its lease lives: told at once, honoured (the lease is
+    // revoked and nothing puts the key back), and the state goes Lost.
+    void keyDeletedByAnotherClientIsToldAndNotPutBack()
+    {
+        Client client(ClientOptions::fromEndpoints(m_cluster.clientUrls()));
+        TransientKeyValue kv(&client, "/tkv/deleted", "v", quickOptions(2));
+        QSignalSpy removed(&kv, &TransientKeyValue::removedByOther);
+        QSignalSpy events(&kv, &TransientKeyValue::leaseEvent);
+        Status started;
+        QETCD_AWAIT(kv.start(), started);
+        QVERIFY(started.isOk());
+        const qint64 lease = kv.currentLeaseId();
+
+        DeleteResult deleted;
+        QETCD_AWAIT(m_observer->remove("/tkv/deleted"), deleted);
+        QCOMPARE(deleted.deleted, 1);
+        QTRY_VERIFY_WITH_TIMEOUT(!removed.isEmpty(), scaledMs(3000));  // not left to the TTL: as the delete lands
+        QCOMPARE(removed.first().at(0).toLongLong(), deleted.header.revision);
+        const Status cause = removed.first().at(1).value<Status>();
+        QCOMPARE(cause.code(), StatusCode::OwnershipLost);
+        QVERIFY2(cause.message().contains("\"/tkv/deleted\" was deleted by another client"), qPrintable(cause.toString()));
+        QCOMPARE(kv.connectionState(), ConnectionState::Lost);
+        QVERIFY(!kv.isHealthy());
+        QTRY_COMPARE_WITH_TIMEOUT(ttlOf(lease), qint64(-1), scaledMs(3000));  // revoked
+        // Past two TTLs, nothing has put it back, and no heal ran.
+        QVERIFY(!putWithin(m_observer.get(), "/tkv/deleted", deleted.header.revision, scaledMs(5000)));
+        QVERIFY(events.isEmpty());
+        QCOMPARE(removed.size(), 1);
+    }
+
+    // Put on another lease by someone else: theirs now, told, and left as they wrote it.
+    void keyMovedToAnotherLeaseIsToldAndLeftAlone()
+    {
+        Client client(ClientOptions::fromEndpoints(m_cluster.clientUrls()));
+        TransientKeyValue kv(&client, "/tkv/moved", "v", quickOptions(2));
+        QSignalSpy removed(&kv, &TransientKeyValue::removedByOther);
+        Status started;
+        QETCD_AWAIT(kv.start(), started);
+        QVERIFY(started.isOk());
+        PutResult put;
+        QETCD_AWAIT(m_observer->put("/tkv/moved", "theirs"), put);
+        QTRY_VERIFY_WITH_TIMEOUT(!removed.isEmpty(), scaledMs(3000));
+        QCOMPARE(removed.first().at(0).toLongLong(), put.header.revision);
+        const Status cause = removed.first().at(1).value<Status>();
+        QVERIFY2(cause.message().contains("\"/tkv/moved\" was moved to no lease"), qPrintable(cause.toString()));
+        QVERIFY(!putWithin(m_observer.get(), "/tkv/moved", put.header.revision + 1, scaledMs(5000)));
+        QCOMPARE(read("/tkv/moved").value, QByteArray("theirs"));
+        kv.close();
+        QCOMPARE(read("/tkv/moved").value, QByteArray("theirs"));
+        DeleteResult cleaned;
+        QETCD_AWAIT(m_observer->remove("/tkv/moved"), cleaned);
+    }
+
+    // A revoke is an expiry, not a removal: the key is put back, and nothing says otherwise.
+    void revokedLeaseStillHeals()
+    {
+        Client client(ClientOptions::fromEndpoints(m_cluster.clientUrls()));
+        TransientKeyValue kv(&client, "/tkv/revoked", "v", quickOptions(2));
+        QSignalSpy removed(&kv, &TransientKeyValue::removedByOther);
+        QSignalSpy events(&kv, &TransientKeyValue::leaseEvent);
+        Status started;
+        QETCD_AWAIT(kv.start(), started);
+        QVERIFY(started.isOk());
+        const qint64 lease = kv.currentLeaseId();
+        Result revoked;
+        QETCD_AWAIT(m_observer->leaseRevoke(lease), revoked);
+        QVERIFY(revoked.status.isOk());
+        QTRY_COMPARE_WITH_TIMEOUT(leaseEventKinds(events), (QList{LeaseEventKind::Expired, LeaseEventKind::Restored}),
+                                  scaledMs(15000));
+        QCOMPARE(read("/tkv/revoked").lease, kv.currentLeaseId());
+        QVERIFY(kv.currentLeaseId() != lease);
+        QVERIFY(removed.isEmpty());
     }
 
     void typedJson()

@@ -45,6 +45,7 @@ public:
                 return casEstablish(this->client, this->key, token, lease, previous);
             },
             options.resilience.lease);
+        keeper->followKey(key);
     }
 
     void start()
@@ -76,6 +77,7 @@ public:
     QFuture<Status> lift()
     {
         lifting = true;
+        keeper->stopFollowingKeys();  // the delete below is ours
         promise.start();
         thenOn(whenStarted(), this, [this](const Status &started) {
             if (!started)
@@ -218,6 +220,17 @@ public:
                 owner = false;
             }
         });
+        // Another client lifted it, or put it on a lease of theirs: told, and not set again.
+        connect(arming->keeper.get(), &SelfHealingKeepAlive::keyTakenAway, this,
+                [this, generation = arming->generation](const QByteArray &, qint64 revision, const Status &cause) {
+                    if (!isCurrent(generation))
+                        return;
+                    disown()->discard();
+                    if (!q)
+                        return;
+                    q->recordHistory(RecipeHistoryEntry::Source::Recipe, cause.message());
+                    Q_EMIT q->liftedByOther(revision, cause);
+                });
         // Before the caller is told, so that isOwner() already says so when set() returns.
         arming->beforeTelling = [this, generation = arming->generation](const Status &started) {
             if (!isCurrent(generation))

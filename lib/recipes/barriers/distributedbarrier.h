@@ -32,6 +32,12 @@ class DistributedBarrierPrivate;
 /// expiry is recorded and the connection state goes Lost, then Reconnected. If someone else set
 /// the barrier meanwhile, the heal fails (Lost, for good) and their barrier is left alone.
 ///
+/// Another client deleting the barrier while its lease is alive (`etcdctl del`, an operator
+/// lifting a stuck barrier), or putting it on a lease of theirs, is a decision this instance
+/// honours: it is told (liftedByOther()), is no longer the owner, and does not set the barrier
+/// again; waiters are released as by any lift. setBarrier() may set it again. Its own
+/// removeBarrier() and close() never count as another client's.
+///
 /// Waiters learn how the barrier lifted, so they can wait again after a spurious lift:
 /// removeBarrier() and close() first rewrite the value to `<token>;removing`, then delete it,
 /// and a waiter reads the deleted key's last value from its watch. A key that went with its
@@ -120,6 +126,11 @@ Q_SIGNALS:
     /// The barrier lease's events while this instance owns it, from the client's dispatcher
     /// thread.
     void leaseEvent(const QEtcd::LeaseEvent &event);
+    /// The barrier this instance set was deleted by another client at \a revision while its
+    /// lease was alive, or moved to another lease (\a cause, OwnershipLost, says which and by
+    /// what). isOwner() is false from now on, and the barrier is not set again. From the
+    /// client's dispatcher thread.
+    void liftedByOther(qint64 revision, const QEtcd::Status &cause);
 
 protected:
     void doClose() override;

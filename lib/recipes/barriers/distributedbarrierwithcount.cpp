@@ -31,6 +31,7 @@ struct Arrival
     int leaseSource = -1;
     int watchSource = -1;
     bool finished = false;
+    bool takenAway = false;  // another client deleted or moved the key: it is not ours to delete
 };
 } // namespace
 
@@ -121,6 +122,16 @@ public:
             },
             options.resilience.lease);
         arrival->leaseSource = q->track(arrival->keeper.get(), QStringLiteral("waiter lease"));
+        // Someone removed this member from the round: it no longer counts, and it is told so
+        // rather than put back behind the remover's back.
+        arrival->keeper->followKey(arrival->key);
+        connect(arrival->keeper.get(), &SelfHealingKeepAlive::keyTakenAway, this,
+                [this, weak = std::weak_ptr(arrival)](const QByteArray &, qint64, const Status &cause) {
+                    if (const auto arrival = weak.lock()) {
+                        arrival->takenAway = true;
+                        finish(arrival, cause.withContext(context));
+                    }
+                });
         thenOn(arrival->keeper->start(), this, [this, arrival](const Status &enrolled) {
             if (arrival->finished)
                 return;
@@ -257,8 +268,8 @@ public:
         // Revokes the lease, so the key goes whatever happens next.
         arrival->keeper->close();
         arrival->keeper.release()->deleteLater();
-        if (closing)
-            return complete();  // the barrier may be on its way to destruction
+        if (closing || arrival->takenAway)
+            return complete();  // the barrier may be on its way to destruction; or not ours
         // Reported once the key is gone, so that a member that gave up no longer counts.
         // Answered even should the barrier be gone by then.
         const auto removed = [complete](const DeleteResult &) { complete(); };

@@ -25,6 +25,9 @@ class DistributedBarrierWithCountPrivate;
 /// Every way out of a wait (release, timeout, close(), interruption, failure) removes the
 /// waiter's key, so a member that gave up stops counting. close() releases parked waiters with
 /// false (Cancelled).
+/// A waiter whose key another client deletes while its lease is alive (or moves to another
+/// lease) no longer counts, and its wait ends with OwnershipLost instead of the key being put
+/// back behind the remover's back; a lease expiry still heals.
 class QETCD_EXPORT DistributedBarrierWithCount : public Recipe
 {
     Q_OBJECT

@@ -93,6 +93,14 @@ public:
                 return QtFuture::makeReadyFuture(Status(StatusCode::Closed, QStringLiteral("unregistered")));
             },
             options.resilience.lease);
+        registration->keeper->followKey(key);
+        // Queued: forgetting the registration destroys the keeper that is telling.
+        connect(registration->keeper.get(), &SelfHealingKeepAlive::keyTakenAway, this,
+                [this, weak = std::weak_ptr(registration)](const QByteArray &, qint64 revision, const Status &cause) {
+                    if (const auto registration = weak.lock())
+                        removedByOther(registration, revision, cause);
+                },
+                Qt::QueuedConnection);
         connect(registration->keeper.get(), &SelfHealingKeepAlive::leaseEvent, q,
                 [registry = q, key](const LeaseEvent &event) { Q_EMIT registry->leaseEvent(key, event); },
                 Qt::DirectConnection);
@@ -206,6 +214,17 @@ public:
         return after(client->txn(txn, options.resilience.rpc), [where](const TxnResult &result) {
             return result.status.withContext(where);
         });
+    }
+
+    // Deleting an instance's key is how an operator deregisters it: the registration is
+    // forgotten and told, never put back; registering again is the application's decision.
+    void removedByOther(const std::shared_ptr<Registration> &registration, qint64 revision, const Status &cause)
+    {
+        if (registrationOf(registration->instance.id()) != registration || !q)
+            return;  // unregistered or closed meanwhile
+        drop(registration);
+        q->recordHistory(RecipeHistoryEntry::Source::Recipe, cause.message());
+        Q_EMIT q->registrationRemoved(registration->key, revision, cause);
     }
 
     // A registration that failed for good: forget it.

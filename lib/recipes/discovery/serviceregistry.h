@@ -18,6 +18,13 @@ class ServiceRegistryPrivate;
 /// back by compare-and-set with its current JSON, unless someone else owns the key by then
 /// (Failed, and their value stays).
 ///
+/// Deleting an instance's key while its lease is alive is how an operator deregisters it
+/// (`etcdctl del`, the console): the registry honours that. It tells registrationRemoved(),
+/// forgets the instance (registeredInstances() leaves it out, leaseIdOf() says -1), revokes its
+/// lease and does not register it again; the application may call registerService() again if
+/// it disagrees. Putting the key on another lease counts the same. A lease that expires or is
+/// revoked, which looks the same as a partition from here, is healed as above.
+///
 /// Every call returns at once and its future finishes exactly once. Lease events and state
 /// changes are emitted from the client's dispatcher thread.
 class QETCD_EXPORT ServiceRegistry : public Recipe
@@ -58,6 +65,10 @@ Q_SIGNALS:
     /// The lease of the instance at \a instanceKey stalled, expired, was healed, or healing
     /// stopped (Failed: someone else owns the key now). From the client's dispatcher thread.
     void leaseEvent(const QByteArray &instanceKey, const QEtcd::LeaseEvent &event);
+    /// Another client deleted the instance at \a instanceKey at \a revision while its lease was
+    /// alive, or moved it to another lease (\a cause, OwnershipLost, says which): it is no longer
+    /// registered here, and is not registered again. From the client's dispatcher thread.
+    void registrationRemoved(const QByteArray &instanceKey, qint64 revision, const QEtcd::Status &cause);
 
 protected:
     void doClose() override;

@@ -26,7 +26,16 @@ TransientKeyValue::TransientKeyValue(Client *client, const QByteArray &key, cons
         options.resilience.lease);
     connect(d->keeper.get(), &SelfHealingKeepAlive::leaseEvent, this, &TransientKeyValue::leaseEvent,
             Qt::DirectConnection);
-    track(d->keeper.get(), QStringLiteral("lease"));
+    const int source = track(d->keeper.get(), QStringLiteral("lease"));
+    d->keeper->followKey(key);
+    // The one key it keeps is gone for good: Lost, as when another owner took it in a heal.
+    connect(d->keeper.get(), &SelfHealingKeepAlive::keyTakenAway, this,
+            [this, source](const QByteArray &, qint64 revision, const Status &cause) {
+                Q_EMIT removedByOther(revision, cause);  // told first, then what it did to the state
+                recordError(QStringLiteral("lease"), cause);
+                reportSource(source, SourceHealth::Lost);
+            },
+            Qt::DirectConnection);
 }
 
 TransientKeyValue::~TransientKeyValue()

@@ -15,6 +15,12 @@ class TransientKeyValuePrivate;
 /// A key that exists while this participant is alive: bound to a self-healing lease, and put
 /// back by compare-and-set after the lease expires, unless someone else owns the key by then
 /// (Failed, and their value stays).
+///
+/// Another client deleting the key while its lease is alive, or putting it on another lease,
+/// is an operator's decision, honoured and told, as for a service registration: removedByOther(),
+/// the lease is revoked, the key is not created again, and the state goes Lost. Putting the
+/// key back blindly would undo the one act an operator has to remove it; an expiry, which
+/// cannot be told from a partition, still heals.
 class QETCD_EXPORT TransientKeyValue : public Recipe
 {
     Q_OBJECT
@@ -41,6 +47,10 @@ Q_SIGNALS:
     /// The key's lease stalled, expired, was healed or healing stopped (Failed: someone else owns
     /// the key now). From the client's dispatcher thread.
     void leaseEvent(const QEtcd::LeaseEvent &event);
+    /// Another client deleted the key at \a revision while its lease was alive, or moved it to
+    /// another lease (\a cause, OwnershipLost, says which). It is not created again. From the
+    /// client's dispatcher thread.
+    void removedByOther(qint64 revision, const QEtcd::Status &cause);
 
 protected:
     void doClose() override;
