@@ -265,7 +265,9 @@ QFuture<TxnResult> startTxn(ClientPrivate *d, const Txn &txn, const Client::Rpc 
             text += QStringLiteral(" writing ") + describeKey(*refusedWrite);
         return text;
     };
-    CallSpec callSpec = spec(what, d->resilience(rpc), false);
+    // Only a write can commit ambiguously; compares and reads are retried like a get (a lock's
+    // waiter reading the queue again must not give up its place over one reset connection).
+    CallSpec callSpec = spec(what, d->resilience(rpc), write == nullptr);
     callSpec.writes = write != nullptr;
     return d->call<TxnResult, etcdserverpb::TxnRequest, etcdserverpb::TxnResponse>(
         callSpec, built, std::move(request), QETCD_ISSUE(kv, Txn),

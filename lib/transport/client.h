@@ -63,9 +63,9 @@ public:
                            const Rpc &rpc = {});
     /// Deletes \a key, or the range \a options describe. A read-only client refuses it.
     QFuture<DeleteResult> remove(const QByteArray &key, const DeleteOptions &options = {}, const Rpc &rpc = {});
-    /// Runs a transaction. Retried only when it could not even be sent: a commit that failed in
-    /// flight may have happened, and only the caller's compares can tell. The rpc's
-    /// operationTimeout still bounds it. A read-only client refuses one that could write.
+    /// Runs a transaction; one that only reads is retried as get() is. One that writes only when
+    /// it could not be sent: a commit failed in flight may have happened, which only the caller's
+    /// compares can tell. operationTimeout bounds it. A read-only client refuses one that writes.
     QFuture<TxnResult> txn(const Txn &txn, const Rpc &rpc = {});
 
     /// Takes one call's answer where it arrives, for the overloads of get(), put(), remove() and
