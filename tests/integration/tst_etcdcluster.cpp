@@ -70,6 +70,19 @@ int leaderOf(const EtcdCluster &cluster)
     return -1;
 }
 
+// Points EtcdCluster at another etcd binary until the returned guard goes.
+auto useEtcdBinary(const QByteArray &binary)
+{
+    const QByteArray previous = qgetenv("QETCD_ETCD_BINARY");
+    qputenv("QETCD_ETCD_BINARY", binary);
+    return qScopeGuard([previous] {
+        if (previous.isNull())
+            qunsetenv("QETCD_ETCD_BINARY");
+        else
+            qputenv("QETCD_ETCD_BINARY", previous);
+    });
+}
+
 } // namespace
 
 class tst_EtcdCluster : public QObject
@@ -232,14 +245,7 @@ void tst_EtcdCluster::memberExitDuringStartFailsFast()
 
 void tst_EtcdCluster::missingBinaryIsExplained()
 {
-    const QByteArray previous = qgetenv("QETCD_ETCD_BINARY");
-    const auto restore = qScopeGuard([&] {
-        if (previous.isNull())
-            qunsetenv("QETCD_ETCD_BINARY");
-        else
-            qputenv("QETCD_ETCD_BINARY", previous);
-    });
-    qputenv("QETCD_ETCD_BINARY", "/nonexistent/qetcd/etcd");
+    const auto restore = useEtcdBinary("/nonexistent/qetcd/etcd");
     EtcdCluster cluster;
     QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("etcd not found")));
     QVERIFY(!cluster.start());
@@ -273,14 +279,7 @@ void tst_EtcdCluster::aPortTakenBeforeEtcdBindsItIsRetried()
     script.close();
     QVERIFY(script.setPermissions(script.permissions() | QFileDevice::ExeOwner));
 
-    const QByteArray previous = qgetenv("QETCD_ETCD_BINARY");
-    const auto restore = qScopeGuard([&] {
-        if (previous.isNull())
-            qunsetenv("QETCD_ETCD_BINARY");
-        else
-            qputenv("QETCD_ETCD_BINARY", previous);
-    });
-    qputenv("QETCD_ETCD_BINARY", QFile::encodeName(wrapper));
+    const auto restore = useEtcdBinary(QFile::encodeName(wrapper));
     EtcdCluster cluster;
     QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("member m0 exited")));
     QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
