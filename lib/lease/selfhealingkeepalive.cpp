@@ -435,13 +435,7 @@ public:
     void takeAway(const QByteArray &key, qint64 revision, const QString &what)
     {
         takenAway = true;
-        unfollow();
-        healTimer.stop();
-        ++reachabilityGeneration;
-        const qint64 id = leaseId.load();
-        if (auto *hub = ClientLeases::of(clientPrivate).keepAliveHub())
-            hub->remove(id);
-        client->leaseRevoke(id);
+        client->leaseRevoke(stopRenewing());
         setHealthy(false);
         const Status cause(StatusCode::OwnershipLost, what + QStringLiteral("; it is not put back"));
         qCInfo(lcLease).noquote() << cause.message();
@@ -457,15 +451,22 @@ public:
         emitEvent(LeaseEventKind::Failed, leaseId.load(), -1, cause);
     }
 
-    void shutDown()
+    // Stops following the keys, any pending heal and the renewals of the current lease (a heal
+    // that completed while close() was on its way registered a new one); returns that lease.
+    qint64 stopRenewing()
     {
         unfollow();
         healTimer.stop();
         ++reachabilityGeneration;
         const qint64 id = leaseId.load();
-        // A heal that completed while close() was on its way registered a new lease.
         if (auto *hub = ClientLeases::of(clientPrivate).keepAliveHub())
             hub->remove(id);
+        return id;
+    }
+
+    void shutDown()
+    {
+        const qint64 id = stopRenewing();
         if (id > 0 && !failed && !takenAway)
             client->leaseRevoke(id);
         if (candidate > 0) {
