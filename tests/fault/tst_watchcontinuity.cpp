@@ -175,6 +175,35 @@ QString kindsOf(const QList<WatchRecoveryEvent> &events)
         names.append(event.toString());
     return names.join(QLatin1String("; "));
 }
+// A watch that resumes within a second of losing its member, whichever it was on.
+WatchResilience resumingQuickly()
+{
+    RetryPolicy::ExponentialBackoff backoff;
+    backoff.initialDelay = 100ms;
+    backoff.maxDelay = 1s;
+    return WatchResilience{RetryPolicy::exponentialBackoff(backoff), true};
+}
+
+// The writer at work on a thread of its own, so that the test's waits do not pace it.
+struct WriterThread
+{
+    explicit WriterThread(Client *client) : writer(client)
+    {
+        thread.start();
+        writer.moveToThread(&thread);
+        writer.begin();
+    }
+    ~WriterThread()
+    {
+        thread.quit();
+        thread.wait();
+    }
+    Q_DISABLE_COPY_MOVE(WriterThread)
+
+    QThread thread;
+    Writer writer;
+};
+
 } // namespace
 
 class tst_WatchContinuity : public QObject
@@ -276,24 +305,14 @@ private Q_SLOTS:
         QETCD_AWAIT(admin.put("/continuity/baseline", "0"), baseline);
         QVERIFY(baseline.status.isOk());
 
-        RetryPolicy::ExponentialBackoff backoff;
-        backoff.initialDelay = 100ms;
-        backoff.maxDelay = 1s;
-        Watcher watcher(&watching, watchedKey, {}, WatchResilience{RetryPolicy::exponentialBackoff(backoff), true});
+        Watcher watcher(&watching, watchedKey, {}, resumingQuickly());
         EventLog log(&watcher);
         Status started;
         QETCD_AWAIT(watcher.start(), started);
         QVERIFY2(started.isOk(), qPrintable(started.toString()));
 
-        QThread writerThread;
-        writerThread.start();
-        Writer writer(&writing);
-        writer.moveToThread(&writerThread);
-        auto stopWriter = qScopeGuard([&] {
-            writerThread.quit();
-            writerThread.wait();
-        });
-        writer.begin();
+        WriterThread writerThread(&writing);
+        Writer &writer = writerThread.writer;
 
         // 1. Kill the member the watcher streams from, and later bring it back.
         QTRY_VERIFY_WITH_TIMEOUT(writer.written() >= 50, scaledMs(20000));
@@ -390,24 +409,14 @@ private Q_SLOTS:
         PutResult baseline;
         QETCD_AWAIT(admin.put("/continuity/baseline", "0"), baseline);
         QVERIFY(baseline.status.isOk());
-        RetryPolicy::ExponentialBackoff backoff;
-        backoff.initialDelay = 100ms;
-        backoff.maxDelay = 1s;
-        Watcher watcher(&watching, watchedKey, {}, WatchResilience{RetryPolicy::exponentialBackoff(backoff), true});
+        Watcher watcher(&watching, watchedKey, {}, resumingQuickly());
         EventLog log(&watcher, EventLog::Sabotage::DropOneAfterResume);
         Status started;
         QETCD_AWAIT(watcher.start(), started);
         QVERIFY2(started.isOk(), qPrintable(started.toString()));
 
-        QThread writerThread;
-        writerThread.start();
-        Writer writer(&writing);
-        writer.moveToThread(&writerThread);
-        auto stopWriter = qScopeGuard([&] {
-            writerThread.quit();
-            writerThread.wait();
-        });
-        writer.begin();
+        WriterThread writerThread(&writing);
+        Writer &writer = writerThread.writer;
         QTRY_VERIFY_WITH_TIMEOUT(writer.written() >= 50, scaledMs(20000));
         const int watched = memberAt(watching.activeEndpoint());
         QVERIFY2(watched >= 0, qPrintable(watching.activeEndpoint()));
