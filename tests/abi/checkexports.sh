@@ -89,6 +89,8 @@ while IFS= read -r entry; do
     [ $listed -eq 1 ] || offenders+=("internal, not in $(basename "$allowlist"): $name")
   elif [[ "$name" =~ $ours_re || "$name" == qml_register_types_QEtcd* ]]; then
     :
+  elif [[ "$name" =~ ^(__bss_start|_edata|_end)$ ]]; then
+    :  # where the data ends: the linker's markers (LLVM's lld exports them), not code of ours
   elif [[ "$type" =~ ^[WVu]$ && "$name" =~ $template_re ]]; then
     :
   else
