@@ -216,7 +216,7 @@ QCommandLineOption membersOption()
                               QStringLiteral("N"));
 }
 
-const QString outputConventions = QStringLiteral(
+const QString barrierOutputConventions = QStringLiteral(
     "Output: JSON lines (whatever --json says), each starting with \"event\" and\n"
     "\"mono_ms\" (CLOCK_MONOTONIC in milliseconds); every line carries \"path\".\n");
 } // namespace
@@ -238,7 +238,7 @@ Command barrierCommand()
         "  count NAME  Waits until --members members are waiting at NAME, then all are\n"
         "              released: exit 0, 1 on --timeout, 5 on a signal.\n"
         "\n")
-        + outputConventions
+        + barrierOutputConventions
         + QStringLiteral(
             "  barrierSet       hold: the barrier is up; \"ttl\" (seconds)\n"
             "  liftedByOther    hold: another client deleted the barrier, or moved it to\n"
@@ -284,7 +284,7 @@ Command doubleBarrierCommand()
         "pause), then waits until as many have left at NAME/leave, and exits 0; exit 1\n"
         "when --timeout (per phase) ran out, 5 when a signal ended it.\n"
         "\n")
-        + outputConventions
+        + barrierOutputConventions
         + QStringLiteral(
             "  entering, entered, leaving, left   the phases, with \"members\"\n"
             "  connectionState  \"state\" and \"previous\"\n"

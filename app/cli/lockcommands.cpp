@@ -19,7 +19,7 @@ namespace {
 // How long a command that outlived its lock gets between SIGTERM and SIGKILL.
 constexpr std::chrono::seconds terminationGrace{10};
 
-const QString outputConventions = QStringLiteral(
+const QString lockOutputConventions = QStringLiteral(
     "Output: JSON lines (whatever --json says), each starting with \"event\" and\n"
     "\"mono_ms\" (CLOCK_MONOTONIC in milliseconds). Lease IDs are hex, as etcdctl\n"
     "prints them.\n");
@@ -392,7 +392,7 @@ Command lockCommand()
         "the lock is still awaited, they end the wait and qetcd exits 5 (interrupted).\n"
         "\n")
             .arg(std::chrono::seconds(terminationGrace).count())
-        + outputConventions
+        + lockOutputConventions
         + QStringLiteral(
               "  acquired         \"fencing_token\" (the create revision of our key), \"key\",\n"
               "                   \"lease_id\"\n"
@@ -427,7 +427,7 @@ Command electCommand()
         "`etcdctl elect`. Leadership never heals: when it is lost, qetcd exits 1.\n"
         "elect --observe NAME prints who leads, without campaigning.\n"
         "\n")
-        + outputConventions
+        + lockOutputConventions
         + QStringLiteral(
               "  campaigning      \"key\", \"lease_id\", \"proposal\": our candidate is queued\n"
               "  elected          \"fencing_token\" (the create revision of our key), \"key\",\n"
@@ -464,7 +464,7 @@ Command semaphoreCommand()
         "it and exits 0. Every participant must give the same --permits: another count\n"
         "already stored under NAME fails the command (exit 1).\n"
         "\n")
-        + outputConventions
+        + lockOutputConventions
         + QStringLiteral(
               "  acquired         \"fencing_token\" (the create revision of our entry), \"key\",\n"
               "                   \"lease_id\"\n"
