@@ -86,6 +86,8 @@ void CoordinationModel::setActive(bool active)
 
 void CoordinationModel::restart()
 {
+    // By generation, not by address: the next monitor can be allocated where this one was.
+    const quint64 generation = ++m_generation;
     m_monitor.reset();
     apply({});
     if (!m_client || !m_active)
@@ -105,8 +107,8 @@ void CoordinationModel::restart()
     connect(monitor, &CoordinationMonitor::failed, this, [this](const Status &status) {
         setStatus(ModelStatus::Error, status.message());
     });
-    Internal::thenOn(monitor->start(), this, [this, monitor](const Status &status) {
-        if (monitor != m_monitor.get())
+    Internal::thenOn(monitor->start(), this, [this, generation](const Status &status) {
+        if (generation != m_generation)
             return;
         if (status)
             setStatus(ModelStatus::Ready);

@@ -123,6 +123,7 @@ private:
     QPointer<Client> m_client;
     QByteArray m_prefix;
     std::unique_ptr<CoordinationMonitor> m_monitor;
+    quint64 m_generation = 0;  // a start's answer for a monitor since replaced is dropped
     QList<CoordinationObject> m_objects;  // sorted by path, then kind (the recogniser's order)
     ModelStatus::Status m_status = ModelStatus::Null;
     QString m_error;

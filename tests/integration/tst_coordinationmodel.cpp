@@ -194,6 +194,32 @@ private Q_SLOTS:
         QVERIFY2(sent > 8e6 && sent < 1.2 * 8e6, qPrintable(QString::number(sent)));
     }
 
+    // The console restarts its model as the page shows, the prefix changes or the connection is
+    // made again, often before the first read is answered. A start's answer is for its own
+    // monitor only: the next monitor is often allocated at the address of the one it replaces,
+    // and taking the replaced one's "closed" (or "ready") for it showed an error, or "ready"
+    // with no objects, on a page whose read was still under way.
+    void answersOfReplacedMonitorsDoNotCount()
+    {
+        QVERIFY(awaitFuture(m_client->put("/cm-restart/a/count", QByteArray(8, '\0'))));
+        CoordinationModel model;
+        QList<std::pair<ModelStatus::Status, int>> seen;
+        connect(&model, &CoordinationModel::statusChanged, this,
+                [&] { seen.append({model.status(), model.rowCount()}); });
+        model.setClient(m_client.get());
+        for (int restart = 0; restart < 10; ++restart)
+            model.setPrefix(restart % 2 ? QStringLiteral("/cm-restart/a/") : QStringLiteral("/cm-restart/b/"));
+        // The replaced monitors are closed at once, so their answers come before the last
+        // monitor's read is answered.
+        QTRY_COMPARE_WITH_TIMEOUT(model.status(), ModelStatus::Ready, scaledMs(10000));
+        QCOMPARE(model.rowCount(), 1);
+        for (const auto &[status, rows] : std::as_const(seen)) {
+            QVERIFY2(status != ModelStatus::Error, qPrintable(model.errorString()));
+            if (status == ModelStatus::Ready)
+                QCOMPARE(rows, 1);
+        }
+    }
+
     // QML destroys siblings in no particular order: an EtcdClient, and its Client with it, may go
     // before the model bound to it, which then closes its watch on a client that is gone.
     void outlivesItsClient()
