@@ -14,6 +14,7 @@
 
 #include <QtCore/QBasicTimer>
 #include <QtCore/QMetaEnum>
+#include <QtCore/QTimer>
 #include <QtCore/QTimerEvent>
 
 namespace QEtcd {
@@ -53,7 +54,12 @@ public:
     }
 
     // A heal cut short by our end never reaches its continuation, which would give the turn back.
-    ~SelfHealingKeepAlivePrivate() override { giveBackTurn(); }
+    ~SelfHealingKeepAlivePrivate() override
+    {
+        giveBackTurn();
+        if (startAwaitingRetry)
+            finishStart(startAwaitingRetry, closedStatus());
+    }
 
     // --- LeaseSink: completion-queue thread, hub lock held ---------------------------------
     void leaseRenewed(qint64 id, Clock::time_point deadline) override
@@ -89,7 +95,7 @@ public:
         attemptHeal();
     }
 
-    void start(std::shared_ptr<QPromise<Status>> promise)
+    void start(std::shared_ptr<QPromise<Status>> promise, int attempt = 0, Clock::time_point firstSent = Clock::now())
     {
         const Clock::time_point sentAt = Clock::now();
         // Destroyed meanwhile: close() let any candidate go; what is left is to revoke what
@@ -100,13 +106,15 @@ public:
             finishStart(promise, closedStatus());
         };
         const auto told = [promise](const auto &) { finishStart(promise, closedStatus()); };
-        thenOn(client->leaseGrant(ttl, 0), this, [this, promise, sentAt, told](const LeaseGrantResult &grant) {
+        thenOn(client->leaseGrant(ttl, 0), this, [this, promise, sentAt, told, attempt, firstSent](const LeaseGrantResult &grant) {
             if (!grant.status || closed) {
                 finishStart(promise, grant.status ? closedStatus() : grant.status);
                 return revokeIfGranted(grant);
             }
             renewFromGrant(grant, sentAt);
-            thenOn(establish(grant.id, 0), this, [this, promise, grant, told](const Status &established) {
+            thenOn(establish(grant.id, 0), this, [this, promise, grant, told, attempt, firstSent](const Status &established) {
+                if (established.isLeaseNotFound() && !closed && retryStart(promise, attempt, firstSent, established))
+                    return;
                 if (!established || closed) {
                     const Status outcome = established ? closedStatus()
                                                        : established.withContext(
@@ -122,6 +130,29 @@ public:
                 finishStart(promise, {});
             }, told);
         }, orphaned);
+    }
+
+    // The lease ran out before its keys were written: the process was frozen, or cut off,
+    // between the grant and the write. Nothing was established and nothing is lost yet, so
+    // the start grants again after the heal policy's delay, as a heal would, rather than fail.
+    // Returns false once the policy gives up.
+    bool retryStart(const std::shared_ptr<QPromise<Status>> &promise, int attempt, Clock::time_point firstSent,
+                    const Status &cause)
+    {
+        const auto delay = resilience.retryPolicy.nextDelay(attempt + 1, duration_cast<milliseconds>(Clock::now() - firstSent));
+        if (!delay)
+            return false;
+        dropCandidate();
+        qCInfo(lcLease).noquote() << "lease expired before its keys were written (" << cause.toString()
+                                  << "); granting another";
+        startAwaitingRetry = promise;
+        QTimer::singleShot(*delay, this, [this, promise, attempt, firstSent] {
+            startAwaitingRetry.reset();
+            if (closed)
+                return finishStart(promise, closedStatus());
+            start(promise, attempt + 1, firstSent);
+        });
+        return true;
     }
 
     void onExpired(qint64 id, const Status &cause)
@@ -526,6 +557,7 @@ public:
     std::atomic<bool> suspended{false};
     std::atomic<bool> started{false};  // start() was accepted once
 
+    std::shared_ptr<QPromise<Status>> startAwaitingRetry;  // answered here if destroyed before the retry
     qint64 candidate = 0;   // granted and renewed, its keys not established yet
     Status candidateLost;   // the candidate expired while being established
     qint64 candidateTtl = 0;

@@ -178,9 +178,9 @@ private Q_SLOTS:
               rounds.tripped(), rounds.roundsWithStaleKeys(), qint64(arrivals.size()), releases.value("m0"),
               releases.value("m1"), releases.value("m2"), unarrived, qint64(run.failedRuns.size()),
               qPrintable(run.failedRuns.join(QStringLiteral(", "))), qPrintable(driver.summary()));
-        // A run fails when a freeze outlasts the lease it was granted before its key was written
-        // (etcd: "requested lease not found"): its member gives up that round, as it may. Rare.
-        QVERIFY2(run.failedRuns.size() * 10 <= arrivals.size(), "more than one run in ten failed");
+        // No run fails: a freeze that outlasts the lease granted before the key was written
+        // is healed like any other expiry (it was "requested lease not found" once).
+        QVERIFY2(run.failedRuns.isEmpty(), qPrintable(run.failedRuns.join(QStringLiteral(", "))));
 
         // Nothing is left behind once everyone has stopped: at most a lease running out.
         const auto keysLeft = [&] {

@@ -6,6 +6,7 @@
 #include <QEtcd/faultproxy.h>
 #include <QEtcd/selfhealingkeepalive.h>
 
+#include "continuation_p.h"
 #include "leaseclock_p.h"
 #include "testhooks_p.h"
 
@@ -139,6 +140,39 @@ private Q_SLOTS:
         LeaseListResult leases;
         QETCD_AWAIT(m_observer->leaseList(), leases);
         QVERIFY2(leases.ids.isEmpty(), qPrintable(QString::number(leases.ids.size())));
+    }
+
+    // Issue 33: a counted barrier's member frozen (SIGSTOP) between its lease's grant and its
+    // key's write found the lease gone on waking, and its start failed with "requested lease
+    // not found" although nothing was established and nothing lost. The start now grants again,
+    // as a heal would. Here the lease is revoked in its establishment's way, which is what
+    // etcd's expiry does to a frozen process.
+    void leaseGoneBeforeTheFirstWriteIsGrantedAgain()
+    {
+        Client *client = m_participant.get();
+        Client *observer = m_observer.get();
+        auto establishments = std::make_shared<QList<qint64>>();
+        SelfHealingKeepAlive keeper(
+            client, 30,
+            [client, observer, establishments](qint64 lease, qint64 previous) {
+                establishments->append(lease);
+                if (establishments->size() > 1)
+                    return casEstablish(client, "/shka/frozen", "v", lease, previous);
+                return Internal::thenOn(
+                    observer->leaseRevoke(lease), client,
+                    [client, lease, previous](const Result &) {
+                        return casEstablish(client, "/shka/frozen", "v", lease, previous);
+                    },
+                    [](const Result &revoked) { return QtFuture::makeReadyFuture(revoked.status); });
+            },
+            fastHeals());
+        Status started;
+        QETCD_AWAIT(keeper.start(), started);
+        QVERIFY2(started.isOk(), qPrintable(started.toString()));
+        QCOMPARE(establishments->size(), 2);
+        QVERIFY(establishments->at(1) != establishments->at(0));
+        QCOMPARE(keeper.currentLeaseId(), establishments->at(1));
+        QCOMPARE(read("/shka/frozen").lease, establishments->at(1));
     }
 
     void partitionLongerThanTtlExpiresThenRestores()
