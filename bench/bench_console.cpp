@@ -473,7 +473,7 @@ private:
 // holding `smallKeys` small values (so paging for the large ones costs the common case little):
 // the bytes etcd marshalled for its clients (etcd_network_client_grpc_sent_bytes_total; a
 // Range answer the client refuses as too large counts whole), the Ranges it served, and the
-// time to the page's first objects.
+// time to the page's first objects, and the console's RSS before, at its peak and after.
 QJsonObject coordinationReadFigures(QQmlEngine &engine, EtcdCluster &cluster, Client &client, int count, int smallKeys)
 {
     constexpr int valueBytes = 1400 * 1000;
@@ -500,6 +500,8 @@ QJsonObject coordinationReadFigures(QQmlEngine &engine, EtcdCluster &cluster, Cl
     const auto firstRead = [&](const QByteArray &prefix, int objects) {
         const double sentBefore = cluster.metric(0, sent);
         const double rangesBefore = cluster.metric(0, ranges);
+        resetPeakRss();
+        const qint64 rssBeforeKiB = statusFieldKiB("VmRSS:");
         PageWindow window(engine, QStringLiteral("CoordinationPage"), QStringLiteral("cards"), QStringLiteral("client: etcd"),
                           QStringLiteral("page.model.prefix = \"%1\"").arg(QString::fromUtf8(prefix)));
         const auto start = Clock::now();
@@ -511,7 +513,10 @@ QJsonObject coordinationReadFigures(QQmlEngine &engine, EtcdCluster &cluster, Cl
         return QJsonObject{{"objects", objects},
                            {"etcd_sent_mb", (cluster.metric(0, sent) - sentBefore) / 1e6},
                            {"ranges_served", cluster.metric(0, ranges) - rangesBefore},
-                           {"first_objects_ms", readMs}};
+                           {"first_objects_ms", readMs},
+                           {"rss_before_mib", mib(rssBeforeKiB)},
+                           {"rss_peak_mib", mib(statusFieldKiB("VmHWM:"))},
+                           {"rss_after_mib", mib(statusFieldKiB("VmRSS:"))}};
     };
     QJsonObject figures{{"large_values", count}, {"value_bytes", valueBytes}, {"values_mb", double(count) * valueBytes / 1e6},
                         {"small_keys", smallKeys}};
@@ -601,8 +606,9 @@ int main(int argc, char *argv[])
           QString::number(QEtcd::EventLogModel::DefaultCapacity)},
          {QStringLiteral("rewrite-seconds"), QStringLiteral("How long the selected key is rewritten"),
           QStringLiteral("S"), QStringLiteral("20")},
-         {QStringLiteral("coordination-values"), QStringLiteral("Values of 1.4 MB under the Coordination page's prefix"),
-          QStringLiteral("N"), QStringLiteral("100")},
+         {QStringLiteral("coordination-values"),
+          QStringLiteral("Values of 1.4 MB under the Coordination page's prefix (360: 500 MB, as issue 44 M2 found)"),
+          QStringLiteral("N"), QStringLiteral("360")},
          {QStringLiteral("coordination-keys"), QStringLiteral("Small values under the Coordination page's other prefix"),
           QStringLiteral("N"), QStringLiteral("5000")},
          {QStringLiteral("cases"),

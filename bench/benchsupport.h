@@ -197,6 +197,14 @@ inline qint64 statusFieldKiB(const char *field)
     fail(QStringLiteral("no %1 in /proc/self/status").arg(QLatin1String(field)));
 }
 
+// Starts VmHWM (the peak RSS) over from the current RSS, so a case's peak is its own.
+inline void resetPeakRss()
+{
+    QFile file(QStringLiteral("/proc/self/clear_refs"));
+    if (!file.open(QIODevice::WriteOnly) || file.write("5") != 1)
+        fail(QStringLiteral("cannot reset the peak RSS through /proc/self/clear_refs"));
+}
+
 // Runs one of the Go reference programs (bench/go*, built by scripts/bench) and returns the one
 // JSON object it prints; its diagnostics pass through to stderr.
 inline QJsonObject runGoReference(const QString &program, const QStringList &arguments,
