@@ -65,7 +65,9 @@ public:
     Q_DISABLE_COPY_MOVE(SelfHealingKeepAlive)
 
     /// Grants the first lease and runs establish; finishes once. On failure the lease is
-    /// revoked. AlreadyStarted on a second call.
+    /// revoked. A lease that runs out before establish has written (the process was frozen
+    /// or cut off in between, and establish fails with "lease not found") is granted again
+    /// under the resilience's retry policy, as a heal would. AlreadyStarted on a second call.
     QFuture<Status> start();
     /// Cancels a pending heal and revokes the lease so the owned keys go at once. Idempotent.
     void close();
