@@ -58,6 +58,14 @@ struct LayoutRule
     bool (*accept)(const KeyValue &kv);
 };
 
+// Go's concurrency package names a key after its lease with %x; etcdctl prints lease IDs with
+// %016x, so a key named from its output ("lease 0694… granted") carries leading zeros.
+bool namesLease(const QByteArray &name, qint64 lease)
+{
+    bool hex = false;
+    return name.size() <= 16 && name.toULongLong(&hex, 16) == quint64(lease) && hex;
+}
+
 const std::vector<LayoutRule> &layoutRules()
 {
     static const std::vector<LayoutRule> rules{
@@ -73,9 +81,7 @@ const std::vector<LayoutRule> &layoutRules()
          }},
         {Layout::ReadWriteLock, QRegularExpression(QStringLiteral("^(.+)/(read|write)-([^/]+)$")), nullptr},
         {Layout::NativeQueue, QRegularExpression(QStringLiteral("^(.*)/([0-9a-f]+)$")),
-         [](const KeyValue &kv) {
-             return kv.lease != 0 && baseName(kv.key) == QByteArray::number(quint64(kv.lease), 16);
-         }},
+         [](const KeyValue &kv) { return kv.lease != 0 && namesLease(baseName(kv.key), kv.lease); }},
         {Layout::PriorityQueue, QRegularExpression(QStringLiteral("^(.+)/(\\d{5})/\\d{16}$")), nullptr},
         {Layout::FifoQueue, QRegularExpression(QStringLiteral("^(.+)/(\\d{19})-(?:\\d{5}-)?[0-9A-Za-z]{3}$")), nullptr},
         // A key on a lease whose value is "<clientId>:<token>": a DistributedBarrier that is set.

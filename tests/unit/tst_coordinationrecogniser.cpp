@@ -131,6 +131,20 @@ private Q_SLOTS:
         QCOMPARE(namesOf(objects[0].holders), QStringList{"node-a"});
     }
 
+    // etcdctl prints lease IDs zero-padded to 16 digits; a key named from that output is named
+    // after its lease as much as Go's unpadded %x (qml_tst_outage wrote one, and saw no lock
+    // whenever etcd's member ID gave the lease a leading zero: about one run in eight).
+    void leaseNamePaddedAsEtcdctlPrintsItIsALock()
+    {
+        const auto objects = Keys().put("/p/000000000000001a", {}, 0x1a).put("/p/2b", {}, 0x2b).recognise();
+        QCOMPARE(objects.size(), 1);
+        QCOMPARE(objects[0].kind, Kind::Lock);
+        QCOMPARE(namesOf(objects[0].holders), QStringList{"lease 000000000000001a"});
+        QCOMPARE(namesOf(objects[0].waiters), QStringList{"lease 000000000000002b"});
+        // Seventeen digits name no 64-bit lease.
+        QVERIFY(Keys().put("/q/0000000000000001a", {}, 0x1a).recognise().isEmpty());
+    }
+
     void keyNotNamedAfterItsLeaseIsNoLock()
     {
         const auto objects = Keys().put("/x/1a", {}, 0x1b).put("/x/ff", {}, 0).recognise();
