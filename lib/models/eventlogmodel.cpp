@@ -104,11 +104,15 @@ bool EventLogModel::dropBeyondCapacity()
     const qsizetype excess = m_events.size() - m_capacity;
     if (excess <= 0)
         return false;
-    m_events.remove(0, excess);
-    m_firstSequence += excess;
-    const qsizetype stale = std::lower_bound(m_rows.cbegin(), m_rows.cend(), m_firstSequence) - m_rows.cbegin();
-    if (stale > 0) {
+    // The rows about to go still read their events while rowsAboutToBeRemoved is told (views
+    // and QAbstractItemModelTester read them), so the events go only once that was told.
+    const qint64 firstKept = m_firstSequence + excess;
+    const qsizetype stale = std::lower_bound(m_rows.cbegin(), m_rows.cend(), firstKept) - m_rows.cbegin();
+    if (stale > 0)
         beginRemoveRows({}, 0, int(stale - 1));
+    m_events.remove(0, excess);
+    m_firstSequence = firstKept;
+    if (stale > 0) {
         m_rows.remove(0, stale);
         endRemoveRows();
         Q_EMIT countChanged();

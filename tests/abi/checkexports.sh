@@ -53,6 +53,7 @@ required="$3"
 
 # "ADDRESS TYPE NAME", demangled; NAME may contain spaces.
 symbols=$(nm -D --defined-only -C "$library")
+raw_symbols=$(nm -D --defined-only "$library")
 count=$(grep -c . <<<"$symbols" || true)
 
 foreign='etcdserverpb::|mvccpb::|authpb::|v3lockpb::|v3electionpb::|gogoproto|google::|(^|[^A-Za-z0-9_])grpc(::|_)|absl::'
@@ -71,7 +72,8 @@ offenders=()
 internal_re="QEtcd::([A-Za-z0-9_]+::)*Internal::"
 ours_re="${owner_prefix}QEtcd::"
 # A function template's demangled name starts with its return type.
-template_re="${owner_prefix}([^(]* )?(std::|__gnu_cxx::|Q[A-Za-z0-9_]*(::|<)|q[A-Z][A-Za-z0-9_]*<)"
+# A Debug build also emits a Qt class's type information where it is used (QObjectData's).
+template_re="${owner_prefix}([^(]* )?(std::|__gnu_cxx::|Q[A-Za-z0-9_]*(::|<|$)|q[A-Z][A-Za-z0-9_]*<)"
 while IFS= read -r entry; do
   [ -z "$entry" ] && continue
   entry="${entry#* }"
@@ -91,6 +93,8 @@ while IFS= read -r entry; do
     :
   elif [[ "$name" =~ ^(__bss_start|_edata|_end)$ ]]; then
     :  # where the data ends: the linker's markers (LLVM's lld exports them), not code of ours
+  elif [[ "$name" =~ ^__odr_asan\.(.*)$ ]] && grep -qF -- " ${BASH_REMATCH[1]}" <<<"$raw_symbols"; then
+    :  # AddressSanitizer's indicator beside an exported global (scripts/test --sanitize)
   elif [[ "$type" =~ ^[WVu]$ && "$name" =~ $template_re ]]; then
     :
   else
