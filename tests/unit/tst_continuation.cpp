@@ -141,12 +141,17 @@ private Q_SLOTS:
         source.start();
         auto inner = std::make_shared<QPromise<QString>>();
         inner->start();
+        bool called = false;
         const QFuture<QString> result = thenOn(
-            source.future(), &context, [inner](int) { return inner->future(); },
+            source.future(), &context,
+            [inner, &called](int) {
+                called = true;
+                return inner->future();
+            },
             [](int) { return QtFuture::makeReadyFuture(QStringLiteral("orphaned")); });
         source.addResult(1);
         source.finish();
-        QTest::qWait(0);
+        QTRY_VERIFY_WITH_TIMEOUT(called, scaledMs(5000));
         QVERIFY(!result.isFinished());  // waits for the inner future, not for the function
         inner->addResult(QStringLiteral("inner"));
         inner->finish();
