@@ -295,8 +295,36 @@ void HoldQueue::lookAgain(std::shared_ptr<QueuedAttempt> attempt, bool throughLe
         if (!result.succeeded && !throughLeader)
             return lookAgain(attempt, true);
         if (!result.succeeded)
-            return requeue(attempt, QStringLiteral("its entry vanished while it waited"));
+            return entryVanished(attempt);
         decide(attempt, result.responses, result.header.revision);
+    });
+}
+
+// Our entry went while we waited. With our lease, which etcd deletes keys and all, it is an
+// outage's or a revoke's doing, which the lease's renewals may not have told yet: the lease is
+// declared lost now, and the next look queues again on a fresh one, as any lease lost while
+// waiting does. With the lease alive, another client deleted the entry: an operator taking this
+// waiter out of the queue (the console's Remove, `qetcd lock break --entry`). That is honoured
+// and told, not undone by queueing again at the back.
+void HoldQueue::entryVanished(std::shared_ptr<QueuedAttempt> attempt)
+{
+    thenOn(client->leaseTimeToLive(attempt->lease->leaseId()), this, [this, attempt](const LeaseTimeToLiveResult &alive) {
+        if (interrupted(attempt))
+            return;
+        if (!alive.status)
+            return requeue(attempt, QStringLiteral("its entry vanished while it waited"));
+        if (alive.ttl <= 0) {
+            attempt->lease->declareLost(LeaseEventKind::Expired,
+                                        Status(StatusCode::NotFound,
+                                               QStringLiteral("lease %1 is gone from etcd (revoked or expired), and "
+                                                              "%2 with it")
+                                                   .arg(attempt->lease->leaseId(), 0, 16)
+                                                   .arg(QString::fromUtf8(attempt->key))));
+            return lookAgain(attempt);
+        }
+        failed(attempt, Status(StatusCode::OwnershipLost,
+                               QStringLiteral("%1 was deleted by another client while it waited: taken out of the queue")
+                                   .arg(QString::fromUtf8(attempt->key))));
     });
 }
 

@@ -260,6 +260,7 @@ private:
     void join(std::shared_ptr<QueuedAttempt> attempt);
     // throughLeader: linearizable, for a serializable look that did not find the entry.
     void lookAgain(std::shared_ptr<QueuedAttempt> attempt, bool throughLeader = false);
+    void entryVanished(std::shared_ptr<QueuedAttempt> attempt);
     void decide(std::shared_ptr<QueuedAttempt> attempt, QList<TxnOpResult> ahead, qint64 observedRevision);
     void requeue(std::shared_ptr<QueuedAttempt> attempt, const QString &why);
     // The attempt's lease and entry go; it may queue again.

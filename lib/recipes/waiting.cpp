@@ -240,8 +240,9 @@ private:
 
     // The guard stood through the deletion when it was seen standing at or after the revision
     // the reporting watch began at: that watch would have told a deletion since, in order.
-    // The guard's deletion does not end the wait: the caller's own means (a lost lease, the
-    // read after the wait) tell it what became of its key, as they do without a guard.
+    // The guard's own deletion ends the wait, unproven: the waiter's entry is gone, and it must
+    // learn now what became of it (an operator took it out of the queue, or its lease went),
+    // not when the key ahead of it goes, which may be never.
     void onEvents(const QList<WatchEvent> &events, const Watcher *from)
     {
         QHash<QByteArray, qint64> &pending = from == m_second ? m_pendingSecond : m_pending;
@@ -260,6 +261,8 @@ private:
             else if (!last && pending.remove(event.kv.key) && pending.isEmpty())
                 last = &event;
         }
+        if (!last && m_guardFell)
+            return finish({});
         if (!last)
             return;
         const bool guardStood = m_guardStoodAt > 0 && m_guardStoodAt >= from->createdAtRevision() && !m_guardFell;
@@ -313,7 +316,7 @@ private:
             m_guardStoodAt = std::max(m_guardStoodAt, found.header.revision);
         else if (!m_how.guard.isEmpty())
             m_guardFell = true;
-        if (m_pending.isEmpty())
+        if (m_pending.isEmpty() || m_guardFell)
             return finish({{}, {}, guardStands && !m_guardFell});
         if (found.header.revision < m_checkWanted)
             check(m_checkWanted);

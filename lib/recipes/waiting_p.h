@@ -70,7 +70,8 @@ struct DeletionWatch
     // The waiter's own key, in the incarnation guardCreateRevision (fromNow and single keys
     // only). The watch and the existence check cover it too, and Deletion::guardStood tells
     // whether the awaited keys went while the guard provably still stood. The guard's own
-    // deletion does not end the wait. A lock's waiter with nobody else ahead is admitted on that alone, without
+    // deletion ends the wait with guardStood false: the waiter's entry is gone, and it reads
+    // again to learn why. A lock's waiter with nobody else ahead is admitted on that alone, without
     // reading the queue again.
     QByteArray guard;
     qint64 guardCreateRevision = 0;
