@@ -1,6 +1,7 @@
 #include "commands.h"
 
 #include "eventsession.h"
+#include "interventions.h"
 #include "recipeoutput.h"
 
 #include <QEtcd/distributedbarrier.h>
@@ -164,7 +165,9 @@ int runBarrier(Invocation &invocation)
                       {QStringLiteral("wait"), name, {QStringLiteral("timeout"), QStringLiteral("no-wait-missing")},
                        runWait},
                       {QStringLiteral("count"), name, {QStringLiteral("members"), QStringLiteral("timeout")},
-                       runCount}});
+                       runCount},
+                      {QStringLiteral("lift"), name, {QStringLiteral("yes")}, runLiftBarrier},
+                      {QStringLiteral("release"), name, {QStringLiteral("yes")}, runReleaseRound}});
 }
 
 int runDoubleBarrier(Invocation &invocation)
@@ -225,7 +228,7 @@ Command barrierCommand()
 {
     Command command;
     command.name = QStringLiteral("barrier");
-    command.summary = QStringLiteral("Set, wait on, or meet at a barrier (barrier hold|wait|count NAME)");
+    command.summary = QStringLiteral("Set, wait on, meet at, or lift a barrier (barrier hold|wait|count|lift|release NAME)");
     command.details = QStringLiteral(
         "Actions:\n"
         "  hold NAME   Sets the barrier (the key NAME, on a self-healing lease of --ttl\n"
@@ -238,6 +241,12 @@ Command barrierCommand()
         "  count NAME  Waits until --members members are waiting at NAME, then all are\n"
         "              released: exit 0, 1 on --timeout, 5 on a signal.\n"
         "\n")
+        + interventionHelp(QStringLiteral("An operator's interventions, on a barrier someone else set:\n"
+                                          "  lift NAME [--yes]     Deletes the barrier's key: every waiter is released."),
+                           QStringLiteral("                        An owner whose lease is alive may set it again; a\n"
+                                          "                        qetcd owner is told (liftedByOther) and does not.\n"
+                                          "  release NAME [--yes]  Lets the open round of the counted barrier NAME\n"
+                                          "                        through short of its count."))
         + barrierOutputConventions
         + QStringLiteral(
             "  barrierSet       hold: the barrier is up; \"ttl\" (seconds)\n"
@@ -260,7 +269,7 @@ Command barrierCommand()
             "                   not_set (--no-wait-missing and no barrier) or unknown\n"
             "  released         count: all members arrived\n"
             "  timedOut         wait, count: --timeout ran out (exit 1)\n");
-    command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("hold, wait or count")},
+    command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("hold, wait, count, lift or release")},
                          {QStringLiteral("NAME"), QStringLiteral("The barrier's key")}};
     command.options = {
         ttlOption(),
@@ -269,6 +278,7 @@ Command barrierCommand()
         QCommandLineOption(QStringLiteral("no-wait-missing"),
                            QStringLiteral("wait: pass at once when the barrier is not set")),
         membersOption(),
+        yesOption(),
     };
     command.run = runBarrier;
     return command;

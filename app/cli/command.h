@@ -64,6 +64,7 @@ public:
     Q_DISABLE_COPY_MOVE(Invocation)
 
     bool json() const { return m_options.json; }
+    bool readOnly() const { return m_options.client.readOnly; }
     QStringList arguments() const { return m_parser.positionalArguments(); }
     bool isSet(const QString &option) const { return m_parser.isSet(option); }
     QString value(const QString &option) const { return m_parser.value(option); }

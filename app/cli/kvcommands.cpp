@@ -121,8 +121,43 @@ int runPut(Invocation &invocation)
         options.lease = *lease;
     }
 
-    const PutResult result = invocation.await(invocation.client().put(key, value, options),
-                                              QLatin1String("put ") + quoted(key));
+    std::optional<Compare> fence;
+    if (invocation.isSet(QStringLiteral("fence"))) {
+        const QString given = invocation.value(QStringLiteral("fence"));
+        const qsizetype at = given.lastIndexOf(QLatin1Char('='));
+        bool ok = false;
+        const qint64 token = given.mid(at + 1).toLongLong(&ok);
+        if (at <= 0 || !ok || token <= 0) {
+            return invocation.usageError(
+                QStringLiteral("--fence takes LOCK_KEY=FENCING_TOKEN (a token > 0), not \"%1\"").arg(given));
+        }
+        fence = Compare::createRevision(given.left(at).toUtf8(), CompareResult::Equal, token);
+    }
+
+    PutResult result;
+    if (fence) {
+        // The write lands only while the hold that handed out the token stands.
+        Txn txn;
+        txn.compares = {*fence};
+        txn.success = {TxnOp::put(key, value, options)};
+        txn.failure = {TxnOp::range(fence->key)};
+        const TxnResult answer = invocation.await(invocation.client().txn(txn), QLatin1String("put ") + quoted(key));
+        if (answer.status && !answer.succeeded) {
+            const QList<KeyValue> now = answer.responses.value(0).range.kvs;
+            return invocation.failed(Status(
+                StatusCode::OwnershipLost,
+                QStringLiteral("not written: the hold on %1 with fencing token %2 has ended (%3)")
+                    .arg(quoted(fence->key))
+                    .arg(fence->operand)
+                    .arg(now.isEmpty() ? QStringLiteral("the key is gone")
+                                       : QStringLiteral("the key's token is %1 now").arg(now.first().createRevision))));
+        }
+        result = answer.responses.value(0).put;
+        result.status = answer.status;
+        result.header = answer.header;
+    } else {
+        result = invocation.await(invocation.client().put(key, value, options), QLatin1String("put ") + quoted(key));
+    }
     if (!result.status)
         return invocation.failed(result.status);
     if (invocation.json()) {
@@ -213,12 +248,18 @@ Command putCommand()
         "Prints OK; with --prev-kv also the previous key and value lines, if any.\n"
         "--json: {\"revision\": N} and, with --prev-kv, \"prev_kv\" as get --json prints it.\n"
         "Lease IDs are hex, as etcdctl prints and reads them: 694d7b0c0d1e0d0a or\n"
-        "0x694d7b0c0d1e0d0a; a decimal ID is written dec:7587856238879051018.");
+        "0x694d7b0c0d1e0d0a; a decimal ID is written dec:7587856238879051018.\n"
+        "--fence LOCK_KEY=TOKEN writes only while LOCK_KEY still has create revision\n"
+        "TOKEN, the fencing token of a hold: inside `qetcd lock NAME -- COMMAND`, give\n"
+        "--fence \"$QETCD_LOCK_KEY=$QETCD_FENCING_TOKEN\", and a hold that was lost or\n"
+        "broken meanwhile writes nothing (exit 1, OwnershipLost).");
     command.arguments = {{QStringLiteral("KEY"), QStringLiteral("The key to write")},
                          {QStringLiteral("VALUE"), QStringLiteral("The value; put -- before one that starts with -")}};
     command.options = {
         valued(QStringLiteral("lease"), QStringLiteral("ID"), QStringLiteral("Attach the key to this lease (hex ID)")),
         flag(QStringLiteral("prev-kv"), QStringLiteral("Print the key-value pair this put replaced")),
+        valued(QStringLiteral("fence"), QStringLiteral("LOCK_KEY=TOKEN"),
+               QStringLiteral("Write only while that hold stands (its key has create revision TOKEN)")),
     };
     command.run = runPut;
     return command;

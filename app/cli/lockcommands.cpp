@@ -2,6 +2,7 @@
 
 #include "eventsession.h"
 #include "globaloptions.h"
+#include "interventions.h"
 #include "kvformat.h"
 #include "recipeoutput.h"
 
@@ -213,6 +214,10 @@ int runLock(Invocation &invocation)
 int runSemaphore(Invocation &invocation)
 {
     const QByteArray name = invocation.arguments().value(0).toUtf8();
+    if (invocation.arguments().size() > 1) {
+        return invocation.usageError(QStringLiteral("expects one NAME, not \"%1\" (to take a permit back: semaphore break NAME)")
+                                         .arg(invocation.arguments().join(QLatin1Char(' '))));
+    }
     if (!invocation.isSet(QStringLiteral("permits")))
         return invocation.usageError(QStringLiteral("--permits is required"));
     bool ok = false;
@@ -392,6 +397,11 @@ Command lockCommand()
         "the lock is still awaited, they end the wait and qetcd exits 5 (interrupted).\n"
         "\n")
             .arg(std::chrono::seconds(terminationGrace).count())
+        + interventionHelp(QStringLiteral("lock break NAME [--entry KEY] [--yes] (an operator's intervention):"),
+                           QStringLiteral("breaks the hold of whoever holds NAME: the holder's lease is revoked when\n"
+                                          "it carries the lock's key alone (so etcdctl and Go holders learn of it too),\n"
+                                          "else its key is deleted. The holder is told (lockLost) and the next in line\n"
+                                          "acquires. --entry KEY names a holder, or a waiter to remove from the queue."))
         + lockOutputConventions
         + QStringLiteral(
               "  acquired         \"fencing_token\" (the create revision of our key), \"key\",\n"
@@ -409,8 +419,8 @@ Command lockCommand()
     command.arguments = {{QStringLiteral("NAME"), QStringLiteral("The lock's name (a key prefix)")},
                          {QStringLiteral("COMMAND"), QStringLiteral("A command line to run while holding the lock"),
                           true, true}};
-    command.options = {ttlOption(), holdOption()};
-    command.run = runLock;
+    command.options = {ttlOption(), holdOption(), yesOption(), entryOption()};
+    command.run = withIntervention(command, QStringLiteral("break"), CoordinationObject::Kind::Lock, runLock);
     return command;
 }
 
@@ -427,6 +437,10 @@ Command electCommand()
         "`etcdctl elect`. Leadership never heals: when it is lost, qetcd exits 1.\n"
         "elect --observe NAME prints who leads, without campaigning.\n"
         "\n")
+        + interventionHelp(QStringLiteral("elect force NAME [--entry KEY] [--yes] (an operator's intervention):"),
+                           QStringLiteral("ends the leader's term as lock break ends a hold: the leader is told\n"
+                                          "(leadershipLost) and the next candidate leads. --entry KEY names a\n"
+                                          "candidate to remove from the election instead."))
         + lockOutputConventions
         + QStringLiteral(
               "  campaigning      \"key\", \"lease_id\", \"proposal\": our candidate is queued\n"
@@ -448,8 +462,10 @@ Command electCommand()
         QCommandLineOption(QStringLiteral("observe"), QStringLiteral("Print who leads instead of campaigning")),
         ttlOption(),
         holdOption(),
+        yesOption(),
+        entryOption(),
     };
-    command.run = runElect;
+    command.run = withIntervention(command, QStringLiteral("force"), CoordinationObject::Kind::Election, runElect);
     return command;
 }
 
@@ -464,6 +480,9 @@ Command semaphoreCommand()
         "it and exits 0. Every participant must give the same --permits: another count\n"
         "already stored under NAME fails the command (exit 1).\n"
         "\n")
+        + interventionHelp(QStringLiteral("semaphore break NAME [--entry KEY] [--yes] (an operator's intervention):"),
+                           QStringLiteral("takes a permit back as lock break does (permitLost); with several holders\n"
+                                          "--entry KEY names which, or a waiter to remove from the queue."))
         + lockOutputConventions
         + QStringLiteral(
               "  acquired         \"fencing_token\" (the create revision of our entry), \"key\",\n"
@@ -474,14 +493,17 @@ Command semaphoreCommand()
         + connectionStateHelp
         + QStringLiteral("  closed           \"reason\" (SIGINT, SIGTERM, hold or failed), \"name\",\n"
                          "                   after \"acquired\" \"lease_id\" and \"revoked\"\n");
-    command.arguments = {{QStringLiteral("NAME"), QStringLiteral("The semaphore's name (a key prefix)")}};
+    command.arguments = {{QStringLiteral("NAME"), QStringLiteral("The semaphore's name (a key prefix), or break (below)")},
+                         {QStringLiteral("BREAK_NAME"), QStringLiteral("After break: the semaphore's name"), true}};
     command.options = {
         QCommandLineOption(QStringLiteral("permits"), QStringLiteral("How many holders the semaphore admits (required)"),
                            QStringLiteral("N")),
         ttlOption(),
         holdOption(),
+        yesOption(),
+        entryOption(),
     };
-    command.run = runSemaphore;
+    command.run = withIntervention(command, QStringLiteral("break"), CoordinationObject::Kind::Semaphore, runSemaphore);
     return command;
 }
 

@@ -79,4 +79,23 @@ std::optional<QString> askPasswordOnTerminal(const QString &user, QString *error
     return QString::fromUtf8(password);
 }
 
+bool askConfirmationOnTerminal(const QString &question)
+{
+    if (!isatty(STDIN_FILENO))
+        return false;
+    writeToStandardError(question.toUtf8() + " [y/N] ");
+    QByteArray answer;
+    for (;;) {
+        char c;
+        const ssize_t got = ::read(STDIN_FILENO, &c, 1);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0 || c == '\n')
+            break;
+        answer.append(c);
+    }
+    const QByteArray word = answer.trimmed().toLower();
+    return word == "y" || word == "yes";
+}
+
 } // namespace QEtcd::Cli

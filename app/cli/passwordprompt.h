@@ -11,4 +11,8 @@ namespace QEtcd::Cli {
 // (a script must not hang on a question nobody sees) or nothing could be read.
 std::optional<QString> askPasswordOnTerminal(const QString &user, QString *error);
 
+// Asks question on standard error and reads the answer from the terminal that is standard
+// input: true only for "y" or "yes". False without asking when standard input is no terminal.
+bool askConfirmationOnTerminal(const QString &question);
+
 } // namespace QEtcd::Cli

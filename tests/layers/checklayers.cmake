@@ -8,7 +8,7 @@
 # is what is checked.
 cmake_minimum_required(VERSION 3.25)
 
-set(_layers core transport lease recipes models)
+set(_layers core transport lease recipes coordination models)
 if(NOT IS_DIRECTORY "${LIB_DIR}")
   message(FATAL_ERROR "checklayers.cmake: -DLIB_DIR must name the lib folder (got \"${LIB_DIR}\")")
 endif()

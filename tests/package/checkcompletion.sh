@@ -49,7 +49,10 @@ expect "lock" -w json --read-only lo
 expect "json simple" -w ""
 expect "json" --write-out = j
 expect "" lock --ttl ""
-expect "count hold wait" barrier ""
+expect "count hold lift release wait" barrier ""
+expect "break" lock b
+expect "" lock break /locks/deploy ""
+expect "force" elect f
 expect "hold" --json barrier h
 expect "add get" counter jobs ""
 expect "--prefix --prev-kv" del --pre

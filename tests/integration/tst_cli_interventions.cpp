@@ -1,0 +1,291 @@
+// An operator's interventions from the qetcd CLI (lock break, semaphore break, elect force,
+// barrier lift and release) against a real etcd member, on participants that are real qetcd
+// processes: each intervention must produce, in the process it hits, the event the library
+// promises, and hand the object on to whoever is next.
+#include "../common/awaitfuture.h"
+#include "../common/qetcdprocess.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/etcdcluster.h>
+#include <QEtcd/testtimeouts.h>
+
+#include <QtCore/QJsonArray>
+#include <QtTest/QtTest>
+
+#include <memory>
+
+using namespace QEtcd;
+using namespace QEtcd::Testing;
+
+class tst_CliInterventions : public QObject
+{
+    Q_OBJECT
+
+private:
+    EtcdCluster m_cluster;
+    std::unique_ptr<Client> m_client;
+
+    std::unique_ptr<Qetcd> qetcd(const QStringList &arguments)
+    {
+        return std::make_unique<Qetcd>(m_cluster.clientUrl(0), arguments);
+    }
+
+    // Runs an intervention to its end; its one JSON line.
+    QJsonObject intervene(const QStringList &arguments, int expectedExit = 0)
+    {
+        auto run = qetcd(QStringList{QStringLiteral("--json")} + arguments);
+        const int exit = run->waitForExit();
+        if (exit != expectedExit) {
+            qWarning() << arguments << "exited" << exit << run->transcript();
+            return {{QLatin1String("exit"), exit}};
+        }
+        return run->events().value(0);
+    }
+
+    int keysUnder(const QByteArray &prefix)
+    {
+        RangeOptions options;
+        options.range = KeyRange::prefix();
+        options.countOnly = true;
+        const QFuture<RangeResult> future = m_client->get(prefix, options);
+        if (!awaitFuture(future) || !future.result().status)
+            return -1;
+        return int(future.result().count);
+    }
+
+    bool exists(const QByteArray &key) { return keysUnder(key) > 0; }
+
+    // Two participants on one object: the first establishes, the second queues behind it.
+    std::pair<std::unique_ptr<Qetcd>, std::unique_ptr<Qetcd>> holderAndWaiter(const QStringList &first,
+                                                                            const QStringList &second,
+                                                                            const QString &established,
+                                                                            const QByteArray &prefix)
+    {
+        auto holder = qetcd(first);
+        [&] { QTRY_VERIFY2_WITH_TIMEOUT(holder->has(established), holder->transcript().constData(), scaledMs(15000)); }();
+        auto waiter = qetcd(second);
+        [&] { QTRY_COMPARE_WITH_TIMEOUT(keysUnder(prefix), 2, scaledMs(15000)); }();
+        return {std::move(holder), std::move(waiter)};
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
+        m_client = std::make_unique<Client>(ClientOptions::fromEndpoints(m_cluster.clientUrls()));
+    }
+
+    void cleanupTestCase() { m_client.reset(); }
+
+    // The point of `lock break`: the holder learns of it, the next in line acquires, and a write
+    // fenced by the old token is refused while one by the new token lands.
+    void lockBreakTellsTheHolderAndHandsTheLockOn()
+    {
+        auto [holder, waiter] = holderAndWaiter({"lock", "/ci/lk", "--hold", "60s", "--ttl", "60"},
+                                                {"lock", "/ci/lk", "--hold", "60s"}, QStringLiteral("acquired"), "/ci/lk/");
+        QVERIFY2(holder->has("acquired") && !waiter->has("acquired"), waiter->transcript().constData());
+        const QJsonObject acquired = holder->event("acquired");
+
+        const QJsonObject broken = intervene({"lock", "break", "/ci/lk", "--yes"});
+        QCOMPARE(text(broken, "intervention"), QStringLiteral("hold broken:"));
+        // The holder's lease carried the lock's key alone: revoked, so any kind of holder hears.
+        QCOMPARE(text(broken, "method"), QStringLiteral("lease_revoked"));
+        QCOMPARE(text(broken, "lease_id"), text(acquired, "lease_id"));
+        QCOMPARE(text(broken, "key"), text(acquired, "key"));
+        QCOMPARE(integer(broken, "fencing_token"), integer(acquired, "fencing_token"));
+        QCOMPARE(broken.value("removed_keys").toArray(), QJsonArray{text(acquired, "key")});
+
+        QTRY_VERIFY2_WITH_TIMEOUT(holder->has("lockLost"), holder->transcript().constData(), scaledMs(10000));
+        QCOMPARE(holder->waitForExit(), 1);
+        QCOMPARE(holder->outcomes(), (QStringList{"acquired", "lockLost", "closed"}));
+        QTRY_VERIFY2_WITH_TIMEOUT(waiter->has("acquired"), waiter->transcript().constData(), scaledMs(10000));
+        const QJsonObject next = waiter->event("acquired");
+        QVERIFY(integer(next, "fencing_token") > integer(acquired, "fencing_token"));
+
+        // The old holder's fenced write is refused and writes nothing; the new holder's lands.
+        const QString oldFence = text(acquired, "key") + '=' + QString::number(integer(acquired, "fencing_token"));
+        auto stale = qetcd({"put", "--fence", oldFence, "/ci/lk-out", "old"});
+        QCOMPARE(stale->waitForExit(), 1);
+        QVERIFY2(stale->standardError().contains("has ended"), stale->standardError().constData());
+        QVERIFY(!exists("/ci/lk-out"));
+        const QString newFence = text(next, "key") + '=' + QString::number(integer(next, "fencing_token"));
+        auto current = qetcd({"put", "--fence", newFence, "/ci/lk-out", "new"});
+        QCOMPARE(current->waitForExit(), 0);
+        QVERIFY(exists("/ci/lk-out"));
+
+        waiter->terminate();
+        QCOMPARE(waiter->waitForExit(), 0);
+        QTRY_COMPARE_WITH_TIMEOUT(keysUnder("/ci/lk/"), 0, scaledMs(5000));
+    }
+
+    // A lease that carries more than the hold (a Go session holding several locks) is spared:
+    // only the hold's key goes.
+    void lockBreakOnASharedLeaseDeletesOnlyTheKey()
+    {
+        const QFuture<LeaseGrantResult> granted = m_client->leaseGrant(60);
+        QVERIFY(awaitFuture(granted) && granted.result().status);
+        const qint64 lease = granted.result().id;
+        PutOptions onLease;
+        onLease.lease = lease;
+        const QByteArray lockKey = "/ci/shared/" + QByteArray::number(lease, 16);
+        QVERIFY(awaitFuture(m_client->put(lockKey, {}, onLease)));
+        QVERIFY(awaitFuture(m_client->put("/ci/elsewhere", "kept", onLease)));
+
+        const QJsonObject broken = intervene({"lock", "break", "/ci/shared", "--yes"});
+        QCOMPARE(text(broken, "method"), QStringLiteral("keys_deleted"));
+        QCOMPARE(broken.value("removed_keys").toArray(), QJsonArray{QString::fromUtf8(lockKey)});
+        QVERIFY(!exists(lockKey));
+        QVERIFY(exists("/ci/elsewhere"));
+        QVERIFY(awaitFuture(m_client->leaseRevoke(lease)));
+    }
+
+    // --entry names a waiter: it leaves the queue, and its wait ends in a failure that says so.
+    void lockBreakOfAWaiterRemovesItFromTheQueue()
+    {
+        auto [holder, waiter] = holderAndWaiter({"lock", "/ci/rw", "--hold", "60s"}, {"lock", "/ci/rw", "--hold", "60s"},
+                                                QStringLiteral("acquired"), "/ci/rw/");
+        QVERIFY2(holder->has("acquired"), holder->transcript().constData());
+        const QString holderKey = text(holder->event("acquired"), "key");
+        RangeOptions all;
+        all.range = KeyRange::prefix();
+        const QFuture<RangeResult> queue = m_client->get("/ci/rw/", all);
+        QVERIFY(awaitFuture(queue) && queue.result().kvs.size() == 2);
+        QByteArray waiterKey;
+        for (const KeyValue &kv : queue.result().kvs) {
+            if (kv.key != holderKey.toUtf8())
+                waiterKey = kv.key;
+        }
+        const QJsonObject removed = intervene({"lock", "break", "/ci/rw", "--entry", waiterKey, "--yes"});
+        QCOMPARE(text(removed, "intervention"), QStringLiteral("removed from"));
+        QCOMPARE(text(removed, "method"), QStringLiteral("keys_deleted"));
+        QCOMPARE(waiter->waitForExit(), 1);
+        QVERIFY2(!waiter->has("acquired"), waiter->transcript().constData());
+        QVERIFY2(waiter->standardError().contains(waiterKey), waiter->standardError().constData());
+        // The holder goes on holding.
+        QVERIFY(holder->isRunning());
+        QVERIFY(exists(holderKey.toUtf8()));
+        holder->terminate();
+        QCOMPARE(holder->waitForExit(), 0);
+    }
+
+    void electForceEndsTheTermAndTheNextCandidateLeads()
+    {
+        auto [leader, candidate] = holderAndWaiter({"elect", "/ci/e", "alpha", "--hold", "60s", "--ttl", "60"},
+                                                   {"elect", "/ci/e", "beta", "--hold", "60s"}, QStringLiteral("elected"),
+                                                   "/ci/e/");
+        QVERIFY2(leader->has("elected") && !candidate->has("elected"), candidate->transcript().constData());
+        const QJsonObject elected = leader->event("elected");
+        const QJsonObject forced = intervene({"elect", "force", "/ci/e", "--yes"});
+        QCOMPARE(text(forced, "intervention"), QStringLiteral("term ended:"));
+        QCOMPARE(integer(forced, "fencing_token"), integer(elected, "fencing_token"));
+        QTRY_VERIFY2_WITH_TIMEOUT(leader->has("leadershipLost"), leader->transcript().constData(), scaledMs(10000));
+        QCOMPARE(leader->waitForExit(), 1);
+        QTRY_VERIFY2_WITH_TIMEOUT(candidate->has("elected"), candidate->transcript().constData(), scaledMs(10000));
+        QVERIFY(integer(candidate->event("elected"), "fencing_token") > integer(elected, "fencing_token"));
+        candidate->terminate();
+        QCOMPARE(candidate->waitForExit(), 0);
+    }
+
+    // With two permits held, which one to take back must be said; the other holder holds on.
+    void semaphoreBreakNeedsTheEntryWhenSeveralHold()
+    {
+        auto first = qetcd({"semaphore", "/ci/s", "--permits", "2", "--hold", "60s"});
+        auto second = qetcd({"semaphore", "/ci/s", "--permits", "2", "--hold", "60s"});
+        QTRY_VERIFY2_WITH_TIMEOUT(first->has("acquired") && second->has("acquired"),
+                                  (first->transcript() + second->transcript()).constData(), scaledMs(15000));
+
+        auto ambiguous = qetcd({"semaphore", "break", "/ci/s", "--yes"});
+        QCOMPARE(ambiguous->waitForExit(), 128);
+        QVERIFY2(ambiguous->standardError().contains("--entry"), ambiguous->standardError().constData());
+
+        const QString firstKey = text(first->event("acquired"), "key");
+        const QJsonObject broken = intervene({"semaphore", "break", "/ci/s", "--entry", firstKey, "--yes"});
+        QCOMPARE(text(broken, "key"), firstKey);
+        QTRY_VERIFY2_WITH_TIMEOUT(first->has("permitLost"), first->transcript().constData(), scaledMs(10000));
+        QCOMPARE(first->waitForExit(), 1);
+        QVERIFY(second->isRunning());
+        QVERIFY2(!second->has("permitLost"), second->transcript().constData());
+        second->terminate();
+        QCOMPARE(second->waitForExit(), 0);
+    }
+
+    // The waiters are released as by a deletion, and a live qetcd owner is told it was lifted by
+    // someone else rather than setting it again.
+    void barrierLiftReleasesTheWaitersAndTellsTheOwner()
+    {
+        auto owner = qetcd({"barrier", "hold", "/ci/b", "--hold", "60s"});
+        QTRY_VERIFY2_WITH_TIMEOUT(owner->has("barrierSet"), owner->transcript().constData(), scaledMs(15000));
+        auto firstWaiter = qetcd({"barrier", "wait", "/ci/b"});
+        auto secondWaiter = qetcd({"barrier", "wait", "/ci/b"});
+        QTRY_VERIFY2_WITH_TIMEOUT(firstWaiter->has("waiting") && secondWaiter->has("waiting"),
+                                  (firstWaiter->transcript() + secondWaiter->transcript()).constData(), scaledMs(15000));
+
+        const QJsonObject lifted = intervene({"barrier", "lift", "/ci/b", "--yes"});
+        QCOMPARE(text(lifted, "method"), QStringLiteral("keys_deleted"));
+        QCOMPARE(text(lifted, "key"), QStringLiteral("/ci/b"));
+        for (ToolProcess *waiter : {firstWaiter.get(), secondWaiter.get()}) {
+            QCOMPARE(waiter->waitForExit(), 0);
+            QCOMPARE(text(waiter->event("barrierLifted"), "reason"), QStringLiteral("deleted"));
+        }
+        QTRY_VERIFY2_WITH_TIMEOUT(owner->has("liftedByOther"), owner->transcript().constData(), scaledMs(10000));
+        QCOMPARE(owner->waitForExit(), 1);
+        QVERIFY(!exists("/ci/b"));
+    }
+
+    void barrierReleaseLetsAnOpenRoundThroughShortOfItsCount()
+    {
+        auto first = qetcd({"barrier", "count", "/ci/c", "--members", "3"});
+        auto second = qetcd({"barrier", "count", "/ci/c", "--members", "3"});
+        QTRY_VERIFY2_WITH_TIMEOUT(first->has("arrived") && second->has("arrived"),
+                                  (first->transcript() + second->transcript()).constData(), scaledMs(15000));
+        const QJsonObject released = intervene({"barrier", "release", "/ci/c", "--yes"});
+        QCOMPARE(text(released, "key"), QStringLiteral("/ci/c/ready"));
+        for (ToolProcess *member : {first.get(), second.get()}) {
+            QCOMPARE(member->waitForExit(), 0);
+            QVERIFY2(member->has("released"), member->transcript().constData());
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(keysUnder("/ci/c/"), 0, scaledMs(5000));
+    }
+
+    // Off a terminal nothing is written without --yes; under --read-only not even with it.
+    void interventionsAskForYesAndRespectReadOnly()
+    {
+        auto holder = qetcd({"lock", "/ci/ask", "--hold", "60s"});
+        QTRY_VERIFY2_WITH_TIMEOUT(holder->has("acquired"), holder->transcript().constData(), scaledMs(15000));
+
+        auto unconfirmed = qetcd({"lock", "break", "/ci/ask"});
+        QCOMPARE(unconfirmed->waitForExit(), 128);
+        QVERIFY2(unconfirmed->standardError().contains("give --yes to confirm"), unconfirmed->standardError().constData());
+        // The message says what would have happened.
+        QVERIFY2(unconfirmed->standardError().contains("Break the hold of"), unconfirmed->standardError().constData());
+
+        auto readOnly = qetcd({"--read-only", "lock", "break", "/ci/ask", "--yes"});
+        QCOMPARE(readOnly->waitForExit(), 1);
+        QVERIFY2(readOnly->standardError().contains("read-only"), readOnly->standardError().constData());
+
+        auto misplaced = qetcd({"lock", "/ci/ask", "--yes"});
+        QCOMPARE(misplaced->waitForExit(), 128);
+
+        QVERIFY(holder->isRunning());
+        QVERIFY2(!holder->has("lockLost"), holder->transcript().constData());
+        QCOMPARE(keysUnder("/ci/ask/"), 1);
+        holder->terminate();
+        QCOMPARE(holder->waitForExit(), 0);
+    }
+
+    void interventionOnNothingSaysSo()
+    {
+        auto noLock = qetcd({"lock", "break", "/ci/none", "--yes"});
+        QCOMPARE(noLock->waitForExit(), 1);
+        QVERIFY2(noLock->standardError().contains("no lock at \"/ci/none\""), noLock->standardError().constData());
+        auto noBarrier = qetcd({"barrier", "lift", "/ci/none", "--yes"});
+        QCOMPARE(noBarrier->waitForExit(), 1);
+        QVERIFY2(noBarrier->standardError().contains("is not set"), noBarrier->standardError().constData());
+        auto badFence = qetcd({"put", "--fence", "/ci/none", "/ci/x", "v"});
+        QCOMPARE(badFence->waitForExit(), 128);
+        QVERIFY2(badFence->standardError().contains("LOCK_KEY=FENCING_TOKEN"), badFence->standardError().constData());
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_CliInterventions)
+#include "tst_cli_interventions.moc"
