@@ -391,7 +391,12 @@ ApplicationWindow {
                 ClusterPage { members: cluster; sandbox: connection.sandbox ? window.sandbox : null }
                 KeysPage { id: keysPage; client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 LeasesPage { client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
-                CoordinationPage { client: window.client; paused: window.paused }
+                CoordinationPage {
+                    client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise
+                    eventLog: window.eventLog
+                    // Off this machine, an intervention is confirmed by typing the cluster's name.
+                    confirmationWord: connection.isOnThisMachine(connection.endpoints) ? "" : (connection.profileName || connection.endpoints[0] || "")
+                }
                 TimelinePage { id: timelinePage; eventLog: window.eventLog; paused: window.paused }
                 ParticipantsPage { id: participantsPage; client: window.client; eventLog: window.eventLog; sandbox: window.sandbox; paused: window.paused; readOnly: window.readOnly; advise: window.advise; participantOptions: () => connection.participantOptions()
                                    onLeaseStarted: (name, recipe) => timelinePage.watchLease(name, recipe) }

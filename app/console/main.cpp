@@ -61,7 +61,8 @@ struct ConsoleOptions
                                               "QETCD_ETCD_BINARY, else etcd on PATH")};
     QCommandLineOption scenario{QStringLiteral("scenario"),
                                 QStringLiteral("With --sandbox: run this guided scenario on the Timeline page: "
-                                               "lock-partition, spurious-barrier, registration-heal, leader-death"),
+                                               "lock-partition, spurious-barrier, registration-heal, leader-death, "
+                                               "operator-unsticks-a-deploy"),
                                 QStringLiteral("NAME")};
     QCommandLineOption autoplay{QStringLiteral("autoplay"),
                                 QStringLiteral("With --scenario: play every step without waiting for Next, and exit "

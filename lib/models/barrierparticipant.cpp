@@ -89,12 +89,27 @@ void BarrierParticipant::wait(int timeoutMs)
         setWaitPhase(NotWaiting);
         setState(m_lifted ? State::Active : State::Idle);
         if (m_lifted)
-            record(QStringLiteral("barrierLifted"),
-                   isSpurious() ? QStringLiteral("its owner's lease expired: the barrier was not removed")
-                                : QStringLiteral("removed by its owner"),
-                   QString(), isSpurious());
+            record(QStringLiteral("barrierLifted"), liftedBecause(m_reason), QString(), isSpurious());
         Q_EMIT waitEnded(m_lifted, m_reason, isSpurious());
     });
+}
+
+QString BarrierParticipant::liftedBecause(LiftReason reason)
+{
+    switch (reason) {
+    case Removed:
+        return QStringLiteral("removed by its owner");
+    case LeaseExpired:
+        return QStringLiteral("its owner's lease expired: the barrier was not removed");
+    case Deleted:
+        // An operator's lift, or `etcdctl del`: not the owner's doing, and not an expiry.
+        return QStringLiteral("deleted by someone else while its owner's lease was alive");
+    case NotSet:
+        return QStringLiteral("it was not set");
+    case Unknown:
+        break;
+    }
+    return QStringLiteral("lifted; how could not be told");
 }
 
 void BarrierParticipant::setWaitPhase(WaitPhase phase)

@@ -102,6 +102,8 @@ private:
     bool m_owner = false;
     WaitPhase m_waitPhase = NotWaiting;
     bool m_lifted = false;
+    static QString liftedBecause(LiftReason reason);
+
     LiftReason m_reason = LiftReason::Unknown;
 };
 

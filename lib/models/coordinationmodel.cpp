@@ -23,6 +23,8 @@ QVariantList entriesOf(const QList<CoordinationEntry> &entries, const Coordinati
     for (const CoordinationEntry &entry : entries) {
         list.append(QVariantMap{
             {QStringLiteral("key"), DisplayText::fromBytes(entry.key)},
+            // The key's bytes, for an intervention: "key" is made fit to show, not to send.
+            {QStringLiteral("keyBase64"), QString::fromLatin1(entry.key.toBase64())},
             {QStringLiteral("name"), entry.displayName()},
             {QStringLiteral("clientId"), entry.name},
             {QStringLiteral("host"), entry.host},

@@ -25,8 +25,8 @@ struct RowNotifications;
 /// The coordination objects under a prefix (locks, elections, barriers, semaphores, services,
 /// queues, counters), recognised from etcd's contents and kept live through one watch; a burst
 /// of changes becomes one update per frame. Entries (holders, waiters, candidates, members) are
-/// lists of maps: key, name, clientId, host, pid, sinceMs, lease (hex), createRevision, value,
-/// and valueTooLarge: the value's size when it was above 64 KiB and so not read (0 otherwise).
+/// lists of maps: key (fit to show), keyBase64 (its bytes), name, clientId, host, pid, sinceMs,
+/// lease (hex), createRevision, value, and valueTooLarge: the value's size when it was above 64 KiB and so not read (0 otherwise).
 /// Runs only while active.
 class QETCD_QUICK_EXPORT CoordinationModel : public QAbstractListModel
 {

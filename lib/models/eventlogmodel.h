@@ -48,6 +48,9 @@ namespace QEtcd {
 ///   "delay N ms" or reset; a band runs from a fault until the next pass.
 /// - sandbox members (participant = member name, "m0"): memberStopped, memberKilled,
 ///   memberPaused, memberResumed, memberRestarted, leaderChanged (detail: the new leader).
+/// - an operator's interventions from the console (participant = "operator"; CoordinationActions):
+///   intervention (detail: what went, and how), interventionFailed (detail: why nothing was
+///   written); key = the entry acted on.
 /// - a scenario's narration (participant = "scenario"): step (detail: what happens now),
 ///   stepFailed (detail: what was expected and did not happen).
 class QETCD_QUICK_EXPORT EventLogModel : public QAbstractListModel

@@ -11,6 +11,10 @@ Item {
     property string toolTip
     property bool readOnly: false
     property string blockedReason
+    // A quiet button inside a row (an entry's action); what it destroys is said by the dialog
+    // it opens, whose confirm button is red.
+    property alias flat: button.flat
+    property alias font: button.font
     readonly property alias button: button
     signal clicked()
 

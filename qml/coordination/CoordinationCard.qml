@@ -21,6 +21,10 @@ Card {
     required property var value
     property double now: Date.now()
     property var deadlines: null  // LeaseModel.deadlines(): rings for the holders' leases
+    property bool readOnly: false
+    // An operator's intervention on one of the card's entries: the page asks, then acts.
+    // action: breakHold, removeEntry, liftBarrier, forceReelection, releaseRound.
+    signal intervene(string action, var entry)
 
     readonly property bool isLockLike: kind === "lock" || kind === "readWriteLock" || kind === "semaphore"
     readonly property bool isBarrier: kind === "barrier" || kind === "countedBarrier" || kind === "doubleBarrier"
@@ -83,6 +87,10 @@ Card {
         now: card.now
         deadlines: card.deadlines
         emptyText: qsTr("nobody")
+        actionText: qsTr("Break hold")
+        actionToolTip: qsTr("Take the hold away from this holder (asks first)")
+        readOnly: card.readOnly
+        onActionRequested: entry => card.intervene("breakHold", entry)
     }
     EntryList {
         visible: card.kind === "election"
@@ -93,6 +101,10 @@ Card {
         now: card.now
         deadlines: card.deadlines
         emptyText: qsTr("no leader")
+        actionText: qsTr("Force re-election")
+        actionToolTip: qsTr("End this leader's term; the next in line leads (asks first)")
+        readOnly: card.readOnly
+        onActionRequested: entry => card.intervene("forceReelection", entry)
     }
     EntryList {
         visible: card.isLockLike || card.kind === "election"
@@ -102,6 +114,11 @@ Card {
         numbered: true
         now: card.now
         emptyText: qsTr("nobody")
+        actionText: qsTr("Remove")
+        actionToolTip: card.kind === "election" ? qsTr("Withdraw this candidate from the election (asks first)")
+                                                : qsTr("Take this waiter out of the queue (asks first)")
+        readOnly: card.readOnly
+        onActionRequested: entry => card.intervene("removeEntry", entry)
     }
     EntryList {
         visible: card.kind === "barrier"
@@ -109,6 +126,10 @@ Card {
         model: card.holders
         now: card.now
         deadlines: card.deadlines
+        actionText: qsTr("Lift")
+        actionToolTip: qsTr("Delete the barrier's key: every waiter goes on (asks first)")
+        readOnly: card.readOnly
+        onActionRequested: entry => card.intervene("liftBarrier", entry)
     }
     EntryList {
         visible: card.kind === "countedBarrier" || card.kind === "doubleBarrier" || card.kind === "service"
@@ -117,6 +138,20 @@ Card {
         now: card.now
         deadlines: card.deadlines
         emptyText: qsTr("none")
+        actionText: card.kind === "service" ? qsTr("Deregister") : ""
+        actionToolTip: qsTr("Delete this instance's key: qetcd's registry honours that and does not register it again (asks first)")
+        readOnly: card.readOnly
+        onActionRequested: entry => card.intervene("removeEntry", entry)
+    }
+    WriteButton {
+        objectName: "releaseRound"
+        visible: card.kind === "countedBarrier" && card.set && card.holders.length > 0
+        text: qsTr("Release round")
+        flat: true
+        toolTip: qsTr("Let the members waiting in this round go on without the full count (asks first)")
+        readOnly: card.readOnly
+        Layout.alignment: Qt.AlignRight
+        onClicked: card.intervene("releaseRound", card.holders[0])
     }
     Field {
         visible: card.kind.indexOf("ueue") > 0

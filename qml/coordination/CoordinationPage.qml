@@ -12,6 +12,13 @@ ConsolePage {
     heldChanges: shown.heldChanges
     readonly property alias model: objects
     property double now: Date.now()
+    property bool readOnly: false
+    property alias eventLog: actions.eventLog
+    // Typed before an intervention on a cluster that is not on this machine (its profile name);
+    // empty on this machine.
+    property string confirmationWord
+    // The last intervention etcd or the client refused, in words that name what was not done.
+    property string actionError
 
     title: qsTr("Coordination")
     subtitle: objects.status === ModelStatus.Ready ? qsTr("%n object(s) under %1", "", objects.count).arg(objects.prefix || "/") : ""
@@ -34,6 +41,80 @@ ConsolePage {
             ToolTip.text: qsTr("Show only objects under this prefix; Enter applies it")
         }
     ]
+
+    CoordinationActions {
+        id: actions
+        objectName: "coordinationActions"
+        client: objects.client
+        onFinished: (action, path, status, outcome) => page.actionError = status.isOk ? "" : qsTr("Nothing was written to %1: %2").arg(path).arg(page.advise(status))
+    }
+    ConfirmDialog {
+        id: confirmIntervention
+        objectName: "confirmIntervention"
+        property var run: () => {}
+        destructive: true
+        typedConfirmation: page.confirmationWord
+        onConfirmed: run()
+    }
+
+    // Who an entry is, as a sentence names it: its name and, when known, where it runs.
+    function who(entry) {
+        const name = DisplayText.escape(entry.clientId || entry.name || entry.key);
+        return entry.host ? qsTr("%1 on %2 (pid %3)").arg(name).arg(DisplayText.escape(entry.host)).arg(entry.pid) : name;
+    }
+    // Opens the confirmation for an intervention of a card, saying what it will do and to whom.
+    function intervene(card, action, entry) {
+        const path = DisplayText.escape(card.name);
+        const next = card.waiters.length > 0 ? who(card.waiters[0]) : qsTr("nobody");
+        const lease = entry.lease ? qsTr("lease %1").arg(entry.lease) : qsTr("no lease");
+        const revokeOrDelete = qsTr("Its lease is revoked if it carries this key alone, so that any holder learns of the loss at its next renewal; otherwise only its key is deleted.");
+        let title = "", message = "", confirm = "";
+        switch (action) {
+        case "breakHold":
+            title = qsTr("Break the hold on %1?").arg(path);
+            confirm = qsTr("Break hold");
+            message = qsTr("%1 holds it with fencing token %2 (%3).").arg(who(entry)).arg(entry.createRevision).arg(lease)
+                    + "\n\n" + revokeOrDelete
+                    + "\n\n" + qsTr("The holder may still act until it learns of the loss. Writes fenced by token %1 are refused from now on.").arg(entry.createRevision)
+                    + "\n\n" + qsTr("Next in line: %1.").arg(next);
+            break;
+        case "forceReelection":
+            title = qsTr("Force a re-election of %1?").arg(path);
+            confirm = qsTr("End term");
+            message = qsTr("%1 leads with term %2 (%3).").arg(who(entry)).arg(entry.createRevision).arg(lease)
+                    + "\n\n" + revokeOrDelete
+                    + "\n\n" + qsTr("The leader may still act until it learns of the loss.")
+                    + "\n\n" + qsTr("Next in line: %1.").arg(next);
+            break;
+        case "liftBarrier":
+            title = qsTr("Lift the barrier %1?").arg(path);
+            confirm = qsTr("Lift");
+            message = qsTr("%1 set it (%2). Its key is deleted, and every process waiting at it goes on.").arg(who(entry)).arg(lease)
+                    + "\n\n" + qsTr("An owner whose lease is still alive may set it again; a qetcd owner is told it was lifted by someone else, and does not.");
+            break;
+        case "releaseRound":
+            title = qsTr("Release the round of %1?").arg(path);
+            confirm = qsTr("Release");
+            message = qsTr("%n member(s) arrived in the open round. They all go on now, without the full count.", "", card.members.length);
+            break;
+        case "removeEntry":
+            if (card.kind === "service") {
+                title = qsTr("Deregister an instance of %1?").arg(path);
+                confirm = qsTr("Deregister");
+                message = qsTr("The key of %1 is deleted. qetcd's registry honours that and does not register it again; other tools may.").arg(who(entry));
+            } else {
+                title = card.kind === "election" ? qsTr("Withdraw a candidate from %1?").arg(path) : qsTr("Remove a waiter from %1?").arg(path);
+                confirm = qsTr("Remove");
+                message = qsTr("The key of %1 is deleted: its wait ends with an error, and the others keep their places.").arg(who(entry));
+            }
+            break;
+        }
+        confirmIntervention.title = title;
+        confirmIntervention.confirmText = confirm;
+        confirmIntervention.message = message;
+        confirmIntervention.run = () => actions[action](card.name, entry);
+        confirmIntervention.open();
+    }
 
     // Hidden, the page mirrors nothing: the mirror holds every key under the prefix.
     CoordinationModel { id: objects; active: page.visible }
@@ -60,8 +141,20 @@ ConsolePage {
         onTriggered: page.now = Date.now()
     }
 
+    Banner {
+        id: errorBanner
+        objectName: "actionError"
+        text: page.actionError
+        dismissable: true
+        onDismissed: page.actionError = ""
+        anchors.left: parent.left
+        anchors.right: parent.right
+        anchors.top: parent.top
+        z: 1
+    }
     ScrollView {
         anchors.fill: parent
+        anchors.topMargin: errorBanner.visible ? errorBanner.height + Theme.spacing : 0
         visible: shown.count > 0
         contentWidth: availableWidth
         clip: true
@@ -75,9 +168,12 @@ ConsolePage {
                 objectName: "cards"
                 model: shown
                 delegate: CoordinationCard {
+                    id: card
                     width: flow.cardWidth
                     now: page.now
                     deadlines: page.deadlines
+                    readOnly: page.readOnly
+                    onIntervene: (action, entry) => page.intervene(card, action, entry)
                 }
             }
         }

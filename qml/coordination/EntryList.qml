@@ -18,6 +18,12 @@ ColumnLayout {
     // LeaseModel.deadlines(): with it, an entry on a lease gets a ring for the time its lease
     // has left (a holder's, a leader's, an owner's); without, none.
     property var deadlines: null
+    // An intervention on each entry (break a hold, remove a waiter): a button at the row's end,
+    // none when actionText is empty. The page asks before anything is written.
+    property string actionText
+    property string actionToolTip
+    property bool readOnly: false
+    signal actionRequested(var entry)
 
     spacing: 2
     Layout.fillWidth: true
@@ -114,6 +120,17 @@ ColumnLayout {
                     font.pixelSize: Theme.smallFont
                     horizontalAlignment: Text.AlignRight
                     Layout.preferredWidth: 56
+                }
+                WriteButton {
+                    objectName: "entryAction"
+                    visible: entries.actionText.length > 0
+                    text: entries.actionText
+                    toolTip: entries.actionToolTip
+                    flat: true
+                    readOnly: entries.readOnly
+                    font.pixelSize: Theme.smallFont
+                    Layout.preferredHeight: 26
+                    onClicked: entries.actionRequested(entry.modelData)
                 }
             }
         }

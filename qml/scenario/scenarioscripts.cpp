@@ -5,11 +5,13 @@
 
 #include <barrierparticipant.h>
 #include <clustermodel.h>
+#include <coordinationactions.h>
 #include <electionparticipant.h>
 #include <mutexparticipant.h>
 #include <serviceregistrationparticipant.h>
 
 #include <QEtcd/client.h>
+#include <QEtcd/coordinationrecogniser.h>
 
 #include <QtCore/QCoreApplication>
 
@@ -187,6 +189,74 @@ QString registrationHeal(Scenario *s, std::vector<Step> *steps)
     return tr("A registration heals");
 }
 
+// An operator lifts the barrier at path as the Coordination page's Lift button does: the
+// barrier as the page recognises it, then CoordinationActions, which logs what it did.
+void liftAsOperator(Scenario *s, const QString &path)
+{
+    if (!s->client())
+        return;
+    Internal::thenOn(s->client()->get(path.toUtf8()), s, [s, path](const RangeResult &read) {
+        const QList<CoordinationObject> objects = CoordinationRecogniser::recognise(read.kvs);
+        if (!read.status || objects.isEmpty() || objects.first().kind != CoordinationObject::Kind::Barrier) {
+            if (s->eventLog())
+                s->eventLog()->append(QStringLiteral("operator"), QStringLiteral("interventionFailed"),
+                                      tr("no barrier to lift at %1").arg(path));
+            return;
+        }
+        auto *actions = new CoordinationActions(s);
+        actions->setClient(s->client());
+        actions->setEventLog(s->eventLog());
+        QObject::connect(actions, &CoordinationActions::finished, actions, &QObject::deleteLater);
+        actions->run(CoordinationActions::Action::LiftBarrier, path, objects.first().holders.first());
+    });
+}
+
+// The deploy's gate stays up because its owner hangs with its lease alive; an operator lifts it
+// from the console, the waiting jobs go on, and the owner is told instead of setting it again.
+QString operatorUnsticksADeploy(Scenario *s, std::vector<Step> *steps)
+{
+    const QString gate = QStringLiteral("/demo/deploy-gate");
+    Expectation stuck;
+    stuck.forbidden = {QStringLiteral("barrierLifted"), QStringLiteral("leaseExpired")};
+    stuck.within = seconds(2 * Ttl);
+    stuck.says = tr("nothing moves for two lease TTLs: the hung deployer still renews its lease");
+    const auto passes = [](const QString &job) {
+        Expectation lifted = event(job, QStringLiteral("barrierLifted"), tr("%1 goes on").arg(job));
+        lifted.spurious = false;
+        // The jobs and the owner hear of the deletion through their watches, the operator from
+        // its answer: in any order, all after the hang.
+        lifted.after = 3;
+        return lifted;
+    };
+    Expectation told = event(QStringLiteral("deployer"), QStringLiteral("removedByOther"),
+                             tr("the deployer is told someone else lifted its barrier"));
+    told.after = 3;
+    *steps = {
+        {tr("The deployer sets the barrier /demo/deploy-gate, on a lease of 3 s, and starts rolling out."),
+         [s, gate] { s->barrier(QStringLiteral("deployer"), gate, Ttl)->set(); },
+         event(QStringLiteral("deployer"), QStringLiteral("barrierSet"), tr("the deployer sets the barrier"))},
+        {tr("job-1 waits at the barrier for the deploy to finish."),
+         [s, gate] { s->barrier(QStringLiteral("job-1"), gate, Ttl)->wait(); },
+         event(QStringLiteral("job-1"), QStringLiteral("pending"), tr("job-1 waits"))},
+        {tr("job-2 waits too."), [s, gate] { s->barrier(QStringLiteral("job-2"), gate, Ttl)->wait(); },
+         event(QStringLiteral("job-2"), QStringLiteral("pending"), tr("job-2 waits"))},
+        {tr("The deploy hangs. Its process still renews its lease, so etcd keeps the barrier up, and the jobs wait on."),
+         nullptr, stuck},
+        {tr("An operator finds the barrier on the Coordination page and lifts it: its key is deleted."),
+         [s, gate] { liftAsOperator(s, gate); },
+         event(QStringLiteral("operator"), QStringLiteral("intervention"), tr("the operator lifts the barrier"))},
+        {tr("job-1 goes on: the barrier was deleted, not lost with an expired lease."), nullptr,
+         passes(QStringLiteral("job-1"))},
+        {tr("job-2 goes on as well."), nullptr, passes(QStringLiteral("job-2"))},
+        {tr("The deployer is told its barrier was lifted by someone else, and does not set it again."), nullptr, told},
+    };
+    s->setConclusion([s] {
+        return tr("The jobs waited %1 s on a hung deploy; the operator's lift released them, and the deployer was told.")
+            .arg(secondsText(s->matchedTime(4) - s->matchedTime(2)));
+    });
+    return tr("An operator unsticks a deploy");
+}
+
 // The raft leader is killed: a new leader is elected, and the participants' lock and
 // leadership survive, their clients failing over to the other members.
 QString leaderDeath(Scenario *s, std::vector<Step> *steps)
@@ -233,6 +303,7 @@ const std::vector<std::pair<QString, QString (*)(Scenario *, std::vector<Step> *
         {QStringLiteral("spurious-barrier"), spuriousBarrier},
         {QStringLiteral("registration-heal"), registrationHeal},
         {QStringLiteral("leader-death"), leaderDeath},
+        {QStringLiteral("operator-unsticks-a-deploy"), operatorUnsticksADeploy},
     };
     return all;
 }

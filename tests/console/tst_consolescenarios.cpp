@@ -114,6 +114,14 @@ private Q_SLOTS:
             << "leader-death" << true
             << QList<QStringList>{{"A acquired", "B elected", "* memberKilled", "* leaderChanged", "A released"}}
             << QStringList{"* leaseFailed", "* lost", "* leadershipLost"};
+        // The deployer sets its barrier once: told of the lift, it does not set it again.
+        QTest::newRow("operator-unsticks-a-deploy")
+            << "operator-unsticks-a-deploy" << true
+            << QList<QStringList>{{"deployer barrierSet", "job-1 pending", "job-2 pending", "operator intervention"},
+                                  {"job-2 pending", "job-1 barrierLifted"},
+                                  {"job-2 pending", "job-2 barrierLifted"},
+                                  {"job-2 pending", "deployer removedByOther"}}
+            << QStringList{"* leaseFailed", "* lost", "* leaseExpired", "deployer barrierSet", "* interventionFailed"};
     }
 
     void scenario()
@@ -190,7 +198,8 @@ private Q_SLOTS:
             // marker for what happened, a band for each fault that lasted.
             QCOMPARE(summary.value(QStringLiteral("losses")).toInt(-1), name == QLatin1String("lock-partition") ? 1 : 0);
             QVERIFY2(summary.value(QStringLiteral("markers")).toInt() >= 4, qPrintable(output.last()));
-            if (name != QLatin1String("leader-death"))
+            // A band for each fault that lasted; these two stories cut no link.
+            if (name != QLatin1String("leader-death") && name != QLatin1String("operator-unsticks-a-deploy"))
                 QVERIFY2(summary.value(QStringLiteral("bands")).toInt() >= 1, qPrintable(output.last()));
         }
 
@@ -222,6 +231,18 @@ private Q_SLOTS:
                     QVERIFY2(event.participant != dead, qPrintable(dead + QStringLiteral(" still leads")));
             }
             QVERIFY(!dead.isEmpty());
+        }
+        if (name == QLatin1String("operator-unsticks-a-deploy")) {
+            // Both jobs were told the barrier was deleted (not that it expired), after the
+            // operator acted, and the operator's line names the barrier's key.
+            const Event &intervention = log[found[0][3]];
+            QCOMPARE(intervention.key, QStringLiteral("/demo/deploy-gate"));
+            QVERIFY2(intervention.detail.contains(QLatin1String("lifted the barrier")), qPrintable(intervention.detail));
+            for (int job = 1; job <= 2; ++job) {
+                const Event &lifted = log[found[job][1]];
+                QVERIFY2(!lifted.spurious && lifted.detail.contains(QLatin1String("deleted by someone else")),
+                         qPrintable(lifted.detail));
+            }
         }
         if (name == QLatin1String("registration-heal")) {
             // etcd is left with the operator's value under A's instance key, read back at the end.

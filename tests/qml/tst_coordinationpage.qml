@@ -4,7 +4,9 @@ import QEtcd
 import QEtcdConsole
 
 // The console's Coordination page against a real etcd: a holder's lease as a countdown ring,
-// and a pause that holds the cards still while etcd changes.
+// a pause that holds the cards still while etcd changes, and an operator's interventions from
+// the cards (asked first, refused under read-only, typed off this machine), each told to the
+// participant it hits and written to the event log.
 Item {
     id: root
     width: 1200
@@ -14,10 +16,14 @@ Item {
     Mutex { id: mutex; client: direct; path: "/qml/coordinationpage/locks/deploy"; ttl: 7 }
     Mutex { id: second; client: direct; path: "/qml/coordinationpage/locks/deploy"; ttl: 7 }
     Barrier { id: gate; client: direct; path: "/qml/coordinationpage/gates/start"; ttl: 9 }
+    Barrier { id: waiter; client: direct; path: "/qml/coordinationpage/gates/start"; ttl: 9 }
+    Election { id: leader; client: direct; path: "/qml/coordinationpage/elections/primary"; ttl: 9; proclamation: "alpha" }
+    Election { id: candidate; client: direct; path: "/qml/coordinationpage/elections/primary"; ttl: 9; proclamation: "beta" }
+    EventLogModel { id: log }
 
     Component {
         id: coordinationPage
-        CoordinationPage { anchors.fill: parent }
+        CoordinationPage { anchors.fill: parent; eventLog: log }
     }
 
     TestCase {
@@ -28,10 +34,14 @@ Item {
             second.close()
             mutex.close()
             gate.close()
+            waiter.close()
+            candidate.close()
+            leader.close()
+            log.clear()
         }
 
-        function openPage() {
-            const page = createTemporaryObject(coordinationPage, root, { client: direct.client })
+        function openPage(properties) {
+            const page = createTemporaryObject(coordinationPage, root, Object.assign({ client: direct.client }, properties || {}))
             verify(page)
             page.model.prefix = "/qml/coordinationpage/"
             tryCompare(page, "ready", true, qetcdTest.timeout(10000))
@@ -47,6 +57,164 @@ Item {
             }
             visit(page)
             return found
+        }
+
+        // Every visible item called name under item.
+        function allNamed(item, name) {
+            const found = []
+            const visit = function(each) {
+                if (each.objectName === name && each.visible)
+                    found.push(each)
+                for (let i = 0; i < each.children.length; ++i)
+                    visit(each.children[i])
+            }
+            visit(item)
+            return found
+        }
+        function cardOf(page, kind) {
+            const cards = findChild(page, "cards")
+            for (let i = 0; i < cards.count; ++i) {
+                if (cards.itemAt(i) && cards.itemAt(i).kind === kind)
+                    return cards.itemAt(i)
+            }
+            return null
+        }
+        // The nth entry button of the card of kind, once it shows.
+        function entryAction(page, kind, nth) {
+            let button = null
+            tryVerify(function() {
+                const card = cardOf(page, kind)
+                const buttons = card ? allNamed(card, "entryAction") : []
+                button = buttons.length > nth ? buttons[nth] : null
+                return button !== null
+            }, qetcdTest.timeout(10000), "the card's entry actions show")
+            return button
+        }
+        function confirmDialog(page) {
+            const dialog = findChild(page, "confirmIntervention")
+            verify(dialog)
+            tryCompare(dialog, "opened", true, qetcdTest.timeout(5000))
+            return dialog
+        }
+        function loggedKinds() {
+            const kinds = []
+            for (let i = 0; i < log.count; ++i)
+                kinds.push(log.get(i).participant + ":" + log.get(i).kind)
+            return kinds
+        }
+
+        // Breaking a hold from the card: the dialog names the holder and its token, the holder
+        // is told it lost the lock, the next in line acquires, and the log says what was done.
+        function test_breakHoldFromTheCard() {
+            mutex.lock()
+            tryCompare(mutex, "held", true, qetcdTest.timeout(10000))
+            second.lock()
+            const page = openPage()
+            tryVerify(function() { const card = cardOf(page, "lock"); return card && card.waiters.length === 1 }, qetcdTest.timeout(10000))
+
+            mouseClick(entryAction(page, "lock", 0))
+            const dialog = confirmDialog(page)
+            verify(dialog.message.indexOf(String(mutex.fencingToken)) >= 0, dialog.message)
+            verify(dialog.message.indexOf("Next in line") >= 0, dialog.message)
+            mouseClick(findChild(dialog.footer, "confirmButton"))
+
+            tryCompare(mutex, "state", Participant.Lost, qetcdTest.timeout(10000))
+            tryCompare(second, "held", true, qetcdTest.timeout(10000))
+            tryVerify(function() { return loggedKinds().indexOf("operator:intervention") >= 0 }, qetcdTest.timeout(5000))
+            compare(page.actionError, "")
+        }
+
+        // Cancel writes nothing; the waiter's own button removes it from the queue.
+        function test_cancelWritesNothingAndAWaiterCanBeRemoved() {
+            mutex.lock()
+            tryCompare(mutex, "held", true, qetcdTest.timeout(10000))
+            second.lock()
+            const page = openPage()
+            tryVerify(function() { const card = cardOf(page, "lock"); return card && card.waiters.length === 1 }, qetcdTest.timeout(10000))
+
+            mouseClick(entryAction(page, "lock", 0))
+            let dialog = confirmDialog(page)
+            dialog.reject()
+            tryCompare(dialog, "visible", false, qetcdTest.timeout(5000))
+            verify(mutex.held)
+
+            mouseClick(entryAction(page, "lock", 1))  // the waiter's row
+            dialog = confirmDialog(page)
+            verify(dialog.title.indexOf("waiter") >= 0, dialog.title)
+            mouseClick(findChild(dialog.footer, "confirmButton"))
+            tryVerify(function() { const card = cardOf(page, "lock"); return card && card.waiters.length === 0 }, qetcdTest.timeout(10000))
+            verify(mutex.held, "the holder keeps its hold")
+            tryVerify(function() { return second.errorString.length > 0 }, qetcdTest.timeout(10000), "the waiter is told")
+        }
+
+        // Lifting a barrier someone else set: the waiter passes, the owner is told.
+        function test_liftBarrierReleasesTheWaiterAndTellsTheOwner() {
+            gate.set()
+            tryCompare(gate, "owner", true, qetcdTest.timeout(10000))
+            waiter.wait()
+            tryCompare(waiter, "state", Participant.Pending, qetcdTest.timeout(10000))
+            const page = openPage()
+            mouseClick(entryAction(page, "barrier", 0))
+            mouseClick(findChild(confirmDialog(page).footer, "confirmButton"))
+            tryCompare(waiter, "state", Participant.Active, qetcdTest.timeout(10000))
+            compare(waiter.liftReason, Barrier.Deleted)
+            tryCompare(gate, "owner", false, qetcdTest.timeout(10000))
+            tryVerify(function() { return loggedKinds().indexOf("operator:intervention") >= 0 }, qetcdTest.timeout(5000))
+        }
+
+        function test_forceReelectionElectsTheNextCandidate() {
+            leader.campaign()
+            tryCompare(leader, "isLeader", true, qetcdTest.timeout(10000))
+            candidate.campaign()
+            const page = openPage()
+            tryVerify(function() { const card = cardOf(page, "election"); return card && card.waiters.length === 1 }, qetcdTest.timeout(10000))
+            mouseClick(entryAction(page, "election", 0))
+            const dialog = confirmDialog(page)
+            verify(dialog.message.indexOf("Next in line") >= 0, dialog.message)
+            mouseClick(findChild(dialog.footer, "confirmButton"))
+            tryCompare(candidate, "isLeader", true, qetcdTest.timeout(10000))
+            tryCompare(leader, "isLeader", false, qetcdTest.timeout(10000))
+        }
+
+        // Read-only: every action is disabled, and the actions object refuses before sending.
+        function test_readOnlyDisablesEveryIntervention() {
+            mutex.lock()
+            tryCompare(mutex, "held", true, qetcdTest.timeout(10000))
+            const page = openPage({ readOnly: true })
+            const button = entryAction(page, "lock", 0)
+            verify(!button.button.enabled, "a read-only page's intervention is disabled")
+            mouseClick(button)
+            verify(!findChild(page, "confirmIntervention").visible, "no dialog opens")
+            // Had anything been sent, it would be pending from the call on.
+            compare(findChild(page, "coordinationActions").pending, 0)
+            verify(mutex.held)
+        }
+
+        // Off this machine the confirm button waits for the cluster's name.
+        function test_typedConfirmationOffThisMachine() {
+            mutex.lock()
+            tryCompare(mutex, "held", true, qetcdTest.timeout(10000))
+            const page = openPage({ confirmationWord: "prod-eu" })
+            mouseClick(entryAction(page, "lock", 0))
+            const dialog = confirmDialog(page)
+            const confirm = findChild(dialog.footer, "confirmButton")
+            verify(!confirm.enabled, "not before the name is typed")
+            const typed = findChild(dialog, "typedConfirmation")
+            verify(typed.visible)
+            typed.forceActiveFocus()
+            keyClick(Qt.Key_P)
+            dialog.accept()  // Enter with the wrong word: nothing is sent
+            compare(findChild(page, "coordinationActions").pending, 0)
+            tryCompare(dialog, "visible", false, qetcdTest.timeout(5000))
+            verify(mutex.held)
+
+            mouseClick(entryAction(page, "lock", 0))
+            confirmDialog(page)
+            compare(typed.text, "", "each time the name is typed afresh")
+            typed.text = "prod-eu"
+            verify(confirm.enabled)
+            mouseClick(confirm)
+            tryCompare(mutex, "state", Participant.Lost, qetcdTest.timeout(10000))
         }
 
         function test_holderShowsItsLeaseAsARing() {

@@ -1,0 +1,88 @@
+#pragma once
+
+#include "qetcdquickexport.h"
+
+#include <QEtcd/coordinationrecogniser.h>
+#include <QEtcd/status.h>
+
+#include <QtCore/QObject>
+#include <QtCore/QPointer>
+#include <QtCore/QVariantMap>
+#include <QtQml/qqmlregistration.h>
+
+namespace QEtcd {
+
+class Client;
+class EventLogModel;
+
+/// `CoordinationActions` in QML: an operator's interventions on the objects a CoordinationModel
+/// shows (CoordinationInterventions), each written to the event log as it ends.
+///
+/// Each call takes the path of a card and the entry map the card shows (CoordinationModel's
+/// holders, waiters, members), and acts on exactly that entry: one replaced since it was shown
+/// is left alone (Mismatch). Calls return at once; finished() follows once per call, never from
+/// inside it. A read-only client refuses before anything is sent. Where the console asks first
+/// is the view's business: this type only carries out.
+class QETCD_QUICK_EXPORT CoordinationActions : public QObject
+{
+    Q_OBJECT
+    QML_ELEMENT
+    /// The client to write through.
+    Q_PROPERTY(QEtcd::Client *client READ client WRITE setClient NOTIFY clientChanged)
+    /// Where each intervention's outcome is logged, as the participant "operator"; none: not logged.
+    Q_PROPERTY(QEtcd::EventLogModel *eventLog READ eventLog WRITE setEventLog NOTIFY eventLogChanged)
+    /// How many interventions have not finished yet.
+    Q_PROPERTY(int pending READ pending NOTIFY pendingChanged)
+
+public:
+    /// No client yet.
+    explicit CoordinationActions(QObject *parent = nullptr);
+    ~CoordinationActions() override;
+    Q_DISABLE_COPY_MOVE(CoordinationActions)
+
+    /// The client.
+    Client *client() const;
+    /// Sets the client.
+    void setClient(Client *client);
+    /// The event log.
+    EventLogModel *eventLog() const;
+    /// Sets the event log.
+    void setEventLog(EventLogModel *log);
+    /// Interventions in flight.
+    int pending() const { return m_pending; }
+
+    /// The interventions, by the name of their call.
+    enum class Action { BreakHold, RemoveEntry, LiftBarrier, ForceReelection, ReleaseRound };
+    /// Carries out \a action on \a entry of the object at \a path: what the invokable calls do
+    /// with the entry their map describes, for C++ callers that hold the entry itself.
+    void run(Action action, const QString &path, const CoordinationEntry &entry);
+
+    /// Breaks the hold of \a holder on the lock, read/write lock or semaphore at \a path.
+    Q_INVOKABLE void breakHold(const QString &path, const QVariantMap &holder);
+    /// Removes \a entry (a waiter, a candidate, a service instance) from the object at \a path.
+    Q_INVOKABLE void removeEntry(const QString &path, const QVariantMap &entry);
+    /// Lifts the barrier at \a path that \a owner set.
+    Q_INVOKABLE void liftBarrier(const QString &path, const QVariantMap &owner);
+    /// Ends the term of \a leader in the election at \a path.
+    Q_INVOKABLE void forceReelection(const QString &path, const QVariantMap &leader);
+    /// Releases the round of the counted barrier at \a path that \a opener opened.
+    Q_INVOKABLE void releaseRound(const QString &path, const QVariantMap &opener);
+
+Q_SIGNALS:
+    /// client changed.
+    void clientChanged();
+    /// eventLog changed.
+    void eventLogChanged();
+    /// pending changed.
+    void pendingChanged();
+    /// An intervention ended: \a action is the name of the call ("breakHold", ...), \a outcome
+    /// the sentence logged (what went, or why nothing did).
+    void finished(const QString &action, const QString &path, const QEtcd::Status &status, const QString &outcome);
+
+private:
+    QPointer<Client> m_client;
+    QPointer<EventLogModel> m_eventLog;
+    int m_pending = 0;
+};
+
+} // namespace QEtcd
