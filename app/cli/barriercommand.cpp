@@ -30,11 +30,6 @@ QString liftReasonName(DistributedBarrier::LiftReason reason)
     return QStringLiteral("unknown");
 }
 
-QJsonObject pathFields(const QString &path)
-{
-    return {{QLatin1String("path"), path}};
-}
-
 // A wait that ran out: a "timedOut" line, then the failure.
 int waitEnded(WaitSession &session, const Status &status, const QJsonObject &fields)
 {

@@ -82,6 +82,8 @@ public:
         return await(future, what, requestDeadline());
     }
     QDeadlineTimer requestDeadline() const { return QDeadlineTimer(m_options.commandTimeout); }
+    // As above, for the calls that answer with a Status alone.
+    Status await(const QFuture<Status> &future, const QString &what);
 
     void print(const QByteArray &line);
     void print(const QJsonObject &object);
@@ -135,6 +137,11 @@ Result Invocation::await(const QFuture<Result> &future, const QString &what, con
         return result;
     }
     return future.result();
+}
+
+inline Status Invocation::await(const QFuture<Status> &future, const QString &what)
+{
+    return waitFor(future, requestDeadline()) ? future.result() : timedOut(what);
 }
 
 // Runs "qetcd ARGS..." with commands and returns the exit code; arguments[0] is the program.

@@ -27,8 +27,20 @@ QString kindWords(Kind kind)
         return QStringLiteral("barrier");
     case Kind::CountedBarrier:
         return QStringLiteral("counted barrier");
-    default:
-        break;
+    case Kind::DoubleBarrier:
+        return QStringLiteral("double barrier");
+    case Kind::ReadWriteLock:
+        return QStringLiteral("read/write lock");
+    case Kind::Service:
+        return QStringLiteral("service");
+    case Kind::Queue:
+        return QStringLiteral("queue");
+    case Kind::PriorityQueue:
+        return QStringLiteral("priority queue");
+    case Kind::WorkQueue:
+        return QStringLiteral("work queue");
+    case Kind::Counter:
+        return QStringLiteral("counter");
     }
     return QStringLiteral("object");
 }
@@ -54,45 +66,6 @@ QString nextInLine(const CoordinationObject &object, const CoordinationEntry &le
             return QString::fromUtf8(visibleControls(waiter.displayName().toUtf8(), LineBreaks::Escape));
     }
     return QStringLiteral("nobody");
-}
-
-// The object of kind at path, read now: its own key and every key under path/.
-std::optional<CoordinationObject> readObject(Invocation &invocation, const QByteArray &path, Kind kind, Status *failure)
-{
-    Txn read;
-    read.success = {TxnOp::range(path), TxnOp::range(path + '/', RangeOptions{KeyRange::prefix()})};
-    const TxnResult answer = invocation.await(invocation.client().txn(read), QStringLiteral("read %1").arg(inQuotes(path)));
-    if (!answer.status) {
-        *failure = answer.status;
-        return std::nullopt;
-    }
-    QList<KeyValue> kvs = answer.responses.value(0).range.kvs;
-    kvs += answer.responses.value(1).range.kvs;
-    for (const CoordinationObject &object : CoordinationRecogniser::recognise(kvs)) {
-        if (object.path == path && object.kind == kind)
-            return object;
-    }
-    *failure = Status(StatusCode::NotFound, kind == Kind::Barrier
-                                                ? QStringLiteral("barrier %1 is not set").arg(inQuotes(path))
-                                                : QStringLiteral("no %1 at %2").arg(kindWords(kind), inQuotes(path)));
-    return std::nullopt;
-}
-
-// Says plan on standard error and goes on only when confirmed; otherwise the exit code.
-std::optional<int> confirm(Invocation &invocation, const QString &plan)
-{
-    // Refused before anything is read into a question: nothing would be written anyway.
-    if (invocation.readOnly())
-        return invocation.failed(Status(StatusCode::ReadOnly, QStringLiteral("refused: the client is read-only (--read-only)")));
-    if (invocation.isSet(QStringLiteral("yes")))
-        return std::nullopt;
-    if (!isatty(STDIN_FILENO)) {
-        return invocation.usageError(
-            QStringLiteral("standard input is not a terminal to confirm on; give --yes to confirm:\n  %1").arg(plan));
-    }
-    if (askConfirmationOnTerminal(plan + QStringLiteral("\nGo on?")))
-        return std::nullopt;
-    return invocation.failed(Status(StatusCode::Cancelled, QStringLiteral("not confirmed: nothing was written")));
 }
 
 QString keyCount(qsizetype count)
@@ -137,6 +110,43 @@ int extraArguments(Invocation &invocation, const QString &action)
                                      .arg(action, invocation.arguments().mid(1).join(QLatin1Char(' '))));
 }
 } // namespace
+
+std::optional<CoordinationObject> readObject(Invocation &invocation, const QByteArray &path, Kind kind, Status *failure)
+{
+    Txn read;
+    read.success = {TxnOp::range(path), TxnOp::range(path + '/', RangeOptions{KeyRange::prefix()})};
+    const TxnResult answer = invocation.await(invocation.client().txn(read), QStringLiteral("read %1").arg(inQuotes(path)));
+    if (!answer.status) {
+        *failure = answer.status;
+        return std::nullopt;
+    }
+    QList<KeyValue> kvs = answer.responses.value(0).range.kvs;
+    kvs += answer.responses.value(1).range.kvs;
+    for (const CoordinationObject &object : CoordinationRecogniser::recognise(kvs)) {
+        if (object.path == path && object.kind == kind)
+            return object;
+    }
+    *failure = Status(StatusCode::NotFound, kind == Kind::Barrier
+                                                ? QStringLiteral("barrier %1 is not set").arg(inQuotes(path))
+                                                : QStringLiteral("no %1 at %2").arg(kindWords(kind), inQuotes(path)));
+    return std::nullopt;
+}
+
+std::optional<int> confirm(Invocation &invocation, const QString &plan)
+{
+    // Refused before anything is read into a question: nothing would be written anyway.
+    if (invocation.readOnly())
+        return invocation.failed(Status(StatusCode::ReadOnly, QStringLiteral("refused: the client is read-only (--read-only)")));
+    if (invocation.isSet(QStringLiteral("yes")))
+        return std::nullopt;
+    if (!isatty(STDIN_FILENO)) {
+        return invocation.usageError(
+            QStringLiteral("standard input is not a terminal to confirm on; give --yes to confirm:\n  %1").arg(plan));
+    }
+    if (askConfirmationOnTerminal(plan + QStringLiteral("\nGo on?")))
+        return std::nullopt;
+    return invocation.failed(Status(StatusCode::Cancelled, QStringLiteral("not confirmed: nothing was written")));
+}
 
 QCommandLineOption yesOption()
 {

@@ -10,6 +10,14 @@
 
 namespace QEtcd::Cli {
 
+// The object of kind at path as the recogniser sees it now (its own key and every key under
+// path/); nullopt with *failure (NotFound naming it) when there is none.
+std::optional<CoordinationObject> readObject(Invocation &invocation, const QByteArray &path,
+                                             CoordinationObject::Kind kind, Status *failure);
+// Says plan on stderr and goes on (nullopt) only when confirmed: --yes, or "y" on the terminal;
+// otherwise the exit code. --read-only refuses first.
+std::optional<int> confirm(Invocation &invocation, const QString &plan);
+
 // --yes: confirms without asking; required when standard input is not a terminal.
 QCommandLineOption yesOption();
 // --entry KEY: the holder's or waiter's key to act on, instead of the first holder.

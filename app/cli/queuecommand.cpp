@@ -3,6 +3,7 @@
 #include "eventsession.h"
 #include "kvformat.h"
 #include "recipeoutput.h"
+#include "workqueueactions.h"
 
 #include <QEtcd/distributedpriorityqueue.h>
 #include <QEtcd/distributedqueue.h>
@@ -32,13 +33,17 @@ int runPut(Invocation &invocation, const QString &path)
         }
     }
 
+    if (invocation.isSet(QStringLiteral("work")) && priority)
+        return invocation.usageError(QStringLiteral("--work and --priority exclude each other: a work queue has no priorities"));
     const auto awaitPut = [&invocation, &path](const QFuture<Status> &put) {
         return waitFor(put, invocation.requestDeadline())
             ? put.result()
             : invocation.timedOut(QStringLiteral("queue put \"%1\"").arg(path));
     };
     Status status;
-    if (priority) {
+    if (invocation.isSet(QStringLiteral("work"))) {
+        status = putWorkItem(invocation, path, value.toUtf8());
+    } else if (priority) {
         DistributedPriorityQueue queue(&invocation.client(), path.toUtf8());
         status = awaitPut(queue.enqueue(value.toUtf8(), int(*priority)));
     } else {
@@ -51,6 +56,8 @@ int runPut(Invocation &invocation, const QString &path)
     QJsonObject fields{{QLatin1String("path"), path}, {QLatin1String("value"), value}};
     if (priority)
         fields.insert(QLatin1String("priority"), *priority);
+    if (invocation.isSet(QStringLiteral("work")))
+        fields.insert(QLatin1String("work"), true);
     EventWriter(invocation.standardOutput()).write(QStringLiteral("put"), fields);
     return Success;
 }
@@ -137,25 +144,15 @@ int runTake(Invocation &invocation, const QString &path)
     return takeItems(invocation, queue, request);
 }
 
-// Both actions' NAME is the queue's path, a key prefix that must not be empty.
-std::function<int(Invocation &)> onPath(int (*run)(Invocation &, const QString &path))
-{
-    return [run](Invocation &invocation) {
-        const QString path = invocation.arguments().value(1);
-        if (path.isEmpty())
-            return invocation.usageError(QStringLiteral("NAME is empty"));
-        return run(invocation, path);
-    };
-}
-
 int runQueue(Invocation &invocation)
 {
     return runAction(invocation,
-                     {{QStringLiteral("put"), {QStringLiteral("NAME"), QStringLiteral("VALUE")},
-                       {QStringLiteral("priority")}, onPath(runPut)},
-                      {QStringLiteral("take"), {QStringLiteral("NAME")},
-                       {QStringLiteral("timeout"), QStringLiteral("count"), QStringLiteral("by-priority")},
-                       onPath(runTake)}});
+                     QList<Action>{{QStringLiteral("put"), {QStringLiteral("NAME"), QStringLiteral("VALUE")},
+                                    {QStringLiteral("priority"), QStringLiteral("work")}, onPath(runPut)},
+                                   {QStringLiteral("take"), {QStringLiteral("NAME")},
+                                    {QStringLiteral("timeout"), QStringLiteral("count"), QStringLiteral("by-priority")},
+                                    onPath(runTake)}}
+                         + workQueueActions());
 }
 } // namespace
 
@@ -163,17 +160,20 @@ Command queueCommand()
 {
     Command command;
     command.name = QStringLiteral("queue");
-    command.summary = QStringLiteral("Put items on a queue or take them off (queue put NAME VALUE | take NAME)");
+    command.summary = QStringLiteral("Put items on a queue or take them off, work a work queue, unstick one "
+                                     "(queue put|take|work|requeue|purge|delete NAME)");
     command.details = QStringLiteral(
         "Actions:\n"
         "  put NAME VALUE  Appends VALUE (its UTF-8 bytes) to the queue NAME and exits 0\n"
         "                  once etcd has it. Without --priority the queue is FIFO: items\n"
         "                  leave in the order etcd committed them. With --priority P the\n"
-        "                  item goes on NAME's priority layout instead. A VALUE that starts\n"
-        "                  with - needs -- before it.\n"
+        "                  item goes on NAME's priority layout instead, with --work on its\n"
+        "                  work-queue layout. A VALUE that starts with - needs -- before it.\n"
         "  take NAME       Takes --count items (default 1) one after the other, waiting\n"
         "                  while the queue is empty: exit 0 once it has them all, 1 when\n"
-        "                  --timeout ran out, 5 when a signal ended the wait.\n"
+        "                  --timeout ran out, 5 when a signal ended the wait.\n")
+        + workQueueHelp()
+        + QStringLiteral(
         "\n"
         "A queue is FIFO or prioritised, not both. take reads the FIFO layout in commit\n"
         "order; take --by-priority reads the priority layout: the lowest number first,\n"
@@ -195,10 +195,14 @@ Command queueCommand()
         "  connectionState  take: \"state\" and \"previous\": Connected, Suspended,\n"
         "                   Reconnected or Lost\n"
         "  timedOut         take: --timeout ran out; \"taken\" so far, \"count\" (exit 1)\n"
-        "  closed           take: \"reason\" SIGINT or SIGTERM, \"taken\" so far (exit 5)\n");
-    command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("put or take")},
+        "  closed           take: \"reason\" SIGINT or SIGTERM, \"taken\" so far (exit 5)\n"
+        "  received         work: \"id\", \"value\", \"attempt\" (its delivery, from 1),\n"
+        "                   \"lease_id\" (the consumer lease its claim is on)\n"
+        "  acked            work: the same fields, once acknowledged\n"
+        "requeue, purge and delete print one line saying what went (--json: an object).\n");
+    command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("put, take, work, requeue, purge or delete")},
                          {QStringLiteral("NAME"), QStringLiteral("The queue's path (a key prefix)")},
-                         {QStringLiteral("VALUE"), QStringLiteral("put: the item"), true}};
+                         {QStringLiteral("VALUE"), QStringLiteral("put: the item; delete: the item's key"), true}};
     command.options = {
         QCommandLineOption(QStringLiteral("priority"),
                            QStringLiteral("put: on the priority layout, 0 (first out) to %1")
@@ -213,6 +217,7 @@ Command queueCommand()
                                           "[default: never]"),
                            QStringLiteral("DURATION")),
     };
+    command.options += workQueueOptions();
     command.run = runQueue;
     return command;
 }

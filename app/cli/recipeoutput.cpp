@@ -33,6 +33,11 @@ std::optional<qint64> parseCount(const QString &text, qint64 minimum)
     return count;
 }
 
+QJsonObject pathFields(const QString &path)
+{
+    return {{QLatin1String("path"), path}};
+}
+
 QJsonObject leaseEventFields(const LeaseEvent &event)
 {
     QJsonObject object{{QLatin1String("kind"), enumName(event.kind)},

@@ -22,6 +22,8 @@ bool parseDurationOption(const Invocation &invocation, const QString &name, std:
 std::optional<qint64> parseCount(const QString &text, qint64 minimum);
 
 QJsonObject leaseEventFields(const LeaseEvent &event);
+// {"path": path}, which every line of the barrier and queue commands carries.
+QJsonObject pathFields(const QString &path);
 QJsonObject connectionStateFields(ConnectionState state, ConnectionState previous);
 
 // The life of a one-shot wait (barrier wait, barrier count, double-barrier) on the main thread:

@@ -1,5 +1,6 @@
 #include "coordinationinterventions.h"
 
+#include "barriermarks_p.h"
 #include "client.h"
 #include "continuation_p.h"
 
@@ -69,12 +70,16 @@ Status checkEntry(Client *client, const CoordinationEntry &entry)
     return {};
 }
 
-// One transaction: entry.key goes only while it is the very key that was shown.
-QFuture<InterventionResult> deleteGuarded(Client *client, const CoordinationEntry &entry)
+// One transaction: entry.key goes only while it is the very key that was shown, and with it
+// the keys that only describe it.
+QFuture<InterventionResult> deleteGuarded(Client *client, const CoordinationEntry &entry,
+                                          const QList<QByteArray> &alongWith = {})
 {
     Txn txn;
     txn.compares = {Compare::createRevision(entry.key, CompareResult::Equal, entry.createRevision)};
     txn.success = {TxnOp::remove(entry.key)};
+    for (const QByteArray &key : alongWith)
+        txn.success.append(TxnOp::remove(key));
     txn.failure = {TxnOp::range(entry.key)};
     return after(client->txn(txn), [entry](const TxnResult &answer) {
         InterventionResult result;
@@ -182,7 +187,28 @@ QFuture<InterventionResult> CoordinationInterventions::liftBarrier(Client *clien
         return refused(StatusCode::InvalidArgument,
                        QStringLiteral("%1 is not a set barrier").arg(quoted(barrier.path)));
     }
-    return removeEntry(client, barrier.holders.first());
+    const CoordinationEntry owner = barrier.holders.first();
+    if (const Status bad = checkEntry(client, owner); !bad)
+        return refused(bad.code(), bad.message());
+    // Marked first, on the owner's lease (which its keep-alive ignores), so that waiters read
+    // from the deleted key that it was lifted on purpose: the owner, told, may revoke its lease
+    // before they ask whether it expired.
+    Txn mark;
+    mark.compares = {Compare::createRevision(owner.key, CompareResult::Equal, owner.createRevision)};
+    PutOptions keepLease;
+    keepLease.ignoreLease = true;
+    mark.success = {TxnOp::put(owner.key, owner.value + Internal::barrierLiftedSuffix, keepLease)};
+    mark.failure = {TxnOp::range(owner.key)};
+    return thenOn(client->txn(mark), client, [client, owner](const TxnResult &marked) {
+            if (!marked.status || !marked.succeeded) {
+                InterventionResult result;
+                result.status = !marked.status ? marked.status.withContext(QStringLiteral("mark %1").arg(quoted(owner.key)))
+                                               : notTheEntryShown(owner, marked.responses.value(0).range.kvs);
+                return QtFuture::makeReadyFuture(result);
+            }
+            return deleteGuarded(client, owner);
+        },
+        clientGoneFor<TxnResult>());
 }
 
 QFuture<InterventionResult> CoordinationInterventions::forceReelection(Client *client, const CoordinationObject &election)
@@ -203,6 +229,26 @@ QFuture<InterventionResult> CoordinationInterventions::releaseRound(Client *clie
     if (!barrier.set || barrier.holders.isEmpty())
         return refused(StatusCode::NotFound, QStringLiteral("no round of %1 is open").arg(quoted(barrier.path)));
     return removeEntry(client, barrier.holders.first());
+}
+
+QFuture<InterventionResult> CoordinationInterventions::removeQueueItem(Client *client, const CoordinationObject &queue,
+                                                                        const CoordinationEntry &item)
+{
+    if (const Status bad = checkEntry(client, item); !bad)
+        return refused(bad.code(), bad.message());
+    const QByteArray under = queue.path + '/';
+    if (queue.kind == Kind::Queue || queue.kind == Kind::PriorityQueue) {
+        if (item.key.startsWith(under))
+            return deleteGuarded(client, item);
+    } else if (queue.kind == Kind::WorkQueue) {
+        for (const QByteArray &waiting : {under + "items/", under + "delayed/"}) {
+            const QByteArray id = item.key.mid(waiting.size());
+            if (item.key.startsWith(waiting) && !id.isEmpty() && !id.contains('/'))
+                return deleteGuarded(client, item, {under + "attempts/" + id});
+        }
+    }
+    return refused(StatusCode::InvalidArgument,
+                   QStringLiteral("%1 is not an item waiting in the queue %2").arg(quoted(item.key), quoted(queue.path)));
 }
 
 } // namespace QEtcd

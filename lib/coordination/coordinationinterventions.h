@@ -82,6 +82,13 @@ public:
     /// CountedBarrier with a round open. A double barrier's rounds are not released: its
     /// members would enter or leave out of step with one another.
     static QFuture<InterventionResult> releaseRound(Client *client, const CoordinationObject &barrier);
+
+    /// Deletes \a item, a key waiting in \a queue (a Queue's or PriorityQueue's item, a
+    /// WorkQueue's ready or delayed item, whose delivery count goes with it): nobody receives it.
+    /// InvalidArgument for a key that is not one of the queue's waiting items; NotFound for one
+    /// taken meanwhile.
+    static QFuture<InterventionResult> removeQueueItem(Client *client, const CoordinationObject &queue,
+                                                       const CoordinationEntry &item);
 };
 
 } // namespace QEtcd

@@ -19,6 +19,7 @@ CoordinationEntry entryOf(const QVariantMap &map)
     CoordinationEntry entry;
     entry.key = QByteArray::fromBase64(map.value(QStringLiteral("keyBase64")).toString().toLatin1());
     entry.name = map.value(QStringLiteral("clientId")).toString();
+    entry.value = map.value(QStringLiteral("value")).toString().toUtf8();
     entry.host = map.value(QStringLiteral("host")).toString();
     entry.pid = map.value(QStringLiteral("pid")).toLongLong();
     entry.lease = qint64(map.value(QStringLiteral("lease")).toString().toULongLong(nullptr, 16));

@@ -12,6 +12,7 @@
 #include <QtCore/QJsonArray>
 #include <QtTest/QtTest>
 
+#include <csignal>
 #include <memory>
 
 using namespace QEtcd;
@@ -271,6 +272,90 @@ private Q_SLOTS:
         QCOMPARE(keysUnder("/ci/ask/"), 1);
         holder->terminate();
         QCOMPARE(holder->waitForExit(), 0);
+    }
+
+    // A consumer dies holding an item: once its lease is gone the claim is orphaned, `requeue
+    // --orphans` puts it back now rather than at the next sweep, and the next consumer gets it
+    // as its second delivery.
+    void workQueueOrphanRequeuedIsDeliveredAgainWithTheNextAttempt()
+    {
+        auto put = qetcd({"queue", "put", "/ci/wq", "job-1", "--work"});
+        QCOMPARE(put->waitForExit(), 0);
+        auto hung = qetcd({"queue", "work", "/ci/wq", "--no-ack", "--ttl", "2"});
+        QTRY_VERIFY2_WITH_TIMEOUT(hung->has("received"), hung->transcript().constData(), scaledMs(15000));
+        QCOMPARE(integer(hung->event("received"), "attempt"), 1);
+        const QString id = text(hung->event("received"), "id");
+        hung->signal(SIGKILL);
+        QCOMPARE(hung->waitForExit(), -1);
+        QTRY_COMPARE_WITH_TIMEOUT(keysUnder("/ci/wq/claims/"), 0, scaledMs(15000));  // its lease ran out
+        QCOMPARE(keysUnder("/ci/wq/claimed/"), 1);
+
+        const QJsonObject requeued = intervene({"queue", "requeue", "/ci/wq", "--orphans", "--yes"});
+        QCOMPARE(text(requeued, "requeued"), QStringLiteral("orphans"));
+        QCOMPARE(keysUnder("/ci/wq/claimed/"), 0);
+        auto next = qetcd({"queue", "work", "/ci/wq", "--timeout", "10s"});
+        QCOMPARE(next->waitForExit(), 0);
+        QCOMPARE(next->outcomes(), (QStringList{"received", "acked"}));
+        QCOMPARE(text(next->event("received"), "id"), id);
+        QCOMPARE(integer(next->event("received"), "attempt"), 2);
+        QCOMPARE(keysUnder("/ci/wq/"), 0);
+    }
+
+    // Dead letters (the layout's facts: dlq/<id> beside attempts/<id>) go for good, counts and
+    // all; a requeued one is delivered afresh.
+    void workQueueDeadLettersArePurgedOrRequeued()
+    {
+        const QByteArray five("\0\0\0\5", 4);
+        for (const char *id : {"a", "b", "c"}) {
+            QVERIFY(awaitFuture(m_client->put(QByteArray("/ci/dlq/dlq/") + id, QByteArray("letter-") + id)));
+            QVERIFY(awaitFuture(m_client->put(QByteArray("/ci/dlq/attempts/") + id, five)));
+        }
+        const QJsonObject requeued = intervene({"queue", "requeue", "/ci/dlq", "--id", "c", "--yes"});
+        QCOMPARE(requeued.value("requeued").toArray(), QJsonArray{"c"});
+        auto consumer = qetcd({"queue", "work", "/ci/dlq", "--timeout", "10s"});
+        QCOMPARE(consumer->waitForExit(), 0);
+        QCOMPARE(text(consumer->event("received"), "value"), QStringLiteral("letter-c"));
+        QCOMPARE(integer(consumer->event("received"), "attempt"), 1);
+
+        auto unconfirmed = qetcd({"queue", "purge", "/ci/dlq"});
+        QCOMPARE(unconfirmed->waitForExit(), 128);
+        QVERIFY2(unconfirmed->standardError().contains("Delete the 2 dead letter(s)"), unconfirmed->standardError().constData());
+        const QJsonObject purged = intervene({"queue", "purge", "/ci/dlq", "--yes"});
+        QCOMPARE(purged.value("purged").toArray(), (QJsonArray{"a", "b"}));
+        for (const char *under : {"/ci/dlq/dlq/", "/ci/dlq/attempts/", "/ci/dlq/claims/", "/ci/dlq/claimed/"})
+            QCOMPARE(keysUnder(under), 0);
+    }
+
+    void queueDeleteTakesOneItemOut()
+    {
+        for (const char *value : {"first", "second"})
+            QCOMPARE(qetcd({"queue", "put", "/ci/fq", value})->waitForExit(), 0);
+        RangeOptions all;
+        all.range = KeyRange::prefix();
+        const QFuture<RangeResult> items = m_client->get("/ci/fq/", all);
+        QVERIFY(awaitFuture(items) && items.result().kvs.size() == 2);
+        const QString first = QString::fromUtf8(items.result().kvs.first().key);
+        const QJsonObject deleted = intervene({"queue", "delete", "/ci/fq", first, "--yes"});
+        QCOMPARE(text(deleted, "key"), first);
+        auto take = qetcd({"queue", "take", "/ci/fq", "--timeout", "5s"});
+        QCOMPARE(take->waitForExit(), 0);
+        QCOMPARE(text(take->event("taken"), "value"), QStringLiteral("second"));
+        auto notAnItem = qetcd({"queue", "delete", "/ci/fq", "/elsewhere", "--yes"});
+        QCOMPARE(notAnItem->waitForExit(), 1);
+    }
+
+    void counterSetComparesAgainstWhatItRead()
+    {
+        QCOMPARE(qetcd({"counter", "/ci/n", "add", "5"})->waitForExit(), 0);
+        auto unconfirmed = qetcd({"counter", "/ci/n", "set", "42"});
+        QCOMPARE(unconfirmed->waitForExit(), 128);
+        QVERIFY2(unconfirmed->standardError().contains("from 5 to 42"), unconfirmed->standardError().constData());
+        const QJsonObject set = intervene({"counter", "/ci/n", "set", "42", "--yes"});
+        QCOMPARE(integer(set, "previous"), 5);
+        QCOMPARE(integer(set, "value"), 42);
+        auto read = qetcd({"counter", "/ci/n"});
+        QCOMPARE(read->waitForExit(), 0);
+        QCOMPARE(read->standardOutput().trimmed(), QByteArray("42"));
     }
 
     void interventionOnNothingSaysSo()

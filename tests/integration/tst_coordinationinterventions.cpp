@@ -5,7 +5,10 @@
 
 #include <QEtcd/client.h>
 #include <QEtcd/coordinationinterventions.h>
+#include <QEtcd/coordinationrecogniser.h>
+#include <QEtcd/distributedbarrier.h>
 #include <QEtcd/etcdcluster.h>
+#include <QEtcd/faultproxy.h>
 
 #include <QtTest/QtTest>
 
@@ -148,6 +151,42 @@ private Q_SLOTS:
         QVERIFY(refused.isFinished());  // refused in the call: nothing was sent
         QCOMPARE(refused.result().status.code(), StatusCode::ReadOnly);
         QVERIFY(exists("/iv/ro"));
+    }
+
+    // The owner, told of the lift, may revoke its lease before a waiter asks whether the
+    // barrier went with it: the waiter must still hear "deleted", not a spurious expiry. The
+    // waiter's link is slow, so the revoke always lands before its question.
+    void aLiftedBarrierIsToldDeletedWhenItsOwnerRevokesAtOnce()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY(proxy.start());
+        Client slow(ClientOptions::fromEndpoints({proxy.url()}));
+        for (int round = 0; round < 3; ++round) {
+            proxy.setMode(FaultProxy::Mode::Pass);
+            const QByteArray path = "/iv/gate" + QByteArray::number(round);
+            DistributedBarrier owner(m_client.get(), path);
+            Status set;
+            QETCD_AWAIT(owner.setBarrierAsync(), set);
+            QVERIFY2(set, qPrintable(set.toString()));
+            DistributedBarrier waiter(&slow, path);
+            QSignalSpy started(&waiter, &DistributedBarrier::waitStarted);
+            const QFuture<DistributedBarrier::WaitResult> waited = waiter.waitOnBarrierAsync();
+            QVERIFY(started.wait(scaledMs(10000)));
+            proxy.setDelay(std::chrono::milliseconds(300));
+            proxy.setMode(FaultProxy::Mode::Delay);
+
+            RangeOptions asIs;
+            const QFuture<RangeResult> read = m_client->get(path, asIs);
+            QVERIFY(awaitFuture(read) && read.result().kvs.size() == 1);
+            const QList<CoordinationObject> objects = CoordinationRecogniser::recognise(read.result().kvs);
+            QCOMPARE(objects.size(), 1);
+            const InterventionResult lifted = await(CoordinationInterventions::liftBarrier(m_client.get(), objects.first()));
+            QVERIFY2(lifted.status, qPrintable(lifted.status.message()));
+            QVERIFY(awaitFuture(m_client->leaseRevoke(read.result().kvs.first().lease)));
+
+            QVERIFY(awaitFuture(waited));
+            QCOMPARE(waited.result().reason, DistributedBarrier::LiftReason::Deleted);
+        }
     }
 
     void objectsOfTheWrongKindAreRefused()

@@ -54,7 +54,7 @@ expect "break" lock b
 expect "" lock break /locks/deploy ""
 expect "force" elect f
 expect "hold" --json barrier h
-expect "add get" counter jobs ""
+expect "add get set" counter jobs ""
 expect "--prefix --prev-kv" del --pre
 expect "--version" --ver
 

@@ -1,5 +1,6 @@
 #include "distributedbarrier.h"
 
+#include "barriermarks_p.h"
 #include "blockingwait_p.h"
 #include "client.h"
 #include "client_p.h"
@@ -20,11 +21,6 @@ using LiftReason = DistributedBarrier::LiftReason;
 using WaitResult = DistributedBarrier::WaitResult;
 
 namespace {
-// What removeBarrier() leaves in the key for the instant before it deletes it, so that a
-// waiter reading the deleted key's last value can tell a removal from an expiry. A token ends
-// in ':' and seven alphanumerics, so it never ends like this.
-constexpr char removingSuffix[] = ";removing";
-
 // The barrier key while this instance owns it. Lives on the dispatcher thread. lift() is its
 // last act: once the key is set (or failed to be), it deletes the key if it is still ours, then
 // the Arming deletes itself, so a removal started by close() completes even after the barrier
@@ -87,7 +83,7 @@ public:
             onLease.lease = lease;
             Txn mark;
             mark.compares = {Compare::lease(key, CompareResult::Equal, lease)};
-            mark.success = {TxnOp::put(key, token + removingSuffix, onLease)};
+            mark.success = {TxnOp::put(key, token + barrierRemovingSuffix, onLease)};
             mark.failure = {TxnOp::range(key)};
             thenOn(client->txn(mark), this, [this, lease](const TxnResult &marked) {
                 if (!marked.status)
@@ -320,8 +316,10 @@ public:
     {
         if (!previous)
             return QtFuture::makeReadyFuture(LiftReason::Unknown);
-        if (previous->value.endsWith(removingSuffix))
+        if (previous->value.endsWith(barrierRemovingSuffix))
             return QtFuture::makeReadyFuture(LiftReason::Removed);
+        if (previous->value.endsWith(barrierLiftedSuffix))
+            return QtFuture::makeReadyFuture(LiftReason::Deleted);
         if (previous->lease == 0)
             return QtFuture::makeReadyFuture(LiftReason::Deleted);
         // Unmarked: it went with its lease, unless that lease is still alive.

@@ -23,6 +23,22 @@ namespace QEtcd {
 using namespace Internal;
 
 namespace {
+// etcd's default limit of operations in one transaction (--max-txn-ops).
+constexpr qsizetype MaxTxnOps = 128;
+
+// Deletes keys, MaxTxnOps to a transaction, one transaction after the other.
+QFuture<Status> removeKeys(Client *client, const QList<QByteArray> &keys)
+{
+    if (keys.isEmpty())
+        return QtFuture::makeReadyFuture(Status());
+    Txn batch;
+    for (const QByteArray &key : keys.mid(0, MaxTxnOps))
+        batch.success.append(TxnOp::remove(key));
+    return after(client->txn(batch), [client, rest = keys.mid(MaxTxnOps)](const TxnResult &done) {
+        return done.status ? removeKeys(client, rest) : QtFuture::makeReadyFuture(done.status);
+    });
+}
+
 // One receive in flight, driven on the dispatcher thread.
 struct Receive
 {
@@ -684,6 +700,33 @@ QFuture<Status> DistributedWorkQueue::purgeDeadLetter(const QByteArray &id)
     Txn txn;
     txn.success = {TxnOp::remove(d->dlq + id), TxnOp::remove(d->attempts + id)};
     return after(client()->txn(txn), [](const TxnResult &result) { return result.status; });
+}
+
+QFuture<DeadLetters> DistributedWorkQueue::purgeDeadLetters()
+{
+    Client *c = client();
+    DeleteOptions everyLetter;
+    everyLetter.range = KeyRange::prefix();
+    everyLetter.prevKv = true;
+    const QByteArray dlq = d->dlq;
+    const QByteArray attempts = d->attempts;
+    const auto gone = [](const DeleteResult &) {
+        return QtFuture::makeReadyFuture(DeadLetters{Status(StatusCode::Closed, QStringLiteral("the queue is gone")), {}});
+    };
+    return thenOn(c->remove(dlq, everyLetter), d.get(), [c, dlq, attempts](const DeleteResult &removed) {
+            DeadLetters purged{removed.status, {}};
+            QList<QByteArray> counts;
+            for (const KeyValue &kv : removed.prevKvs) {
+                const QByteArray id = kv.key.mid(dlq.size());
+                purged.letters.append({id, kv.value, 0});
+                counts.append(attempts + id);
+            }
+            return after(removeKeys(c, counts), [purged](const Status &countsGone) mutable {
+                if (purged.status && !countsGone)
+                    purged.status = countsGone.withContext(QStringLiteral("the dead letters went, some delivery counts stayed"));
+                return purged;
+            });
+        }, gone);
 }
 
 QFuture<Status> DistributedWorkQueue::sweep()

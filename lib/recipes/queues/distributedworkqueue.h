@@ -123,6 +123,11 @@ public:
     QFuture<Status> requeueDeadLetter(const QByteArray &id);
     /// Deletes dead letter \a id for good.
     QFuture<Status> purgeDeadLetter(const QByteArray &id);
+    /// Deletes every dead letter for good, with its delivery count: the letters under dlq/ go in
+    /// one deletion, so one requeued meanwhile is not touched, and the answer lists the letters
+    /// that went (their attempts as of the purge not known: 0). Their counts go after them; a
+    /// failure there is the answer's status, with the letters already gone listed.
+    QFuture<DeadLetters> purgeDeadLetters();
 
     /// Promotes matured delayed items and reclaims orphaned claims now, as the sweeper does.
     QFuture<Status> sweep();
