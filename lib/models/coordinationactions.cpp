@@ -5,6 +5,8 @@
 
 #include <QEtcd/client.h>
 #include <QEtcd/coordinationinterventions.h>
+#include <QEtcd/distributedatomiclong.h>
+#include <QEtcd/distributedworkqueue.h>
 
 #include <QtCore/QCoreApplication>
 
@@ -32,8 +34,33 @@ QString who(const CoordinationEntry &entry)
     return entry.displayName();
 }
 
+InterventionResult resultOf(const Status &status)
+{
+    InterventionResult result;
+    result.status = status;
+    return result;
+}
+
+// The dead letters ids back into the queue, one after the other.
+QFuture<InterventionResult> requeueEach(const std::shared_ptr<DistributedWorkQueue> &queue, QList<QByteArray> ids)
+{
+    if (ids.isEmpty())
+        return QtFuture::makeReadyFuture(InterventionResult());
+    const QByteArray id = ids.takeFirst();
+    return Internal::after(queue->requeueDeadLetter(id), [queue, ids, id](const Status &moved) {
+        if (!moved)
+            return QtFuture::makeReadyFuture(resultOf(moved));
+        return Internal::after(requeueEach(queue, ids), [id](InterventionResult rest) {
+            rest.removedKeys.prepend(id);
+            return rest;
+        });
+    });
+}
+
 QString how(const InterventionResult &result)
 {
+    if (result.method == InterventionResult::Method::None)
+        return QCoreApplication::translate("CoordinationActions", "done");
     if (result.method == InterventionResult::Method::LeaseRevoked) {
         return QCoreApplication::translate("CoordinationActions", "lease %1 revoked, %n key(s) gone", nullptr,
                                            int(result.removedKeys.size()))
@@ -136,9 +163,64 @@ void CoordinationActions::run(Action action, const QString &path, const Coordina
         done = CoordinationInterventions::releaseRound(m_client, object);
         break;
     }
+    track(name, path, QString::fromUtf8(entry.key), what, done);
+}
+
+void CoordinationActions::requeueOrphans(const QString &path)
+{
+    auto queue = std::make_shared<DistributedWorkQueue>(m_client, path.toUtf8());
+    track(QStringLiteral("requeueOrphans"), path, {}, tr("put the orphaned claims of %1 back").arg(path),
+          Internal::after(queue->sweep(), [queue](const Status &swept) { return resultOf(swept); }));
+}
+
+void CoordinationActions::requeueDeadLetters(const QString &path)
+{
+    auto queue = std::make_shared<DistributedWorkQueue>(m_client, path.toUtf8());
+    const auto requeueAll = [queue](const DeadLetters &letters) {
+        QList<QByteArray> ids;
+        for (const DeadLetter &letter : letters.letters)
+            ids.append(letter.id);
+        return letters.status ? requeueEach(queue, ids) : QtFuture::makeReadyFuture(resultOf(letters.status));
+    };
+    track(QStringLiteral("requeueDeadLetters"), path, {}, tr("put the dead letters of %1 back").arg(path),
+          Internal::after(queue->deadLetters(), requeueAll));
+}
+
+void CoordinationActions::purgeDeadLetters(const QString &path)
+{
+    auto queue = std::make_shared<DistributedWorkQueue>(m_client, path.toUtf8());
+    track(QStringLiteral("purgeDeadLetters"), path, {}, tr("purged the dead letters of %1").arg(path),
+          Internal::after(queue->purgeDeadLetters(), [queue](const DeadLetters &purged) {
+              InterventionResult result = resultOf(purged.status);
+              for (const DeadLetter &letter : purged.letters)
+                  result.removedKeys.append(letter.id);
+              return result;
+          }));
+}
+
+void CoordinationActions::setCounter(const QString &path, const QString &shown, const QString &value)
+{
+    bool shownOk = false, valueOk = false;
+    const qint64 expected = shown.toLongLong(&shownOk);
+    const qint64 wanted = value.toLongLong(&valueOk);
+    const QString what = tr("set the counter %1 from %2 to %3").arg(path, shown, value);
+    if (!shownOk || !valueOk) {
+        track(QStringLiteral("setCounter"), path, path, what,
+              QtFuture::makeReadyFuture(resultOf(Status(StatusCode::InvalidArgument,
+                                                        tr("\"%1\" is not a whole number").arg(valueOk ? shown : value)))));
+        return;
+    }
+    auto counter = std::make_shared<DistributedAtomicLong>(m_client, path.toUtf8());
+    track(QStringLiteral("setCounter"), path, path, what,
+          Internal::after(counter->compareAndSetAsync(expected, wanted),
+                          [counter](const AtomicLongResult &set) { return resultOf(set.status); }));
+}
+
+void CoordinationActions::track(const QString &name, const QString &path, const QString &key, const QString &what,
+                                const QFuture<InterventionResult> &done)
+{
     ++m_pending;
     Q_EMIT pendingChanged();
-    const QString key = QString::fromUtf8(entry.key);
     Internal::thenOn(done, this, [this, name, path, what, key](const InterventionResult &result) {
         const QString outcome = result.status ? tr("%1: %2").arg(what, how(result))
                                               : tr("nothing written: %1").arg(result.status.message());

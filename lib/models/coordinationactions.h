@@ -2,9 +2,10 @@
 
 #include "qetcdquickexport.h"
 
-#include <QEtcd/coordinationrecogniser.h>
+#include <QEtcd/coordinationinterventions.h>
 #include <QEtcd/status.h>
 
+#include <QtCore/QFuture>
 #include <QtCore/QObject>
 #include <QtCore/QPointer>
 #include <QtCore/QVariantMap>
@@ -67,6 +68,15 @@ public:
     Q_INVOKABLE void forceReelection(const QString &path, const QVariantMap &leader);
     /// Releases the round of the counted barrier at \a path that \a opener opened.
     Q_INVOKABLE void releaseRound(const QString &path, const QVariantMap &opener);
+    /// Puts the orphaned claims of the work queue at \a path back now, as its sweepers would.
+    Q_INVOKABLE void requeueOrphans(const QString &path);
+    /// Puts every dead letter of the work queue at \a path back, each with a fresh count.
+    Q_INVOKABLE void requeueDeadLetters(const QString &path);
+    /// Deletes every dead letter of the work queue at \a path for good.
+    Q_INVOKABLE void purgeDeadLetters(const QString &path);
+    /// Sets the counter at \a path to \a value if it still holds \a shown (decimal texts, as a
+    /// card shows them: a 64-bit value does not fit a JavaScript number).
+    Q_INVOKABLE void setCounter(const QString &path, const QString &shown, const QString &value);
 
 Q_SIGNALS:
     /// client changed.
@@ -80,6 +90,10 @@ Q_SIGNALS:
     void finished(const QString &action, const QString &path, const QEtcd::Status &status, const QString &outcome);
 
 private:
+    // Counts the call in flight until done answers, then logs and tells it as finished().
+    void track(const QString &name, const QString &path, const QString &key, const QString &what,
+               const QFuture<InterventionResult> &done);
+
     QPointer<Client> m_client;
     QPointer<EventLogModel> m_eventLog;
     int m_pending = 0;

@@ -13,7 +13,13 @@ Dialog {
     property string confirmText: qsTr("OK")
     property bool destructive: false
     property string typedConfirmation
-    readonly property bool typedOk: typedConfirmation.length === 0 || typed.text === typedConfirmation
+    // With inputLabel set, a value to enter (a counter's new value): the button waits until it
+    // is acceptable to inputValidator.
+    property string inputLabel
+    property alias inputValidator: input.validator
+    readonly property alias inputText: input.text
+    readonly property bool typedOk: (typedConfirmation.length === 0 || typed.text === typedConfirmation)
+                                    && (inputLabel.length === 0 || (input.text.length > 0 && input.acceptableInput))
     signal confirmed()
 
     parent: Overlay.overlay
@@ -21,8 +27,8 @@ Dialog {
     width: Math.min(560, parent ? parent.width - 64 : 560)
     modal: true
     focus: true
-    onAboutToShow: typed.text = ""
-    onOpened: if (typedConfirmation.length > 0) typed.forceActiveFocus()
+    onAboutToShow: { typed.text = ""; input.text = "" }
+    onOpened: inputLabel.length > 0 ? input.forceActiveFocus() : typedConfirmation.length > 0 ? typed.forceActiveFocus() : undefined
     onAccepted: if (typedOk) confirmed()
 
     contentItem: ColumnLayout {
@@ -33,6 +39,22 @@ Dialog {
             wrapMode: Text.Wrap
             textFormat: Text.PlainText
             Layout.fillWidth: true
+        }
+        Label {
+            visible: dialog.inputLabel.length > 0
+            text: dialog.inputLabel
+            color: Theme.mutedText
+            textFormat: Text.PlainText
+            Layout.topMargin: Theme.spacing
+        }
+        TextField {
+            id: input
+            objectName: "input"
+            visible: dialog.inputLabel.length > 0
+            font.family: Theme.monoFamily
+            selectByMouse: true
+            Layout.fillWidth: true
+            onAccepted: if (dialog.typedOk) dialog.accept()
         }
         Label {
             visible: dialog.typedConfirmation.length > 0

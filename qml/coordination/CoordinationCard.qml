@@ -18,6 +18,7 @@ Card {
     required property var oldest
     required property var inFlight
     required property var deadLetters
+    required property var orphans
     required property var value
     property double now: Date.now()
     property var deadlines: null  // LeaseModel.deadlines(): rings for the holders' leases
@@ -170,9 +171,57 @@ Card {
         valueColor: Theme.bad
     }
     Field {
+        visible: card.kind.indexOf("ueue") > 0 && card.orphans > 0
+        label: qsTr("Orphaned")
+        value: qsTr("%n claim(s) whose consumer is gone", "", card.orphans)
+        valueColor: Theme.warning
+    }
+    Field {
         visible: card.kind === "counter"
         label: qsTr("Value")
         value: card.value === undefined ? "—" : card.value
         mono: true
+    }
+    // A work queue's and a counter's interventions: for the whole object, not one entry.
+    RowLayout {
+        visible: (card.kind === "workQueue" && (card.orphans > 0 || card.deadLetters > 0)) || card.kind === "counter"
+        spacing: Theme.spacing
+        Layout.alignment: Qt.AlignRight
+        WriteButton {
+            objectName: "requeueOrphans"
+            visible: card.kind === "workQueue" && card.orphans > 0
+            text: qsTr("Requeue orphans")
+            toolTip: qsTr("Deliver the orphaned claims again now, as the consumers' next sweep would (asks first)")
+            flat: true
+            readOnly: card.readOnly
+            onClicked: card.intervene("requeueOrphans", null)
+        }
+        WriteButton {
+            objectName: "requeueDeadLetters"
+            visible: card.kind === "workQueue" && card.deadLetters > 0
+            text: qsTr("Requeue dead letters")
+            toolTip: qsTr("Put every dead letter back, each with a fresh delivery count (asks first)")
+            flat: true
+            readOnly: card.readOnly
+            onClicked: card.intervene("requeueDeadLetters", null)
+        }
+        WriteButton {
+            objectName: "purgeDeadLetters"
+            visible: card.kind === "workQueue" && card.deadLetters > 0
+            text: qsTr("Purge dead letters")
+            toolTip: qsTr("Delete every dead letter for good (asks first)")
+            flat: true
+            readOnly: card.readOnly
+            onClicked: card.intervene("purgeDeadLetters", null)
+        }
+        WriteButton {
+            objectName: "setCounter"
+            visible: card.kind === "counter"
+            text: qsTr("Set…")
+            toolTip: qsTr("Set a new value by compare-and-set against the one shown (asks first)")
+            flat: true
+            readOnly: card.readOnly
+            onClicked: card.intervene("setCounter", null)
+        }
     }
 }

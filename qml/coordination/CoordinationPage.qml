@@ -54,6 +54,7 @@ ConsolePage {
         property var run: () => {}
         destructive: true
         typedConfirmation: page.confirmationWord
+        inputValidator: RegularExpressionValidator { regularExpression: /-?[0-9]{1,19}/ }
         onConfirmed: run()
     }
 
@@ -66,7 +67,7 @@ ConsolePage {
     function intervene(card, action, entry) {
         const path = DisplayText.escape(card.name);
         const next = card.waiters.length > 0 ? who(card.waiters[0]) : qsTr("nobody");
-        const lease = entry.lease ? qsTr("lease %1").arg(entry.lease) : qsTr("no lease");
+        const lease = entry && entry.lease ? qsTr("lease %1").arg(entry.lease) : qsTr("no lease");
         const revokeOrDelete = qsTr("Its lease is revoked if it carries this key alone, so that any holder learns of the loss at its next renewal; otherwise only its key is deleted.");
         let title = "", message = "", confirm = "";
         switch (action) {
@@ -109,10 +110,38 @@ ConsolePage {
             }
             break;
         }
+        let input = "";
+        switch (action) {
+        case "requeueOrphans":
+            title = qsTr("Requeue the orphaned claims of %1?").arg(path);
+            confirm = qsTr("Requeue");
+            message = qsTr("%n claim(s) lost their consumer (its lease is gone). They are delivered again now, as the consumers' next sweep would do, each keeping its delivery count: an item at its limit goes to the dead letters instead.", "", card.orphans);
+            break;
+        case "requeueDeadLetters":
+            title = qsTr("Requeue the dead letters of %1?").arg(path);
+            confirm = qsTr("Requeue");
+            message = qsTr("%n dead letter(s) go back to be delivered again, each with a fresh delivery count.", "", card.deadLetters);
+            break;
+        case "purgeDeadLetters":
+            title = qsTr("Purge the dead letters of %1?").arg(path);
+            confirm = qsTr("Purge");
+            message = qsTr("%n dead letter(s) are deleted for good, with their delivery counts: nobody will receive them.", "", card.deadLetters);
+            break;
+        case "setCounter":
+            title = qsTr("Set the counter %1?").arg(path);
+            confirm = qsTr("Set");
+            input = qsTr("New value");
+            message = qsTr("It holds %1 now. The new value is written by compare-and-set against %1: if another client changes it first, nothing is written.").arg(card.value);
+            break;
+        }
+        confirmIntervention.inputLabel = input;
         confirmIntervention.title = title;
         confirmIntervention.confirmText = confirm;
         confirmIntervention.message = message;
-        confirmIntervention.run = () => actions[action](card.name, entry);
+        const shownValue = String(card.value);
+        confirmIntervention.run = action === "setCounter" ? () => actions.setCounter(card.name, shownValue, confirmIntervention.inputText)
+                                : entry === null ? () => actions[action](card.name)
+                                : () => actions[action](card.name, entry);
         confirmIntervention.open();
     }
 

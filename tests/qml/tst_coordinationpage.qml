@@ -19,6 +19,7 @@ Item {
     Barrier { id: waiter; client: direct; path: "/qml/coordinationpage/gates/start"; ttl: 9 }
     Election { id: leader; client: direct; path: "/qml/coordinationpage/elections/primary"; ttl: 9; proclamation: "alpha" }
     Election { id: candidate; client: direct; path: "/qml/coordinationpage/elections/primary"; ttl: 9; proclamation: "beta" }
+    Counter { id: counter; client: direct; path: "/qml/coordinationpage/counters/builds" }
     EventLogModel { id: log }
 
     Component {
@@ -38,6 +39,7 @@ Item {
             candidate.close()
             leader.close()
             log.clear()
+            counter.close()
         }
 
         function openPage(properties) {
@@ -215,6 +217,47 @@ Item {
             verify(confirm.enabled)
             mouseClick(confirm)
             tryCompare(mutex, "state", Participant.Lost, qetcdTest.timeout(10000))
+        }
+
+        // A counter is set by compare-and-set against the value its card shows: the dialog asks
+        // for the new value and waits until it is a whole number.
+        function test_setCounterFromTheCard() {
+            counter.add(5)
+            tryCompare(counter, "value", 5, qetcdTest.timeout(10000))
+            const page = openPage()
+            let button = null
+            tryVerify(function() { const card = cardOf(page, "counter"); button = card ? findChild(card, "setCounter") : null; return button && card.value === 5 },
+                      qetcdTest.timeout(10000))
+            mouseClick(button)
+            const dialog = confirmDialog(page)
+            verify(dialog.message.indexOf("5") >= 0, dialog.message)
+            const confirm = findChild(dialog.footer, "confirmButton")
+            const input = findChild(dialog, "input")
+            verify(input.visible)
+            input.text = "forty-two"
+            verify(!confirm.enabled, "not a number")
+            input.text = "42"
+            verify(confirm.enabled)
+            mouseClick(confirm)
+            tryVerify(function() { return loggedKinds().indexOf("operator:intervention") >= 0 }, qetcdTest.timeout(10000))
+            counter.refresh()
+            tryCompare(counter, "value", 42, qetcdTest.timeout(10000))
+        }
+
+        // A work queue's dead letters, counted on its card, purged from it.
+        function test_purgeAWorkQueuesDeadLetters() {
+            for (const id of ["a", "b"])
+                qetcdTest.etcdctl(["put", "/qml/coordinationpage/jobs/dlq/" + id, "letter " + id])
+            const page = openPage()
+            let button = null
+            tryVerify(function() { const card = cardOf(page, "workQueue"); button = card ? findChild(card, "purgeDeadLetters") : null; return button && button.visible && card.deadLetters === 2 },
+                      qetcdTest.timeout(10000))
+            mouseClick(button)
+            const dialog = confirmDialog(page)
+            verify(dialog.message.indexOf("2 dead letter") >= 0, dialog.message)
+            mouseClick(findChild(dialog.footer, "confirmButton"))
+            tryVerify(function() { return cardOf(page, "workQueue") === null }, qetcdTest.timeout(10000), "the letters are gone")
+            compare(qetcdTest.etcdctl(["get", "/qml/coordinationpage/jobs/", "--prefix", "--keys-only"]).trim(), "")
         }
 
         function test_holderShowsItsLeaseAsARing() {
