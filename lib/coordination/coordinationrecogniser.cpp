@@ -524,7 +524,7 @@ QJsonObject CoordinationEntry::toJson(qint64 nowMs) const
         json.insert(QLatin1String("value_hex"), valueText());
     else if (!document.isObject() && !value.isEmpty())
         json.insert(QLatin1String("value"), valueText());
-    else if (!document.object().contains(QLatin1String("clientId")))
+    else if (document.isObject() && !document.object().contains(QLatin1String("clientId")))
         json.insert(QLatin1String("value"), document.object());
     return json;
 }

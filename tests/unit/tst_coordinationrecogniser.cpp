@@ -213,6 +213,8 @@ private Q_SLOTS:
         QCOMPARE(objects[0].rule, QStringLiteral("leased key under locks/ (node etcd3 lock)"));
         QCOMPARE(objects[0].holders.size(), 1);
         QCOMPARE(objects[0].holders[0].lease, 0x11);
+        // An empty value is no value (it was once written as an empty JSON object).
+        QVERIFY(!objects[0].toJson(0).value("holders").toArray().at(0).toObject().contains("value"));
         QCOMPARE(objects[1].path, QByteArray("/locks/short"));
         QCOMPARE(objects[1].rule, QStringLiteral("leased key under locks/ (node etcd3 lock)"));
         QCOMPARE(objects[1].toJson(0).value("holders").toArray().at(0).toObject().value("value").toString(),
