@@ -6,6 +6,7 @@
 #include <QtCore/QJsonDocument>
 #include <QtCore/QRegularExpression>
 #include <QtCore/QSet>
+#include <QtCore/QStringDecoder>
 #include <QtCore/QtEndian>
 
 #include <algorithm>
@@ -36,10 +37,13 @@ enum class Layout {
     LeaderSelector,
     Service,
     ReadWriteLock,
+    NodeElection,   // node etcd3's election/<name>/<lease id in decimal>
     NativeQueue,    // etcd's lock and election layout
     PriorityQueue,
     FifoQueue,
     Barrier,
+    PythonLock,     // python3-etcd3's /locks/<name>
+    LockSegmentKey, // a leased key under a locks/ segment (node etcd3's Lock)
     Counter,
 };
 
@@ -50,6 +54,8 @@ QByteArray baseName(const QByteArray &key)
 {
     return key.mid(key.lastIndexOf('/') + 1);
 }
+
+constexpr int pythonLockUuidBytes = 16;
 
 struct LayoutRule
 {
@@ -80,6 +86,10 @@ const std::vector<LayoutRule> &layoutRules()
              return QJsonDocument::fromJson(kv.value).object().contains(QLatin1String("name"));
          }},
         {Layout::ReadWriteLock, QRegularExpression(QStringLiteral("^(.+)/(read|write)-([^/]+)$")), nullptr},
+        // node etcd3 names a candidate's key after its lease in decimal, under election/<name>/
+        // of the client's namespace.
+        {Layout::NodeElection, QRegularExpression(QStringLiteral("^((?:.*/)?election/[^/]+)/(\\d{1,20})$")),
+         [](const KeyValue &kv) { return kv.lease != 0 && baseName(kv.key).toULongLong() == quint64(kv.lease); }},
         {Layout::NativeQueue, QRegularExpression(QStringLiteral("^(.*)/([0-9a-f]+)$")),
          [](const KeyValue &kv) { return kv.lease != 0 && namesLease(baseName(kv.key), kv.lease); }},
         {Layout::PriorityQueue, QRegularExpression(QStringLiteral("^(.+)/(\\d{5})/\\d{16}$")), nullptr},
@@ -89,6 +99,12 @@ const std::vector<LayoutRule> &layoutRules()
          [](const KeyValue &kv) {
              return kv.lease != 0 && uniqueTokenValue.match(QString::fromUtf8(kv.value)).hasMatch();
          }},
+        // python3-etcd3's Lock: its own prefix, a lease, and uuid1()'s 16 bytes as the value.
+        {Layout::PythonLock, QRegularExpression(QStringLiteral("^(/locks/.+)$")),
+         [](const KeyValue &kv) { return kv.lease != 0 && kv.value.size() == pythonLockUuidBytes; }},
+        // Any other key on a lease is a lock only when its path says so.
+        {Layout::LockSegmentKey, QRegularExpression(QStringLiteral("^((?:.*/)?locks/[^/]+)$")),
+         [](const KeyValue &kv) { return kv.lease != 0; }},
         // An int64 big-endian value on no lease. Eight bytes of text are not a counter, so at
         // least one byte must be outside printable ASCII (true of every value below 2^56).
         {Layout::Counter, QRegularExpression(QStringLiteral("^(.+)$")),
@@ -334,6 +350,17 @@ void buildNativeQueue(CoordinationObject &queue, const QList<Match> &matches)
     queue.waiters = entries.mid(1);
 }
 
+// The lowest create revision leads; the others follow in the order they campaigned.
+void buildNodeElection(CoordinationObject &election, const QList<Match> &matches)
+{
+    QList<CoordinationEntry> candidates;
+    for (const Match &match : matches)
+        candidates.append(entryOf(*match.kv));
+    candidates = inQueueOrder(candidates);
+    election.holders = candidates.mid(0, 1);
+    election.waiters = candidates.mid(1);
+}
+
 void buildPriorityQueue(CoordinationObject &queue, const QList<Match> &matches)
 {
     queue.depth = matches.size();
@@ -387,6 +414,11 @@ CoordinationObject build(Layout layout, const QByteArray &path, const QList<Matc
         object.kind = Kind::ReadWriteLock;
         buildReadWriteLock(object, matches);
         break;
+    case Layout::NodeElection:
+        object.kind = Kind::Election;
+        object.rule = QStringLiteral("node etcd3 election");
+        buildNodeElection(object, matches);
+        break;
     case Layout::NativeQueue:
         buildNativeQueue(object, matches);
         break;
@@ -402,6 +434,16 @@ CoordinationObject build(Layout layout, const QByteArray &path, const QList<Matc
         object.kind = Kind::Barrier;
         object.set = true;
         object.holders = {namedEntryOf(*matches.first().kv)};
+        break;
+    case Layout::PythonLock:
+        object.kind = Kind::Lock;
+        object.rule = QStringLiteral("python3-etcd3 lock");
+        object.holders = {entryOf(*matches.first().kv)};
+        break;
+    case Layout::LockSegmentKey:
+        object.kind = Kind::Lock;
+        object.rule = QStringLiteral("leased key under locks/ (node etcd3 lock)");
+        object.holders = {entryOf(*matches.first().kv)};
         break;
     case Layout::Counter:
         object.kind = Kind::Counter;
@@ -433,7 +475,8 @@ bool CoordinationObject::operator==(const CoordinationObject &other) const
         && members == other.members && leaving == other.leaving && permits == other.permits && set == other.set
         && depth == other.depth && oldestMs == other.oldestMs && delayed == other.delayed
         && inFlight == other.inFlight && orphans == other.orphans && deadLetters == other.deadLetters
-        && depthByPriority == other.depthByPriority && value == other.value && keys == other.keys;
+        && depthByPriority == other.depthByPriority && value == other.value && keys == other.keys
+        && rule == other.rule;
 }
 
 QString CoordinationEntry::displayName() const
@@ -443,6 +486,20 @@ QString CoordinationEntry::displayName() const
     if (lease != 0)
         return QStringLiteral("lease ") + leaseHex(lease);
     return QString::fromUtf8(key);
+}
+
+bool CoordinationEntry::valueIsBinary() const
+{
+    QStringDecoder utf8(QStringDecoder::Utf8, QStringDecoder::Flag::Stateless);
+    const QString text = utf8.decode(value);
+    return utf8.hasError() || std::any_of(text.cbegin(), text.cend(), [](QChar c) {
+        return c.category() == QChar::Other_Control && c != u'\n' && c != u'\r' && c != u'\t';
+    });
+}
+
+QString CoordinationEntry::valueText() const
+{
+    return valueIsBinary() ? QString::fromLatin1(value.toHex()) : QString::fromUtf8(value);
 }
 
 QJsonObject CoordinationEntry::toJson(qint64 nowMs) const
@@ -463,9 +520,11 @@ QJsonObject CoordinationEntry::toJson(qint64 nowMs) const
         json.insert(QLatin1String("lease_id"), leaseHex(lease));
     // qetcd's identity is shown field by field above; other JSON (a service instance) as is.
     const QJsonDocument document = QJsonDocument::fromJson(value);
-    if (!document.isObject() && !value.isEmpty())
-        json.insert(QLatin1String("value"), QString::fromUtf8(value));
-    else if (!document.object().contains(QLatin1String("clientId")))
+    if (!document.isObject() && valueIsBinary())
+        json.insert(QLatin1String("value_hex"), valueText());
+    else if (!document.isObject() && !value.isEmpty())
+        json.insert(QLatin1String("value"), valueText());
+    else if (document.isObject() && !document.object().contains(QLatin1String("clientId")))
         json.insert(QLatin1String("value"), document.object());
     return json;
 }
@@ -492,6 +551,8 @@ QString CoordinationObject::kindName() const
 QJsonObject CoordinationObject::toJson(qint64 nowMs) const
 {
     QJsonObject json{{QLatin1String("kind"), kindName()}, {QLatin1String("name"), QString::fromUtf8(path)}};
+    if (!rule.isEmpty())
+        json.insert(QLatin1String("rule"), rule);
     const auto put = [&json](const char *field, const QJsonValue &value) { json.insert(QLatin1String(field), value); };
     switch (kind) {
     case Kind::Lock:

@@ -30,6 +30,11 @@ struct QETCD_EXPORT CoordinationEntry
 
     /// name, else "lease" and the lease in hex, else the key.
     QString displayName() const;
+    /// The value as text, or in hex when it is binary (python3-etcd3's lock writes a UUID's
+    /// 16 bytes).
+    QString valueText() const;
+    /// The value holds bytes that are no text: toJson() writes it as "value_hex".
+    bool valueIsBinary() const;
     /// The entry as `qetcd inspect --json` writes it; \a nowMs (ms since the epoch) turns
     /// sinceMs into a wait time.
     QJsonObject toJson(qint64 nowMs) const;
@@ -45,9 +50,12 @@ struct QETCD_EXPORT CoordinationObject
 {
     /// Which coordination object it is.
     enum class Kind {
-        Lock,           ///< etcd's lock layout: qetcd DistributedMutex, etcdctl lock, Go, v3lock.
-        /// etcd's election layout (qetcd, etcdctl elect, Go, v3election) and etcd-recipes'
-        /// `<path>/LEADER` + `<path>/participants/`.
+        /// etcd's lock layout (qetcd DistributedMutex, etcdctl lock, Go, v3lock); one leased
+        /// key where a client's convention says it is a lock (python3-etcd3, node etcd3).
+        Lock,
+        /// etcd's election layout (qetcd, etcdctl elect, Go, v3election), etcd-recipes'
+        /// `<path>/LEADER` + `<path>/participants/` and node etcd3's
+        /// `election/<name>/<lease id in decimal>`.
         Election,
         ReadWriteLock,   ///< A DistributedReadWriteLock.
         Semaphore,       ///< A DistributedSemaphore.
@@ -84,6 +92,9 @@ struct QETCD_EXPORT CoordinationObject
     QMap<int, qint64> depthByPriority;  ///< Priority queues: items waiting, by priority.
     qint64 value = 0;                   ///< Counters: the value.
     QList<QByteArray> keys;             ///< Every key that belongs to the object, sorted.
+    /// The client convention that made these keys this object ("python3-etcd3 lock"), where
+    /// the layout alone would not say; empty for the layouts that say it themselves.
+    QString rule;
 
     /// "lock", "election", "readWriteLock", ...
     QString kindName() const;
@@ -112,12 +123,18 @@ struct QETCD_EXPORT CoordinationObjectChange
 };
 
 /// Tells, from etcd's contents alone, which coordination objects live in a set of keys: the
-/// layouts qetcd writes, etcd's own (etcdctl lock/elect, Go's concurrency, v3lock, v3election)
-/// and etcd-recipes'. A key belongs to at most one object; keys that fit no layout (plain keys,
-/// transient keys) are left out.
+/// layouts qetcd writes, etcd's own (etcdctl lock/elect, Go's concurrency, v3lock, v3election),
+/// etcd-recipes', node etcd3's and python3-etcd3's. A key belongs to at most one object; keys
+/// that fit no layout (plain keys, transient keys) are left out.
+///
+/// A single key on a lease could be a lock or anything else with a lease (a registration): it is
+/// a lock only where a client's convention says so, python3-etcd3's `/locks/<name>` with its
+/// 16-byte UUID, or a key under a `locks/` path segment (node etcd3's Lock writes a leased empty
+/// value at any key the caller picks, which nothing tells apart from other leased keys);
+/// CoordinationObject::rule names the convention.
 ///
 /// What etcd cannot tell: a counted barrier's N, a barrier that has been lifted (its key is
-/// gone), waiters on a barrier (they write nothing). A lock's holder and waiters are named
+/// gone), waiters on a barrier, on python3-etcd3's lock or node etcd3's (they write nothing). A lock's holder and waiters are named
 /// only when their tool wrote a name; a queued entry's wait time is known only from qetcd's
 /// identity.
 class QETCD_EXPORT CoordinationRecogniser

@@ -32,7 +32,7 @@ QVariantList entriesOf(const QList<CoordinationEntry> &entries, const Coordinati
             {QStringLiteral("sinceMs"), entry.sinceMs},
             {QStringLiteral("lease"), entry.lease ? QString::number(quint64(entry.lease), 16) : QString()},
             {QStringLiteral("createRevision"), entry.createRevision},
-            {QStringLiteral("value"), QString::fromUtf8(entry.value)},
+            {QStringLiteral("value"), entry.valueText()},
             {QStringLiteral("valueTooLarge"), qint64(monitor ? monitor->unreadValueBytes(entry.key) : 0)},
         });
     }
@@ -222,6 +222,8 @@ QVariant CoordinationModel::data(const QModelIndex &index, int role) const
             keys.append(DisplayText::fromBytes(key));
         return keys;
     }
+    case RuleRole:
+        return object.rule;
     }
     return {};
 }
@@ -233,7 +235,7 @@ QHash<int, QByteArray> CoordinationModel::roleNames() const
             {PermitsRole, "permits"},   {SetRole, "set"},           {DepthRole, "depth"},
             {OldestRole, "oldest"},     {DelayedRole, "delayed"},   {InFlightRole, "inFlight"},
             {OrphansRole, "orphans"},   {DeadLettersRole, "deadLetters"}, {ValueRole, "value"},
-            {KeysRole, "keys"}};
+            {KeysRole, "keys"},         {RuleRole, "rule"}};
 }
 
 } // namespace QEtcd

@@ -65,6 +65,7 @@ public:
         DeadLettersRole,              ///< `deadLetters`: a work queue's dead letters.
         ValueRole,                    ///< `value`: a counter's value.
         KeysRole,                     ///< `keys`: every key of the object.
+        RuleRole,  ///< `rule`: the client convention that made the keys this object, else empty.
     };
     Q_ENUM(Role)
 

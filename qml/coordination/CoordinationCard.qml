@@ -20,6 +20,7 @@ Card {
     required property var deadLetters
     required property var orphans
     required property var value
+    required property string rule  // the client convention that made this object, if one did
     property double now: Date.now()
     property var deadlines: null  // LeaseModel.deadlines(): rings for the holders' leases
     property bool readOnly: false
@@ -80,6 +81,15 @@ Card {
         return kind;
     }
 
+    Label {
+        objectName: "rule"
+        visible: card.rule !== ""
+        text: qsTr("Recognised by rule: %1").arg(card.rule)
+        color: Theme.mutedText
+        font.pixelSize: Theme.smallFont
+        Layout.fillWidth: true
+        elide: Text.ElideRight
+    }
     EntryList {
         visible: card.isLockLike
         heading: card.kind === "semaphore" ? qsTr("HOLDERS") : qsTr("HOLDER")

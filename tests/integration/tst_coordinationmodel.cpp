@@ -56,6 +56,7 @@ private Q_SLOTS:
         QModelIndex lock = model.index(0);
         QCOMPARE(lock.data(CoordinationModel::KindRole).toString(), QStringLiteral("lock"));
         QCOMPARE(lock.data(CoordinationModel::NameRole).toString(), QStringLiteral("/cm/lock"));
+        QCOMPARE(lock.data(CoordinationModel::RuleRole).toString(), QString());  // etcd's layout says it
         const QVariantList holders = lock.data(CoordinationModel::HoldersRole).toList();
         QCOMPARE(holders.size(), 1);
         QCOMPARE(holders.first().toMap().value("clientId").toString(), QStringLiteral("holder-1"));
@@ -85,6 +86,30 @@ private Q_SLOTS:
         QCOMPARE(model.index(1).data(CoordinationModel::WaitersRole).toList().size(), 0);
         waiter.unlock();
         QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 1, scaledMs(10000));
+    }
+
+    // python3-etcd3's lock, as it writes it: the card names the rule and shows the UUID in hex
+    // (tst_coordinationclients runs the client itself).
+    void namesTheRuleAndShowsABinaryValueInHex()
+    {
+        CoordinationModel model;
+        model.setPrefix(QStringLiteral("/locks/cm-"));
+        model.setClient(m_client.get());
+        QTRY_COMPARE_WITH_TIMEOUT(model.status(), ModelStatus::Ready, scaledMs(10000));
+        LeaseGrantResult lease;
+        QETCD_AWAIT(m_client->leaseGrant(60), lease);
+        PutOptions onLease;
+        onLease.lease = lease.id;
+        QVERIFY(awaitFuture(
+            m_client->put("/locks/cm-job", QByteArray::fromHex("d056cd98f0a211f1bddb02fc00000001"), onLease)));
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 1, scaledMs(10000));
+        const QModelIndex lock = model.index(0);
+        QCOMPARE(lock.data(CoordinationModel::RuleRole).toString(), QStringLiteral("python3-etcd3 lock"));
+        const QVariantMap holder = lock.data(CoordinationModel::HoldersRole).toList().value(0).toMap();
+        QCOMPARE(holder.value("value").toString(), QStringLiteral("d056cd98f0a211f1bddb02fc00000001"));
+        Result revoked;
+        QETCD_AWAIT(m_client->leaseRevoke(lease.id), revoked);
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 0, scaledMs(10000));
     }
 
     // Everything under the prefix is larger than the client may receive at once: the model

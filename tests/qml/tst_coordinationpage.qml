@@ -320,5 +320,24 @@ Item {
             page.paused = false
             tryCompare(cards, "count", shown + 1, qetcdTest.timeout(10000))
         }
+
+        // A lock known only by a convention (a leased key under locks/, as node etcd3 writes
+        // it) says so on its card; etcd's own layout needs no caption.
+        function test_cardNamesTheRuleThatMatched() {
+            mutex.lock()
+            tryCompare(mutex, "held", true, qetcdTest.timeout(10000))
+            const lease = qetcdTest.etcdctl(["lease", "grant", "60"]).split(" ")[1]
+            qetcdTest.etcdctl(["put", "--lease=" + lease, "/qml/coordinationpage/clients/locks/job", "x"])
+            const page = openPage()
+            const cards = findChild(page, "cards")
+            tryCompare(cards, "count", 2, qetcdTest.timeout(10000))
+            // Sorted by path: the client's lock, then qetcd's.
+            const captions = allNamed(cards.itemAt(0), "rule")
+            compare(captions.length, 1)
+            verify(captions[0].text.indexOf("leased key under locks/ (node etcd3 lock)") >= 0, captions[0].text)
+            compare(allNamed(cards.itemAt(1), "rule").length, 0)
+            qetcdTest.etcdctl(["lease", "revoke", lease])
+            tryCompare(cards, "count", 1, qetcdTest.timeout(10000))
+        }
     }
 }

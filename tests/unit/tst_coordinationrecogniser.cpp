@@ -151,6 +151,82 @@ private Q_SLOTS:
         QVERIFY(objects.isEmpty());
     }
 
+    // Leases as etcd grants them: node etcd3 names a candidate's key after its lease in decimal.
+    void nodeEtcd3ElectionByDecimalLease()
+    {
+        const qint64 leader = 7587899368979014149, candidate = 7587899368979014159;
+        const auto objects = Keys()
+                                 .put("election/e1/" + QByteArray::number(leader), "leaderA", leader)
+                                 .put("election/e1/" + QByteArray::number(candidate), "candB", candidate)
+                                 .put("app/election/e2/" + QByteArray::number(candidate + 1), "ns", candidate + 1)
+                                 // A decimal name that is not its key's lease is no candidate.
+                                 .put("election/e3/12345", "x", candidate + 2)
+                                 .recognise();
+        QCOMPARE(objects.size(), 2);
+        QCOMPARE(objects[0].path, QByteArray("app/election/e2"));
+        const CoordinationObject &election = objects[1];
+        QCOMPARE(election.kind, Kind::Election);
+        QCOMPARE(election.path, QByteArray("election/e1"));
+        QCOMPARE(election.rule, QStringLiteral("node etcd3 election"));
+        QCOMPARE(election.holders.size(), 1);
+        QCOMPARE(election.holders[0].lease, leader);
+        QCOMPARE(election.waiters.size(), 1);
+        QCOMPARE(election.waiters[0].valueText(), QStringLiteral("candB"));
+        const QJsonObject json = election.toJson(0);
+        QCOMPARE(json.value("rule").toString(), QStringLiteral("node etcd3 election"));
+        QCOMPARE(json.value("proclamation").toString(), QStringLiteral("leaderA"));
+        QCOMPARE(json.value("leader").toObject().value("lease_id").toString(), QStringLiteral("694da2460f67a205"));
+    }
+
+    void python3Etcd3LockShowsItsUuidInHex()
+    {
+        const QByteArray uuid = QByteArray::fromHex("d056cd98f0a211f1bddb02fc00000001");
+        const auto objects = Keys().put("/locks/pyl", uuid, 0x694da2460f67a20c).recognise();
+        QCOMPARE(objects.size(), 1);
+        const CoordinationObject &lock = objects[0];
+        QCOMPARE(lock.kind, Kind::Lock);
+        QCOMPARE(lock.path, QByteArray("/locks/pyl"));
+        QCOMPARE(lock.rule, QStringLiteral("python3-etcd3 lock"));
+        QCOMPARE(lock.holders.size(), 1);
+        QCOMPARE(lock.holders[0].lease, 0x694da2460f67a20c);
+        QVERIFY(lock.holders[0].valueIsBinary());
+        QCOMPARE(lock.holders[0].valueText(), QStringLiteral("d056cd98f0a211f1bddb02fc00000001"));
+        const QJsonObject holder = lock.toJson(0).value("holders").toArray().at(0).toObject();
+        QCOMPARE(holder.value("value_hex").toString(), QStringLiteral("d056cd98f0a211f1bddb02fc00000001"));
+        QVERIFY(!holder.contains("value"));
+        QCOMPARE(lock.toJson(0).value("rule").toString(), QStringLiteral("python3-etcd3 lock"));
+    }
+
+    // A leased key could be anything: a lock only under a locks/ segment, which says so.
+    void leasedKeyIsALockOnlyUnderALocksSegment()
+    {
+        const auto objects = Keys()
+                                 .put("/nd/lk", {}, 0x10)            // node etcd3's Lock at a key of its choice
+                                 .put("/app/locks/lk", {}, 0x11)     // the same, where the path says lock
+                                 .put("/app/locks/free", {}, 0)      // no lease: nobody holds it
+                                 .put("/locks/short", "v1", 0x12)    // not python3-etcd3's 16-byte UUID
+                                 .put("/app/locks/a/b", {}, 0x13)    // below a lock's key: not the lock
+                                 .recognise();
+        QCOMPARE(objects.size(), 2);
+        QCOMPARE(objects[0].path, QByteArray("/app/locks/lk"));
+        QCOMPARE(objects[0].kind, Kind::Lock);
+        QCOMPARE(objects[0].rule, QStringLiteral("leased key under locks/ (node etcd3 lock)"));
+        QCOMPARE(objects[0].holders.size(), 1);
+        QCOMPARE(objects[0].holders[0].lease, 0x11);
+        // An empty value is no value (it was once written as an empty JSON object).
+        QVERIFY(!objects[0].toJson(0).value("holders").toArray().at(0).toObject().contains("value"));
+        QCOMPARE(objects[1].path, QByteArray("/locks/short"));
+        QCOMPARE(objects[1].rule, QStringLiteral("leased key under locks/ (node etcd3 lock)"));
+        QCOMPARE(objects[1].toJson(0).value("holders").toArray().at(0).toObject().value("value").toString(),
+                 QStringLiteral("v1"));
+        // etcd's own layout under /locks/ stays etcd's, decided by its layout alone.
+        const auto native = Keys().queue("/locks", 0x1a).recognise();
+        QCOMPARE(native.size(), 1);
+        QCOMPARE(native[0].path, QByteArray("/locks"));
+        QVERIFY(native[0].rule.isEmpty());
+        QVERIFY(!native[0].toJson(0).contains("rule"));
+    }
+
     void etcdRecipesLeaderSelector()
     {
         const auto objects = Keys()
@@ -327,6 +403,9 @@ private Q_SLOTS:
             {"/q/0000001700000000000-abc", {{"1", 0}}},
             {"/pq/00003/0000000000000000", {{"p", 0}}},
             {"/svc/names/web/i1", {{instance, 5}, {"x", 5}}},
+            {"election/e/7587899368979014149", {{"leaderA", 7587899368979014149}, {"x", 0}}},
+            {"election/e/7587899368979014159", {{"candB", 7587899368979014159}}},
+            {"/locks/p", {{QByteArray(16, '\x01'), 5}, {"short", 5}, {"x", 0}}},
         };
         QRandomGenerator random(20261201);
         Internal::CoordinationIndex index;
