@@ -1,7 +1,9 @@
 #include "coordinationactions.h"
 
 #include "continuation_p.h"
+#include "displaytext.h"
 #include "eventlogmodel.h"
+#include "valuedescription_p.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/coordinationinterventions.h>
@@ -9,6 +11,8 @@
 #include <QEtcd/distributedworkqueue.h>
 
 #include <QtCore/QCoreApplication>
+
+#include <optional>
 
 namespace QEtcd {
 
@@ -32,6 +36,18 @@ CoordinationEntry entryOf(const QVariantMap &map)
 QString who(const CoordinationEntry &entry)
 {
     return entry.displayName();
+}
+
+// A queue's kind as CoordinationModel names it; nullopt for any other kind.
+std::optional<Kind> queueKind(const QString &name)
+{
+    if (name == QLatin1String("queue"))
+        return Kind::Queue;
+    if (name == QLatin1String("priorityQueue"))
+        return Kind::PriorityQueue;
+    if (name == QLatin1String("workQueue"))
+        return Kind::WorkQueue;
+    return std::nullopt;
 }
 
 InterventionResult resultOf(const Status &status)
@@ -214,6 +230,48 @@ void CoordinationActions::setCounter(const QString &path, const QString &shown, 
     track(QStringLiteral("setCounter"), path, path, what,
           Internal::after(counter->compareAndSetAsync(expected, wanted),
                           [counter](const AtomicLongResult &set) { return resultOf(set.status); }));
+}
+
+void CoordinationActions::peek(const QString &path, const QString &kind, int count)
+{
+    const std::optional<Kind> queue = queueKind(kind);
+    if (!m_client || !queue || count < 1) {
+        const Status refused(StatusCode::InvalidArgument, tr("nothing to peek at in %1 (%2)").arg(path, kind));
+        QMetaObject::invokeMethod(this, [this, path, refused] { Q_EMIT peeked(path, {}, refused); }, Qt::QueuedConnection);
+        return;
+    }
+    // Items leave in key order under each layout's own prefix.
+    RangeOptions first;
+    first.range = KeyRange::prefix();
+    first.limit = count;
+    const QByteArray under = path.toUtf8() + (*queue == Kind::WorkQueue ? "/items/" : "/");
+    Internal::thenOn(m_client->get(under, first), this, [this, path](const RangeResult &read) {
+        QVariantList items;
+        for (const KeyValue &kv : read.kvs) {
+            const QVariantMap shown = Internal::describeValue(kv);
+            items.append(QVariantMap{
+                {QStringLiteral("key"), DisplayText::fromBytes(kv.key)},
+                {QStringLiteral("keyBase64"), QString::fromLatin1(kv.key.toBase64())},
+                {QStringLiteral("createRevision"), kv.createRevision},
+                {QStringLiteral("size"), kv.value.size()},
+                {QStringLiteral("value"), shown.value(QStringLiteral("isText")).toBool()
+                                              ? shown.value(QStringLiteral("shownText"))
+                                              : QVariant(QString::fromLatin1(kv.value.left(32).toHex(' ')))},
+            });
+        }
+        Q_EMIT peeked(path, items, read.status);
+    });
+}
+
+void CoordinationActions::removeQueueItem(const QString &path, const QString &kind, const QVariantMap &item)
+{
+    CoordinationObject queue;
+    queue.kind = queueKind(kind).value_or(Kind::Lock);  // not a queue: refused as such
+    queue.path = path.toUtf8();
+    const CoordinationEntry entry = entryOf(item);
+    track(QStringLiteral("removeQueueItem"), path, QString::fromUtf8(entry.key),
+          tr("deleted the item %1 of %2").arg(DisplayText::fromBytes(entry.key), path),
+          CoordinationInterventions::removeQueueItem(m_client, queue, entry));
 }
 
 void CoordinationActions::track(const QString &name, const QString &path, const QString &key, const QString &what,

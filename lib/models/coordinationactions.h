@@ -77,6 +77,12 @@ public:
     /// Sets the counter at \a path to \a value if it still holds \a shown (decimal texts, as a
     /// card shows them: a 64-bit value does not fit a JavaScript number).
     Q_INVOKABLE void setCounter(const QString &path, const QString &shown, const QString &value);
+    /// Reads the first \a count items waiting in the queue at \a path (\a kind "queue",
+    /// "priorityQueue" or "workQueue"), in the order they leave; peeked() answers with maps of
+    /// key, keyBase64, createRevision, size and value (its text as the Keys page shows it, or hex).
+    Q_INVOKABLE void peek(const QString &path, const QString &kind, int count);
+    /// Deletes \a item (a map peeked() gave) from the queue at \a path of \a kind.
+    Q_INVOKABLE void removeQueueItem(const QString &path, const QString &kind, const QVariantMap &item);
 
 Q_SIGNALS:
     /// client changed.
@@ -88,6 +94,8 @@ Q_SIGNALS:
     /// An intervention ended: \a action is the name of the call ("breakHold", ...), \a outcome
     /// the sentence logged (what went, or why nothing did).
     void finished(const QString &action, const QString &path, const QEtcd::Status &status, const QString &outcome);
+    /// A peek() answered: \a items in the order they leave, or \a status says why none were read.
+    void peeked(const QString &path, const QVariantList &items, const QEtcd::Status &status);
 
 private:
     // Counts the call in flight until done answers, then logs and tells it as finished().

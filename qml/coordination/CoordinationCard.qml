@@ -24,6 +24,9 @@ Card {
     property double now: Date.now()
     property var deadlines: null  // LeaseModel.deadlines(): rings for the holders' leases
     property bool readOnly: false
+    // A queue's first items, as the page last peeked them (CoordinationActions.peek()).
+    property var peekedItems: []
+    signal peekRequested()
     // An operator's intervention on one of the card's entries: the page asks, then acts.
     // action: breakHold, removeEntry, liftBarrier, forceReelection, releaseRound.
     signal intervene(string action, var entry)
@@ -180,6 +183,18 @@ Card {
         value: card.deadLetters
         valueColor: Theme.bad
     }
+    EntryList {
+        visible: card.kind.indexOf("ueue") > 0 && card.peekedItems.length > 0
+        heading: qsTr("FIRST ITEMS")
+        model: card.peekedItems
+        numbered: true
+        showValue: true
+        now: card.now
+        actionText: qsTr("Delete")
+        actionToolTip: qsTr("Take this item out of the queue unreceived (asks first)")
+        readOnly: card.readOnly
+        onActionRequested: entry => card.intervene("removeQueueItem", entry)
+    }
     Field {
         visible: card.kind.indexOf("ueue") > 0 && card.orphans > 0
         label: qsTr("Orphaned")
@@ -194,9 +209,19 @@ Card {
     }
     // A work queue's and a counter's interventions: for the whole object, not one entry.
     RowLayout {
-        visible: (card.kind === "workQueue" && (card.orphans > 0 || card.deadLetters > 0)) || card.kind === "counter"
+        visible: card.kind.indexOf("ueue") > 0 || card.kind === "counter"
         spacing: Theme.spacing
         Layout.alignment: Qt.AlignRight
+        Button {
+            objectName: "peek"
+            visible: card.kind.indexOf("ueue") > 0 && card.depth > 0
+            text: card.peekedItems.length > 0 ? qsTr("Peek again") : qsTr("Peek")
+            flat: true
+            ToolTip.visible: hovered
+            ToolTip.delay: 400
+            ToolTip.text: qsTr("Read the first items waiting, in the order they leave")
+            onClicked: card.peekRequested()
+        }
         WriteButton {
             objectName: "requeueOrphans"
             visible: card.kind === "workQueue" && card.orphans > 0

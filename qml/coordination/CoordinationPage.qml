@@ -46,7 +46,28 @@ ConsolePage {
         id: actions
         objectName: "coordinationActions"
         client: objects.client
-        onFinished: (action, path, status, outcome) => page.actionError = status.isOk ? "" : qsTr("Nothing was written to %1: %2").arg(path).arg(page.advise(status))
+        onFinished: (action, path, status, outcome) => {
+            page.actionError = status.isOk ? "" : qsTr("Nothing was written to %1: %2").arg(path).arg(page.advise(status));
+            if (action === "removeQueueItem" && page.peekKinds[path])
+                actions.peek(path, page.peekKinds[path], page.peekCount);  // the list as it is now
+        }
+        onPeeked: (path, items, status) => {
+            if (!status.isOk)
+                page.actionError = qsTr("The items of %1 were not read: %2").arg(path).arg(page.advise(status));
+            const next = Object.assign({}, page.peeks);
+            next[path] = items;
+            page.peeks = next;
+        }
+    }
+    // A queue's first items by path, once peeked, and the kind each was peeked as.
+    property var peeks: ({})
+    property var peekKinds: ({})
+    readonly property int peekCount: 5
+    function peek(card) {
+        const kinds = Object.assign({}, peekKinds);
+        kinds[card.name] = card.kind;
+        peekKinds = kinds;
+        actions.peek(card.name, card.kind, peekCount);
     }
     ConfirmDialog {
         id: confirmIntervention
@@ -98,6 +119,12 @@ ConsolePage {
             confirm = qsTr("Release");
             message = qsTr("%n member(s) arrived in the open round. They all go on now, without the full count.", "", card.members.length);
             break;
+        case "removeQueueItem":
+            title = qsTr("Delete an item of %1?").arg(path);
+            confirm = qsTr("Delete");
+            message = qsTr("The item %1 (%2 bytes: %3) is deleted: nobody will receive it.").arg(DisplayText.escape(entry.key)).arg(entry.size).arg(entry.value)
+                    + (card.kind === "workQueue" ? "\n\n" + qsTr("Its delivery count goes with it.") : "");
+            break;
         case "removeEntry":
             if (card.kind === "service") {
                 title = qsTr("Deregister an instance of %1?").arg(path);
@@ -139,7 +166,9 @@ ConsolePage {
         confirmIntervention.confirmText = confirm;
         confirmIntervention.message = message;
         const shownValue = String(card.value);
+        const kind = card.kind;
         confirmIntervention.run = action === "setCounter" ? () => actions.setCounter(card.name, shownValue, confirmIntervention.inputText)
+                                : action === "removeQueueItem" ? () => actions.removeQueueItem(card.name, kind, entry)
                                 : entry === null ? () => actions[action](card.name)
                                 : () => actions[action](card.name, entry);
         confirmIntervention.open();
@@ -202,7 +231,9 @@ ConsolePage {
                     now: page.now
                     deadlines: page.deadlines
                     readOnly: page.readOnly
+                    peekedItems: page.peeks[card.name] || []
                     onIntervene: (action, entry) => page.intervene(card, action, entry)
+                    onPeekRequested: page.peek(card)
                 }
             }
         }

@@ -19,9 +19,11 @@ Item {
     Barrier { id: waiter; client: direct; path: "/qml/coordinationpage/gates/start"; ttl: 9 }
     Election { id: leader; client: direct; path: "/qml/coordinationpage/elections/primary"; ttl: 9; proclamation: "alpha" }
     Election { id: candidate; client: direct; path: "/qml/coordinationpage/elections/primary"; ttl: 9; proclamation: "beta" }
+    Queue { id: jobs; client: direct; path: "/qml/coordinationpage/queues/jobs" }
     Counter { id: counter; client: direct; path: "/qml/coordinationpage/counters/builds" }
     EventLogModel { id: log }
 
+    Component { id: signalSpy; SignalSpy {} }
     Component {
         id: coordinationPage
         CoordinationPage { anchors.fill: parent; eventLog: log }
@@ -40,6 +42,7 @@ Item {
             leader.close()
             log.clear()
             counter.close()
+            jobs.close()
         }
 
         function openPage(properties) {
@@ -258,6 +261,30 @@ Item {
             mouseClick(findChild(dialog.footer, "confirmButton"))
             tryVerify(function() { return cardOf(page, "workQueue") === null }, qetcdTest.timeout(10000), "the letters are gone")
             compare(qetcdTest.etcdctl(["get", "/qml/coordinationpage/jobs/", "--prefix", "--keys-only"]).trim(), "")
+        }
+
+        // Peek shows a queue's first items in the order they leave; one is deleted from there.
+        function test_peekAndDeleteAQueueItem() {
+            const enqueued = signalSpy.createObject(root, { target: jobs, signalName: "enqueued" })
+            jobs.put("first")
+            tryCompare(enqueued, "count", 1, qetcdTest.timeout(10000))
+            jobs.put("second")
+            tryCompare(enqueued, "count", 2, qetcdTest.timeout(10000))
+            const page = openPage()
+            let peek = null
+            tryVerify(function() { const card = cardOf(page, "queue"); peek = card ? findChild(card, "peek") : null; return peek && peek.visible },
+                      qetcdTest.timeout(10000))
+            mouseClick(peek)
+            tryVerify(function() { return cardOf(page, "queue").peekedItems.length === 2 }, qetcdTest.timeout(10000))
+            compare(cardOf(page, "queue").peekedItems[0].value, "first")
+
+            mouseClick(entryAction(page, "queue", 0))
+            const dialog = confirmDialog(page)
+            verify(dialog.message.indexOf("first") >= 0, dialog.message)
+            mouseClick(findChild(dialog.footer, "confirmButton"))
+            tryVerify(function() { const items = cardOf(page, "queue").peekedItems; return items.length === 1 && items[0].value === "second" },
+                      qetcdTest.timeout(10000), "the list is read again after the delete")
+            enqueued.destroy()
         }
 
         function test_holderShowsItsLeaseAsARing() {
