@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QEtcd/client.h>
 #include <QEtcd/testtimeouts.h>
 
 #include <QtCore/QEventLoop>
@@ -26,6 +27,18 @@ bool awaitFuture(const QFuture<T> &future, std::chrono::milliseconds timeout = s
     if (!future.isFinished())
         loop.exec();
     return future.isFinished();
+}
+
+// How many keys start with prefix, as etcd says now; -1 when it did not say.
+inline int keysUnder(Client *client, const QByteArray &prefix)
+{
+    RangeOptions options;
+    options.range = KeyRange::prefix();
+    options.countOnly = true;
+    const QFuture<RangeResult> future = client->get(prefix, options);
+    if (!awaitFuture(future) || !future.result().status)
+        return -1;
+    return int(future.result().count);
 }
 
 } // namespace QEtcd::Testing

@@ -43,16 +43,7 @@ private:
         return run->events().value(0);
     }
 
-    int keysUnder(const QByteArray &prefix)
-    {
-        RangeOptions options;
-        options.range = KeyRange::prefix();
-        options.countOnly = true;
-        const QFuture<RangeResult> future = m_client->get(prefix, options);
-        if (!awaitFuture(future) || !future.result().status)
-            return -1;
-        return int(future.result().count);
-    }
+    int keysUnder(const QByteArray &prefix) { return Testing::keysUnder(m_client.get(), prefix); }
 
     bool exists(const QByteArray &key) { return keysUnder(key) > 0; }
 

@@ -42,18 +42,7 @@ private:
     }
 
     // How many keys start with prefix: holders and waiters alike.
-    int keysUnder(const QByteArray &prefix)
-    {
-        RangeOptions options;
-        options.range = KeyRange::prefix();
-        options.countOnly = true;
-        const QFuture<RangeResult> future = m_client->get(prefix, options);
-        if (!awaitFuture(future) || !future.result().status) {
-            qWarning() << "count" << prefix << "failed";
-            return -1;
-        }
-        return int(future.result().count);
-    }
+    int keysUnder(const QByteArray &prefix) { return Testing::keysUnder(m_client.get(), prefix); }
 
     // Someone else revokes the lease that `established` names: the command reports `loss`,
     // closes as failed and exits 1, leaving no key under `prefix`.
