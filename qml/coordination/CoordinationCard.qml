@@ -88,6 +88,7 @@ Card {
         objectName: "rule"
         visible: card.rule !== ""
         text: qsTr("Recognised by rule: %1").arg(card.rule)
+        textFormat: Text.PlainText
         color: Theme.mutedText
         font.pixelSize: Theme.smallFont
         Layout.fillWidth: true
