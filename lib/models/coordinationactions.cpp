@@ -240,10 +240,13 @@ void CoordinationActions::peek(const QString &path, const QString &kind, int cou
         QMetaObject::invokeMethod(this, [this, path, refused] { Q_EMIT peeked(path, {}, refused); }, Qt::QueuedConnection);
         return;
     }
-    // Items leave in key order under each layout's own prefix.
+    // In the order the recipes take them: a FIFO queue's by commit (its keys' time stamps can
+    // tie within a millisecond), a priority or work queue's by key.
     RangeOptions first;
     first.range = KeyRange::prefix();
     first.limit = count;
+    first.sortTarget = *queue == Kind::Queue ? SortTarget::ModRevision : SortTarget::Key;
+    first.sortOrder = SortOrder::Ascending;
     const QByteArray under = path.toUtf8() + (*queue == Kind::WorkQueue ? "/items/" : "/");
     Internal::thenOn(m_client->get(under, first), this, [this, path](const RangeResult &read) {
         QVariantList items;
