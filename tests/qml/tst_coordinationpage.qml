@@ -278,7 +278,15 @@ Item {
             tryVerify(function() { return cardOf(page, "queue").peekedItems.length === 2 }, qetcdTest.timeout(10000))
             compare(cardOf(page, "queue").peekedItems[0].value, "first")
 
-            mouseClick(entryAction(page, "queue", 0))
+            // The row's own button: rows may be laid out before every one of them exists.
+            let deleteFirst = null
+            tryVerify(function() {
+                deleteFirst = allNamed(cardOf(page, "queue"), "entryAction").find(function(button) {
+                    return button.parent.modelData && button.parent.modelData.value === "first"
+                }) || null
+                return deleteFirst !== null
+            }, qetcdTest.timeout(10000))
+            mouseClick(deleteFirst)
             const dialog = confirmDialog(page)
             verify(dialog.message.indexOf("first") >= 0, dialog.message)
             mouseClick(findChild(dialog.footer, "confirmButton"))
