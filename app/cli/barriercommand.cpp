@@ -74,10 +74,8 @@ int runHold(Invocation &invocation)
     // without waiting for the answer, and destroying the client cancels calls in flight.
     bool removed = false;
     if (session.isEstablished() && !liftedByOther) {
-        const QFuture<Status> removal = barrier.removeBarrierAsync();
-        const Status status = waitFor(removal, invocation.requestDeadline())
-            ? removal.result()
-            : invocation.timedOut(QStringLiteral("remove barrier \"%1\"").arg(path));
+        const Status status =
+            invocation.await(barrier.removeBarrierAsync(), QStringLiteral("remove barrier \"%1\"").arg(path));
         removed = status.isOk();
         if (!removed)
             session.fail(status);

@@ -35,20 +35,16 @@ int runPut(Invocation &invocation, const QString &path)
 
     if (invocation.isSet(QStringLiteral("work")) && priority)
         return invocation.usageError(QStringLiteral("--work and --priority exclude each other: a work queue has no priorities"));
-    const auto awaitPut = [&invocation, &path](const QFuture<Status> &put) {
-        return waitFor(put, invocation.requestDeadline())
-            ? put.result()
-            : invocation.timedOut(QStringLiteral("queue put \"%1\"").arg(path));
-    };
+    const QString what = QStringLiteral("queue put \"%1\"").arg(path);
     Status status;
     if (invocation.isSet(QStringLiteral("work"))) {
         status = putWorkItem(invocation, path, value.toUtf8());
     } else if (priority) {
         DistributedPriorityQueue queue(&invocation.client(), path.toUtf8());
-        status = awaitPut(queue.enqueue(value.toUtf8(), int(*priority)));
+        status = invocation.await(queue.enqueue(value.toUtf8(), int(*priority)), what);
     } else {
         DistributedQueue queue(&invocation.client(), path.toUtf8());
-        status = awaitPut(queue.enqueue(value.toUtf8()));
+        status = invocation.await(queue.enqueue(value.toUtf8()), what);
     }
     if (!status)
         return invocation.failed(status);

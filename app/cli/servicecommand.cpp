@@ -87,10 +87,8 @@ int runRegister(Invocation &invocation)
     // that the instance is gone when the process exits.
     bool unregistered = false;
     if (session.isEstablished() && !session.hasFailed()) {
-        const QFuture<Status> removal = registry.unregisterService(instance);
-        const Status status = waitFor(removal, invocation.requestDeadline())
-            ? removal.result()
-            : invocation.timedOut(QStringLiteral("unregister \"%1\"").arg(key));
+        const Status status =
+            invocation.await(registry.unregisterService(instance), QStringLiteral("unregister \"%1\"").arg(key));
         unregistered = status.isOk();
         if (!unregistered)
             session.fail(status);
