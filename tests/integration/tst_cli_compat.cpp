@@ -95,9 +95,9 @@ TerminalRun runOnTerminal(const QString &program, const QStringList &arguments, 
     // The terminal closes as the child exits, a moment before it can be reaped.
     int status = 0;
     pid_t reaped = 0;
-    QTest::qWaitFor([&] { return (reaped = waitpid(child, &status, WNOHANG)) != 0; },
-                    int(std::max<qint64>(0, deadline.remainingTime())));
-    if (reaped != child) {
+    const bool ended = QTest::qWaitFor([&] { return (reaped = waitpid(child, &status, WNOHANG)) != 0; },
+                                       int(std::max<qint64>(0, deadline.remainingTime())));
+    if (!ended || reaped != child) {
         ::kill(child, SIGKILL);
         waitpid(child, &status, 0);
         return run;
