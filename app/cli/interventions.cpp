@@ -104,6 +104,13 @@ int report(Invocation &invocation, const QString &intervention, const QByteArray
     return Success;
 }
 
+// `lock break` serves read/write locks too: qetcd has no command of their own, and breaking a
+// reader's or writer's hold is the same intervention as breaking a lock's.
+bool answersTo(Kind found, Kind wanted)
+{
+    return found == wanted || (wanted == Kind::Lock && found == Kind::ReadWriteLock);
+}
+
 int extraArguments(Invocation &invocation, const QString &action)
 {
     return invocation.usageError(QStringLiteral("%1 takes one NAME, not \"%2\"")
@@ -123,7 +130,7 @@ std::optional<CoordinationObject> readObject(Invocation &invocation, const QByte
     QList<KeyValue> kvs = answer.responses.value(0).range.kvs;
     kvs += answer.responses.value(1).range.kvs;
     for (const CoordinationObject &object : CoordinationRecogniser::recognise(kvs)) {
-        if (object.path == path && object.kind == kind)
+        if (object.path == path && answersTo(object.kind, kind))
             return object;
     }
     *failure = Status(StatusCode::NotFound, kind == Kind::Barrier
@@ -206,6 +213,7 @@ int runBreak(Invocation &invocation, Kind kind)
     if (!object)
         return invocation.failed(failure);
 
+    kind = object->kind;  // a read/write lock answers `lock break` too: name it as what it is
     const bool named = invocation.isSet(QStringLiteral("entry"));
     const QByteArray key = invocation.value(QStringLiteral("entry")).toUtf8();
     const auto find = [&key](const QList<CoordinationEntry> &entries) {

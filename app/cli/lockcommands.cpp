@@ -401,7 +401,9 @@ Command lockCommand()
                            QStringLiteral("breaks the hold of whoever holds NAME: the holder's lease is revoked when\n"
                                           "it carries the lock's key alone (so etcdctl and Go holders learn of it too),\n"
                                           "else its key is deleted. The holder is told (lockLost) and the next in line\n"
-                                          "acquires. --entry KEY names a holder, or a waiter to remove from the queue."))
+                                          "acquires. --entry KEY names a holder, or a waiter to remove from the queue.\n"
+                                          "NAME may be a read/write lock too (qetcd's read-/write- layout): its writer\n"
+                                          "or, with --entry, one of its readers."))
         + lockOutputConventions
         + QStringLiteral(
               "  acquired         \"fencing_token\" (the create revision of our key), \"key\",\n"

@@ -6,6 +6,7 @@
 #include "../common/qetcdprocess.h"
 
 #include <QEtcd/client.h>
+#include <QEtcd/distributedreadwritelock.h>
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/testtimeouts.h>
 
@@ -199,6 +200,52 @@ private Q_SLOTS:
         QVERIFY2(!second->has("permitLost"), second->transcript().constData());
         second->terminate();
         QCOMPARE(second->waitForExit(), 0);
+    }
+
+    // `lock break` serves a read/write lock: with two readers it needs --entry, a broken reader
+    // is told on its side, and once the readers are gone the queued writer takes over.
+    void lockBreakServesReadWriteLocks()
+    {
+        DistributedReadWriteLock firstReader(m_client.get(), "/ci/rwl");
+        DistributedReadWriteLock secondReader(m_client.get(), "/ci/rwl");
+        DistributedReadWriteLock writer(m_client.get(), "/ci/rwl");
+        QSignalSpy firstLost(&firstReader, &DistributedReadWriteLock::lockLost);
+        QSignalSpy secondLost(&secondReader, &DistributedReadWriteLock::lockLost);
+        QSignalSpy writerAcquired(&writer, &DistributedReadWriteLock::acquired);
+        QCOMPARE(firstReader.readLock().lock(std::chrono::milliseconds(scaledMs(15000))), Status());
+        QCOMPARE(secondReader.readLock().lock(std::chrono::milliseconds(scaledMs(15000))), Status());
+        const QFuture<Status> writing = writer.writeLock().lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(keysUnder("/ci/rwl/"), 3, scaledMs(15000));
+
+        auto ambiguous = qetcd({"lock", "break", "/ci/rwl", "--yes"});
+        QCOMPARE(ambiguous->waitForExit(), 128);
+        QVERIFY2(ambiguous->standardError().contains("read/write lock") && ambiguous->standardError().contains("--entry"),
+                 ambiguous->standardError().constData());
+
+        const QByteArray firstKey = firstReader.readLock().holdKey();
+        const QJsonObject broken = intervene({"lock", "break", "/ci/rwl", "--entry", firstKey, "--yes"});
+        QCOMPARE(text(broken, "intervention"), QStringLiteral("hold broken:"));
+        QCOMPARE(text(broken, "key"), QString::fromUtf8(firstKey));
+        QCOMPARE(integer(broken, "fencing_token"), firstReader.readLock().fencingToken());
+        QTRY_COMPARE_WITH_TIMEOUT(firstLost.count(), 1, scaledMs(10000));
+        QCOMPARE(firstLost.first().first().value<DistributedReadWriteLock::Side>(), DistributedReadWriteLock::Side::Read);
+        QVERIFY(!firstReader.readLock().unlock());
+        // One reader still holds: the writer waits on.
+        QCOMPARE(writerAcquired.count(), 0);
+
+        intervene({"lock", "break", "/ci/rwl", "--entry", secondReader.readLock().holdKey(), "--yes"});
+        QTRY_COMPARE_WITH_TIMEOUT(secondLost.count(), 1, scaledMs(10000));
+        QTRY_COMPARE_WITH_TIMEOUT(writerAcquired.count(), 1, scaledMs(10000));
+        QVERIFY(awaitFuture(writing) && writing.result());
+        const qint64 writerToken = writerAcquired.first().at(1).toLongLong();
+
+        // The writer is the only holder now: no --entry needed.
+        QSignalSpy writerLost(&writer, &DistributedReadWriteLock::lockLost);
+        const QJsonObject writerBroken = intervene({"lock", "break", "/ci/rwl", "--yes"});
+        QCOMPARE(integer(writerBroken, "fencing_token"), writerToken);
+        QTRY_COMPARE_WITH_TIMEOUT(writerLost.count(), 1, scaledMs(10000));
+        QCOMPARE(writerLost.first().first().value<DistributedReadWriteLock::Side>(), DistributedReadWriteLock::Side::Write);
+        QTRY_COMPARE_WITH_TIMEOUT(keysUnder("/ci/rwl/"), 0, scaledMs(10000));
     }
 
     // The waiters are released as by a deletion, and a live qetcd owner is told it was lifted by
