@@ -393,7 +393,7 @@ ApplicationWindow {
                 LeasesPage { client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 CoordinationPage {
                     client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise
-                    eventLog: window.eventLog
+                    eventLog: window.eventLog; participantOptions: () => connection.participantOptions()
                     // Off this machine, an intervention is confirmed by typing the cluster's name.
                     confirmationWord: connection.isOnThisMachine(connection.endpoints) ? "" : (connection.profileName || connection.endpoints[0] || "")
                 }

@@ -73,6 +73,21 @@ QFuture<InterventionResult> requeueEach(const std::shared_ptr<DistributedWorkQue
     });
 }
 
+// A queue's item or dead letter as a card lists it: \a key names it (its key, or a dead letter's
+// id), and its value reads as the Keys page shows it, or as hex.
+QVariantMap itemOf(const QByteArray &key, const KeyValue &kv)
+{
+    const QVariantMap shown = Internal::describeValue(kv);
+    return QVariantMap{
+        {QStringLiteral("key"), DisplayText::fromBytes(key)},
+        {QStringLiteral("keyBase64"), QString::fromLatin1(key.toBase64())},
+        {QStringLiteral("size"), kv.value.size()},
+        {QStringLiteral("value"), shown.value(QStringLiteral("isText")).toBool()
+                                      ? shown.value(QStringLiteral("shownText"))
+                                      : QVariant(QString::fromLatin1(kv.value.left(32).toHex(' ')))},
+    };
+}
+
 QString how(const InterventionResult &result)
 {
     if (result.method == InterventionResult::Method::None)
@@ -251,19 +266,43 @@ void CoordinationActions::peek(const QString &path, const QString &kind, int cou
     Internal::thenOn(m_client->get(under, first), this, [this, path](const RangeResult &read) {
         QVariantList items;
         for (const KeyValue &kv : read.kvs) {
-            const QVariantMap shown = Internal::describeValue(kv);
-            items.append(QVariantMap{
-                {QStringLiteral("key"), DisplayText::fromBytes(kv.key)},
-                {QStringLiteral("keyBase64"), QString::fromLatin1(kv.key.toBase64())},
-                {QStringLiteral("createRevision"), kv.createRevision},
-                {QStringLiteral("size"), kv.value.size()},
-                {QStringLiteral("value"), shown.value(QStringLiteral("isText")).toBool()
-                                              ? shown.value(QStringLiteral("shownText"))
-                                              : QVariant(QString::fromLatin1(kv.value.left(32).toHex(' ')))},
-            });
+            QVariantMap item = itemOf(kv.key, kv);
+            item.insert(QStringLiteral("createRevision"), kv.createRevision);
+            items.append(item);
         }
         Q_EMIT peeked(path, items, read.status);
     });
+}
+
+void CoordinationActions::peekDeadLetters(const QString &path, int count)
+{
+    if (!m_client || count < 1) {
+        const Status refused(StatusCode::InvalidArgument, tr("no dead letters to read in %1").arg(path));
+        QMetaObject::invokeMethod(this, [this, path, refused] { Q_EMIT deadLettersPeeked(path, {}, refused); },
+                                  Qt::QueuedConnection);
+        return;
+    }
+    auto queue = std::make_shared<DistributedWorkQueue>(m_client, path.toUtf8());
+    Internal::thenOn(queue->deadLetters(count), this, [this, path, queue](const DeadLetters &dead) {
+        QVariantList letters;
+        for (const DeadLetter &letter : dead.letters) {
+            KeyValue payload;
+            payload.value = letter.value;
+            QVariantMap item = itemOf(letter.id, payload);
+            item.insert(QStringLiteral("attempts"), letter.attempts);
+            letters.append(item);
+        }
+        Q_EMIT deadLettersPeeked(path, letters, dead.status);
+    });
+}
+
+void CoordinationActions::requeueDeadLetter(const QString &path, const QVariantMap &letter)
+{
+    const QByteArray id = QByteArray::fromBase64(letter.value(QStringLiteral("keyBase64")).toString().toLatin1());
+    auto queue = std::make_shared<DistributedWorkQueue>(m_client, path.toUtf8());
+    track(QStringLiteral("requeueDeadLetter"), path, QString::fromUtf8(id),
+          tr("put the dead letter %1 of %2 back").arg(DisplayText::fromBytes(id), path),
+          Internal::after(queue->requeueDeadLetter(id), [queue](const Status &moved) { return resultOf(moved); }));
 }
 
 void CoordinationActions::removeQueueItem(const QString &path, const QString &kind, const QVariantMap &item)

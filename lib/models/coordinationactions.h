@@ -81,6 +81,13 @@ public:
     /// "priorityQueue" or "workQueue"), in the order they leave; peeked() answers with maps of
     /// key, keyBase64, createRevision, size and value (its text as the Keys page shows it, or hex).
     Q_INVOKABLE void peek(const QString &path, const QString &kind, int count);
+    /// Reads the first \a count dead letters of the work queue at \a path, in id order;
+    /// deadLettersPeeked() answers with maps of key (the letter's id), keyBase64, attempts, size
+    /// and value, as peek() describes them.
+    Q_INVOKABLE void peekDeadLetters(const QString &path, int count);
+    /// Puts \a letter (a map deadLettersPeeked() gave) back into the work queue at \a path, with
+    /// a fresh delivery count; one requeued or purged meanwhile is NotFound.
+    Q_INVOKABLE void requeueDeadLetter(const QString &path, const QVariantMap &letter);
     /// Deletes \a item (a map peeked() gave) from the queue at \a path of \a kind.
     Q_INVOKABLE void removeQueueItem(const QString &path, const QString &kind, const QVariantMap &item);
 
@@ -96,6 +103,8 @@ Q_SIGNALS:
     void finished(const QString &action, const QString &path, const QEtcd::Status &status, const QString &outcome);
     /// A peek() answered: \a items in the order they leave, or \a status says why none were read.
     void peeked(const QString &path, const QVariantList &items, const QEtcd::Status &status);
+    /// A peekDeadLetters() answered: \a letters in id order, or \a status says why none were read.
+    void deadLettersPeeked(const QString &path, const QVariantList &letters, const QEtcd::Status &status);
 
 private:
     // Counts the call in flight until done answers, then logs and tells it as finished().

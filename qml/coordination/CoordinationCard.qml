@@ -26,6 +26,10 @@ Card {
     property bool readOnly: false
     // A queue's first items, as the page last peeked them (CoordinationActions.peek()).
     property var peekedItems: []
+    // A work queue's first dead letters, as the page last read them (peekDeadLetters()).
+    property var peekedDeadLetters: []
+    // The lease of the barrier at this path that this console set, in hex; empty when it set none.
+    property string ownLease
     signal peekRequested()
     // An operator's intervention on one of the card's entries: the page asks, then acts.
     // action: breakHold, removeEntry, liftBarrier, forceReelection, releaseRound.
@@ -138,7 +142,8 @@ Card {
     EntryList {
         visible: card.kind === "barrier"
         heading: qsTr("OWNER")
-        model: card.holders
+        model: card.ownLease === "" ? card.holders
+                                    : card.holders.map(owner => owner.lease === card.ownLease ? Object.assign({ detail: qsTr("set by this console") }, owner) : owner)
         now: card.now
         deadlines: card.deadlines
         actionText: qsTr("Lift")
@@ -185,6 +190,18 @@ Card {
         valueColor: Theme.bad
     }
     EntryList {
+        visible: card.kind === "workQueue" && card.deadLetters > 0 && card.peekedDeadLetters.length > 0
+        heading: qsTr("FIRST DEAD LETTERS")
+        model: card.peekedDeadLetters
+        numbered: true
+        showValue: true
+        now: card.now
+        actionText: qsTr("Requeue")
+        actionToolTip: qsTr("Deliver this dead letter again, with a fresh delivery count (asks first)")
+        readOnly: card.readOnly
+        onActionRequested: entry => card.intervene("requeueDeadLetter", entry)
+    }
+    EntryList {
         visible: card.kind.indexOf("ueue") > 0 && card.peekedItems.length > 0
         heading: qsTr("FIRST ITEMS")
         model: card.peekedItems
@@ -215,12 +232,13 @@ Card {
         Layout.alignment: Qt.AlignRight
         Button {
             objectName: "peek"
-            visible: card.kind.indexOf("ueue") > 0 && card.depth > 0
-            text: card.peekedItems.length > 0 ? qsTr("Peek again") : qsTr("Peek")
+            visible: card.kind.indexOf("ueue") > 0 && (card.depth > 0 || card.deadLetters > 0)
+            text: card.peekedItems.length > 0 || card.peekedDeadLetters.length > 0 ? qsTr("Peek again") : qsTr("Peek")
             flat: true
             ToolTip.visible: hovered
             ToolTip.delay: 400
-            ToolTip.text: qsTr("Read the first items waiting, in the order they leave")
+            ToolTip.text: card.kind === "workQueue" ? qsTr("Read the first items waiting, in the order they leave, and the first dead letters")
+                                                    : qsTr("Read the first items waiting, in the order they leave")
             onClicked: card.peekRequested()
         }
         WriteButton {

@@ -19,6 +19,11 @@ ConsolePage {
     property string confirmationWord
     // The last intervention etcd or the client refused, in words that name what was not done.
     property string actionError
+    // Where a client the console opens connects (Connection.participantOptions()), asked when
+    // the operator sets a barrier.
+    property var participantOptions: () => ({})
+    // The barriers the operator set from this page and the console still owns, by path.
+    property var ownBarriers: ({})
 
     title: qsTr("Coordination")
     subtitle: objects.status === ModelStatus.Ready ? qsTr("%n object(s) under %1", "", objects.count).arg(objects.prefix || "/") : ""
@@ -39,8 +44,48 @@ ConsolePage {
             onAccepted: objects.prefix = text
             ToolTip.visible: hovered
             ToolTip.text: qsTr("Show only objects under this prefix; Enter applies it")
+        },
+        WriteButton {
+            objectName: "setBarrier"
+            text: qsTr("Set barrier…")
+            toolTip: qsTr("Set a barrier that this console owns until you lift it (asks first)")
+            readOnly: page.readOnly
+            onClicked: page.askToSetBarrier()
         }
     ]
+
+    Component { id: operatorBarrier; OperatorBarrier {} }
+    RegularExpressionValidator { id: counterValue; regularExpression: /-?[0-9]{1,19}/ }
+    RegularExpressionValidator { id: barrierKey; regularExpression: /\S(.*\S)?/ }
+    function askToSetBarrier() {
+        confirmIntervention.title = qsTr("Set a barrier?");
+        confirmIntervention.confirmText = qsTr("Set");
+        confirmIntervention.inputLabel = qsTr("Barrier key");
+        confirmIntervention.inputValidator = barrierKey;
+        confirmIntervention.message = qsTr("The console sets a barrier at this key and owns it: every process that waits at it blocks until it is lifted.")
+                + "\n\n" + qsTr("Its lease is kept alive while the console runs, and healed if it expires. Lift it from its card; it also comes down when the console closes.");
+        confirmIntervention.run = () => setBarrier(confirmIntervention.inputText);
+        confirmIntervention.open();
+    }
+    function setBarrier(path) {
+        if (ownBarriers[path]) {
+            actionError = qsTr("This console has set %1 already.").arg(path);
+            return;
+        }
+        const owned = operatorBarrier.createObject(page, { path: path, options: participantOptions(), readOnly: readOnly, eventLog: eventLog });
+        const next = Object.assign({}, ownBarriers);
+        next[path] = owned;
+        ownBarriers = next;
+        owned.ended.connect(refusal => {
+            if (refusal !== "")
+                page.actionError = qsTr("The barrier %1 was not set: %2").arg(path).arg(refusal);
+            const left = Object.assign({}, page.ownBarriers);
+            delete left[path];
+            page.ownBarriers = left;
+            owned.destroy();
+        });
+        owned.set();
+    }
 
     CoordinationActions {
         id: actions
@@ -48,8 +93,8 @@ ConsolePage {
         client: objects.client
         onFinished: (action, path, status, outcome) => {
             page.actionError = status.isOk ? "" : qsTr("Nothing was written to %1: %2").arg(path).arg(page.advise(status));
-            if (action === "removeQueueItem" && page.peekKinds[path])
-                actions.peek(path, page.peekKinds[path], page.peekCount);  // the list as it is now
+            if (page.peekKinds[path] && page.queueActions.indexOf(action) >= 0)
+                page.peekAgain(path, page.peekKinds[path]);  // the lists as they are now
         }
         onPeeked: (path, items, status) => {
             if (!status.isOk)
@@ -58,16 +103,32 @@ ConsolePage {
             next[path] = items;
             page.peeks = next;
         }
+        onDeadLettersPeeked: (path, letters, status) => {
+            if (!status.isOk)
+                page.actionError = qsTr("The dead letters of %1 were not read: %2").arg(path).arg(page.advise(status));
+            const next = Object.assign({}, page.deadLetterPeeks);
+            next[path] = letters.map(letter => Object.assign({ detail: qsTr("delivered %n time(s)", "", letter.attempts) }, letter));
+            page.deadLetterPeeks = next;
+        }
     }
     // A queue's first items by path, once peeked, and the kind each was peeked as.
     property var peeks: ({})
     property var peekKinds: ({})
+    // A work queue's first dead letters by path, once peeked.
+    property var deadLetterPeeks: ({})
     readonly property int peekCount: 5
+    // The interventions after which a queue's peeked lists are read again.
+    readonly property var queueActions: ["removeQueueItem", "requeueDeadLetter", "requeueDeadLetters", "purgeDeadLetters", "requeueOrphans"]
     function peek(card) {
         const kinds = Object.assign({}, peekKinds);
         kinds[card.name] = card.kind;
         peekKinds = kinds;
-        actions.peek(card.name, card.kind, peekCount);
+        peekAgain(card.name, card.kind);
+    }
+    function peekAgain(path, kind) {
+        actions.peek(path, kind, peekCount);
+        if (kind === "workQueue")
+            actions.peekDeadLetters(path, peekCount);
     }
     ConfirmDialog {
         id: confirmIntervention
@@ -75,7 +136,6 @@ ConsolePage {
         property var run: () => {}
         destructive: true
         typedConfirmation: page.confirmationWord
-        inputValidator: RegularExpressionValidator { regularExpression: /-?[0-9]{1,19}/ }
         onConfirmed: run()
     }
 
@@ -111,6 +171,10 @@ ConsolePage {
         case "liftBarrier":
             title = qsTr("Lift the barrier %1?").arg(path);
             confirm = qsTr("Lift");
+            if (ownBarriers[card.name] && ownBarriers[card.name].leaseId === entry.lease) {
+                message = qsTr("This console set it (%1). Its key is deleted, and every process waiting at it goes on.").arg(lease);
+                break;
+            }
             message = qsTr("%1 set it (%2). Its key is deleted, and every process waiting at it goes on.").arg(who(entry)).arg(lease)
                     + "\n\n" + qsTr("An owner whose lease is still alive may set it again; a qetcd owner is told it was lifted by someone else, and does not.");
             break;
@@ -124,6 +188,12 @@ ConsolePage {
             confirm = qsTr("Delete");
             message = qsTr("The item %1 (%2 bytes: %3) is deleted: nobody will receive it.").arg(DisplayText.escape(entry.key)).arg(entry.size).arg(entry.value)
                     + (card.kind === "workQueue" ? "\n\n" + qsTr("Its delivery count goes with it.") : "");
+            break;
+        case "requeueDeadLetter":
+            title = qsTr("Requeue a dead letter of %1?").arg(path);
+            confirm = qsTr("Requeue");
+            message = qsTr("The dead letter %1 (%2 bytes: %3), delivered %n time(s), goes back to be delivered again with a fresh delivery count.", "", entry.attempts)
+                          .arg(DisplayText.escape(entry.key)).arg(entry.size).arg(entry.value);
             break;
         case "removeEntry":
             if (card.kind === "service") {
@@ -162,6 +232,7 @@ ConsolePage {
             break;
         }
         confirmIntervention.inputLabel = input;
+        confirmIntervention.inputValidator = counterValue;
         confirmIntervention.title = title;
         confirmIntervention.confirmText = confirm;
         confirmIntervention.message = message;
@@ -169,6 +240,7 @@ ConsolePage {
         const kind = card.kind;
         confirmIntervention.run = action === "setCounter" ? () => actions.setCounter(card.name, shownValue, confirmIntervention.inputText)
                                 : action === "removeQueueItem" ? () => actions.removeQueueItem(card.name, kind, entry)
+                                : action === "liftBarrier" && ownBarriers[card.name] && ownBarriers[card.name].leaseId === entry.lease ? () => ownBarriers[card.name].lift()
                                 : entry === null ? () => actions[action](card.name)
                                 : () => actions[action](card.name, entry);
         confirmIntervention.open();
@@ -232,6 +304,8 @@ ConsolePage {
                     deadlines: page.deadlines
                     readOnly: page.readOnly
                     peekedItems: page.peeks[card.name] || []
+                    peekedDeadLetters: page.deadLetterPeeks[card.name] || []
+                    ownLease: page.ownBarriers[card.name] ? page.ownBarriers[card.name].leaseId : ""
                     onIntervene: (action, entry) => page.intervene(card, action, entry)
                     onPeekRequested: page.peek(card)
                 }

@@ -92,6 +92,14 @@ ColumnLayout {
                     color: Theme.mutedText
                     font.pixelSize: Theme.smallFont
                 }
+                // What the row's entry says beyond its name (a dead letter's deliveries, say).
+                Label {
+                    visible: !!modelData.detail
+                    textFormat: Text.PlainText
+                    text: modelData.detail || ""
+                    color: Theme.mutedText
+                    font.pixelSize: Theme.smallFont
+                }
                 Label {
                     visible: entries.showToken
                     textFormat: Text.PlainText

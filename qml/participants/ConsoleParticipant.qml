@@ -40,20 +40,12 @@ QtObject {
     // A recipe with a lease of its own started: the one whose lease a timeline should follow.
     signal leaseStarted(QtObject recipe)
 
-    readonly property EtcdClient client: EtcdClient {
+    readonly property EtcdClient client: ConsoleClient {
         id: etcdClient
         objectName: "client"
-        endpoints: participant.link ? participant.link.endpoints : participant.options.endpoints || []
-        // A sandbox runs without TLS or users; outside one, the participant is who the console is.
-        caFile: participant.link ? "" : participant.options.caFile || ""
-        certFile: participant.link ? "" : participant.options.certFile || ""
-        keyFile: participant.link ? "" : participant.options.keyFile || ""
-        user: participant.link ? "" : participant.options.user || ""
-        password: participant.link ? "" : participant.options.password || ""
-        namespace: participant.link ? "" : participant.options.namespace || ""
+        options: participant.options
+        link: participant.link
         readOnly: participant.readOnly
-        // A cut-off participant shows Suspended within a second.
-        healthCheckInterval: 1000
     }
 
     readonly property Mutex mutex: Mutex {

@@ -257,6 +257,39 @@ private Q_SLOTS:
         QCOMPARE(status.code(), StatusCode::NotFound);
     }
 
+    // A look at the first few dead letters (what the console's card shows) reads just those,
+    // each with its own delivery count, in id order.
+    void firstDeadLettersComeWithTheirCounts()
+    {
+        const QByteArray ids[] = {"a1", "b2", "c3"};
+        for (int i = 0; i < 3; ++i) {
+            QByteArray count(4, '\0');
+            count[3] = char(5 + i);
+            QVERIFY(awaitFuture(m_client->put("/wq/first/dlq/" + ids[i], "letter " + ids[i])));
+            QVERIFY(awaitFuture(m_client->put("/wq/first/attempts/" + ids[i], count)));
+        }
+        QVERIFY(awaitFuture(m_client->put("/wq/first/attempts/zz-in-flight", QByteArray("\0\0\0\2", 4))));
+        DistributedWorkQueue queue(m_client.get(), "/wq/first");
+        DeadLetters first;
+        QETCD_AWAIT(queue.deadLetters(2), first);
+        QCOMPARE(first.status, Status());
+        QCOMPARE(first.letters.size(), 2);
+        QCOMPARE(first.letters[0].id, QByteArray("a1"));
+        QCOMPARE(first.letters[0].attempts, 5);
+        QCOMPARE(first.letters[1].id, QByteArray("b2"));
+        QCOMPARE(first.letters[1].value, QByteArray("letter b2"));
+        QCOMPARE(first.letters[1].attempts, 6);
+        DeadLetters every;
+        QETCD_AWAIT(queue.deadLetters(), every);
+        QCOMPARE(every.letters.size(), 3);
+        QCOMPARE(every.letters[2].attempts, 7);
+        DeadLetters none;
+        DistributedWorkQueue empty(m_client.get(), "/wq/none");
+        QETCD_AWAIT(empty.deadLetters(2), none);
+        QCOMPARE(none.status, Status());
+        QVERIFY(none.letters.isEmpty());
+    }
+
     // Two producers may draw the same millisecond and three characters: the second must not
     // overwrite the first and still report Ok.
     void collidingItemNamesKeepBothItems()

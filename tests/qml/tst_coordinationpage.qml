@@ -24,6 +24,7 @@ Item {
     EventLogModel { id: log }
 
     Component { id: signalSpy; SignalSpy {} }
+    Component { id: cardComponent; CoordinationCard {} }
     Component {
         id: coordinationPage
         CoordinationPage { anchors.fill: parent; eventLog: log }
@@ -167,6 +168,58 @@ Item {
             tryVerify(function() { return loggedKinds().indexOf("operator:intervention") >= 0 }, qetcdTest.timeout(5000))
         }
 
+        // The console sets a barrier of its own from the page: a process waiting at it blocks,
+        // the card says the console set it, and lifting it from there is the owner's removal.
+        function test_setABarrierAndLiftItFromItsCard() {
+            const page = openPage({ participantOptions: () => ({ endpoints: [qetcdTest.endpoint] }) })
+            mouseClick(findChild(page, "setBarrier"))
+            const dialog = confirmDialog(page)
+            const confirm = findChild(dialog.footer, "confirmButton")
+            const input = findChild(dialog, "input")
+            verify(input.visible)
+            verify(!confirm.enabled, "not before a key is given")
+            input.text = "  "
+            verify(!confirm.enabled, "blank is not a key")
+            input.text = "/qml/coordinationpage/gates/start"
+            verify(confirm.enabled)
+            mouseClick(confirm)
+            tryVerify(function() { const owned = page.ownBarriers["/qml/coordinationpage/gates/start"]; return owned && owned.leaseId !== "" },
+                      qetcdTest.timeout(10000), "the console owns the barrier")
+            waiter.wait()
+            tryCompare(waiter, "state", Participant.Pending, qetcdTest.timeout(10000))
+
+            let lift = null
+            tryVerify(function() {
+                lift = allNamed(cardOf(page, "barrier") || page, "entryAction").find(function(button) {
+                    return button.parent.modelData && button.parent.modelData.detail === "set by this console"
+                }) || null
+                return lift !== null
+            }, qetcdTest.timeout(10000), "the card says who set it")
+            mouseClick(lift)
+            const asked = confirmDialog(page)
+            verify(asked.message.indexOf("This console set it") >= 0, asked.message)
+            mouseClick(findChild(asked.footer, "confirmButton"))
+            tryCompare(waiter, "state", Participant.Active, qetcdTest.timeout(10000))
+            compare(waiter.liftReason, Barrier.Removed, "the owner's own removal, not someone else's deletion")
+            tryVerify(function() { return Object.keys(page.ownBarriers).length === 0 }, qetcdTest.timeout(10000))
+            const logged = loggedKinds()
+            verify(logged.indexOf("operator:barrierSet") >= 0 && logged.indexOf("operator:barrierRemoved") >= 0, logged)
+        }
+
+        // A barrier someone else has set is not taken over: the page says why nothing was set.
+        function test_setBarrierWhereAnotherIsUpIsRefused() {
+            gate.set()
+            tryCompare(gate, "owner", true, qetcdTest.timeout(10000))
+            const page = openPage({ participantOptions: () => ({ endpoints: [qetcdTest.endpoint] }) })
+            mouseClick(findChild(page, "setBarrier"))
+            const dialog = confirmDialog(page)
+            findChild(dialog, "input").text = "/qml/coordinationpage/gates/start"
+            mouseClick(findChild(dialog.footer, "confirmButton"))
+            tryVerify(function() { return page.actionError.indexOf("was not set") >= 0 }, qetcdTest.timeout(10000))
+            compare(Object.keys(page.ownBarriers).length, 0)
+            verify(gate.owner)
+        }
+
         function test_forceReelectionElectsTheNextCandidate() {
             leader.campaign()
             tryCompare(leader, "isLeader", true, qetcdTest.timeout(10000))
@@ -190,9 +243,70 @@ Item {
             verify(!button.button.enabled, "a read-only page's intervention is disabled")
             mouseClick(button)
             verify(!findChild(page, "confirmIntervention").visible, "no dialog opens")
+            const setBarrier = findChild(page, "setBarrier")
+            verify(!setBarrier.button.enabled, "nor can a barrier be set")
+            mouseClick(setBarrier)
+            verify(!findChild(page, "confirmIntervention").visible, "no dialog opens")
             // Had anything been sent, it would be pending from the call on.
             compare(findChild(page, "coordinationActions").pending, 0)
             verify(mutex.held)
+        }
+
+        // Every card kind's interventions, under read-only: each one shows, disabled, and a click
+        // asks nothing; the same card writable enables each of them.
+        function test_readOnlyCardsOfEveryKind_data() {
+            const entry = (key, lease) => ({ key: key, keyBase64: Qt.btoa(key), clientId: key, lease: lease, createRevision: 7, sinceMs: Date.now() })
+            const holder = [entry("/x/holder", "1a")], waiter = [entry("/x/waiter", "1b")]
+            const item = [{ key: "/x/items/1", keyBase64: Qt.btoa("/x/items/1"), value: "job", size: 3, createRevision: 9 }]
+            const letter = [{ key: "l1", keyBase64: Qt.btoa("l1"), value: "poison", size: 6, attempts: 5, detail: "delivered 5 time(s)" }]
+            return [
+                { tag: "lock", kind: "lock", holders: holder, waiters: waiter, actions: 2 },
+                { tag: "readWriteLock", kind: "readWriteLock", holders: holder, waiters: waiter, actions: 2 },
+                { tag: "semaphore", kind: "semaphore", holders: holder, waiters: waiter, permits: 2, actions: 2 },
+                { tag: "election", kind: "election", holders: holder, waiters: waiter, actions: 2 },
+                { tag: "barrier", kind: "barrier", holders: holder, set: true, actions: 1 },
+                { tag: "countedBarrier", kind: "countedBarrier", holders: holder, members: waiter, set: true, actions: 1 },
+                { tag: "service", kind: "service", members: holder, actions: 1 },
+                { tag: "queue", kind: "queue", depth: 1, peekedItems: item, actions: 1 },
+                { tag: "priorityQueue", kind: "priorityQueue", depth: 1, peekedItems: item, actions: 1 },
+                { tag: "workQueue", kind: "workQueue", depth: 1, deadLetters: 1, orphans: 1, peekedItems: item, peekedDeadLetters: letter, actions: 5 },
+                { tag: "counter", kind: "counter", value: "5", actions: 1 },
+            ]
+        }
+        function test_readOnlyCardsOfEveryKind(data) {
+            const card = createTemporaryObject(cardComponent, root, {
+                kind: data.kind, name: "/x", holders: data.holders || [], waiters: data.waiters || [], members: data.members || [],
+                permits: data.permits || 0, set: !!data.set, depth: data.depth || 0, oldest: 0, inFlight: 0,
+                deadLetters: data.deadLetters || 0, orphans: data.orphans || 0, value: data.value, rule: "",
+                peekedItems: data.peekedItems || [], peekedDeadLetters: data.peekedDeadLetters || [], readOnly: true, width: 560 })
+            verify(card)
+            const asked = signalSpy.createObject(card, { target: card, signalName: "intervene" })
+            const writeButtons = function() {
+                const found = []
+                const visit = function(item) {
+                    if (item.visible && item.button !== undefined && item.readOnly !== undefined)
+                        found.push(item)
+                    for (let i = 0; i < item.children.length; ++i)
+                        visit(item.children[i])
+                }
+                visit(card)
+                return found
+            }
+            let buttons = []
+            tryVerify(function() { buttons = writeButtons(); return buttons.length === data.actions }, qetcdTest.timeout(5000),
+                      "each intervention of the card shows")
+            for (const button of buttons) {
+                verify(!button.button.enabled, button.text + " is disabled")
+                mouseClick(button)
+            }
+            compare(asked.count, 0, "no intervention is asked for")
+            const peek = findChild(card, "peek")
+            if (peek && peek.visible)
+                verify(peek.enabled, "peeking reads, and stays enabled")
+
+            card.readOnly = false
+            for (const button of writeButtons())
+                verify(button.button.enabled, button.text + " is enabled on a writable connection")
         }
 
         // Off this machine the confirm button waits for the cluster's name.
@@ -261,6 +375,42 @@ Item {
             mouseClick(findChild(dialog.footer, "confirmButton"))
             tryVerify(function() { return cardOf(page, "workQueue") === null }, qetcdTest.timeout(10000), "the letters are gone")
             compare(qetcdTest.etcdctl(["get", "/qml/coordinationpage/jobs/", "--prefix", "--keys-only"]).trim(), "")
+        }
+
+        // Peek on a work queue lists its first dead letters too; one of them is requeued from
+        // there, and only that one leaves the dead letters.
+        function test_requeueOneDeadLetter() {
+            for (const id of ["a", "b"])
+                qetcdTest.etcdctl(["put", "/qml/coordinationpage/jobs/dlq/" + id, "letter " + id])
+            const page = openPage()
+            let peek = null
+            tryVerify(function() { const card = cardOf(page, "workQueue"); peek = card ? findChild(card, "peek") : null; return peek && peek.visible && card.deadLetters === 2 },
+                      qetcdTest.timeout(10000), "a work queue with dead letters only can be peeked")
+            mouseClick(peek)
+            tryVerify(function() { return cardOf(page, "workQueue").peekedDeadLetters.length === 2 }, qetcdTest.timeout(10000))
+            const letters = cardOf(page, "workQueue").peekedDeadLetters
+            compare(letters[0].key, "a")
+            compare(letters[1].value, "letter b")
+            compare(letters[1].detail, "delivered 0 time(s)")
+
+            let requeueFirst = null
+            tryVerify(function() {
+                requeueFirst = allNamed(cardOf(page, "workQueue"), "entryAction").find(function(button) {
+                    return button.parent.modelData && button.parent.modelData.key === "a"
+                }) || null
+                return requeueFirst !== null
+            }, qetcdTest.timeout(10000))
+            compare(requeueFirst.text, "Requeue")
+            mouseClick(requeueFirst)
+            const dialog = confirmDialog(page)
+            verify(dialog.message.indexOf("letter a") >= 0 && dialog.message.indexOf("fresh delivery count") >= 0, dialog.message)
+            mouseClick(findChild(dialog.footer, "confirmButton"))
+            tryVerify(function() { const card = cardOf(page, "workQueue"); return card && card.peekedDeadLetters.length === 1 && card.peekedDeadLetters[0].key === "b" },
+                      qetcdTest.timeout(10000), "the dead letters are read again after the requeue")
+            compare(qetcdTest.etcdctl(["get", "/qml/coordinationpage/jobs/items/a", "--print-value-only"]).trim(), "letter a")
+            compare(qetcdTest.etcdctl(["get", "/qml/coordinationpage/jobs/dlq/", "--prefix", "--keys-only"]).trim(), "/qml/coordinationpage/jobs/dlq/b")
+            tryVerify(function() { return loggedKinds().indexOf("operator:intervention") >= 0 }, qetcdTest.timeout(10000))
+            qetcdTest.etcdctl(["del", "/qml/coordinationpage/jobs/", "--prefix"])
         }
 
         // Peek shows a queue's first items in the order they leave; one is deleted from there.

@@ -652,21 +652,48 @@ QFuture<Status> DistributedWorkQueue::requeue(const WorkItem &item)
     return after(client()->txn(txn), [lost](const TxnResult &result) { return statusOf(result, lost); });
 }
 
-QFuture<DeadLetters> DistributedWorkQueue::deadLetters() const
+QFuture<DeadLetters> DistributedWorkQueue::deadLetters(int limit) const
 {
-    Txn read;
-    read.success = {TxnOp::range(d->dlq, underPrefix()), TxnOp::range(d->attempts, underPrefix())};
-    return after(client()->txn(read), [dlq = d->dlq, attempts = d->attempts](const TxnResult &result) {
-        DeadLetters dead{result.status, {}};
+    const auto letters = [dlq = d->dlq, attempts = d->attempts](const Status &status, const QList<KeyValue> &dead,
+                                                                 const QList<KeyValue> &counts) {
+        DeadLetters found{status, {}};
         QHash<QByteArray, int> delivered;
-        for (const KeyValue &kv : result.responses.value(1).range.kvs)
+        for (const KeyValue &kv : counts)
             delivered.insert(kv.key.mid(attempts.size()), decodeAttempts(kv.value));
-        for (const KeyValue &kv : result.responses.value(0).range.kvs) {
+        for (const KeyValue &kv : dead) {
             const QByteArray id = kv.key.mid(dlq.size());
-            dead.letters.append({id, kv.value, delivered.value(id)});
+            found.letters.append({id, kv.value, delivered.value(id)});
         }
-        return dead;
-    });
+        return found;
+    };
+    RangeOptions first = underPrefix();
+    first.limit = std::max(limit, 0);
+    if (limit <= 0 || limit > MaxDeadLettersCountedOneByOne) {
+        Txn read;
+        read.success = {TxnOp::range(d->dlq, first), TxnOp::range(d->attempts, underPrefix())};
+        return after(client()->txn(read), [letters](const TxnResult &result) {
+            return letters(result.status, result.responses.value(0).range.kvs, result.responses.value(1).range.kvs);
+        });
+    }
+    // A look at the first few letters reads their counts one by one, not the count of every
+    // item in flight as well.
+    Client *c = client();
+    const auto gone = [](const RangeResult &) {
+        return QtFuture::makeReadyFuture(DeadLetters{Status(StatusCode::Closed, QStringLiteral("the queue is gone")), {}});
+    };
+    return thenOn(c->get(d->dlq, first), d.get(), [c, letters, dlq = d->dlq, attempts = d->attempts](const RangeResult &read) {
+            if (!read.status || read.kvs.isEmpty())
+                return QtFuture::makeReadyFuture(letters(read.status, read.kvs, {}));
+            Txn counts;
+            for (const KeyValue &kv : read.kvs)
+                counts.success.append(TxnOp::range(attempts + kv.key.mid(dlq.size())));
+            return after(c->txn(counts), [letters, dead = read.kvs](const TxnResult &counted) {
+                QList<KeyValue> found;
+                for (const TxnOpResult &each : counted.responses)
+                    found += each.range.kvs;
+                return letters(counted.status, dead, found);
+            });
+        }, gone);
 }
 
 QFuture<Status> DistributedWorkQueue::requeueDeadLetter(const QByteArray &id)

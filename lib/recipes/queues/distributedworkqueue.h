@@ -83,6 +83,9 @@ public:
     /// The most values one enqueueAll() takes: each item's id is checked free in four places,
     /// and etcd allows 128 compares in a transaction unless configured otherwise.
     static constexpr int MaxEnqueueAll = 32;
+    /// The most dead letters deadLetters() reads the counts of key by key: one transaction
+    /// each, within etcd's default limit of 128 operations.
+    static constexpr int MaxDeadLettersCountedOneByOne = 64;
 
     /// The work queue at \a path, through \a client.
     DistributedWorkQueue(Client *client, const QByteArray &path, const WorkQueueOptions &options = WorkQueueOptions(),
@@ -117,8 +120,10 @@ public:
     /// ack().
     QFuture<Status> requeue(const WorkItem &item);
 
-    /// Every dead letter, in one read.
-    QFuture<DeadLetters> deadLetters() const;
+    /// The dead letters in id order: every one, or with a positive \a limit the first \a limit.
+    /// Every letter (or more than MaxDeadLettersCountedOneByOne) is one read; a few first ones
+    /// are two, so that their delivery counts are read without every item in flight's.
+    QFuture<DeadLetters> deadLetters(int limit = 0) const;
     /// Puts dead letter \a id back under items/ with a fresh delivery count.
     QFuture<Status> requeueDeadLetter(const QByteArray &id);
     /// Deletes dead letter \a id for good.
