@@ -19,5 +19,6 @@ Command serviceCommand();
 Command counterCommand();
 Command queueCommand();
 Command inspectCommand();
+Command historyCommand();
 
 } // namespace QEtcd::Cli

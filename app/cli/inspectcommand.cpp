@@ -2,6 +2,7 @@
 #include "eventsession.h"
 #include "kvformat.h"
 
+#include <QEtcd/coordinationhistory.h>
 #include <QEtcd/coordinationmonitor.h>
 
 #include <QtCore/QDateTime>
@@ -113,6 +114,34 @@ void printTable(Invocation &invocation, const QList<CoordinationObject> &objects
     }
 }
 
+void printObjects(Invocation &invocation, const QList<CoordinationObject> &objects)
+{
+    if (!invocation.json())
+        return printTable(invocation, objects);
+    const qint64 now = QDateTime::currentMSecsSinceEpoch();
+    for (const CoordinationObject &object : objects)
+        invocation.print(object.toJson(now));
+}
+
+// --rev N: the objects as etcd's history has them at revision N.
+int runInspectAt(Invocation &invocation, const QByteArray &prefix, bool watch, const QString &what)
+{
+    if (watch)
+        return invocation.usageError(QStringLiteral("--rev does not apply to --watch"));
+    bool ok = false;
+    const qint64 revision = invocation.value(QStringLiteral("rev")).toLongLong(&ok);
+    if (!ok || revision < 1) {
+        return invocation.usageError(QStringLiteral("--rev takes a revision (a whole number from 1), not \"%1\"")
+                                         .arg(invocation.value(QStringLiteral("rev"))));
+    }
+    const CoordinationSnapshot snapshot =
+        invocation.await(CoordinationHistory::objectsAt(&invocation.client(), prefix, revision), what);
+    if (!snapshot.status)
+        return invocation.failed(snapshot.status.withContext(what));
+    printObjects(invocation, snapshot.objects);
+    return Success;
+}
+
 int runInspect(Invocation &invocation)
 {
     const QByteArray prefix = invocation.arguments().value(0).toUtf8();
@@ -125,6 +154,8 @@ int runInspect(Invocation &invocation)
         return invocation.usageError(QStringLiteral("--hold only applies to --watch"));
 
     const QString what = QStringLiteral("inspect \"%1\"").arg(QString::fromUtf8(prefix));
+    if (invocation.isSet(QStringLiteral("rev")))
+        return runInspectAt(invocation, prefix, watch, what);
     if (!watch) {
         // The monitor reads in pages, so a prefix larger than the receive limit still lists.
         CoordinationMonitor monitor(&invocation.client(), prefix);
@@ -133,14 +164,7 @@ int runInspect(Invocation &invocation)
             return invocation.failed(invocation.timedOut(what));
         if (!started.result())
             return invocation.failed(started.result().withContext(what));
-        const QList<CoordinationObject> objects = monitor.objects();
-        if (!invocation.json()) {
-            printTable(invocation, objects);
-            return Success;
-        }
-        const qint64 now = QDateTime::currentMSecsSinceEpoch();
-        for (const CoordinationObject &object : objects)
-            invocation.print(object.toJson(now));
+        printObjects(invocation, monitor.objects());
         return Success;
     }
 
@@ -217,10 +241,15 @@ Command inspectCommand()
         "--watch keeps following PREFIX until SIGINT, SIGTERM or --hold, printing JSON\n"
         "lines that start with \"event\" and \"mono_ms\": \"object\" for each object at the\n"
         "start, \"established\" (\"prefix\", \"count\"), then \"added\", \"changed\" (the whole\n"
-        "object again) and \"removed\" (\"kind\", \"name\") as etcd changes, and \"closed\".");
+        "object again) and \"removed\" (\"kind\", \"name\") as etcd changes, and \"closed\".\n"
+        "\n"
+        "--rev REV shows the objects as they were at revision REV, while etcd keeps it\n"
+        "(`qetcd history` tells how they came to be).");
     command.arguments = {{QStringLiteral("PREFIX"), QStringLiteral("Where to look [default: every key]"), true}};
     command.options = {
         QCommandLineOption(QStringLiteral("watch"), QStringLiteral("Keep printing changes")),
+        QCommandLineOption(QStringLiteral("rev"), QStringLiteral("Show the objects as they were at revision REV"),
+                           QStringLiteral("REV")),
         holdOption(),
     };
     command.run = runInspect;

@@ -7,6 +7,12 @@
 
 namespace QEtcd::Internal {
 
+// A lease ID as the recogniser's JSON and names write it: 16 hex digits, as etcdctl shows it.
+inline QString leaseIdText(qint64 lease)
+{
+    return QString::number(quint64(lease), 16).rightJustified(16, QLatin1Char('0'));
+}
+
 // The coordination objects of a changing set of keys, kept current a change at a time. Where
 // a key belongs depends on that key alone, so a change recognises again only the object the
 // key left and the one it joined: the cost of following a store is the cost of its changes,

@@ -21,11 +21,6 @@ namespace QEtcd {
 namespace {
 using Kind = CoordinationObject::Kind;
 
-QString leaseHex(qint64 lease)
-{
-    return QString::number(quint64(lease), 16).rightJustified(16, QLatin1Char('0'));
-}
-
 // The layouts, most specific first: a key belongs to the first whose pattern it fits. Where a
 // key goes depends on that key alone, so an object can be recognised from its own keys and a
 // change touches at most the object a key left and the one it joined.
@@ -484,7 +479,7 @@ QString CoordinationEntry::displayName() const
     if (!name.isEmpty())
         return name;
     if (lease != 0)
-        return QStringLiteral("lease ") + leaseHex(lease);
+        return QStringLiteral("lease ") + Internal::leaseIdText(lease);
     return QString::fromUtf8(key);
 }
 
@@ -517,7 +512,7 @@ QJsonObject CoordinationEntry::toJson(qint64 nowMs) const
         json.insert(QLatin1String("age_ms"), std::max<qint64>(0, nowMs - sinceMs));
     }
     if (lease != 0)
-        json.insert(QLatin1String("lease_id"), leaseHex(lease));
+        json.insert(QLatin1String("lease_id"), Internal::leaseIdText(lease));
     // qetcd's identity is shown field by field above; other JSON (a service instance) as is.
     const QJsonDocument document = QJsonDocument::fromJson(value);
     if (!document.isObject() && valueIsBinary())

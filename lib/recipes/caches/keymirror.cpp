@@ -20,12 +20,13 @@ KeyMirror::KeyMirror(Client *client, const QByteArray &key, const KeyRange &rang
     moveToThread(ClientPrivate::get(client)->dispatcher());
 }
 
-QFuture<Status> KeyMirror::start(bool readFirst)
+QFuture<Status> KeyMirror::start(bool readFirst, qint64 asOfRevision)
 {
     auto promise = std::make_shared<QPromise<Status>>();
     promise->start();
     QFuture<Status> future = promise->future();
-    QMetaObject::invokeMethod(this, [this, promise, readFirst] { begin(promise, readFirst); }, Qt::QueuedConnection);
+    QMetaObject::invokeMethod(this, [this, promise, readFirst, asOfRevision] { begin(promise, readFirst, asOfRevision); },
+                              Qt::QueuedConnection);
     return future;
 }
 
@@ -45,6 +46,21 @@ QFuture<Status> KeyMirror::rebuild()
                 reconcile(result);
             settle(promise, result.status);
         });
+    }, Qt::QueuedConnection);
+    return future;
+}
+
+QFuture<RangeResult> KeyMirror::readOnce(qint64 revision)
+{
+    auto promise = std::make_shared<QPromise<RangeResult>>();
+    promise->start();
+    QFuture<RangeResult> future = promise->future();
+    QMetaObject::invokeMethod(this, [this, promise, revision] {
+        const auto settle = [promise](const RangeResult &result) {
+            promise->addResult(result);
+            promise->finish();
+        };
+        thenOn(read(revision), this, settle, settle);
     }, Qt::QueuedConnection);
     return future;
 }
@@ -114,14 +130,14 @@ void KeyMirror::trim(KeyValue &kv)
     kv.value = QByteArray();
 }
 
-void KeyMirror::begin(Promise promise, bool readFirst)
+void KeyMirror::begin(Promise promise, bool readFirst, qint64 asOfRevision)
 {
     if (m_closed)
         return settle(promise, Status(StatusCode::Closed, QStringLiteral("closed before it started")));
     m_pending.append(promise);
     if (!readFirst)
         return watchFrom(0, promise);
-    thenOn(read(), this, [this, promise](const RangeResult &result) {
+    thenOn(read(asOfRevision), this, [this, promise](const RangeResult &result) {
         if (m_closed)
             return;
         if (!result.status)
@@ -190,13 +206,16 @@ qint64 nextPageLimit(qint64 receiveLimit, qint64 limit, qint64 largestEntry)
 }
 } // namespace
 
-QFuture<RangeResult> KeyMirror::read()
+QFuture<RangeResult> KeyMirror::read(qint64 asOfRevision)
 {
     ++m_readsInFlight;
     auto promise = std::make_shared<QPromise<RangeResult>>();
     promise->start();
+    // Every page is read at the gathered header's revision, once there is one.
+    auto gathered = std::make_shared<RangeResult>();
+    gathered->header.revision = asOfRevision;
     readPage(m_key, m_range, safePageLimit(ClientPrivate::get(m_client)->options.maxReceiveMessageSize), 0, promise,
-             std::make_shared<RangeResult>());
+             gathered);
     return thenOn(
         promise->future(), this,
         [this](const RangeResult &result) {
@@ -322,12 +341,13 @@ void KeyMirror::onEvents(const QList<WatchEvent> &events)
                 KeyValue kv = event.kv;
                 trim(kv);
                 m_copy[key] = kv;
-                changes.append({added ? MirrorChange::Kind::Added : MirrorChange::Kind::Updated, key, kv});
+                changes.append({added ? MirrorChange::Kind::Added : MirrorChange::Kind::Updated, key, kv,
+                                event.kv.modRevision});
                 continue;
             }
             if (m_readsInFlight > 0)
                 m_recentDeletes[key] = event.kv.modRevision;
-            MirrorChange removed{MirrorChange::Kind::Removed, key, std::nullopt};
+            MirrorChange removed{MirrorChange::Kind::Removed, key, std::nullopt, event.kv.modRevision};
             m_unreadValueBytes.remove(key);
             if (held != m_copy.end()) {
                 removed.kv = held->second;
