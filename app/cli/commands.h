@@ -20,5 +20,6 @@ Command counterCommand();
 Command queueCommand();
 Command inspectCommand();
 Command historyCommand();
+Command recordCommand();
 
 } // namespace QEtcd::Cli

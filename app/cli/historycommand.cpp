@@ -1,26 +1,61 @@
 #include "commands.h"
+#include "duration.h"
+#include "eventsession.h"
 #include "kvformat.h"
+#include "recipeoutput.h"
 
 #include <QEtcd/coordinationhistory.h>
+#include <QEtcd/revisiontimes.h>
 
-#include <QtCore/QEventLoop>
+#include <QtCore/QDateTime>
 
 namespace QEtcd::Cli {
 
 namespace {
-// --since and --until: a revision, or nullopt with *error set.
+// --until: a revision, 0 when not given, or nullopt with *error set.
 std::optional<qint64> revisionOption(const Invocation &invocation, const QString &name, QString *error)
 {
     if (!invocation.isSet(name))
         return 0;
-    bool ok = false;
     const QString given = invocation.value(name);
-    const qint64 revision = given.toLongLong(&ok);
-    if (!ok || revision < 1) {
+    const std::optional<qint64> revision = parseCount(given, 1);
+    if (!revision)
         *error = QStringLiteral("--%1 takes a revision (a whole number from 1), not \"%2\"").arg(name, given);
+    return revision;
+}
+
+// --since: a revision, or a duration back from now that the map turns into one.
+std::optional<qint64> sinceOption(const Invocation &invocation, const RevisionTimes *times, QString *error)
+{
+    if (!invocation.isSet(QStringLiteral("since")))
+        return 0;
+    const QString given = invocation.value(QStringLiteral("since"));
+    if (const std::optional<qint64> revision = parseCount(given, 1))
+        return revision;
+    QString notDuration;
+    const std::optional<std::chrono::milliseconds> ago = parseDuration(given, &notDuration);
+    if (!ago) {
+        *error = QStringLiteral("--since takes a revision or a duration (10m, 2h), not \"%1\"").arg(given);
         return std::nullopt;
     }
-    return revision;
+    if (!times) {
+        *error = QStringLiteral("--since %1 needs --map FILE: etcd keeps no time per revision").arg(given);
+        return std::nullopt;
+    }
+    const qint64 at = QDateTime::currentMSecsSinceEpoch() - ago->count();
+    // The store was at that revision then: what came after it is since.
+    const qint64 revision = times->revisionAt(at);
+    if (revision == 0) {
+        *error = QStringLiteral("the map's first sample is after %1: it cannot tell the revision then")
+                     .arg(QDateTime::fromMSecsSinceEpoch(at).toString(Qt::ISODate));
+        return std::nullopt;
+    }
+    return revision + 1;
+}
+
+QString clock(qint64 msSinceEpoch)
+{
+    return QDateTime::fromMSecsSinceEpoch(msSinceEpoch).toString(QStringLiteral("yyyy-MM-dd HH:mm:ss.zzz"));
 }
 
 // etcd's data never drives the terminal: names, keys and values come from whoever wrote them.
@@ -32,8 +67,15 @@ QByteArray visible(const QString &text)
 int runHistory(Invocation &invocation)
 {
     const QByteArray prefix = invocation.arguments().value(0).toUtf8();
+    std::optional<RevisionTimes> times;
+    if (invocation.isSet(QStringLiteral("map"))) {
+        Status loaded;
+        times = RevisionTimes::load(invocation.value(QStringLiteral("map")), &loaded);
+        if (!loaded)
+            return invocation.failed(loaded.withContext(QStringLiteral("--map")));
+    }
     QString error;
-    const std::optional<qint64> since = revisionOption(invocation, QStringLiteral("since"), &error);
+    const std::optional<qint64> since = sinceOption(invocation, times ? &*times : nullptr, &error);
     const std::optional<qint64> until = since ? revisionOption(invocation, QStringLiteral("until"), &error) : std::nullopt;
     if (!since || !until)
         return invocation.usageError(error);
@@ -72,10 +114,24 @@ int runHistory(Invocation &invocation)
     });
     QObject::connect(&history, &CoordinationHistory::eventsReady, [&](const QList<CoordinationEvent> &events) {
         for (const CoordinationEvent &event : events) {
-            if (invocation.json())
-                invocation.print(event.toJson());
-            else
-                invocation.print(visible(event.toText()));
+            const RevisionTimes::Bounds when = times ? times->bounds(event.revision) : RevisionTimes::Bounds();
+            if (invocation.json()) {
+                QJsonObject line = event.toJson();
+                if (when.afterMs >= 0)
+                    line.insert(QLatin1String("after_ms"), when.afterMs);
+                if (when.byMs >= 0)
+                    line.insert(QLatin1String("by_ms"), when.byMs);
+                invocation.print(line);
+                continue;
+            }
+            QString text = event.toText();
+            if (when.isKnown())
+                text += QStringLiteral("  [between %1 and %2]").arg(clock(when.afterMs), clock(when.byMs));
+            else if (when.byMs >= 0)
+                text += QStringLiteral("  [by %1]").arg(clock(when.byMs));
+            else if (when.afterMs >= 0)
+                text += QStringLiteral("  [after %1]").arg(clock(when.afterMs));
+            invocation.print(visible(text));
         }
     });
     // A replay takes as long as the history is long: no --command-timeout here.
@@ -99,7 +155,9 @@ Command historyCommand()
         "knows), one event a line in revision order. Nothing is written.\n"
         "\n"
         "--since REV starts at revision REV (default: the oldest etcd keeps), --until\n"
-        "REV ends at REV (default: the store's revision when the replay starts). When\n"
+        "REV ends at REV (default: the store's revision when the replay starts). With\n"
+        "--map FILE (kept by `qetcd record`) each event says between which two times it\n"
+        "happened, and --since takes a duration back from now (10m, 2h). When\n"
         "etcd has compacted revisions that were asked for, the first line says where\n"
         "history begins; revisions compacted during the replay are said to be lost.\n"
         "\n"
@@ -120,16 +178,81 @@ Command historyCommand()
         "\"kind\", \"path\", and as they apply \"who\", \"key\", \"token\", \"lease_id\",\n"
         "\"previous_who\", \"previous_key\", \"previous_lease_id\", \"cause\" (deleted,\n"
         "leaseEnded, removedByOwner, liftedByOperator), \"count\", \"previous_count\",\n"
-        "\"after_revisions\" (healed), \"rule\"; {\"event\": \"historyLost\",\n"
+        "\"after_revisions\" (healed), \"rule\", with --map \"after_ms\" and \"by_ms\" (the\n"
+        "samples around it, ms since the epoch); {\"event\": \"historyLost\",\n"
         "\"from_revision\", \"until_revision\"} for a gap.");
     command.arguments = {{QStringLiteral("PREFIX"), QStringLiteral("Where to look [default: every key]"), true}};
     command.options = {
-        QCommandLineOption(QStringLiteral("since"), QStringLiteral("The first revision to tell [default: the oldest kept]"),
-                           QStringLiteral("REV")),
+        QCommandLineOption(QStringLiteral("since"),
+                           QStringLiteral("The first revision to tell, or a duration back from now with --map [default: the oldest kept]"),
+                           QStringLiteral("REV|DURATION")),
+        QCommandLineOption(QStringLiteral("map"), QStringLiteral("A revision-to-time map kept by `qetcd record`"),
+                           QStringLiteral("FILE")),
         QCommandLineOption(QStringLiteral("until"), QStringLiteral("The last revision to tell [default: now]"),
                            QStringLiteral("REV")),
     };
     command.run = runHistory;
+    return command;
+}
+
+namespace {
+int runRecord(Invocation &invocation)
+{
+    if (!invocation.isSet(QStringLiteral("map")))
+        return invocation.usageError(QStringLiteral("record needs --map FILE: where to keep the samples"));
+    std::chrono::milliseconds interval;
+    QString error;
+    if (!parseDurationOption(invocation, QStringLiteral("interval"), std::chrono::seconds(1), &interval, &error))
+        return invocation.usageError(error);
+    if (interval < std::chrono::milliseconds(100))
+        return invocation.usageError(QStringLiteral("--interval must be at least 100ms: each sample is a read"));
+    std::optional<std::chrono::milliseconds> hold;
+    if (!parseHold(invocation, &hold, &error))
+        return invocation.usageError(error);
+
+    const QString path = invocation.value(QStringLiteral("map"));
+    // Refuse to append to a file that is not a map (or another cluster's): history would misread it.
+    if (Status existing; QFile::exists(path) && (RevisionTimes::load(path, &existing), !existing))
+        return invocation.failed(existing.withContext(QStringLiteral("--map")));
+    EventSession session(invocation, hold);
+    RevisionRecorder recorder(&invocation.client(), path);
+    recorder.setInterval(interval);
+    QObject::connect(&recorder, &RevisionRecorder::sampleFailed, &session, [&](const Status &status) {
+        QJsonObject failed;
+        insertCause(&failed, status);
+        session.write(QStringLiteral("sampleFailed"), failed);
+    });
+    session.run(recorder.start(), QStringLiteral("record into %1").arg(path), [&] {
+        session.write(QStringLiteral("established"),
+                      {{QLatin1String("map"), path}, {QLatin1String("interval_ms"), qint64(interval.count())}});
+    });
+    return session.finish({{QLatin1String("map"), path}});
+}
+} // namespace
+
+Command recordCommand()
+{
+    Command command;
+    command.name = QStringLiteral("record");
+    command.summary = QStringLiteral("Keep a revision-to-time map, so that history can say when");
+    command.details = QStringLiteral(
+        "etcd keeps no wall-clock time per revision. record samples the store's\n"
+        "revision every --interval (default 1s) and appends \"<ms since the epoch>\n"
+        "<revision>\" lines to --map FILE, around each change only, so an idle cluster\n"
+        "costs no disk. `qetcd history --map FILE` then says between which two times\n"
+        "each event happened, and takes --since 10m. Read-only; run it as a service.\n"
+        "An existing FILE must be a map (of this cluster): it is appended to.\n"
+        "\n"
+        "Runs until SIGINT, SIGTERM or --hold. Output: JSON lines \"established\" (\"map\",\n"
+        "\"interval_ms\"), \"sampleFailed\" (\"cause\", \"cause_code\": the recorder goes on),\n"
+        "\"closed\".");
+    command.options = {
+        QCommandLineOption(QStringLiteral("map"), QStringLiteral("The file to append samples to"), QStringLiteral("FILE")),
+        QCommandLineOption(QStringLiteral("interval"), QStringLiteral("How often to sample [default: 1s]"),
+                           QStringLiteral("DURATION")),
+        holdOption(),
+    };
+    command.run = runRecord;
     return command;
 }
 

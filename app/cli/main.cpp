@@ -18,5 +18,5 @@ int main(int argc, char *argv[])
                           {statusCommand(), getCommand(), putCommand(), deleteCommand(), watchCommand(),
                            leaseCommand(), lockCommand(), electCommand(), semaphoreCommand(),
                            barrierCommand(), doubleBarrierCommand(), serviceCommand(), counterCommand(),
-                           queueCommand(), inspectCommand(), historyCommand()});
+                           queueCommand(), inspectCommand(), historyCommand(), recordCommand()});
 }

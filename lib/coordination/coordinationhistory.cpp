@@ -443,7 +443,8 @@ public:
                                                                       .arg(current)));
             }
             until = until > 0 ? until : current;
-            if (from > until) {
+            // Beginning right after the end tells nothing, which is an answer ("since 10m": nothing).
+            if (from > until + 1) {
                 return finish(Status(StatusCode::InvalidArgument,
                                      QStringLiteral("the replay would begin at revision %1, after its end at %2").arg(from).arg(until)));
             }

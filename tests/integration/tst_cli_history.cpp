@@ -9,9 +9,11 @@
 #include <QEtcd/distributedbarrier.h>
 #include <QEtcd/distributedmutex.h>
 #include <QEtcd/etcdcluster.h>
+#include <QEtcd/revisiontimes.h>
 #include <QEtcd/serviceregistry.h>
 #include <QEtcd/testtimeouts.h>
 
+#include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
 #include <memory>
@@ -242,6 +244,62 @@ private Q_SLOTS:
         auto gone = qetcd({"inspect", "/hist/", "--rev", QString::number(queued)});
         QVERIFY(gone->waitForExit() > 0);
         QVERIFY2(gone->standardError().contains("no longer keeps revision"), gone->standardError().constData());
+    }
+
+    // `qetcd record` keeps the map; history then puts each event between two samples that
+    // bracket when the test made it happen, and takes --since as a duration.
+    void recordedMapSaysWhen()
+    {
+        QTemporaryDir dir;
+        const QString map = dir.filePath(QStringLiteral("revisions.map"));
+        auto record = qetcd({"record", "--map", map, "--interval", "100ms"});
+        QTRY_VERIFY2_WITH_TIMEOUT(record->has("established"), record->transcript().constData(), scaledMs(10000));
+        Status loaded;
+        const qint64 firstRevision = RevisionTimes::load(map, &loaded).samples().value(0).revision;
+        QCOMPARE(loaded, Status());
+
+        const qint64 startedMs = QDateTime::currentMSecsSinceEpoch();
+        DistributedMutex mutex(m_client.get(), "/rec/lk");
+        QCOMPARE(mutex.lock(milliseconds(scaledMs(10000))), Status());
+        QVERIFY(mutex.unlock());
+        // unlock() returns before etcd has the release: its revision is the end.
+        QTRY_COMPARE_WITH_TIMEOUT(keysUnder("/rec/lk/"), 0, scaledMs(10000));
+        const qint64 doneMs = QDateTime::currentMSecsSinceEpoch();
+        const qint64 end = storeRevision();
+        // A sample at (or after) the end bounds the last change from above.
+        QTRY_VERIFY_WITH_TIMEOUT(RevisionTimes::load(map, &loaded).samples().constLast().revision >= end, scaledMs(10000));
+        record->terminate();
+        QCOMPARE(record->waitForExit(), 0);
+        QCOMPARE(record->outcomes(), (QStringList{"established", "closed"}));
+
+        const QList<QJsonObject> told = run({"history", "/rec/", "--map", map, "--since", QString::number(firstRevision + 1)});
+        QCOMPARE(story(told, "/rec/lk"), (QStringList{"acquired", "released:deleted"}));
+        for (const QJsonObject &event : told.mid(1)) {
+            QVERIFY2(integer(event, "after_ms") <= integer(event, "by_ms"), qPrintable(QJsonDocument(event).toJson()));
+            // The two samples bracket the moment: not after the test was done, not before it began.
+            QVERIFY(integer(event, "after_ms") <= doneMs);
+            QVERIFY(integer(event, "by_ms") >= startedMs);
+        }
+
+        // --since 5m starts right after the revision the store had five minutes ago, by the map:
+        // one that says the store was at firstRevision ten minutes ago and at end a minute ago.
+        const qint64 now = QDateTime::currentMSecsSinceEpoch();
+        QFile older(dir.filePath(QStringLiteral("older.map")));
+        QVERIFY(older.open(QIODevice::WriteOnly));
+        older.write(QByteArray::number(now - 600000) + ' ' + QByteArray::number(firstRevision) + '\n'
+                    + QByteArray::number(now - 60000) + ' ' + QByteArray::number(end) + '\n');
+        older.close();
+        const QList<QJsonObject> recent = run({"history", "/rec/", "--map", older.fileName(), "--since", "5m"});
+        QVERIFY(!recent.isEmpty());
+        QCOMPARE(integer(recent.first(), "from_revision"), firstRevision + 1);
+        QCOMPARE(story(recent, "/rec/lk"), (QStringList{"acquired", "released:deleted"}));
+        // Nothing since a minute ago: an empty answer, not an error.
+        const QList<QJsonObject> quiet = run({"history", "/rec/", "--map", older.fileName(), "--since", "30s"});
+        QCOMPARE(quiet.size(), 1);
+        QCOMPARE(integer(quiet.first(), "from_revision"), end + 1);
+        auto noMap = qetcd({"history", "/rec/", "--since", "10m"});
+        QCOMPARE(noMap->waitForExit(), 128);
+        QVERIFY2(noMap->standardError().contains("needs --map"), noMap->standardError().constData());
     }
 
     void badRangesAreRefused()
