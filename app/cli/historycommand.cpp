@@ -101,17 +101,6 @@ int runHistory(Invocation &invocation)
             line += QStringLiteral(" (etcd has compacted the revisions before %1)").arg(compactedBefore + 1);
         invocation.print(visible(line));
     });
-    QObject::connect(&history, &CoordinationHistory::historyLost, [&](qint64 from, qint64 to) {
-        if (invocation.json()) {
-            return invocation.print(QJsonObject{{QLatin1String("event"), QStringLiteral("historyLost")},
-                                                {QLatin1String("from_revision"), from},
-                                                {QLatin1String("until_revision"), to}});
-        }
-        invocation.print(QStringLiteral("# revisions %1 to %2 were compacted while they were read: what happened then is lost")
-                             .arg(from)
-                             .arg(to)
-                             .toUtf8());
-    });
     QObject::connect(&history, &CoordinationHistory::eventsReady, [&](const QList<CoordinationEvent> &events) {
         for (const CoordinationEvent &event : events) {
             const RevisionTimes::Bounds when = times ? times->bounds(event.revision) : RevisionTimes::Bounds();
@@ -159,7 +148,8 @@ Command historyCommand()
         "--map FILE (kept by `qetcd record`) each event says between which two times it\n"
         "happened, and --since takes a duration back from now (10m, 2h). When\n"
         "etcd has compacted revisions that were asked for, the first line says where\n"
-        "history begins; revisions compacted during the replay are said to be lost.\n"
+        "history begins; revisions compacted during the replay end it (exit 1), naming\n"
+        "the revision to begin again from.\n"
         "\n"
         "etcd keeps no time per revision and no reason for a deletion: a key deleted\n"
         "alone is \"deleted\" (released by its holder, deleted by someone, or the end of a\n"
@@ -179,8 +169,7 @@ Command historyCommand()
         "\"previous_who\", \"previous_key\", \"previous_lease_id\", \"cause\" (deleted,\n"
         "leaseEnded, removedByOwner, liftedByOperator), \"count\", \"previous_count\",\n"
         "\"after_revisions\" (healed), \"rule\", with --map \"after_ms\" and \"by_ms\" (the\n"
-        "samples around it, ms since the epoch); {\"event\": \"historyLost\",\n"
-        "\"from_revision\", \"until_revision\"} for a gap.");
+        "samples around it, ms since the epoch).");
     command.arguments = {{QStringLiteral("PREFIX"), QStringLiteral("Where to look [default: every key]"), true}};
     command.options = {
         QCommandLineOption(QStringLiteral("since"),

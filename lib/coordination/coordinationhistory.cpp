@@ -5,6 +5,7 @@
 #include "continuation_p.h"
 #include "coordinationindex_p.h"
 #include "keymirror_p.h"
+#include "watcher.h"
 
 #include <QtCore/QHash>
 #include <QtCore/QPromise>
@@ -393,6 +394,26 @@ bool CoordinationEvent::operator==(const CoordinationEvent &other) const
 class CoordinationHistoryPrivate
 {
 public:
+    // etcd 3.4 catches a watch up at most 1,000 revisions per round, and each round reads every
+    // revision from the oldest watch still catching up to the newest: one watch replaying N
+    // revisions costs etcd N²/2,000 reads (a million revisions: half an hour). Windows of the
+    // history watched side by side each take 1,000 revisions from one round's read, so a
+    // replay costs rounds ÷ Windows; only the window being told streams, the ones after it are
+    // held until their turn (Windows × WindowRevisions revisions at most).
+    static constexpr int Windows = 32;
+    static constexpr qint64 WindowRevisions = 2000;
+
+    // A stretch of the history, watched from its first revision; complete once an event after
+    // its last has come (a watch delivers in revision order).
+    struct Window
+    {
+        qint64 first = 0;
+        qint64 last = 0;
+        Watcher *watcher = nullptr;
+        QList<WatchEvent> events;  // not yet told, in revision order
+        bool complete = false;
+    };
+
     CoordinationHistory *q = nullptr;
     Client *client = nullptr;
     QByteArray prefix;
@@ -400,12 +421,12 @@ public:
     qint64 until = 0;
     bool started = false;
 
-    KeyMirror *mirror = nullptr;  // on the client's dispatcher thread
+    std::deque<Window> windows;
+    qint64 nextWindow = 0;  // the first revision of the next window to open
     CoordinationIndex index;
     std::map<QByteArray, KeyValue> state;  // the keys under the prefix as of lastTold
     EventDeriver deriver;
     qint64 lastTold = 0;
-    qint64 compacted = 0;  // the revision etcd compacted up to, when the replay had to begin there
     QTimer quiet;  // no news for a while: has the replay reached its end?
     std::shared_ptr<QPromise<Status>> done;
 
@@ -414,11 +435,9 @@ public:
         if (!done)
             return;
         quiet.stop();
-        if (mirror) {
-            mirror->close();
-            mirror->deleteLater();
-            mirror = nullptr;
-        }
+        for (Window &window : windows)
+            stop(window);
+        windows.clear();
         const std::shared_ptr<QPromise<Status>> promise = std::exchange(done, nullptr);
         if (status && lastTold < until) {
             lastTold = until;
@@ -426,6 +445,15 @@ public:
         }
         promise->addResult(status);
         promise->finish();
+    }
+
+    static void stop(Window &window)
+    {
+        if (window.watcher) {
+            window.watcher->close();
+            window.watcher->deleteLater();
+            window.watcher = nullptr;
+        }
     }
 
     // The store's revision, and the first revision whose changes can be told from first.
@@ -475,102 +503,133 @@ public:
 
     void replayFrom(qint64 stateRevision, qint64 compactedBefore)
     {
-        lastTold = stateRevision;
-        KeyMirror::Handlers handlers;
-        handlers.changed = [this](const QList<MirrorChange> &changes, MirrorOrigin origin) {
-            QMetaObject::invokeMethod(q, [this, changes, origin] { apply(changes, origin); }, Qt::QueuedConnection);
-        };
-        handlers.recovery = [this](const WatchRecoveryEvent &event) {
-            QMetaObject::invokeMethod(q, [this, event] { recover(event); }, Qt::QueuedConnection);
-        };
-        mirror = new KeyMirror(client, prefix, KeyRange::prefix(), WatchResilience::defaults(), handlers);
-        compacted = compactedBefore;
-        thenOn(mirror->start(true, stateRevision), q, [this, stateRevision](const Status &watching) {
-            if (!watching)
-                return finish(watching.withContext(QStringLiteral("replay from revision %1").arg(stateRevision + 1)));
-            if (done)
-                quiet.start();
+        // A mirror of its own reads the first state in pages at that revision, whatever its size.
+        auto *reader = new KeyMirror(client, prefix, KeyRange::prefix(), WatchResilience::defaults(), {});
+        thenOn(reader->readOnce(stateRevision), q, [=, this](const RangeResult &read) {
+            reader->close();
+            reader->deleteLater();
+            if (!read.status)
+                return finish(read.status.withContext(QStringLiteral("read revision %1").arg(stateRevision)));
+            for (const KeyValue &kv : read.kvs) {
+                state[kv.key] = kv;
+                index.put(kv);
+            }
+            index.refresh();
+            lastTold = stateRevision;
+            nextWindow = stateRevision + 1;
+            Q_EMIT q->began(stateRevision + 1, until, compactedBefore);
+            if (lastTold >= until)
+                return finish(Status());
+            openWindows();
+            quiet.start();
         });
     }
 
-    void apply(const QList<MirrorChange> &changes, MirrorOrigin origin)
+    void openWindows()
     {
-        if (!done)
-            return;
-        if (origin != MirrorOrigin::Watch) {
-            // The first state, or one read again after a compaction: no events, only a new start.
-            for (const MirrorChange &change : changes)
-                put(change);
-            index.refresh();
-            // Told here, not when the watch is created: its first changes may already be queued
-            // behind this state.
-            if (origin == MirrorOrigin::Snapshot) {
-                Q_EMIT q->began(lastTold + 1, until, compacted);
-                if (lastTold >= until)
-                    finish(Status());
-            }
-            return;
+        while (windows.size() < Windows && nextWindow <= until) {
+            Window window;
+            window.first = nextWindow;
+            window.last = std::min(until, nextWindow + WindowRevisions - 1);
+            nextWindow = window.last + 1;
+            WatchOptions options;
+            options.range = KeyRange::prefix();
+            options.startRevision = window.first;
+            // No resync: revisions compacted under a replay are lost to it, which it says.
+            window.watcher = new Watcher(client, prefix, options, WatchResilience::defaults());
+            Watcher *watcher = window.watcher;
+            QObject::connect(watcher, &Watcher::eventsReceived, q, [this, watcher](const QList<WatchEvent> &events) {
+                receive(watcher, events);
+            });
+            QObject::connect(watcher, &Watcher::recovery, q, [this](const WatchRecoveryEvent &event) {
+                if (event.kind == WatchRecoveryKind::Failed || event.kind == WatchRecoveryKind::Resynced)
+                    lost(event);
+            });
+            thenOn(watcher->start(), q, [this](const Status &watching) {
+                if (!watching)
+                    finish(watching.withContext(QStringLiteral("watch the history")));
+            });
+            windows.push_back(std::move(window));
         }
+    }
+
+    void receive(Watcher *watcher, const QList<WatchEvent> &events)
+    {
+        const auto found = std::find_if(windows.begin(), windows.end(),
+                                        [watcher](const Window &window) { return window.watcher == watcher; });
+        if (!done || found == windows.end())
+            return;
         quiet.start();
-        QList<CoordinationEvent> events;
+        for (const WatchEvent &event : events) {
+            if (event.kv.modRevision > found->last) {
+                found->complete = true;
+                stop(*found);
+                break;
+            }
+            found->events.append(event);
+        }
+        tell();
+    }
+
+    // Tells the first window's events, and moves on while it is complete.
+    void tell()
+    {
+        while (done && !windows.empty()) {
+            Window &head = windows.front();
+            tellEvents(head.events);
+            head.events.clear();
+            if (!head.complete)
+                return;
+            lastTold = std::max(lastTold, head.last);
+            windows.pop_front();
+            openWindows();
+        }
+        Q_EMIT q->progressed(lastTold);
+        if (done && windows.empty())
+            finish(Status());
+    }
+
+    void tellEvents(const QList<WatchEvent> &events)
+    {
+        QList<CoordinationEvent> told;
         qsizetype at = 0;
-        while (at < changes.size()) {
-            const qint64 revision = changes[at].revision;
-            if (revision > until) {
-                flush(events);
-                return finish(Status());
-            }
+        while (at < events.size()) {
+            const qint64 revision = events[at].kv.modRevision;
             Removals removals;
-            for (; at < changes.size() && changes[at].revision == revision; ++at) {
-                if (changes[at].kind == MirrorChange::Kind::Removed && changes[at].kv) {
-                    removals.keys.insert(changes[at].key, *changes[at].kv);
-                    if (changes[at].kv->lease)
-                        ++removals.perLease[changes[at].kv->lease];
+            for (; at < events.size() && events[at].kv.modRevision == revision; ++at) {
+                const WatchEvent &event = events[at];
+                if (event.type == WatchEvent::Type::Put) {
+                    state[event.kv.key] = event.kv;
+                    index.put(event.kv);
+                    continue;
                 }
-                put(changes[at]);
+                if (const auto held = state.find(event.kv.key); held != state.end()) {
+                    removals.keys.insert(held->first, held->second);
+                    if (held->second.lease)
+                        ++removals.perLease[held->second.lease];
+                    state.erase(held);
+                }
+                index.remove(event.kv.key);
             }
-            events += deriver.derive(revision, index.refresh(), removals, state);
+            told += deriver.derive(revision, index.refresh(), removals, state);
             lastTold = revision;
         }
-        flush(events);
-        if (lastTold >= until)
-            finish(Status());
+        if (!told.isEmpty())
+            Q_EMIT q->eventsReady(told);
     }
 
-    void put(const MirrorChange &change)
+    void lost(const WatchRecoveryEvent &event)
     {
-        if (change.kind == MirrorChange::Kind::Removed) {
-            state.erase(change.key);
-            index.remove(change.key);
-        } else {
-            state[change.key] = *change.kv;
-            index.put(*change.kv);
-        }
-    }
-
-    void flush(const QList<CoordinationEvent> &events)
-    {
-        if (!events.isEmpty())
-            Q_EMIT q->eventsReady(events);
-        Q_EMIT q->progressed(lastTold);
-    }
-
-    void recover(const WatchRecoveryEvent &event)
-    {
-        if (!done)
-            return;
         if (event.kind == WatchRecoveryKind::Failed)
             return finish(event.cause.withContext(QStringLiteral("replay at revision %1").arg(lastTold + 1)));
-        if (event.kind != WatchRecoveryKind::Resynced)
-            return;
-        const qint64 readAgainAt = event.anchorRevision - 1;
-        Q_EMIT q->historyLost(lastTold + 1, readAgainAt);
-        lastTold = std::max(lastTold, readAgainAt);
-        if (lastTold >= until)
-            finish(Status());
+        finish(Status(StatusCode::OutOfRange,
+                      QStringLiteral("etcd compacted revisions up to %1 while the replay read them: what happened then "
+                                     "is lost; replay again from revision %2")
+                          .arg(event.compactRevision)
+                          .arg(event.compactRevision + 1)));
     }
 
-    // etcd says nothing when a replay has caught up with no more changes to tell: after a quiet
+    // etcd says nothing when a watch has caught up with no more changes to tell: after a quiet
     // while, the replay is at its end when its keys are the ones etcd has at that end.
     void checkEnd()
     {
@@ -590,7 +649,9 @@ public:
             for (const auto &[key, kv] : state)
                 newestHere = std::max(newestHere, kv.modRevision);
             const qint64 newestThere = atEnd.kvs.isEmpty() ? 0 : atEnd.kvs.first().modRevision;
-            if (atEnd.status && atEnd.count == qint64(state.size()) && newestThere == newestHere)
+            const bool nothingHeld = std::all_of(windows.begin(), windows.end(),
+                                                 [](const Window &window) { return window.events.isEmpty(); });
+            if (atEnd.status && nothingHeld && atEnd.count == qint64(state.size()) && newestThere == newestHere)
                 return finish(Status());
             quiet.start();
         });

@@ -100,12 +100,16 @@ struct QETCD_EXPORT CoordinationSnapshot
 /// telling what changed in eventsReady(). Nothing is written: a read-only client is enough.
 ///
 /// What etcd keeps is what it can tell. A replay that asks for compacted revisions begins at the
-/// oldest one etcd still has and says so (began()); one compacted while it runs reports the gap
-/// (historyLost()) and goes on from what etcd has. etcd stores no time per revision, and no
-/// cause for a deletion: a key deleted alone is Cause::Deleted, whoever deleted it.
+/// oldest one etcd still has and says so (began()); one whose revisions are compacted while it
+/// runs ends with OutOfRange, naming where to begin again. etcd stores no time per revision
+/// (RevisionTimes can tell), and no cause for a deletion: a key deleted alone is
+/// Cause::Deleted, whoever deleted it.
 ///
-/// Memory holds the keys under the prefix at one revision and the events of one watch answer,
-/// never the whole history. Events come on the thread the history lives in, in revision order.
+/// The history is watched in windows side by side, as etcd catches up many watches at the cost
+/// of one: a long history costs etcd a few passes, not one per thousand revisions. Memory holds
+/// the keys under the prefix at one revision and the changes of the windows not yet told (tens
+/// of thousands of revisions at most), never the whole history. Events come on the thread the
+/// history lives in, in revision order.
 class QETCD_EXPORT CoordinationHistory : public QObject
 {
     Q_OBJECT
@@ -144,9 +148,6 @@ Q_SIGNALS:
     void eventsReady(const QList<QEtcd::CoordinationEvent> &events);
     /// Every change up to \a revision has been told.
     void progressed(qint64 revision);
-    /// etcd compacted revisions the replay had not read yet: what happened from \a fromRevision
-    /// up to \a untilRevision is lost; the objects were read again as of \a untilRevision.
-    void historyLost(qint64 fromRevision, qint64 untilRevision);
 
 private:
     std::unique_ptr<CoordinationHistoryPrivate> d;

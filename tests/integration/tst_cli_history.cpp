@@ -302,6 +302,37 @@ private Q_SLOTS:
         QVERIFY2(noMap->standardError().contains("needs --map"), noMap->standardError().constData());
     }
 
+    // A history longer than one window of the replay (2,000 revisions) is told whole and in
+    // order: every put once, at its own revision, across the windows' seams.
+    void aLongHistoryIsToldWholeAcrossWindows()
+    {
+        const qint64 before = storeRevision();
+        QList<QFuture<PutResult>> puts;
+        for (int i = 0; i < 4500; ++i) {
+            const QByteArray key = "/long/q/" + QByteArray::number(1700000000000000000LL + i) + "-abc";
+            puts.append(m_client->put(key, QByteArray::number(i)));
+        }
+        QSet<qint64> putRevisions;
+        for (const QFuture<PutResult> &put : puts) {
+            QVERIFY(done(put));
+            putRevisions.insert(put.result().header.revision);
+        }
+        QCOMPARE(putRevisions.size(), 4500);
+
+        const QList<QJsonObject> told = run({"history", "/long/", "--since", QString::number(before + 1)});
+        QVERIFY(!told.isEmpty());
+        QSet<qint64> toldRevisions;
+        qint64 previous = 0;
+        for (const QJsonObject &event : told.mid(1)) {
+            QCOMPARE(text(event, "event"), QStringLiteral("itemsPut"));
+            QCOMPARE(integer(event, "count"), 1);
+            QVERIFY(integer(event, "revision") > previous);
+            previous = integer(event, "revision");
+            toldRevisions.insert(previous);
+        }
+        QCOMPARE(toldRevisions, putRevisions);
+    }
+
     void badRangesAreRefused()
     {
         auto backwards = qetcd({"history", "/x", "--since", "9", "--until", "3"});

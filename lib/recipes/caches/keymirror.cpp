@@ -20,13 +20,12 @@ KeyMirror::KeyMirror(Client *client, const QByteArray &key, const KeyRange &rang
     moveToThread(ClientPrivate::get(client)->dispatcher());
 }
 
-QFuture<Status> KeyMirror::start(bool readFirst, qint64 asOfRevision)
+QFuture<Status> KeyMirror::start(bool readFirst)
 {
     auto promise = std::make_shared<QPromise<Status>>();
     promise->start();
     QFuture<Status> future = promise->future();
-    QMetaObject::invokeMethod(this, [this, promise, readFirst, asOfRevision] { begin(promise, readFirst, asOfRevision); },
-                              Qt::QueuedConnection);
+    QMetaObject::invokeMethod(this, [this, promise, readFirst] { begin(promise, readFirst); }, Qt::QueuedConnection);
     return future;
 }
 
@@ -130,14 +129,14 @@ void KeyMirror::trim(KeyValue &kv)
     kv.value = QByteArray();
 }
 
-void KeyMirror::begin(Promise promise, bool readFirst, qint64 asOfRevision)
+void KeyMirror::begin(Promise promise, bool readFirst)
 {
     if (m_closed)
         return settle(promise, Status(StatusCode::Closed, QStringLiteral("closed before it started")));
     m_pending.append(promise);
     if (!readFirst)
         return watchFrom(0, promise);
-    thenOn(read(asOfRevision), this, [this, promise](const RangeResult &result) {
+    thenOn(read(), this, [this, promise](const RangeResult &result) {
         if (m_closed)
             return;
         if (!result.status)
@@ -341,13 +340,12 @@ void KeyMirror::onEvents(const QList<WatchEvent> &events)
                 KeyValue kv = event.kv;
                 trim(kv);
                 m_copy[key] = kv;
-                changes.append({added ? MirrorChange::Kind::Added : MirrorChange::Kind::Updated, key, kv,
-                                event.kv.modRevision});
+                changes.append({added ? MirrorChange::Kind::Added : MirrorChange::Kind::Updated, key, kv});
                 continue;
             }
             if (m_readsInFlight > 0)
                 m_recentDeletes[key] = event.kv.modRevision;
-            MirrorChange removed{MirrorChange::Kind::Removed, key, std::nullopt, event.kv.modRevision};
+            MirrorChange removed{MirrorChange::Kind::Removed, key, std::nullopt};
             m_unreadValueBytes.remove(key);
             if (held != m_copy.end()) {
                 removed.kv = held->second;

@@ -27,7 +27,6 @@ struct MirrorChange
     Kind kind = Kind::Added;
     QByteArray key;
     std::optional<KeyValue> kv;  // Removed: the copy the mirror held, if it held one
-    qint64 revision = 0;         // From the watch: the revision that made the change; else 0
 };
 
 // Where a batch of changes came from.
@@ -55,10 +54,8 @@ public:
               Handlers handlers, qsizetype maxValueBytes = -1);
 
     // Finishes once the watch is created; with readFirst the copy is loaded before, and the
-    // watch starts right after the read's revision, so nothing falls between the two. With
-    // asOfRevision > 0 the copy is read as it was at that revision, and the watch replays
-    // etcd's history from the revision after it (then goes on live).
-    QFuture<Status> start(bool readFirst, qint64 asOfRevision = 0);
+    // watch starts right after the read's revision, so nothing falls between the two.
+    QFuture<Status> start(bool readFirst);
     // The range as it was at revision (0: as it is now), read in pages; the copy is not touched.
     QFuture<RangeResult> readOnce(qint64 revision);
     // Re-reads and applies the difference; changes the watch delivered meanwhile are kept.
@@ -77,7 +74,7 @@ public:
 private:
     using Promise = std::shared_ptr<QPromise<Status>>;
 
-    void begin(Promise promise, bool readFirst, qint64 asOfRevision);
+    void begin(Promise promise, bool readFirst);
     void watchFrom(qint64 revision, Promise promise);
     // The range in pages, all at one revision: asOfRevision, or (0) the first page's.
     QFuture<RangeResult> read(qint64 asOfRevision = 0);
