@@ -193,6 +193,22 @@ int runAction(Invocation &invocation, const QList<Action> &actions)
     return action->run(invocation);
 }
 
+void printTable(Invocation &invocation, const QList<QStringList> &rows)
+{
+    QList<qsizetype> widths;
+    for (const QStringList &row : rows) {
+        widths.resize(std::max(widths.size(), row.size()));
+        for (qsizetype i = 0; i < row.size(); ++i)
+            widths[i] = std::max(widths[i], row[i].size());
+    }
+    for (const QStringList &row : rows) {
+        QString line;
+        for (qsizetype i = 0; i < row.size(); ++i)
+            line += i + 1 < row.size() ? row[i].leftJustified(widths[i] + 2) : row[i];
+        invocation.print(line.trimmed().toUtf8());
+    }
+}
+
 QString Invocation::explained(const Status &failure) const
 {
     const ClientOptions &client = m_options.client;

@@ -144,6 +144,9 @@ inline Status Invocation::await(const QFuture<Status> &future, const QString &wh
     return waitFor(future, requestDeadline()) ? future.result() : timedOut(what);
 }
 
+// Rows as a table on stdout: columns as wide as their widest cell, two spaces apart.
+void printTable(Invocation &invocation, const QList<QStringList> &rows);
+
 // Runs "qetcd ARGS..." with commands and returns the exit code; arguments[0] is the program.
 int runCommandLine(const QStringList &arguments, const QList<Command> &commands);
 

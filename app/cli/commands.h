@@ -21,5 +21,9 @@ Command queueCommand();
 Command inspectCommand();
 Command historyCommand();
 Command recordCommand();
+Command alarmCommand();
+Command defragCommand();
+Command checkCommand();
+Command moveLeaderCommand();
 
 } // namespace QEtcd::Cli

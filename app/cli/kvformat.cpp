@@ -84,6 +84,11 @@ QJsonObject keyValueJson(const KeyValue &kv)
     return object;
 }
 
+QString hexId(quint64 id)
+{
+    return QString::number(id, 16);
+}
+
 QString leaseHex(qint64 id)
 {
     return QString::number(quint64(id), 16).rightJustified(16, QLatin1Char('0'));

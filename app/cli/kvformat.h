@@ -26,6 +26,8 @@ QByteArray visibleControls(const QByteArray &bytes, LineBreaks lineBreaks = Line
 
 // The way etcdctl prints lease IDs: 16 hex digits.
 QString leaseHex(qint64 id);
+// A member or cluster ID as etcdctl prints it: hex.
+QString hexId(quint64 id);
 
 // etcdctl reads lease IDs as hex, so does qetcd: "694d7b0c0d1e0d0a" or "0x694d...". A decimal ID
 // (as in "lease_dec") is written "dec:7587856238879051018". The ID must be > 0.

@@ -18,5 +18,6 @@ int main(int argc, char *argv[])
                           {statusCommand(), getCommand(), putCommand(), deleteCommand(), watchCommand(),
                            leaseCommand(), lockCommand(), electCommand(), semaphoreCommand(),
                            barrierCommand(), doubleBarrierCommand(), serviceCommand(), counterCommand(),
-                           queueCommand(), inspectCommand(), historyCommand(), recordCommand()});
+                           queueCommand(), inspectCommand(), historyCommand(), recordCommand(), alarmCommand(),
+                           defragCommand(), checkCommand(), moveLeaderCommand()});
 }

@@ -1,4 +1,5 @@
 #include "commands.h"
+#include "kvformat.h"
 
 #include <QtCore/QJsonArray>
 #include <QtCore/QLocale>
@@ -6,28 +7,6 @@
 namespace QEtcd::Cli {
 
 namespace {
-QString hexId(quint64 id)
-{
-    return QString::number(id, 16);
-}
-
-// Columns as wide as their widest cell, two spaces apart.
-void printTable(Invocation &invocation, const QList<QStringList> &rows)
-{
-    QList<qsizetype> widths;
-    for (const QStringList &row : rows) {
-        widths.resize(std::max(widths.size(), row.size()));
-        for (qsizetype i = 0; i < row.size(); ++i)
-            widths[i] = std::max(widths[i], row[i].size());
-    }
-    for (const QStringList &row : rows) {
-        QString line;
-        for (qsizetype i = 0; i < row.size(); ++i)
-            line += i + 1 < row.size() ? row[i].leftJustified(widths[i] + 2) : row[i];
-        invocation.print(line.trimmed().toUtf8());
-    }
-}
-
 QJsonObject endpointJson(const EndpointStatusResult &status, const QString &endpoint)
 {
     if (!status.status)

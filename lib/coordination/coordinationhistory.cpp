@@ -11,6 +11,7 @@
 #include <QtCore/QPromise>
 #include <QtCore/QTimer>
 
+#include <atomic>
 #include <deque>
 #include <map>
 #include <optional>
@@ -538,9 +539,26 @@ public:
             // No resync: revisions compacted under a replay are lost to it, which it says.
             window.watcher = new Watcher(client, prefix, options, WatchResilience::defaults());
             Watcher *watcher = window.watcher;
-            QObject::connect(watcher, &Watcher::eventsReceived, q, [this, watcher](const QList<WatchEvent> &events) {
-                receive(watcher, events);
-            });
+            // Sorted out where the watch delivers: a window's watch goes on past its last
+            // revision until it is closed, and what it sends then must not pile up behind a
+            // busy replay, only the end of the window is worth telling.
+            auto passed = std::make_shared<std::atomic<bool>>(false);
+            QObject::connect(watcher, &Watcher::eventsReceived, watcher,
+                             [this, watcher, passed, last = window.last](const QList<WatchEvent> &events) {
+                if (passed->load())
+                    return;
+                QList<WatchEvent> inWindow;
+                for (const WatchEvent &event : events) {
+                    if (event.kv.modRevision > last) {
+                        passed->store(true);
+                        break;
+                    }
+                    inWindow.append(event);
+                }
+                QMetaObject::invokeMethod(q, [this, watcher, inWindow, complete = passed->load()] {
+                    receive(watcher, inWindow, complete);
+                }, Qt::QueuedConnection);
+            }, Qt::DirectConnection);
             QObject::connect(watcher, &Watcher::recovery, q, [this](const WatchRecoveryEvent &event) {
                 if (event.kind == WatchRecoveryKind::Failed || event.kind == WatchRecoveryKind::Resynced)
                     lost(event);
@@ -553,20 +571,17 @@ public:
         }
     }
 
-    void receive(Watcher *watcher, const QList<WatchEvent> &events)
+    void receive(Watcher *watcher, const QList<WatchEvent> &events, bool complete)
     {
         const auto found = std::find_if(windows.begin(), windows.end(),
                                         [watcher](const Window &window) { return window.watcher == watcher; });
         if (!done || found == windows.end())
             return;
         quiet.start();
-        for (const WatchEvent &event : events) {
-            if (event.kv.modRevision > found->last) {
-                found->complete = true;
-                stop(*found);
-                break;
-            }
-            found->events.append(event);
+        found->events += events;
+        if (complete) {
+            found->complete = true;
+            stop(*found);
         }
         tell();
     }

@@ -404,23 +404,28 @@ QFuture<MemberListResult> Client::memberList(const Rpc &rpc)
         });
 }
 
+CallSpec ClientPrivate::toOneMember(CallSpec callSpec, const QString &endpoint, Status *built, QString *name) const
+{
+    int index = transport() ? transport()->activeEndpoint() : 0;
+    if (!endpoint.isEmpty()) {
+        const Endpoint wanted = Endpoint::parse(endpoint, built);
+        index = endpoints.indexOf(wanted);
+        if (*built && index < 0)
+            *built = Status(StatusCode::InvalidArgument, QStringLiteral("%1 is not one of this client's endpoints").arg(endpoint));
+    }
+    callSpec.fixedEndpoint = std::max(index, 0);
+    *name = endpoints.value(std::max(index, 0)).toString();
+    return callSpec;
+}
+
 QFuture<EndpointStatusResult> Client::endpointStatus(const QString &endpoint, const Rpc &rpc)
 {
-    int index = d->transport() ? d->transport()->activeEndpoint() : 0;
-    Status built;
-    if (!endpoint.isEmpty()) {
-        const Endpoint wanted = Endpoint::parse(endpoint, &built);
-        index = d->endpoints.indexOf(wanted);
-        if (built && index < 0)
-            built = Status(StatusCode::InvalidArgument,
-                           QStringLiteral("%1 is not one of this client's endpoints").arg(endpoint));
-    }
     const auto what = [endpoint] {
         return QStringLiteral("status of ") + (endpoint.isEmpty() ? QStringLiteral("the active endpoint") : endpoint);
     };
-    CallSpec callSpec = spec(what, d->resilience(rpc));
-    callSpec.fixedEndpoint = std::max(index, 0);
-    const QString name = d->endpoints.value(std::max(index, 0)).toString();
+    Status built;
+    QString name;
+    const CallSpec callSpec = d->toOneMember(spec(what, d->resilience(rpc)), endpoint, &built, &name);
     return d->call<EndpointStatusResult, etcdserverpb::StatusRequest, etcdserverpb::StatusResponse>(
         callSpec, built, {}, QETCD_ISSUE(maintenance, Status), [name](const auto &response, EndpointStatusResult *result) {
             result->header = headerFromProto(response.header());
@@ -454,6 +459,69 @@ QFuture<AlarmListResult> Client::alarms(const Rpc &rpc)
                 result->alarms.append(Alarm{alarm.memberid(), type});
             }
         });
+}
+
+QFuture<Result> Client::disarmAlarm(const Alarm &alarm, const Rpc &rpc)
+{
+    etcdserverpb::AlarmRequest request;
+    request.set_action(etcdserverpb::AlarmRequest::DEACTIVATE);
+    request.set_memberid(alarm.memberId);
+    request.set_alarm(alarm.type == AlarmType::NoSpace  ? etcdserverpb::NOSPACE
+                      : alarm.type == AlarmType::Corrupt ? etcdserverpb::CORRUPT
+                                                         : etcdserverpb::NONE);
+    const quint64 member = alarm.memberId;
+    return d->call<Result, etcdserverpb::AlarmRequest, etcdserverpb::AlarmResponse>(
+        writeSpec([member] { return QStringLiteral("disarm the alarm of member %1").arg(member, 0, 16); }, d->resilience(rpc)),
+        {}, std::move(request), QETCD_ISSUE(maintenance, Alarm),
+        [](const auto &response, Result *result) { result->header = headerFromProto(response.header()); });
+}
+
+QFuture<Result> Client::defragment(const QString &endpoint, const Rpc &rpc)
+{
+    Status built;
+    QString name;
+    const CallSpec callSpec = d->toOneMember(
+        writeSpec([endpoint] { return QStringLiteral("defragment ") + (endpoint.isEmpty() ? QStringLiteral("the active endpoint") : endpoint); },
+                  d->resilience(rpc), false),
+        endpoint, &built, &name);
+    return d->call<Result, etcdserverpb::DefragmentRequest, etcdserverpb::DefragmentResponse>(
+        callSpec, built, {}, QETCD_ISSUE(maintenance, Defragment),
+        [](const auto &response, Result *result) { result->header = headerFromProto(response.header()); });
+}
+
+QFuture<HashKVResult> Client::hashKV(const QString &endpoint, qint64 revision, const Rpc &rpc)
+{
+    Status built;
+    QString name;
+    const CallSpec callSpec = d->toOneMember(
+        spec([endpoint, revision] { return QStringLiteral("hash the keys of %1 at revision %2").arg(endpoint).arg(revision); },
+             d->resilience(rpc)),
+        endpoint, &built, &name);
+    etcdserverpb::HashKVRequest request;
+    request.set_revision(revision);
+    return d->call<HashKVResult, etcdserverpb::HashKVRequest, etcdserverpb::HashKVResponse>(
+        callSpec, built, std::move(request), QETCD_ISSUE(maintenance, HashKV),
+        [name](const auto &response, HashKVResult *result) {
+            result->header = headerFromProto(response.header());
+            result->endpoint = name;
+            result->hash = response.hash();
+            result->compactRevision = response.compact_revision();
+        });
+}
+
+QFuture<Result> Client::moveLeader(quint64 targetMemberId, const QString &leaderEndpoint, const Rpc &rpc)
+{
+    Status built;
+    QString name;
+    const CallSpec callSpec = d->toOneMember(
+        writeSpec([targetMemberId] { return QStringLiteral("move the leadership to member %1").arg(targetMemberId, 0, 16); },
+                  d->resilience(rpc), false),
+        leaderEndpoint, &built, &name);
+    etcdserverpb::MoveLeaderRequest request;
+    request.set_targetid(targetMemberId);
+    return d->call<Result, etcdserverpb::MoveLeaderRequest, etcdserverpb::MoveLeaderResponse>(
+        callSpec, built, std::move(request), QETCD_ISSUE(maintenance, MoveLeader),
+        [](const auto &response, Result *result) { result->header = headerFromProto(response.header()); });
 }
 
 QFuture<Result> Client::ping(const Rpc &rpc)

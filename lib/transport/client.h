@@ -111,6 +111,22 @@ public:
     QFuture<EndpointStatusResult> endpointStatus(const QString &endpoint = {}, const Rpc &rpc = {});
     /// The alarms raised in the cluster (NOSPACE, CORRUPT).
     QFuture<AlarmListResult> alarms(const Rpc &rpc = {});
+    /// Clears \a alarm (one alarms() listed). A NOSPACE alarm is raised again by the next write
+    /// unless space was freed first (compact(), then defragment() every member). Refused under
+    /// read-only.
+    QFuture<Result> disarmAlarm(const Alarm &alarm, const Rpc &rpc = {});
+    /// Defragments the member at \a endpoint (one of endpoints(); empty: the endpoint in use),
+    /// giving the space compaction freed back to the file system. The member serves nothing
+    /// while it runs: defragment members one at a time. Never retried, never fails over;
+    /// refused under read-only.
+    QFuture<Result> defragment(const QString &endpoint = {}, const Rpc &rpc = {});
+    /// The hash of the keys of the member at \a endpoint up to \a revision (0: its latest): at
+    /// one revision every member of a healthy cluster has the same. Never fails over.
+    QFuture<HashKVResult> hashKV(const QString &endpoint, qint64 revision = 0, const Rpc &rpc = {});
+    /// Hands the leadership to the member \a targetMemberId. Only the leader can: \a
+    /// leaderEndpoint is its endpoint (endpointStatus() says which member leads). Never
+    /// retried, never fails over; refused under read-only.
+    QFuture<Result> moveLeader(quint64 targetMemberId, const QString &leaderEndpoint, const Rpc &rpc = {});
     /// Can the cluster be reached right now: a count-only read of one key, bounded by
     /// RpcResilience::probe() unless told otherwise.
     QFuture<Result> ping(const Rpc &rpc = RpcResilience::probe());

@@ -64,6 +64,10 @@ public:
 
     static ClientPrivate *get(Client *client) { return client->d.get(); }
     Internal::Transport *transport() const { return m_transport.get(); }
+    // A call addressed to one member: endpoint (one of the client's, or empty for the one in
+    // use) becomes callSpec's fixed endpoint, and *name its text; *built says why not when it
+    // is none of the client's.
+    Internal::CallSpec toOneMember(Internal::CallSpec callSpec, const QString &endpoint, Status *built, QString *name) const;
     // The library's own thread: lease healing, watch dispatch and the recipes' work run there.
     // Started on first use.
     QThread *dispatcher();

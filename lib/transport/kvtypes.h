@@ -323,4 +323,12 @@ struct QETCD_EXPORT AlarmListResult : Result
     QList<Alarm> alarms;  ///< Every alarm raised in the cluster.
 };
 
+/// The answer to Client::hashKV(): one member's hash of its keys, to compare with the others'.
+struct QETCD_EXPORT HashKVResult : Result
+{
+    QString endpoint;            ///< The endpoint asked.
+    quint32 hash = 0;            ///< The hash of its keys' history up to the revision asked.
+    qint64 compactRevision = 0;  ///< Its compacted revision: the hash covers what comes after.
+};
+
 } // namespace QEtcd

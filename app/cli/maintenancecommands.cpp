@@ -1,0 +1,302 @@
+#include "commands.h"
+#include "interventions.h"
+#include "kvformat.h"
+
+#include <QtCore/QJsonArray>
+#include <QtCore/QLocale>
+
+#include <algorithm>
+
+namespace QEtcd::Cli {
+
+namespace {
+QString alarmName(AlarmType type)
+{
+    switch (type) {
+    case AlarmType::NoSpace:
+        return QStringLiteral("NOSPACE");
+    case AlarmType::Corrupt:
+        return QStringLiteral("CORRUPT");
+    case AlarmType::None:
+        break;
+    }
+    return QStringLiteral("NONE");
+}
+
+QString bytes(qint64 size)
+{
+    return QLocale::c().formattedDataSize(size, 1, QLocale::DataSizeSIFormat);
+}
+
+// Every endpoint's status, asked at once under one deadline; the first failure ends it.
+std::optional<QList<EndpointStatusResult>> statuses(Invocation &invocation, Status *failure)
+{
+    const QDeadlineTimer deadline = invocation.requestDeadline();
+    QList<QFuture<EndpointStatusResult>> pending;
+    for (const QString &endpoint : invocation.client().endpoints())
+        pending.append(invocation.client().endpointStatus(endpoint));
+    QList<EndpointStatusResult> answers;
+    for (const QFuture<EndpointStatusResult> &each : pending) {
+        answers.append(invocation.await(each, QStringLiteral("endpoint status"), deadline));
+        if (!answers.last().status) {
+            *failure = answers.last().status;
+            return std::nullopt;
+        }
+    }
+    return answers;
+}
+
+int runAlarmList(Invocation &invocation)
+{
+    const AlarmListResult listed = invocation.await(invocation.client().alarms(), QStringLiteral("alarm list"));
+    if (!listed.status)
+        return invocation.failed(listed.status);
+    for (const Alarm &alarm : listed.alarms) {
+        if (invocation.json())
+            invocation.print(QJsonObject{{QLatin1String("member_id"), hexId(alarm.memberId)},
+                                         {QLatin1String("alarm"), alarmName(alarm.type)}});
+        else
+            invocation.print(QStringLiteral("memberID:%1 alarm:%2").arg(hexId(alarm.memberId), alarmName(alarm.type)).toUtf8());
+    }
+    return Success;
+}
+
+int runAlarmDisarm(Invocation &invocation)
+{
+    const AlarmListResult listed = invocation.await(invocation.client().alarms(), QStringLiteral("alarm list"));
+    if (!listed.status)
+        return invocation.failed(listed.status);
+    if (listed.alarms.isEmpty())
+        return Success;
+    QStringList raised;
+    for (const Alarm &alarm : listed.alarms)
+        raised.append(QStringLiteral("%1 on member %2").arg(alarmName(alarm.type), hexId(alarm.memberId)));
+    const QString plan = QStringLiteral("Disarm %1. While an alarm is raised etcd refuses writes (NOSPACE) or "
+                                        "everything but reads (CORRUPT); a NOSPACE alarm comes back at the next "
+                                        "write unless space was freed first (compact, then defrag every member).")
+                             .arg(raised.join(QLatin1String(", ")));
+    if (const std::optional<int> declined = confirm(invocation, plan))
+        return *declined;
+    for (const Alarm &alarm : listed.alarms) {
+        const Result disarmed = invocation.await(invocation.client().disarmAlarm(alarm), QStringLiteral("alarm disarm"));
+        if (!disarmed.status)
+            return invocation.failed(disarmed.status);
+        if (invocation.json())
+            invocation.print(QJsonObject{{QLatin1String("member_id"), hexId(alarm.memberId)},
+                                         {QLatin1String("alarm"), alarmName(alarm.type)},
+                                         {QLatin1String("disarmed"), true}});
+        else
+            invocation.print(QStringLiteral("memberID:%1 alarm:%2").arg(hexId(alarm.memberId), alarmName(alarm.type)).toUtf8());
+    }
+    return Success;
+}
+
+int runAlarm(Invocation &invocation)
+{
+    return runAction(invocation, {{QStringLiteral("list"), {}, {}, runAlarmList},
+                                  {QStringLiteral("disarm"), {}, {QStringLiteral("yes")}, runAlarmDisarm}});
+}
+
+// Each endpoint in turn, never two at once, the leader last: a member defragmenting serves
+// nothing, and the leader stalling would stall the cluster's writes.
+int runDefrag(Invocation &invocation)
+{
+    Status failure;
+    std::optional<QList<EndpointStatusResult>> members = statuses(invocation, &failure);
+    if (!members)
+        return invocation.failed(failure);
+    std::stable_partition(members->begin(), members->end(),
+                          [](const EndpointStatusResult &member) { return member.header.memberId != member.leader; });
+    QStringList order;
+    for (const EndpointStatusResult &member : *members)
+        order.append(QStringLiteral("%1 (%2)").arg(member.endpoint, bytes(member.dbSize)));
+    const QString plan = QStringLiteral("Defragment %1, one at a time, the leader last. A member serves nothing "
+                                        "while it defragments.")
+                             .arg(order.join(QLatin1String(", ")));
+    if (const std::optional<int> declined = confirm(invocation, plan))
+        return *declined;
+    for (const EndpointStatusResult &member : *members) {
+        // Defragmenting a large database takes longer than a request: no --command-timeout here.
+        const Result done = invocation.await(invocation.client().defragment(member.endpoint),
+                                             QStringLiteral("defragment %1").arg(member.endpoint),
+                                             QDeadlineTimer(QDeadlineTimer::Forever));
+        if (!done.status)
+            return invocation.failed(done.status);
+        const EndpointStatusResult after =
+            invocation.await(invocation.client().endpointStatus(member.endpoint), QStringLiteral("endpoint status"));
+        if (invocation.json()) {
+            QJsonObject line{{QLatin1String("endpoint"), member.endpoint},
+                             {QLatin1String("defragmented"), true},
+                             {QLatin1String("db_size_before"), member.dbSize}};
+            if (after.status)
+                line.insert(QLatin1String("db_size_after"), after.dbSize);
+            invocation.print(line);
+        } else {
+            invocation.print(QStringLiteral("Finished defragmenting etcd member[%1]: %2 -> %3")
+                                 .arg(member.endpoint, bytes(member.dbSize),
+                                      after.status ? bytes(after.dbSize) : QStringLiteral("?"))
+                                 .toUtf8());
+        }
+    }
+    return Success;
+}
+
+// Every member's hash of its keys at one revision: a healthy cluster's are all the same.
+int runCheckConsistency(Invocation &invocation)
+{
+    Client &client = invocation.client();
+    const RangeResult now = invocation.await(client.get(QByteArray(1, '\0')), QStringLiteral("read the revision"));
+    if (!now.status)
+        return invocation.failed(now.status);
+    const qint64 revision = now.header.revision;
+    const QDeadlineTimer deadline = invocation.requestDeadline();
+    QList<QFuture<HashKVResult>> pending;
+    for (const QString &endpoint : client.endpoints())
+        pending.append(client.hashKV(endpoint, revision));
+    QList<HashKVResult> hashes;
+    QList<QStringList> rows{{QStringLiteral("ENDPOINT"), QStringLiteral("MEMBER ID"), QStringLiteral("HASH"),
+                             QStringLiteral("COMPACT REVISION")}};
+    for (const QFuture<HashKVResult> &each : pending) {
+        const HashKVResult hashed = invocation.await(each, QStringLiteral("hash"), deadline);
+        if (!hashed.status)
+            return invocation.failed(hashed.status);
+        hashes.append(hashed);
+        if (invocation.json()) {
+            invocation.print(QJsonObject{{QLatin1String("endpoint"), hashed.endpoint},
+                                         {QLatin1String("member_id"), hexId(hashed.header.memberId)},
+                                         {QLatin1String("revision"), revision},
+                                         {QLatin1String("hash"), qint64(hashed.hash)},
+                                         {QLatin1String("compact_revision"), hashed.compactRevision}});
+        } else {
+            rows.append({hashed.endpoint, hexId(hashed.header.memberId), QString::number(hashed.hash),
+                         QString::number(hashed.compactRevision)});
+        }
+    }
+    if (!invocation.json())
+        printTable(invocation, rows);
+    QStringList differing;
+    for (const HashKVResult &hashed : hashes) {
+        if (hashed.hash != hashes.first().hash)
+            differing.append(QStringLiteral("%1 (member %2)").arg(hashed.endpoint, hexId(hashed.header.memberId)));
+    }
+    if (!differing.isEmpty()) {
+        return invocation.failed(Status(StatusCode::DataLoss,
+                                        QStringLiteral("at revision %1 the keys of %2 differ from those of %3")
+                                            .arg(revision)
+                                            .arg(differing.join(QLatin1String(", ")), hashes.first().endpoint)));
+    }
+    return Success;
+}
+
+int runCheck(Invocation &invocation)
+{
+    return runAction(invocation, {{QStringLiteral("consistency"), {}, {}, runCheckConsistency}});
+}
+
+int runMoveLeader(Invocation &invocation)
+{
+    bool ok = false;
+    const QString given = invocation.arguments().value(0);
+    const quint64 target = given.toULongLong(&ok, 16);
+    if (!ok || target == 0)
+        return invocation.usageError(QStringLiteral("MEMBER_ID is a member ID in hex (see `qetcd status`), not \"%1\"").arg(given));
+    Status failure;
+    const std::optional<QList<EndpointStatusResult>> members = statuses(invocation, &failure);
+    if (!members)
+        return invocation.failed(failure);
+    const auto leader = std::find_if(members->begin(), members->end(), [](const EndpointStatusResult &member) {
+        return member.header.memberId == member.leader;
+    });
+    if (leader == members->end()) {
+        return invocation.failed(Status(StatusCode::Unavailable,
+                                        QStringLiteral("none of --endpoints is the leader: give the leader's endpoint too")));
+    }
+    if (leader->leader == target)
+        return invocation.usageError(QStringLiteral("member %1 leads already").arg(given));
+    const QString plan = QStringLiteral("Move the leadership from member %1 (%2) to member %3. Writes pause while "
+                                        "the new leader takes over.")
+                             .arg(hexId(leader->leader), leader->endpoint, hexId(target));
+    if (const std::optional<int> declined = confirm(invocation, plan))
+        return *declined;
+    const Result moved = invocation.await(invocation.client().moveLeader(target, leader->endpoint),
+                                          QStringLiteral("move-leader"));
+    if (!moved.status)
+        return invocation.failed(moved.status);
+    if (invocation.json())
+        invocation.print(QJsonObject{{QLatin1String("leader"), hexId(target)}, {QLatin1String("previous"), hexId(leader->leader)}});
+    else
+        invocation.print(QStringLiteral("Leadership transferred from %1 to %2").arg(hexId(leader->leader), hexId(target)).toUtf8());
+    return Success;
+}
+
+QString confirmationHelp()
+{
+    return QStringLiteral("It says on stderr what it will do and asks on a terminal; elsewhere --yes is\n"
+                          "required. --read-only refuses it before anything is sent.\n");
+}
+} // namespace
+
+Command alarmCommand()
+{
+    Command command;
+    command.name = QStringLiteral("alarm");
+    command.summary = QStringLiteral("List or disarm the cluster's alarms (alarm list|disarm)");
+    command.details = QStringLiteral("Actions:\n"
+                                     "  list    The raised alarms, \"memberID:<hex> alarm:NOSPACE|CORRUPT\" a line\n"
+                                     "          (with --json {\"member_id\", \"alarm\"}), as etcdctl prints them.\n"
+                                     "  disarm  Disarms every raised alarm. NOSPACE comes back at the next write\n"
+                                     "          unless space was freed first (compact, then defrag every member).\n")
+        + confirmationHelp();
+    command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("list or disarm")}};
+    command.options = {yesOption()};
+    command.run = runAlarm;
+    return command;
+}
+
+Command defragCommand()
+{
+    Command command;
+    command.name = QStringLiteral("defrag");
+    command.summary = QStringLiteral("Defragment every member of --endpoints, one at a time, the leader last");
+    command.details = QStringLiteral("Gives the space compaction freed back to the file system. A member serves\n"
+                                     "nothing while it defragments: members go one at a time, the leader last.\n"
+                                     "Output: \"Finished defragmenting etcd member[URL]: BEFORE -> AFTER\" a member\n"
+                                     "(with --json {\"endpoint\", \"defragmented\", \"db_size_before\",\n"
+                                     "\"db_size_after\"}).\n")
+        + confirmationHelp();
+    command.options = {yesOption()};
+    command.run = runDefrag;
+    return command;
+}
+
+Command checkCommand()
+{
+    Command command;
+    command.name = QStringLiteral("check");
+    command.summary = QStringLiteral("Check that every member holds the same keys (check consistency)");
+    command.details = QStringLiteral("Actions:\n"
+                                     "  consistency  Asks every member of --endpoints for the hash of its keys at the\n"
+                                     "               store's current revision (HashKV): a table (with --json one\n"
+                                     "               {\"endpoint\", \"member_id\", \"revision\", \"hash\",\n"
+                                     "               \"compact_revision\"} per member); exit 1 naming the members\n"
+                                     "               whose hash differs from the first one's.\n");
+    command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("consistency")}};
+    command.run = runCheck;
+    return command;
+}
+
+Command moveLeaderCommand()
+{
+    Command command;
+    command.name = QStringLiteral("move-leader");
+    command.summary = QStringLiteral("Hand the leadership to another member (move-leader MEMBER_ID)");
+    command.details = QStringLiteral("MEMBER_ID is in hex, as `qetcd status` lists it. --endpoints must include the\n"
+                                     "current leader's: only the leader can hand over.\n")
+        + confirmationHelp();
+    command.arguments = {{QStringLiteral("MEMBER_ID"), QStringLiteral("The member to lead, in hex")}};
+    command.options = {yesOption()};
+    command.run = runMoveLeader;
+    return command;
+}
+
+} // namespace QEtcd::Cli
