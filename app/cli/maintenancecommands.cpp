@@ -2,10 +2,11 @@
 #include "interventions.h"
 #include "kvformat.h"
 
+#include <QEtcd/clustermaintenance.h>
+
 #include <QtCore/QJsonArray>
 #include <QtCore/QLocale>
 
-#include <algorithm>
 
 namespace QEtcd::Cli {
 
@@ -26,24 +27,6 @@ QString alarmName(AlarmType type)
 QString bytes(qint64 size)
 {
     return QLocale::c().formattedDataSize(size, 1, QLocale::DataSizeSIFormat);
-}
-
-// Every endpoint's status, asked at once under one deadline; the first failure ends it.
-std::optional<QList<EndpointStatusResult>> statuses(Invocation &invocation, Status *failure)
-{
-    const QDeadlineTimer deadline = invocation.requestDeadline();
-    QList<QFuture<EndpointStatusResult>> pending;
-    for (const QString &endpoint : invocation.client().endpoints())
-        pending.append(invocation.client().endpointStatus(endpoint));
-    QList<EndpointStatusResult> answers;
-    for (const QFuture<EndpointStatusResult> &each : pending) {
-        answers.append(invocation.await(each, QStringLiteral("endpoint status"), deadline));
-        if (!answers.last().status) {
-            *failure = answers.last().status;
-            return std::nullopt;
-        }
-    }
-    return answers;
 }
 
 int runAlarmList(Invocation &invocation)
@@ -97,25 +80,22 @@ int runAlarm(Invocation &invocation)
                                   {QStringLiteral("disarm"), {}, {QStringLiteral("yes")}, runAlarmDisarm}});
 }
 
-// Each endpoint in turn, never two at once, the leader last: a member defragmenting serves
-// nothing, and the leader stalling would stall the cluster's writes.
+// Each endpoint in turn, never two at once, in ClusterMaintenance's order (the leader last).
 int runDefrag(Invocation &invocation)
 {
-    Status failure;
-    std::optional<QList<EndpointStatusResult>> members = statuses(invocation, &failure);
-    if (!members)
-        return invocation.failed(failure);
-    std::stable_partition(members->begin(), members->end(),
-                          [](const EndpointStatusResult &member) { return member.header.memberId != member.leader; });
+    const MemberStatuses members =
+        invocation.await(ClusterMaintenance::statuses(&invocation.client()), QStringLiteral("endpoint status"));
+    if (!members.status)
+        return invocation.failed(members.status);
     QStringList order;
-    for (const EndpointStatusResult &member : *members)
+    for (const EndpointStatusResult &member : members.members)
         order.append(QStringLiteral("%1 (%2)").arg(member.endpoint, bytes(member.dbSize)));
     const QString plan = QStringLiteral("Defragment %1, one at a time, the leader last. A member serves nothing "
                                         "while it defragments.")
                              .arg(order.join(QLatin1String(", ")));
     if (const std::optional<int> declined = confirm(invocation, plan))
         return *declined;
-    for (const EndpointStatusResult &member : *members) {
+    for (const EndpointStatusResult &member : members.members) {
         // Defragmenting a large database takes longer than a request: no --command-timeout here.
         const Result done = invocation.await(invocation.client().defragment(member.endpoint),
                                              QStringLiteral("defragment %1").arg(member.endpoint),
@@ -144,27 +124,17 @@ int runDefrag(Invocation &invocation)
 // Every member's hash of its keys at one revision: a healthy cluster's are all the same.
 int runCheckConsistency(Invocation &invocation)
 {
-    Client &client = invocation.client();
-    const RangeResult now = invocation.await(client.get(QByteArray(1, '\0')), QStringLiteral("read the revision"));
-    if (!now.status)
-        return invocation.failed(now.status);
-    const qint64 revision = now.header.revision;
-    const QDeadlineTimer deadline = invocation.requestDeadline();
-    QList<QFuture<HashKVResult>> pending;
-    for (const QString &endpoint : client.endpoints())
-        pending.append(client.hashKV(endpoint, revision));
-    QList<HashKVResult> hashes;
+    const ConsistencyReport report =
+        invocation.await(ClusterMaintenance::checkConsistency(&invocation.client()), QStringLiteral("check consistency"));
+    if (!report.status)
+        return invocation.failed(report.status);
     QList<QStringList> rows{{QStringLiteral("ENDPOINT"), QStringLiteral("MEMBER ID"), QStringLiteral("HASH"),
                              QStringLiteral("COMPACT REVISION")}};
-    for (const QFuture<HashKVResult> &each : pending) {
-        const HashKVResult hashed = invocation.await(each, QStringLiteral("hash"), deadline);
-        if (!hashed.status)
-            return invocation.failed(hashed.status);
-        hashes.append(hashed);
+    for (const HashKVResult &hashed : report.hashes) {
         if (invocation.json()) {
             invocation.print(QJsonObject{{QLatin1String("endpoint"), hashed.endpoint},
                                          {QLatin1String("member_id"), hexId(hashed.header.memberId)},
-                                         {QLatin1String("revision"), revision},
+                                         {QLatin1String("revision"), report.revision},
                                          {QLatin1String("hash"), qint64(hashed.hash)},
                                          {QLatin1String("compact_revision"), hashed.compactRevision}});
         } else {
@@ -174,16 +144,11 @@ int runCheckConsistency(Invocation &invocation)
     }
     if (!invocation.json())
         printTable(invocation, rows);
-    QStringList differing;
-    for (const HashKVResult &hashed : hashes) {
-        if (hashed.hash != hashes.first().hash)
-            differing.append(QStringLiteral("%1 (member %2)").arg(hashed.endpoint, hexId(hashed.header.memberId)));
-    }
-    if (!differing.isEmpty()) {
-        return invocation.failed(Status(StatusCode::DataLoss,
-                                        QStringLiteral("at revision %1 the keys of %2 differ from those of %3")
-                                            .arg(revision)
-                                            .arg(differing.join(QLatin1String(", ")), hashes.first().endpoint)));
+    if (!report.isConsistent()) {
+        return invocation.failed(Status(StatusCode::DataLoss, QStringLiteral("at revision %1 the keys of %2 differ from those of %3")
+                                                                  .arg(report.revision)
+                                                                  .arg(report.differing.join(QLatin1String(", ")),
+                                                                       report.hashes.first().endpoint)));
     }
     return Success;
 }
@@ -200,32 +165,25 @@ int runMoveLeader(Invocation &invocation)
     const quint64 target = given.toULongLong(&ok, 16);
     if (!ok || target == 0)
         return invocation.usageError(QStringLiteral("MEMBER_ID is a member ID in hex (see `qetcd status`), not \"%1\"").arg(given));
-    Status failure;
-    const std::optional<QList<EndpointStatusResult>> members = statuses(invocation, &failure);
-    if (!members)
-        return invocation.failed(failure);
-    const auto leader = std::find_if(members->begin(), members->end(), [](const EndpointStatusResult &member) {
-        return member.header.memberId == member.leader;
-    });
-    if (leader == members->end()) {
-        return invocation.failed(Status(StatusCode::Unavailable,
-                                        QStringLiteral("none of --endpoints is the leader: give the leader's endpoint too")));
-    }
-    if (leader->leader == target)
-        return invocation.usageError(QStringLiteral("member %1 leads already").arg(given));
-    const QString plan = QStringLiteral("Move the leadership from member %1 (%2) to member %3. Writes pause while "
-                                        "the new leader takes over.")
-                             .arg(hexId(leader->leader), leader->endpoint, hexId(target));
+    const MemberStatuses members =
+        invocation.await(ClusterMaintenance::statuses(&invocation.client()), QStringLiteral("endpoint status"));
+    if (!members.status)
+        return invocation.failed(members.status);
+    // The leader's own endpoint, when one of --endpoints is: ClusterMaintenance puts it last.
+    const EndpointStatusResult &leader = members.members.constLast();
+    const QString plan = QStringLiteral("Move the leadership from member %1 to member %2. Writes pause while the "
+                                        "new leader takes over.")
+                             .arg(hexId(leader.leader), hexId(target));
     if (const std::optional<int> declined = confirm(invocation, plan))
         return *declined;
-    const Result moved = invocation.await(invocation.client().moveLeader(target, leader->endpoint),
+    const Result moved = invocation.await(ClusterMaintenance::moveLeader(&invocation.client(), target),
                                           QStringLiteral("move-leader"));
     if (!moved.status)
         return invocation.failed(moved.status);
     if (invocation.json())
-        invocation.print(QJsonObject{{QLatin1String("leader"), hexId(target)}, {QLatin1String("previous"), hexId(leader->leader)}});
+        invocation.print(QJsonObject{{QLatin1String("leader"), hexId(target)}, {QLatin1String("previous"), hexId(leader.leader)}});
     else
-        invocation.print(QStringLiteral("Leadership transferred from %1 to %2").arg(hexId(leader->leader), hexId(target)).toUtf8());
+        invocation.print(QStringLiteral("Leadership transferred from %1 to %2").arg(hexId(leader.leader), hexId(target)).toUtf8());
     return Success;
 }
 

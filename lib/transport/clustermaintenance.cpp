@@ -1,0 +1,102 @@
+#include "clustermaintenance.h"
+
+#include "continuation_p.h"
+
+#include <algorithm>
+
+namespace QEtcd {
+
+using namespace Internal;
+
+namespace {
+// Waits for every future in turn, then hands the answers over.
+template <class T, class Done>
+auto gather(QList<QFuture<T>> pending, QList<T> answers, Done done) -> decltype(done(answers))
+{
+    if (pending.isEmpty())
+        return done(answers);
+    const QFuture<T> next = pending.takeFirst();
+    return after(next, [pending, answers, done](const T &answer) mutable {
+        answers.append(answer);
+        return gather(pending, answers, done);
+    });
+}
+
+template <class T>
+QFuture<T> failedWith(const Status &status)
+{
+    T answer;
+    answer.status = status;
+    return QtFuture::makeReadyFuture(answer);
+}
+} // namespace
+
+QFuture<MemberStatuses> ClusterMaintenance::statuses(Client *client)
+{
+    QList<QFuture<EndpointStatusResult>> pending;
+    for (const QString &endpoint : client->endpoints())
+        pending.append(client->endpointStatus(endpoint));
+    return gather(pending, QList<EndpointStatusResult>(), [](QList<EndpointStatusResult> members) {
+        MemberStatuses answer;
+        for (const EndpointStatusResult &member : members) {
+            if (!member.status && answer.status) {
+                answer.status = member.status;
+                return QtFuture::makeReadyFuture(answer);
+            }
+        }
+        std::stable_partition(members.begin(), members.end(),
+                              [](const EndpointStatusResult &member) { return member.header.memberId != member.leader; });
+        answer.members = members;
+        return QtFuture::makeReadyFuture(answer);
+    });
+}
+
+QFuture<ConsistencyReport> ClusterMaintenance::checkConsistency(Client *client)
+{
+    RangeOptions none;
+    none.countOnly = true;
+    return after(client->get(QByteArray(1, '\0'), none), [client](const RangeResult &now) {
+        if (!now.status)
+            return failedWith<ConsistencyReport>(now.status.withContext(QStringLiteral("read the store's revision")));
+        const qint64 revision = now.header.revision;
+        QList<QFuture<HashKVResult>> pending;
+        for (const QString &endpoint : client->endpoints())
+            pending.append(client->hashKV(endpoint, revision));
+        return gather(pending, QList<HashKVResult>(), [revision](const QList<HashKVResult> &hashes) {
+            ConsistencyReport report;
+            report.revision = revision;
+            report.hashes = hashes;
+            for (const HashKVResult &hashed : hashes) {
+                if (!hashed.status) {
+                    report.status = hashed.status;
+                    break;
+                }
+                if (hashed.hash != hashes.first().hash)
+                    report.differing.append(hashed.endpoint);
+            }
+            return QtFuture::makeReadyFuture(report);
+        });
+    });
+}
+
+QFuture<Result> ClusterMaintenance::moveLeader(Client *client, quint64 targetMemberId)
+{
+    if (client->options().readOnly)
+        return failedWith<Result>(Status(StatusCode::ReadOnly, QStringLiteral("move the leadership: the client is read-only")));
+    return after(statuses(client), [client, targetMemberId](const MemberStatuses &members) {
+        if (!members.status)
+            return failedWith<Result>(members.status);
+        const EndpointStatusResult &leader = members.members.constLast();
+        if (leader.header.memberId != leader.leader) {
+            return failedWith<Result>(Status(StatusCode::Unavailable,
+                                             QStringLiteral("none of the endpoints is the leader's: give the leader's too")));
+        }
+        if (leader.leader == targetMemberId) {
+            return failedWith<Result>(Status(StatusCode::FailedPrecondition,
+                                             QStringLiteral("member %1 leads already").arg(targetMemberId, 0, 16)));
+        }
+        return client->moveLeader(targetMemberId, leader.endpoint);
+    });
+}
+
+} // namespace QEtcd

@@ -1,0 +1,49 @@
+#pragma once
+
+#include <QEtcd/client.h>
+#include <QEtcd/kvtypes.h>
+#include <QEtcd/qetcdexport.h>
+
+#include <QtCore/QFuture>
+#include <QtCore/QList>
+#include <QtCore/QStringList>
+
+namespace QEtcd {
+
+/// Every member's status, as one answer.
+struct QETCD_EXPORT MemberStatuses
+{
+    Status status;  ///< Ok, or the first member's failure to answer.
+    /// One per endpoint of the client, the leader last: the order to defragment in, since a
+    /// member defragmenting serves nothing and the leader's pause would stall every write.
+    QList<EndpointStatusResult> members;
+};
+
+/// Every member's hash of its keys at one revision.
+struct QETCD_EXPORT ConsistencyReport
+{
+    Status status;                ///< Ok, or why the members could not be compared.
+    qint64 revision = 0;          ///< The revision every member hashed.
+    QList<HashKVResult> hashes;   ///< One per endpoint of the client.
+    QStringList differing;        ///< The endpoints whose hash differs from the first one's.
+    /// Every member answered with the same hash.
+    bool isConsistent() const { return status.isOk() && differing.isEmpty(); }
+};
+
+/// Maintenance across the members of a cluster, made of Client's one-member calls: what both
+/// the console and the CLI need, decided once.
+class QETCD_EXPORT ClusterMaintenance
+{
+public:
+    /// Asks every endpoint of \a client for its status at once.
+    static QFuture<MemberStatuses> statuses(Client *client);
+    /// Hashes every member's keys at the store's current revision (HashKV): a healthy cluster's
+    /// members all have the same hash.
+    static QFuture<ConsistencyReport> checkConsistency(Client *client);
+    /// Hands the leadership to the member \a targetMemberId, through the leader's endpoint
+    /// (one of \\a client's must be the leader's). FailedPrecondition when it leads already;
+    /// refused under read-only.
+    static QFuture<Result> moveLeader(Client *client, quint64 targetMemberId);
+};
+
+} // namespace QEtcd
