@@ -48,6 +48,9 @@ ApplicationWindow {
     }
     // Every page reads through this client; a new profile replaces it, and the pages follow.
     readonly property QtObject client: connection.client
+    // Off this machine, an intervention or a maintenance action is confirmed by typing the
+    // cluster's name.
+    readonly property string confirmationWord: connection.isOnThisMachine(connection.endpoints) ? "" : (connection.profileName || connection.endpoints[0] || "")
     readonly property var endpoints: connection.endpoints
     readonly property bool readOnly: connection.readOnly
     property string keychainNote
@@ -388,14 +391,17 @@ ApplicationWindow {
                 id: pageStack
                 Layout.fillWidth: true
                 Layout.fillHeight: true
-                ClusterPage { members: cluster; sandbox: connection.sandbox ? window.sandbox : null }
+                ClusterPage {
+                    members: cluster; sandbox: connection.sandbox ? window.sandbox : null
+                    readOnly: window.readOnly; advise: window.advise
+                    confirmationWord: window.confirmationWord
+                }
                 KeysPage { id: keysPage; client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 LeasesPage { client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 CoordinationPage {
                     client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise
                     eventLog: window.eventLog; participantOptions: () => connection.participantOptions()
-                    // Off this machine, an intervention is confirmed by typing the cluster's name.
-                    confirmationWord: connection.isOnThisMachine(connection.endpoints) ? "" : (connection.profileName || connection.endpoints[0] || "")
+                    confirmationWord: window.confirmationWord
                 }
                 TimelinePage { id: timelinePage; eventLog: window.eventLog; paused: window.paused }
                 ParticipantsPage { id: participantsPage; client: window.client; eventLog: window.eventLog; sandbox: window.sandbox; paused: window.paused; readOnly: window.readOnly; advise: window.advise; participantOptions: () => connection.participantOptions()

@@ -482,7 +482,7 @@ QFuture<Result> Client::defragment(const QString &endpoint, const Rpc &rpc)
     QString name;
     const CallSpec callSpec = d->toOneMember(
         writeSpec([endpoint] { return QStringLiteral("defragment ") + (endpoint.isEmpty() ? QStringLiteral("the active endpoint") : endpoint); },
-                  d->resilience(rpc), false),
+                  d->resilience(rpc ? rpc : Rpc(RpcResilience{RetryPolicy::never(), std::chrono::minutes(10)})), false),
         endpoint, &built, &name);
     return d->call<Result, etcdserverpb::DefragmentRequest, etcdserverpb::DefragmentResponse>(
         callSpec, built, {}, QETCD_ISSUE(maintenance, Defragment),

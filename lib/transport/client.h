@@ -118,7 +118,8 @@ public:
     /// Defragments the member at \a endpoint (one of endpoints(); empty: the endpoint in use),
     /// giving the space compaction freed back to the file system. The member serves nothing
     /// while it runs: defragment members one at a time. Never retried, never fails over;
-    /// refused under read-only.
+    /// without \a rpc one attempt may take ten minutes (a large database); refused under
+    /// read-only.
     QFuture<Result> defragment(const QString &endpoint = {}, const Rpc &rpc = {});
     /// The hash of the keys of the member at \a endpoint up to \a revision (0: its latest): at
     /// one revision every member of a healthy cluster has the same. Never fails over.

@@ -51,6 +51,42 @@ QFuture<MemberStatuses> ClusterMaintenance::statuses(Client *client)
     });
 }
 
+namespace {
+bool isCompacted(const Status &status)
+{
+    return status.code() == StatusCode::OutOfRange && status.message().contains(QLatin1String("compacted"));
+}
+
+// Every member's hash at revision (0: each member's latest).
+QFuture<ConsistencyReport> hashEveryMember(Client *client, qint64 revision)
+{
+    QList<QFuture<HashKVResult>> pending;
+    for (const QString &endpoint : client->endpoints())
+        pending.append(client->hashKV(endpoint, revision));
+    return gather(pending, QList<HashKVResult>(), [revision](const QList<HashKVResult> &hashes) {
+        ConsistencyReport report;
+        report.revision = revision;
+        report.hashes = hashes;
+        for (const HashKVResult &hashed : hashes) {
+            if (!hashed.status) {
+                report.status = hashed.status;
+                break;
+            }
+            // Each member's latest: comparable only when they were all at one revision.
+            if (revision == 0 && hashed.header.revision != hashes.first().header.revision) {
+                report.status = Status(StatusCode::Aborted, QStringLiteral("the store changed while its members were hashed: check again"));
+                break;
+            }
+            if (hashed.hash != hashes.first().hash)
+                report.differing.append(hashed.endpoint);
+        }
+        if (revision == 0 && !hashes.isEmpty())
+            report.revision = hashes.first().header.revision;
+        return QtFuture::makeReadyFuture(report);
+    });
+}
+} // namespace
+
 QFuture<ConsistencyReport> ClusterMaintenance::checkConsistency(Client *client)
 {
     RangeOptions none;
@@ -58,23 +94,10 @@ QFuture<ConsistencyReport> ClusterMaintenance::checkConsistency(Client *client)
     return after(client->get(QByteArray(1, '\0'), none), [client](const RangeResult &now) {
         if (!now.status)
             return failedWith<ConsistencyReport>(now.status.withContext(QStringLiteral("read the store's revision")));
-        const qint64 revision = now.header.revision;
-        QList<QFuture<HashKVResult>> pending;
-        for (const QString &endpoint : client->endpoints())
-            pending.append(client->hashKV(endpoint, revision));
-        return gather(pending, QList<HashKVResult>(), [revision](const QList<HashKVResult> &hashes) {
-            ConsistencyReport report;
-            report.revision = revision;
-            report.hashes = hashes;
-            for (const HashKVResult &hashed : hashes) {
-                if (!hashed.status) {
-                    report.status = hashed.status;
-                    break;
-                }
-                if (hashed.hash != hashes.first().hash)
-                    report.differing.append(hashed.endpoint);
-            }
-            return QtFuture::makeReadyFuture(report);
+        return after(hashEveryMember(client, now.header.revision), [client](const ConsistencyReport &report) {
+            // Nothing written since a compaction to the current revision: etcd hashes only
+            // revisions after the compacted one, so each member hashes its latest instead.
+            return isCompacted(report.status) ? hashEveryMember(client, 0) : QtFuture::makeReadyFuture(report);
         });
     });
 }

@@ -14,6 +14,13 @@ ConsolePage {
     required property ClusterModel members
     // The sandbox the window is connected to, or null.
     property Sandbox sandbox: null
+    property bool readOnly: false
+    // Typed before a maintenance action on a cluster that is not on this machine (its profile
+    // name); empty on this machine.
+    property string confirmationWord
+    // What the last action said, and whether it went wrong.
+    property string outcome
+    property bool outcomeBad: false
 
     title: qsTr("Cluster")
     subtitle: page.members.status === ModelStatus.Ready
@@ -25,6 +32,120 @@ ConsolePage {
     summary: ({ members: page.members.count, healthy: page.members.healthyCount, leader: page.members.leaderId,
                 alarms: page.members.alarms.length })
 
+    tools: [
+        Button {
+            objectName: "checkConsistency"
+            text: qsTr("Check consistency")
+            flat: true
+            enabled: actions.running === ""
+            ToolTip.visible: hovered
+            ToolTip.delay: 400
+            ToolTip.text: qsTr("Hash every member's keys at one revision: a healthy cluster's members agree")
+            onClicked: actions.checkConsistency()
+        },
+        WriteButton {
+            objectName: "compact"
+            text: qsTr("Compact…")
+            flat: true
+            readOnly: page.readOnly
+            blockedReason: actions.running
+            toolTip: qsTr("Discard the history before a revision (asks first)")
+            onClicked: page.ask("compact", null)
+        },
+        WriteButton {
+            objectName: "defragmentAll"
+            text: qsTr("Defragment all…")
+            flat: true
+            readOnly: page.readOnly
+            blockedReason: actions.running
+            toolTip: qsTr("Give freed space back to the file system, one member at a time, the leader last (asks first)")
+            onClicked: page.ask("defragmentAll", null)
+        }
+    ]
+
+    ClusterActions {
+        id: actions
+        objectName: "clusterActions"
+        client: page.members.client
+        eventLog: page.members.eventLog
+        onFinished: (action, status, outcome) => {
+            page.outcomeBad = !status.isOk;
+            if (action !== "checkConsistency" || !status.isOk)
+                page.outcome = status.isOk ? outcome.charAt(0).toUpperCase() + outcome.slice(1) + "."
+                                           : qsTr("%1: %2").arg(page.actionTitle(action)).arg(page.advise(status));
+        }
+        onConsistencyChecked: (members, revision, consistent) => {
+            page.outcomeBad = !consistent;
+            const differing = members.filter(member => member.differs).map(member => member.endpoint);
+            page.outcome = consistent ? qsTr("All %n member(s) hold the same keys at revision %1.", "", members.length).arg(Format.count(revision))
+                                      : qsTr("At revision %1 the keys of %2 differ from those of %3.").arg(Format.count(revision))
+                                            .arg(differing.join(", ")).arg(members[0].endpoint);
+        }
+    }
+    RegularExpressionValidator { id: revisionValue; regularExpression: /[0-9]{1,19}/ }
+    ConfirmDialog {
+        id: confirmAction
+        objectName: "confirmAction"
+        property var run: () => {}
+        destructive: true
+        typedConfirmation: page.confirmationWord
+        inputValidator: revisionValue
+        onConfirmed: run()
+    }
+    function actionTitle(action) {
+        switch (action) {
+        case "disarmAlarms": return qsTr("Disarm");
+        case "compact": return qsTr("Compact");
+        case "defragment": case "defragmentAll": return qsTr("Defragment");
+        case "moveLeader": return qsTr("Move the leadership");
+        }
+        return qsTr("Check consistency");
+    }
+    // Opens the confirmation for action, saying what it will do; member: the card's, if any.
+    function ask(action, member) {
+        let title = "", message = "", confirm = "", input = "";
+        switch (action) {
+        case "disarmAlarms":
+            title = qsTr("Disarm %n alarm(s)?", "", page.members.alarms.length);
+            confirm = qsTr("Disarm");
+            message = qsTr("Raised: %1. While an alarm is raised etcd refuses writes (NOSPACE) or everything but reads (CORRUPT).").arg(page.members.alarms.join(", "))
+                    + "\n\n" + qsTr("A NOSPACE alarm comes back at the next write unless space was freed first: compact, then defragment every member.");
+            break;
+        case "compact":
+            title = qsTr("Compact the history?");
+            confirm = qsTr("Compact");
+            input = qsTr("Keep the history from revision");
+            message = qsTr("The store is at revision %1. Every version of a key older than the revision you give is discarded: reads and watches cannot reach it any more, and `qetcd history` begins there.").arg(Format.count(page.members.revision))
+                    + "\n\n" + qsTr("It frees space inside the database; defragment to give it back to the file system.");
+            break;
+        case "defragmentAll":
+            title = qsTr("Defragment every member?");
+            confirm = qsTr("Defragment");
+            message = qsTr("The %n member(s) are defragmented one at a time, the leader last. A member serves nothing while it defragments; on a large database that takes a while.", "", page.members.count);
+            break;
+        case "defragment":
+            title = qsTr("Defragment %1?").arg(member.name);
+            confirm = qsTr("Defragment");
+            message = qsTr("%1 serves nothing while it defragments (%2 on disk, %3 in use).").arg(member.name).arg(Format.bytes(member.dbSize)).arg(Format.bytes(member.dbSizeInUse))
+                    + (member.isLeader ? "\n\n" + qsTr("It leads: every write waits until it is done. Move the leadership first to avoid that.") : "");
+            break;
+        case "moveLeader":
+            title = qsTr("Make %1 the leader?").arg(member.name);
+            confirm = qsTr("Move");
+            message = qsTr("The leadership moves from %1 to %2 (%3). Writes pause while the new leader takes over.").arg(page.members.leaderName).arg(member.name).arg(member.memberId);
+            break;
+        }
+        confirmAction.title = title;
+        confirmAction.confirmText = confirm;
+        confirmAction.message = message;
+        confirmAction.inputLabel = input;
+        confirmAction.run = action === "compact" ? () => actions.compact(confirmAction.inputText, false)
+                          : action === "defragment" ? () => actions.defragment(member.clientUrls)
+                          : action === "moveLeader" ? () => actions.moveLeader(member.memberId)
+                          : () => actions[action]();
+        confirmAction.open();
+    }
+
     ColumnLayout {
         anchors.fill: parent
         spacing: Theme.padding
@@ -33,9 +154,28 @@ ConsolePage {
             model: page.members.alarms
             delegate: Banner {
                 required property string modelData
+                required property int index
                 Layout.fillWidth: true
                 text: qsTr("Alarm: %1 — the cluster refuses writes until it is disarmed").arg(modelData)
+                WriteButton {
+                    objectName: "disarm"
+                    visible: index === 0
+                    text: qsTr("Disarm…")
+                    readOnly: page.readOnly
+                    blockedReason: actions.running
+                    toolTip: qsTr("Disarm the alarms (asks first)")
+                    onClicked: page.ask("disarmAlarms", null)
+                }
             }
+        }
+        Banner {
+            objectName: "maintenance"
+            Layout.fillWidth: true
+            text: actions.running !== "" ? qsTr("%1…").arg(actions.running.charAt(0).toUpperCase() + actions.running.slice(1)) : page.outcome
+            bad: actions.running === "" && page.outcomeBad
+            good: actions.running === "" && !page.outcomeBad
+            dismissable: actions.running === ""
+            onDismissed: page.outcome = ""
         }
 
         GridView {
@@ -46,8 +186,8 @@ ConsolePage {
             clip: true
             model: page.members
             cellWidth: Math.max(340, width / Math.max(1, Math.floor(width / 340)))
-            // Room for the sandbox's row of member actions.
-            cellHeight: page.sandbox ? 300 : 236
+            // Room for the maintenance row, and the sandbox's row of member actions.
+            cellHeight: page.sandbox ? 340 : 276
             ScrollBar.vertical: ScrollBar {}
 
             delegate: Item {
@@ -109,6 +249,30 @@ ConsolePage {
                         maximumLineCount: 2
                         elide: Text.ElideRight
                         Layout.fillWidth: true
+                    }
+                    RowLayout {
+                        spacing: Theme.spacing
+                        Layout.alignment: Qt.AlignRight
+                        WriteButton {
+                            objectName: "makeLeader"
+                            visible: !cell.isLeader && !cell.isLearner && cell.healthy
+                            text: qsTr("Make leader…")
+                            flat: true
+                            readOnly: page.readOnly
+                            blockedReason: actions.running
+                            toolTip: qsTr("Hand the leadership to this member (asks first)")
+                            onClicked: page.ask("moveLeader", cell)
+                        }
+                        WriteButton {
+                            objectName: "defragment"
+                            visible: cell.healthy
+                            text: qsTr("Defragment…")
+                            flat: true
+                            readOnly: page.readOnly
+                            blockedReason: actions.running
+                            toolTip: qsTr("Give this member's freed space back to the file system (asks first)")
+                            onClicked: page.ask("defragment", cell)
+                        }
                     }
                     // Of the sandbox's members, the one this card shows.
                     Repeater {

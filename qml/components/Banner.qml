@@ -9,6 +9,8 @@ Rectangle {
     id: banner
     property string text
     property bool bad: true
+    // Good news (a check that passed): neither bad nor a warning.
+    property bool good: false
     // Shown when set: the banner can be put away once read.
     property bool dismissable: false
     // Buttons that fix what the banner says, on its right.
@@ -18,8 +20,8 @@ Rectangle {
     visible: text.length > 0
     implicitHeight: row.implicitHeight + 2 * Theme.spacing
     radius: Theme.radius
-    color: bad ? Theme.badSoft : Theme.warningSoft
-    border.color: bad ? Theme.bad : Theme.warning
+    color: bad ? Theme.badSoft : good ? Theme.goodSoft : Theme.warningSoft
+    border.color: bad ? Theme.bad : good ? Theme.good : Theme.warning
 
     RowLayout {
         id: row
@@ -29,7 +31,7 @@ Rectangle {
         spacing: Theme.spacing
         Label {
             text: banner.text
-            color: banner.bad ? Theme.bad : Theme.warning
+            color: banner.bad ? Theme.bad : banner.good ? Theme.good : Theme.warning
             font.bold: true
             wrapMode: Text.Wrap
             textFormat: Text.PlainText

@@ -147,6 +147,8 @@ private Q_SLOTS:
         QVERIFY(awaitFuture(now) && now.result().status);
         QVERIFY(awaitFuture(client.compact(now.result().header.revision, true)));
         QCOMPARE(run(endpoints, {"defrag", "--yes"}).size(), 1);
+        // Compacted up to the current revision: etcd hashes nothing at it, the check still answers.
+        QCOMPARE(run(endpoints, {"check", "consistency"}).size(), 1);
         const QList<QJsonObject> disarmed = run(endpoints, {"alarm", "disarm", "--yes"});
         QCOMPARE(disarmed.size(), 1);
         QVERIFY(disarmed.first().value("disarmed").toBool());

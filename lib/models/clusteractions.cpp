@@ -1,0 +1,195 @@
+#include "clusteractions.h"
+
+#include "continuation_p.h"
+#include "eventlogmodel.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/clustermaintenance.h>
+
+namespace QEtcd {
+
+ClusterActions::ClusterActions(QObject *parent) : QObject(parent) {}
+
+ClusterActions::~ClusterActions() = default;
+
+Client *ClusterActions::client() const
+{
+    return m_client;
+}
+
+void ClusterActions::setClient(Client *client)
+{
+    if (client == m_client)
+        return;
+    m_client = client;
+    Q_EMIT clientChanged();
+}
+
+EventLogModel *ClusterActions::eventLog() const
+{
+    return m_eventLog;
+}
+
+void ClusterActions::setEventLog(EventLogModel *log)
+{
+    if (log == m_eventLog)
+        return;
+    m_eventLog = log;
+    Q_EMIT eventLogChanged();
+}
+
+bool ClusterActions::begin(const QString &name, const QString &running)
+{
+    const Status refused = !m_client ? Status(StatusCode::FailedPrecondition, tr("not connected"))
+                         : !m_running.isEmpty() ? Status(StatusCode::FailedPrecondition, tr("wait until %1 has ended").arg(m_running))
+                                                : Status();
+    if (!refused) {
+        QMetaObject::invokeMethod(this, [this, name, refused] {
+            Q_EMIT finished(name, refused, tr("nothing done: %1").arg(refused.message()));
+        }, Qt::QueuedConnection);
+        return false;
+    }
+    m_running = running;
+    Q_EMIT runningChanged();
+    return true;
+}
+
+void ClusterActions::end(const QString &name, const Status &status, const QString &done)
+{
+    const QString outcome = status ? done : tr("nothing more done: %1").arg(status.message());
+    if (m_eventLog)
+        m_eventLog->append(QStringLiteral("operator"), status ? QStringLiteral("intervention") : QStringLiteral("interventionFailed"),
+                           outcome, false, {});
+    m_running.clear();
+    Q_EMIT runningChanged();
+    Q_EMIT finished(name, status, outcome);
+}
+
+void ClusterActions::disarmAlarms()
+{
+    const QString name = QStringLiteral("disarmAlarms");
+    if (!begin(name, tr("disarming the alarms")))
+        return;
+    Client *client = m_client;
+    Internal::thenOn(client->alarms(), this, [this, client, name](const AlarmListResult &listed) {
+        if (!listed.status || listed.alarms.isEmpty())
+            return end(name, listed.status, tr("no alarm was raised"));
+        // Disarmed one after the other; the first refusal ends it.
+        auto remaining = std::make_shared<QList<Alarm>>(listed.alarms);
+        auto next = std::make_shared<std::function<void()>>();
+        *next = [this, client, name, remaining, next, count = listed.alarms.size()] {
+            if (remaining->isEmpty())
+                return end(name, Status(), tr("disarmed %n alarm(s)", nullptr, int(count)));
+            Internal::thenOn(client->disarmAlarm(remaining->takeFirst()), this, [this, name, next](const Result &disarmed) {
+                if (!disarmed.status)
+                    return end(name, disarmed.status, {});
+                (*next)();
+            });
+        };
+        (*next)();
+    });
+}
+
+void ClusterActions::compact(const QString &revision, bool physical)
+{
+    const QString name = QStringLiteral("compact");
+    bool ok = false;
+    const qint64 to = revision.toLongLong(&ok);
+    if (!ok || to < 1) {
+        const Status refused(StatusCode::InvalidArgument, tr("\"%1\" is not a revision").arg(revision));
+        QMetaObject::invokeMethod(this, [this, name, refused] { Q_EMIT finished(name, refused, refused.message()); },
+                                  Qt::QueuedConnection);
+        return;
+    }
+    if (!begin(name, tr("compacting to revision %1").arg(to)))
+        return;
+    Internal::thenOn(m_client->compact(to, physical), this, [this, name, to](const Result &compacted) {
+        end(name, compacted.status, tr("compacted the history before revision %1").arg(to));
+    });
+}
+
+void ClusterActions::defragment(const QStringList &clientUrls)
+{
+    const QString name = QStringLiteral("defragment");
+    if (!m_client)
+        return void(begin(name, {}));
+    const QStringList endpoints = m_client->endpoints();
+    const auto reached = std::find_if(clientUrls.begin(), clientUrls.end(),
+                                      [&endpoints](const QString &url) { return endpoints.contains(url); });
+    if (reached == clientUrls.end()) {
+        const Status refused(StatusCode::InvalidArgument,
+                             tr("the console does not reach this member (%1 is none of its endpoints)").arg(clientUrls.join(QLatin1String(", "))));
+        QMetaObject::invokeMethod(this, [this, name, refused] { Q_EMIT finished(name, refused, refused.message()); },
+                                  Qt::QueuedConnection);
+        return;
+    }
+    if (begin(name, tr("defragmenting %1").arg(*reached)))
+        defragmentInTurn({*reached}, name);
+}
+
+void ClusterActions::defragmentAll()
+{
+    const QString name = QStringLiteral("defragmentAll");
+    if (!begin(name, tr("reading the members")))
+        return;
+    Internal::thenOn(ClusterMaintenance::statuses(m_client), this, [this, name](const MemberStatuses &members) {
+        if (!members.status)
+            return end(name, members.status, {});
+        QStringList endpoints;
+        for (const EndpointStatusResult &member : members.members)
+            endpoints.append(member.endpoint);
+        defragmentInTurn(endpoints, name);
+    });
+}
+
+// One member after the other, never two at once: a member defragmenting serves nothing.
+void ClusterActions::defragmentInTurn(QStringList endpoints, const QString &name)
+{
+    if (endpoints.isEmpty())
+        return end(name, Status(), tr("defragmented"));
+    const QString endpoint = endpoints.takeFirst();
+    m_running = tr("defragmenting %1").arg(endpoint);
+    Q_EMIT runningChanged();
+    Internal::thenOn(m_client->defragment(endpoint), this, [this, name, endpoint, endpoints](const Result &done) {
+        if (!done.status)
+            return end(name, done.status.withContext(endpoint), {});
+        if (m_eventLog)
+            m_eventLog->append(QStringLiteral("operator"), QStringLiteral("intervention"), tr("defragmented %1").arg(endpoint), false, {});
+        defragmentInTurn(endpoints, name);
+    });
+}
+
+void ClusterActions::moveLeader(const QString &memberId)
+{
+    const QString name = QStringLiteral("moveLeader");
+    bool ok = false;
+    const quint64 target = memberId.toULongLong(&ok, 16);
+    if (!ok || !begin(name, tr("moving the leadership to %1").arg(memberId)))
+        return;
+    Internal::thenOn(ClusterMaintenance::moveLeader(m_client, target), this, [this, name, memberId](const Result &moved) {
+        end(name, moved.status, tr("moved the leadership to member %1").arg(memberId));
+    });
+}
+
+void ClusterActions::checkConsistency()
+{
+    const QString name = QStringLiteral("checkConsistency");
+    if (!begin(name, tr("hashing every member's keys")))
+        return;
+    Internal::thenOn(ClusterMaintenance::checkConsistency(m_client), this, [this, name](const ConsistencyReport &report) {
+        QVariantList members;
+        for (const HashKVResult &hashed : report.hashes) {
+            members.append(QVariantMap{{QStringLiteral("endpoint"), hashed.endpoint},
+                                       {QStringLiteral("memberId"), QString::number(hashed.header.memberId, 16)},
+                                       {QStringLiteral("hash"), QString::number(hashed.hash)},
+                                       {QStringLiteral("differs"), report.differing.contains(hashed.endpoint)}});
+        }
+        m_running.clear();
+        Q_EMIT runningChanged();
+        if (report.status)
+            Q_EMIT consistencyChecked(members, report.revision, report.isConsistent());
+        Q_EMIT finished(name, report.status, report.status ? tr("checked") : report.status.message());
+    });
+}
+
+} // namespace QEtcd

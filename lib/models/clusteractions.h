@@ -1,0 +1,92 @@
+#pragma once
+
+#include "qetcdquickexport.h"
+
+#include <QEtcd/status.h>
+
+#include <QtCore/QObject>
+#include <QtCore/QPointer>
+#include <QtCore/QStringList>
+#include <QtCore/QVariantList>
+#include <QtQml/qqmlregistration.h>
+
+namespace QEtcd {
+
+class Client;
+class EventLogModel;
+
+/// `ClusterActions` in QML: an operator's maintenance of the cluster a ClusterModel shows
+/// (disarm, compact, defragment, move the leadership, check consistency), one at a time, each
+/// written to the event log as the participant "operator" when it ends.
+///
+/// Calls return at once; finished() follows once per call, never from inside it. A read-only
+/// client refuses the writes before anything is sent. Where the console asks first is the
+/// view's business: this type only carries out.
+class QETCD_QUICK_EXPORT ClusterActions : public QObject
+{
+    Q_OBJECT
+    QML_ELEMENT
+    /// The client to act through.
+    Q_PROPERTY(QEtcd::Client *client READ client WRITE setClient NOTIFY clientChanged)
+    /// Where each outcome is logged; none: not logged.
+    Q_PROPERTY(QEtcd::EventLogModel *eventLog READ eventLog WRITE setEventLog NOTIFY eventLogChanged)
+    /// What runs now, in words ("defragmenting http://…"); empty when nothing does.
+    Q_PROPERTY(QString running READ running NOTIFY runningChanged)
+
+public:
+    /// No client yet.
+    explicit ClusterActions(QObject *parent = nullptr);
+    ~ClusterActions() override;
+    Q_DISABLE_COPY_MOVE(ClusterActions)
+
+    /// The client.
+    Client *client() const;
+    /// Sets the client.
+    void setClient(Client *client);
+    /// The event log.
+    EventLogModel *eventLog() const;
+    /// Sets the event log.
+    void setEventLog(EventLogModel *log);
+    /// What runs now.
+    QString running() const { return m_running; }
+
+    /// Disarms every raised alarm.
+    Q_INVOKABLE void disarmAlarms();
+    /// Discards the history before \a revision (a decimal text: revisions outgrow a JavaScript
+    /// number); with \a physical the answer waits until the space is freed.
+    Q_INVOKABLE void compact(const QString &revision, bool physical);
+    /// Defragments the member reached at one of \a clientUrls (its card's).
+    Q_INVOKABLE void defragment(const QStringList &clientUrls);
+    /// Defragments every member in turn, the leader last.
+    Q_INVOKABLE void defragmentAll();
+    /// Hands the leadership to the member \a memberId (hex, as the cards show it).
+    Q_INVOKABLE void moveLeader(const QString &memberId);
+    /// Hashes every member's keys at one revision; consistencyChecked() tells the result.
+    Q_INVOKABLE void checkConsistency();
+
+Q_SIGNALS:
+    /// client changed.
+    void clientChanged();
+    /// eventLog changed.
+    void eventLogChanged();
+    /// running changed.
+    void runningChanged();
+    /// An action ended: \a action is the name of the call, \a outcome the sentence logged.
+    void finished(const QString &action, const QEtcd::Status &status, const QString &outcome);
+    /// checkConsistency() answered: \a members (maps of endpoint, memberId, hash), \a revision,
+    /// and whether every hash is the same.
+    void consistencyChecked(const QVariantList &members, qint64 revision, bool consistent);
+
+private:
+    // Starts name unless another action runs; false (and finished() with the refusal) if one does.
+    bool begin(const QString &name, const QString &running);
+    // Ends the running action: logs outcome (what was done, or why nothing was) and tells it.
+    void end(const QString &name, const Status &status, const QString &done);
+    void defragmentInTurn(QStringList endpoints, const QString &name);
+
+    QPointer<Client> m_client;
+    QPointer<EventLogModel> m_eventLog;
+    QString m_running;
+};
+
+} // namespace QEtcd

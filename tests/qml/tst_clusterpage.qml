@@ -1,0 +1,157 @@
+import QtQuick
+import QtTest
+import QEtcd
+import QEtcdConsole
+
+// The Cluster page's maintenance against a real etcd: a consistency check, a compaction and
+// defragmentation asked for and carried out, each written to the event log as the operator's,
+// refused under read-only, and typed off this machine.
+Item {
+    id: root
+    width: 1200
+    height: 760
+
+    EtcdClient { id: direct; endpoints: [qetcdTest.endpoint] }
+    EventLogModel { id: log }
+    ClusterModel { id: cluster; client: direct.client; eventLog: log }
+
+    Component {
+        id: clusterPage
+        ClusterPage { anchors.fill: parent; members: cluster }
+    }
+
+    TestCase {
+        name: "ClusterPage"
+        when: windowShown
+
+        function cleanup() {
+            log.clear()
+        }
+
+        function openPage(properties) {
+            const page = createTemporaryObject(clusterPage, root, properties || {})
+            verify(page)
+            tryCompare(page, "ready", true, qetcdTest.timeout(10000))
+            tryVerify(function() { return cluster.count === 1 && cluster.healthyCount === 1 }, qetcdTest.timeout(10000))
+            return page
+        }
+        // Clicks item once it and every item around it are laid out.
+        function settledClick(item) {
+            tryVerify(function() {
+                for (let each = item; each; each = each.parent) {
+                    if (isPolishScheduled(each))
+                        return false
+                }
+                return true
+            }, qetcdTest.timeout(5000), "laid out before the click")
+            mouseClick(item)
+        }
+        function confirmDialog(page) {
+            const dialog = findChild(page, "confirmAction")
+            verify(dialog)
+            tryCompare(dialog, "opened", true, qetcdTest.timeout(5000))
+            return dialog
+        }
+        function loggedKinds() {
+            const kinds = []
+            for (let i = 0; i < log.count; ++i)
+                kinds.push(log.get(i).participant + ":" + log.get(i).kind + ":" + log.get(i).detail)
+            return kinds
+        }
+        function visibleNamed(item, name) {
+            let found = null
+            const visit = function(each) {
+                if (!found && each.objectName === name && each.visible)
+                    found = each
+                for (let i = 0; i < each.children.length && !found; ++i)
+                    visit(each.children[i])
+            }
+            visit(item)
+            return found
+        }
+
+        function test_consistencyCheckSaysTheMembersAgree() {
+            const page = openPage()
+            settledClick(findChild(page, "checkConsistency"))
+            const banner = findChild(page, "maintenance")
+            tryVerify(function() { return banner.text.indexOf("hold the same keys") >= 0 }, qetcdTest.timeout(10000), banner.text)
+            verify(banner.good && !banner.bad)
+        }
+
+        // The compaction is asked for with the revision to keep from, and etcd then refuses
+        // reads before it.
+        function test_compactFromThePage() {
+            qetcdTest.etcdctl(["put", "/qml/clusterpage/k", "one"])
+            qetcdTest.etcdctl(["put", "/qml/clusterpage/k", "two"])
+            const page = openPage()
+            tryVerify(function() { return cluster.revision > 2 }, qetcdTest.timeout(10000))
+            const keepFrom = cluster.revision
+            settledClick(findChild(page, "compact"))
+            const dialog = confirmDialog(page)
+            verify(dialog.message.indexOf("discarded") >= 0, dialog.message)
+            const confirm = findChild(dialog.footer, "confirmButton")
+            const input = findChild(dialog, "input")
+            input.text = "soon"
+            verify(!confirm.enabled, "not a revision")
+            input.text = String(keepFrom)
+            verify(confirm.enabled)
+            settledClick(confirm)
+            tryVerify(function() { return loggedKinds().join("\n").indexOf("operator:intervention:compacted the history before revision " + keepFrom) >= 0 },
+                      qetcdTest.timeout(10000), loggedKinds().join("\n"))
+            // Before the revision kept from, etcd answers nothing any more; from it on, the key.
+            compare(qetcdTest.etcdctl(["get", "/qml/clusterpage/k", "--rev", String(keepFrom - 1), "--print-value-only"]).trim(), "")
+            compare(qetcdTest.etcdctl(["get", "/qml/clusterpage/k", "--rev", String(keepFrom), "--print-value-only"]).trim(), "two")
+        }
+
+        function test_defragmentAllThenOneMember() {
+            const page = openPage()
+            settledClick(findChild(page, "defragmentAll"))
+            const dialog = confirmDialog(page)
+            verify(dialog.message.indexOf("one at a time, the leader last") >= 0, dialog.message)
+            settledClick(findChild(dialog.footer, "confirmButton"))
+            tryVerify(function() { return loggedKinds().join("\n").indexOf("operator:intervention:defragmented " + qetcdTest.endpoint) >= 0 },
+                      qetcdTest.timeout(20000), loggedKinds().join("\n"))
+            const banner = findChild(page, "maintenance")
+            tryVerify(function() { return banner.text === "Defragmented." }, qetcdTest.timeout(10000), banner.text)
+
+            log.clear()
+            let one = null
+            tryVerify(function() { one = visibleNamed(page, "defragment"); return one !== null }, qetcdTest.timeout(10000))
+            settledClick(one)
+            const asked = confirmDialog(page)
+            verify(asked.message.indexOf("It leads") >= 0, "a lone member leads: the dialog says what that costs")
+            settledClick(findChild(asked.footer, "confirmButton"))
+            tryVerify(function() { return loggedKinds().join("\n").indexOf("defragmented " + qetcdTest.endpoint) >= 0 },
+                      qetcdTest.timeout(20000), loggedKinds().join("\n"))
+        }
+
+        function test_readOnlyRefusesMaintenanceButChecks() {
+            const page = openPage({ readOnly: true })
+            for (const name of ["compact", "defragmentAll"]) {
+                const button = findChild(page, name)
+                verify(!button.button.enabled, name + " is disabled")
+                mouseClick(button)
+                verify(!findChild(page, "confirmAction").visible, "no dialog opens for " + name)
+            }
+            let one = null
+            tryVerify(function() { one = visibleNamed(page, "defragment"); return one !== null }, qetcdTest.timeout(10000))
+            verify(!one.button.enabled)
+            verify(findChild(page, "checkConsistency").enabled, "a check only reads")
+            compare(findChild(page, "clusterActions").running, "")
+            compare(log.count, 0)
+        }
+
+        function test_typedConfirmationOffThisMachine() {
+            const page = openPage({ confirmationWord: "prod-eu" })
+            settledClick(findChild(page, "defragmentAll"))
+            const dialog = confirmDialog(page)
+            const confirm = findChild(dialog.footer, "confirmButton")
+            verify(!confirm.enabled, "not before the name is typed")
+            findChild(dialog, "typedConfirmation").text = "prod-eu"
+            verify(confirm.enabled)
+            dialog.reject()
+            tryCompare(dialog, "visible", false, qetcdTest.timeout(5000))
+            compare(findChild(page, "clusterActions").running, "")
+        }
+    }
+}
