@@ -36,6 +36,7 @@ enum class Layout {
     DoubleBarrier,  // a counted barrier whose path ends in /enter or /leave
     LeaderSelector,
     Service,
+    Patroni,        // <namespace>/<scope>/leader, members/<name>, config...
     ReadWriteLock,
     NodeElection,   // node etcd3's election/<name>/<lease id in decimal>
     NativeQueue,    // etcd's lock and election layout
@@ -85,6 +86,13 @@ const std::vector<LayoutRule> &layoutRules()
          [](const KeyValue &kv) {
              return QJsonDocument::fromJson(kv.value).object().contains(QLatin1String("name"));
          }},
+        // Patroni's keys under its default namespace, service/. After Service: a ServiceRegistry
+        // at a service/ path whose service is called "members" writes instances with a JSON
+        // "name", which no Patroni member has.
+        {Layout::Patroni,
+         QRegularExpression(QStringLiteral("^((?:.*/)?service/[^/]+)/(leader|members/[^/]+|config|initialize|"
+                                           "optime/leader|status|failover|failsafe|sync|history)$")),
+         nullptr},
         {Layout::ReadWriteLock, QRegularExpression(QStringLiteral("^(.+)/(read|write)-([^/]+)$")), nullptr},
         // node etcd3 names a candidate's key after its lease in decimal, under election/<name>/
         // of the client's namespace.
@@ -312,6 +320,27 @@ void buildService(CoordinationObject &service, const QList<Match> &matches)
     service.members = inQueueOrder(service.members);
 }
 
+// The leader key names its member; each member describes itself in JSON. The other keys
+// (config, initialize, status...) belong to the cluster and say nothing of who leads.
+void buildPostgresCluster(CoordinationObject &cluster, const QList<Match> &matches)
+{
+    for (const Match &match : matches) {
+        const QString &what = match.captures.at(0);
+        if (what == QLatin1String("leader")) {
+            CoordinationEntry leader = entryOf(*match.kv);
+            leader.name = QString::fromUtf8(match.kv->value);
+            cluster.holders = {leader};
+        } else if (what.startsWith(QLatin1String("members/"))) {
+            CoordinationEntry member = entryOf(*match.kv);
+            member.name = what.mid(int(qstrlen("members/")));
+            const QJsonObject described = QJsonDocument::fromJson(match.kv->value).object();
+            member.role = described.value(QLatin1String("role")).toString();
+            member.state = described.value(QLatin1String("state")).toString();
+            cluster.members.append(member);
+        }
+    }
+}
+
 void buildReadWriteLock(CoordinationObject &lock, const QList<Match> &matches)
 {
     QList<CoordinationEntry> entries;
@@ -410,6 +439,11 @@ CoordinationObject build(Layout layout, const QByteArray &path, const QList<Matc
         object.kind = Kind::Service;
         buildService(object, matches);
         break;
+    case Layout::Patroni:
+        object.kind = Kind::PostgresCluster;
+        object.rule = QStringLiteral("Patroni");
+        buildPostgresCluster(object, matches);
+        break;
     case Layout::ReadWriteLock:
         object.kind = Kind::ReadWriteLock;
         buildReadWriteLock(object, matches);
@@ -466,7 +500,7 @@ bool CoordinationEntry::operator==(const CoordinationEntry &other) const
 {
     return key == other.key && value == other.value && name == other.name && host == other.host && pid == other.pid
         && sinceMs == other.sinceMs && lease == other.lease && createRevision == other.createRevision
-        && modRevision == other.modRevision;
+        && modRevision == other.modRevision && role == other.role && state == other.state;
 }
 
 bool CoordinationObject::operator==(const CoordinationObject &other) const
@@ -518,6 +552,10 @@ QJsonObject CoordinationEntry::toJson(qint64 nowMs) const
     }
     if (lease != 0)
         json.insert(QLatin1String("lease_id"), leaseHex(lease));
+    if (!role.isEmpty())
+        json.insert(QLatin1String("role"), role);
+    if (!state.isEmpty())
+        json.insert(QLatin1String("state"), state);
     // qetcd's identity is shown field by field above; other JSON (a service instance) as is.
     const QJsonDocument document = QJsonDocument::fromJson(value);
     if (!document.isObject() && valueIsBinary())
@@ -544,6 +582,7 @@ QString CoordinationObject::kindName() const
     case Kind::PriorityQueue: return QStringLiteral("priorityQueue");
     case Kind::WorkQueue: return QStringLiteral("workQueue");
     case Kind::Counter: return QStringLiteral("counter");
+    case Kind::PostgresCluster: return QStringLiteral("postgresCluster");
     }
     return {};
 }
@@ -617,6 +656,10 @@ QJsonObject CoordinationObject::toJson(qint64 nowMs) const
         break;
     case Kind::Counter:
         put("value", value);
+        break;
+    case Kind::PostgresCluster:
+        put("leader", holders.isEmpty() ? QJsonValue() : QJsonValue(holders.first().toJson(nowMs)));
+        put("members", entriesJson(members, nowMs));
         break;
     }
     return json;

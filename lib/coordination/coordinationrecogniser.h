@@ -27,6 +27,12 @@ struct QETCD_EXPORT CoordinationEntry
     qint64 lease = 0;     ///< The key's lease.
     qint64 createRevision = 0;  ///< A hold's fencing token, a leader's term.
     qint64 modRevision = 0;     ///< The revision that last changed the key.
+    /// What a cluster member says it is, from its own JSON value (Patroni's "role":
+    /// primary, replica...); empty when it does not say.
+    QString role;
+    /// What a cluster member says it is doing, from its own JSON value (Patroni's "state":
+    /// running, starting...); empty when it does not say.
+    QString state;
 
     /// name, else "lease" and the lease in hex, else the key.
     QString displayName() const;
@@ -67,6 +73,10 @@ struct QETCD_EXPORT CoordinationObject
         PriorityQueue,   ///< A DistributedPriorityQueue.
         WorkQueue,       ///< A DistributedWorkQueue.
         Counter,         ///< A DistributedAtomicLong.
+        /// A PostgreSQL cluster that Patroni runs: `<namespace>/<scope>/leader` (the leader's
+        /// member name, on a lease), `members/<name>` (each member's JSON), `config` and the
+        /// others Patroni writes under its scope.
+        PostgresCluster,
     };
 
     Kind kind = Kind::Lock;  ///< Which object it is.
@@ -74,10 +84,12 @@ struct QETCD_EXPORT CoordinationObject
 
     /// Locks, read/write locks, semaphores: who holds, in the order they got in. Elections: the
     /// leader alone. A set barrier: its owner. A counted barrier: the member that opened it.
+    /// A PostgreSQL cluster: its leader key, named by the member it names.
     QList<CoordinationEntry> holders;
     /// Waiters in FIFO order (locks, semaphores); candidates behind the leader (elections).
     QList<CoordinationEntry> waiters;
-    /// Counted barriers: members arrived; double barriers: members entered; services: instances.
+    /// Counted barriers: members arrived; double barriers: members entered; services: instances;
+    /// PostgreSQL clusters: the members, by name.
     QList<CoordinationEntry> members;
     QList<CoordinationEntry> leaving;  ///< Double barriers: members at the leave barrier.
 
@@ -124,7 +136,8 @@ struct QETCD_EXPORT CoordinationObjectChange
 
 /// Tells, from etcd's contents alone, which coordination objects live in a set of keys: the
 /// layouts qetcd writes, etcd's own (etcdctl lock/elect, Go's concurrency, v3lock, v3election),
-/// etcd-recipes', node etcd3's and python3-etcd3's. A key belongs to at most one object; keys
+/// etcd-recipes', node etcd3's, python3-etcd3's and Patroni's (under a `service/` segment, its
+/// default namespace). A key belongs to at most one object; keys
 /// that fit no layout (plain keys, transient keys) are left out.
 ///
 /// A single key on a lease could be a lock or anything else with a lease (a registration): it is

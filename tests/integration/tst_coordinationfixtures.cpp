@@ -24,6 +24,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <tuple>
 
 using namespace QEtcd;
 using namespace QEtcd::Testing;
@@ -483,6 +484,77 @@ private Q_SLOTS:
         QVERIFY(rows[0].startsWith("KIND"));
         QVERIFY2(rows[1].startsWith("counter") && rows[1].contains("value 7"), rows[1].constData());
         QVERIFY2(rows[2].startsWith("lock") && rows[2].contains(QByteArray::number(holder->pid())), rows[2].constData());
+    }
+
+    // Patroni's layout, written by this test through QEtcd::Client as Patroni 3's etcd3 backend
+    // writes it (its keys, values and one lease per member): running Patroni itself needs
+    // PostgreSQL, which the test machines do not have, so this is a fixture of the layout's facts.
+    void patroniLayoutAsAPostgresCluster()
+    {
+        LeaseGrantResult lease0, lease1;
+        QETCD_AWAIT(m_client->leaseGrant(30), lease0);
+        QETCD_AWAIT(m_client->leaseGrant(30), lease1);
+        QVERIFY(lease0.status && lease1.status);
+        const QList<std::tuple<QByteArray, QByteArray, qint64>> written{
+            {"/service/fxpg/config", R"({"ttl":30,"loop_wait":10,"retry_timeout":10})", 0},
+            {"/service/fxpg/initialize", "7180215863218329633", 0},
+            {"/service/fxpg/members/pg-0",
+             R"({"conn_url":"postgres://10.0.0.1:5432/postgres","api_url":"http://10.0.0.1:8008/patroni","state":"running","role":"primary","version":"3.0.2","xlog_location":67108960,"timeline":1})",
+             lease0.id},
+            {"/service/fxpg/members/pg-1",
+             R"({"conn_url":"postgres://10.0.0.2:5432/postgres","api_url":"http://10.0.0.2:8008/patroni","state":"streaming","role":"replica","version":"3.0.2","timeline":1})",
+             lease1.id},
+            {"/service/fxpg/leader", "pg-0", lease0.id},
+            {"/service/fxpg/optime/leader", "67108960", 0},
+            {"/service/fxpg/status", R"({"optime":67108960,"slots":{"pg_1":67108960}})", 0},
+            {"/service/fxpg/history", "[[1,67108960,\"no recovery target specified\"]]", 0},
+        };
+        for (const auto &[key, value, lease] : written) {
+            PutOptions options;
+            options.lease = lease;
+            PutResult put;
+            QETCD_AWAIT(m_client->put(key, value, options), put);
+            QVERIFY2(put.status, qPrintable(put.status.toString()));
+        }
+
+        auto inspect = qetcd({"inspect", "/service/fxpg/", "--json"});
+        QCOMPARE(inspect->waitForExit(), 0);
+        const QList<QJsonObject> lines = inspect->events();
+        QCOMPARE(lines.size(), 1);
+        QCOMPARE(lines[0].value("kind").toString(), QStringLiteral("postgresCluster"));
+        QCOMPARE(lines[0].value("name").toString(), QStringLiteral("/service/fxpg"));
+        QCOMPARE(lines[0].value("rule").toString(), QStringLiteral("Patroni"));
+        const QJsonObject leader = lines[0].value("leader").toObject();
+        QCOMPARE(leader.value("name").toString(), QStringLiteral("pg-0"));
+        QCOMPARE(leader.value("key").toString(), QStringLiteral("/service/fxpg/leader"));
+        QCOMPARE(leader.value("lease_id").toString(), QString::number(quint64(lease0.id), 16).rightJustified(16, '0'));
+        const QJsonArray members = lines[0].value("members").toArray();
+        QCOMPARE(members.size(), 2);
+        QCOMPARE(members[0].toObject().value("name").toString(), QStringLiteral("pg-0"));
+        QCOMPARE(members[0].toObject().value("role").toString(), QStringLiteral("primary"));
+        QCOMPARE(members[0].toObject().value("state").toString(), QStringLiteral("running"));
+        QCOMPARE(members[1].toObject().value("name").toString(), QStringLiteral("pg-1"));
+        QCOMPARE(members[1].toObject().value("role").toString(), QStringLiteral("replica"));
+        QCOMPARE(members[1].toObject().value("state").toString(), QStringLiteral("streaming"));
+
+        auto table = qetcd({"inspect", "/service/fxpg/"});
+        QCOMPARE(table->waitForExit(), 0);
+        const QList<QByteArray> rows = table->standardOutput().trimmed().split('\n');
+        QCOMPARE(rows.size(), 2);
+        QVERIFY2(rows[1].startsWith("postgresCluster") && rows[1].contains("pg-0")
+                     && rows[1].contains("2 members: pg-0 (primary, running), pg-1 (replica, streaming)"),
+                 rows[1].constData());
+
+        // The leader's lease ends (Patroni's primary is gone): its leader key and member go.
+        Result revoked;
+        QETCD_AWAIT(m_client->leaseRevoke(lease0.id), revoked);
+        QVERIFY(revoked.status);
+        const QList<CoordinationObject> after = recognise("/service/fxpg/");
+        QCOMPARE(after.size(), 1);
+        QCOMPARE(after[0].kind, Kind::PostgresCluster);
+        QVERIFY(after[0].holders.isEmpty());
+        QCOMPARE(namesOf(after[0].members), QStringList{"pg-1"});
+        QETCD_AWAIT(m_client->leaseRevoke(lease1.id), revoked);
     }
 
     // 34 MB of plain values beside one counter: more than the client's 32 MiB receive limit in
