@@ -2,6 +2,7 @@
 #include "eventsession.h"
 #include "kvformat.h"
 
+#include <QEtcd/coordinationlayouts.h>
 #include <QEtcd/coordinationmonitor.h>
 
 #include <QtCore/QDateTime>
@@ -136,6 +137,8 @@ int runInspect(Invocation &invocation)
         return invocation.usageError(error);
     if (hold && !watch)
         return invocation.usageError(QStringLiteral("--hold only applies to --watch"));
+    if (const Status layouts = CoordinationLayouts::declare(invocation.value(QStringLiteral("layouts"))); !layouts)
+        return invocation.usageError(layouts.message());
 
     const QString what = QStringLiteral("inspect \"%1\"").arg(QString::fromUtf8(prefix));
     if (!watch) {
@@ -219,6 +222,12 @@ Command inspectCommand()
         "postgresCluster with its leader (the member the leader key names, on a lease)\n"
         "and members (each with the role and state its JSON says). Such an object names\n"
         "the convention in \"rule\".\n"
+        "Layouts an operator declares (--layouts FILE, else ~/.config/qetcd/layouts.json\n"
+        "when it exists) are tried first; \"rule\" is then the declared rule's name. The\n"
+        "file: {\"layouts\": [{\"name\": ..., \"prefix\" or \"glob\": ..., \"kind\": lock,\n"
+        "election, semaphore, barrier, service, queue or leader-key, \"identity\": lease,\n"
+        "value or json (with \"field\"), \"order\": create-revision, mod-revision or key,\n"
+        "\"permits\" (semaphores)}]} (docs/console.md).\n"
         "\n"
         "Output: a table; with --json one object per line: \"kind\", \"name\" (the path),\n"
         "then what applies: \"holders\", \"waiters\" (in order), \"fencing_token\",\n"
@@ -239,6 +248,9 @@ Command inspectCommand()
     command.options = {
         QCommandLineOption(QStringLiteral("watch"), QStringLiteral("Keep printing changes")),
         holdOption(),
+        QCommandLineOption(QStringLiteral("layouts"),
+                           QStringLiteral("Declared layouts to try first [default: ~/.config/qetcd/layouts.json]"),
+                           QStringLiteral("FILE")),
     };
     command.run = runInspect;
     return command;

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QEtcd/coordinationlayouts.h>
 #include <QEtcd/kvtypes.h>
 #include <QEtcd/qetcdexport.h>
 
@@ -105,7 +106,8 @@ struct QETCD_EXPORT CoordinationObject
     qint64 value = 0;                   ///< Counters: the value.
     QList<QByteArray> keys;             ///< Every key that belongs to the object, sorted.
     /// The client convention that made these keys this object ("python3-etcd3 lock"), where
-    /// the layout alone would not say; empty for the layouts that say it themselves.
+    /// the layout alone would not say, or the name of the operator's DeclaredLayout that did;
+    /// empty for the layouts that say it themselves.
     QString rule;
 
     /// "lock", "election", "readWriteLock", ...
@@ -155,6 +157,12 @@ class QETCD_EXPORT CoordinationRecogniser
 public:
     /// Every object among \a kvs, sorted by path, then kind.
     static QList<CoordinationObject> recognise(const QList<KeyValue> &kvs);
+    /// The operator's layouts (CoordinationLayouts::load()), tried in their order before the
+    /// built-in ones, by every recognition that starts afterwards in the process (a monitor
+    /// keeps those it started with). A key a declared layout takes is its object's alone.
+    static void setDeclaredLayouts(const QList<DeclaredLayout> &layouts);
+    /// The layouts setDeclaredLayouts() gave; none at first.
+    static QList<DeclaredLayout> declaredLayouts();
 };
 
 } // namespace QEtcd

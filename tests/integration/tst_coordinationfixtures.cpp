@@ -20,6 +20,7 @@
 #include <QtNetwork/QNetworkAccessManager>
 #include <QtNetwork/QNetworkReply>
 #include <QtCore/QSet>
+#include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
 #include <algorithm>
@@ -555,6 +556,77 @@ private Q_SLOTS:
         QVERIFY(after[0].holders.isEmpty());
         QCOMPARE(namesOf(after[0].members), QStringList{"pg-1"});
         QETCD_AWAIT(m_client->leaseRevoke(lease1.id), revoked);
+    }
+
+    // An operator's layouts through `qetcd inspect --layouts FILE`: its rules come before the
+    // built-in ones and name the objects they make; a wrong file is refused, saying where.
+    void inspectWithDeclaredLayouts()
+    {
+        LeaseGrantResult lease;
+        QETCD_AWAIT(m_client->leaseGrant(60), lease);
+        QVERIFY(lease.status);
+        for (const auto &[key, value, leaseId] : QList<std::tuple<QByteArray, QByteArray, qint64>>{
+                 {"/fx/dl/jobs/nightly", R"({"owner":"cron-2","pid":7})", lease.id},
+                 {"/fx/dl/jobs/report/w1", R"({"owner":"worker-1"})", 0},
+                 {"/fx/dl/jobs/report/w2", R"({"owner":"worker-2"})", 0},
+                 {"/fx/dl/app/leader", "node-3", lease.id},
+             }) {
+            PutOptions options;
+            options.lease = leaseId;
+            PutResult put;
+            QETCD_AWAIT(m_client->put(key, value, options), put);
+            QVERIFY2(put.status, qPrintable(put.status.toString()));
+        }
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("layouts.json"));
+        const auto writeFile = [&path](const QByteArray &contents) {
+            QFile file(path);
+            return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(contents) == contents.size();
+        };
+        QVERIFY(writeFile(QByteArrayList{
+            R"({"layouts": [)",
+            R"(  {"name": "cron jobs", "prefix": "/fx/dl/jobs/", "kind": "lock", "identity": "json", "field": "owner"},)",
+            R"(  {"name": "app leader", "glob": "/fx/dl/app/leader", "kind": "leader-key", "identity": "value"})",
+            R"(]})"}.join('\n')));
+
+        auto inspect = qetcd({"inspect", "/fx/dl/", "--layouts", path, "--json"});
+        QCOMPARE(inspect->waitForExit(), 0);
+        const QList<QJsonObject> lines = inspect->events();
+        QCOMPARE(lines.size(), 3);
+        QCOMPARE(lines[0].value("kind").toString(), QStringLiteral("election"));
+        QCOMPARE(lines[0].value("name").toString(), QStringLiteral("/fx/dl/app/leader"));
+        QCOMPARE(lines[0].value("rule").toString(), QStringLiteral("app leader"));
+        QCOMPARE(lines[0].value("leader").toObject().value("name").toString(), QStringLiteral("node-3"));
+        QCOMPARE(lines[1].value("kind").toString(), QStringLiteral("lock"));
+        QCOMPARE(lines[1].value("name").toString(), QStringLiteral("/fx/dl/jobs/nightly"));
+        QCOMPARE(lines[1].value("rule").toString(), QStringLiteral("cron jobs"));
+        QCOMPARE(lines[1].value("holders").toArray().at(0).toObject().value("name").toString(), QStringLiteral("cron-2"));
+        QCOMPARE(lines[2].value("name").toString(), QStringLiteral("/fx/dl/jobs/report"));
+        QCOMPARE(lines[2].value("holders").toArray().at(0).toObject().value("name").toString(), QStringLiteral("worker-1"));
+        QCOMPARE(lines[2].value("waiters").toArray().at(0).toObject().value("name").toString(), QStringLiteral("worker-2"));
+
+        // A file named but not there is an error, not a quiet fall back to the built-in layouts.
+        auto builtIn = qetcd({"inspect", "/fx/dl/", "--layouts", dir.filePath(QStringLiteral("none.json")), "--json"});
+        QCOMPARE(builtIn->waitForExit(), 128);
+        QVERIFY2(builtIn->standardError().contains("none.json: cannot read the layouts: "),
+                 builtIn->standardError().constData());
+
+        QVERIFY(writeFile(QByteArrayList{
+            R"({"layouts": [)",
+            R"(  {"name": "cron jobs", "prefix": "/fx/dl/jobs/", "kind": "lock"},)",
+            R"(  {"name": "app leader", "glob": "/fx/dl/app/leader", "kind": "mutex"})",
+            R"(]})"}.join('\n')));
+        auto refused = qetcd({"inspect", "/fx/dl/", "--layouts", path, "--json"});
+        QCOMPARE(refused->waitForExit(), 128);
+        const QString expected = QStringLiteral("qetcd inspect: %1: rule 2 (line 3): \"kind\": \"mutex\" is not one of lock, "
+                                                "election, semaphore, barrier, service, queue, leader-key")
+                                     .arg(path);
+        QVERIFY2(QString::fromUtf8(refused->standardError()).contains(expected), refused->standardError().constData());
+        QVERIFY(refused->events().isEmpty());
+
+        Result revoked;
+        QETCD_AWAIT(m_client->leaseRevoke(lease.id), revoked);
     }
 
     // 34 MB of plain values beside one counter: more than the client's 32 MiB receive limit in
