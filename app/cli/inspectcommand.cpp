@@ -3,6 +3,7 @@
 #include "kvformat.h"
 
 #include <QEtcd/coordinationhistory.h>
+#include <QEtcd/coordinationlayouts.h>
 #include <QEtcd/coordinationmonitor.h>
 
 #include <QtCore/QDateTime>
@@ -85,6 +86,19 @@ QStringList row(const CoordinationObject &object, qint64 nowMs)
     case Kind::Counter:
         detail = QStringLiteral("value %1").arg(object.value);
         break;
+    case Kind::PostgresCluster: {
+        waiting = QStringLiteral("-");
+        QStringList members;
+        for (const CoordinationEntry &member : object.members) {
+            QStringList says{member.role, member.state};
+            says.removeAll(QString());
+            members.append(member.displayName()
+                           + (says.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(says.join(QLatin1String(", ")))));
+        }
+        detail = QStringLiteral("%1 members%2").arg(object.members.size()).arg(
+            members.isEmpty() ? QString() : QStringLiteral(": ") + members.join(QLatin1String(", ")));
+        break;
+    }
     }
     return {object.kindName(), QString::fromUtf8(object.path), holders, waiting, detail};
 }
@@ -152,6 +166,8 @@ int runInspect(Invocation &invocation)
         return invocation.usageError(error);
     if (hold && !watch)
         return invocation.usageError(QStringLiteral("--hold only applies to --watch"));
+    if (const Status layouts = CoordinationLayouts::declare(invocation.value(QStringLiteral("layouts"))); !layouts)
+        return invocation.usageError(layouts.message());
 
     const QString what = QStringLiteral("inspect \"%1\"").arg(QString::fromUtf8(prefix));
     if (invocation.isSet(QStringLiteral("rev")))
@@ -226,7 +242,16 @@ Command inspectCommand()
         "etcd-recipes' client id; etcdctl writes no name, so its entries show their lease.\n"
         "Other clients' conventions: node etcd3's election/NAME/<lease id in decimal>;\n"
         "python3-etcd3's lock /locks/NAME; a leased key under a locks/ segment (node\n"
-        "etcd3's lock). Such an object names the convention in \"rule\".\n"
+        "etcd3's lock); Patroni's service/SCOPE/leader, members/NAME, config...: a\n"
+        "postgresCluster with its leader (the member the leader key names, on a lease)\n"
+        "and members (each with the role and state its JSON says). Such an object names\n"
+        "the convention in \"rule\".\n"
+        "Layouts an operator declares (--layouts FILE, else ~/.config/qetcd/layouts.json\n"
+        "when it exists) are tried first; \"rule\" is then the declared rule's name. The\n"
+        "file: {\"layouts\": [{\"name\": ..., \"prefix\" or \"glob\": ..., \"kind\": lock,\n"
+        "election, semaphore, barrier, service, queue or leader-key, \"identity\": lease,\n"
+        "value or json (with \"field\"), \"order\": create-revision, mod-revision or key,\n"
+        "\"permits\" (semaphores)}]} (docs/console.md).\n"
         "\n"
         "Output: a table; with --json one object per line: \"kind\", \"name\" (the path),\n"
         "then what applies: \"holders\", \"waiters\" (in order), \"fencing_token\",\n"
@@ -236,7 +261,8 @@ Command inspectCommand()
         "\"depth_by_priority\", \"delayed\", \"in_flight\", \"orphans\", \"dead_letters\",\n"
         "\"claims\", \"value\", \"rule\". An entry has \"key\", \"create_revision\", and when\n"
         "known \"name\", \"host\", \"pid\", \"since_ms\", \"age_ms\", \"lease_id\" (hex),\n"
-        "\"value\", or \"value_hex\" for a value that is not text.\n"
+        "\"role\" and \"state\" (a cluster member's), \"value\", or \"value_hex\" for a\n"
+        "value that is not text.\n"
         "\n"
         "--watch keeps following PREFIX until SIGINT, SIGTERM or --hold, printing JSON\n"
         "lines that start with \"event\" and \"mono_ms\": \"object\" for each object at the\n"
@@ -251,6 +277,9 @@ Command inspectCommand()
         QCommandLineOption(QStringLiteral("rev"), QStringLiteral("Show the objects as they were at revision REV"),
                            QStringLiteral("REV")),
         holdOption(),
+        QCommandLineOption(QStringLiteral("layouts"),
+                           QStringLiteral("Declared layouts to try first [default: ~/.config/qetcd/layouts.json]"),
+                           QStringLiteral("FILE")),
     };
     command.run = runInspect;
     return command;

@@ -41,6 +41,8 @@ QString kindWords(Kind kind)
         return QStringLiteral("work queue");
     case Kind::Counter:
         return QStringLiteral("counter");
+    case Kind::PostgresCluster:
+        return QStringLiteral("PostgreSQL cluster");
     }
     return QStringLiteral("object");
 }

@@ -4,6 +4,7 @@
 #include <globaloptions.h>
 #include <shutdownsignals.h>
 
+#include <QEtcd/coordinationlayouts.h>
 #include <QEtcd/qetcdversion.h>
 
 #include <QtCore/QCommandLineParser>
@@ -72,6 +73,10 @@ struct ConsoleOptions
                                     QStringLiteral("With --scenario: when it ends, write its event log to FILE as JSON "
                                                    "lines (mono_ms, participant, kind, detail, spurious, key)"),
                                     QStringLiteral("FILE")};
+    QCommandLineOption layouts{QStringLiteral("layouts"),
+                               QStringLiteral("Coordination layouts to recognise before the built-in ones, as "
+                                              "qetcd inspect --layouts [default: ~/.config/qetcd/layouts.json]"),
+                               QStringLiteral("FILE")};
     QCommandLineOption screenshot{QStringLiteral("screenshot"),
                                   QStringLiteral("Wait until the page has loaded, save the window as a PNG to FILE, "
                                                  "print what the page shows as one JSON line (counts, leader, ...) "
@@ -88,7 +93,7 @@ struct ConsoleOptions
                 option.setFlags(QCommandLineOption::HiddenFromHelp);
             parser->addOption(option);
         }
-        parser->addOptions({version, profile, writable, sandbox, scenario, autoplay, exportEvents, page, select, screenshot});
+        parser->addOptions({version, profile, writable, sandbox, scenario, autoplay, exportEvents, page, select, screenshot, layouts});
     }
 };
 } // namespace
@@ -157,6 +162,8 @@ int main(int argc, char *argv[])
         return usageError(QStringLiteral("--autoplay and --export-events go with --scenario NAME"));
     if (!settings.exportEventsFile.isEmpty())
         settings.exportEventsFile = QFileInfo(settings.exportEventsFile).absoluteFilePath();
+    if (const QEtcd::Status declared = QEtcd::CoordinationLayouts::declare(parser.value(consoleOptions.layouts)); !declared)
+        return usageError(declared.message());
     settings.key = parser.value(consoleOptions.select);
     // A key is shown on the Keys page, unless another page was asked for.
     settings.page = !settings.key.isEmpty() && !parser.isSet(consoleOptions.page) ? QStringLiteral("keys")

@@ -85,6 +85,10 @@ private:
             return handOver(before, now, Type::Acquired, Type::Released, Type::WaiterJoined, Type::WaiterLeft);
         case Kind::Election:
             return handOver(before, now, Type::Elected, Type::LeaderEnded, Type::CandidateJoined, Type::CandidateLeft);
+        case Kind::PostgresCluster:
+            // Patroni's leader key changes hands like an election's leader; its members come and go.
+            handOver(before, now, Type::Elected, Type::LeaderEnded, Type::CandidateJoined, Type::CandidateLeft);
+            return comeAndGo(before.members, now.members, Type::MemberArrived, Type::MemberLeft);
         case Kind::Barrier:
             return comeAndGo(before.holders, now.holders, Type::BarrierSet, Type::BarrierLifted);
         case Kind::CountedBarrier:

@@ -4,6 +4,7 @@
 
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
+#include <QtCore/QMutex>
 #include <QtCore/QRegularExpression>
 #include <QtCore/QSet>
 #include <QtCore/QStringDecoder>
@@ -12,9 +13,11 @@
 #include <algorithm>
 #include <iterator>
 #include <map>
+#include <memory>
 #include <optional>
 #include <set>
 #include <tuple>
+#include <vector>
 
 namespace QEtcd {
 
@@ -25,12 +28,14 @@ using Kind = CoordinationObject::Kind;
 // key goes depends on that key alone, so an object can be recognised from its own keys and a
 // change touches at most the object a key left and the one it joined.
 enum class Layout {
+    Declared,       // an operator's, tried first (CoordinationRecogniser::setDeclaredLayouts())
     WorkQueue,
     Semaphore,
     CountedBarrier,
     DoubleBarrier,  // a counted barrier whose path ends in /enter or /leave
     LeaderSelector,
     Service,
+    Patroni,        // <namespace>/<scope>/leader, members/<name>, config...
     ReadWriteLock,
     NodeElection,   // node etcd3's election/<name>/<lease id in decimal>
     NativeQueue,    // etcd's lock and election layout
@@ -80,6 +85,13 @@ const std::vector<LayoutRule> &layoutRules()
          [](const KeyValue &kv) {
              return QJsonDocument::fromJson(kv.value).object().contains(QLatin1String("name"));
          }},
+        // Patroni's keys under its default namespace, service/. After Service: a ServiceRegistry
+        // at a service/ path whose service is called "members" writes instances with a JSON
+        // "name", which no Patroni member has.
+        {Layout::Patroni,
+         QRegularExpression(QStringLiteral("^((?:.*/)?service/[^/]+)/(leader|members/[^/]+|config|initialize|"
+                                           "optime/leader|status|failover|failsafe|sync|history)$")),
+         nullptr},
         {Layout::ReadWriteLock, QRegularExpression(QStringLiteral("^(.+)/(read|write)-([^/]+)$")), nullptr},
         // node etcd3 names a candidate's key after its lease in decimal, under election/<name>/
         // of the client's namespace.
@@ -111,23 +123,79 @@ const std::vector<LayoutRule> &layoutRules()
     return rules;
 }
 
-// Which object a key belongs to: the layout, the object's path, and the pattern's captures
-// after the path.
+// An operator's layout, its glob made a pattern once.
+struct CompiledLayout
+{
+    DeclaredLayout layout;
+    QRegularExpression glob;
+};
+using CompiledLayouts = std::vector<CompiledLayout>;
+
+// What setDeclaredLayouts() gave, shared by the recognitions that started since.
+struct DeclaredStore
+{
+    QMutex mutex;
+    std::shared_ptr<const CompiledLayouts> layouts = std::make_shared<const CompiledLayouts>();
+};
+
+DeclaredStore &declaredStore()
+{
+    static DeclaredStore store;
+    return store;
+}
+
+std::shared_ptr<const CompiledLayouts> currentDeclaredLayouts()
+{
+    DeclaredStore &store = declaredStore();
+    const QMutexLocker locker(&store.mutex);
+    return store.layouts;
+}
+
+// The object a declared layout puts \a key in: the prefix and one more segment, or the path
+// the glob matches; the key is that path or one segment below it.
+std::optional<QByteArray> declaredPath(const CompiledLayout &compiled, const QByteArray &key)
+{
+    QByteArray path;
+    if (!compiled.layout.prefix.isEmpty()) {
+        const QByteArray &prefix = compiled.layout.prefix;
+        if (!key.startsWith(prefix))
+            return std::nullopt;
+        const qsizetype end = key.indexOf('/', prefix.size());
+        path = end < 0 ? key : key.left(end);
+        if (path.size() == prefix.size())
+            return std::nullopt;
+    } else if (compiled.glob.match(QString::fromUtf8(key)).hasMatch()) {
+        return key;
+    } else {
+        path = key.left(std::max<qsizetype>(0, key.lastIndexOf('/')));
+        return compiled.glob.match(QString::fromUtf8(path)).hasMatch() ? std::optional(path) : std::nullopt;
+    }
+    const bool entryBelow = key.size() > path.size() + 1 && key.indexOf('/', path.size() + 1) < 0;
+    return key.size() == path.size() || entryBelow ? std::optional(path) : std::nullopt;
+}
+
+// Which object a key belongs to: the layout (and which declared one), the object's path, and
+// the pattern's captures after the path.
 struct Placement
 {
     Layout layout;
     QByteArray path;
     QStringList captures;
+    int declared = -1;
 };
 
-std::optional<Placement> place(const KeyValue &kv)
+std::optional<Placement> place(const KeyValue &kv, const CompiledLayouts &declared)
 {
+    for (std::size_t i = 0; i < declared.size(); ++i) {
+        if (std::optional<QByteArray> path = declaredPath(declared[i], kv.key))
+            return Placement{Layout::Declared, *path, {}, int(i)};
+    }
     const QString key = QString::fromUtf8(kv.key);
     for (const LayoutRule &rule : layoutRules()) {
         const QRegularExpressionMatch match = rule.pattern.match(key);
         if (!match.hasMatch() || (rule.accept && !rule.accept(kv)))
             continue;
-        Placement placement{rule.layout, match.captured(1).toUtf8(), match.capturedTexts().mid(2)};
+        Placement placement{rule.layout, match.captured(1).toUtf8(), match.capturedTexts().mid(2), -1};
         // A double barrier is two counted ones, at <path>/enter and <path>/leave.
         const QByteArray side = baseName(placement.path);
         if (rule.layout == Layout::CountedBarrier && (side == "enter" || side == "leave")) {
@@ -307,6 +375,27 @@ void buildService(CoordinationObject &service, const QList<Match> &matches)
     service.members = inQueueOrder(service.members);
 }
 
+// The leader key names its member; each member describes itself in JSON. The other keys
+// (config, initialize, status...) belong to the cluster and say nothing of who leads.
+void buildPostgresCluster(CoordinationObject &cluster, const QList<Match> &matches)
+{
+    for (const Match &match : matches) {
+        const QString &what = match.captures.at(0);
+        if (what == QLatin1String("leader")) {
+            CoordinationEntry leader = entryOf(*match.kv);
+            leader.name = QString::fromUtf8(match.kv->value);
+            cluster.holders = {leader};
+        } else if (what.startsWith(QLatin1String("members/"))) {
+            CoordinationEntry member = entryOf(*match.kv);
+            member.name = what.mid(int(qstrlen("members/")));
+            const QJsonObject described = QJsonDocument::fromJson(match.kv->value).object();
+            member.role = described.value(QLatin1String("role")).toString();
+            member.state = described.value(QLatin1String("state")).toString();
+            cluster.members.append(member);
+        }
+    }
+}
+
 void buildReadWriteLock(CoordinationObject &lock, const QList<Match> &matches)
 {
     QList<CoordinationEntry> entries;
@@ -373,14 +462,80 @@ void buildFifoQueue(CoordinationObject &queue, const QList<Match> &matches)
     }
 }
 
-// matches: every key placed at (layout, path), sorted by key.
-CoordinationObject build(Layout layout, const QByteArray &path, const QList<Match> &matches)
+// An operator's layout: who each entry is, their order, and what holds.
+void buildDeclared(CoordinationObject &object, const DeclaredLayout &layout, const QList<Match> &matches)
+{
+    using Declared = DeclaredLayout;
+    QList<CoordinationEntry> entries;
+    for (const Match &match : matches) {
+        CoordinationEntry entry = entryOf(*match.kv);
+        switch (layout.identity) {
+        case Declared::Identity::Lease:
+            entry.name.clear();
+            break;
+        case Declared::Identity::Value:
+            entry.name = entry.valueText();
+            break;
+        case Declared::Identity::JsonField:
+            entry.name = QJsonDocument::fromJson(match.kv->value).object().value(layout.field).toVariant().toString();
+            break;
+        }
+        entries.append(entry);
+    }
+    // matches come sorted by key.
+    if (layout.order != Declared::Order::Key) {
+        const bool byCreation = layout.order == Declared::Order::CreateRevision;
+        std::stable_sort(entries.begin(), entries.end(),
+                         [byCreation](const CoordinationEntry &a, const CoordinationEntry &b) {
+                             return byCreation ? a.createRevision < b.createRevision : a.modRevision < b.modRevision;
+                         });
+    }
+    object.rule = layout.name;
+    qsizetype holding = 1;
+    switch (layout.kind) {
+    case Declared::Kind::Lock:
+        object.kind = Kind::Lock;
+        break;
+    case Declared::Kind::Election:
+    case Declared::Kind::LeaderKey:
+        object.kind = Kind::Election;
+        break;
+    case Declared::Kind::Semaphore:
+        object.kind = Kind::Semaphore;
+        object.permits = layout.permits;
+        holding = layout.permits < 0 ? entries.size() : layout.permits;
+        break;
+    case Declared::Kind::Barrier:
+        object.kind = Kind::Barrier;
+        object.set = true;
+        object.holders = entries.mid(0, 1);
+        return;
+    case Declared::Kind::Service:
+        object.kind = Kind::Service;
+        object.members = entries;
+        return;
+    case Declared::Kind::Queue:
+        object.kind = Kind::Queue;
+        object.depth = entries.size();
+        return;
+    }
+    object.holders = entries.mid(0, holding);
+    object.waiters = entries.mid(holding);
+}
+
+// matches: every key placed at (layout, path), sorted by key; declared: the operator's layout
+// when layout is Layout::Declared.
+CoordinationObject build(Layout layout, const DeclaredLayout *declared, const QByteArray &path,
+                         const QList<Match> &matches)
 {
     CoordinationObject object;
     object.path = path;
     for (const Match &match : matches)
         object.keys.append(match.kv->key);
     switch (layout) {
+    case Layout::Declared:
+        buildDeclared(object, *declared, matches);
+        break;
     case Layout::WorkQueue:
         object.kind = Kind::WorkQueue;
         buildWorkQueue(object, matches);
@@ -404,6 +559,11 @@ CoordinationObject build(Layout layout, const QByteArray &path, const QList<Matc
     case Layout::Service:
         object.kind = Kind::Service;
         buildService(object, matches);
+        break;
+    case Layout::Patroni:
+        object.kind = Kind::PostgresCluster;
+        object.rule = QStringLiteral("Patroni");
+        buildPostgresCluster(object, matches);
         break;
     case Layout::ReadWriteLock:
         object.kind = Kind::ReadWriteLock;
@@ -461,7 +621,7 @@ bool CoordinationEntry::operator==(const CoordinationEntry &other) const
 {
     return key == other.key && value == other.value && name == other.name && host == other.host && pid == other.pid
         && sinceMs == other.sinceMs && lease == other.lease && createRevision == other.createRevision
-        && modRevision == other.modRevision;
+        && modRevision == other.modRevision && role == other.role && state == other.state;
 }
 
 bool CoordinationObject::operator==(const CoordinationObject &other) const
@@ -513,6 +673,10 @@ QJsonObject CoordinationEntry::toJson(qint64 nowMs) const
     }
     if (lease != 0)
         json.insert(QLatin1String("lease_id"), Internal::leaseIdText(lease));
+    if (!role.isEmpty())
+        json.insert(QLatin1String("role"), role);
+    if (!state.isEmpty())
+        json.insert(QLatin1String("state"), state);
     // qetcd's identity is shown field by field above; other JSON (a service instance) as is.
     const QJsonDocument document = QJsonDocument::fromJson(value);
     if (!document.isObject() && valueIsBinary())
@@ -539,6 +703,7 @@ QString CoordinationObject::kindName() const
     case Kind::PriorityQueue: return QStringLiteral("priorityQueue");
     case Kind::WorkQueue: return QStringLiteral("workQueue");
     case Kind::Counter: return QStringLiteral("counter");
+    case Kind::PostgresCluster: return QStringLiteral("postgresCluster");
     }
     return {};
 }
@@ -613,6 +778,10 @@ QJsonObject CoordinationObject::toJson(qint64 nowMs) const
     case Kind::Counter:
         put("value", value);
         break;
+    case Kind::PostgresCluster:
+        put("leader", holders.isEmpty() ? QJsonValue() : QJsonValue(holders.first().toJson(nowMs)));
+        put("members", entriesJson(members, nowMs));
+        break;
     }
     return json;
 }
@@ -628,10 +797,11 @@ struct CoordinationIndex::Private
         qint64 appearedMs;
         bool valueUnread;
     };
-    using Unit = std::pair<Layout, QByteArray>;  // where keys are placed: one object each
+    // Where keys are placed, one object each: the layout, which declared one, the path.
+    using Unit = std::tuple<Layout, int, QByteArray>;
     // Objects in the order they are listed: by path, then kind; two layouts can make an
     // election at one path.
-    using Order = std::tuple<QByteArray, Kind, Layout>;
+    using Order = std::tuple<QByteArray, Kind, Layout, int>;
 
     // The key's old place, if it had one, is now out of date.
     std::optional<qint64> take(const QByteArray &key)
@@ -659,7 +829,9 @@ struct CoordinationIndex::Private
         matches.reserve(qsizetype(held->second.size()));
         for (const auto &[key, entry] : held->second)
             matches.append({&entry.kv, entry.captures, entry.valueUnread});
-        CoordinationObject object = build(unit.first, unit.second, matches);
+        const auto &[layout, declaredIndex, path] = unit;
+        CoordinationObject object = build(layout, declaredIndex < 0 ? nullptr : &declared->at(declaredIndex).layout,
+                                          path, matches);
         for (auto *entries : {&object.holders, &object.waiters, &object.members, &object.leaving}) {
             for (CoordinationEntry &entry : *entries) {
                 if (entry.sinceMs < 0)
@@ -669,6 +841,8 @@ struct CoordinationIndex::Private
         return object;
     }
 
+    // The operator's layouts as they were when the index was made.
+    std::shared_ptr<const CompiledLayouts> declared = currentDeclaredLayouts();
     std::map<Unit, std::map<QByteArray, Held>> units;
     QHash<QByteArray, Unit> unitOfKey;
     std::set<Unit> dirty;
@@ -684,10 +858,10 @@ CoordinationIndex::~CoordinationIndex() = default;
 void CoordinationIndex::put(const KeyValue &kv, qint64 appearedMs, qsizetype unreadValueBytes)
 {
     const qint64 appeared = d->take(kv.key).value_or(appearedMs);
-    std::optional<Placement> placement = place(kv);
+    std::optional<Placement> placement = place(kv, *d->declared);
     if (!placement)
         return;
-    Private::Unit unit{placement->layout, placement->path};
+    Private::Unit unit{placement->layout, placement->declared, placement->path};
     d->units[unit].insert_or_assign(kv.key, Private::Held{kv, std::move(placement->captures), appeared,
                                                            unreadValueBytes > 0});
     d->unitOfKey.insert(kv.key, unit);
@@ -701,7 +875,9 @@ void CoordinationIndex::remove(const QByteArray &key)
 
 void CoordinationIndex::clear()
 {
+    std::shared_ptr<const CompiledLayouts> declared = d->declared;
     *d = Private();
+    d->declared = std::move(declared);
 }
 
 QList<CoordinationObjectChange> CoordinationIndex::refresh()
@@ -712,7 +888,7 @@ QList<CoordinationObjectChange> CoordinationIndex::refresh()
         std::optional<CoordinationObject> object = d->recognise(unit);
         std::optional<Private::Order> order;
         if (object)
-            order = Private::Order{object->path, object->kind, unit.first};
+            order = Private::Order{object->path, object->kind, std::get<0>(unit), std::get<1>(unit)};
         const auto listed = d->orderOfUnit.find(unit);
         if (listed != d->orderOfUnit.end()) {
             const auto old = d->objects.find(listed->second);
@@ -749,6 +925,26 @@ QList<CoordinationObject> CoordinationIndex::objects() const
 }
 
 } // namespace Internal
+
+void CoordinationRecogniser::setDeclaredLayouts(const QList<DeclaredLayout> &layouts)
+{
+    auto compiled = std::make_shared<CompiledLayouts>();
+    for (const DeclaredLayout &layout : layouts) {
+        compiled->push_back({layout, layout.glob.isEmpty() ? QRegularExpression()
+                                                           : QRegularExpression::fromWildcard(layout.glob, Qt::CaseSensitive)});
+    }
+    DeclaredStore &store = declaredStore();
+    const QMutexLocker locker(&store.mutex);
+    store.layouts = std::move(compiled);
+}
+
+QList<DeclaredLayout> CoordinationRecogniser::declaredLayouts()
+{
+    QList<DeclaredLayout> layouts;
+    for (const CompiledLayout &compiled : *currentDeclaredLayouts())
+        layouts.append(compiled.layout);
+    return layouts;
+}
 
 QList<CoordinationObject> CoordinationRecogniser::recognise(const QList<KeyValue> &kvs)
 {

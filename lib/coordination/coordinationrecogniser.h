@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QEtcd/coordinationlayouts.h>
 #include <QEtcd/kvtypes.h>
 #include <QEtcd/qetcdexport.h>
 
@@ -27,6 +28,12 @@ struct QETCD_EXPORT CoordinationEntry
     qint64 lease = 0;     ///< The key's lease.
     qint64 createRevision = 0;  ///< A hold's fencing token, a leader's term.
     qint64 modRevision = 0;     ///< The revision that last changed the key.
+    /// What a cluster member says it is, from its own JSON value (Patroni's "role":
+    /// primary, replica...); empty when it does not say.
+    QString role;
+    /// What a cluster member says it is doing, from its own JSON value (Patroni's "state":
+    /// running, starting...); empty when it does not say.
+    QString state;
 
     /// name, else "lease" and the lease in hex, else the key.
     QString displayName() const;
@@ -67,6 +74,10 @@ struct QETCD_EXPORT CoordinationObject
         PriorityQueue,   ///< A DistributedPriorityQueue.
         WorkQueue,       ///< A DistributedWorkQueue.
         Counter,         ///< A DistributedAtomicLong.
+        /// A PostgreSQL cluster that Patroni runs: `<namespace>/<scope>/leader` (the leader's
+        /// member name, on a lease), `members/<name>` (each member's JSON), `config` and the
+        /// others Patroni writes under its scope.
+        PostgresCluster,
     };
 
     Kind kind = Kind::Lock;  ///< Which object it is.
@@ -74,10 +85,12 @@ struct QETCD_EXPORT CoordinationObject
 
     /// Locks, read/write locks, semaphores: who holds, in the order they got in. Elections: the
     /// leader alone. A set barrier: its owner. A counted barrier: the member that opened it.
+    /// A PostgreSQL cluster: its leader key, named by the member it names.
     QList<CoordinationEntry> holders;
     /// Waiters in FIFO order (locks, semaphores); candidates behind the leader (elections).
     QList<CoordinationEntry> waiters;
-    /// Counted barriers: members arrived; double barriers: members entered; services: instances.
+    /// Counted barriers: members arrived; double barriers: members entered; services: instances;
+    /// PostgreSQL clusters: the members, by name.
     QList<CoordinationEntry> members;
     QList<CoordinationEntry> leaving;  ///< Double barriers: members at the leave barrier.
 
@@ -93,7 +106,8 @@ struct QETCD_EXPORT CoordinationObject
     qint64 value = 0;                   ///< Counters: the value.
     QList<QByteArray> keys;             ///< Every key that belongs to the object, sorted.
     /// The client convention that made these keys this object ("python3-etcd3 lock"), where
-    /// the layout alone would not say; empty for the layouts that say it themselves.
+    /// the layout alone would not say, or the name of the operator's DeclaredLayout that did;
+    /// empty for the layouts that say it themselves.
     QString rule;
 
     /// "lock", "election", "readWriteLock", ...
@@ -124,7 +138,8 @@ struct QETCD_EXPORT CoordinationObjectChange
 
 /// Tells, from etcd's contents alone, which coordination objects live in a set of keys: the
 /// layouts qetcd writes, etcd's own (etcdctl lock/elect, Go's concurrency, v3lock, v3election),
-/// etcd-recipes', node etcd3's and python3-etcd3's. A key belongs to at most one object; keys
+/// etcd-recipes', node etcd3's, python3-etcd3's and Patroni's (under a `service/` segment, its
+/// default namespace). A key belongs to at most one object; keys
 /// that fit no layout (plain keys, transient keys) are left out.
 ///
 /// A single key on a lease could be a lock or anything else with a lease (a registration): it is
@@ -142,6 +157,12 @@ class QETCD_EXPORT CoordinationRecogniser
 public:
     /// Every object among \a kvs, sorted by path, then kind.
     static QList<CoordinationObject> recognise(const QList<KeyValue> &kvs);
+    /// The operator's layouts (CoordinationLayouts::load()), tried in their order before the
+    /// built-in ones, by every recognition that starts afterwards in the process (a monitor
+    /// keeps those it started with). A key a declared layout takes is its object's alone.
+    static void setDeclaredLayouts(const QList<DeclaredLayout> &layouts);
+    /// The layouts setDeclaredLayouts() gave; none at first.
+    static QList<DeclaredLayout> declaredLayouts();
 };
 
 } // namespace QEtcd

@@ -33,6 +33,8 @@ QVariantList entriesOf(const QList<CoordinationEntry> &entries, const Coordinati
             {QStringLiteral("lease"), entry.lease ? QString::number(quint64(entry.lease), 16) : QString()},
             {QStringLiteral("createRevision"), entry.createRevision},
             {QStringLiteral("value"), entry.valueText()},
+            {QStringLiteral("role"), entry.role},
+            {QStringLiteral("state"), entry.state},
             {QStringLiteral("valueTooLarge"), qint64(monitor ? monitor->unreadValueBytes(entry.key) : 0)},
         });
     }

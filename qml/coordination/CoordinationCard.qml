@@ -84,6 +84,7 @@ Card {
         case "priorityQueue": return qsTr("Priority queue");
         case "workQueue": return qsTr("Work queue");
         case "counter": return qsTr("Counter");
+        case "postgresCluster": return qsTr("PostgreSQL cluster");
         }
         return kind;
     }
@@ -162,6 +163,29 @@ Card {
         actionToolTip: qsTr("Delete this instance's key: qetcd's registry honours that and does not register it again (asks first)")
         readOnly: card.readOnly
         onActionRequested: entry => card.intervene("removeEntry", entry)
+    }
+    // Patroni's cluster: facts of its layout only; Patroni itself decides failovers.
+    EntryList {
+        objectName: "clusterLeader"
+        visible: card.kind === "postgresCluster"
+        heading: qsTr("LEADER")
+        model: card.holders
+        now: card.now
+        deadlines: card.deadlines
+        emptyText: qsTr("no leader")
+    }
+    EntryList {
+        objectName: "clusterMembers"
+        visible: card.kind === "postgresCluster"
+        heading: qsTr("MEMBERS")
+        // Each member as its own JSON describes it: "pg-1 (replica, streaming)".
+        model: card.kind !== "postgresCluster" ? [] : card.members.map(member => {
+            const says = [member.role, member.state].filter(text => text !== "").join(", ");
+            return Object.assign({}, member, { name: says === "" ? member.name : qsTr("%1 (%2)").arg(member.name).arg(says) });
+        })
+        now: card.now
+        deadlines: card.deadlines
+        emptyText: qsTr("none")
     }
     WriteButton {
         objectName: "releaseRound"

@@ -54,6 +54,8 @@ private Q_SLOTS:
         QTest::newRow("unknown option") << QStringList{"--nosuch"} << "Unknown option 'nosuch'";
         QTest::newRow("stray argument") << QStringList{"extra"} << "unexpected argument \"extra\"";
         QTest::newRow("bad duration") << QStringList{"--command-timeout", "soon"} << "--command-timeout:";
+        QTest::newRow("layouts file missing") << QStringList{"--layouts", "/nonexistent/layouts.json"}
+                                              << "/nonexistent/layouts.json: cannot read the layouts: ";
         // A password on its way to another machine in clear text; the message never repeats it.
         QTest::newRow("plaintext password")
             << QStringList{"--endpoints", "http://db.example:2379", "--user", "alice:s3cret"} << "--insecure-transport";

@@ -20,10 +20,12 @@
 #include <QtNetwork/QNetworkAccessManager>
 #include <QtNetwork/QNetworkReply>
 #include <QtCore/QSet>
+#include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
 #include <algorithm>
 #include <memory>
+#include <tuple>
 
 using namespace QEtcd;
 using namespace QEtcd::Testing;
@@ -483,6 +485,148 @@ private Q_SLOTS:
         QVERIFY(rows[0].startsWith("KIND"));
         QVERIFY2(rows[1].startsWith("counter") && rows[1].contains("value 7"), rows[1].constData());
         QVERIFY2(rows[2].startsWith("lock") && rows[2].contains(QByteArray::number(holder->pid())), rows[2].constData());
+    }
+
+    // Patroni's layout, written by this test through QEtcd::Client as Patroni 3's etcd3 backend
+    // writes it (its keys, values and one lease per member): running Patroni itself needs
+    // PostgreSQL, which the test machines do not have, so this is a fixture of the layout's facts.
+    void patroniLayoutAsAPostgresCluster()
+    {
+        LeaseGrantResult lease0, lease1;
+        QETCD_AWAIT(m_client->leaseGrant(30), lease0);
+        QETCD_AWAIT(m_client->leaseGrant(30), lease1);
+        QVERIFY(lease0.status && lease1.status);
+        const QList<std::tuple<QByteArray, QByteArray, qint64>> written{
+            {"/service/fxpg/config", R"({"ttl":30,"loop_wait":10,"retry_timeout":10})", 0},
+            {"/service/fxpg/initialize", "7180215863218329633", 0},
+            {"/service/fxpg/members/pg-0",
+             R"({"conn_url":"postgres://10.0.0.1:5432/postgres","api_url":"http://10.0.0.1:8008/patroni","state":"running","role":"primary","version":"3.0.2","xlog_location":67108960,"timeline":1})",
+             lease0.id},
+            {"/service/fxpg/members/pg-1",
+             R"({"conn_url":"postgres://10.0.0.2:5432/postgres","api_url":"http://10.0.0.2:8008/patroni","state":"streaming","role":"replica","version":"3.0.2","timeline":1})",
+             lease1.id},
+            {"/service/fxpg/leader", "pg-0", lease0.id},
+            {"/service/fxpg/optime/leader", "67108960", 0},
+            {"/service/fxpg/status", R"({"optime":67108960,"slots":{"pg_1":67108960}})", 0},
+            {"/service/fxpg/history", "[[1,67108960,\"no recovery target specified\"]]", 0},
+        };
+        for (const auto &[key, value, lease] : written) {
+            PutOptions options;
+            options.lease = lease;
+            PutResult put;
+            QETCD_AWAIT(m_client->put(key, value, options), put);
+            QVERIFY2(put.status, qPrintable(put.status.toString()));
+        }
+
+        auto inspect = qetcd({"inspect", "/service/fxpg/", "--json"});
+        QCOMPARE(inspect->waitForExit(), 0);
+        const QList<QJsonObject> lines = inspect->events();
+        QCOMPARE(lines.size(), 1);
+        QCOMPARE(lines[0].value("kind").toString(), QStringLiteral("postgresCluster"));
+        QCOMPARE(lines[0].value("name").toString(), QStringLiteral("/service/fxpg"));
+        QCOMPARE(lines[0].value("rule").toString(), QStringLiteral("Patroni"));
+        const QJsonObject leader = lines[0].value("leader").toObject();
+        QCOMPARE(leader.value("name").toString(), QStringLiteral("pg-0"));
+        QCOMPARE(leader.value("key").toString(), QStringLiteral("/service/fxpg/leader"));
+        QCOMPARE(leader.value("lease_id").toString(), QString::number(quint64(lease0.id), 16).rightJustified(16, '0'));
+        const QJsonArray members = lines[0].value("members").toArray();
+        QCOMPARE(members.size(), 2);
+        QCOMPARE(members[0].toObject().value("name").toString(), QStringLiteral("pg-0"));
+        QCOMPARE(members[0].toObject().value("role").toString(), QStringLiteral("primary"));
+        QCOMPARE(members[0].toObject().value("state").toString(), QStringLiteral("running"));
+        QCOMPARE(members[1].toObject().value("name").toString(), QStringLiteral("pg-1"));
+        QCOMPARE(members[1].toObject().value("role").toString(), QStringLiteral("replica"));
+        QCOMPARE(members[1].toObject().value("state").toString(), QStringLiteral("streaming"));
+
+        auto table = qetcd({"inspect", "/service/fxpg/"});
+        QCOMPARE(table->waitForExit(), 0);
+        const QList<QByteArray> rows = table->standardOutput().trimmed().split('\n');
+        QCOMPARE(rows.size(), 2);
+        QVERIFY2(rows[1].startsWith("postgresCluster") && rows[1].contains("pg-0")
+                     && rows[1].contains("2 members: pg-0 (primary, running), pg-1 (replica, streaming)"),
+                 rows[1].constData());
+
+        // The leader's lease ends (Patroni's primary is gone): its leader key and member go.
+        Result revoked;
+        QETCD_AWAIT(m_client->leaseRevoke(lease0.id), revoked);
+        QVERIFY(revoked.status);
+        const QList<CoordinationObject> after = recognise("/service/fxpg/");
+        QCOMPARE(after.size(), 1);
+        QCOMPARE(after[0].kind, Kind::PostgresCluster);
+        QVERIFY(after[0].holders.isEmpty());
+        QCOMPARE(namesOf(after[0].members), QStringList{"pg-1"});
+        QETCD_AWAIT(m_client->leaseRevoke(lease1.id), revoked);
+    }
+
+    // An operator's layouts through `qetcd inspect --layouts FILE`: its rules come before the
+    // built-in ones and name the objects they make; a wrong file is refused, saying where.
+    void inspectWithDeclaredLayouts()
+    {
+        LeaseGrantResult lease;
+        QETCD_AWAIT(m_client->leaseGrant(60), lease);
+        QVERIFY(lease.status);
+        for (const auto &[key, value, leaseId] : QList<std::tuple<QByteArray, QByteArray, qint64>>{
+                 {"/fx/dl/jobs/nightly", R"({"owner":"cron-2","pid":7})", lease.id},
+                 {"/fx/dl/jobs/report/w1", R"({"owner":"worker-1"})", 0},
+                 {"/fx/dl/jobs/report/w2", R"({"owner":"worker-2"})", 0},
+                 {"/fx/dl/app/leader", "node-3", lease.id},
+             }) {
+            PutOptions options;
+            options.lease = leaseId;
+            PutResult put;
+            QETCD_AWAIT(m_client->put(key, value, options), put);
+            QVERIFY2(put.status, qPrintable(put.status.toString()));
+        }
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("layouts.json"));
+        const auto writeFile = [&path](const QByteArray &contents) {
+            QFile file(path);
+            return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(contents) == contents.size();
+        };
+        QVERIFY(writeFile(QByteArrayList{
+            R"({"layouts": [)",
+            R"(  {"name": "cron jobs", "prefix": "/fx/dl/jobs/", "kind": "lock", "identity": "json", "field": "owner"},)",
+            R"(  {"name": "app leader", "glob": "/fx/dl/app/leader", "kind": "leader-key", "identity": "value"})",
+            R"(]})"}.join('\n')));
+
+        auto inspect = qetcd({"inspect", "/fx/dl/", "--layouts", path, "--json"});
+        QCOMPARE(inspect->waitForExit(), 0);
+        const QList<QJsonObject> lines = inspect->events();
+        QCOMPARE(lines.size(), 3);
+        QCOMPARE(lines[0].value("kind").toString(), QStringLiteral("election"));
+        QCOMPARE(lines[0].value("name").toString(), QStringLiteral("/fx/dl/app/leader"));
+        QCOMPARE(lines[0].value("rule").toString(), QStringLiteral("app leader"));
+        QCOMPARE(lines[0].value("leader").toObject().value("name").toString(), QStringLiteral("node-3"));
+        QCOMPARE(lines[1].value("kind").toString(), QStringLiteral("lock"));
+        QCOMPARE(lines[1].value("name").toString(), QStringLiteral("/fx/dl/jobs/nightly"));
+        QCOMPARE(lines[1].value("rule").toString(), QStringLiteral("cron jobs"));
+        QCOMPARE(lines[1].value("holders").toArray().at(0).toObject().value("name").toString(), QStringLiteral("cron-2"));
+        QCOMPARE(lines[2].value("name").toString(), QStringLiteral("/fx/dl/jobs/report"));
+        QCOMPARE(lines[2].value("holders").toArray().at(0).toObject().value("name").toString(), QStringLiteral("worker-1"));
+        QCOMPARE(lines[2].value("waiters").toArray().at(0).toObject().value("name").toString(), QStringLiteral("worker-2"));
+
+        // A file named but not there is an error, not a quiet fall back to the built-in layouts.
+        auto builtIn = qetcd({"inspect", "/fx/dl/", "--layouts", dir.filePath(QStringLiteral("none.json")), "--json"});
+        QCOMPARE(builtIn->waitForExit(), 128);
+        QVERIFY2(builtIn->standardError().contains("none.json: cannot read the layouts: "),
+                 builtIn->standardError().constData());
+
+        QVERIFY(writeFile(QByteArrayList{
+            R"({"layouts": [)",
+            R"(  {"name": "cron jobs", "prefix": "/fx/dl/jobs/", "kind": "lock"},)",
+            R"(  {"name": "app leader", "glob": "/fx/dl/app/leader", "kind": "mutex"})",
+            R"(]})"}.join('\n')));
+        auto refused = qetcd({"inspect", "/fx/dl/", "--layouts", path, "--json"});
+        QCOMPARE(refused->waitForExit(), 128);
+        const QString expected = QStringLiteral("qetcd inspect: %1: rule 2 (line 3): \"kind\": \"mutex\" is not one of lock, "
+                                                "election, semaphore, barrier, service, queue, leader-key")
+                                     .arg(path);
+        QVERIFY2(QString::fromUtf8(refused->standardError()).contains(expected), refused->standardError().constData());
+        QVERIFY(refused->events().isEmpty());
+
+        Result revoked;
+        QETCD_AWAIT(m_client->leaseRevoke(lease.id), revoked);
     }
 
     // 34 MB of plain values beside one counter: more than the client's 32 MiB receive limit in

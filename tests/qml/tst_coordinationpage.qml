@@ -538,5 +538,39 @@ Item {
             qetcdTest.etcdctl(["lease", "revoke", lease])
             tryCompare(cards, "count", 1, qetcdTest.timeout(10000))
         }
+
+        // Patroni's layout, written here by etcdctl (running Patroni needs PostgreSQL): a
+        // PostgreSQL cluster card with its leader on a lease (a ring) and members as their JSON
+        // describes them, and no interventions; the leader's lease ends and the card follows.
+        function test_patroniClusterCard() {
+            const lease = qetcdTest.etcdctl(["lease", "grant", "60"]).split(" ")[1]
+            const scope = "/qml/coordinationpage/service/pg"
+            qetcdTest.etcdctl(["put", scope + "/config", '{"ttl":30,"loop_wait":10}'])
+            qetcdTest.etcdctl(["put", "--lease=" + lease, scope + "/members/pg-0",
+                               '{"conn_url":"postgres://10.0.0.1:5432/postgres","role":"primary","state":"running"}'])
+            qetcdTest.etcdctl(["put", scope + "/members/pg-1",
+                               '{"conn_url":"postgres://10.0.0.2:5432/postgres","role":"replica","state":"streaming"}'])
+            qetcdTest.etcdctl(["put", "--lease=" + lease, scope + "/leader", "pg-0"])
+            const page = openPage()
+            let card = null
+            tryVerify(function() { card = cardOf(page, "postgresCluster"); return card !== null }, qetcdTest.timeout(10000))
+            compare(card.kindLabel, "PostgreSQL cluster")
+            compare(card.rule, "Patroni")
+            const leader = findChild(card, "clusterLeader")
+            const members = findChild(card, "clusterMembers")
+            verify(leader.visible && members.visible)
+            compare(leader.model.length, 1)
+            compare(leader.model[0].name, "pg-0")
+            compare(members.model.map(function(member) { return member.name }),
+                    ["pg-0 (primary, running)", "pg-1 (replica, streaming)"])
+            tryVerify(function() { return allNamed(leader, "leaseRing").length === 1 }, qetcdTest.timeout(10000),
+                      "the leader's lease shows as a ring")
+            compare(allNamed(card, "entryAction").length, 0, "Patroni decides failovers, not the card")
+
+            qetcdTest.etcdctl(["lease", "revoke", lease])
+            tryVerify(function() { return card.holders.length === 0 && card.members.length === 1 }, qetcdTest.timeout(10000))
+            compare(members.model[0].name, "pg-1 (replica, streaming)")
+            qetcdTest.etcdctl(["del", "--prefix", scope + "/"])
+        }
     }
 }

@@ -369,6 +369,74 @@ private Q_SLOTS:
                  8080);
     }
 
+    // Patroni's documented layout under its default namespace, /service/<scope>/: the leader key
+    // names a member, each member describes itself in JSON, the rest belongs to the cluster.
+    void patroniClusterLeaderAndMembers()
+    {
+        const QByteArray primary = R"({"conn_url":"postgres://10.0.0.1:5432/postgres","api_url":"http://10.0.0.1:8008/patroni","state":"running","role":"primary","version":"3.0.2","timeline":1})";
+        const QByteArray replica = R"({"conn_url":"postgres://10.0.0.2:5432/postgres","state":"streaming","role":"replica"})";
+        const auto objects = Keys()
+                                 .put("/service/pg/config", R"({"ttl":30,"loop_wait":10})")
+                                 .put("/service/pg/initialize", "7180215863218329633")
+                                 .put("/service/pg/members/pg-0", primary, 0x51)
+                                 .put("/service/pg/members/pg-1", replica, 0x52)
+                                 .put("/service/pg/members/pg-2", "not JSON", 0x53)
+                                 .put("/service/pg/leader", "pg-0", 0x51)
+                                 .put("/service/pg/optime/leader", "67108960")
+                                 .put("/service/pg/status", R"({"optime":67108960})")
+                                 .put("/service/pg/sync", R"({"leader":"pg-0","sync_standby":null})")
+                                 .put("/service/pg/history", "[]")
+                                 .put("/service/pg/failover", "{}")
+                                 .put("/service/pg/unknown", "x")  // not Patroni's: not the cluster's
+                                 .recognise();
+        QCOMPARE(objects.size(), 1);
+        const CoordinationObject &cluster = objects[0];
+        QCOMPARE(cluster.kind, Kind::PostgresCluster);
+        QCOMPARE(cluster.kindName(), QStringLiteral("postgresCluster"));
+        QCOMPARE(cluster.path, QByteArray("/service/pg"));
+        QCOMPARE(cluster.rule, QStringLiteral("Patroni"));
+        QCOMPARE(cluster.keys.size(), 11);
+        QCOMPARE(namesOf(cluster.holders), QStringList{"pg-0"});
+        QCOMPARE(cluster.holders[0].key, QByteArray("/service/pg/leader"));
+        QCOMPARE(cluster.holders[0].lease, qint64(0x51));
+        QCOMPARE(namesOf(cluster.members), (QStringList{"pg-0", "pg-1", "pg-2"}));
+        QCOMPARE(cluster.members[0].role, QStringLiteral("primary"));
+        QCOMPARE(cluster.members[0].state, QStringLiteral("running"));
+        QCOMPARE(cluster.members[1].role, QStringLiteral("replica"));
+        QCOMPARE(cluster.members[1].state, QStringLiteral("streaming"));
+        QVERIFY(cluster.members[2].role.isEmpty() && cluster.members[2].state.isEmpty());
+        QVERIFY(cluster.waiters.isEmpty());
+
+        const QJsonObject json = cluster.toJson(0);
+        QCOMPARE(json.value("kind").toString(), QStringLiteral("postgresCluster"));
+        QCOMPARE(json.value("rule").toString(), QStringLiteral("Patroni"));
+        QCOMPARE(json.value("leader").toObject().value("name").toString(), QStringLiteral("pg-0"));
+        QCOMPARE(json.value("leader").toObject().value("lease_id").toString(), QStringLiteral("0000000000000051"));
+        const QJsonArray members = json.value("members").toArray();
+        QCOMPARE(members.size(), 3);
+        QCOMPARE(members[1].toObject().value("role").toString(), QStringLiteral("replica"));
+        QCOMPARE(members[1].toObject().value("state").toString(), QStringLiteral("streaming"));
+        QCOMPARE(members[0].toObject().value("value").toObject().value("conn_url").toString(),
+                 QStringLiteral("postgres://10.0.0.1:5432/postgres"));
+    }
+
+    // Without its leader key the cluster is still there, leaderless; outside a service/ segment
+    // the same names are nobody's.
+    void patroniClusterWithoutLeaderAndOutsideItsNamespace()
+    {
+        const auto objects = Keys()
+                                 .put("/service/pg/config", "{}")
+                                 .put("/service/pg/members/pg-1", R"({"role":"replica","state":"running"})", 0x52)
+                                 .put("/other/pg/leader", "pg-0", 0x51)
+                                 .put("/other/pg/members/pg-1", "{}", 0x52)
+                                 .recognise();
+        QCOMPARE(objects.size(), 1);
+        QCOMPARE(objects[0].kind, Kind::PostgresCluster);
+        QVERIFY(objects[0].holders.isEmpty());
+        QCOMPARE(namesOf(objects[0].members), QStringList{"pg-1"});
+        QVERIFY(objects[0].toJson(0).value("leader").isNull());
+    }
+
     // The index, fed one change at a time, agrees with a recognition from scratch after every
     // step: keys join, change layout (a value or lease that fits another one) and leave.
     void incrementalIndexAgreesWithARecognitionFromScratch()
@@ -406,6 +474,8 @@ private Q_SLOTS:
             {"election/e/7587899368979014149", {{"leaderA", 7587899368979014149}, {"x", 0}}},
             {"election/e/7587899368979014159", {{"candB", 7587899368979014159}}},
             {"/locks/p", {{QByteArray(16, '\x01'), 5}, {"short", 5}, {"x", 0}}},
+            {"/service/pg/leader", {{"pg-0", 5}, {"pg-1", 6}}},
+            {"/service/pg/members/pg-0", {{R"({"role":"primary","state":"running"})", 5}, {"x", 5}}},
         };
         QRandomGenerator random(20261201);
         Internal::CoordinationIndex index;
