@@ -40,6 +40,15 @@ QByteArray objectId(CoordinationObject::Kind kind, const QByteArray &path)
     return QByteArray::number(int(kind)) + ' ' + path;
 }
 
+// Who an entry is on a bar: its name, else an election's proposal (what its candidate
+// proclaimed), else its lease or key.
+QString whoOf(CoordinationObject::Kind kind, const CoordinationEntry &entry)
+{
+    if (kind == CoordinationObject::Kind::Election && entry.name.isEmpty() && !entry.value.isEmpty())
+        return entry.valueText();
+    return entry.displayName();
+}
+
 QString kindName(CoordinationObject::Kind kind)
 {
     CoordinationObject object;
@@ -344,7 +353,7 @@ void CoordinationHistoryModel::beginBar(Lane &lane, const CoordinationEntry &ent
     Bar bar;
     bar.from = revision;
     bar.waiter = waiter;
-    bar.who = entry.displayName();
+    bar.who = whoOf(lane.kind, entry);
     bar.key = entry.key;
     bar.token = entry.createRevision;
     lane.bars.push_back(std::move(bar));
@@ -364,7 +373,7 @@ void CoordinationHistoryModel::endBar(Lane &lane, const CoordinationEntry &entry
         before.from = m_first;
         before.fromBefore = true;
         before.waiter = waiter;
-        before.who = entry.displayName();
+        before.who = whoOf(lane.kind, entry);
         before.key = entry.key;
         before.token = entry.createRevision;
         lane.bars.push_front(std::move(before));

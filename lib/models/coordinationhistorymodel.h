@@ -99,7 +99,7 @@ public:
         bool waiter = false;      ///< A waiter, candidate or member: drawn thinner.
         bool fromBefore = false;  ///< It was on before the replay's first revision.
         MarkKind end = MarkKind::Released;  ///< How it ended, once it has.
-        QString who;       ///< Its entry's displayName().
+        QString who;       ///< Its entry's displayName(); an unnamed candidate's proposal.
         QByteArray key;
         qint64 token = 0;  ///< Its key's create revision: a hold's fencing token, a term.
     };

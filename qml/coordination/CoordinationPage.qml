@@ -128,6 +128,11 @@ ConsolePage {
     // The interventions after which a queue's peeked lists are read again.
     readonly property var queueActions: ["removeQueueItem", "requeueDeadLetter", "requeueDeadLetters", "purgeDeadLetters", "requeueOrphans"]
     function peek(card) {
+        // A peek reads the items etcd holds now, which are not those of the past shown.
+        if (viewingPast) {
+            actionError = qsTr("The items of %1 are read as they are now, not as of revision %2: go back to live to peek.").arg(card.name).arg(objects.asOfRevision);
+            return;
+        }
         const kinds = Object.assign({}, peekKinds);
         kinds[card.name] = card.kind;
         peekKinds = kinds;

@@ -16,7 +16,7 @@ Item {
     property double asOfRevision: 0
     signal revisionPicked(double revision)
 
-    readonly property int laneLabelWidth: 196
+    readonly property int laneLabelWidth: 224
     readonly property int axisHeight: 20
     readonly property rect plot: Qt.rect(laneLabelWidth, 4, Math.max(1, width - laneLabelWidth - 12),
                                          Math.max(1, height - 8 - axisHeight))

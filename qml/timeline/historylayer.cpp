@@ -209,30 +209,51 @@ void HistoryLayer::paint(QPainter *painter)
     for (size_t row = 0; row < lanes.size(); ++row) {
         const CoordinationHistoryModel::Lane &lane = lanes[row];
         const double top = double(row) * laneHeight;
-        const double holderHeight = std::clamp(laneHeight * 0.36, 6.0, 22.0);
+        const double holderHeight = std::clamp(laneHeight * 0.4, 6.0, 26.0);
         const double holderTop = top + (laneHeight - holderHeight) / 2 - std::min(6.0, laneHeight * 0.08);
         const double waiterHeight = std::clamp(laneHeight * 0.1, 3.0, 6.0);
         const double waiterTop = std::min(top + laneHeight - waiterHeight - 2, holderTop + holderHeight + 3);
         const QColor holder = holderColour(lane.kind);
-        // Of bars that fall in one pixel, the first stands for them.
-        double holderDrawnTo = -1;
+        // Holders at once (a semaphore's, a read lock's) each get a track of the holder band,
+        // the first free one in the order they came, at most MaxTracks.
+        std::vector<int> trackOf(lane.bars.size(), 0);
+        std::vector<qint64> trackEnds;
+        for (size_t i = 0; i < lane.bars.size(); ++i) {
+            const CoordinationHistoryModel::Bar &bar = lane.bars[i];
+            if (bar.waiter)
+                continue;
+            const qint64 end = bar.to != 0 ? bar.to : openEnd;
+            auto track = std::find_if(trackEnds.begin(), trackEnds.end(), [&bar](qint64 free) { return free <= bar.from; });
+            if (track == trackEnds.end() && trackEnds.size() < size_t(MaxTracks))
+                track = trackEnds.insert(trackEnds.end(), 0);
+            else if (track == trackEnds.end())
+                track = std::min_element(trackEnds.begin(), trackEnds.end());
+            *track = end;
+            trackOf[i] = int(track - trackEnds.begin());
+        }
+        const int tracks = std::max<int>(1, int(trackEnds.size()));
+        const double trackHeight = (holderHeight - (tracks - 1)) / tracks;
+        // Of bars that fall in one pixel of a track, the first stands for them.
+        std::vector<double> holderDrawnTo(size_t(tracks), -1);
         double waiterDrawnTo = -1;
-        for (const CoordinationHistoryModel::Bar &bar : lane.bars) {
+        for (size_t i = 0; i < lane.bars.size(); ++i) {
+            const CoordinationHistoryModel::Bar &bar = lane.bars[i];
             const double end = double(bar.to != 0 ? bar.to : openEnd);
             if (end < m_from || double(bar.from) > m_to)
                 continue;
             const double left = std::max(-2.0, xAt(double(bar.from)));
             const double right = std::min(width() + 2, xAt(end));
-            double &drawnTo = bar.waiter ? waiterDrawnTo : holderDrawnTo;
+            double &drawnTo = bar.waiter ? waiterDrawnTo : holderDrawnTo[size_t(trackOf[i])];
             if (right <= drawnTo + 0.5)
                 continue;
             drawnTo = right;
-            const QRectF box(left, bar.waiter ? waiterTop : holderTop, std::max(1.0, right - left),
-                             bar.waiter ? waiterHeight : holderHeight);
             if (bar.waiter) {
-                painter->fillRect(box, Waiter);
+                painter->fillRect(QRectF(left, waiterTop, std::max(1.0, right - left), waiterHeight), Waiter);
                 continue;
             }
+            // A pixel of air before each holder that follows another, so a hand-over shows.
+            const double gap = !bar.fromBefore && right - left > 4 ? 1 : 0;
+            const QRectF box(left + gap, holderTop + trackOf[i] * (trackHeight + 1), std::max(1.0, right - left - gap), trackHeight);
             if (bar.fromBefore) {
                 // Held before the first revision replayed: it fades in from the edge.
                 QLinearGradient fade(box.topLeft(), box.topLeft() + QPointF(std::min(24.0, box.width()), 0));
@@ -244,8 +265,10 @@ void HistoryLayer::paint(QPainter *painter)
             } else {
                 painter->fillRect(box, holder);
             }
-            if (box.width() > 36 && holderHeight >= 12) {
-                const QRectF inside = box.adjusted(5, 0, -4, 0).intersected(all.adjusted(4, 0, -4, 0));
+            // The name, clear of the mark at the bar's start.
+            const double indent = bar.fromBefore ? 6 : markSize / 2 + 3;
+            if (box.width() > indent + 30 && trackHeight >= 12) {
+                const QRectF inside = box.adjusted(indent, 0, -4, 0).intersected(all.adjusted(indent, 0, -4, 0));
                 if (inside.width() > 24) {
                     painter->setPen(Qt::white);
                     painter->drawText(inside, Qt::AlignVCenter | Qt::AlignLeft,

@@ -33,6 +33,8 @@ class HistoryLayer : public QQuickPaintedItem
 
 public:
     static constexpr int MarkPixels = 14;
+    // Holders at once get a track each, up to this many (a semaphore's permits, read locks).
+    static constexpr int MaxTracks = 4;
 
     explicit HistoryLayer(QQuickItem *parent = nullptr);
 
