@@ -458,6 +458,7 @@ QString CoordinationHistoryModel::describe(int row, qint64 revision) const
             continue;
         (bar.waiter ? waiters : holders).append(bar.who);
     }
+    // Names, paths and proposals are anyone's bytes: each line is escaped, the lines stay lines.
     QStringList lines{tr("%1 %2 at revision %3").arg(kindName(lane.kind), DisplayText::fromBytes(lane.path)).arg(revision)};
     if (!holders.isEmpty())
         lines.append(tr("held by %1").arg(holders.join(QStringLiteral(", "))));
@@ -467,6 +468,8 @@ QString CoordinationHistoryModel::describe(int row, qint64 revision) const
                                      [](const Mark &mark, qint64 wanted) { return mark.revision < wanted; });
     for (auto mark = at; mark != lane.marks.cend() && mark->revision == revision; ++mark)
         lines.append(mark->text);
+    for (QString &line : lines)
+        line = DisplayText::escape(line);
     return lines.join(QLatin1Char('\n'));
 }
 

@@ -167,7 +167,7 @@ public:
     /// Stops the replay; what it folded in so far stays.
     Q_INVOKABLE void cancel();
     /// What lane \a row shows at \a revision, in words: who held, who waited, and what happened
-    /// there; empty outside the lanes.
+    /// there, one line each, escaped (DisplayText::escape); empty outside the lanes.
     Q_INVOKABLE QString describe(int row, qint64 revision) const;
     /// Lane \a row's bars, in the order they began: [{from, to, who, key, token, waiter,
     /// fromBefore, end}] (end: how it ended, a markKindName(); to 0: still on), for tests and

@@ -166,9 +166,13 @@ Item {
                 area.revisionPicked(Math.round(layer.revisionAt(mouse.x)));
         }
         onWheel: wheel => area.zoom(wheel.angleDelta.y > 0 ? 0.8 : 1.25, layer.revisionAt(wheel.x))
-        ToolTip.visible: containsMouse && !pressed && area.history.count > 0
-        ToolTip.delay: 400
-        ToolTip.text: area.history.describe(row, revision) + "\n" + qsTr("Click: show the cluster as of revision %1").arg(revision)
+        // What a lane held at the revision under the pointer: etcd's names, escaped by describe().
+        EtcdToolTip {
+            objectName: "historyTip"
+            visible: pointer.containsMouse && !pointer.pressed && area.history.count > 0
+            delay: 400
+            text: area.history.describe(pointer.row, pointer.revision) + "\n" + qsTr("Click: show the cluster as of revision %1").arg(pointer.revision)
+        }
     }
 
     // The as-of revision's label, over the plot's top.

@@ -2,6 +2,8 @@
 
 #include "timelineglyphs.h"
 
+#include <displaytext.h>
+
 #include <QtGui/QFontMetricsF>
 #include <QtGui/QLinearGradient>
 #include <QtGui/QPainter>
@@ -272,7 +274,7 @@ void HistoryLayer::paint(QPainter *painter)
                 if (inside.width() > 24) {
                     painter->setPen(Qt::white);
                     painter->drawText(inside, Qt::AlignVCenter | Qt::AlignLeft,
-                                      metrics.elidedText(bar.who, Qt::ElideRight, inside.width()));
+                                      metrics.elidedText(QEtcd::DisplayText::escape(bar.who), Qt::ElideRight, inside.width()));
                 }
             }
         }
