@@ -62,8 +62,8 @@ ApplicationWindow {
     // What the console's participants, its sandbox and its scenarios did, oldest first; the
     // Timeline draws it (see EventLogModel for the vocabulary).
     readonly property alias eventLog: eventLog
-    // The revision the Coordination page shows the cluster as of, picked on the Timeline's
-    // History; 0: live. A new connection starts live.
+    // The revision the Coordination and Keys pages show the cluster as of, picked on the
+    // Timeline's History; 0: live. A new connection starts live.
     property double asOfRevision: 0
     property QtObject asOfClient: null
     onClientChanged: {
@@ -403,7 +403,10 @@ ApplicationWindow {
                 Layout.fillWidth: true
                 Layout.fillHeight: true
                 ClusterPage { members: cluster; sandbox: connection.sandbox ? window.sandbox : null }
-                KeysPage { id: keysPage; client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
+                KeysPage {
+                    id: keysPage; client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise
+                    asOfRevision: window.asOfRevision; onBackToLive: window.asOfRevision = 0
+                }
                 LeasesPage { client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 CoordinationPage {
                     client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise

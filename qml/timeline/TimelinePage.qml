@@ -356,7 +356,7 @@ ConsolePage {
         Banner {
             objectName: "asOfNote"
             bad: false
-            text: page.asOfRevision > 0 ? qsTr("Picked revision %1: the Coordination page shows the cluster as it was then.").arg(page.asOfRevision) : ""
+            text: page.asOfRevision > 0 ? qsTr("Picked revision %1: the Coordination and Keys pages show the cluster as it was then.").arg(page.asOfRevision) : ""
             Layout.fillWidth: true
             Button {
                 objectName: "showAsOf"

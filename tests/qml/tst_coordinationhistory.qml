@@ -6,8 +6,8 @@ import QEtcdConsole
 // The Timeline's History source against a real etcd: a lock handed over from one holder to the
 // next, and an election whose leader resigns to the next candidate, replayed from etcd's own
 // history into one lane each (holders as bars, the waiter as a thinner one, the hand-over and
-// the elections as marks); a click on the chart picks a revision, and the Coordination page
-// shows the cluster as of it under a banner whose "Back to live" returns.
+// the elections as marks); a click on the chart picks a revision, and the Coordination and Keys
+// pages show the cluster as of it under a banner whose "Back to live" returns.
 Item {
     id: root
     width: 1280
@@ -28,6 +28,10 @@ Item {
     Component {
         id: coordinationPage
         CoordinationPage { anchors.fill: parent; client: direct.client }
+    }
+    Component {
+        id: keysPage
+        KeysPage { anchors.fill: parent; client: direct.client }
     }
     Component { id: signalSpy; SignalSpy {} }
 
@@ -185,6 +189,38 @@ Item {
                       qetcdTest.timeout(10000), "the cluster as it is now")
             verify(!cardOf(coordination, "election").readOnly)
             verify(findChild(coordination, "setBarrier").button.enabled)
+        }
+
+        // The Keys page as of a revision: the value then, nothing to write, and back to live.
+        function test_keysAsOfARevision() {
+            const key = root.base + "config/mode"
+            qetcdTest.etcdctl(["put", key, "one"])
+            const then = storeRevision()
+            qetcdTest.etcdctl(["put", key, "two"])
+            qetcdTest.etcdctl(["put", root.base + "config/later", "x"])
+
+            const page = createTemporaryObject(keysPage, root, { asOfRevision: then })
+            page.backToLive.connect(function() { page.asOfRevision = 0 })
+            page.model.prefix = root.base
+            page.select(key)
+            tryCompare(page, "ready", true, qetcdTest.timeout(10000))
+            compare(page.model.count, 1, "config/later came after")
+            tryVerify(function() { return page.model.selected.value === "one" }, qetcdTest.timeout(10000), "the value then")
+            compare(page.summary.asOfRevision, then)
+            const banner = findChild(page, "asOfBanner")
+            verify(banner.visible)
+            verify(banner.text.indexOf("As of revision " + then) === 0, banner.text)
+            verify(!findChild(page, "newKeyButton").button.enabled, "nothing is written in the past")
+
+            mouseClick(findChild(page, "backToLive"))
+            compare(page.asOfRevision, 0)
+            tryCompare(banner, "visible", false)
+            tryCompare(page.model, "count", 2, qetcdTest.timeout(10000))
+            tryVerify(function() { return page.model.selected.value === "two" }, qetcdTest.timeout(10000), "the value now")
+            verify(findChild(page, "newKeyButton").button.enabled)
+            // Live again: a change shows, as the watch brings it.
+            qetcdTest.etcdctl(["put", root.base + "config/newest", "y"])
+            tryCompare(page.model, "count", 3, qetcdTest.timeout(10000))
         }
 
         // A revision etcd no longer keeps is said so, not shown empty.
