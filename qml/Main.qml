@@ -22,6 +22,9 @@ ApplicationWindow {
     property string initialProfile
     property string initialPage: "cluster"
     property string initialKey
+    // --history PREFIX: the Timeline's History source replays it.
+    property bool initialHistory: false
+    property string initialHistoryPrefix
     // Set by main.cpp (--sandbox): start a sandbox and look at it.
     property bool initialSandbox: false
     // Set by main.cpp (--scenario, --autoplay): once the sandbox answers, this scenario is ready
@@ -62,6 +65,15 @@ ApplicationWindow {
     // What the console's participants, its sandbox and its scenarios did, oldest first; the
     // Timeline draws it (see EventLogModel for the vocabulary).
     readonly property alias eventLog: eventLog
+    // The revision the Coordination and Keys pages show the cluster as of, picked on the
+    // Timeline's History; 0: live. A new connection starts live.
+    property double asOfRevision: 0
+    property QtObject asOfClient: null
+    onClientChanged: {
+        if (asOfClient && client !== asOfClient)
+            asOfRevision = 0;
+        asOfClient = client;
+    }
     // The Participants page, for scenarios: addParticipant(name), participant(name), removeParticipant(name).
     readonly property alias participantsPage: participantsPage
     EventLogModel { id: eventLog; objectName: "eventLog" }
@@ -193,6 +205,8 @@ ApplicationWindow {
         showPage(initialPage);
         if (initialKey)
             keysPage.select(initialKey);
+        if (initialHistory)
+            timelinePage.showHistory(initialHistoryPrefix);
     }
 
     header: ToolBar {
@@ -396,14 +410,23 @@ ApplicationWindow {
                     readOnly: window.readOnly; advise: window.advise
                     confirmationWord: window.confirmationWord
                 }
-                KeysPage { id: keysPage; client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
+                KeysPage {
+                    id: keysPage; client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise
+                    asOfRevision: window.asOfRevision; onBackToLive: window.asOfRevision = 0
+                }
                 LeasesPage { client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 CoordinationPage {
                     client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise
+                    asOfRevision: window.asOfRevision; onBackToLive: window.asOfRevision = 0
                     eventLog: window.eventLog; participantOptions: () => connection.participantOptions()
                     confirmationWord: window.confirmationWord
                 }
-                TimelinePage { id: timelinePage; eventLog: window.eventLog; paused: window.paused }
+                TimelinePage {
+                    id: timelinePage; eventLog: window.eventLog; paused: window.paused; client: window.client
+                    asOfRevision: window.asOfRevision
+                    onRevisionPicked: revision => window.asOfRevision = revision
+                    onShowAsOfRequested: window.showPage("coordination")
+                }
                 ParticipantsPage { id: participantsPage; client: window.client; eventLog: window.eventLog; sandbox: window.sandbox; paused: window.paused; readOnly: window.readOnly; advise: window.advise; participantOptions: () => connection.participantOptions()
                                    onLeaseStarted: (name, recipe) => timelinePage.watchLease(name, recipe) }
             }

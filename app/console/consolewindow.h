@@ -30,6 +30,9 @@ public:
         QString exportEventsFile;  // where its event log goes when it ends
         QString page;
         QString key;  // selected on the Keys page
+        bool history = false;  // replay historyPrefix's history on the Timeline
+        QString historyPrefix;
+        qint64 asOfRevision = 0;  // the Coordination page shows the cluster as of it
         QString screenshotFile;
         std::chrono::milliseconds screenshotTimeout{30000};
         std::chrono::milliseconds scenarioTimeout{240000};

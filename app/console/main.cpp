@@ -56,6 +56,14 @@ struct ConsoleOptions
     QCommandLineOption select{QStringLiteral("select"),
                            QStringLiteral("Open the Keys page with this key selected, its value shown"),
                            QStringLiteral("KEY")};
+    QCommandLineOption history{QStringLiteral("history"),
+                               QStringLiteral("Open the Timeline's History source and replay the history etcd keeps "
+                                              "under PREFIX (\"\" for every key)"),
+                               QStringLiteral("PREFIX")};
+    QCommandLineOption rev{QStringLiteral("rev"),
+                           QStringLiteral("Show the Coordination page as of revision N, as a click on the History "
+                                          "chart does"),
+                           QStringLiteral("N")};
     QCommandLineOption sandbox{QStringLiteral("sandbox"),
                                QStringLiteral("Start a local 3-member etcd cluster with throw-away data (a sandbox to "
                                               "stop, kill, pause and partition) and look at it; the etcd binary is "
@@ -93,7 +101,8 @@ struct ConsoleOptions
                 option.setFlags(QCommandLineOption::HiddenFromHelp);
             parser->addOption(option);
         }
-        parser->addOptions({version, profile, writable, sandbox, scenario, autoplay, exportEvents, page, select, screenshot, layouts});
+        parser->addOptions(
+            {version, profile, writable, sandbox, scenario, autoplay, exportEvents, page, select, history, rev, screenshot, layouts});
     }
 };
 } // namespace
@@ -165,9 +174,22 @@ int main(int argc, char *argv[])
     if (const QEtcd::Status declared = QEtcd::CoordinationLayouts::declare(parser.value(consoleOptions.layouts)); !declared)
         return usageError(declared.message());
     settings.key = parser.value(consoleOptions.select);
-    // A key is shown on the Keys page, unless another page was asked for.
-    settings.page = !settings.key.isEmpty() && !parser.isSet(consoleOptions.page) ? QStringLiteral("keys")
-                                                                                    : parser.value(consoleOptions.page);
+    settings.history = parser.isSet(consoleOptions.history);
+    settings.historyPrefix = parser.value(consoleOptions.history);
+    if (parser.isSet(consoleOptions.rev)) {
+        bool ok = false;
+        settings.asOfRevision = parser.value(consoleOptions.rev).toLongLong(&ok);
+        if (!ok || settings.asOfRevision < 1)
+            return usageError(QStringLiteral("--rev takes a revision (a whole number from 1), not \"%1\"")
+                                  .arg(parser.value(consoleOptions.rev)));
+    }
+    // A key is shown on the Keys page, a history on the Timeline, a revision on the Coordination
+    // page, unless another page was asked for.
+    settings.page = parser.isSet(consoleOptions.page) ? parser.value(consoleOptions.page)
+                  : !settings.key.isEmpty()           ? QStringLiteral("keys")
+                  : settings.history                  ? QStringLiteral("timeline")
+                  : settings.asOfRevision > 0         ? QStringLiteral("coordination")
+                                                      : parser.value(consoleOptions.page);
     settings.screenshotFile = parser.value(consoleOptions.screenshot);
     if (!settings.screenshotFile.isEmpty())
         settings.screenshotFile = QFileInfo(settings.screenshotFile).absoluteFilePath();

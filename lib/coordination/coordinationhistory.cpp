@@ -466,6 +466,7 @@ public:
     {
         RangeOptions probe;
         probe.countOnly = true;
+        probe.range = KeyRange::prefix();  // an empty prefix (every key) is no single key
         thenOn(client->get(prefix, probe), q, [this](const RangeResult &now) {
             if (!now.status)
                 return finish(now.status.withContext(QStringLiteral("read the store's revision")));
@@ -492,6 +493,7 @@ public:
     {
         RangeOptions options;
         options.countOnly = true;
+        options.range = KeyRange::prefix();
         options.revision = probe;
         thenOn(client->get(prefix, options), q, [=, this](const RangeResult &read) {
             if (read.status && probe == asked)

@@ -6,6 +6,7 @@
 #include "sortedmerge_p.h"
 
 #include <QEtcd/client.h>
+#include <QEtcd/coordinationhistory.h>
 #include <QEtcd/coordinationmonitor.h>
 
 #include <algorithm>
@@ -88,6 +89,16 @@ void CoordinationModel::setActive(bool active)
     Q_EMIT activeChanged();
 }
 
+void CoordinationModel::setAsOfRevision(qint64 revision)
+{
+    revision = std::max<qint64>(revision, 0);
+    if (revision == m_asOfRevision)
+        return;
+    m_asOfRevision = revision;
+    Q_EMIT asOfRevisionChanged();
+    restart();
+}
+
 void CoordinationModel::restart()
 {
     // By generation, not by address: the next monitor can be allocated where this one was.
@@ -97,6 +108,19 @@ void CoordinationModel::restart()
     if (!m_client || !m_active)
         return setStatus(ModelStatus::Null);
     setStatus(ModelStatus::Loading);
+    if (m_asOfRevision > 0) {
+        // The past does not change: one read, no watch.
+        Internal::thenOn(CoordinationHistory::objectsAt(m_client, m_prefix, m_asOfRevision), this,
+                         [this, generation](const CoordinationSnapshot &snapshot) {
+                             if (generation != m_generation)
+                                 return;
+                             if (!snapshot.status)
+                                 return setStatus(ModelStatus::Error, snapshot.status.message());
+                             apply(snapshot.objects);
+                             setStatus(ModelStatus::Ready);
+                         });
+        return;
+    }
     m_monitor = std::make_unique<CoordinationMonitor>(m_client, m_prefix);
     m_monitor->setMaxValueBytes(MaxValueBytes);
     CoordinationMonitor *monitor = m_monitor.get();

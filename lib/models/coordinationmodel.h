@@ -42,6 +42,10 @@ class QETCD_QUICK_EXPORT CoordinationModel : public QAbstractListModel
     Q_PROPERTY(QString errorString READ errorString NOTIFY statusChanged)
     /// How many objects there are.
     Q_PROPERTY(int count READ count NOTIFY countChanged)
+    /// The revision the objects are shown as of: 0 (the default), live; otherwise the objects
+    /// as they were at that revision, read once (CoordinationHistory::objectsAt) and not watched.
+    /// A compacted or future revision is an Error naming it. Setting it starts again.
+    Q_PROPERTY(qint64 asOfRevision READ asOfRevision WRITE setAsOfRevision NOTIFY asOfRevisionChanged)
     /// While false the model mirrors nothing: no read, no watch, no rows (a page nobody sees
     /// holds no copy of the keyspace). Turning true starts again. Default true.
     Q_PROPERTY(bool active READ isActive WRITE setActive NOTIFY activeChanged)
@@ -82,6 +86,10 @@ public:
     QString prefix() const;
     /// Sets the prefix and starts again.
     void setPrefix(const QString &prefix);
+    /// The revision shown as of; 0: live.
+    qint64 asOfRevision() const { return m_asOfRevision; }
+    /// Shows the objects as of \a revision (0: live) and starts again.
+    void setAsOfRevision(qint64 revision);
     /// The model mirrors the objects.
     bool isActive() const { return m_active; }
     /// Starts (true) or stops and forgets (false) the mirror.
@@ -113,6 +121,8 @@ Q_SIGNALS:
     void countChanged();
     /// active changed.
     void activeChanged();
+    /// asOfRevision changed.
+    void asOfRevisionChanged();
 
 private:
     void restart();
@@ -123,6 +133,7 @@ private:
 
     QPointer<Client> m_client;
     QByteArray m_prefix;
+    qint64 m_asOfRevision = 0;
     std::unique_ptr<CoordinationMonitor> m_monitor;
     quint64 m_generation = 0;  // a start's answer for a monitor since replaced is dropped
     QList<CoordinationObject> m_objects;  // sorted by path, then kind (the recogniser's order)

@@ -120,6 +120,7 @@ void KeyIndex::requestPage()
     page.range = KeyRange::upTo(prefixRangeEnd(m_prefix));
     page.keysOnly = true;
     page.limit = m_limit;
+    page.revision = m_revision;
     // No sort: etcd answers in key order anyway, and with a sort order it reads the whole rest
     // of the range for every page and truncates afterwards. Without one, etcd 3.4 still walks
     // its index over the whole rest of the range before applying the limit, whatever the
@@ -142,7 +143,8 @@ void KeyIndex::onPage(quint64 generation, const RangeResult &result)
         return requestPage();
     }
     if (!result.status) {
-        setStatus(ModelStatus::Error, result.status.message());
+        setStatus(ModelStatus::Error, m_revision > 0 ? result.status.withContext(QStringLiteral("read revision %1").arg(m_revision)).message()
+                                                     : result.status.message());
         return;
     }
     // The first page's range is the whole prefix, so its count is every key under it.
@@ -172,7 +174,7 @@ void KeyIndex::onPage(quint64 generation, const RangeResult &result)
                 apply(event);
         }
     }
-    if (!m_watcher) {
+    if (!m_watcher && m_revision == 0) {
         WatchOptions options;
         options.range = KeyRange::prefix();
         options.startRevision = result.header.revision + 1;
@@ -279,7 +281,9 @@ void KeyIndex::fetchSelected()
     if (!m_client || m_selectedKey.isEmpty() || m_selectedFetching)
         return;
     m_selectedFetching = true;
-    thenOn(m_client->get(m_selectedKey), this,
+    RangeOptions asOf;
+    asOf.revision = m_revision;
+    thenOn(m_client->get(m_selectedKey, asOf), this,
            [this, key = m_selectedKey, generation = m_selectedFetchGeneration](const RangeResult &result) {
                if (generation != m_selectedFetchGeneration)
                    return;

@@ -43,6 +43,10 @@ public:
     QByteArray prefix() const { return m_prefix; }
     void setPageSize(int pageSize);
     int pageSize() const { return m_pageSize; }
+    // The revision the keys are read at: 0, the latest, kept live by a watch; otherwise the
+    // keys as they were then, not watched (the past does not change). Takes effect at reload().
+    void setRevision(qint64 revision) { m_revision = revision; }
+    qint64 revision() const { return m_revision; }
 
     // Starts again from the first page; a client and the prefix are needed.
     void reload();
@@ -93,6 +97,7 @@ private:
     QByteArray m_prefix;
     static constexpr int MaxPageKeys = 32768;  // keys only: a few MiB at most per answer
     int m_pageSize = 1000;
+    qint64 m_revision = 0;
     int m_limit = 1000;  // the next page's
     int m_limitCeiling = MaxPageKeys;  // lowered when a page outgrew the receive limit
     quint64 m_generation = 0;

@@ -113,6 +113,24 @@ void KeyModel::setPrefix(const QString &prefix)
     reload();
 }
 
+qint64 KeyModel::asOfRevision() const
+{
+    return m_index->revision();
+}
+
+void KeyModel::setAsOfRevision(qint64 revision)
+{
+    revision = std::max<qint64>(revision, 0);
+    if (revision == m_index->revision())
+        return;
+    m_index->setRevision(revision);
+    Q_EMIT asOfRevisionChanged();
+    reload();
+    // The selected key's value is read again, as of then.
+    if (!m_index->selectedKey().isEmpty())
+        m_index->select(m_index->selectedKey());
+}
+
 int KeyModel::pageSize() const
 {
     return m_index->pageSize();

@@ -57,6 +57,10 @@ class QETCD_QUICK_EXPORT KeyModel : public QAbstractListModel
     /// key the operator selects meanwhile is still read); on resume they catch up row by row,
     /// so a view keeps its place.
     Q_PROPERTY(bool paused READ isPaused WRITE setPaused NOTIFY pausedChanged)
+    /// The revision the keys and the selected value are shown as of: 0 (the default), live;
+    /// otherwise as they were at that revision, read page by page at it and not watched. A
+    /// compacted or future revision is an Error naming it. Setting it starts again.
+    Q_PROPERTY(qint64 asOfRevision READ asOfRevision WRITE setAsOfRevision NOTIFY asOfRevisionChanged)
     /// Changes to the rows (pages, watch events, reloads) that arrived during the pause.
     Q_PROPERTY(int heldChanges READ heldChanges NOTIFY heldChangesChanged)
 
@@ -108,6 +112,10 @@ public:
     void setSelectedKey(const QString &key);
     /// The selected key and its value.
     QVariantMap selected() const;
+    /// The revision shown as of; 0: live.
+    qint64 asOfRevision() const;
+    /// Shows the keys as of \a revision (0: live) and starts again.
+    void setAsOfRevision(qint64 revision);
     /// The rows are held still.
     bool isPaused() const { return m_frozen != nullptr; }
     /// Holds the rows still, or lets them catch up.
@@ -170,6 +178,8 @@ Q_SIGNALS:
     void pausedChanged();
     /// heldChanges changed.
     void heldChangesChanged();
+    /// asOfRevision changed.
+    void asOfRevisionChanged();
     /// A create(), update() or remove() ended: \a action is "create", "update" or "remove"; a
     /// failed \a status names the key and etcd's answer.
     void writeFinished(const QString &action, const QString &key, const QEtcd::Status &status);

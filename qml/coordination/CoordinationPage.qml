@@ -24,14 +24,21 @@ ConsolePage {
     property var participantOptions: () => ({})
     // The barriers the operator set from this page and the console still owns, by path.
     property var ownBarriers: ({})
+    // The revision the objects are shown as of (0: live), picked on the Timeline's History.
+    property alias asOfRevision: objects.asOfRevision
+    readonly property bool viewingPast: objects.asOfRevision > 0
+    // The banner's "Back to live".
+    signal backToLive()
 
     title: qsTr("Coordination")
-    subtitle: objects.status === ModelStatus.Ready ? qsTr("%n object(s) under %1", "", objects.count).arg(objects.prefix || "/") : ""
-    // The rings wait for the leases: a screenshot shows them.
+    subtitle: objects.status !== ModelStatus.Ready ? ""
+            : viewingPast ? qsTr("%n object(s) under %1 at revision %2", "", objects.count).arg(objects.prefix || "/").arg(objects.asOfRevision)
+            : qsTr("%n object(s) under %1", "", objects.count).arg(objects.prefix || "/")
+    // The rings wait for the leases: a screenshot shows them. The past has none to show.
     ready: objects.status === ModelStatus.Error
-           || (objects.status === ModelStatus.Ready && (leaseTimes.status === ModelStatus.Ready || leaseTimes.status === ModelStatus.Error))
+           || (objects.status === ModelStatus.Ready && (viewingPast || leaseTimes.status === ModelStatus.Ready || leaseTimes.status === ModelStatus.Error))
     notReadyReason: qsTr("the coordination objects have not been read")
-    summary: ({ objects: objects.count, prefix: objects.prefix })
+    summary: ({ objects: objects.count, prefix: objects.prefix, asOfRevision: objects.asOfRevision })
 
     tools: [
         Label { text: qsTr("Prefix"); color: Theme.mutedText },
@@ -50,6 +57,7 @@ ConsolePage {
             text: qsTr("Set barrier…")
             toolTip: qsTr("Set a barrier that this console owns until you lift it (asks first)")
             readOnly: page.readOnly
+            blockedReason: page.viewingPast ? qsTr("Showing revision %1: go back to live to act on the cluster").arg(objects.asOfRevision) : ""
             onClicked: page.askToSetBarrier()
         }
     ]
@@ -120,6 +128,11 @@ ConsolePage {
     // The interventions after which a queue's peeked lists are read again.
     readonly property var queueActions: ["removeQueueItem", "requeueDeadLetter", "requeueDeadLetters", "purgeDeadLetters", "requeueOrphans"]
     function peek(card) {
+        // A peek reads the items etcd holds now, which are not those of the past shown.
+        if (viewingPast) {
+            actionError = qsTr("The items of %1 are read as they are now, not as of revision %2: go back to live to peek.").arg(card.name).arg(objects.asOfRevision);
+            return;
+        }
         const kinds = Object.assign({}, peekKinds);
         kinds[card.name] = card.kind;
         peekKinds = kinds;
@@ -271,20 +284,37 @@ ConsolePage {
         onTriggered: page.now = Date.now()
     }
 
-    Banner {
-        id: errorBanner
-        objectName: "actionError"
-        text: page.actionError
-        dismissable: true
-        onDismissed: page.actionError = ""
+    Column {
+        id: banners
         anchors.left: parent.left
         anchors.right: parent.right
         anchors.top: parent.top
+        spacing: Theme.spacing
         z: 1
+        // The past has nobody to act on: every intervention waits for the way back.
+        Banner {
+            objectName: "asOfBanner"
+            width: parent.width
+            bad: false
+            text: page.viewingPast ? qsTr("As of revision %1 — the objects as they were then. Nothing can be changed in the past.").arg(objects.asOfRevision) : ""
+            Button {
+                objectName: "backToLive"
+                text: qsTr("Back to live")
+                onClicked: page.backToLive()
+            }
+        }
+        Banner {
+            id: errorBanner
+            objectName: "actionError"
+            width: parent.width
+            text: page.actionError
+            dismissable: true
+            onDismissed: page.actionError = ""
+        }
     }
     ScrollView {
         anchors.fill: parent
-        anchors.topMargin: errorBanner.visible ? errorBanner.height + Theme.spacing : 0
+        anchors.topMargin: banners.height > 0 ? banners.height + Theme.spacing : 0
         visible: shown.count > 0
         contentWidth: availableWidth
         clip: true
@@ -301,8 +331,8 @@ ConsolePage {
                     id: card
                     width: flow.cardWidth
                     now: page.now
-                    deadlines: page.deadlines
-                    readOnly: page.readOnly
+                    deadlines: page.viewingPast ? ({}) : page.deadlines
+                    readOnly: page.readOnly || page.viewingPast
                     peekedItems: page.peeks[card.name] || []
                     peekedDeadLetters: page.deadLetterPeeks[card.name] || []
                     ownLease: page.ownBarriers[card.name] ? page.ownBarriers[card.name].leaseId : ""
@@ -318,10 +348,11 @@ ConsolePage {
         visible: shown.count === 0
         busy: objects.status === ModelStatus.Loading || objects.status === ModelStatus.Null
         error: objects.status === ModelStatus.Error
-        title: objects.status === ModelStatus.Error ? qsTr("The coordination state could not be read")
-             : objects.status === ModelStatus.Ready ? qsTr("No locks, elections or barriers here")
+        title: objects.status === ModelStatus.Error ? (page.viewingPast ? qsTr("Revision %1 could not be read").arg(objects.asOfRevision) : qsTr("The coordination state could not be read"))
+             : objects.status === ModelStatus.Ready ? (page.viewingPast ? qsTr("No locks, elections or barriers here at revision %1").arg(objects.asOfRevision) : qsTr("No locks, elections or barriers here"))
              : qsTr("Reading the coordination state…")
         detail: objects.status === ModelStatus.Error ? qsTr("%1\n%2").arg(objects.errorString).arg(page.errorHint)
+              : objects.status === ModelStatus.Ready && page.viewingPast ? ""
               : objects.status === ModelStatus.Ready ? qsTr("Take a lock with `qetcd lock %1/demo` or `etcdctl lock`, and it appears here at once.").arg(objects.prefix || "")
               : ""
     }

@@ -19,8 +19,14 @@ ConsolePage {
     property bool editing: false
     // "list" or "tree": the same keys, the same pages and the same watch either way.
     property string layout: "list"
-    // A paused page would not show what a write did.
-    readonly property string pausedReason: paused ? qsTr("Live updates are paused: resume them to write") : ""
+    // The revision the keys are shown as of (0: live), picked on the Timeline's History.
+    property alias asOfRevision: keys.asOfRevision
+    readonly property bool viewingPast: keys.asOfRevision > 0
+    // The banner's "Back to live".
+    signal backToLive()
+    // A paused page would not show what a write did; the past cannot be written.
+    readonly property string pausedReason: viewingPast ? qsTr("Showing revision %1: go back to live to write").arg(keys.asOfRevision)
+                                         : paused ? qsTr("Live updates are paused: resume them to write") : ""
 
     title: qsTr("Keys")
     subtitle: keys.status === ModelStatus.Ready || keys.status === ModelStatus.Loading
@@ -32,7 +38,7 @@ ConsolePage {
            && (keys.selectedKey.length === 0 || keys.selected.modRevision !== undefined || !!keys.selected.error)
     notReadyReason: keys.status === ModelStatus.Ready ? qsTr("the value of %1 has not arrived").arg(keys.selectedKey)
                                                       : qsTr("the first page of keys has not arrived")
-    summary: ({ keys: keys.total, loaded: keys.count, prefix: keys.prefix, selected: keys.selectedKey })
+    summary: ({ keys: keys.total, loaded: keys.count, prefix: keys.prefix, selected: keys.selectedKey, asOfRevision: keys.asOfRevision })
 
     function select(key) {
         editing = false;
@@ -142,8 +148,23 @@ ConsolePage {
         onConfirmed: keys.remove(keys.selectedKey, keys.selected.modRevision)
     }
 
+    Banner {
+        id: asOfBanner
+        objectName: "asOfBanner"
+        anchors.left: parent.left
+        anchors.right: parent.right
+        anchors.top: parent.top
+        bad: false
+        text: page.viewingPast ? qsTr("As of revision %1 — the keys and values as they were then. Nothing can be written in the past.").arg(keys.asOfRevision) : ""
+        Button {
+            objectName: "backToLive"
+            text: qsTr("Back to live")
+            onClicked: page.backToLive()
+        }
+    }
     SplitView {
         anchors.fill: parent
+        anchors.topMargin: asOfBanner.visible ? asOfBanner.height + Theme.spacing : 0
         visible: keys.count > 0 || keys.selectedKey.length > 0
 
         Rectangle {

@@ -2,74 +2,52 @@ import QtQuick
 import QtQuick.Controls
 import QEtcdConsole
 
-// What the chart's marks mean: each glyph the log has so far, by name, then the lease line, the
-// bands and the loss bracket.
+// What a chart's marks mean, one entry after another: a glyph ({glyph, title}: TimelineGlyphs'
+// name), a swatch ({swatch: colour, border, swatchWidth, swatchHeight, title}: a line, a band,
+// a bar) or a sign in text ({sign, title}). The Participants source and the History source
+// each list their own.
 Flow {
     id: legend
-    required property TimelineModel timeline
+    property var entries: []
     spacing: 14
 
     Repeater {
-        model: legend.timeline.legendGlyphs
+        model: legend.entries
         delegate: Row {
-            required property string modelData
+            id: entry
+            required property var modelData
             spacing: 5
             TimelineGlyph {
-                name: parent.modelData
+                visible: !!entry.modelData.glyph
+                name: entry.modelData.glyph || ""
                 width: 14
                 height: 14
                 anchors.verticalCenter: parent.verticalCenter
             }
+            Rectangle {
+                visible: !!entry.modelData.swatch
+                width: entry.modelData.swatchWidth || 18
+                height: entry.modelData.swatchHeight || 12
+                color: entry.modelData.swatch || "transparent"
+                border.color: entry.modelData.border || color
+                anchors.verticalCenter: parent.verticalCenter
+            }
+            Label {
+                visible: !!entry.modelData.sign
+                anchors.verticalCenter: parent.verticalCenter
+                textFormat: Text.PlainText
+                text: entry.modelData.sign || ""
+                color: Theme.text
+                font.pixelSize: Theme.smallFont
+                font.bold: true
+            }
             Label {
                 anchors.verticalCenter: parent.verticalCenter
                 textFormat: Text.PlainText
-                text: legend.timeline.glyphTitle(parent.modelData)
+                text: entry.modelData.title
                 color: Theme.text
                 font.pixelSize: Theme.smallFont
             }
-        }
-    }
-    Row {
-        spacing: 5
-        Rectangle {
-            width: 18
-            height: 2
-            color: "#3b82f6"
-            anchors.verticalCenter: parent.verticalCenter
-        }
-        Label {
-            text: qsTr("lease time left, 0 to TTL")
-            color: Theme.text
-            font.pixelSize: Theme.smallFont
-        }
-    }
-    Row {
-        spacing: 5
-        Rectangle {
-            width: 18
-            height: 12
-            color: Qt.rgba(Theme.bad.r, Theme.bad.g, Theme.bad.b, 0.11)
-            border.color: Theme.bad
-            anchors.verticalCenter: parent.verticalCenter
-        }
-        Label {
-            text: qsTr("fault or outage, named in its band")
-            color: Theme.text
-            font.pixelSize: Theme.smallFont
-        }
-    }
-    Row {
-        spacing: 5
-        Label {
-            text: "|\u2190 s \u2192|"
-            color: Theme.text
-            font.pixelSize: Theme.smallFont
-            font.bold: true
-        }
-        Label {
-            text: qsTr("how long before etcd deleted the key its participant knew it was lost")
-            color: Theme.text
-            font.pixelSize: Theme.smallFont
         }
     }
 }

@@ -4,24 +4,47 @@ import QtQuick.Layouts
 import QEtcd
 import QEtcdConsole
 
-// What the console's participants, sandbox members and scenarios did, one lane each, over time,
-// with the event log under it. Live, the chart follows now; paused (here, or by the window's
-// pause) it stays where it is, to be scrolled back and zoomed at leisure.
+// Two sources. Participants: what the console's participants, sandbox members and scenarios did,
+// one lane each, over time, with the event log under it; live, the chart follows now; paused
+// (here, or by the window's pause) it stays where it is, to be scrolled back and zoomed at
+// leisure. History: who held what under a prefix, from etcd's own retained history, one lane per
+// coordination object along the revisions; a click on it picks the revision the other pages
+// show the cluster as of.
 ConsolePage {
     id: page
     property EventLogModel eventLog
+    // The connection the History source reads through.
+    property alias client: history.client
     readonly property alias timeline: timeline
+    readonly property alias history: history
+    // "participants" or "history".
+    property string source: "participants"
+    readonly property bool showsHistory: source === "history"
+    // The revision the pages show the cluster as of (0: live); a click on the History chart asks for one.
+    property double asOfRevision: 0
+    signal revisionPicked(double revision)
+    signal showAsOfRequested()
     // What the last export wrote, or why it could not.
     property string exportNote
     property bool exportFailed: false
     readonly property bool empty: timeline.eventCount === 0 && timeline.lanes.length === 0
 
     title: qsTr("Timeline")
-    subtitle: empty ? "" : qsTr("%n lane(s)", "", timeline.lanes.length) + " · " + qsTr("%n event(s)", "", timeline.eventCount)
-    // Everything it draws is in memory already.
-    ready: true
-    notReadyReason: ""
-    summary: ({
+    subtitle: showsHistory ? (history.status === ModelStatus.Null ? "" : qsTr("%n object(s)", "", history.count) + " · " + qsTr("%n event(s)", "", history.eventCount))
+            : empty ? "" : qsTr("%n lane(s)", "", timeline.lanes.length) + " · " + qsTr("%n event(s)", "", timeline.eventCount)
+    // The participants' log is in memory already; a history is read once it has been replayed.
+    ready: !showsHistory || history.status === ModelStatus.Ready || history.status === ModelStatus.Error
+    notReadyReason: showsHistory ? qsTr("the history is still being replayed (revision %1 of %2)").arg(history.progressRevision).arg(history.lastRevision) : ""
+    summary: showsHistory ? ({
+        source: "history",
+        objects: history.count,
+        events: history.eventCount,
+        firstRevision: history.firstRevision,
+        lastRevision: history.lastRevision,
+        compacted: history.compacted,
+        asOfRevision: page.asOfRevision
+    }) : ({
+        source: "participants",
         lanes: timeline.lanes.length,
         events: timeline.eventCount,
         markers: timeline.markerCount,
@@ -45,61 +68,175 @@ ConsolePage {
         return written;
     }
 
-    // Nothing to zoom or pause while the log is empty.
+    // Starts the History source's replay under the prefix typed, over the range chosen.
+    function replay() {
+        history.prefix = historyPrefix.text;
+        history.lastRevisions = historyRange.currentValue;
+        history.start();
+    }
+    // Shows the History source and replays everything etcd keeps under prefix, once connected.
+    function showHistory(prefix) {
+        source = "history";
+        historyPrefix.text = prefix;
+        historyRange.currentIndex = historyRange.count - 1;
+        replayWhenConnected = true;
+        if (client)
+            replayNow();
+    }
+    property bool replayWhenConnected: false
+    function replayNow() {
+        replayWhenConnected = false;
+        replay();
+    }
+    onClientChanged: if (replayWhenConnected && client) replayNow()
+
     tools: RowLayout {
-        visible: !page.empty
         spacing: Theme.spacing
-        Label {
-            objectName: "windowLabel"
-            textFormat: Text.PlainText
-            text: timeline.wholeLogShown ? qsTr("Whole log, %1").arg(Format.duration(timeline.windowLength * 1000))
-                                         : qsTr("Window %1").arg(Format.duration(timeline.windowLength * 1000))
-            color: Theme.mutedText
-            font.pixelSize: Theme.smallFont
+        // The source: two buttons, one of them checked.
+        Row {
+            objectName: "sourceSelector"
+            spacing: 0
+            Repeater {
+                model: [{ name: "participants", title: qsTr("Participants") }, { name: "history", title: qsTr("History") }]
+                delegate: Button {
+                    required property var modelData
+                    objectName: modelData.name + "Source"
+                    text: modelData.title
+                    checkable: true
+                    checked: page.source === modelData.name
+                    onClicked: page.source = modelData.name
+                    ToolTip.visible: hovered
+                    ToolTip.delay: 600
+                    ToolTip.text: modelData.name === "history" ? qsTr("Who held what under a prefix, from etcd's own history: any client, not only the console's")
+                                                               : qsTr("What the console's participants, members and scenarios did, over time")
+                }
+            }
         }
-        ToolButton {
-            objectName: "zoomIn"
-            text: "+"
-            font.pixelSize: Theme.titleFont
-            enabled: timeline.windowLength > timeline.minimumWindow
-            onClicked: timeline.zoom(0.5)
-            ToolTip.visible: hovered
-            ToolTip.delay: 600
-            ToolTip.text: qsTr("Zoom in: half the time across (the wheel over the chart zooms too)")
+        // History: where, how far back, and the replay.
+        RowLayout {
+            visible: page.showsHistory
+            spacing: Theme.spacing
+            TextField {
+                id: historyPrefix
+                objectName: "historyPrefix"
+                placeholderText: qsTr("prefix, e.g. /locks/")
+                font.family: Theme.monoFamily
+                Layout.preferredWidth: 200
+                selectByMouse: true
+                onAccepted: page.replay()
+                ToolTip.visible: hovered
+                ToolTip.delay: 600
+                ToolTip.text: qsTr("Replay the objects under this prefix; empty: every key")
+            }
+            ComboBox {
+                id: historyRange
+                objectName: "historyRange"
+                textRole: "text"
+                valueRole: "revisions"
+                model: [
+                    { text: qsTr("Last 1,000 revisions"), revisions: 1000 },
+                    { text: qsTr("Last 10,000 revisions"), revisions: 10000 },
+                    { text: qsTr("Last 100,000 revisions"), revisions: 100000 },
+                    { text: qsTr("All etcd keeps"), revisions: 0 }
+                ]
+                Layout.preferredWidth: 190
+            }
+            Button {
+                objectName: "replayButton"
+                text: history.running ? qsTr("Cancel") : qsTr("Replay")
+                enabled: !!history.client
+                onClicked: history.running ? history.cancel() : page.replay()
+                ToolTip.visible: hovered
+                ToolTip.delay: 600
+                ToolTip.text: history.running ? qsTr("Stop reading; what was read so far stays")
+                                              : qsTr("Read etcd's history under the prefix (nothing is written)")
+            }
+            ToolButton {
+                objectName: "historyZoomIn"
+                text: "+"
+                font.pixelSize: Theme.titleFont
+                enabled: history.count > 0
+                onClicked: historyChart.zoom(0.5)
+                ToolTip.visible: hovered
+                ToolTip.delay: 600
+                ToolTip.text: qsTr("Zoom in: half the revisions across (the wheel over the chart zooms too)")
+            }
+            ToolButton {
+                objectName: "historyZoomOut"
+                text: "\u2212"
+                font.pixelSize: Theme.titleFont
+                enabled: history.count > 0
+                onClicked: historyChart.zoom(2)
+                ToolTip.visible: hovered
+                ToolTip.delay: 600
+                ToolTip.text: qsTr("Zoom out: twice the revisions across")
+            }
+            ToolButton {
+                objectName: "historyAll"
+                text: qsTr("All")
+                enabled: history.count > 0
+                onClicked: historyChart.showAll()
+                ToolTip.visible: hovered
+                ToolTip.delay: 600
+                ToolTip.text: qsTr("Show every revision replayed")
+            }
         }
-        ToolButton {
-            objectName: "zoomOut"
-            text: "\u2212"
-            font.pixelSize: Theme.titleFont
-            enabled: timeline.windowLength < timeline.maximumWindow
-            onClicked: timeline.zoom(2)
-            ToolTip.visible: hovered
-            ToolTip.delay: 600
-            ToolTip.text: qsTr("Zoom out: twice the time across")
-        }
-        ToolButton {
-            objectName: "wholeLog"
-            text: qsTr("All")
-            onClicked: timeline.showWholeLog()
-            ToolTip.visible: hovered
-            ToolTip.delay: 600
-            ToolTip.text: qsTr("Show the whole log at once")
-        }
-        StatePill {
-            objectName: "livePill"
-            text: timeline.following ? qsTr("LIVE") : qsTr("PAUSED")
-            foreground: timeline.following ? Theme.good : Theme.warning
-            background: timeline.following ? Theme.goodSoft : Theme.warningSoft
-        }
-        Button {
-            objectName: "liveButton"
-            text: timeline.following ? qsTr("Pause") : qsTr("Go live")
-            enabled: !page.paused
-            onClicked: timeline.following = !timeline.following
-            ToolTip.visible: hovered
-            ToolTip.delay: 600
-            ToolTip.text: timeline.following ? qsTr("Hold the chart still; drag it or use the slider to go back in time")
-                                             : qsTr("Follow now again")
+        // Participants: nothing to zoom or pause while the log is empty.
+        RowLayout {
+            visible: !page.showsHistory && !page.empty
+            spacing: Theme.spacing
+            Label {
+                objectName: "windowLabel"
+                textFormat: Text.PlainText
+                text: timeline.wholeLogShown ? qsTr("Whole log, %1").arg(Format.duration(timeline.windowLength * 1000))
+                                             : qsTr("Window %1").arg(Format.duration(timeline.windowLength * 1000))
+                color: Theme.mutedText
+                font.pixelSize: Theme.smallFont
+            }
+            ToolButton {
+                objectName: "zoomIn"
+                text: "+"
+                font.pixelSize: Theme.titleFont
+                enabled: timeline.windowLength > timeline.minimumWindow
+                onClicked: timeline.zoom(0.5)
+                ToolTip.visible: hovered
+                ToolTip.delay: 600
+                ToolTip.text: qsTr("Zoom in: half the time across (the wheel over the chart zooms too)")
+            }
+            ToolButton {
+                objectName: "zoomOut"
+                text: "\u2212"
+                font.pixelSize: Theme.titleFont
+                enabled: timeline.windowLength < timeline.maximumWindow
+                onClicked: timeline.zoom(2)
+                ToolTip.visible: hovered
+                ToolTip.delay: 600
+                ToolTip.text: qsTr("Zoom out: twice the time across")
+            }
+            ToolButton {
+                objectName: "wholeLog"
+                text: qsTr("All")
+                onClicked: timeline.showWholeLog()
+                ToolTip.visible: hovered
+                ToolTip.delay: 600
+                ToolTip.text: qsTr("Show the whole log at once")
+            }
+            StatePill {
+                objectName: "livePill"
+                text: timeline.following ? qsTr("LIVE") : qsTr("PAUSED")
+                foreground: timeline.following ? Theme.good : Theme.warning
+                background: timeline.following ? Theme.goodSoft : Theme.warningSoft
+            }
+            Button {
+                objectName: "liveButton"
+                text: timeline.following ? qsTr("Pause") : qsTr("Go live")
+                enabled: !page.paused
+                onClicked: timeline.following = !timeline.following
+                ToolTip.visible: hovered
+                ToolTip.delay: 600
+                ToolTip.text: timeline.following ? qsTr("Hold the chart still; drag it or use the slider to go back in time")
+                                                 : qsTr("Follow now again")
+            }
         }
     }
 
@@ -112,7 +249,7 @@ ConsolePage {
     ColumnLayout {
         anchors.fill: parent
         spacing: Theme.spacing
-        visible: !page.empty
+        visible: !page.showsHistory && !page.empty
 
         Rectangle {
             color: Theme.surface
@@ -132,7 +269,11 @@ ConsolePage {
                     Layout.fillHeight: true
                 }
                 TimelineLegend {
-                    timeline: timeline
+                    entries: timeline.legendGlyphs.map(glyph => ({ glyph: glyph, title: timeline.glyphTitle(glyph) })).concat([
+                        { swatch: "#3b82f6", swatchHeight: 2, title: qsTr("lease time left, 0 to TTL") },
+                        { swatch: Qt.rgba(Theme.bad.r, Theme.bad.g, Theme.bad.b, 0.11), border: Theme.bad, title: qsTr("fault or outage, named in its band") },
+                        { sign: "|\u2190 s \u2192|", title: qsTr("how long before etcd deleted the key its participant knew it was lost") }
+                    ])
                     Layout.fillWidth: true
                     Layout.leftMargin: Theme.spacing
                     Layout.rightMargin: Theme.spacing
@@ -153,9 +294,131 @@ ConsolePage {
 
     EmptyState {
         anchors.centerIn: parent
-        visible: page.empty
+        visible: !page.showsHistory && page.empty
         title: qsTr("Nothing has happened yet")
         detail: qsTr("Add participants on the Participants page, or start a scenario: their leases, locks, leaders, barriers and "
                      + "the faults they meet are drawn here, one lane each, as they happen.")
+    }
+
+    CoordinationHistoryModel { id: history }
+    // Where the replayed history begins and ends, and what its axis counts, in words.
+    readonly property string historyNote: {
+        if (history.status === ModelStatus.Null)
+            return qsTr("etcd keeps every revision until it is compacted. Pick a prefix and a range, then Replay: "
+                        + "one lane per lock, election, barrier, service, queue or counter, whoever wrote it. Nothing is written.");
+        if (history.lastRevision === 0)
+            return history.status === ModelStatus.Error ? history.errorString : qsTr("Finding where etcd's history begins…");
+        let note = qsTr("Revisions %1 to %2 under %3.").arg(history.firstRevision).arg(history.lastRevision).arg(history.prefix || "/");
+        if (history.compacted)
+            note += " " + qsTr("etcd has compacted everything before revision %1: history begins there.").arg(history.firstRevision);
+        if (history.keptFrom > 0)
+            note += " " + qsTr("Only revisions from %1 on are kept on screen.").arg(history.keptFrom);
+        note += " " + qsTr("The axis counts revisions: etcd keeps no time for them.");
+        if (history.status === ModelStatus.Error)
+            note += " " + history.errorString.charAt(0).toUpperCase() + history.errorString.slice(1) + ".";
+        return note;
+    }
+
+    ColumnLayout {
+        objectName: "historyView"
+        anchors.fill: parent
+        spacing: Theme.spacing
+        visible: page.showsHistory
+
+        Label {
+            objectName: "historyNote"
+            text: page.historyNote
+            textFormat: Text.PlainText
+            wrapMode: Text.Wrap
+            color: history.status === ModelStatus.Error && history.lastRevision === 0 ? Theme.bad : Theme.mutedText
+            font.pixelSize: Theme.smallFont
+            Layout.fillWidth: true
+        }
+        RowLayout {
+            visible: history.running
+            spacing: Theme.spacing
+            Layout.fillWidth: true
+            ProgressBar {
+                objectName: "historyProgress"
+                value: history.progress
+                Layout.fillWidth: true
+            }
+            Label {
+                textFormat: Text.PlainText
+                text: qsTr("replayed to revision %1").arg(Math.max(history.progressRevision, history.firstRevision - 1))
+                color: Theme.mutedText
+                font.family: Theme.monoFamily
+                font.pixelSize: Theme.smallFont
+            }
+        }
+        Banner {
+            objectName: "asOfNote"
+            bad: false
+            text: page.asOfRevision > 0 ? qsTr("Picked revision %1: the Coordination and Keys pages show the cluster as it was then.").arg(page.asOfRevision) : ""
+            Layout.fillWidth: true
+            Button {
+                objectName: "showAsOf"
+                text: qsTr("Show it")
+                onClicked: page.showAsOfRequested()
+            }
+            Button {
+                objectName: "historyBackToLive"
+                text: qsTr("Back to live")
+                onClicked: page.revisionPicked(0)
+            }
+        }
+        Rectangle {
+            visible: history.count > 0
+            color: Theme.surface
+            radius: Theme.radius
+            border.color: Theme.border
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            Layout.minimumHeight: 220
+            ColumnLayout {
+                anchors.fill: parent
+                anchors.margins: Theme.spacing
+                spacing: Theme.spacing
+                HistoryChart {
+                    id: historyChart
+                    objectName: "historyChart"
+                    history: history
+                    asOfRevision: page.asOfRevision
+                    onRevisionPicked: revision => page.revisionPicked(revision)
+                    Layout.fillWidth: true
+                    Layout.fillHeight: true
+                }
+                TimelineLegend {
+                    objectName: "historyLegend"
+                    entries: [
+                        { swatch: "#2563eb", swatchHeight: 10, title: qsTr("holder: a lock's, a leader, a barrier's owner, an instance") },
+                        { swatch: "#94a3b8", swatchHeight: 4, title: qsTr("waiter, candidate or member") }
+                    ].concat(historyChart.historyLayer.legend)
+                    Layout.fillWidth: true
+                    Layout.leftMargin: Theme.spacing
+                    Layout.rightMargin: Theme.spacing
+                }
+            }
+        }
+        Item {
+            visible: history.count === 0
+            Layout.fillWidth: true
+            Layout.fillHeight: true
+            EmptyState {
+                anchors.centerIn: parent
+                busy: history.running
+                title: history.running ? qsTr("Replaying etcd's history…")
+                     : history.status === ModelStatus.Ready ? qsTr("Nothing changed hands here")
+                     : qsTr("No history read yet")
+                detail: history.status === ModelStatus.Ready
+                        ? qsTr("No lock, election, barrier, service, queue or counter under %1 changed in these revisions. Try a wider range or another prefix.").arg(history.prefix || "/")
+                        : history.running ? "" : qsTr("Type a prefix (or none, for every key), pick how far back to look, and press Replay.")
+            }
+        }
+    }
+    // A replay shows every revision it read, growing as it reads.
+    Connections {
+        target: history
+        function onRangeChanged() { historyChart.showAll(); }
     }
 }

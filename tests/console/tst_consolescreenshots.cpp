@@ -15,6 +15,8 @@
 #include <QtGui/QImage>
 #include <QtTest/QtTest>
 
+#include <algorithm>
+
 using namespace QEtcd::Testing;
 
 class tst_ConsoleScreenshots : public QObject
@@ -36,6 +38,9 @@ private Q_SLOTS:
                                      || m_demo.state() == QProcess::NotRunning,
                                  scaledMs(60000));
         QCOMPARE(m_demo.state(), QProcess::Running);
+        handOverALock();
+        if (QTest::currentTestFailed())
+            return;
         m_outputDir = qEnvironmentVariable("QETCD_SCREENSHOT_DIR", m_scratch.path());
         QVERIFY(QDir().mkpath(m_outputDir));
     }
@@ -71,6 +76,17 @@ private Q_SLOTS:
                                   << QJsonObject{{"lanes", 0}, {"events", 0}, {"markers", 0}, {"bands", 0}, {"losses", 0}};
         QTest::newRow("participants") << "participants" << QStringList()
                                       << QJsonObject{{"participants", 0}, {"holding", 0}, {"waiting", 0}, {"lost", 0}};
+        // The Timeline's History source over everything etcd keeps under /demo/: the demo's
+        // objects there (all but the service, registered under /services/) and the lock
+        // etcdctl handed over, with the revision of the hand-over picked.
+        const QString handOver = QString::number(m_handOverRevision);
+        QTest::newRow("timeline-history") << "timeline" << QStringList{"--history", "/demo/", "--rev", handOver}
+                                          << QJsonObject{{"source", "history"}, {"objects", 8}, {"compacted", false},
+                                                         {"asOfRevision", double(m_handOverRevision)}};
+        // The Coordination page as of the hand-over: the demo's 8 objects and etcdctl's lock,
+        // held and waited for.
+        QTest::newRow("coordination-asof") << "coordination" << QStringList{"--rev", handOver}
+                                           << QJsonObject{{"objects", 9}, {"asOfRevision", double(m_handOverRevision)}};
     }
 
     void page()
@@ -78,7 +94,7 @@ private Q_SLOTS:
         QFETCH(QString, page);
         QFETCH(QStringList, arguments);
         QFETCH(QJsonObject, expected);
-        const QString file = QDir(m_outputDir).filePath(page + QStringLiteral(".png"));
+        const QString file = QDir(m_outputDir).filePath(QString::fromUtf8(QTest::currentDataTag()) + QStringLiteral(".png"));
         QFile::remove(file);
 
         QProcess console;
@@ -108,6 +124,59 @@ private Q_SLOTS:
 private:
     QString endpoint() const { return m_cluster.clientUrls().constFirst(); }
 
+    int keysUnder(const QString &prefix)
+    {
+        const QList<QByteArray> lines =
+            m_cluster.etcdctl({QStringLiteral("get"), QStringLiteral("--prefix"), QStringLiteral("--keys-only"), prefix}).split('\n');
+        return int(std::count_if(lines.cbegin(), lines.cend(), [](const QByteArray &line) { return !line.trimmed().isEmpty(); }));
+    }
+
+    qint64 storeRevision()
+    {
+        const QByteArray answer = m_cluster.etcdctl({QStringLiteral("get"), QStringLiteral("/"), QStringLiteral("--prefix"),
+                                                     QStringLiteral("--keys-only"), QStringLiteral("--limit"), QStringLiteral("1"),
+                                                     QStringLiteral("-w"), QStringLiteral("json")});
+        return QJsonDocument::fromJson(answer).object().value(QStringLiteral("header")).toObject().value(QStringLiteral("revision")).toInteger();
+    }
+
+    // etcdctl takes /demo/locks/release, a second etcdctl waits for it and is handed it: a story
+    // for the History source, and a revision (both there) for the Coordination page as of then.
+    void handOverALock()
+    {
+        const QString lock = QStringLiteral("/demo/locks/release");
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("ETCDCTL_API"), QStringLiteral("3"));
+        QProcess first;
+        QProcess second;
+        for (QProcess *each : {&first, &second}) {
+            each->setProcessEnvironment(environment);
+            each->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        }
+        first.start(QStringLiteral("etcdctl"), {QStringLiteral("--endpoints"), endpoint(), QStringLiteral("lock"), lock,
+                                                QStringLiteral("sleep"), QStringLiteral("3")});
+        QTRY_COMPARE_WITH_TIMEOUT(keysUnder(lock), 1, scaledMs(20000));
+        second.start(QStringLiteral("etcdctl"), {QStringLiteral("--endpoints"), endpoint(), QStringLiteral("lock"), lock,
+                                                 QStringLiteral("sleep"), QStringLiteral("1")});
+        QTRY_COMPARE_WITH_TIMEOUT(keysUnder(lock), 2, scaledMs(20000));
+        m_handOverRevision = storeRevision();
+        QVERIFY(m_handOverRevision > 0);
+        // Their keys are named by their leases, which etcdctl leaves to expire: revoked here,
+        // the Leases page counts the demo's alone.
+        QStringList leases;
+        for (const QByteArray &key : m_cluster.etcdctl({QStringLiteral("get"), QStringLiteral("--prefix"),
+                                                        QStringLiteral("--keys-only"), lock})
+                                         .split('\n')) {
+            if (!key.trimmed().isEmpty())
+                leases.append(QString::fromUtf8(key.trimmed().mid(lock.size() + 1)));
+        }
+        QCOMPARE(leases.size(), 2);
+        QVERIFY(first.waitForFinished(scaledMs(30000)));
+        QVERIFY(second.waitForFinished(scaledMs(30000)));
+        QCOMPARE(keysUnder(lock), 0);
+        for (const QString &lease : std::as_const(leases))
+            m_cluster.etcdctl({QStringLiteral("lease"), QStringLiteral("revoke"), lease});
+    }
+
     static int distinctColours(const QImage &image)
     {
         QSet<QRgb> colours;
@@ -122,6 +191,7 @@ private:
     QProcess m_demo;
     QTemporaryDir m_scratch;
     QString m_outputDir;
+    qint64 m_handOverRevision = 0;
 };
 
 QTEST_GUILESS_MAIN(tst_ConsoleScreenshots)

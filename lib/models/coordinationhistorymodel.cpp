@@ -1,0 +1,551 @@
+#include "coordinationhistorymodel.h"
+
+#include "continuation_p.h"
+#include "displaytext.h"
+
+#include <QtCore/QThread>
+
+#include <algorithm>
+#include <cmath>
+#include <iterator>
+
+namespace QEtcd {
+
+namespace {
+using Type = CoordinationEvent::Type;
+using Cause = CoordinationEvent::Cause;
+using MarkKind = CoordinationHistoryModel::MarkKind;
+
+constexpr int MarkKindCount = int(MarkKind::Changed) + 1;
+
+MarkKind endOf(Cause cause)
+{
+    switch (cause) {
+    case Cause::Deleted:
+        return MarkKind::Deleted;
+    case Cause::LeaseEnded:
+        return MarkKind::LeaseEnded;
+    case Cause::RemovedByOwner:
+        return MarkKind::RemovedByOwner;
+    case Cause::LiftedByOperator:
+        return MarkKind::LiftedByOperator;
+    case Cause::None:
+        break;
+    }
+    return MarkKind::Released;
+}
+
+QByteArray objectId(CoordinationObject::Kind kind, const QByteArray &path)
+{
+    return QByteArray::number(int(kind)) + ' ' + path;
+}
+
+// Who an entry is on a bar: its name, else an election's proposal (what its candidate
+// proclaimed), else its lease or key.
+QString whoOf(CoordinationObject::Kind kind, const CoordinationEntry &entry)
+{
+    if (kind == CoordinationObject::Kind::Election && entry.name.isEmpty() && !entry.value.isEmpty())
+        return entry.valueText();
+    return entry.displayName();
+}
+
+QString kindName(CoordinationObject::Kind kind)
+{
+    CoordinationObject object;
+    object.kind = kind;
+    return object.kindName();
+}
+} // namespace
+
+CoordinationHistoryModel::CoordinationHistoryModel(QObject *parent)
+    : QAbstractListModel(parent), m_markCounts(MarkKindCount, 0)
+{
+    m_publish.setSingleShot(true);
+    m_publish.setInterval(PublishIntervalMs);
+    connect(&m_publish, &QTimer::timeout, this, &CoordinationHistoryModel::publish);
+}
+
+CoordinationHistoryModel::~CoordinationHistoryModel()
+{
+    stopReplay();
+    for (const QPointer<QThread> &thread : std::as_const(m_stopping)) {
+        if (thread)
+            thread->wait();
+    }
+}
+
+void CoordinationHistoryModel::setClient(Client *client)
+{
+    if (client == m_client)
+        return;
+    m_client = client;
+    Q_EMIT clientChanged();
+}
+
+void CoordinationHistoryModel::setPrefix(const QString &prefix)
+{
+    if (prefix == m_prefix)
+        return;
+    m_prefix = prefix;
+    Q_EMIT prefixChanged();
+}
+
+void CoordinationHistoryModel::setLastRevisions(qint64 revisions)
+{
+    revisions = std::max<qint64>(revisions, 0);
+    if (revisions == m_lastRevisions)
+        return;
+    m_lastRevisions = revisions;
+    Q_EMIT lastRevisionsChanged();
+}
+
+double CoordinationHistoryModel::progress() const
+{
+    if (m_status == ModelStatus::Ready)
+        return 1;
+    if (m_last <= 0 || m_last < m_first)
+        return 0;
+    return std::clamp(double(m_progress - m_first + 1) / double(m_last - m_first + 1), 0.0, 1.0);
+}
+
+QStringList CoordinationHistoryModel::markKinds() const
+{
+    QStringList kinds;
+    for (int kind = 0; kind < MarkKindCount; ++kind) {
+        if (m_markCounts[kind] > 0)
+            kinds.append(markKindName(MarkKind(kind)));
+    }
+    return kinds;
+}
+
+QString CoordinationHistoryModel::markKindName(MarkKind kind)
+{
+    static const char *const names[] = {"acquired",       "handedOn",         "elected",       "barrierSet",
+                                        "released",       "deleted",          "leaseEnded",    "removedByOwner",
+                                        "liftedByOperator", "roundReleased",  "healed",        "changed"};
+    static_assert(std::size(names) == size_t(MarkKindCount));
+    return QString::fromLatin1(names[int(kind)]);
+}
+
+void CoordinationHistoryModel::start()
+{
+    stopReplay();
+    const quint64 generation = ++m_generation;
+    beginResetModel();
+    m_lanes.clear();
+    m_rowOfObject.clear();
+    endResetModel();
+    m_items = 0;
+    std::fill(m_markCounts.begin(), m_markCounts.end(), 0);
+    m_first = m_last = m_progress = m_eventCount = m_keptFrom = 0;
+    m_compacted = false;
+    Q_EMIT countChanged();
+    Q_EMIT rangeChanged();
+    publish();
+    if (!m_client)
+        return setStatus(ModelStatus::Error, tr("there is no connection to read the history through"));
+    setStatus(ModelStatus::Loading);
+    if (m_lastRevisions <= 0)
+        return replay(0, 0);
+    // The last N revisions end at the store's revision now: read it first, so the range is fixed.
+    RangeOptions probe;
+    probe.countOnly = true;
+    probe.range = KeyRange::prefix();  // an empty prefix (every key) is no single key
+    Internal::thenOn(m_client->get(m_prefix.toUtf8(), probe), this, [this, generation](const RangeResult &now) {
+        if (generation != m_generation)
+            return;
+        if (!now.status)
+            return finished(now.status.withContext(tr("read the store's revision")));
+        const qint64 until = now.header.revision;
+        const qint64 from = until - m_lastRevisions + 1;
+        // Revision 1 is etcd's first: from there on is the whole history.
+        replay(from > 1 ? from : 0, until);
+    });
+}
+
+void CoordinationHistoryModel::replay(qint64 from, qint64 until)
+{
+    // The replay recognises the objects again at every revision that touched them: on a thread
+    // of its own, where its events and answers come, so that a long history never holds up a frame.
+    m_thread = new QThread;
+    m_thread->setObjectName(QStringLiteral("qetcd-history"));
+    connect(m_thread, &QThread::finished, m_thread, &QObject::deleteLater);
+    m_anchor = new QObject;
+    m_anchor->moveToThread(m_thread);
+    m_thread->start();
+    const quint64 generation = m_generation;
+    Client *client = m_client;
+    const QByteArray prefix = m_prefix.toUtf8();
+    QMetaObject::invokeMethod(m_anchor, [this, anchor = m_anchor, client, prefix, from, until, generation] {
+        auto *history = new CoordinationHistory(client, prefix, anchor);
+        history->setFromRevision(from);
+        history->setUntilRevision(until);
+        // Queued to the model's thread; dropped once the model is gone.
+        connect(history, &CoordinationHistory::began, this, [this, generation](qint64 first, qint64 last, qint64 compactedBefore) {
+            if (generation == m_generation)
+                began(first, last, compactedBefore);
+        });
+        connect(history, &CoordinationHistory::eventsReady, this, [this, generation](const QList<CoordinationEvent> &events) {
+            if (generation == m_generation)
+                fold(events);
+        });
+        connect(history, &CoordinationHistory::progressed, this, [this, generation](qint64 revision) {
+            if (generation != m_generation)
+                return;
+            m_progress = revision;
+            if (!m_publish.isActive())
+                m_publish.start();
+        });
+        Internal::thenOn(history->start(), this, [this, generation](const Status &status) {
+            if (generation == m_generation)
+                finished(status);
+        });
+    });
+}
+
+void CoordinationHistoryModel::stopReplay()
+{
+    m_publish.stop();
+    if (!m_thread)
+        return;
+    // The history goes on its own thread (its destruction cancels it), and the thread after it.
+    QObject *anchor = std::exchange(m_anchor, nullptr);
+    QThread *thread = std::exchange(m_thread, nullptr);
+    m_stopping.removeIf([](const QPointer<QThread> &stopped) { return stopped.isNull(); });
+    m_stopping.append(thread);
+    QMetaObject::invokeMethod(anchor, [anchor, thread] {
+        delete anchor;
+        thread->quit();
+    });
+}
+
+void CoordinationHistoryModel::cancel()
+{
+    if (!isRunning())
+        return;
+    ++m_generation;
+    stopReplay();
+    publish();
+    setStatus(ModelStatus::Error, tr("the replay was cancelled at revision %1").arg(m_progress));
+}
+
+void CoordinationHistoryModel::began(qint64 first, qint64 until, qint64 compactedBefore)
+{
+    m_first = first;
+    m_last = until;
+    m_progress = first - 1;
+    m_compacted = compactedBefore > 0;
+    Q_EMIT rangeChanged();
+    Q_EMIT progressChanged();
+}
+
+void CoordinationHistoryModel::finished(const Status &status)
+{
+    stopReplay();
+    publish();
+    if (status)
+        setStatus(ModelStatus::Ready);
+    else
+        setStatus(ModelStatus::Error, status.message());
+    Q_EMIT progressChanged();
+}
+
+void CoordinationHistoryModel::fold(const QList<CoordinationEvent> &events)
+{
+    for (const CoordinationEvent &event : events)
+        fold(event);
+    m_eventCount += events.size();
+    if (m_items > MaxItems)
+        dropOldest();
+    if (!m_publish.isActive())
+        m_publish.start();
+}
+
+void CoordinationHistoryModel::fold(const CoordinationEvent &event)
+{
+    Lane &lane = m_lanes[laneFor(event)];
+    const qint64 revision = event.revision;
+    const QString text = event.toText().section(QStringLiteral(": "), 1);
+    switch (event.type) {
+    case Type::Acquired:
+    case Type::BarrierSet:
+    case Type::InstanceUp:
+        endBar(lane, event.entry, revision, true, MarkKind::Acquired);
+        beginBar(lane, event.entry, revision, false);
+        return addMark(lane, revision, event.type == Type::BarrierSet ? MarkKind::BarrierSet : MarkKind::Acquired, text);
+    case Type::HandedOn:
+    case Type::Elected:
+        if (!event.previous.key.isEmpty())
+            endBar(lane, event.previous, revision, false, MarkKind::HandedOn);
+        endBar(lane, event.entry, revision, true, MarkKind::Acquired);
+        beginBar(lane, event.entry, revision, false);
+        return addMark(lane, revision, event.type == Type::Elected ? MarkKind::Elected : MarkKind::HandedOn, text);
+    case Type::Released:
+    case Type::LeaderEnded:
+    case Type::BarrierLifted:
+    case Type::InstanceDown:
+        endBar(lane, event.entry, revision, false, endOf(event.cause));
+        return addMark(lane, revision, endOf(event.cause), text);
+    case Type::WaiterJoined:
+    case Type::CandidateJoined:
+    case Type::MemberArrived:
+        return beginBar(lane, event.entry, revision, true);
+    case Type::WaiterLeft:
+    case Type::CandidateLeft:
+    case Type::MemberLeft:
+        endBar(lane, event.entry, revision, true, endOf(event.cause));
+        // A waiter's lease that ended is worth a mark; one that stopped waiting is the bar's end.
+        if (event.cause == Cause::LeaseEnded)
+            addMark(lane, revision, MarkKind::LeaseEnded, text);
+        return;
+    case Type::RoundOpened:
+        return addMark(lane, revision, MarkKind::BarrierSet, text);
+    case Type::RoundReleased:
+        return addMark(lane, revision, MarkKind::RoundReleased, text);
+    case Type::Healed:
+        return addMark(lane, revision, MarkKind::Healed, text);
+    case Type::ItemsPut:
+    case Type::ItemsTaken:
+    case Type::CounterChanged:
+        return addMark(lane, revision, MarkKind::Changed, text);
+    }
+}
+
+int CoordinationHistoryModel::laneFor(const CoordinationEvent &event)
+{
+    const QByteArray id = objectId(event.kind, event.path);
+    if (const auto found = m_rowOfObject.constFind(id); found != m_rowOfObject.constEnd())
+        return *found;
+    const int row = int(m_lanes.size());
+    beginInsertRows({}, row, row);
+    Lane lane;
+    lane.path = event.path;
+    lane.kind = event.kind;
+    lane.rule = event.rule;
+    m_lanes.push_back(std::move(lane));
+    m_rowOfObject.insert(id, row);
+    endInsertRows();
+    Q_EMIT countChanged();
+    return row;
+}
+
+CoordinationHistoryModel::Bar *CoordinationHistoryModel::openBar(Lane &lane, const QByteArray &key, bool waiter)
+{
+    // The open ones are the latest: a key is on a lane once at a time.
+    for (auto bar = lane.bars.rbegin(); bar != lane.bars.rend(); ++bar) {
+        if (bar->to == 0 && bar->waiter == waiter && bar->key == key)
+            return &*bar;
+    }
+    return nullptr;
+}
+
+void CoordinationHistoryModel::beginBar(Lane &lane, const CoordinationEntry &entry, qint64 revision, bool waiter)
+{
+    if (openBar(lane, entry.key, waiter))
+        return;
+    Bar bar;
+    bar.from = revision;
+    bar.waiter = waiter;
+    bar.who = whoOf(lane.kind, entry);
+    bar.key = entry.key;
+    bar.token = entry.createRevision;
+    lane.bars.push_back(std::move(bar));
+    ++m_items;
+}
+
+void CoordinationHistoryModel::endBar(Lane &lane, const CoordinationEntry &entry, qint64 revision, bool waiter, MarkKind end)
+{
+    Bar *bar = openBar(lane, entry.key, waiter);
+    if (!bar) {
+        // A waiter that was never seen waiting just took its turn: nothing to end.
+        if (waiter && end == MarkKind::Acquired)
+            return;
+        // On before the replay's first revision: it runs from there. Bars stay in the order
+        // they began, so it goes first.
+        Bar before;
+        before.from = m_first;
+        before.fromBefore = true;
+        before.waiter = waiter;
+        before.who = whoOf(lane.kind, entry);
+        before.key = entry.key;
+        before.token = entry.createRevision;
+        lane.bars.push_front(std::move(before));
+        ++m_items;
+        bar = &lane.bars.front();
+    }
+    bar->to = revision;
+    bar->end = end;
+}
+
+void CoordinationHistoryModel::addMark(Lane &lane, qint64 revision, MarkKind kind, const QString &text)
+{
+    lane.marks.push_back({revision, kind, text});
+    ++m_markCounts[int(kind)];
+    ++m_items;
+}
+
+void CoordinationHistoryModel::dropOldest()
+{
+    // The revision before which a quarter of what is kept lies: everything that ended before it goes.
+    std::vector<qint64> ends;
+    ends.reserve(size_t(m_items));
+    for (const Lane &lane : m_lanes) {
+        for (const Mark &mark : lane.marks)
+            ends.push_back(mark.revision);
+        for (const Bar &bar : lane.bars) {
+            if (bar.to != 0)
+                ends.push_back(bar.to);
+        }
+    }
+    if (ends.empty())
+        return;
+    const auto quarter = ends.begin() + qsizetype(ends.size() / 4);
+    std::nth_element(ends.begin(), quarter, ends.end());
+    const qint64 cut = *quarter + 1;
+    for (Lane &lane : m_lanes) {
+        while (!lane.marks.empty() && lane.marks.front().revision < cut) {
+            --m_markCounts[int(lane.marks.front().kind)];
+            lane.marks.pop_front();
+            --m_items;
+        }
+        const auto gone = std::remove_if(lane.bars.begin(), lane.bars.end(),
+                                         [cut](const Bar &bar) { return bar.to != 0 && bar.to < cut; });
+        m_items -= qsizetype(lane.bars.end() - gone);
+        lane.bars.erase(gone, lane.bars.end());
+    }
+    m_keptFrom = cut;
+}
+
+void CoordinationHistoryModel::publish()
+{
+    m_publish.stop();
+    const QStringList kinds = markKinds();
+    if (kinds != m_markKindsPublished) {
+        m_markKindsPublished = kinds;
+        Q_EMIT markKindsChanged();
+    }
+    if (!m_lanes.empty())
+        Q_EMIT dataChanged(index(0), index(int(m_lanes.size()) - 1), {BarCountRole, MarkCountRole});
+    Q_EMIT progressChanged();
+    Q_EMIT lanesChanged();
+}
+
+void CoordinationHistoryModel::setStatus(ModelStatus::Status status, const QString &error)
+{
+    if (status == m_status && error == m_error)
+        return;
+    m_status = status;
+    m_error = error;
+    Q_EMIT statusChanged();
+}
+
+QString CoordinationHistoryModel::describe(int row, qint64 revision) const
+{
+    if (row < 0 || row >= int(m_lanes.size()))
+        return {};
+    const Lane &lane = m_lanes[size_t(row)];
+    QStringList holders;
+    QStringList waiters;
+    for (const Bar &bar : lane.bars) {
+        if (bar.from > revision || (bar.to != 0 && bar.to <= revision))
+            continue;
+        (bar.waiter ? waiters : holders).append(bar.who);
+    }
+    // Names, paths and proposals are anyone's bytes: each line is escaped, the lines stay lines.
+    QStringList lines{tr("%1 %2 at revision %3").arg(kindName(lane.kind), DisplayText::fromBytes(lane.path)).arg(revision)};
+    if (!holders.isEmpty())
+        lines.append(tr("held by %1").arg(holders.join(QStringLiteral(", "))));
+    if (!waiters.isEmpty())
+        lines.append(tr("waiting: %1").arg(waiters.join(QStringLiteral(", "))));
+    const auto at = std::lower_bound(lane.marks.cbegin(), lane.marks.cend(), revision,
+                                     [](const Mark &mark, qint64 wanted) { return mark.revision < wanted; });
+    for (auto mark = at; mark != lane.marks.cend() && mark->revision == revision; ++mark)
+        lines.append(mark->text);
+    for (QString &line : lines)
+        line = DisplayText::escape(line);
+    return lines.join(QLatin1Char('\n'));
+}
+
+QVariantList CoordinationHistoryModel::barsOf(int row) const
+{
+    QVariantList bars;
+    if (row < 0 || row >= int(m_lanes.size()))
+        return bars;
+    for (const Bar &bar : m_lanes[size_t(row)].bars) {
+        bars.append(QVariantMap{{QStringLiteral("from"), bar.from},
+                                {QStringLiteral("to"), bar.to},
+                                {QStringLiteral("who"), bar.who},
+                                {QStringLiteral("key"), DisplayText::fromBytes(bar.key)},
+                                {QStringLiteral("token"), bar.token},
+                                {QStringLiteral("waiter"), bar.waiter},
+                                {QStringLiteral("fromBefore"), bar.fromBefore},
+                                {QStringLiteral("end"), bar.to != 0 ? markKindName(bar.end) : QString()}});
+    }
+    return bars;
+}
+
+QVariantList CoordinationHistoryModel::marksOf(int row) const
+{
+    QVariantList marks;
+    if (row < 0 || row >= int(m_lanes.size()))
+        return marks;
+    for (const Mark &mark : m_lanes[size_t(row)].marks) {
+        marks.append(QVariantMap{{QStringLiteral("revision"), mark.revision},
+                                 {QStringLiteral("kind"), markKindName(mark.kind)},
+                                 {QStringLiteral("text"), mark.text}});
+    }
+    return marks;
+}
+
+QList<double> CoordinationHistoryModel::ticks(double from, double to, double pixels, double spacing) const
+{
+    QList<double> ticks;
+    if (!(to > from) || !(pixels > 0))
+        return ticks;
+    // The smallest of 1, 2, 5 × 10^k revisions that leaves spacing pixels between labels.
+    const double wanted = std::max(1.0, spacing * (to - from) / pixels);
+    double magnitude = std::pow(10.0, std::floor(std::log10(wanted)));
+    qint64 step = qint64(magnitude);
+    for (const double factor : {1.0, 2.0, 5.0, 10.0}) {
+        if (factor * magnitude >= wanted) {
+            step = std::max<qint64>(1, qint64(factor * magnitude));
+            break;
+        }
+    }
+    for (qint64 tick = qint64(std::ceil(from / double(step))) * step; tick <= to; tick += step)
+        ticks.append(double(tick));
+    return ticks;
+}
+
+int CoordinationHistoryModel::rowCount(const QModelIndex &parent) const
+{
+    return parent.isValid() ? 0 : count();
+}
+
+QVariant CoordinationHistoryModel::data(const QModelIndex &index, int role) const
+{
+    if (!checkIndex(index, CheckIndexOption::IndexIsValid | CheckIndexOption::ParentIsInvalid))
+        return {};
+    const Lane &lane = m_lanes[size_t(index.row())];
+    switch (role) {
+    case Qt::DisplayRole:
+    case PathRole:
+        return DisplayText::fromBytes(lane.path);
+    case KindRole:
+        return kindName(lane.kind);
+    case RuleRole:
+        return lane.rule;
+    case BarCountRole:
+        return int(lane.bars.size());
+    case MarkCountRole:
+        return int(lane.marks.size());
+    }
+    return {};
+}
+
+QHash<int, QByteArray> CoordinationHistoryModel::roleNames() const
+{
+    return {{PathRole, "path"}, {KindRole, "kind"}, {RuleRole, "rule"}, {BarCountRole, "barCount"}, {MarkCountRole, "markCount"}};
+}
+
+} // namespace QEtcd

@@ -1,0 +1,235 @@
+#pragma once
+
+#include "modelstatus.h"
+#include "qetcdquickexport.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/coordinationhistory.h>
+
+#include <QtCore/QAbstractListModel>
+#include <QtCore/QPointer>
+#include <QtCore/QThread>
+#include <QtCore/QTimer>
+#include <QtCore/QVariantList>
+#include <QtQml/qqmlregistration.h>
+
+#include <deque>
+#include <vector>
+
+namespace QEtcd {
+
+/// `CoordinationHistoryModel` in QML: etcd's retained history under a prefix as swim lanes,
+/// one per coordination object, along the revision axis.
+///
+/// start() replays the history (CoordinationHistory) on a thread of its own, so a long one never
+/// holds up the GUI, and folds its events into lanes as they come: a holder (a lock's, a
+/// leader, a barrier's owner, a service instance) is a bar from the revision it came to the one
+/// it went, a waiter (a candidate, a barrier's member) a thinner one; what happened at a
+/// revision (acquired, handed on, elected, set, lifted, healed, items put...) is a mark, and
+/// how a hold ended (its key deleted, its lease ended, removed by its owner, lifted by an
+/// operator) is the mark at the bar's end. A hold that began before the replay's first
+/// revision runs from there (Bar::fromBefore); one still on at its last runs to it (Bar::to 0).
+///
+/// etcd keeps no time per revision: the axis is revisions. Rows are lanes, in the order their
+/// objects first changed. Memory: bars and marks, not events; past MaxItems the oldest are
+/// dropped (keptFrom says from which revision on everything is kept).
+class QETCD_QUICK_EXPORT CoordinationHistoryModel : public QAbstractListModel
+{
+    Q_OBJECT
+    QML_ELEMENT
+    /// The client to read through; a read-only one is enough.
+    Q_PROPERTY(QEtcd::Client *client READ client WRITE setClient NOTIFY clientChanged)
+    /// The objects replayed are under it (empty: every key). Read at start().
+    Q_PROPERTY(QString prefix READ prefix WRITE setPrefix NOTIFY prefixChanged)
+    /// How many revisions back from now to replay; 0: the whole history etcd keeps. Read at start().
+    Q_PROPERTY(qint64 lastRevisions READ lastRevisions WRITE setLastRevisions NOTIFY lastRevisionsChanged)
+    /// Null before start(), Loading while it replays, Ready once done, Error (errorString) otherwise.
+    Q_PROPERTY(QEtcd::ModelStatus::Status status READ status NOTIFY statusChanged)
+    Q_PROPERTY(QString errorString READ errorString NOTIFY statusChanged)
+    /// A replay is running.
+    Q_PROPERTY(bool running READ isRunning NOTIFY statusChanged)
+    /// The first revision whose changes are told, and the last; 0 until the replay has begun.
+    Q_PROPERTY(qint64 firstRevision READ firstRevision NOTIFY rangeChanged)
+    Q_PROPERTY(qint64 lastRevision READ lastRevision NOTIFY rangeChanged)
+    /// etcd had compacted the revisions before firstRevision, and earlier ones were asked for.
+    Q_PROPERTY(bool compacted READ isCompacted NOTIFY rangeChanged)
+    /// Every change up to this revision has been folded in.
+    Q_PROPERTY(qint64 progressRevision READ progressRevision NOTIFY progressChanged)
+    /// progressRevision's place from firstRevision to lastRevision, 0 to 1.
+    Q_PROPERTY(double progress READ progress NOTIFY progressChanged)
+    /// Events folded in so far.
+    Q_PROPERTY(qint64 eventCount READ eventCount NOTIFY progressChanged)
+    /// Bars and marks before it were dropped to bound memory; 0 when none were.
+    Q_PROPERTY(qint64 keptFrom READ keptFrom NOTIFY progressChanged)
+    /// The marks' kinds the lanes hold ("acquired", "deleted", ...), in MarkKind's order (a legend's).
+    Q_PROPERTY(QStringList markKinds READ markKinds NOTIFY markKindsChanged)
+    /// How many lanes there are.
+    Q_PROPERTY(int count READ count NOTIFY countChanged)
+
+public:
+    /// At most this many bars and marks are kept; past it the oldest go.
+    static constexpr int MaxItems = 200000;
+    /// What is painted changes this often at most while a replay runs.
+    static constexpr int PublishIntervalMs = 100;
+
+    /// What a mark says happened.
+    enum class MarkKind {
+        Acquired,          ///< A holder came (acquired, elected, set, instance up).
+        HandedOn,          ///< A hold passed from one holder to the next in one revision.
+        Elected,           ///< A leader was elected.
+        BarrierSet,        ///< A barrier was set, a counted barrier's round opened.
+        Released,          ///< A hold ended and its key is still there (it no longer counts).
+        Deleted,           ///< A hold ended with its key deleted alone.
+        LeaseEnded,        ///< A hold ended with its lease, which took several keys at once.
+        RemovedByOwner,    ///< A qetcd barrier's owner took it down.
+        LiftedByOperator,  ///< An operator lifted a barrier.
+        RoundReleased,     ///< A counted barrier's round was released.
+        Healed,            ///< A presence entry came back under its own name on a new lease.
+        Changed,           ///< Items put or taken, a counter changed.
+    };
+    Q_ENUM(MarkKind)
+
+    /// Someone's time on a lane.
+    struct Bar
+    {
+        qint64 from = 0;  ///< The revision it began at.
+        qint64 to = 0;    ///< The revision it ended at; 0 while it is still on.
+        bool waiter = false;      ///< A waiter, candidate or member: drawn thinner.
+        bool fromBefore = false;  ///< It was on before the replay's first revision.
+        MarkKind end = MarkKind::Released;  ///< How it ended, once it has.
+        QString who;       ///< Its entry's displayName(); an unnamed candidate's proposal.
+        QByteArray key;
+        qint64 token = 0;  ///< Its key's create revision: a hold's fencing token, a term.
+    };
+    /// What happened at one revision of a lane.
+    struct Mark
+    {
+        qint64 revision = 0;
+        MarkKind kind = MarkKind::Acquired;
+        QString text;  ///< The event as `qetcd history` tells it.
+    };
+    /// One coordination object's lane.
+    struct Lane
+    {
+        QByteArray path;
+        CoordinationObject::Kind kind = CoordinationObject::Kind::Lock;
+        QString rule;
+        std::deque<Bar> bars;    ///< By the revision they began at.
+        std::deque<Mark> marks;  ///< By revision.
+    };
+
+    /// The roles of a row (a lane).
+    enum Role {
+        PathRole = Qt::UserRole + 1,  ///< `path`, fit to show.
+        KindRole,                     ///< `kind`: "lock", "election", ...
+        RuleRole,                     ///< `rule`: the client convention that made the object.
+        BarCountRole,                 ///< `barCount`.
+        MarkCountRole,                ///< `markCount`.
+    };
+    Q_ENUM(Role)
+
+    /// A model with nothing replayed.
+    explicit CoordinationHistoryModel(QObject *parent = nullptr);
+    /// Stops a replay still running.
+    ~CoordinationHistoryModel() override;
+    Q_DISABLE_COPY_MOVE(CoordinationHistoryModel)
+
+    Client *client() const { return m_client; }
+    void setClient(Client *client);
+    QString prefix() const { return m_prefix; }
+    void setPrefix(const QString &prefix);
+    qint64 lastRevisions() const { return m_lastRevisions; }
+    void setLastRevisions(qint64 revisions);
+    ModelStatus::Status status() const { return m_status; }
+    QString errorString() const { return m_error; }
+    bool isRunning() const { return m_status == ModelStatus::Loading; }
+    qint64 firstRevision() const { return m_first; }
+    qint64 lastRevision() const { return m_last; }
+    bool isCompacted() const { return m_compacted; }
+    qint64 progressRevision() const { return m_progress; }
+    double progress() const;
+    qint64 eventCount() const { return m_eventCount; }
+    qint64 keptFrom() const { return m_keptFrom; }
+    QStringList markKinds() const;
+    int count() const { return int(m_lanes.size()); }
+
+    /// The lanes, by row.
+    const std::vector<Lane> &lanes() const { return m_lanes; }
+    /// A mark kind's name, as markKinds() lists it: "acquired", "handedOn", "deleted", ...
+    static QString markKindName(MarkKind kind);
+
+    /// Forgets what was replayed and replays the history under prefix, from lastRevisions back
+    /// (or the oldest revision etcd keeps) to now.
+    Q_INVOKABLE void start();
+    /// Stops the replay; what it folded in so far stays.
+    Q_INVOKABLE void cancel();
+    /// What lane \a row shows at \a revision, in words: who held, who waited, and what happened
+    /// there, one line each, escaped (DisplayText::escape); empty outside the lanes.
+    Q_INVOKABLE QString describe(int row, qint64 revision) const;
+    /// Lane \a row's bars, in the order they began: [{from, to, who, key, token, waiter,
+    /// fromBefore, end}] (end: how it ended, a markKindName(); to 0: still on), for tests and
+    /// scripts; empty outside the lanes.
+    Q_INVOKABLE QVariantList barsOf(int row) const;
+    /// Lane \a row's marks in revision order: [{revision, kind, text}].
+    Q_INVOKABLE QVariantList marksOf(int row) const;
+    /// Revisions to label from \a from to \a to across \a pixels, a round step at least
+    /// \a spacing pixels apart.
+    Q_INVOKABLE QList<double> ticks(double from, double to, double pixels, double spacing) const;
+
+    int rowCount(const QModelIndex &parent = QModelIndex()) const override;
+    QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    QHash<int, QByteArray> roleNames() const override;
+
+Q_SIGNALS:
+    void clientChanged();
+    void prefixChanged();
+    void lastRevisionsChanged();
+    void statusChanged();
+    void rangeChanged();
+    void progressChanged();
+    void markKindsChanged();
+    void countChanged();
+    /// Bars or marks came or went: what shows them paints again.
+    void lanesChanged();
+
+private:
+    void stopReplay();
+    void replay(qint64 from, qint64 until);
+    void began(qint64 first, qint64 until, qint64 compactedBefore);
+    void fold(const QList<CoordinationEvent> &events);
+    void fold(const CoordinationEvent &event);
+    void finished(const Status &status);
+    int laneFor(const CoordinationEvent &event);
+    Bar *openBar(Lane &lane, const QByteArray &key, bool waiter);
+    void beginBar(Lane &lane, const CoordinationEntry &entry, qint64 revision, bool waiter);
+    void endBar(Lane &lane, const CoordinationEntry &entry, qint64 revision, bool waiter, MarkKind end);
+    void addMark(Lane &lane, qint64 revision, MarkKind kind, const QString &text);
+    void dropOldest();
+    void publish();
+    void setStatus(ModelStatus::Status status, const QString &error = {});
+
+    QPointer<Client> m_client;
+    QString m_prefix;
+    qint64 m_lastRevisions = 0;
+    ModelStatus::Status m_status = ModelStatus::Null;
+    QString m_error;
+    quint64 m_generation = 0;  // a replay's answers after another started are dropped
+    QThread *m_thread = nullptr;  // the running replay's
+    QObject *m_anchor = nullptr;  // lives on m_thread; owns its CoordinationHistory
+    QList<QPointer<QThread>> m_stopping;  // replays' threads on their way out
+
+    qint64 m_first = 0;
+    qint64 m_last = 0;
+    bool m_compacted = false;
+    qint64 m_progress = 0;
+    qint64 m_eventCount = 0;
+    qint64 m_keptFrom = 0;
+    std::vector<Lane> m_lanes;
+    QHash<QByteArray, int> m_rowOfObject;  // by kind and path
+    qsizetype m_items = 0;                 // bars and marks kept
+    QList<int> m_markCounts;               // by MarkKind
+    QStringList m_markKindsPublished;
+    QTimer m_publish;
+};
+
+} // namespace QEtcd

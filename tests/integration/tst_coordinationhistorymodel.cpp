@@ -1,0 +1,179 @@
+// CoordinationHistoryModel against a real etcd member under QAbstractItemModelTester: a lock
+// held from before the revisions replayed, handed on to its waiter and released, becomes one
+// lane of bars with the right ends; keys taken with their lease at once are told apart from a
+// deletion; a replay can be cancelled, and the model destroyed while one runs.
+#include "../common/awaitfuture.h"
+
+#include <QEtcd/client.h>
+#include <QEtcd/distributedmutex.h>
+#include <QEtcd/etcdcluster.h>
+#include <QEtcd/testtimeouts.h>
+
+#include "coordinationhistorymodel.h"
+
+#include <QtTest/QAbstractItemModelTester>
+#include <QtTest/QtTest>
+
+#include <memory>
+
+using namespace QEtcd;
+using namespace QEtcd::Testing;
+
+class tst_CoordinationHistoryModel : public QObject
+{
+    Q_OBJECT
+
+private:
+    EtcdCluster m_cluster;
+    std::unique_ptr<Client> m_client;
+
+    qint64 storeRevision()
+    {
+        RangeOptions probe;
+        probe.countOnly = true;
+        RangeResult now;
+        [&] { QETCD_AWAIT(m_client->get("/", probe), now); }();
+        return now.header.revision;
+    }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY2(m_cluster.start(), qPrintable(m_cluster.errorString()));
+        m_client = std::make_unique<Client>(ClientOptions::fromEndpoints(m_cluster.clientUrls()));
+    }
+
+    void cleanupTestCase() { m_client.reset(); }
+
+    void aHandOverFromBeforeTheRange()
+    {
+        LockOptions options;
+        options.clientId = QStringLiteral("holder-1");
+        DistributedMutex holder(m_client.get(), "/hm/lock", options);
+        QVERIFY(holder.tryLock(std::chrono::seconds(10)));
+        const qint64 held = storeRevision();
+        options.clientId = QStringLiteral("waiter-1");
+        DistributedMutex waiter(m_client.get(), "/hm/lock", options);
+        QFuture<Status> waiting = waiter.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(storeRevision(), held + 1, scaledMs(10000));  // the waiter's key
+        QVERIFY(holder.unlock());
+        QVERIFY(awaitFuture(waiting));
+        QVERIFY(waiter.unlock());
+        QTRY_COMPARE_WITH_TIMEOUT(storeRevision(), held + 3, scaledMs(10000));  // its key deleted
+        const qint64 end = held + 3;
+
+        CoordinationHistoryModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model.status(), ModelStatus::Null);
+        model.setClient(m_client.get());
+        model.setPrefix(QStringLiteral("/hm/"));
+        model.setLastRevisions(end - held);  // the holder's acquisition is just before it
+        model.start();
+        QCOMPARE(model.status(), ModelStatus::Loading);
+        QVERIFY(model.isRunning());
+        QTRY_COMPARE_WITH_TIMEOUT(model.status(), ModelStatus::Ready, scaledMs(20000));
+        QCOMPARE(model.firstRevision(), held + 1);
+        QCOMPARE(model.lastRevision(), end);
+        QVERIFY(!model.isCompacted());
+        QCOMPARE(model.progress(), 1.0);
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.index(0).data(CoordinationHistoryModel::KindRole).toString(), QStringLiteral("lock"));
+        QCOMPARE(model.index(0).data(CoordinationHistoryModel::PathRole).toString(), QStringLiteral("/hm/lock"));
+
+        const CoordinationHistoryModel::Lane &lane = model.lanes().front();
+        QCOMPARE(lane.bars.size(), size_t(3));
+        const auto &first = lane.bars[0];
+        QVERIFY(first.fromBefore);  // held before the first revision replayed: it runs from there
+        QCOMPARE(first.from, held + 1);
+        QCOMPARE(first.to, held + 2);
+        QCOMPARE(first.end, CoordinationHistoryModel::MarkKind::HandedOn);
+        QCOMPARE(first.who, QStringLiteral("holder-1"));
+        const auto &queued = lane.bars[1];
+        QVERIFY(queued.waiter);
+        QCOMPARE(queued.from, held + 1);
+        QCOMPARE(queued.to, held + 2);
+        const auto &second = lane.bars[2];
+        QVERIFY(!second.waiter && !second.fromBefore);
+        QCOMPARE(second.who, QStringLiteral("waiter-1"));
+        QCOMPARE(second.from, held + 2);
+        QCOMPARE(second.to, end);
+        QCOMPARE(second.end, CoordinationHistoryModel::MarkKind::Deleted);
+        QCOMPARE(model.markKinds(), (QStringList{"handedOn", "deleted"}));
+        QVERIFY2(model.describe(0, held + 1).contains(QLatin1String("held by holder-1")), qPrintable(model.describe(0, held + 1)));
+        QVERIFY2(model.describe(0, held + 1).contains(QLatin1String("waiting: waiter-1")), qPrintable(model.describe(0, held + 1)));
+    }
+
+    // Two locks on one lease, revoked: both ends are the lease's, not a deletion.
+    void aLeaseThatTakesSeveralKeys()
+    {
+        LeaseGrantResult lease;
+        QETCD_AWAIT(m_client->leaseGrant(60), lease);
+        PutOptions onLease;
+        onLease.lease = lease.id;
+        const QByteArray id = QByteArray::number(lease.id, 16);
+        const qint64 before = storeRevision();
+        QVERIFY(awaitFuture(m_client->put("/hl/a/" + id, {}, onLease)));
+        QVERIFY(awaitFuture(m_client->put("/hl/b/" + id, {}, onLease)));
+        Result revoked;
+        QETCD_AWAIT(m_client->leaseRevoke(lease.id), revoked);
+
+        CoordinationHistoryModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setClient(m_client.get());
+        model.setPrefix(QStringLiteral("/hl/"));
+        model.setLastRevisions(storeRevision() - before);
+        model.start();
+        QTRY_COMPARE_WITH_TIMEOUT(model.status(), ModelStatus::Ready, scaledMs(20000));
+        QCOMPARE(model.rowCount(), 2);
+        for (const CoordinationHistoryModel::Lane &lane : model.lanes()) {
+            QCOMPARE(lane.bars.size(), size_t(1));
+            QCOMPARE(lane.bars.front().end, CoordinationHistoryModel::MarkKind::LeaseEnded);
+            QCOMPARE(lane.marks.back().kind, CoordinationHistoryModel::MarkKind::LeaseEnded);
+        }
+        QCOMPARE(model.markKinds(), (QStringList{"acquired", "leaseEnded"}));
+    }
+
+    void cancelAndDestroyWhileReplaying()
+    {
+        CoordinationHistoryModel model;
+        model.setClient(m_client.get());
+        model.start();  // the whole history, every key
+        QVERIFY(model.isRunning());
+        model.cancel();
+        QVERIFY(!model.isRunning());
+        QCOMPARE(model.status(), ModelStatus::Error);
+        QVERIFY2(model.errorString().contains(QLatin1String("cancelled")), qPrintable(model.errorString()));
+        // Nothing of the cancelled replay comes after it.
+        const qint64 events = model.eventCount();
+        QTest::qWait(200);  // not a synchronisation: a window for a stray event to show
+        QCOMPARE(model.eventCount(), events);
+
+        // Every key (no prefix), over all etcd keeps: the history begins at revision 2 (the
+        // state is read at 1, etcd's first), and the model is destroyed while it replays.
+        auto replaying = std::make_unique<CoordinationHistoryModel>();
+        replaying->setClient(m_client.get());
+        replaying->start();
+        QTRY_COMPARE_WITH_TIMEOUT(replaying->firstRevision(), 2, scaledMs(10000));
+        QCOMPARE(replaying->errorString(), QString());
+        replaying.reset();  // stops its thread on the way out
+
+        // The last N revisions of every key.
+        CoordinationHistoryModel recent;
+        recent.setClient(m_client.get());
+        recent.setLastRevisions(3);
+        recent.start();
+        QTRY_COMPARE_WITH_TIMEOUT(recent.status(), ModelStatus::Ready, scaledMs(20000));
+        const qint64 now = storeRevision();
+        QCOMPARE(recent.lastRevision(), now);
+        QCOMPARE(recent.firstRevision(), now - 2);
+
+        // Without a client the replay says why it cannot run.
+        CoordinationHistoryModel alone;
+        alone.start();
+        QCOMPARE(alone.status(), ModelStatus::Error);
+        QVERIFY(!alone.errorString().isEmpty());
+    }
+};
+
+QTEST_GUILESS_MAIN(tst_CoordinationHistoryModel)
+#include "tst_coordinationhistorymodel.moc"
