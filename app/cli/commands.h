@@ -19,6 +19,10 @@ Command serviceCommand();
 Command counterCommand();
 Command queueCommand();
 Command inspectCommand();
+// --layouts FILE, for the commands that recognise coordination objects (inspect, history).
+QCommandLineOption layoutsOption();
+// Declares the layouts --layouts names (or the default file's); false after a usage error.
+bool declareLayouts(Invocation &invocation, int *exitCode);
 Command historyCommand();
 Command recordCommand();
 Command alarmCommand();

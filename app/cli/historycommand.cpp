@@ -67,6 +67,8 @@ QByteArray visible(const QString &text)
 int runHistory(Invocation &invocation)
 {
     const QByteArray prefix = invocation.arguments().value(0).toUtf8();
+    if (int refused = 0; !declareLayouts(invocation, &refused))
+        return refused;
     std::optional<RevisionTimes> times;
     if (invocation.isSet(QStringLiteral("map"))) {
         Status loaded;
@@ -141,7 +143,8 @@ Command historyCommand()
         "Replays the revisions etcd still keeps under PREFIX (default: every key) and\n"
         "prints what happened to the locks, elections, barriers, semaphores, services,\n"
         "queues and counters there, whichever tool wrote them (the layouts `inspect`\n"
-        "knows), one event a line in revision order. Nothing is written.\n"
+        "knows, and those --layouts FILE declares), one event a line in revision order.\n"
+        "Nothing is written.\n"
         "\n"
         "--since REV starts at revision REV (default: the oldest etcd keeps), --until\n"
         "REV ends at REV (default: the store's revision when the replay starts). With\n"
@@ -179,6 +182,7 @@ Command historyCommand()
                            QStringLiteral("FILE")),
         QCommandLineOption(QStringLiteral("until"), QStringLiteral("The last revision to tell [default: now]"),
                            QStringLiteral("REV")),
+        layoutsOption(),
     };
     command.run = runHistory;
     return command;

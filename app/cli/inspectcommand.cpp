@@ -166,8 +166,8 @@ int runInspect(Invocation &invocation)
         return invocation.usageError(error);
     if (hold && !watch)
         return invocation.usageError(QStringLiteral("--hold only applies to --watch"));
-    if (const Status layouts = CoordinationLayouts::declare(invocation.value(QStringLiteral("layouts"))); !layouts)
-        return invocation.usageError(layouts.message());
+    if (int refused = 0; !declareLayouts(invocation, &refused))
+        return refused;
 
     const QString what = QStringLiteral("inspect \"%1\"").arg(QString::fromUtf8(prefix));
     if (invocation.isSet(QStringLiteral("rev")))
@@ -277,12 +277,25 @@ Command inspectCommand()
         QCommandLineOption(QStringLiteral("rev"), QStringLiteral("Show the objects as they were at revision REV"),
                            QStringLiteral("REV")),
         holdOption(),
-        QCommandLineOption(QStringLiteral("layouts"),
-                           QStringLiteral("Declared layouts to try first [default: ~/.config/qetcd/layouts.json]"),
-                           QStringLiteral("FILE")),
+        layoutsOption(),
     };
     command.run = runInspect;
     return command;
+}
+
+QCommandLineOption layoutsOption()
+{
+    return QCommandLineOption(QStringLiteral("layouts"),
+                              QStringLiteral("Declared layouts to try first [default: ~/.config/qetcd/layouts.json]"),
+                              QStringLiteral("FILE"));
+}
+
+bool declareLayouts(Invocation &invocation, int *exitCode)
+{
+    const Status declared = CoordinationLayouts::declare(invocation.value(QStringLiteral("layouts")));
+    if (!declared)
+        *exitCode = invocation.usageError(declared.message());
+    return declared.isOk();
 }
 
 } // namespace QEtcd::Cli

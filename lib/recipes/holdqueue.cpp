@@ -532,6 +532,12 @@ void HoldQueue::carryOut(std::vector<std::pair<std::shared_ptr<QueuedAttempt>, V
 void HoldQueue::requeue(std::shared_ptr<QueuedAttempt> attempt, const QString &why)
 {
     note(QStringLiteral("a waiter re-queues with a fresh lease: ") + why);
+    // A lease can be found lost here (its deadline passed) before the loss thread has told it:
+    // the owner hears it now, or its source would go with the lease untold and the loss be hidden.
+    if (attempt->lease && !attempt->lease->isValid()) {
+        if (Recipe *owner = recipe(); owner && attempt->source >= 0)
+            owner->reportSource(attempt->source, Recipe::SourceHealth::Lost);
+    }
     leave(attempt);
     enqueue(attempt);
 }

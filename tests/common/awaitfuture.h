@@ -3,6 +3,7 @@
 #include <QEtcd/client.h>
 #include <QEtcd/testtimeouts.h>
 
+#include <QtCore/QDebug>
 #include <QtCore/QEventLoop>
 #include <QtCore/QFuture>
 #include <QtCore/QFutureWatcher>
@@ -39,6 +40,19 @@ inline int keysUnder(Client *client, const QByteArray &prefix)
     if (!awaitFuture(future) || !future.result().status)
         return -1;
     return int(future.result().count);
+}
+
+// The keys that start with prefix, as etcd has them now; none (and a warning) when it did not say.
+inline QList<KeyValue> keysWithPrefix(Client *client, const QByteArray &prefix)
+{
+    RangeOptions options;
+    options.range = KeyRange::prefix();
+    const QFuture<RangeResult> future = client->get(prefix, options);
+    if (!awaitFuture(future) || !future.result().status) {
+        qWarning() << "read" << prefix << "failed";
+        return {};
+    }
+    return future.result().kvs;
 }
 
 } // namespace QEtcd::Testing

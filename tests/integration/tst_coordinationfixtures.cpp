@@ -102,17 +102,7 @@ private:
         return std::make_unique<Etcdctl>(m_cluster.clientUrl(0), arguments);
     }
 
-    QList<KeyValue> read(const QByteArray &prefix)
-    {
-        RangeOptions options;
-        options.range = KeyRange::prefix();
-        const QFuture<RangeResult> future = m_client->get(prefix, options);
-        if (!awaitFuture(future) || !future.result().status) {
-            qWarning() << "read" << prefix << "failed";
-            return {};
-        }
-        return future.result().kvs;
-    }
+    QList<KeyValue> read(const QByteArray &prefix) { return keysWithPrefix(m_client.get(), prefix); }
     QSet<QByteArray> keys(const QByteArray &prefix)
     {
         QSet<QByteArray> set;

@@ -68,14 +68,7 @@ private:
 
     QList<CoordinationObject> recognise(const QByteArray &prefix)
     {
-        RangeOptions options;
-        options.range = KeyRange::prefix();
-        const QFuture<RangeResult> future = m_client->get(prefix, options);
-        if (!awaitFuture(future) || !future.result().status) {
-            qWarning() << "read" << prefix << "failed";
-            return {};
-        }
-        return CoordinationRecogniser::recognise(future.result().kvs);
+        return CoordinationRecogniser::recognise(keysWithPrefix(m_client.get(), prefix));
     }
 
     QList<QJsonObject> inspect(const QString &prefix)
