@@ -45,11 +45,13 @@ class QETCD_QUICK_EXPORT CoordinationHistoryModel : public QAbstractListModel
     Q_PROPERTY(qint64 lastRevisions READ lastRevisions WRITE setLastRevisions NOTIFY lastRevisionsChanged)
     /// Null before start(), Loading while it replays, Ready once done, Error (errorString) otherwise.
     Q_PROPERTY(QEtcd::ModelStatus::Status status READ status NOTIFY statusChanged)
+    /// Why the replay failed, or was cancelled; empty otherwise.
     Q_PROPERTY(QString errorString READ errorString NOTIFY statusChanged)
     /// A replay is running.
     Q_PROPERTY(bool running READ isRunning NOTIFY statusChanged)
     /// The first revision whose changes are told, and the last; 0 until the replay has begun.
     Q_PROPERTY(qint64 firstRevision READ firstRevision NOTIFY rangeChanged)
+    /// The last revision whose changes are told; 0 until the replay has begun.
     Q_PROPERTY(qint64 lastRevision READ lastRevision NOTIFY rangeChanged)
     /// etcd had compacted the revisions before firstRevision, and earlier ones were asked for.
     Q_PROPERTY(bool compacted READ isCompacted NOTIFY rangeChanged)
@@ -98,22 +100,22 @@ public:
         bool fromBefore = false;  ///< It was on before the replay's first revision.
         MarkKind end = MarkKind::Released;  ///< How it ended, once it has.
         QString who;       ///< Its entry's displayName(); an unnamed candidate's proposal.
-        QByteArray key;
+        QByteArray key;    ///< Its entry's key.
         qint64 token = 0;  ///< Its key's create revision: a hold's fencing token, a term.
     };
     /// What happened at one revision of a lane.
     struct Mark
     {
-        qint64 revision = 0;
-        MarkKind kind = MarkKind::Acquired;
+        qint64 revision = 0;                 ///< When.
+        MarkKind kind = MarkKind::Acquired;  ///< What.
         QString text;  ///< The event as `qetcd history` tells it.
     };
     /// One coordination object's lane.
     struct Lane
     {
-        QByteArray path;
-        CoordinationObject::Kind kind = CoordinationObject::Kind::Lock;
-        QString rule;
+        QByteArray path;                                                 ///< The object's path.
+        CoordinationObject::Kind kind = CoordinationObject::Kind::Lock;  ///< The object's kind.
+        QString rule;  ///< The client convention that made the object, if one did.
         std::deque<Bar> bars;    ///< By the revision they began at.
         std::deque<Mark> marks;  ///< By revision.
     };
@@ -134,23 +136,41 @@ public:
     ~CoordinationHistoryModel() override;
     Q_DISABLE_COPY_MOVE(CoordinationHistoryModel)
 
+    /// The client.
     Client *client() const { return m_client; }
+    /// Sets the client; a replay running through the old one stops.
     void setClient(Client *client);
+    /// The prefix.
     QString prefix() const { return m_prefix; }
+    /// Sets the prefix.
     void setPrefix(const QString &prefix);
+    /// How many revisions back to replay.
     qint64 lastRevisions() const { return m_lastRevisions; }
+    /// Sets how many revisions back to replay.
     void setLastRevisions(qint64 revisions);
+    /// The status.
     ModelStatus::Status status() const { return m_status; }
+    /// The error.
     QString errorString() const { return m_error; }
+    /// A replay is running.
     bool isRunning() const { return m_status == ModelStatus::Loading; }
+    /// The first revision told.
     qint64 firstRevision() const { return m_first; }
+    /// The last revision told.
     qint64 lastRevision() const { return m_last; }
+    /// etcd had compacted what was asked for.
     bool isCompacted() const { return m_compacted; }
+    /// Folded in up to here.
     qint64 progressRevision() const { return m_progress; }
+    /// From 0 to 1.
     double progress() const;
+    /// Events folded in.
     qint64 eventCount() const { return m_eventCount; }
+    /// Bars and marks before it were dropped; 0 when none were.
     qint64 keptFrom() const { return m_keptFrom; }
+    /// The mark kinds' names.
     QStringList markKinds() const;
+    /// The lanes.
     int count() const { return int(m_lanes.size()); }
 
     /// The lanes, by row.
@@ -176,18 +196,29 @@ public:
     /// \a spacing pixels apart.
     Q_INVOKABLE QList<double> ticks(double from, double to, double pixels, double spacing) const;
 
+    /// One row per lane.
     int rowCount(const QModelIndex &parent = QModelIndex()) const override;
+    /// A lane's \a role.
     QVariant data(const QModelIndex &index, int role = Qt::DisplayRole) const override;
+    /// The Role names.
     QHash<int, QByteArray> roleNames() const override;
 
 Q_SIGNALS:
+    /// client changed.
     void clientChanged();
+    /// prefix changed.
     void prefixChanged();
+    /// lastRevisions changed.
     void lastRevisionsChanged();
+    /// status, errorString or running changed.
     void statusChanged();
+    /// firstRevision, lastRevision or compacted changed.
     void rangeChanged();
+    /// progressRevision, progress, eventCount or keptFrom changed.
     void progressChanged();
+    /// markKinds changed.
     void markKindsChanged();
+    /// count changed.
     void countChanged();
     /// Bars or marks came or went: what shows them paints again.
     void lanesChanged();
