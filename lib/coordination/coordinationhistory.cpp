@@ -2,6 +2,7 @@
 
 #include "barriermarks_p.h"
 #include "client.h"
+#include "compacted_p.h"
 #include "continuation_p.h"
 #include "coordinationindex_p.h"
 #include "keymirror_p.h"
@@ -232,11 +233,6 @@ private:
     std::map<PathAndName, Departure> m_departed;
     std::deque<PathAndName> m_departureOrder;
 };
-
-bool isCompacted(const Status &status)
-{
-    return status.code() == StatusCode::OutOfRange && status.message().contains(QLatin1String("compacted"));
-}
 } // namespace
 
 QString CoordinationEvent::typeName() const

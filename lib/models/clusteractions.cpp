@@ -70,23 +70,22 @@ void ClusterActions::disarmAlarms()
     const QString name = QStringLiteral("disarmAlarms");
     if (!begin(name, tr("disarming the alarms")))
         return;
-    Client *client = m_client;
-    Internal::thenOn(client->alarms(), this, [this, client, name](const AlarmListResult &listed) {
+    Internal::thenOn(m_client->alarms(), this, [this, name](const AlarmListResult &listed) {
         if (!listed.status || listed.alarms.isEmpty())
             return end(name, listed.status, tr("no alarm was raised"));
-        // Disarmed one after the other; the first refusal ends it.
-        auto remaining = std::make_shared<QList<Alarm>>(listed.alarms);
-        auto next = std::make_shared<std::function<void()>>();
-        *next = [this, client, name, remaining, next, count = listed.alarms.size()] {
-            if (remaining->isEmpty())
-                return end(name, Status(), tr("disarmed %n alarm(s)", nullptr, int(count)));
-            Internal::thenOn(client->disarmAlarm(remaining->takeFirst()), this, [this, name, next](const Result &disarmed) {
-                if (!disarmed.status)
-                    return end(name, disarmed.status, {});
-                (*next)();
-            });
-        };
-        (*next)();
+        disarmInTurn(listed.alarms, name, int(listed.alarms.size()));
+    });
+}
+
+// One alarm after the other; the first refusal ends it.
+void ClusterActions::disarmInTurn(QList<Alarm> alarms, const QString &name, int count)
+{
+    if (alarms.isEmpty())
+        return end(name, Status(), tr("disarmed %n alarm(s)", nullptr, count));
+    Internal::thenOn(m_client->disarmAlarm(alarms.takeFirst()), this, [this, alarms, name, count](const Result &disarmed) {
+        if (!disarmed.status)
+            return end(name, disarmed.status, {});
+        disarmInTurn(alarms, name, count);
     });
 }
 

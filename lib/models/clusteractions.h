@@ -2,6 +2,7 @@
 
 #include "qetcdquickexport.h"
 
+#include <QEtcd/kvtypes.h>
 #include <QEtcd/status.h>
 
 #include <QtCore/QObject>
@@ -82,6 +83,7 @@ private:
     bool begin(const QString &name, const QString &running);
     // Ends the running action: logs outcome (what was done, or why nothing was) and tells it.
     void end(const QString &name, const Status &status, const QString &done);
+    void disarmInTurn(QList<Alarm> alarms, const QString &name, int count);
     void defragmentInTurn(QStringList endpoints, const QString &name);
 
     QPointer<Client> m_client;

@@ -1,5 +1,7 @@
 #include "keyhistory.h"
 
+#include "compacted_p.h"
+
 #include "continuation_p.h"
 #include "displaytext.h"
 #include "valuedescription_p.h"
@@ -97,9 +99,7 @@ void KeyHistory::older()
             return;
         m_status = ModelStatus::Ready;
         if (!result.status) {
-            // etcd answers "mvcc: required revision has been compacted", without saying up to where.
-            if (result.status.code() == StatusCode::OutOfRange
-                && result.status.message().contains(QLatin1String("compacted"))) {
+            if (Internal::isCompacted(result.status)) {
                 m_compactedRevision = revision;
             } else {
                 m_status = ModelStatus::Error;

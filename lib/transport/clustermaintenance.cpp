@@ -1,5 +1,6 @@
 #include "clustermaintenance.h"
 
+#include "compacted_p.h"
 #include "continuation_p.h"
 
 #include <algorithm>
@@ -52,11 +53,6 @@ QFuture<MemberStatuses> ClusterMaintenance::statuses(Client *client)
 }
 
 namespace {
-bool isCompacted(const Status &status)
-{
-    return status.code() == StatusCode::OutOfRange && status.message().contains(QLatin1String("compacted"));
-}
-
 // Every member's hash at revision (0: each member's latest).
 QFuture<ConsistencyReport> hashEveryMember(Client *client, qint64 revision)
 {
