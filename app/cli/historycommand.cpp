@@ -8,6 +8,7 @@
 #include <QEtcd/revisiontimes.h>
 
 #include <QtCore/QDateTime>
+#include <QtCore/QFileDevice>
 
 namespace QEtcd::Cli {
 
@@ -83,11 +84,30 @@ int runHistory(Invocation &invocation)
         return invocation.usageError(error);
     if (*since > 0 && *until > 0 && *since > *until)
         return invocation.usageError(QStringLiteral("--since %1 comes after --until %2").arg(*since).arg(*until));
+    const bool following = invocation.isSet(QStringLiteral("follow"));
+    if (following && *until > 0)
+        return invocation.usageError(QStringLiteral("--follow goes on past now: it takes no --until"));
 
     CoordinationHistory history(&invocation.client(), prefix);
     history.setFromRevision(*since);
     history.setUntilRevision(*until);
+    history.setFollowing(following);
+    // Following ends with SIGINT or SIGTERM, as the other long-running commands do.
+    std::optional<ShutdownSignals> shutdown;
+    bool interrupted = false;
+    if (following) {
+        shutdown.emplace();
+        QObject::connect(&*shutdown, &ShutdownSignals::shutdownRequested, &history, [&] {
+            interrupted = true;
+            history.cancel();
+        });
+    }
     const QString path = QString::fromUtf8(prefix.isEmpty() ? QByteArray("/") : prefix);
+    // Following, a line is worth reading when it happens, not when the buffer fills.
+    const auto flushWhenFollowing = [&invocation, following] {
+        if (auto *file = qobject_cast<QFileDevice *>(invocation.standardOutput()); file && following)
+            file->flush();
+    };
     QObject::connect(&history, &CoordinationHistory::began, [&](qint64 first, qint64 last, qint64 compactedBefore) {
         if (invocation.json()) {
             QJsonObject began{{QLatin1String("event"), QStringLiteral("began")},
@@ -96,12 +116,14 @@ int runHistory(Invocation &invocation)
                               {QLatin1String("until_revision"), last}};
             if (compactedBefore > 0)
                 began.insert(QLatin1String("compacted_before"), compactedBefore + 1);
-            return invocation.print(began);
+            invocation.print(began);
+            return flushWhenFollowing();
         }
         QString line = QStringLiteral("# history of %1 from revision %2 to %3").arg(path).arg(first).arg(last);
         if (compactedBefore > 0)
             line += QStringLiteral(" (etcd has compacted the revisions before %1)").arg(compactedBefore + 1);
         invocation.print(visible(line));
+        flushWhenFollowing();
     });
     QObject::connect(&history, &CoordinationHistory::eventsReady, [&](const QList<CoordinationEvent> &events) {
         for (const CoordinationEvent &event : events) {
@@ -124,10 +146,13 @@ int runHistory(Invocation &invocation)
                 text += QStringLiteral("  [after %1]").arg(clock(when.afterMs));
             invocation.print(visible(text));
         }
+        flushWhenFollowing();
     });
     // A replay takes as long as the history is long: no --command-timeout here.
     const QFuture<Status> replayed = history.start();
     waitFor(replayed, QDeadlineTimer(QDeadlineTimer::Forever));
+    if (interrupted)
+        return Success;
     if (!replayed.result())
         return invocation.failed(replayed.result().withContext(QStringLiteral("history of %1").arg(path)));
     return Success;
@@ -152,7 +177,8 @@ Command historyCommand()
         "happened, and --since takes a duration back from now (10m, 2h). When\n"
         "etcd has compacted revisions that were asked for, the first line says where\n"
         "history begins; revisions compacted during the replay end it (exit 1), naming\n"
-        "the revision to begin again from.\n"
+        "the revision to begin again from. --follow goes on after the replay, printing\n"
+        "events as they happen until SIGINT or SIGTERM (exit 0).\n"
         "\n"
         "etcd keeps no time per revision and no reason for a deletion: a key deleted\n"
         "alone is \"deleted\" (released by its holder, deleted by someone, or the end of a\n"
@@ -182,6 +208,7 @@ Command historyCommand()
                            QStringLiteral("FILE")),
         QCommandLineOption(QStringLiteral("until"), QStringLiteral("The last revision to tell [default: now]"),
                            QStringLiteral("REV")),
+        QCommandLineOption(QStringLiteral("follow"), QStringLiteral("After the replay, print events as they happen")),
         layoutsOption(),
     };
     command.run = runHistory;

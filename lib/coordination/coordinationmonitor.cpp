@@ -1,12 +1,15 @@
 #include "coordinationmonitor.h"
 
 #include "continuation_p.h"
+#include "coordinationeventderiver_p.h"
 #include "coordinationindex_p.h"
 #include "keymirror_p.h"
 
 #include <QtCore/QDateTime>
 #include <QtCore/QHash>
 #include <QtCore/QTimer>
+
+#include <algorithm>
 
 namespace QEtcd {
 
@@ -20,19 +23,88 @@ public:
     KeyMirror *mirror = nullptr;  // lives on the client's dispatcher thread
     qsizetype maxValueBytes = -1;
     QTimer coalesce;
-    CoordinationIndex index;  // monitor's thread
+    // The monitor's thread:
+    CoordinationIndex index;
+    CoordinationEventDeriver deriver;
+    QList<CoordinationObjectChange> untold;  // since the last objectsChanged(), one per object
+    QList<CoordinationEvent> untoldEvents;
 
     // unread: the sizes of the values in changes that were too large to read, by key.
     void apply(const QList<MirrorChange> &changes, const QHash<QByteArray, qsizetype> &unread, MirrorOrigin origin,
                qint64 nowMs)
     {
-        // What was there before the monitor started has no known arrival time.
-        const qint64 appeared = origin == MirrorOrigin::Snapshot ? -1 : nowMs;
-        for (const MirrorChange &change : changes) {
-            if (change.kind == MirrorChange::Kind::Removed)
-                index.remove(change.key);
-            else
-                index.put(*change.kv, appeared, unread.value(change.key));
+        if (origin != MirrorOrigin::Watch) {
+            // What was there before the monitor started has no known arrival time; a re-read's
+            // difference has no revisions to tell events by, only the objects it leaves.
+            const qint64 appeared = origin == MirrorOrigin::Snapshot ? -1 : nowMs;
+            for (const MirrorChange &change : changes)
+                put(change, unread, appeared);
+            fold(index.refresh());
+            return;
+        }
+        // Revision by revision, as a replay tells them: a heal is a departure at one revision
+        // and a return at a later one, which one look at both would miss.
+        for (qsizetype at = 0; at < changes.size();) {
+            RevisionChanges revision;
+            revision.revision = changes[at].revision;
+            revision.timeMs = nowMs;
+            for (; at < changes.size() && changes[at].revision == revision.revision; ++at) {
+                const MirrorChange &change = changes[at];
+                if (change.kind == MirrorChange::Kind::Removed && change.kv)
+                    revision.remove(*change.kv);
+                else if (change.kind != MirrorChange::Kind::Removed)
+                    revision.written.insert(change.key, *change.kv);
+                put(change, unread, nowMs);
+            }
+            const QList<CoordinationObjectChange> refreshed = index.refresh();
+            untoldEvents += deriver.derive(revision, refreshed);
+            fold(refreshed);
+        }
+    }
+
+    void put(const MirrorChange &change, const QHash<QByteArray, qsizetype> &unread, qint64 appearedMs)
+    {
+        if (change.kind == MirrorChange::Kind::Removed)
+            index.remove(change.key);
+        else
+            index.put(*change.kv, appearedMs, unread.value(change.key));
+    }
+
+    // Adds changes to the untold ones so that each object is told once, from how it was at the
+    // last objectsChanged() to how it is now. A change follows on an untold one whose object
+    // is the one it changes.
+    void fold(const QList<CoordinationObjectChange> &changes)
+    {
+        using Change = CoordinationObjectChange;
+        const auto nowOf = [](const Change &change) -> const CoordinationObject * {
+            return change.type == Change::Type::Removed ? nullptr : &change.object;
+        };
+        for (const Change &change : changes) {
+            const CoordinationObject &was = change.type == Change::Type::Changed ? change.previous : change.object;
+            const auto untoldOne = std::find_if(untold.begin(), untold.end(), [&](const Change &told) {
+                if (change.type == Change::Type::Added)
+                    return told.type == Change::Type::Removed && told.object.kind == was.kind
+                        && told.object.path == was.path && told.object.rule == was.rule;
+                const CoordinationObject *now = nowOf(told);
+                return now && *now == was;
+            });
+            if (untoldOne == untold.end()) {
+                untold.append(change);
+                continue;
+            }
+            Change &told = *untoldOne;
+            if (change.type == Change::Type::Added) {  // went and came back: changed, if at all
+                told = {Change::Type::Changed, change.object, told.object};
+            } else if (change.type == Change::Type::Changed) {
+                told.object = change.object;
+            } else if (told.type == Change::Type::Added) {  // came and went unseen
+                untold.erase(untoldOne);
+                continue;
+            } else {
+                told = {Change::Type::Removed, told.previous, {}};
+            }
+            if (told.type == Change::Type::Changed && told.object == told.previous)
+                untold.erase(untoldOne);
         }
     }
 };
@@ -45,9 +117,12 @@ CoordinationMonitor::CoordinationMonitor(Client *client, const QByteArray &prefi
     d->coalesce.setSingleShot(true);
     d->coalesce.setInterval(std::chrono::milliseconds(16));
     qRegisterMetaType<QList<CoordinationObjectChange>>();
+    qRegisterMetaType<QList<CoordinationEvent>>();
     connect(&d->coalesce, &QTimer::timeout, this, [this] {
-        if (const QList<CoordinationObjectChange> changes = d->index.refresh(); !changes.isEmpty())
+        if (const QList<CoordinationObjectChange> changes = std::exchange(d->untold, {}); !changes.isEmpty())
             Q_EMIT objectsChanged(changes);
+        if (const QList<CoordinationEvent> events = std::exchange(d->untoldEvents, {}); !events.isEmpty())
+            Q_EMIT eventsHappened(events);
     });
 }
 
@@ -113,8 +188,12 @@ QFuture<Status> CoordinationMonitor::start()
     // changes were queued to this thread before the start finished.
     return thenOn(d->mirror->start(true), this, [this](const Status &status) {
         if (status) {
+            // The first read is told whole; events come from the changes after it.
             d->coalesce.stop();
-            Q_EMIT objectsChanged(d->index.refresh());
+            d->fold(d->index.refresh());
+            Q_EMIT objectsChanged(std::exchange(d->untold, {}));
+            if (const QList<CoordinationEvent> events = std::exchange(d->untoldEvents, {}); !events.isEmpty())
+                Q_EMIT eventsHappened(events);
         }
         return status;
     }, [](const Status &status) { return status; });
@@ -122,7 +201,26 @@ QFuture<Status> CoordinationMonitor::start()
 
 QList<CoordinationObject> CoordinationMonitor::objects() const
 {
-    return d->index.objects();
+    // The index is ahead of the last signal by the changes not told yet: undone here.
+    QList<CoordinationObject> objects = d->index.objects();
+    const auto sorted = [](const CoordinationObject &a, const CoordinationObject &b) {
+        return a.path != b.path ? a.path < b.path : a.kind < b.kind;
+    };
+    for (const CoordinationObjectChange &change : d->untold) {
+        if (change.type == CoordinationObjectChange::Type::Removed) {
+            objects.insert(std::lower_bound(objects.begin(), objects.end(), change.object, sorted) - objects.begin(),
+                           change.object);
+            continue;
+        }
+        const auto now = std::find(objects.begin(), objects.end(), change.object);
+        if (now == objects.end())
+            continue;
+        if (change.type == CoordinationObjectChange::Type::Added)
+            objects.erase(now);
+        else
+            *now = change.previous;
+    }
+    return objects;
 }
 
 } // namespace QEtcd

@@ -1,5 +1,6 @@
 #pragma once
 
+#include <QEtcd/coordinationevent.h>
 #include <QEtcd/coordinationrecogniser.h>
 #include <QEtcd/qetcdexport.h>
 #include <QEtcd/status.h>
@@ -22,6 +23,12 @@ class CoordinationMonitorPrivate;
 /// are coalesced: objectsChanged() comes at most once per interval, on the thread the monitor
 /// lives in, and only the objects whose keys changed are recognised again, so following a large
 /// store costs what its changes cost.
+///
+/// It also tells what happened, as a replay would (CoordinationHistory): hand-overs, releases,
+/// elections, barriers set and lifted, instances up and down, and heals, for any process on the
+/// cluster, each with the time the monitor saw it (CoordinationEvent::timeMs) and, for a heal,
+/// how long its entry was gone. They are worked out revision by revision, so a heal between two
+/// signals is still a heal.
 ///
 /// A queued entry whose tool wrote no time (etcdctl, etcd-recipes) gets the time the monitor
 /// saw it appear as its sinceMs; entries already there at the start stay unknown (-1).
@@ -59,7 +66,11 @@ Q_SIGNALS:
     /// What appeared, changed or went since the previous signal; the first, when start()
     /// finishes, lists every object as Added.
     void objectsChanged(const QList<QEtcd::CoordinationObjectChange> &changes);
-    /// The watch could not be recovered: objects() no longer follows etcd.
+    /// What happened since the previous signal, in revision order; right after objectsChanged().
+    /// Nothing is told for the first read, nor across a re-read after a compaction (what
+    /// happened in the revisions etcd discarded is lost).
+    void eventsHappened(const QList<QEtcd::CoordinationEvent> &events);
+        /// The watch could not be recovered: objects() no longer follows etcd.
     void failed(const QEtcd::Status &status);
 
 private:

@@ -176,14 +176,20 @@ void CoordinationHistoryModel::replay(qint64 from, qint64 until)
     const quint64 generation = m_generation;
     Client *client = m_client;
     const QByteArray prefix = m_prefix.toUtf8();
-    QMetaObject::invokeMethod(m_anchor, [this, anchor = m_anchor, client, prefix, from, until, generation] {
+    const bool following = m_following;
+    QMetaObject::invokeMethod(m_anchor, [this, anchor = m_anchor, client, prefix, from, until, following, generation] {
         auto *history = new CoordinationHistory(client, prefix, anchor);
         history->setFromRevision(from);
         history->setUntilRevision(until);
+        history->setFollowing(following);
         // Queued to the model's thread; dropped once the model is gone.
         connect(history, &CoordinationHistory::began, this, [this, generation](qint64 first, qint64 last, qint64 compactedBefore) {
             if (generation == m_generation)
                 began(first, last, compactedBefore);
+        });
+        connect(history, &CoordinationHistory::objectsAtStart, this, [this, generation](const QList<CoordinationObject> &objects) {
+            if (generation == m_generation)
+                seed(objects);
         });
         connect(history, &CoordinationHistory::eventsReady, this, [this, generation](const QList<CoordinationEvent> &events) {
             if (generation == m_generation)
@@ -193,6 +199,8 @@ void CoordinationHistoryModel::replay(qint64 from, qint64 until)
             if (generation != m_generation)
                 return;
             m_progress = revision;
+            if (m_following)
+                followTo(revision);
             if (!m_publish.isActive())
                 m_publish.start();
         });
@@ -223,20 +231,75 @@ void CoordinationHistoryModel::cancel()
 {
     if (!isRunning())
         return;
+    const bool live = m_status == ModelStatus::Ready;  // following, past the range
     ++m_generation;
     stopReplay();
     publish();
+    if (live) {
+        Q_EMIT statusChanged();  // no longer running; what was read stays, Ready
+        return;
+    }
     setStatus(ModelStatus::Error, tr("the replay was cancelled at revision %1").arg(m_progress));
+}
+
+void CoordinationHistoryModel::setFollowing(bool following)
+{
+    if (following == m_following)
+        return;
+    m_following = following;
+    Q_EMIT followingChanged();
+}
+
+void CoordinationHistoryModel::followTo(qint64 revision)
+{
+    if (revision > m_last) {
+        m_last = revision;
+        Q_EMIT rangeChanged();
+    }
+    // The range is told: from here on it is live, and ready to look at.
+    if (m_status == ModelStatus::Loading && revision >= m_caughtUpAt) {
+        publish();
+        setStatus(ModelStatus::Ready);
+    }
 }
 
 void CoordinationHistoryModel::began(qint64 first, qint64 until, qint64 compactedBefore)
 {
     m_first = first;
     m_last = until;
+    m_caughtUpAt = until;
     m_progress = first - 1;
     m_compacted = compactedBefore > 0;
     Q_EMIT rangeChanged();
     Q_EMIT progressChanged();
+}
+
+void CoordinationHistoryModel::seed(const QList<CoordinationObject> &objects)
+{
+    using Kind = CoordinationObject::Kind;
+    for (const CoordinationObject &object : objects) {
+        Lane &lane = m_lanes[laneFor(object.kind, object.path, object.rule)];
+        const auto holdersFromBefore = [&](const QList<CoordinationEntry> &entries, bool waiters) {
+            for (const CoordinationEntry &entry : entries)
+                beginBar(lane, entry, m_first, waiters, true);
+        };
+        switch (object.kind) {
+        case Kind::Service:  // an instance is a holder's bar, as fold() draws InstanceUp
+            holdersFromBefore(object.members, false);
+            break;
+        case Kind::CountedBarrier:
+        case Kind::DoubleBarrier:
+            holdersFromBefore(object.members, true);
+            break;
+        default:
+            holdersFromBefore(object.holders, false);
+            holdersFromBefore(object.waiters, true);
+            if (object.kind == Kind::PostgresCluster)
+                holdersFromBefore(object.members, true);
+        }
+    }
+    if (!m_publish.isActive())
+        m_publish.start();
 }
 
 void CoordinationHistoryModel::finished(const Status &status)
@@ -263,9 +326,9 @@ void CoordinationHistoryModel::fold(const QList<CoordinationEvent> &events)
 
 void CoordinationHistoryModel::fold(const CoordinationEvent &event)
 {
-    Lane &lane = m_lanes[laneFor(event)];
+    Lane &lane = m_lanes[laneFor(event.kind, event.path, event.rule)];
     const qint64 revision = event.revision;
-    const QString text = event.toText().section(QStringLiteral(": "), 1);
+    const QString text = event.summary();
     switch (event.type) {
     case Type::Acquired:
     case Type::BarrierSet:
@@ -311,17 +374,17 @@ void CoordinationHistoryModel::fold(const CoordinationEvent &event)
     }
 }
 
-int CoordinationHistoryModel::laneFor(const CoordinationEvent &event)
+int CoordinationHistoryModel::laneFor(CoordinationObject::Kind kind, const QByteArray &path, const QString &rule)
 {
-    const QByteArray id = objectId(event.kind, event.path);
+    const QByteArray id = objectId(kind, path);
     if (const auto found = m_rowOfObject.constFind(id); found != m_rowOfObject.constEnd())
         return *found;
     const int row = int(m_lanes.size());
     beginInsertRows({}, row, row);
     Lane lane;
-    lane.path = event.path;
-    lane.kind = event.kind;
-    lane.rule = event.rule;
+    lane.path = path;
+    lane.kind = kind;
+    lane.rule = rule;
     m_lanes.push_back(std::move(lane));
     m_rowOfObject.insert(id, row);
     endInsertRows();
@@ -339,12 +402,14 @@ CoordinationHistoryModel::Bar *CoordinationHistoryModel::openBar(Lane &lane, con
     return nullptr;
 }
 
-void CoordinationHistoryModel::beginBar(Lane &lane, const CoordinationEntry &entry, qint64 revision, bool waiter)
+void CoordinationHistoryModel::beginBar(Lane &lane, const CoordinationEntry &entry, qint64 revision, bool waiter,
+                                        bool fromBefore)
 {
     if (openBar(lane, entry.key, waiter))
         return;
     Bar bar;
     bar.from = revision;
+    bar.fromBefore = fromBefore;
     bar.waiter = waiter;
     bar.who = whoOf(lane.kind, entry);
     bar.key = entry.key;

@@ -30,8 +30,9 @@ namespace QEtcd {
 /// operator) is the mark at the bar's end. A hold that began before the replay's first
 /// revision runs from there (Bar::fromBefore); one still on at its last runs to it (Bar::to 0).
 ///
-/// etcd keeps no time per revision: the axis is revisions. Rows are lanes, in the order their
-/// objects first changed. Memory: bars and marks, not events; past MaxItems the oldest are
+/// etcd keeps no time per revision: the axis is revisions. Rows are lanes: first the objects
+/// there at the first revision (by path; their holders and waiters run from before it), then
+/// the others in the order they first changed. Memory: bars and marks, not events; past MaxItems the oldest are
 /// dropped (keptFrom says from which revision on everything is kept).
 class QETCD_QUICK_EXPORT CoordinationHistoryModel : public QAbstractListModel
 {
@@ -43,6 +44,10 @@ class QETCD_QUICK_EXPORT CoordinationHistoryModel : public QAbstractListModel
     Q_PROPERTY(QString prefix READ prefix WRITE setPrefix NOTIFY prefixChanged)
     /// How many revisions back from now to replay; 0: the whole history etcd keeps. Read at start().
     Q_PROPERTY(qint64 lastRevisions READ lastRevisions WRITE setLastRevisions NOTIFY lastRevisionsChanged)
+    /// Go on past the range's end, folding in changes as they happen (CoordinationHistory::
+    /// setFollowing): Ready once the range is replayed, running until cancel(), lastRevision
+    /// growing with the store. Read at start().
+    Q_PROPERTY(bool following READ isFollowing WRITE setFollowing NOTIFY followingChanged)
     /// Null before start(), Loading while it replays, Ready once done, Error (errorString) otherwise.
     Q_PROPERTY(QEtcd::ModelStatus::Status status READ status NOTIFY statusChanged)
     /// Why the replay failed, or was cancelled; empty otherwise.
@@ -148,12 +153,16 @@ public:
     qint64 lastRevisions() const { return m_lastRevisions; }
     /// Sets how many revisions back to replay.
     void setLastRevisions(qint64 revisions);
+    /// Goes on past the range's end.
+    bool isFollowing() const { return m_following; }
+    /// Sets whether to go on past the range's end.
+    void setFollowing(bool following);
     /// The status.
     ModelStatus::Status status() const { return m_status; }
     /// The error.
     QString errorString() const { return m_error; }
-    /// A replay is running.
-    bool isRunning() const { return m_status == ModelStatus::Loading; }
+    /// A replay is running (following: also once Ready).
+    bool isRunning() const { return m_status == ModelStatus::Loading || (m_following && m_thread); }
     /// The first revision told.
     qint64 firstRevision() const { return m_first; }
     /// The last revision told.
@@ -181,7 +190,8 @@ public:
     /// Forgets what was replayed and replays the history under prefix, from lastRevisions back
     /// (or the oldest revision etcd keeps) to now.
     Q_INVOKABLE void start();
-    /// Stops the replay; what it folded in so far stays.
+    /// Stops the replay; what it folded in so far stays. A replay still reading its range ends
+    /// as Error (cancelled); one following past it stays Ready.
     Q_INVOKABLE void cancel();
     /// What lane \a row shows at \a revision, in words: who held, who waited, and what happened
     /// there, one line each, escaped (DisplayText::escape); empty outside the lanes.
@@ -210,6 +220,8 @@ Q_SIGNALS:
     void prefixChanged();
     /// lastRevisions changed.
     void lastRevisionsChanged();
+    /// following changed.
+    void followingChanged();
     /// status, errorString or running changed.
     void statusChanged();
     /// firstRevision, lastRevision or compacted changed.
@@ -227,12 +239,14 @@ private:
     void stopReplay();
     void replay(qint64 from, qint64 until);
     void began(qint64 first, qint64 until, qint64 compactedBefore);
+    void followTo(qint64 revision);
+    void seed(const QList<CoordinationObject> &objects);
     void fold(const QList<CoordinationEvent> &events);
     void fold(const CoordinationEvent &event);
     void finished(const Status &status);
-    int laneFor(const CoordinationEvent &event);
+    int laneFor(CoordinationObject::Kind kind, const QByteArray &path, const QString &rule);
     Bar *openBar(Lane &lane, const QByteArray &key, bool waiter);
-    void beginBar(Lane &lane, const CoordinationEntry &entry, qint64 revision, bool waiter);
+    void beginBar(Lane &lane, const CoordinationEntry &entry, qint64 revision, bool waiter, bool fromBefore = false);
     void endBar(Lane &lane, const CoordinationEntry &entry, qint64 revision, bool waiter, MarkKind end);
     void addMark(Lane &lane, qint64 revision, MarkKind kind, const QString &text);
     void dropOldest();
@@ -242,6 +256,8 @@ private:
     QPointer<Client> m_client;
     QString m_prefix;
     qint64 m_lastRevisions = 0;
+    bool m_following = false;
+    qint64 m_caughtUpAt = 0;  // following: the range's end, after which the replay is Ready
     ModelStatus::Status m_status = ModelStatus::Null;
     QString m_error;
     quint64 m_generation = 0;  // a replay's answers after another started are dropped

@@ -9,6 +9,8 @@
 #include <QEtcd/coordinationhistory.h>
 #include <QEtcd/coordinationmonitor.h>
 
+#include <QtCore/QSet>
+
 #include <algorithm>
 
 namespace QEtcd {
@@ -104,6 +106,7 @@ void CoordinationModel::restart()
     // By generation, not by address: the next monitor can be allocated where this one was.
     const quint64 generation = ++m_generation;
     m_monitor.reset();
+    m_recent.clear();
     apply({});
     if (!m_client || !m_active)
         return setStatus(ModelStatus::Null);
@@ -132,6 +135,7 @@ void CoordinationModel::restart()
                 else
                     applyChanges(changes);
             });
+    connect(monitor, &CoordinationMonitor::eventsHappened, this, &CoordinationModel::remember);
     connect(monitor, &CoordinationMonitor::failed, this, [this](const Status &status) {
         setStatus(ModelStatus::Error, status.message());
     });
@@ -177,11 +181,29 @@ void CoordinationModel::applyChanges(const QList<CoordinationObjectChange> &chan
             Q_EMIT dataChanged(index(found), index(found));
         } else {
             beginRemoveRows({}, found, found);
+            m_recent.remove({at->path, int(at->kind)});
             m_objects.erase(at);
             endRemoveRows();
         }
     }
     Q_EMIT countChanged();
+}
+
+void CoordinationModel::remember(const QList<CoordinationEvent> &events)
+{
+    QSet<QPair<QByteArray, int>> told;
+    for (const CoordinationEvent &event : events) {
+        const QPair<QByteArray, int> id{event.path, int(event.kind)};
+        QList<CoordinationEvent> &recent = m_recent[id];
+        recent.prepend(event);
+        if (recent.size() > RecentEvents)
+            recent.removeLast();
+        told.insert(id);
+    }
+    for (int row = 0; row < count(); ++row) {
+        if (told.contains({m_objects[row].path, int(m_objects[row].kind)}))
+            Q_EMIT dataChanged(index(row), index(row), {RecentRole});
+    }
 }
 
 Internal::RowNotifications CoordinationModel::rowNotifications()
@@ -250,6 +272,16 @@ QVariant CoordinationModel::data(const QModelIndex &index, int role) const
     }
     case RuleRole:
         return object.rule;
+    case RecentRole: {
+        QVariantList recent;
+        for (const CoordinationEvent &event : m_recent.value({object.path, int(object.kind)})) {
+            recent.append(QVariantMap{{QStringLiteral("text"), DisplayText::escape(event.summary())},
+                                      {QStringLiteral("event"), event.typeName()},
+                                      {QStringLiteral("cause"), event.causeName()},
+                                      {QStringLiteral("timeMs"), event.timeMs}});
+        }
+        return recent;
+    }
     }
     return {};
 }
@@ -261,7 +293,7 @@ QHash<int, QByteArray> CoordinationModel::roleNames() const
             {PermitsRole, "permits"},   {SetRole, "set"},           {DepthRole, "depth"},
             {OldestRole, "oldest"},     {DelayedRole, "delayed"},   {InFlightRole, "inFlight"},
             {OrphansRole, "orphans"},   {DeadLettersRole, "deadLetters"}, {ValueRole, "value"},
-            {KeysRole, "keys"},         {RuleRole, "rule"}};
+            {KeysRole, "keys"},         {RuleRole, "rule"},         {RecentRole, "recent"}};
 }
 
 } // namespace QEtcd

@@ -5,6 +5,7 @@
 
 #include <QEtcd/client.h>
 
+#include <QEtcd/coordinationevent.h>
 #include <QEtcd/coordinationrecogniser.h>
 
 #include <QtCore/QAbstractListModel>
@@ -70,8 +71,15 @@ public:
         ValueRole,                    ///< `value`: a counter's value.
         KeysRole,                     ///< `keys`: every key of the object.
         RuleRole,  ///< `rule`: the client convention that made the keys this object, else empty.
+        /// `recent`: what happened to it lately, newest first, while live (at most RecentEvents):
+        /// maps of text (CoordinationEvent::summary()), event (its typeName()), cause and timeMs.
+        /// Hand-overs, releases and heals of any process on the cluster, as the monitor saw them.
+        RecentRole,
     };
     Q_ENUM(Role)
+
+    /// How many events a row's `recent` keeps.
+    static constexpr int RecentEvents = 3;
 
     /// A CoordinationModel without client yet.
     explicit CoordinationModel(QObject *parent = nullptr);
@@ -128,6 +136,7 @@ private:
     void restart();
     void apply(const QList<CoordinationObject> &objects);
     void applyChanges(const QList<CoordinationObjectChange> &changes);
+    void remember(const QList<CoordinationEvent> &events);
     Internal::RowNotifications rowNotifications();
     void setStatus(ModelStatus::Status status, const QString &error = {});
 
@@ -137,6 +146,7 @@ private:
     std::unique_ptr<CoordinationMonitor> m_monitor;
     quint64 m_generation = 0;  // a start's answer for a monitor since replaced is dropped
     QList<CoordinationObject> m_objects;  // sorted by path, then kind (the recogniser's order)
+    QHash<QPair<QByteArray, int>, QList<CoordinationEvent>> m_recent;  // by path and kind, newest first
     ModelStatus::Status m_status = ModelStatus::Null;
     QString m_error;
     bool m_active = true;

@@ -21,6 +21,8 @@ Card {
     required property var orphans
     required property var value
     required property string rule  // the client convention that made this object, if one did
+    // What happened to it lately, newest first (CoordinationModel's `recent`): any process's.
+    required property var recent
     property double now: Date.now()
     property var deadlines: null  // LeaseModel.deadlines(): rings for the holders' leases
     property bool readOnly: false
@@ -248,6 +250,42 @@ Card {
         label: qsTr("Value")
         value: card.value === undefined ? "—" : card.value
         mono: true
+    }
+    // Hand-overs, endings and heals as they happened, whoever made them: the holder may be a
+    // process the console knows nothing of, and a heal is over before anyone looks.
+    ColumnLayout {
+        objectName: "recent"
+        visible: card.recent.length > 0
+        spacing: 2
+        Layout.fillWidth: true
+        Label {
+            textFormat: Text.PlainText
+            text: qsTr("LATELY")
+            color: Theme.mutedText
+            font.pixelSize: Theme.smallFont
+            font.bold: true
+        }
+        // Rows in a positioner, as in EntryList: a new list comes with every event.
+        Column {
+            spacing: 2
+            Layout.fillWidth: true
+            Repeater {
+                model: card.recent
+                delegate: Label {
+                    required property var modelData
+                    width: parent.width
+                    textFormat: Text.PlainText
+                    text: qsTr("%1 ago  %2").arg(Format.duration(Math.max(0, card.now - modelData.timeMs))).arg(modelData.text)
+                    color: modelData.event === "healed" ? Theme.good
+                         : modelData.cause === "leaseEnded" ? Theme.warning
+                         : Theme.text
+                    font.pixelSize: Theme.smallFont
+                    wrapMode: Text.Wrap
+                    maximumLineCount: 2
+                    elide: Text.ElideRight
+                }
+            }
+        }
     }
     // A work queue's and a counter's interventions: for the whole object, not one entry.
     RowLayout {

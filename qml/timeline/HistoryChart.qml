@@ -28,12 +28,26 @@ Item {
     readonly property double start: history.firstRevision - 0.5
     readonly property double end: Math.max(history.firstRevision, history.lastRevision) + 0.5
 
+    // Whether the last show() reached the first and the last revision.
+    property bool showsStart: true
+    property bool showsEnd: true
+
     // Shows revisions a to b, kept within the history and at least 8 revisions across.
     function show(a, b) {
         const span = Math.min(end - start, Math.max(8, b - a));
         const left = Math.max(start, Math.min(end - span, a));
         from = left;
         to = left + span;
+        showsStart = from <= start;
+        showsEnd = to >= end;
+    }
+    // The history grew at its end: a view of all of it stays so, one of its newest revisions
+    // moves on with them, and one scrolled back stays where it is.
+    function keepUp() {
+        if (showsStart && showsEnd)
+            showAll();
+        else if (showsEnd)
+            show(end - (to - from), end);
     }
     function showAll() {
         show(start, end);

@@ -72,6 +72,7 @@ ConsolePage {
     function replay() {
         history.prefix = historyPrefix.text;
         history.lastRevisions = historyRange.currentValue;
+        history.following = historyFollow.checked;
         history.start();
     }
     // Shows the History source and replays everything etcd keeps under prefix, once connected.
@@ -141,15 +142,26 @@ ConsolePage {
                 ]
                 Layout.preferredWidth: 190
             }
+            CheckBox {
+                id: historyFollow
+                objectName: "historyFollow"
+                text: qsTr("Follow")
+                enabled: !history.running
+                ToolTip.visible: hovered
+                ToolTip.delay: 600
+                ToolTip.text: qsTr("After the range, go on drawing what happens as it happens, for any client")
+            }
             Button {
                 objectName: "replayButton"
-                text: history.running ? qsTr("Cancel") : qsTr("Replay")
+                readonly property bool live: history.running && history.status === ModelStatus.Ready
+                text: live ? qsTr("Stop") : history.running ? qsTr("Cancel") : qsTr("Replay")
                 enabled: !!history.client
                 onClicked: history.running ? history.cancel() : page.replay()
                 ToolTip.visible: hovered
                 ToolTip.delay: 600
-                ToolTip.text: history.running ? qsTr("Stop reading; what was read so far stays")
-                                              : qsTr("Read etcd's history under the prefix (nothing is written)")
+                ToolTip.text: live ? qsTr("Stop following; what was drawn stays")
+                            : history.running ? qsTr("Stop reading; what was read so far stays")
+                            : qsTr("Read etcd's history under the prefix (nothing is written)")
             }
             ToolButton {
                 objectName: "historyZoomIn"
@@ -308,7 +320,9 @@ ConsolePage {
                         + "one lane per lock, election, barrier, service, queue or counter, whoever wrote it. Nothing is written.");
         if (history.lastRevision === 0)
             return history.status === ModelStatus.Error ? history.errorString : qsTr("Finding where etcd's history begins…");
-        let note = qsTr("Revisions %1 to %2 under %3.").arg(history.firstRevision).arg(history.lastRevision).arg(history.prefix || "/");
+        let note = history.running && history.status === ModelStatus.Ready
+            ? qsTr("Revisions %1 to %2 under %3, following: what happens now is drawn as it happens.").arg(history.firstRevision).arg(history.lastRevision).arg(history.prefix || "/")
+            : qsTr("Revisions %1 to %2 under %3.").arg(history.firstRevision).arg(history.lastRevision).arg(history.prefix || "/");
         if (history.compacted)
             note += " " + qsTr("etcd has compacted everything before revision %1: history begins there.").arg(history.firstRevision);
         if (history.keptFrom > 0)
@@ -335,7 +349,7 @@ ConsolePage {
             Layout.fillWidth: true
         }
         RowLayout {
-            visible: history.running
+            visible: history.status === ModelStatus.Loading
             spacing: Theme.spacing
             Layout.fillWidth: true
             ProgressBar {
@@ -406,8 +420,9 @@ ConsolePage {
             Layout.fillHeight: true
             EmptyState {
                 anchors.centerIn: parent
-                busy: history.running
-                title: history.running ? qsTr("Replaying etcd's history…")
+                busy: history.status === ModelStatus.Loading
+                title: history.status === ModelStatus.Loading ? qsTr("Replaying etcd's history…")
+                     : history.running ? qsTr("Nothing here yet: following")
                      : history.status === ModelStatus.Ready ? qsTr("Nothing changed hands here")
                      : qsTr("No history read yet")
                 detail: history.status === ModelStatus.Ready
@@ -416,9 +431,15 @@ ConsolePage {
             }
         }
     }
-    // A replay shows every revision it read, growing as it reads.
+    // A replay shows every revision it read, growing as it reads; following, a view at the
+    // newest revisions moves on with them.
     Connections {
         target: history
-        function onRangeChanged() { historyChart.showAll(); }
+        function onRangeChanged() {
+            if (history.status === ModelStatus.Loading)
+                historyChart.showAll();
+            else
+                historyChart.keepUp();
+        }
     }
 }

@@ -10,6 +10,7 @@
 #include <QtCore/QTimer>
 
 #include <chrono>
+#include <type_traits>
 
 namespace QEtcd::Testing {
 
@@ -28,6 +29,22 @@ bool awaitFuture(const QFuture<T> &future, std::chrono::milliseconds timeout = s
     if (!future.isFinished())
         loop.exec();
     return future.isFinished();
+}
+
+// The future's result; when the (scaled) timeout passed first, one whose status says so.
+template <class T>
+T awaited(const QFuture<T> &future)
+{
+    if (awaitFuture(future))
+        return future.result();
+    const Status late(StatusCode::DeadlineExceeded, QStringLiteral("did not finish in time"));
+    if constexpr (std::is_same_v<T, Status>) {
+        return late;
+    } else {
+        T result{};
+        result.status = late;
+        return result;
+    }
 }
 
 // How many keys start with prefix, as etcd says now; -1 when it did not say.

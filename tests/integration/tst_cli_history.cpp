@@ -333,6 +333,33 @@ private Q_SLOTS:
         QCOMPARE(toldRevisions, putRevisions);
     }
 
+    // --follow: the replay, then what happens as it happens, until SIGTERM ends it with 0.
+    void followPrintsWhatHappensNow()
+    {
+        QVERIFY(done(m_client->put("/follow/count", QByteArray(8, '\0'))));
+        auto follower = qetcd({"--json", "history", "/follow/", "--follow"});
+        QTRY_VERIFY2_WITH_TIMEOUT(follower->has("began"), follower->transcript().constData(), scaledMs(10000));
+        const qint64 lease = [this] {
+            const QFuture<LeaseGrantResult> granted = m_other->leaseGrant(60);
+            return awaitFuture(granted) ? granted.result().id : 0;
+        }();
+        QVERIFY(lease);
+        PutOptions onLease;
+        onLease.lease = lease;
+        QVERIFY(done(m_other->put("/follow/locks/db/" + QByteArray::number(lease, 16), {}, onLease)));
+        QTRY_VERIFY2_WITH_TIMEOUT(follower->has("acquired"), follower->transcript().constData(), scaledMs(10000));
+        QCOMPARE(text(follower->event("acquired"), "path"), QStringLiteral("/follow/locks/db"));
+        QVERIFY(done(m_other->leaseRevoke(lease)));
+        QTRY_VERIFY2_WITH_TIMEOUT(follower->has("released"), follower->transcript().constData(), scaledMs(10000));
+        QVERIFY(follower->isRunning());
+        follower->terminate();
+        QCOMPARE(follower->waitForExit(), 0);
+
+        auto bounded = qetcd({"history", "/follow/", "--follow", "--until", "3"});
+        QCOMPARE(bounded->waitForExit(), 128);
+        QVERIFY2(bounded->standardError().contains("--follow goes on past now"), bounded->standardError().constData());
+    }
+
     void badRangesAreRefused()
     {
         auto backwards = qetcd({"history", "/x", "--since", "9", "--until", "3"});

@@ -690,6 +690,7 @@ private Q_SLOTS:
         QVERIFY(written.succeeded);
         QTRY_COMPARE_WITH_TIMEOUT(monitor.objects().size(), 50, scaledMs(15000));
         QCOMPARE(changed.size(), 1);
+        QCOMPARE(changed.first().first().value<QList<CoordinationObjectChange>>().size(), 50);
     }
 };
 

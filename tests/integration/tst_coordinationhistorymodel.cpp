@@ -103,6 +103,45 @@ private Q_SLOTS:
         QVERIFY2(model.describe(0, held + 1).contains(QLatin1String("waiting: waiter-1")), qPrintable(model.describe(0, held + 1)));
     }
 
+    // A lock held all through the range, with its waiter: a lane of its own, both bars running
+    // from before the first revision to the end, though no event in the range touched it.
+    void anObjectNothingChangedHasALane()
+    {
+        LockOptions options;
+        options.clientId = QStringLiteral("steady-holder");
+        DistributedMutex holder(m_client.get(), "/hm-steady/lock", options);
+        QVERIFY(holder.tryLock(std::chrono::seconds(10)));
+        options.clientId = QStringLiteral("steady-waiter");
+        DistributedMutex waiter(m_client.get(), "/hm-steady/lock", options);
+        QFuture<Status> waiting = waiter.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(keysUnder(m_client.get(), "/hm-steady/lock/"), 2, scaledMs(10000));
+        QVERIFY(awaitFuture(m_client->put("/hm-steady/other", "x")));  // the one change in the range
+
+        CoordinationHistoryModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setClient(m_client.get());
+        model.setPrefix(QStringLiteral("/hm-steady/"));
+        model.setLastRevisions(1);
+        model.start();
+        QTRY_COMPARE_WITH_TIMEOUT(model.status(), ModelStatus::Ready, scaledMs(20000));
+        QCOMPARE(model.rowCount(), 1);
+        QCOMPARE(model.index(0).data(CoordinationHistoryModel::PathRole).toString(), QStringLiteral("/hm-steady/lock"));
+        const CoordinationHistoryModel::Lane &lane = model.lanes().front();
+        QCOMPARE(lane.bars.size(), size_t(2));
+        QCOMPARE(lane.bars[0].who, QStringLiteral("steady-holder"));
+        QVERIFY(!lane.bars[0].waiter);
+        QCOMPARE(lane.bars[1].who, QStringLiteral("steady-waiter"));
+        QVERIFY(lane.bars[1].waiter);
+        for (const auto &bar : lane.bars) {
+            QVERIFY(bar.fromBefore);
+            QCOMPARE(bar.from, model.firstRevision());
+            QCOMPARE(bar.to, 0);  // still on at the end
+        }
+        QVERIFY2(model.describe(0, model.lastRevision()).contains(QLatin1String("held by steady-holder")),
+                 qPrintable(model.describe(0, model.lastRevision())));
+        QVERIFY(!waiting.isFinished());
+    }
+
     // Two locks on one lease, revoked: both ends are the lease's, not a deletion.
     void aLeaseThatTakesSeveralKeys()
     {

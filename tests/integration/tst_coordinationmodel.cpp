@@ -84,6 +84,15 @@ private Q_SLOTS:
             model.index(1).data(CoordinationModel::HoldersRole).toList().value(0).toMap().value("clientId").toString(),
             QStringLiteral("waiter-1"), scaledMs(10000));
         QCOMPARE(model.index(1).data(CoordinationModel::WaitersRole).toList().size(), 0);
+        // The card says how it changed hands, newest first, whoever's hands they were.
+        const auto recent = [&model] { return model.index(1).data(CoordinationModel::RecentRole).toList(); };
+        QTRY_COMPARE_WITH_TIMEOUT(recent().value(0).toMap().value("event").toString(), QStringLiteral("handedOn"),
+                                  scaledMs(10000));
+        QVERIFY2(recent().value(0).toMap().value("text").toString().startsWith(QLatin1String("handed on from holder-1")),
+                 qPrintable(recent().value(0).toMap().value("text").toString()));
+        QVERIFY(recent().value(0).toMap().value("timeMs").toLongLong() > 0);
+        QCOMPARE(recent().value(1).toMap().value("event").toString(), QStringLiteral("waiterJoined"));
+        QCOMPARE(recent().size(), CoordinationModel::RecentEvents);
         waiter.unlock();
         QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 1, scaledMs(10000));
     }

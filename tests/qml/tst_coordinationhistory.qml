@@ -140,6 +140,61 @@ Item {
             verify(findChild(page, "historyNote").text.indexOf("etcd keeps no time") >= 0, findChild(page, "historyNote").text)
         }
 
+        // Follow: the range is replayed, then what happens is drawn as it happens, until Stop.
+        function test_followDrawsWhatHappensNow() {
+            first.lock()
+            tryCompare(first, "held", true, qetcdTest.timeout(10000))
+            const page = createTemporaryObject(timelinePage, root)
+            mouseClick(findChild(page, "historySource"))
+            findChild(page, "historyPrefix").text = root.base
+            findChild(page, "historyRange").currentIndex = 3
+            const follow = findChild(page, "historyFollow")
+            mouseClick(follow)
+            verify(follow.checked)
+            const button = findChild(page, "replayButton")
+            mouseClick(button)
+            const history = page.history
+            tryCompare(history, "status", ModelStatus.Ready, qetcdTest.timeout(30000))
+            verify(history.running, "still following")
+            verify(history.following)
+            compare(button.text, "Stop")
+            verify(!follow.enabled, "not while following")
+            verify(findChild(page, "historyNote").text.indexOf("following") >= 0, findChild(page, "historyNote").text)
+            const replayedTo = history.lastRevision
+
+            const lock = rowOf(history, "lock")
+            verify(lock >= 0, "the lock held before the replay has its lane")
+            second.lock()
+            tryVerify(function() { return history.barsOf(lock).some(bar => bar.waiter) }, qetcdTest.timeout(10000),
+                      "the waiter is drawn as it queues")
+            verify(first.unlock())
+            tryCompare(second, "held", true, qetcdTest.timeout(10000))
+            tryVerify(function() { return history.marksOf(lock).map(mark => mark.kind).indexOf("handedOn") >= 0 },
+                      qetcdTest.timeout(10000), "the hand-over is drawn as it happens")
+            verify(history.lastRevision > replayedTo, history.lastRevision + " > " + replayedTo)
+            const holders = history.barsOf(lock).filter(bar => !bar.waiter)
+            compare(holders.length, 2, JSON.stringify(history.barsOf(lock)))
+            compare(holders[0].end, "handedOn")
+            compare(holders[1].to, 0, "second holds now")
+
+            mouseClick(button)
+            tryCompare(history, "running", false, qetcdTest.timeout(5000))
+            compare(history.status, ModelStatus.Ready, "stopping a follow keeps what was drawn")
+            compare(button.text, "Replay")
+            const marks = history.marksOf(lock).length
+            const stoppedAt = history.lastRevision
+            // A live watch of its own sees the release: the stopped replay, which would have
+            // seen it as soon, draws nothing more.
+            const witness = createTemporaryQmlObject("import QEtcd; CoordinationModel {}", page)
+            witness.client = direct.client
+            witness.prefix = root.base
+            tryCompare(witness, "count", 1, qetcdTest.timeout(10000))
+            verify(second.unlock())
+            tryCompare(witness, "count", 0, qetcdTest.timeout(10000))
+            compare(history.marksOf(lock).length, marks)
+            compare(history.lastRevision, stoppedAt)
+        }
+
         function cardOf(page, kind) {
             const cards = findChild(page, "cards")
             for (let i = 0; i < cards.count; ++i) {

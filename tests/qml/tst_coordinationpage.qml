@@ -143,6 +143,40 @@ Item {
             compare(page.actionError, "")
         }
 
+        // A hand-over between two holders the page only watches: the card says it happened, and
+        // when; what was there before the page opened is not made up.
+        function test_cardTellsAHandOverLately() {
+            mutex.lock()
+            tryCompare(mutex, "held", true, qetcdTest.timeout(10000))
+            second.lock()
+            const page = openPage()
+            tryVerify(function() { const card = cardOf(page, "lock"); return card && card.waiters.length === 1 }, qetcdTest.timeout(10000))
+            const card = cardOf(page, "lock")
+            const lately = findChild(card, "recent")
+            mutex.unlock()
+            tryCompare(second, "held", true, qetcdTest.timeout(10000))
+            tryVerify(function() { return card.recent.length > 0 && card.recent[0].event === "handedOn" }, qetcdTest.timeout(10000))
+            // The hold taken before the page opened is not told as if it had been seen.
+            verify(card.recent.every(function(event) { return event.event !== "acquired" }), JSON.stringify(card.recent))
+            verify(lately.visible)
+            const rows = lately.children[1].children
+            let line = null
+            for (let i = 0; i < rows.length; ++i) {
+                if (rows[i].text !== undefined && line === null)
+                    line = rows[i]  // the newest
+            }
+            verify(line)
+            verify(line.text.indexOf("ago  handed on from ") > 0, line.text)
+            verify(line.width > 100 && line.width <= card.width, "the line fits the card: " + line.width)
+            // With QETCD_SCREENSHOT_DIR set, the card as the README shows it.
+            const pictures = qetcdTest.setEnvironmentVariable("QETCD_SCREENSHOT_DIR", "")
+            qetcdTest.setEnvironmentVariable("QETCD_SCREENSHOT_DIR", pictures)
+            if (pictures.length > 0) {
+                waitForRendering(page)
+                grabImage(page).save(pictures + "/coordination-lately.png")
+            }
+        }
+
         // Cancel writes nothing; the waiter's own button removes it from the queue.
         function test_cancelWritesNothingAndAWaiterCanBeRemoved() {
             mutex.lock()
@@ -291,7 +325,7 @@ Item {
             const card = createTemporaryObject(cardComponent, root, {
                 kind: data.kind, name: "/x", holders: data.holders || [], waiters: data.waiters || [], members: data.members || [],
                 permits: data.permits || 0, set: !!data.set, depth: data.depth || 0, oldest: 0, inFlight: 0,
-                deadLetters: data.deadLetters || 0, orphans: data.orphans || 0, value: data.value, rule: "",
+                deadLetters: data.deadLetters || 0, orphans: data.orphans || 0, value: data.value, rule: "", recent: [],
                 peekedItems: data.peekedItems || [], peekedDeadLetters: data.peekedDeadLetters || [], readOnly: true, width: 560 })
             verify(card)
             const asked = signalSpy.createObject(card, { target: card, signalName: "intervene" })

@@ -340,12 +340,13 @@ void KeyMirror::onEvents(const QList<WatchEvent> &events)
                 KeyValue kv = event.kv;
                 trim(kv);
                 m_copy[key] = kv;
-                changes.append({added ? MirrorChange::Kind::Added : MirrorChange::Kind::Updated, key, kv});
+                changes.append({added ? MirrorChange::Kind::Added : MirrorChange::Kind::Updated, key, kv,
+                                event.kv.modRevision});
                 continue;
             }
             if (m_readsInFlight > 0)
                 m_recentDeletes[key] = event.kv.modRevision;
-            MirrorChange removed{MirrorChange::Kind::Removed, key, std::nullopt};
+            MirrorChange removed{MirrorChange::Kind::Removed, key, std::nullopt, event.kv.modRevision};
             m_unreadValueBytes.remove(key);
             if (held != m_copy.end()) {
                 removed.kv = held->second;

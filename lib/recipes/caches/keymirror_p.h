@@ -27,6 +27,7 @@ struct MirrorChange
     Kind kind = Kind::Added;
     QByteArray key;
     std::optional<KeyValue> kv;  // Removed: the copy the mirror held, if it held one
+    qint64 revision = 0;         // MirrorOrigin::Watch: the revision it happened at; else 0
 };
 
 // Where a batch of changes came from.
