@@ -61,6 +61,9 @@ Q_SIGNALS:
     void objectsChanged(const QList<QEtcd::CoordinationObjectChange> &changes);
     /// The watch could not be recovered: objects() no longer follows etcd.
     void failed(const QEtcd::Status &status);
+    /// The watch was interrupted and came back (WatchRecoveryKind): Resynced after a
+    /// compaction made it read the prefix again.
+    void watchRecovered(QEtcd::WatchRecoveryKind kind);
 
 private:
     std::unique_ptr<CoordinationMonitorPrivate> d;
