@@ -6,10 +6,12 @@
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/faultproxy.h>
+#include <QEtcd/testcertificates.h>
 #include <QEtcd/testtimeouts.h>
 
 #include <QtNetwork/QNetworkAccessManager>
 #include <QtNetwork/QNetworkReply>
+#include <QtNetwork/QSslConfiguration>
 #include <QtTest/QtTest>
 
 #include <memory>
@@ -41,9 +43,16 @@ private:
         return std::make_unique<Qetcd>(endpoint.isEmpty() ? m_cluster.clientUrl(0) : endpoint, arguments);
     }
 
-    HttpAnswer get(const QString &url)
+    // caCertificate: the authority an https URL's certificate must chain to.
+    HttpAnswer get(const QString &url, const QString &caCertificate = {})
     {
-        QNetworkReply *reply = m_http.get(QNetworkRequest(QUrl(url)));
+        QNetworkRequest request{QUrl(url)};
+        if (!caCertificate.isEmpty()) {
+            QSslConfiguration tls = QSslConfiguration::defaultConfiguration();
+            tls.setCaCertificates(QSslCertificate::fromPath(caCertificate));
+            request.setSslConfiguration(tls);
+        }
+        QNetworkReply *reply = m_http.get(request);
         QSignalSpy finished(reply, &QNetworkReply::finished);
         HttpAnswer answer;
         if (reply->isFinished() || finished.wait(scaledMs(10000))) {
@@ -151,6 +160,24 @@ private Q_SLOTS:
         proxy.setMode(FaultProxy::Mode::Pass);
         QTRY_VERIFY2_WITH_TIMEOUT(exporter->has("following"), exporter->transcript().constData(), scaledMs(30000));
         QTRY_COMPARE_WITH_TIMEOUT(get(base(*exporter) + "/healthz").status, 200, scaledMs(10000));
+    }
+
+    void servesHttps()
+    {
+        TestCertificates certificates;
+        QVERIFY2(certificates.addAuthority(QStringLiteral("ca")), qPrintable(certificates.errorString()));
+        QVERIFY2(certificates.addCertificate(QStringLiteral("exporter"), QStringLiteral("ca"), QStringLiteral("IP:127.0.0.1")),
+                 qPrintable(certificates.errorString()));
+        auto exporter = qetcd({"exporter", "--listen", "127.0.0.1:0", "--prefix", "/ez/", "--listen-cert",
+                               certificates.path("exporter.pem"), "--listen-key", certificates.path("exporter.key")});
+        QTRY_VERIFY2_WITH_TIMEOUT(exporter->has("following"), exporter->transcript().constData(), scaledMs(15000));
+        const QString url = text(exporter->event("listening"), "url");
+        QVERIFY2(url.startsWith(QLatin1String("https://127.0.0.1:")), qPrintable(url));
+        const HttpAnswer metrics = get(url, certificates.path("ca.pem"));
+        QCOMPARE(metrics.status, 200);
+        QVERIFY(metrics.body.contains("# TYPE qetcd_exporter_connected gauge"));
+        // Plain HTTP gets nothing from it.
+        QCOMPARE(get(QString(url).replace(QLatin1String("https:"), QLatin1String("http:"))).status, 0);
     }
 
     void badCommandLinesAreNamed_data()
