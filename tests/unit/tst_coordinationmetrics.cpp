@@ -279,6 +279,32 @@ private Q_SLOTS:
         Q_EMIT m_monitor.watchRecovered(WatchRecoveryKind::Resynced);
         QCOMPARE(samples(metrics.render(0)).value("qetcd_exporter_watch_resyncs_total"), QStringLiteral("1"));
     }
+
+    // The alert rules and the dashboard shipped in packaging/ query only families the exporter
+    // serves: a renamed family would leave them silently empty.
+    void packagedQueriesUseServedFamilies_data()
+    {
+        QTest::addColumn<QString>("file");
+        QTest::newRow("alert rules") << QStringLiteral("packaging/prometheus/qetcd-rules.yml");
+        QTest::newRow("alert rules' tests") << QStringLiteral("packaging/prometheus/qetcd-rules.test.yml");
+        QTest::newRow("dashboard") << QStringLiteral("packaging/grafana/qetcd.json");
+    }
+
+    void packagedQueriesUseServedFamilies()
+    {
+        QFETCH(QString, file);
+        QStringList served;
+        samples(CoordinationMetrics().render(0), &served);
+        QFile packaged(qEnvironmentVariable("QETCD_SOURCE_DIR") + QLatin1Char('/') + file);
+        QVERIFY2(packaged.open(QIODevice::ReadOnly), qPrintable(packaged.fileName()));
+        static const QRegularExpression family(QStringLiteral(R"(\bqetcd_[a-z_]+)"));
+        QSet<QString> queried;
+        for (const QRegularExpressionMatch &match : family.globalMatch(QString::fromUtf8(packaged.readAll())))
+            queried.insert(match.captured());
+        QVERIFY(queried.size() >= 4);
+        for (const QString &name : std::as_const(queried))
+            QVERIFY2(served.contains(name), qPrintable(name + QLatin1String(" is not served")));
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_CoordinationMetrics)
