@@ -267,16 +267,19 @@ Command exporterCommand()
     command.summary = QStringLiteral("Serve the coordination objects' metrics to Prometheus");
     command.details = QStringLiteral(
         "Follows the coordination objects under each --prefix (default: every key), as\n"
-        "`qetcd inspect` recognises them, and serves them over HTTP until SIGINT or SIGTERM:\n"
+        "`qetcd inspect` recognises them, and serves them over HTTP until SIGINT or\n"
+        "SIGTERM:\n"
         "  /metrics   Prometheus text format: qetcd_lock_held_seconds{name,holder},\n"
         "             qetcd_lock_waiters, qetcd_lock_handoffs_total,\n"
         "             qetcd_election_has_leader, qetcd_election_candidates,\n"
-        "             qetcd_election_leader_changes_total, qetcd_semaphore_permits_in_use,\n"
-        "             qetcd_semaphore_capacity, qetcd_semaphore_waiters, qetcd_barrier_set,\n"
+        "             qetcd_election_leader_changes_total,\n"
+        "             qetcd_semaphore_permits_in_use, qetcd_semaphore_capacity,\n"
+        "             qetcd_semaphore_waiters, qetcd_barrier_set,\n"
         "             qetcd_counted_barrier_arrived, qetcd_queue_depth,\n"
-        "             qetcd_queue_oldest_item_age_seconds, qetcd_service_instances{service},\n"
-        "             qetcd_counter_value, qetcd_objects{kind}, qetcd_lease_expirations_total,\n"
-        "             and the exporter's own: qetcd_exporter_connected,\n"
+        "             qetcd_queue_oldest_item_age_seconds,\n"
+        "             qetcd_service_instances{service}, qetcd_counter_value,\n"
+        "             qetcd_objects{kind}, qetcd_lease_expirations_total, and the\n"
+        "             exporter's own: qetcd_exporter_connected,\n"
         "             qetcd_exporter_last_refresh_timestamp_seconds,\n"
         "             qetcd_exporter_watch_resyncs_total, qetcd_exporter_series_dropped\n"
         "  /healthz   200 \"ok\" while etcd answers and every prefix is followed, else 503\n"
@@ -293,7 +296,10 @@ Command exporterCommand()
         "once a prefix is read, \"notFollowing\" (\"prefix\", \"cause\") when its watch is\n"
         "lost (it is followed again 2 s later), \"connected\"/\"disconnected\" as etcd\n"
         "answers or not, and \"closed\".\n"
-        "packaging/prometheus/ has alert rules, packaging/grafana/ a dashboard.");
+        "\n"
+        "The qetcd package installs alert rules (qetcd-rules.yml) and a Grafana dashboard\n"
+        "(qetcd.json) in /usr/share/qetcd/exporter/, and a systemd unit,\n"
+        "qetcd-exporter.service, that it does not enable.");
     command.options = {
         QCommandLineOption(QStringLiteral("listen"),
                            QStringLiteral("Serve on ADDR:PORT, e.g. 127.0.0.1:9479 (port 0: a free one)"),

@@ -9,6 +9,7 @@
 #include <QEtcd/testcertificates.h>
 #include <QEtcd/testtimeouts.h>
 
+#include <QtCore/QTemporaryDir>
 #include <QtNetwork/QNetworkAccessManager>
 #include <QtNetwork/QNetworkReply>
 #include <QtNetwork/QSslConfiguration>
@@ -180,6 +181,24 @@ private Q_SLOTS:
         QCOMPARE(get(QString(url).replace(QLatin1String("https:"), QLatin1String("http:"))).status, 0);
     }
 
+    // --layouts FILE: an operator's declared layout makes plain keys a lock, with its waiters.
+    void declaredLayoutsAreFollowed()
+    {
+        QTemporaryDir dir;
+        QFile layouts(dir.filePath(QStringLiteral("layouts.json")));
+        QVERIFY(layouts.open(QIODevice::WriteOnly));
+        layouts.write(R"({"layouts": [{"name": "billing locks", "prefix": "/ew/billing/", "kind": "lock"}]})");
+        layouts.close();
+        for (const char *key : {"/ew/billing/nightly/a", "/ew/billing/nightly/b"}) {
+            auto put = qetcd({"put", key, "x"});
+            QCOMPARE(put->waitForExit(), 0);
+        }
+        auto exporter = qetcd({"exporter", "--listen", "127.0.0.1:0", "--prefix", "/ew/", "--layouts", layouts.fileName()});
+        QTRY_VERIFY2_WITH_TIMEOUT(exporter->has("following"), exporter->transcript().constData(), scaledMs(15000));
+        const QByteArray metrics = get(base(*exporter) + "/metrics").body;
+        QCOMPARE(sample(metrics, R"(qetcd_lock_waiters{name="/ew/billing/nightly"})"), QStringLiteral("1"));
+    }
+
     void badCommandLinesAreNamed_data()
     {
         QTest::addColumn<QStringList>("arguments");
@@ -198,6 +217,8 @@ private Q_SLOTS:
         QTest::newRow("unreadable cert") << QStringList{"exporter", "--listen", ":0", "--listen-cert", "/nonexistent",
                                                         "--listen-key", "/nonexistent"}
                                          << "--listen-cert: cannot read \"/nonexistent\"";
+        QTest::newRow("layouts") << QStringList{"exporter", "--listen", ":0", "--layouts", "/nonexistent/layouts.json"}
+                                 << "/nonexistent/layouts.json";
     }
 
     void badCommandLinesAreNamed()
