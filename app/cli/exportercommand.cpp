@@ -48,7 +48,6 @@ public:
         m_monitor = std::make_unique<CoordinationMonitor>(m_client, m_prefix);
         m_metrics->follow(m_monitor.get());
         connect(m_monitor.get(), &CoordinationMonitor::failed, this, &FollowedPrefix::restart);
-        m_started.disconnect(this);  // a start that a failure cut short
         connect(&m_started, &QFutureWatcherBase::finished, this, [this] {
             if (m_started.isCanceled())
                 return restart(Status(StatusCode::Cancelled, QStringLiteral("the first read was cancelled")));
@@ -68,8 +67,9 @@ private:
         insertCause(&fields, status);
         m_session->write(QStringLiteral("notFollowing"), fields);
         m_listed = false;
-        // Not from inside the monitor's own signal.
+        // Not from inside the monitor's own signal. Its start, finished or not, says nothing more.
         QTimer::singleShot(0, this, [this] {
+            m_started.disconnect(this);
             m_monitor.reset();
             m_retry.start();
         });
