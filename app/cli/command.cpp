@@ -322,6 +322,7 @@ int dispatch(const QStringList &arguments, const QList<Command> &commands)
     if (!options)
         return usage(QLatin1String("qetcd: ") + error);
 
+    options->client.readOnly = options->client.readOnly || command->readsOnly;
     Invocation invocation(*command, parser, std::move(*options));
     return command->run(invocation);
 }

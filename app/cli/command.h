@@ -38,6 +38,8 @@ struct Command
     QList<Argument> arguments;
     QList<QCommandLineOption> options;
     std::function<int(Invocation &)> run;
+    // The command only reads (exporter): its client refuses writes whatever --read-only says.
+    bool readsOnly = false;
 };
 
 // One of the things a command with actions does: barrier hold|wait|count, queue put|take, ...
@@ -68,6 +70,7 @@ public:
     QStringList arguments() const { return m_parser.positionalArguments(); }
     bool isSet(const QString &option) const { return m_parser.isSet(option); }
     QString value(const QString &option) const { return m_parser.value(option); }
+    QStringList values(const QString &option) const { return m_parser.values(option); }
 
     Client &client();
 

@@ -24,6 +24,7 @@ QCommandLineOption layoutsOption();
 // Declares the layouts --layouts names (or the default file's); false after a usage error.
 bool declareLayouts(Invocation &invocation, int *exitCode);
 Command historyCommand();
+Command exporterCommand();
 Command recordCommand();
 Command alarmCommand();
 Command defragCommand();

@@ -18,6 +18,6 @@ int main(int argc, char *argv[])
                           {statusCommand(), getCommand(), putCommand(), deleteCommand(), watchCommand(),
                            leaseCommand(), lockCommand(), electCommand(), semaphoreCommand(),
                            barrierCommand(), doubleBarrierCommand(), serviceCommand(), counterCommand(),
-                           queueCommand(), inspectCommand(), historyCommand(), recordCommand(), alarmCommand(),
+                           queueCommand(), inspectCommand(), historyCommand(), exporterCommand(), recordCommand(), alarmCommand(),
                            defragCommand(), checkCommand(), moveLeaderCommand()});
 }

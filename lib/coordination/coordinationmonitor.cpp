@@ -181,6 +181,9 @@ QFuture<Status> CoordinationMonitor::start()
     handlers.recovery = [this](const WatchRecoveryEvent &event) {
         if (event.kind == WatchRecoveryKind::Failed)
             QMetaObject::invokeMethod(this, [this, cause = event.cause] { Q_EMIT failed(cause); }, Qt::QueuedConnection);
+        else if (event.kind != WatchRecoveryKind::Suspended)
+            QMetaObject::invokeMethod(this, [this, kind = event.kind] { Q_EMIT watchRecovered(kind); },
+                                      Qt::QueuedConnection);
     };
     d->mirror = new KeyMirror(d->client, d->prefix, KeyRange::prefix(), WatchResilience::defaults(), handlers,
                               d->maxValueBytes);

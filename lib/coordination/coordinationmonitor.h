@@ -70,8 +70,11 @@ Q_SIGNALS:
     /// Nothing is told for the first read, nor across a re-read after a compaction (what
     /// happened in the revisions etcd discarded is lost).
     void eventsHappened(const QList<QEtcd::CoordinationEvent> &events);
-        /// The watch could not be recovered: objects() no longer follows etcd.
+    /// The watch could not be recovered: objects() no longer follows etcd.
     void failed(const QEtcd::Status &status);
+    /// The watch was interrupted and came back (WatchRecoveryKind): Resynced after a
+    /// compaction made it read the prefix again.
+    void watchRecovered(QEtcd::WatchRecoveryKind kind);
 
 private:
     std::unique_ptr<CoordinationMonitorPrivate> d;

@@ -72,7 +72,8 @@ contains "$runtime" "$libdir/libQEtcd.so.$soversion" "$libdir/libQEtcdTesting.so
 contains libqetcd-dev /usr/include/QEtcd/client.h "$libdir/libQEtcd.so" "$libdir/cmake/QEtcd/QEtcdConfig.cmake" \
   "$libdir/pkgconfig/qetcd.pc" /usr/share/doc/libqetcd-dev/copyright
 contains qetcd /usr/bin/qetcd /usr/share/man/man1/qetcd.1.gz /usr/share/bash-completion/completions/qetcd \
-  /usr/share/doc/qetcd/changelog.gz
+  /usr/share/doc/qetcd/changelog.gz /usr/lib/systemd/system/qetcd-exporter.service \
+  /usr/share/qetcd/exporter/qetcd-rules.yml /usr/share/qetcd/exporter/qetcd.json
 contains qetcd-console /usr/bin/qetcd-console /usr/share/man/man1/qetcd-console.1.gz \
   /usr/share/applications/io.qetcd.Console.desktop /usr/share/metainfo/io.qetcd.Console.metainfo.xml \
   /usr/share/icons/hicolor/scalable/apps/io.qetcd.Console.svg /usr/share/doc/qetcd-console/copyright
