@@ -1,4 +1,5 @@
 #include "coordinationlayouts.h"
+#include "coordinationlayouts_p.h"
 #include "coordinationrecogniser.h"
 
 #include <QtCore/QDir>
@@ -37,7 +38,8 @@ const QList<std::pair<QString, DeclaredLayout::Order>> orderWords{
 };
 const QStringList ruleFields{QStringLiteral("name"),     QStringLiteral("prefix"), QStringLiteral("glob"),
                              QStringLiteral("kind"),     QStringLiteral("identity"), QStringLiteral("field"),
-                             QStringLiteral("order"),    QStringLiteral("permits")};
+                             QStringLiteral("order"),    QStringLiteral("permits"),  QStringLiteral("leased"),
+                             QStringLiteral("value-bytes")};
 
 template <class Enum>
 QStringList wordsOf(const QList<std::pair<QString, Enum>> &words)
@@ -168,8 +170,8 @@ Status parseRule(const QJsonValue &value, const QString &where, DeclaredLayout *
         return invalid(QStringLiteral("%1: give either \"prefix\" or \"glob\"%2")
                            .arg(where, prefix.isEmpty() ? QString() : QStringLiteral(", not both")));
     layout->prefix = prefix.toUtf8();
-    if (!layout->glob.isEmpty() && !QRegularExpression::fromWildcard(layout->glob, Qt::CaseSensitive).isValid())
-        return invalid(QStringLiteral("%1: \"glob\": \"%2\" is not a glob (*, ?, [set])").arg(where, layout->glob));
+    if (!layout->glob.isEmpty() && !Internal::globExpression(layout->glob).isValid())
+        return invalid(QStringLiteral("%1: \"glob\": \"%2\" is not a glob (*, ?, [set], **)").arg(where, layout->glob));
     if (kind.isEmpty())
         return invalid(QStringLiteral("%1: \"kind\" is missing: one of %2")
                            .arg(where, wordsOf(kindWords).join(QLatin1String(", "))));
@@ -192,14 +194,65 @@ Status parseRule(const QJsonValue &value, const QString &where, DeclaredLayout *
             return invalid(QStringLiteral("%1: \"permits\" must be a whole number of at least 1").arg(where));
         layout->permits = permits.toInt();
     }
+    const QJsonValue leased = rule.value(QLatin1String("leased"));
+    if (!leased.isUndefined() && !leased.isBool())
+        return invalid(QStringLiteral("%1: \"leased\" must be true or false").arg(where));
+    layout->leased = leased.toBool(false);
+    const QJsonValue valueBytes = rule.value(QLatin1String("value-bytes"));
+    if (!valueBytes.isUndefined()) {
+        if (!valueBytes.isDouble() || valueBytes.toDouble() != double(valueBytes.toInt()) || valueBytes.toInt() < 0)
+            return invalid(QStringLiteral("%1: \"value-bytes\" must be a whole number of at least 0").arg(where));
+        layout->valueBytes = valueBytes.toInt();
+    }
     return {};
 }
 } // namespace
 
+namespace Internal {
+QRegularExpression globExpression(const QString &glob)
+{
+    // Qt's wildcards keep * within a segment; ** is ours: "**/" any run of whole segments
+    // (none included), a final "/**" everything below, any other "**" anything at all.
+    QString pattern;
+    qsizetype at = 0;
+    while (at < glob.size()) {
+        const qsizetype star = glob.indexOf(QLatin1String("**"), at);
+        const qsizetype end = star < 0 ? glob.size() : star;
+        if (end > at) {
+            pattern += QRegularExpression::wildcardToRegularExpression(glob.mid(at, end - at),
+                                                                       QRegularExpression::UnanchoredWildcardConversion);
+        }
+        if (star < 0)
+            break;
+        at = star + 2;
+        if (glob.mid(at, 1) == QLatin1String("/")) {
+            pattern += QLatin1String("(?:.*/)?");
+            ++at;
+        } else if (at == glob.size() && pattern.endsWith(QLatin1Char('/'))) {
+            pattern += QLatin1String(".+");
+        } else {
+            pattern += QLatin1String(".*");
+        }
+    }
+    return QRegularExpression(QRegularExpression::anchoredPattern(pattern));
+}
+} // namespace Internal
+
 bool DeclaredLayout::operator==(const DeclaredLayout &other) const
 {
     return name == other.name && prefix == other.prefix && glob == other.glob && kind == other.kind
-        && identity == other.identity && field == other.field && order == other.order && permits == other.permits;
+        && identity == other.identity && field == other.field && order == other.order && permits == other.permits
+        && leased == other.leased && valueBytes == other.valueBytes;
+}
+
+QList<DeclaredLayout> CoordinationLayouts::builtIn()
+{
+    DeclaredLayout python;
+    python.name = QStringLiteral("python3-etcd3 lock");
+    python.glob = QStringLiteral("/locks/**");
+    python.leased = true;
+    python.valueBytes = 16;  // uuid1()'s bytes
+    return {python};
 }
 
 QString CoordinationLayouts::defaultPath()

@@ -14,7 +14,9 @@ namespace QEtcd {
 ///
 /// An object's path is either the prefix and one more path segment (prefix `/billing/locks/`:
 /// `/billing/locks/nightly`) or a path the glob matches (`/apps/*/leader`; `*` and `?` stay
-/// within a segment). Its entries are the key at that path and the keys one segment below it.
+/// within a segment, `**/` is any number of whole segments, a final `/**` everything below).
+/// Its entries are the key at that path and the keys one segment below it; with leased or
+/// valueBytes, only those keys that have a lease or a value of that size.
 struct QETCD_EXPORT DeclaredLayout
 {
     /// What the object is.
@@ -48,6 +50,8 @@ struct QETCD_EXPORT DeclaredLayout
     QString field;                         ///< Identity::JsonField: the field naming the entry.
     Order order = Order::CreateRevision;   ///< The order entries queue in.
     int permits = -1;   ///< Semaphores: how many hold at once; -1 when every entry holds.
+    bool leased = false;  ///< Only keys on a lease belong: one without is something else.
+    int valueBytes = -1;  ///< Only keys whose value has exactly this many bytes belong; -1: any.
 
     /// Every field is the same.
     bool operator==(const DeclaredLayout &other) const;
@@ -67,10 +71,15 @@ struct QETCD_EXPORT DeclaredLayout
 /// A rule has "name", either "prefix" or "glob", "kind" (lock, election, semaphore, barrier,
 /// service, queue, leader-key), and optionally "identity" (lease, value, json; lease by
 /// default), "field" (with json), "order" (create-revision, mod-revision, key;
-/// create-revision by default) and "permits" (semaphores).
+/// create-revision by default), "permits" (semaphores), "leased" (true: only keys on a lease)
+/// and "value-bytes" (only values of that many bytes).
 class QETCD_EXPORT CoordinationLayouts
 {
 public:
+    /// The recogniser's own layouts that this form can say, in the order it tries them (after
+    /// its stricter built-in ones, and after every declared one): an operator's rule reads like
+    /// these. Today python3-etcd3's lock; the others need more than a rule says (docs/console.md).
+    static QList<DeclaredLayout> builtIn();
     /// `layouts.json` in qetcd's folder of the user's configuration
     /// (`~/.config/qetcd/layouts.json`).
     static QString defaultPath();

@@ -1,6 +1,7 @@
 #include "coordinationrecogniser.h"
 
 #include "coordinationindex_p.h"
+#include "coordinationlayouts_p.h"
 
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
@@ -42,8 +43,8 @@ enum class Layout {
     PriorityQueue,
     FifoQueue,
     Barrier,
-    PythonLock,     // python3-etcd3's /locks/<name>
-    LockSegmentKey, // a leased key under a locks/ segment (node etcd3's Lock)
+    BuiltInDeclared,  // the built-in layouts the declared form says (CoordinationLayouts::builtIn())
+    LockSegmentKey,   // a leased key under a locks/ segment (node etcd3's Lock)
     Counter,
 };
 
@@ -55,7 +56,6 @@ QByteArray baseName(const QByteArray &key)
     return key.mid(key.lastIndexOf('/') + 1);
 }
 
-constexpr int pythonLockUuidBytes = 16;
 
 struct LayoutRule
 {
@@ -106,10 +106,10 @@ const std::vector<LayoutRule> &layoutRules()
          [](const KeyValue &kv) {
              return kv.lease != 0 && uniqueTokenValue.match(QString::fromUtf8(kv.value)).hasMatch();
          }},
-        // python3-etcd3's Lock: its own prefix, a lease, and uuid1()'s 16 bytes as the value.
-        {Layout::PythonLock, QRegularExpression(QStringLiteral("^(/locks/.+)$")),
-         [](const KeyValue &kv) { return kv.lease != 0 && kv.value.size() == pythonLockUuidBytes; }},
-        // Any other key on a lease is a lock only when its path says so.
+        // python3-etcd3's lock.
+        {Layout::BuiltInDeclared, QRegularExpression(), nullptr},
+        // Any other key on a lease is a lock only when its path says so: the key alone, not the
+        // keys below it, which a declared rule's object would take in.
         {Layout::LockSegmentKey, QRegularExpression(QStringLiteral("^((?:.*/)?locks/[^/]+)$")),
          [](const KeyValue &kv) { return kv.lease != 0; }},
         // An int64 big-endian value on no lease. Eight bytes of text are not a counter, so at
@@ -151,10 +151,28 @@ std::shared_ptr<const CompiledLayouts> currentDeclaredLayouts()
     return store.layouts;
 }
 
-// The object a declared layout puts \a key in: the prefix and one more segment, or the path
-// the glob matches; the key is that path or one segment below it.
-std::optional<QByteArray> declaredPath(const CompiledLayout &compiled, const QByteArray &key)
+CompiledLayouts compile(const QList<DeclaredLayout> &layouts)
 {
+    CompiledLayouts compiled;
+    for (const DeclaredLayout &layout : layouts)
+        compiled.push_back({layout, layout.glob.isEmpty() ? QRegularExpression() : Internal::globExpression(layout.glob)});
+    return compiled;
+}
+
+const CompiledLayouts &builtInDeclared()
+{
+    static const CompiledLayouts compiled = compile(CoordinationLayouts::builtIn());
+    return compiled;
+}
+
+// The object a declared layout puts \a kv in: the prefix and one more segment, or the path
+// the glob matches; the key is that path or one segment below it.
+std::optional<QByteArray> declaredPath(const CompiledLayout &compiled, const KeyValue &kv)
+{
+    if ((compiled.layout.leased && kv.lease == 0)
+        || (compiled.layout.valueBytes >= 0 && kv.value.size() != compiled.layout.valueBytes))
+        return std::nullopt;
+    const QByteArray &key = kv.key;
     QByteArray path;
     if (!compiled.layout.prefix.isEmpty()) {
         const QByteArray &prefix = compiled.layout.prefix;
@@ -187,11 +205,18 @@ struct Placement
 std::optional<Placement> place(const KeyValue &kv, const CompiledLayouts &declared)
 {
     for (std::size_t i = 0; i < declared.size(); ++i) {
-        if (std::optional<QByteArray> path = declaredPath(declared[i], kv.key))
+        if (std::optional<QByteArray> path = declaredPath(declared[i], kv))
             return Placement{Layout::Declared, *path, {}, int(i)};
     }
     const QString key = QString::fromUtf8(kv.key);
     for (const LayoutRule &rule : layoutRules()) {
+        if (rule.layout == Layout::BuiltInDeclared) {
+            for (std::size_t i = 0; i < builtInDeclared().size(); ++i) {
+                if (std::optional<QByteArray> path = declaredPath(builtInDeclared()[i], kv))
+                    return Placement{Layout::BuiltInDeclared, *path, {}, int(i)};
+            }
+            continue;
+        }
         const QRegularExpressionMatch match = rule.pattern.match(key);
         if (!match.hasMatch() || (rule.accept && !rule.accept(kv)))
             continue;
@@ -523,8 +548,8 @@ void buildDeclared(CoordinationObject &object, const DeclaredLayout &layout, con
     object.waiters = entries.mid(holding);
 }
 
-// matches: every key placed at (layout, path), sorted by key; declared: the operator's layout
-// when layout is Layout::Declared.
+// matches: every key placed at (layout, path), sorted by key; declared: the rule in declared
+// form when layout is Layout::Declared (an operator's) or Layout::BuiltInDeclared.
 CoordinationObject build(Layout layout, const DeclaredLayout *declared, const QByteArray &path,
                          const QList<Match> &matches)
 {
@@ -534,6 +559,7 @@ CoordinationObject build(Layout layout, const DeclaredLayout *declared, const QB
         object.keys.append(match.kv->key);
     switch (layout) {
     case Layout::Declared:
+    case Layout::BuiltInDeclared:
         buildDeclared(object, *declared, matches);
         break;
     case Layout::WorkQueue:
@@ -589,11 +615,6 @@ CoordinationObject build(Layout layout, const DeclaredLayout *declared, const QB
         object.kind = Kind::Barrier;
         object.set = true;
         object.holders = {namedEntryOf(*matches.first().kv)};
-        break;
-    case Layout::PythonLock:
-        object.kind = Kind::Lock;
-        object.rule = QStringLiteral("python3-etcd3 lock");
-        object.holders = {entryOf(*matches.first().kv)};
         break;
     case Layout::LockSegmentKey:
         object.kind = Kind::Lock;
@@ -830,8 +851,9 @@ struct CoordinationIndex::Private
         for (const auto &[key, entry] : held->second)
             matches.append({&entry.kv, entry.captures, entry.valueUnread});
         const auto &[layout, declaredIndex, path] = unit;
-        CoordinationObject object = build(layout, declaredIndex < 0 ? nullptr : &declared->at(declaredIndex).layout,
-                                          path, matches);
+        const CompiledLayouts &rules = layout == Layout::BuiltInDeclared ? builtInDeclared() : *declared;
+        CoordinationObject object = build(layout, declaredIndex < 0 ? nullptr : &rules.at(declaredIndex).layout, path,
+                                          matches);
         for (auto *entries : {&object.holders, &object.waiters, &object.members, &object.leaving}) {
             for (CoordinationEntry &entry : *entries) {
                 if (entry.sinceMs < 0)
@@ -928,11 +950,7 @@ QList<CoordinationObject> CoordinationIndex::objects() const
 
 void CoordinationRecogniser::setDeclaredLayouts(const QList<DeclaredLayout> &layouts)
 {
-    auto compiled = std::make_shared<CompiledLayouts>();
-    for (const DeclaredLayout &layout : layouts) {
-        compiled->push_back({layout, layout.glob.isEmpty() ? QRegularExpression()
-                                                           : QRegularExpression::fromWildcard(layout.glob, Qt::CaseSensitive)});
-    }
+    auto compiled = std::make_shared<CompiledLayouts>(compile(layouts));
     DeclaredStore &store = declaredStore();
     const QMutexLocker locker(&store.mutex);
     store.layouts = std::move(compiled);

@@ -125,7 +125,7 @@ private Q_SLOTS:
             << "{\"layouts\": [\n" + good + ",\n" + QByteArray(good).replace("\"ok\"", "\"ok2\"")
                    + ",\n  {\"name\": \"x\", \"prefx\": \"/x/\", \"kind\": \"lock\"}\n]}"
             << QStringLiteral("f.json: rule 3 (line 4): \"prefx\" is not a field of a rule (name, prefix, glob, kind, "
-                              "identity, field, order, permits)");
+                              "identity, field, order, permits, leased, value-bytes)");
         QTest::newRow("no name") << QByteArray(R"({"layouts": [{"prefix": "/x/", "kind": "lock"}]})")
                                  << QStringLiteral("f.json: rule 1 (line 1): \"name\" is missing: the name says which "
                                                    "rule recognised an object");
@@ -138,7 +138,7 @@ private Q_SLOTS:
             << QStringLiteral("f.json: rule 1 (line 1): give either \"prefix\" or \"glob\", not both");
         QTest::newRow("bad glob")
             << QByteArray("{\"layouts\": [{\"name\": \"x\", \"glob\": \"/x/[ab\", \"kind\": \"lock\"}]}")
-            << QStringLiteral("f.json: rule 1 (line 1): \"glob\": \"/x/[ab\" is not a glob (*, ?, [set])");
+            << QStringLiteral("f.json: rule 1 (line 1): \"glob\": \"/x/[ab\" is not a glob (*, ?, [set], **)");
         QTest::newRow("empty prefix") << QByteArray(R"({"layouts": [{"name": "x", "prefix": "", "kind": "lock"}]})")
                                       << QStringLiteral("f.json: rule 1 (line 1): \"prefix\" must be a non-empty string");
         QTest::newRow("no kind") << QByteArray(R"({"layouts": [{"name": "x", "prefix": "/x/"}]})")
@@ -169,6 +169,12 @@ private Q_SLOTS:
         QTest::newRow("zero permits")
             << QByteArray(R"({"layouts": [{"name": "x", "prefix": "/x/", "kind": "semaphore", "permits": 0}]})")
             << QStringLiteral("f.json: rule 1 (line 1): \"permits\" must be a whole number of at least 1");
+        QTest::newRow("leased not a boolean")
+            << QByteArray(R"({"layouts": [{"name": "x", "prefix": "/x/", "kind": "lock", "leased": "yes"}]})")
+            << QStringLiteral("f.json: rule 1 (line 1): \"leased\" must be true or false");
+        QTest::newRow("negative value-bytes")
+            << QByteArray(R"({"layouts": [{"name": "x", "prefix": "/x/", "kind": "lock", "value-bytes": -1}]})")
+            << QStringLiteral("f.json: rule 1 (line 1): \"value-bytes\" must be a whole number of at least 0");
         QTest::newRow("a name twice")
             << "{\"layouts\": [\n  " + good + ",\n\n  " + good + "\n]}"
             << QStringLiteral("f.json: rule 2 (line 4): \"name\": \"ok\" is rule 1's name too; a name says which rule "
@@ -220,6 +226,72 @@ private Q_SLOTS:
         QCOMPARE(objects[2].path, QByteArray("/other/lk"));
         QVERIFY(objects[2].rule.isEmpty());
         QVERIFY(CoordinationRecogniser::declaredLayouts() == QList<DeclaredLayout>{locks});
+    }
+
+    // "leased" and "value-bytes" read; "**/" spans whole segments, none included, and a final
+    // "/**" everything below.
+    void leasedValueBytesAndGlobstar()
+    {
+        const QByteArray file = QByteArrayList{
+            R"({"layouts": [)",
+            "  {\"name\": \"deep locks\", \"glob\": \"**/mutex/*\", \"kind\": \"lock\", \"leased\": true},",
+            "  {\"name\": \"tokens\", \"glob\": \"/tokens/**\", \"kind\": \"barrier\", \"value-bytes\": 4}",
+            R"(]})"}.join('\n');
+        QList<DeclaredLayout> layouts;
+        const Status status = CoordinationLayouts::parse(file, QStringLiteral("layouts.json"), &layouts);
+        QVERIFY2(status, qPrintable(status.message()));
+        QVERIFY(layouts[0].leased);
+        QCOMPARE(layouts[0].valueBytes, -1);
+        QVERIFY(!layouts[1].leased);
+        QCOMPARE(layouts[1].valueBytes, 4);
+        const Declared declared(layouts);
+        const QList<CoordinationObject> objects = CoordinationRecogniser::recognise({
+            kv("/a/b/mutex/m1", "x", 0x31, 31),  // two segments before mutex/
+            kv("/mutex/m2", "x", 0x32, 32),      // none
+            kv("/c/mutex/m3", "x", 0, 33),       // not leased: not the rule's
+            kv("/tokens/t/u", "abcd", 0, 34),    // anything below
+            kv("/tokens/v", "abcde", 0, 35),     // five bytes: not the rule's
+        });
+        QStringList found;
+        for (const CoordinationObject &object : objects)
+            found.append(QString::fromUtf8(object.path) + QLatin1Char(' ') + object.rule);
+        QCOMPARE(found, (QStringList{"/a/b/mutex/m1 deep locks", "/mutex/m2 deep locks", "/tokens/t/u tokens"}));
+    }
+
+    // The recogniser's own layout that the declared form says is in it, and recognises as
+    // before: python3-etcd3's lock (16 bytes of uuid1 on a lease under /locks/), never a key
+    // without a lease.
+    void builtInLayoutsInTheDeclaredForm()
+    {
+        const QList<DeclaredLayout> builtIn = CoordinationLayouts::builtIn();
+        QCOMPARE(builtIn.size(), 1);
+        QCOMPARE(builtIn[0].name, QStringLiteral("python3-etcd3 lock"));
+        QCOMPARE(builtIn[0].glob, QStringLiteral("/locks/**"));
+        QVERIFY(builtIn[0].leased);
+        QCOMPARE(builtIn[0].valueBytes, 16);
+        QVERIFY(CoordinationRecogniser::declaredLayouts().isEmpty());  // not an operator's
+
+        const QList<CoordinationObject> objects = CoordinationRecogniser::recognise({
+            kv("/locks/nightly", QByteArray(16, '\x7f'), 0x41, 41),
+            kv("/locks/deep/er", QByteArray(16, '\x7f'), 0x42, 42),
+            kv("/locks/plain", QByteArray(16, '\x7f'), 0, 43),
+        });
+        QCOMPARE(objects.size(), 2);
+        QCOMPARE(objects[0].path, QByteArray("/locks/deep/er"));  // a name of several segments
+        QCOMPARE(objects[0].rule, QStringLiteral("python3-etcd3 lock"));
+        QCOMPARE(objects[1].path, QByteArray("/locks/nightly"));
+        QCOMPARE(objects[1].kind, Kind::Lock);
+        QCOMPARE(objects[1].rule, QStringLiteral("python3-etcd3 lock"));
+        QCOMPARE(namesOf(objects[1].holders), QStringList{"lease 0000000000000041"});
+
+        // An operator's rule comes before them.
+        DeclaredLayout mine;
+        mine.name = QStringLiteral("mine");
+        mine.prefix = "/locks/";
+        mine.kind = DeclaredLayout::Kind::Barrier;
+        const Declared declared({mine});
+        QCOMPARE(CoordinationRecogniser::recognise({kv("/locks/nightly", QByteArray(16, '\x7f'), 0x41, 41)}).value(0).rule,
+                 QStringLiteral("mine"));
     }
 
     // A glob names the object's path; identity from a JSON field; waiters by modification.
