@@ -51,6 +51,8 @@ ApplicationWindow {
     }
     // Every page reads through this client; a new profile replaces it, and the pages follow.
     readonly property QtObject client: connection.client
+    // The cluster's revisions on the wall clock, sampled while the console runs (a read a second).
+    RevisionClock { id: revisionClock; objectName: "revisionClock"; client: window.client }
     // Off this machine, an intervention or a maintenance action is confirmed by typing the
     // cluster's name.
     readonly property string confirmationWord: connection.isOnThisMachine(connection.endpoints) ? "" : (connection.profileName || connection.endpoints[0] || "")
@@ -413,17 +415,18 @@ ApplicationWindow {
                 KeysPage {
                     id: keysPage; client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise
                     asOfRevision: window.asOfRevision; onBackToLive: window.asOfRevision = 0
+                    revisionClock: revisionClock
                 }
                 LeasesPage { client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 CoordinationPage {
                     client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise
                     asOfRevision: window.asOfRevision; onBackToLive: window.asOfRevision = 0
                     eventLog: window.eventLog; participantOptions: () => connection.participantOptions()
-                    confirmationWord: window.confirmationWord
+                    confirmationWord: window.confirmationWord; revisionClock: revisionClock
                 }
                 TimelinePage {
                     id: timelinePage; eventLog: window.eventLog; paused: window.paused; client: window.client
-                    asOfRevision: window.asOfRevision
+                    asOfRevision: window.asOfRevision; revisionClock: revisionClock
                     onRevisionPicked: revision => window.asOfRevision = revision
                     onShowAsOfRequested: window.showPage("coordination")
                 }

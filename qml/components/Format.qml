@@ -15,6 +15,12 @@ QtObject {
         }
         return (unit === 0 ? value.toFixed(0) : value.toFixed(value < 10 ? 1 : 0)) + " " + units[unit];
     }
+    // " (between 14:02:11 and 14:02:12, by this console's samples)": when a revision came to
+    // be, as far as clock (a RevisionClock) sampled it; empty when nothing it sampled tells.
+    function revisionTime(clock, revision) {
+        const when = clock && clock.sampleCount > 0 ? clock.when(revision) : "";
+        return when === "" ? "" : qsTr(" (%1, by this console's samples)").arg(when);
+    }
     function count(n) {
         return Number(n).toLocaleString(Qt.locale("en_US"), "f", 0);
     }

@@ -26,6 +26,8 @@ ConsolePage {
     property var ownBarriers: ({})
     // The revision the objects are shown as of (0: live), picked on the Timeline's History.
     property alias asOfRevision: objects.asOfRevision
+    // Puts the as-of revision on the clock where the console sampled it (Main's RevisionClock).
+    property RevisionClock revisionClock: null
     readonly property bool viewingPast: objects.asOfRevision > 0
     // The banner's "Back to live".
     signal backToLive()
@@ -296,7 +298,7 @@ ConsolePage {
             objectName: "asOfBanner"
             width: parent.width
             bad: false
-            text: page.viewingPast ? qsTr("As of revision %1 — the objects as they were then. Nothing can be changed in the past.").arg(objects.asOfRevision) : ""
+            text: page.viewingPast ? qsTr("As of revision %1%2 — the objects as they were then. Nothing can be changed in the past.").arg(objects.asOfRevision).arg(Format.revisionTime(page.revisionClock, objects.asOfRevision)) : ""
             Button {
                 objectName: "backToLive"
                 text: qsTr("Back to live")

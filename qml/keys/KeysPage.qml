@@ -21,6 +21,8 @@ ConsolePage {
     property string layout: "list"
     // The revision the keys are shown as of (0: live), picked on the Timeline's History.
     property alias asOfRevision: keys.asOfRevision
+    // Puts the as-of revision on the clock where the console sampled it (Main's RevisionClock).
+    property RevisionClock revisionClock: null
     readonly property bool viewingPast: keys.asOfRevision > 0
     // The banner's "Back to live".
     signal backToLive()
@@ -155,7 +157,7 @@ ConsolePage {
         anchors.right: parent.right
         anchors.top: parent.top
         bad: false
-        text: page.viewingPast ? qsTr("As of revision %1 — the keys and values as they were then. Nothing can be written in the past.").arg(keys.asOfRevision) : ""
+        text: page.viewingPast ? qsTr("As of revision %1%2 — the keys and values as they were then. Nothing can be written in the past.").arg(keys.asOfRevision).arg(Format.revisionTime(page.revisionClock, keys.asOfRevision)) : ""
         Button {
             objectName: "backToLive"
             text: qsTr("Back to live")

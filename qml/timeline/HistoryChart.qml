@@ -14,6 +14,7 @@ Item {
     property double from: 0
     property double to: 1
     property double asOfRevision: 0
+    property RevisionClock revisionClock: null
     signal revisionPicked(double revision)
 
     readonly property int laneLabelWidth: 224
@@ -185,7 +186,8 @@ Item {
             objectName: "historyTip"
             visible: pointer.containsMouse && !pointer.pressed && area.history.count > 0
             delay: 400
-            text: area.history.describe(pointer.row, pointer.revision) + "\n" + qsTr("Click: show the cluster as of revision %1").arg(pointer.revision)
+            text: qsTr("Revision %1%2").arg(pointer.revision).arg(Format.revisionTime(area.revisionClock, pointer.revision)) + "\n"
+                  + area.history.describe(pointer.row, pointer.revision) + "\n" + qsTr("Click: show the cluster as of revision %1").arg(pointer.revision)
         }
     }
 

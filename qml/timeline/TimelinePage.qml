@@ -313,6 +313,8 @@ ConsolePage {
     }
 
     CoordinationHistoryModel { id: history }
+    // Puts the history's revisions on the clock where the console sampled them (Main's RevisionClock).
+    property RevisionClock revisionClock: null
     // Where the replayed history begins and ends, and what its axis counts, in words.
     readonly property string historyNote: {
         if (history.status === ModelStatus.Null)
@@ -328,6 +330,8 @@ ConsolePage {
         if (history.keptFrom > 0)
             note += " " + qsTr("Only revisions from %1 on are kept on screen.").arg(history.keptFrom);
         note += " " + qsTr("The axis counts revisions: etcd keeps no time for them.");
+        if (page.revisionClock && page.revisionClock.sampleCount > 0)
+            note += " " + qsTr("Times, where shown, are between two of this console's samples of the revision, one a second while it runs (%1).").arg(page.revisionClock.path);
         if (history.status === ModelStatus.Error)
             note += " " + history.errorString.charAt(0).toUpperCase() + history.errorString.slice(1) + ".";
         return note;
@@ -397,6 +401,7 @@ ConsolePage {
                     id: historyChart
                     objectName: "historyChart"
                     history: history
+                    revisionClock: page.revisionClock
                     asOfRevision: page.asOfRevision
                     onRevisionPicked: revision => page.revisionPicked(revision)
                     Layout.fillWidth: true

@@ -143,6 +143,7 @@ private Q_SLOTS:
         QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
         environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
         environment.insert(QStringLiteral("XDG_CONFIG_HOME"), m_scratch.filePath(QStringLiteral("config")));
+        environment.insert(QStringLiteral("XDG_DATA_HOME"), m_scratch.filePath(QStringLiteral("data")));
         console.setProcessEnvironment(environment);
         console.start(QStringLiteral(QETCD_CONSOLE_PATH), arguments);
         QVERIFY(console.waitForFinished(scaledMs(180000)));

@@ -99,6 +99,10 @@ private Q_SLOTS:
 
         QProcess console;
         console.setProcessChannelMode(QProcess::SeparateChannels);
+        // The console's revision samples go to the data folder: this run's own.
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("XDG_DATA_HOME"), m_scratch.filePath(QStringLiteral("data")));
+        console.setProcessEnvironment(environment);
         console.start(QStringLiteral(QETCD_CONSOLE_PATH),
                       QStringList{QStringLiteral("--endpoints"), endpoint(), QStringLiteral("--page"), page,
                                   QStringLiteral("--screenshot"), file}

@@ -17,9 +17,11 @@ Q_IMPORT_QML_PLUGIN(QEtcdConsolePlugin)
 // views need QApplication, and so do their tests. Offscreen there is no GL: draw in software.
 int main(int argc, char **argv)
 {
-    // The console's profiles go to QSettings: into a directory of this run's own.
+    // The console's profiles go to QSettings, its revision samples to the data folder: into
+    // directories of this run's own.
     QTemporaryDir settings;
     qputenv("XDG_CONFIG_HOME", settings.path().toLocal8Bit());
+    qputenv("XDG_DATA_HOME", (settings.path() + QStringLiteral("/data")).toLocal8Bit());
     QQuickWindow::setGraphicsApi(QSGRendererInterface::Software);
     QApplication app(argc, argv);
     QApplication::setOrganizationName(QStringLiteral("qetcd-tests"));

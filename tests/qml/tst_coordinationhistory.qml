@@ -204,6 +204,24 @@ Item {
             return null
         }
 
+        // The console's own samples of the revision put an as-of revision on the clock: two
+        // times it lies between, said to be the console's.
+        function test_asOfBannerSaysWhenFromTheConsolesSamples() {
+            const clock = createTemporaryQmlObject("import QEtcd; RevisionClock {}", root)
+            clock.client = direct.client
+            tryVerify(function() { return clock.sampleCount > 0 }, qetcdTest.timeout(10000), "the clock sampled")
+            first.lock()
+            tryCompare(first, "held", true, qetcdTest.timeout(10000))
+            const revision = storeRevision()
+            tryVerify(function() { return clock.bounds(revision).byMs > 0 }, qetcdTest.timeout(10000), "a sample after it")
+            const coordination = createTemporaryObject(coordinationPage, root, { asOfRevision: revision, revisionClock: clock })
+            coordination.model.prefix = root.base
+            tryCompare(coordination, "ready", true, qetcdTest.timeout(10000))
+            const banner = findChild(coordination, "asOfBanner")
+            verify(banner.text.indexOf("As of revision " + revision + " (between ") === 0, banner.text)
+            verify(banner.text.indexOf("by this console's samples)") > 0, banner.text)
+        }
+
         function test_pickARevisionAndGoBackToLive() {
             const story = scriptStory()
             const page = replayedPage()
