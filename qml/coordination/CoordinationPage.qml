@@ -332,7 +332,8 @@ ConsolePage {
                 delegate: CoordinationCard {
                     id: card
                     width: flow.cardWidth
-                    now: page.now
+                    // How long someone had waited at a past revision is not its age now: no ages there.
+                    now: page.viewingPast ? -1 : page.now
                     deadlines: page.viewingPast ? ({}) : page.deadlines
                     readOnly: page.readOnly || page.viewingPast
                     peekedItems: page.peeks[card.name] || []

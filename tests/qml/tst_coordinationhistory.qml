@@ -251,6 +251,7 @@ Item {
             compare(past.holders[0].key, story.firstKey)
             compare(past.waiters.length, 1)
             verify(past.readOnly, "no intervention on the past")
+            verify(past.now < 0, "no wait measured from now at a past revision")
             verify(!findChild(coordination, "setBarrier").button.enabled)
 
             mouseClick(findChild(coordination, "backToLive"))
