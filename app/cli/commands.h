@@ -29,5 +29,8 @@ Command alarmCommand();
 Command defragCommand();
 Command checkCommand();
 Command moveLeaderCommand();
+Command userCommand();
+Command roleCommand();
+Command authCommand();
 
 } // namespace QEtcd::Cli

@@ -19,5 +19,6 @@ int main(int argc, char *argv[])
                            leaseCommand(), lockCommand(), electCommand(), semaphoreCommand(),
                            barrierCommand(), doubleBarrierCommand(), serviceCommand(), counterCommand(),
                            queueCommand(), inspectCommand(), historyCommand(), recordCommand(), alarmCommand(),
-                           defragCommand(), checkCommand(), moveLeaderCommand()});
+                           defragCommand(), checkCommand(), moveLeaderCommand(),
+                           userCommand(), roleCommand(), authCommand()});
 }
