@@ -32,5 +32,6 @@ Command moveLeaderCommand();
 Command userCommand();
 Command roleCommand();
 Command authCommand();
+Command snapshotCommand();
 
 } // namespace QEtcd::Cli

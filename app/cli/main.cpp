@@ -20,5 +20,5 @@ int main(int argc, char *argv[])
                            barrierCommand(), doubleBarrierCommand(), serviceCommand(), counterCommand(),
                            queueCommand(), inspectCommand(), historyCommand(), recordCommand(), alarmCommand(),
                            defragCommand(), checkCommand(), moveLeaderCommand(),
-                           userCommand(), roleCommand(), authCommand()});
+                           userCommand(), roleCommand(), authCommand(), snapshotCommand()});
 }
