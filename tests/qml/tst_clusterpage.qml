@@ -5,7 +5,8 @@ import QEtcdConsole
 
 // The Cluster page's maintenance against a real etcd: a consistency check, a compaction and
 // defragmentation asked for and carried out, each written to the event log as the operator's,
-// refused under read-only, and typed off this machine.
+// refused under read-only, and typed off this machine; a snapshot saved (read-only too), with
+// its SHA-256 at the end, an existing file kept, and a cancelled save leaving nothing.
 Item {
     id: root
     width: 1200
@@ -139,6 +140,48 @@ Item {
             verify(findChild(page, "checkConsistency").enabled, "a check only reads")
             compare(findChild(page, "clusterActions").running, "")
             compare(log.count, 0)
+        }
+
+        function saveSnapshotFromThePage(page, path, replace) {
+            settledClick(findChild(page, "saveSnapshot"))
+            const dialog = findChild(page, "snapshotDialog")
+            tryCompare(dialog, "opened", true, qetcdTest.timeout(5000))
+            findChild(dialog, "snapshotFilePath").text = path
+            findChild(dialog, "replaceSnapshot").checked = replace
+            settledClick(findChild(dialog.footer, "snapshotSave"))
+        }
+
+        // A snapshot only reads: read-only connections save one too.
+        function test_snapshotSavedWithItsHash() {
+            const page = openPage({ readOnly: true })
+            const path = qetcdTest.temporaryPath("page-snapshot.db")
+            saveSnapshotFromThePage(page, path, false)
+            tryVerify(function() { return loggedKinds().join("\n").indexOf("operator:intervention:saved a snapshot to " + path) >= 0 },
+                      qetcdTest.timeout(20000), loggedKinds().join("\n"))
+            const banner = findChild(page, "maintenance")
+            tryVerify(function() { return banner.text.indexOf("SHA-256") >= 0 }, qetcdTest.timeout(5000), banner.text)
+            verify(banner.good, banner.text)
+            verify(qetcdTest.readFile(path).length > 0)
+            compare(qetcdTest.readFile(path + ".part"), "")
+
+            // Once more, not replacing: the file is kept and the banner says why.
+            log.clear()
+            saveSnapshotFromThePage(page, path, false)
+            tryVerify(function() { return banner.bad && banner.text.indexOf("exists") >= 0 }, qetcdTest.timeout(10000), banner.text)
+            verify(loggedKinds().join("\n").indexOf("operator:interventionFailed") >= 0, loggedKinds().join("\n"))
+        }
+
+        function test_cancelledSnapshotLeavesNothing() {
+            const page = openPage()
+            const actions = findChild(page, "clusterActions")
+            const path = qetcdTest.temporaryPath("cancelled-snapshot.db")
+            actions.saveSnapshot(path, false)
+            verify(findChild(page, "cancelSnapshot").visible)
+            actions.cancelSnapshot()
+            tryVerify(function() { return loggedKinds().join("\n").indexOf("cancelled") >= 0 }, qetcdTest.timeout(20000), loggedKinds().join("\n"))
+            compare(actions.running, "")
+            compare(qetcdTest.readFile(path), "")
+            compare(qetcdTest.readFile(path + ".part"), "")
         }
 
         function test_typedConfirmationOffThisMachine() {
