@@ -34,6 +34,16 @@ QCommandLineOption newPasswordOption()
 // (*exitCode). The password goes nowhere but into the request.
 std::optional<QString> newPassword(Invocation &invocation, const QString &user, int *exitCode)
 {
+    // Refused before it is typed, as a login password is: a new one is as readable on the way.
+    if (!invocation.isSet(QStringLiteral("insecure-transport"))) {
+        if (const QString exposed = unencryptedRemoteEndpoint(invocation.client().options()); !exposed.isEmpty()) {
+            *exitCode = invocation.usageError(QStringLiteral("the new password of user \"%1\" would travel unencrypted to "
+                                                             "%2; use an https:// endpoint (with --cacert), or add "
+                                                             "--insecure-transport if the network is trusted")
+                                                  .arg(user, exposed));
+            return std::nullopt;
+        }
+    }
     if (invocation.isSet(newPasswordName)) {
         if (invocation.isSet(interactiveName)) {
             *exitCode = invocation.usageError(QStringLiteral("--new-user-password and --interactive exclude each other"));

@@ -178,6 +178,16 @@ private Q_SLOTS:
         QCOMPARE(empty->waitForExit(), 3);
         QVERIFY2(empty->standardError().contains("the password is empty"), empty->standardError().constData());
         QVERIFY(!etcdctl({"user", "list"}).contains("carl"));
+
+        // Not to a plaintext endpoint on another machine (TEST-NET: nothing is sent there).
+        for (const QString &action : {QStringLiteral("add"), QStringLiteral("passwd")}) {
+            Qetcd remote("http://192.0.2.1:2379", {"user", action, "carl", "--interactive=false"});
+            remote.feed("carl-secret\n");
+            QCOMPARE(remote.waitForExit(), 128);
+            QVERIFY2(remote.standardError().contains("would travel unencrypted to http://192.0.2.1:2379")
+                         && remote.standardError().contains("--insecure-transport"),
+                     remote.standardError().constData());
+        }
     }
 
     // A cluster without a root user: enable refused, saying what is missing; then it works.
