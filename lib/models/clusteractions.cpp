@@ -85,7 +85,10 @@ void ClusterActions::disarmInTurn(QList<Alarm> alarms, const QString &name, int 
 {
     if (alarms.isEmpty())
         return end(name, Status(), tr("disarmed %n alarm(s)", nullptr, count));
-    Internal::thenOn(m_client->disarmAlarm(alarms.takeFirst()), this, [this, alarms, name, count](const Result &disarmed) {
+    // Taken before the continuation copies the rest: the order in which a call's arguments are
+    // built is the compiler's, and GCC copied the list first, so the same alarm came round forever.
+    const Alarm next = alarms.takeFirst();
+    Internal::thenOn(m_client->disarmAlarm(next), this, [this, alarms, name, count](const Result &disarmed) {
         if (!disarmed.status)
             return end(name, disarmed.status, {});
         disarmInTurn(alarms, name, count);

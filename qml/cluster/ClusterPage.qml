@@ -22,6 +22,9 @@ ConsolePage {
     // What the last action said, and whether it went wrong.
     property string outcome
     property bool outcomeBad: false
+    // What runs now, for the alarm banners: inside a Banner delegate `actions` is the banner's
+    // own property, not the ClusterActions.
+    readonly property string actionRunning: actions.running
 
     title: qsTr("Cluster")
     subtitle: page.members.status === ModelStatus.Ready
@@ -223,7 +226,7 @@ ConsolePage {
                     visible: index === 0
                     text: qsTr("Disarm…")
                     readOnly: page.readOnly
-                    blockedReason: actions.running
+                    blockedReason: page.actionRunning
                     toolTip: qsTr("Disarm the alarms (asks first)")
                     onClicked: page.ask("disarmAlarms", null)
                 }
