@@ -80,7 +80,7 @@ SaveFigures saveWithEtcdctl(Testing::EtcdCluster &cluster, const QString &file)
     int exitCode = -1;
     QByteArray error;
     const auto started = Clock::now();
-    cluster.etcdctl({QStringLiteral("snapshot"), QStringLiteral("save"), file}, &exitCode, &error);
+    cluster.etcdctl({QStringLiteral("snapshot"), QStringLiteral("save"), file}, &exitCode, &error, hours(1));
     const double seconds = duration<double>(Clock::now() - started).count();
     if (exitCode != 0)
         fail(QStringLiteral("etcdctl snapshot save failed: ") + QString::fromLocal8Bit(error));
