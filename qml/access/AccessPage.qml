@@ -253,7 +253,11 @@ ConsolePage {
                 model: [{ value: "key", text: qsTr("one key") }, { value: "prefix", text: qsTr("every key with the prefix") },
                         { value: "range", text: qsTr("a range of keys") }, { value: "fromKey", text: qsTr("the key and every key after it") }]
             }
-            Label { visible: form.action === "grantPermission"; text: kindBox.currentValue === "prefix" ? qsTr("Prefix") : qsTr("Key") }
+            Label {
+                visible: form.action === "grantPermission"
+                textFormat: Text.PlainText
+                text: kindBox.currentValue === "prefix" ? qsTr("Prefix") : qsTr("Key")
+            }
             TextField { id: keyField; objectName: "keyField"; visible: form.action === "grantPermission"; Layout.fillWidth: true; font.family: Theme.monoFamily }
             Label { visible: form.action === "grantPermission" && kindBox.currentValue === "range"; text: qsTr("Up to") }
             TextField {
@@ -406,6 +410,7 @@ ConsolePage {
                     Label {
                         visible: roleCard.modelData.permissions.length === 0
                         text: roleCard.modelData.name === "root" ? qsTr("everything (the root role)") : qsTr("no permissions")
+                        textFormat: Text.PlainText
                         color: Theme.mutedText
                         Layout.fillWidth: true
                     }
