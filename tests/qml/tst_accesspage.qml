@@ -211,7 +211,8 @@ Item {
             compare(spy.signalArguments[1][1].code, Etcd.StatusCode.ReadOnly)
             tryVerify(function() { return userNamed(page, "app") !== undefined && userNamed(page, "sneaky") === undefined },
                       qetcdTest.timeout(10000))
-            verify(loggedText().indexOf("read-only") >= 0, loggedText())
+            // The log takes its entries in batches.
+            tryVerify(function() { return loggedText().indexOf("read-only") >= 0 }, qetcdTest.timeout(5000), loggedText())
         }
 
         // Off this machine the confirm button waits for the cluster's name.
