@@ -166,7 +166,8 @@ ApplicationWindow {
         { name: "leases", title: qsTr("Leases"), glyph: "\u25F4" },
         { name: "coordination", title: qsTr("Coordination"), glyph: "\u26B7" },
         { name: "timeline", title: qsTr("Timeline"), glyph: "\u2500" },
-        { name: "participants", title: qsTr("Participants"), glyph: "\u25C9" }
+        { name: "participants", title: qsTr("Participants"), glyph: "\u25C9" },
+        { name: "access", title: qsTr("Access"), glyph: "\u25C8" }
     ]
     readonly property var currentPage: pageStack.children[pageStack.currentIndex]
     // A screenshot waits for the cluster to answer and for the page's data.
@@ -432,6 +433,10 @@ ApplicationWindow {
                 }
                 ParticipantsPage { id: participantsPage; client: window.client; eventLog: window.eventLog; sandbox: window.sandbox; paused: window.paused; readOnly: window.readOnly; advise: window.advise; participantOptions: () => connection.participantOptions()
                                    onLeaseStarted: (name, recipe) => timelinePage.watchLease(name, recipe) }
+                AccessPage {
+                    client: window.client; eventLog: window.eventLog; readOnly: window.readOnly; advise: window.advise
+                    confirmationWord: window.confirmationWord
+                }
             }
         }
     }

@@ -30,5 +30,9 @@ Command alarmCommand();
 Command defragCommand();
 Command checkCommand();
 Command moveLeaderCommand();
+Command userCommand();
+Command roleCommand();
+Command authCommand();
+Command snapshotCommand();
 
 } // namespace QEtcd::Cli

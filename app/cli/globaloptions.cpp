@@ -187,14 +187,11 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
     // than warned about: a warning scrolls by unseen in a script, and the flag that allows it
     // says in the script itself that it was meant.
     if (!client.user.isEmpty() && !parser.isSet(QStringLiteral("insecure-transport"))) {
-        for (const QString &endpoint : std::as_const(client.endpoints)) {
-            Status status;
-            if (const Endpoint parsed = Endpoint::parse(endpoint, &status); !parsed.tls && !isLoopback(endpoint)) {
-                return fail(QStringLiteral("%1: user \"%2\"'s password would travel unencrypted to %3; use an https:// "
-                                           "endpoint (with --cacert), or add --insecure-transport if the network is "
-                                           "trusted")
-                                .arg(user.source, client.user, parsed.toString()));
-            }
+        if (const QString exposed = unencryptedRemoteEndpoint(client); !exposed.isEmpty()) {
+            return fail(QStringLiteral("%1: user \"%2\"'s password would travel unencrypted to %3; use an https:// "
+                                       "endpoint (with --cacert), or add --insecure-transport if the network is "
+                                       "trusted")
+                            .arg(user.source, client.user, exposed));
         }
     }
 
@@ -209,6 +206,16 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
         client.password = *asked;
     }
     return options;
+}
+
+QString unencryptedRemoteEndpoint(const ClientOptions &client)
+{
+    for (const QString &endpoint : client.endpoints) {
+        Status status;
+        if (const Endpoint parsed = Endpoint::parse(endpoint, &status); !parsed.tls && !isLoopback(endpoint))
+            return parsed.toString();
+    }
+    return {};
 }
 
 QProcessEnvironment withoutCredentials(QProcessEnvironment environment)

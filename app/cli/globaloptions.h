@@ -42,6 +42,10 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
                                                   const QProcessEnvironment &environment, QString *error,
                                                   const PasswordPrompt &askPassword = {});
 
+// The first of client's endpoints a secret would travel to in clear text (no TLS, and not this
+// machine), as a URL; empty when there is none.
+QString unencryptedRemoteEndpoint(const ClientOptions &client);
+
 // The environment for a program qetcd starts: without the ETCDCTL_* variables that carry a
 // password (ETCDCTL_PASSWORD, and ETCDCTL_USER, which may be "name:password"). A child is not
 // trusted with the credentials of the process that started it.

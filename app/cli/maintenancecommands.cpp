@@ -1,8 +1,10 @@
 #include "commands.h"
 #include "interventions.h"
 #include "kvformat.h"
+#include "shutdownsignals.h"
 
 #include <QEtcd/clustermaintenance.h>
+#include <QEtcd/snapshotsave.h>
 
 #include <QtCore/QJsonArray>
 #include <QtCore/QLocale>
@@ -187,6 +189,45 @@ int runMoveLeader(Invocation &invocation)
     return Success;
 }
 
+// Saved as it arrives, to FILE.part, renamed to FILE at the end; SIGINT or SIGTERM cancels it
+// and leaves nothing behind.
+int runSnapshotSave(Invocation &invocation)
+{
+    const QString file = invocation.arguments().value(1);
+    if (file.isEmpty())
+        return invocation.usageError(QStringLiteral("save takes FILE, the file to save the snapshot to"));
+    SnapshotSave save(&invocation.client());
+    ShutdownSignals shutdown;
+    QString interruptedBy;
+    QObject::connect(&shutdown, &ShutdownSignals::shutdownRequested, &save, [&](const QString &reason) {
+        interruptedBy = reason;
+        save.cancel();
+    });
+    SnapshotResult result;
+    QEventLoop loop;
+    QObject::connect(&save, &SnapshotSave::finished, &loop, [&](const SnapshotResult &saved) {
+        result = saved;
+        loop.quit();
+    });
+    save.start(file, invocation.isSet(QStringLiteral("force")));
+    loop.exec();
+    if (!result.status)
+        return invocation.failed(interruptedBy.isEmpty() ? result.status : interruption(interruptedBy).withContext(QStringLiteral("snapshot save")));
+    const QString sha256 = QString::fromLatin1(result.sha256.toHex());
+    if (invocation.json()) {
+        invocation.print(QJsonObject{{QLatin1String("file"), file}, {QLatin1String("size"), result.size},
+                                     {QLatin1String("sha256"), sha256}});
+    } else {
+        invocation.print(QStringLiteral("Snapshot saved at %1 (%2 bytes, sha256 %3)").arg(file).arg(result.size).arg(sha256).toUtf8());
+    }
+    return Success;
+}
+
+int runSnapshot(Invocation &invocation)
+{
+    return runAction(invocation, {{QStringLiteral("save"), {QStringLiteral("FILE")}, {}, runSnapshotSave}});
+}
+
 QString confirmationHelp()
 {
     return QStringLiteral("It says on stderr what it will do and asks on a terminal; elsewhere --yes is\n"
@@ -254,6 +295,25 @@ Command moveLeaderCommand()
     command.arguments = {{QStringLiteral("MEMBER_ID"), QStringLiteral("The member to lead, in hex")}};
     command.options = {yesOption()};
     command.run = runMoveLeader;
+    return command;
+}
+
+Command snapshotCommand()
+{
+    Command command;
+    command.name = QStringLiteral("snapshot");
+    command.summary = QStringLiteral("Save a member's snapshot of its database to a file (snapshot save FILE)");
+    command.details = QStringLiteral("Actions:\n"
+                                     "  save FILE  The snapshot of the member qetcd talks to (give --endpoints one\n"
+                                     "             endpoint to choose), written as it arrives to\n"
+                                     "             FILE.part and renamed to FILE once complete: an interrupted or\n"
+                                     "             failed save leaves no file. FILE is not overwritten without\n"
+                                     "             --force. Output: \"Snapshot saved at FILE (SIZE bytes, sha256 HEX)\"\n"
+                                     "             (with --json {\"file\", \"size\", \"sha256\"}). `etcdctl snapshot\n"
+                                     "             status FILE` reads it.\n");
+    command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("save")}, {QStringLiteral("FILE"), QStringLiteral("The file to save to")}};
+    command.options = {QCommandLineOption(QStringLiteral("force"), QStringLiteral("save: replace FILE when it exists"))};
+    command.run = runSnapshot;
     return command;
 }
 

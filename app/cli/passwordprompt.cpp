@@ -34,6 +34,11 @@ void writeToStandardError(const QByteArray &text)
 
 std::optional<QString> askPasswordOnTerminal(const QString &user, QString *error)
 {
+    return askSecretOnTerminal(QStringLiteral("Password for %1: ").arg(user), error);
+}
+
+std::optional<QString> askSecretOnTerminal(const QString &prompt, QString *error)
+{
     if (!isatty(STDIN_FILENO)) {
         *error = QStringLiteral("standard input is not a terminal to ask on");
         return std::nullopt;
@@ -51,7 +56,7 @@ std::optional<QString> askPasswordOnTerminal(const QString &user, QString *error
     silent.c_lflag &= ~tcflag_t(ECHO);
     // Echo goes off before the prompt appears, so nothing typed after it is ever shown.
     tcsetattr(STDIN_FILENO, TCSANOW, &silent);
-    writeToStandardError(QStringLiteral("Password for %1: ").arg(user).toUtf8());
+    writeToStandardError(prompt.toUtf8());
 
     QByteArray password;
     bool ended = false;

@@ -5,6 +5,9 @@
 
 #include <QEtcd/client.h>
 #include <QEtcd/clustermaintenance.h>
+#include <QEtcd/snapshotsave.h>
+
+#include <QtCore/QUrl>
 
 namespace QEtcd {
 
@@ -82,7 +85,10 @@ void ClusterActions::disarmInTurn(QList<Alarm> alarms, const QString &name, int 
 {
     if (alarms.isEmpty())
         return end(name, Status(), tr("disarmed %n alarm(s)", nullptr, count));
-    Internal::thenOn(m_client->disarmAlarm(alarms.takeFirst()), this, [this, alarms, name, count](const Result &disarmed) {
+    // Taken before the continuation copies the rest: the order in which a call's arguments are
+    // built is the compiler's, and GCC copied the list first, so the same alarm came round forever.
+    const Alarm next = alarms.takeFirst();
+    Internal::thenOn(m_client->disarmAlarm(next), this, [this, alarms, name, count](const Result &disarmed) {
         if (!disarmed.status)
             return end(name, disarmed.status, {});
         disarmInTurn(alarms, name, count);
@@ -189,6 +195,44 @@ void ClusterActions::checkConsistency()
             Q_EMIT consistencyChecked(members, report.revision, report.isConsistent());
         Q_EMIT finished(name, report.status, report.status ? tr("checked") : report.status.message());
     });
+}
+
+void ClusterActions::saveSnapshot(const QString &fileName, bool overwrite)
+{
+    const QString name = QStringLiteral("saveSnapshot");
+    // A file dialog answers with a URL; a typed path is taken as it is.
+    const QString path = fileName.startsWith(QLatin1String("file:")) ? QUrl(fileName).toLocalFile() : fileName;
+    if (path.isEmpty()) {
+        const Status refused(StatusCode::InvalidArgument, tr("no file chosen"));
+        QMetaObject::invokeMethod(this, [this, name, refused] { Q_EMIT finished(name, refused, refused.message()); },
+                                  Qt::QueuedConnection);
+        return;
+    }
+    if (!begin(name, tr("saving a snapshot to %1").arg(path)))
+        return;
+    auto *save = new SnapshotSave(m_client, this);
+    m_snapshot = save;
+    m_snapshotBytes = 0;
+    m_snapshotTotal = 0;
+    Q_EMIT snapshotProgressed();
+    connect(save, &SnapshotSave::progressed, this, [this](qint64 written, qint64 total) {
+        m_snapshotBytes = written;
+        m_snapshotTotal = total;
+        Q_EMIT snapshotProgressed();
+    });
+    connect(save, &SnapshotSave::finished, this, [this, name, save](const SnapshotResult &result) {
+        save->deleteLater();
+        end(name, result.status,
+            tr("saved a snapshot to %1 (%2 bytes, SHA-256 %3)")
+                .arg(result.fileName).arg(result.size).arg(QString::fromLatin1(result.sha256.toHex())));
+    });
+    save->start(path, overwrite);
+}
+
+void ClusterActions::cancelSnapshot()
+{
+    if (m_snapshot)
+        m_snapshot->cancel();
 }
 
 } // namespace QEtcd

@@ -15,10 +15,11 @@ namespace QEtcd {
 
 class Client;
 class EventLogModel;
+class SnapshotSave;
 
 /// `ClusterActions` in QML: an operator's maintenance of the cluster a ClusterModel shows
-/// (disarm, compact, defragment, move the leadership, check consistency), one at a time, each
-/// written to the event log as the participant "operator" when it ends.
+/// (disarm, compact, defragment, move the leadership, check consistency, save a snapshot), one
+/// at a time, each written to the event log as the participant "operator" when it ends.
 ///
 /// Calls return at once; finished() follows once per call, never from inside it. A read-only
 /// client refuses the writes before anything is sent. Where the console asks first is the
@@ -33,6 +34,10 @@ class QETCD_QUICK_EXPORT ClusterActions : public QObject
     Q_PROPERTY(QEtcd::EventLogModel *eventLog READ eventLog WRITE setEventLog NOTIFY eventLogChanged)
     /// What runs now, in words ("defragmenting http://…"); empty when nothing does.
     Q_PROPERTY(QString running READ running NOTIFY runningChanged)
+    /// Bytes of the snapshot being saved written so far (a double: sizes outgrow an int).
+    Q_PROPERTY(double snapshotBytes READ snapshotBytes NOTIFY snapshotProgressed)
+    /// The size of the snapshot being saved, as etcd announced it; 0 until it has.
+    Q_PROPERTY(double snapshotTotal READ snapshotTotal NOTIFY snapshotProgressed)
 
 public:
     /// No client yet.
@@ -50,6 +55,10 @@ public:
     void setEventLog(EventLogModel *log);
     /// What runs now.
     QString running() const { return m_running; }
+    /// Bytes of the snapshot written so far.
+    double snapshotBytes() const { return double(m_snapshotBytes); }
+    /// The snapshot's announced size.
+    double snapshotTotal() const { return double(m_snapshotTotal); }
 
     /// Disarms every raised alarm.
     Q_INVOKABLE void disarmAlarms();
@@ -64,6 +73,11 @@ public:
     Q_INVOKABLE void moveLeader(const QString &memberId);
     /// Hashes every member's keys at one revision; consistencyChecked() tells the result.
     Q_INVOKABLE void checkConsistency();
+    /// Saves the snapshot of the member in use to \a fileName (a path, or a file: URL), which
+    /// must not exist unless \a overwrite. Allowed under read-only: it only reads.
+    Q_INVOKABLE void saveSnapshot(const QString &fileName, bool overwrite);
+    /// Stops the snapshot being saved; nothing is left on disk.
+    Q_INVOKABLE void cancelSnapshot();
 
 Q_SIGNALS:
     /// client changed.
@@ -72,6 +86,8 @@ Q_SIGNALS:
     void eventLogChanged();
     /// running changed.
     void runningChanged();
+    /// snapshotBytes or snapshotTotal changed.
+    void snapshotProgressed();
     /// An action ended: \a action is the name of the call, \a outcome the sentence logged.
     void finished(const QString &action, const QEtcd::Status &status, const QString &outcome);
     /// checkConsistency() answered: \a members (maps of endpoint, memberId, hash), \a revision,
@@ -89,6 +105,9 @@ private:
     QPointer<Client> m_client;
     QPointer<EventLogModel> m_eventLog;
     QString m_running;
+    QPointer<SnapshotSave> m_snapshot;
+    qint64 m_snapshotBytes = 0;
+    qint64 m_snapshotTotal = 0;
 };
 
 } // namespace QEtcd

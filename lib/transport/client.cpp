@@ -524,6 +524,341 @@ QFuture<Result> Client::moveLeader(quint64 targetMemberId, const QString &leader
         [](const auto &response, Result *result) { result->header = headerFromProto(response.header()); });
 }
 
+namespace {
+QString quotedName(const QString &name)
+{
+    return QLatin1Char('"') + name + QLatin1Char('"');
+}
+
+// Names are checked here: etcd's own answer to an empty one ("user name is empty") reads as if
+// the client had not logged in.
+Status nameGiven(const QString &name, const char *what)
+{
+    if (name.isEmpty())
+        return Status(StatusCode::InvalidArgument, QStringLiteral("%1 name is empty").arg(QLatin1String(what)));
+    return {};
+}
+
+Status bothGiven(const Status &first, const Status &second)
+{
+    return first ? second : first;
+}
+
+Status passwordGiven(const QString &password)
+{
+    if (password.isEmpty())
+        return Status(StatusCode::InvalidArgument, QStringLiteral("the password is empty"));
+    return {};
+}
+
+Permission permissionFromProto(const authpb::Permission &permission)
+{
+    Permission out;
+    out.type = permission.permtype() == authpb::Permission::WRITE ? PermissionType::Write
+        : permission.permtype() == authpb::Permission::READWRITE ? PermissionType::ReadWrite
+                                                                  : PermissionType::Read;
+    const QByteArray key(permission.key().data(), qsizetype(permission.key().size()));
+    const QByteArray end(permission.range_end().data(), qsizetype(permission.range_end().size()));
+    const QByteArray zero(1, '\0');
+    out.key = key;
+    if (end.isEmpty()) {
+        out.range = KeyRange::single();
+    } else if (key == zero && end == zero) {
+        out.key.clear();
+        out.range = KeyRange::prefix();
+    } else if (end == prefixRangeEnd(key)) {
+        out.range = KeyRange::prefix();
+    } else if (end == zero) {
+        out.range = KeyRange::fromKey();
+    } else {
+        out.range = KeyRange::upTo(end);
+    }
+    return out;
+}
+
+// Permissions are the cluster's: the client's key namespace stays out of them.
+Status permissionKeys(const Permission &permission, std::string *key, std::string *rangeEnd)
+{
+    return Internal::KeyCodec().range(permission.key, permission.range, key, rangeEnd);
+}
+
+QString describePermission(const char *verb, const Permission &permission, const QString &role)
+{
+    return QStringLiteral("%1 %2 on %3 %4 role %5")
+        .arg(QLatin1String(verb), permission.typeName(), permission.describeKeys(),
+             QLatin1String(qstrcmp(verb, "grant") == 0 ? "to" : "from"), quotedName(role));
+}
+
+template <class R>
+std::shared_ptr<QPromise<R>> startedPromise()
+{
+    auto promise = std::make_shared<QPromise<R>>();
+    promise->start();
+    return promise;
+}
+
+template <class R>
+void fulfil(QPromise<R> &promise, R result)
+{
+    promise.addResult(std::move(result));
+    promise.finish();
+}
+
+void toHeader(const etcdserverpb::ResponseHeader &header, Result *result)
+{
+    result->header = headerFromProto(header);
+}
+} // namespace
+
+QFuture<Result> Client::userAdd(const QString &name, const QString &password, const Rpc &rpc)
+{
+    etcdserverpb::AuthUserAddRequest request;
+    request.set_name(name.toStdString());
+    request.set_password(password.toStdString());
+    return d->call<Result, etcdserverpb::AuthUserAddRequest, etcdserverpb::AuthUserAddResponse>(
+        writeSpec([name] { return QStringLiteral("user add ") + quotedName(name); }, d->resilience(rpc), false),
+        bothGiven(nameGiven(name, "user"), passwordGiven(password)), std::move(request), QETCD_ISSUE(auth, UserAdd),
+        [](const auto &response, Result *result) { toHeader(response.header(), result); });
+}
+
+QFuture<Result> Client::userDelete(const QString &name, const Rpc &rpc)
+{
+    etcdserverpb::AuthUserDeleteRequest request;
+    request.set_name(name.toStdString());
+    return d->call<Result, etcdserverpb::AuthUserDeleteRequest, etcdserverpb::AuthUserDeleteResponse>(
+        writeSpec([name] { return QStringLiteral("user delete ") + quotedName(name); }, d->resilience(rpc), false),
+        nameGiven(name, "user"), std::move(request), QETCD_ISSUE(auth, UserDelete),
+        [](const auto &response, Result *result) { toHeader(response.header(), result); });
+}
+
+QFuture<UserResult> Client::userGet(const QString &name, const Rpc &rpc)
+{
+    etcdserverpb::AuthUserGetRequest request;
+    request.set_name(name.toStdString());
+    return d->call<UserResult, etcdserverpb::AuthUserGetRequest, etcdserverpb::AuthUserGetResponse>(
+        spec([name] { return QStringLiteral("user get ") + quotedName(name); }, d->resilience(rpc)), nameGiven(name, "user"),
+        std::move(request), QETCD_ISSUE(auth, UserGet), [name](const auto &response, UserResult *result) {
+            toHeader(response.header(), result);
+            result->name = name;
+            for (const std::string &role : response.roles())
+                result->roles.append(QString::fromStdString(role));
+        });
+}
+
+QFuture<UserListResult> Client::userList(const Rpc &rpc)
+{
+    return d->call<UserListResult, etcdserverpb::AuthUserListRequest, etcdserverpb::AuthUserListResponse>(
+        spec([] { return QStringLiteral("user list"); }, d->resilience(rpc)), {}, {}, QETCD_ISSUE(auth, UserList),
+        [](const auto &response, UserListResult *result) {
+            toHeader(response.header(), result);
+            for (const std::string &user : response.users())
+                result->users.append(QString::fromStdString(user));
+        });
+}
+
+QFuture<Result> Client::userChangePassword(const QString &name, const QString &password, const Rpc &rpc)
+{
+    etcdserverpb::AuthUserChangePasswordRequest request;
+    request.set_name(name.toStdString());
+    request.set_password(password.toStdString());
+    return d->call<Result, etcdserverpb::AuthUserChangePasswordRequest, etcdserverpb::AuthUserChangePasswordResponse>(
+        writeSpec([name] { return QStringLiteral("change the password of user ") + quotedName(name); }, d->resilience(rpc)),
+        bothGiven(nameGiven(name, "user"), passwordGiven(password)), std::move(request),
+        QETCD_ISSUE(auth, UserChangePassword),
+        [](const auto &response, Result *result) { toHeader(response.header(), result); });
+}
+
+QFuture<Result> Client::userGrantRole(const QString &user, const QString &role, const Rpc &rpc)
+{
+    etcdserverpb::AuthUserGrantRoleRequest request;
+    request.set_user(user.toStdString());
+    request.set_role(role.toStdString());
+    return d->call<Result, etcdserverpb::AuthUserGrantRoleRequest, etcdserverpb::AuthUserGrantRoleResponse>(
+        writeSpec([user, role] { return QStringLiteral("grant role %1 to user %2").arg(quotedName(role), quotedName(user)); },
+                  d->resilience(rpc)),
+        bothGiven(nameGiven(user, "user"), nameGiven(role, "role")), std::move(request),
+        QETCD_ISSUE(auth, UserGrantRole),
+        [](const auto &response, Result *result) { toHeader(response.header(), result); });
+}
+
+QFuture<Result> Client::userRevokeRole(const QString &user, const QString &role, const Rpc &rpc)
+{
+    etcdserverpb::AuthUserRevokeRoleRequest request;
+    request.set_name(user.toStdString());
+    request.set_role(role.toStdString());
+    return d->call<Result, etcdserverpb::AuthUserRevokeRoleRequest, etcdserverpb::AuthUserRevokeRoleResponse>(
+        writeSpec([user, role] { return QStringLiteral("revoke role %1 from user %2").arg(quotedName(role), quotedName(user)); },
+                  d->resilience(rpc), false),
+        bothGiven(nameGiven(user, "user"), nameGiven(role, "role")), std::move(request),
+        QETCD_ISSUE(auth, UserRevokeRole),
+        [](const auto &response, Result *result) { toHeader(response.header(), result); });
+}
+
+QFuture<Result> Client::roleAdd(const QString &name, const Rpc &rpc)
+{
+    etcdserverpb::AuthRoleAddRequest request;
+    request.set_name(name.toStdString());
+    return d->call<Result, etcdserverpb::AuthRoleAddRequest, etcdserverpb::AuthRoleAddResponse>(
+        writeSpec([name] { return QStringLiteral("role add ") + quotedName(name); }, d->resilience(rpc), false),
+        nameGiven(name, "role"), std::move(request), QETCD_ISSUE(auth, RoleAdd),
+        [](const auto &response, Result *result) { toHeader(response.header(), result); });
+}
+
+QFuture<Result> Client::roleDelete(const QString &name, const Rpc &rpc)
+{
+    etcdserverpb::AuthRoleDeleteRequest request;
+    request.set_role(name.toStdString());
+    return d->call<Result, etcdserverpb::AuthRoleDeleteRequest, etcdserverpb::AuthRoleDeleteResponse>(
+        writeSpec([name] { return QStringLiteral("role delete ") + quotedName(name); }, d->resilience(rpc), false),
+        nameGiven(name, "role"), std::move(request), QETCD_ISSUE(auth, RoleDelete),
+        [](const auto &response, Result *result) { toHeader(response.header(), result); });
+}
+
+QFuture<RoleResult> Client::roleGet(const QString &name, const Rpc &rpc)
+{
+    etcdserverpb::AuthRoleGetRequest request;
+    request.set_role(name.toStdString());
+    return d->call<RoleResult, etcdserverpb::AuthRoleGetRequest, etcdserverpb::AuthRoleGetResponse>(
+        spec([name] { return QStringLiteral("role get ") + quotedName(name); }, d->resilience(rpc)), nameGiven(name, "role"),
+        std::move(request), QETCD_ISSUE(auth, RoleGet), [name](const auto &response, RoleResult *result) {
+            toHeader(response.header(), result);
+            result->name = name;
+            for (const authpb::Permission &permission : response.perm())
+                result->permissions.append(permissionFromProto(permission));
+        });
+}
+
+QFuture<RoleListResult> Client::roleList(const Rpc &rpc)
+{
+    return d->call<RoleListResult, etcdserverpb::AuthRoleListRequest, etcdserverpb::AuthRoleListResponse>(
+        spec([] { return QStringLiteral("role list"); }, d->resilience(rpc)), {}, {}, QETCD_ISSUE(auth, RoleList),
+        [](const auto &response, RoleListResult *result) {
+            toHeader(response.header(), result);
+            for (const std::string &role : response.roles())
+                result->roles.append(QString::fromStdString(role));
+        });
+}
+
+QFuture<Result> Client::roleGrantPermission(const QString &role, const Permission &permission, const Rpc &rpc)
+{
+    etcdserverpb::AuthRoleGrantPermissionRequest request;
+    request.set_name(role.toStdString());
+    authpb::Permission *granted = request.mutable_perm();
+    granted->set_permtype(permission.type == PermissionType::Write       ? authpb::Permission::WRITE
+                          : permission.type == PermissionType::ReadWrite ? authpb::Permission::READWRITE
+                                                                         : authpb::Permission::READ);
+    const Status built = bothGiven(nameGiven(role, "role"),
+                                   permissionKeys(permission, granted->mutable_key(), granted->mutable_range_end()));
+    return d->call<Result, etcdserverpb::AuthRoleGrantPermissionRequest, etcdserverpb::AuthRoleGrantPermissionResponse>(
+        writeSpec([role, permission] { return describePermission("grant", permission, role); }, d->resilience(rpc)),
+        built, std::move(request), QETCD_ISSUE(auth, RoleGrantPermission),
+        [](const auto &response, Result *result) { toHeader(response.header(), result); });
+}
+
+QFuture<Result> Client::roleRevokePermission(const QString &role, const Permission &keys, const Rpc &rpc)
+{
+    etcdserverpb::AuthRoleRevokePermissionRequest request;
+    request.set_role(role.toStdString());
+    const Status built =
+        bothGiven(nameGiven(role, "role"), permissionKeys(keys, request.mutable_key(), request.mutable_range_end()));
+    return d->call<Result, etcdserverpb::AuthRoleRevokePermissionRequest, etcdserverpb::AuthRoleRevokePermissionResponse>(
+        writeSpec([role, keys] { return QStringLiteral("revoke the permission on %1 from role %2").arg(keys.describeKeys(), quotedName(role)); },
+                  d->resilience(rpc), false),
+        built, std::move(request), QETCD_ISSUE(auth, RoleRevokePermission),
+        [](const auto &response, Result *result) { toHeader(response.header(), result); });
+}
+
+namespace {
+// Auth was turned on or off: the token and what the client knew about the server are stale.
+QFuture<Result> sendAuthSwitch(ClientPrivate *d, const CallSpec &callSpec, bool on, Client::OnAnswer<Result> onAnswer)
+{
+    const auto convert = [transport = d->transport()](const auto &response, Result *result) {
+        toHeader(response.header(), result);
+        transport->forgetAuthentication();
+    };
+    if (on) {
+        return d->call<Result, etcdserverpb::AuthEnableRequest, etcdserverpb::AuthEnableResponse>(
+            callSpec, {}, {}, QETCD_ISSUE(auth, AuthEnable), convert, std::move(onAnswer));
+    }
+    return d->call<Result, etcdserverpb::AuthDisableRequest, etcdserverpb::AuthDisableResponse>(
+        callSpec, {}, {}, QETCD_ISSUE(auth, AuthDisable), convert, std::move(onAnswer));
+}
+
+Status rootCheck(const UserResult &root)
+{
+    if (root.status.message().contains(QLatin1String("user name not found"))) {
+        return Status(StatusCode::FailedPrecondition,
+                      QStringLiteral("auth enable: refused: there is no user \"root\"; add it and grant it role \"root\" "
+                                     "first, or nobody could administer the cluster"));
+    }
+    if (!root.status)
+        return root.status;
+    if (!root.roles.contains(QLatin1String("root"))) {
+        return Status(StatusCode::FailedPrecondition,
+                      QStringLiteral("auth enable: refused: user \"root\" does not have role \"root\"; grant it "
+                                     "first, or nobody could administer the cluster"));
+    }
+    return {};
+}
+} // namespace
+
+QFuture<Result> Client::authEnable(const Rpc &rpc)
+{
+    const CallSpec enable = writeSpec([] { return QStringLiteral("auth enable"); }, d->resilience(rpc));
+    // Under read-only not even the check of the root user is sent: the enable is refused as is.
+    if (d->options.readOnly || !d->configurationStatus)
+        return sendAuthSwitch(d.get(), enable, true, {});
+    auto promise = startedPromise<Result>();
+    const QFuture<Result> future = promise->future();
+    // etcd refuses too, but only once the request is in its log, and in words that do not say
+    // what to do.
+    etcdserverpb::AuthUserGetRequest request;
+    request.set_name("root");
+    d->call<UserResult, etcdserverpb::AuthUserGetRequest, etcdserverpb::AuthUserGetResponse>(
+        spec([] { return QStringLiteral("auth enable: check that user \"root\" has role \"root\""); }, d->resilience(rpc)),
+        {}, std::move(request), QETCD_ISSUE(auth, UserGet),
+        [](const auto &response, UserResult *result) {
+            toHeader(response.header(), result);
+            for (const std::string &role : response.roles())
+                result->roles.append(QString::fromStdString(role));
+        },
+        [d = d.get(), enable, promise](const UserResult &root) {
+            if (const Status refused = rootCheck(root); !refused) {
+                Result result;
+                result.status = refused;
+                return fulfil(*promise, result);
+            }
+            sendAuthSwitch(d, enable, true, [promise](const Result &enabled) { fulfil(*promise, enabled); });
+        });
+    return future;
+}
+
+QFuture<Result> Client::authDisable(const Rpc &rpc)
+{
+    return sendAuthSwitch(d.get(), writeSpec([] { return QStringLiteral("auth disable"); }, d->resilience(rpc)), false, {});
+}
+
+QFuture<AuthStatusResult> Client::authStatus(const Rpc &rpc)
+{
+    CallSpec asAnonymous = spec([] { return QStringLiteral("auth status"); }, d->resilience(rpc));
+    asAnonymous.authenticated = false;
+    auto promise = startedPromise<AuthStatusResult>();
+    const QFuture<AuthStatusResult> future = promise->future();
+    d->call<Result, etcdserverpb::AuthRoleListRequest, etcdserverpb::AuthRoleListResponse>(
+        asAnonymous, {}, {}, QETCD_ISSUE(auth, RoleList),
+        [](const auto &response, Result *result) { toHeader(response.header(), result); },
+        [promise](const Result &answer) {
+            AuthStatusResult status;
+            status.header = answer.header;
+            if (answer.status.message().contains(QLatin1String("user name is empty")))
+                status.enabled = true;
+            else
+                status.status = answer.status;
+            fulfil(*promise, status);
+        });
+    return future;
+}
+
 QFuture<Result> Client::ping(const Rpc &rpc)
 {
     RangeOptions options;

@@ -15,7 +15,8 @@ namespace QEtcd {
 
 class ClientPrivate;
 
-/// An asynchronous etcd v3 client over gRPC: KV, transactions, leases and cluster status.
+/// An asynchronous etcd v3 client over gRPC: KV, transactions, leases, cluster status and
+/// maintenance, users and roles.
 ///
 /// Every call returns at once with a QFuture that finishes exactly once, with a result whose
 /// status tells success or names what went wrong; nothing blocks the calling thread and nothing
@@ -128,6 +129,49 @@ public:
     /// leaderEndpoint is its endpoint (endpointStatus() says which member leads). Never
     /// retried, never fails over; refused under read-only.
     QFuture<Result> moveLeader(quint64 targetMemberId, const QString &leaderEndpoint, const Rpc &rpc = {});
+    // Auth: users, roles and their permissions. Names must not be empty; passwords are never
+    // logged nor put in an error message. Reading auth data takes the root role once auth is on:
+    // anyone else gets PermissionDenied naming the call. The writes are refused under read-only
+    // and never retried once sent (a second "user add" after a lost answer would fail on the
+    // first one's success).
+
+    /// Adds user \a name with \a password (not empty).
+    QFuture<Result> userAdd(const QString &name, const QString &password, const Rpc &rpc = {});
+    /// Deletes user \a name.
+    QFuture<Result> userDelete(const QString &name, const Rpc &rpc = {});
+    /// User \a name and the roles granted to it.
+    QFuture<UserResult> userGet(const QString &name, const Rpc &rpc = {});
+    /// Every user.
+    QFuture<UserListResult> userList(const Rpc &rpc = {});
+    /// Sets the password of user \a name to \a password (not empty).
+    QFuture<Result> userChangePassword(const QString &name, const QString &password, const Rpc &rpc = {});
+    /// Grants role \a role to user \a user.
+    QFuture<Result> userGrantRole(const QString &user, const QString &role, const Rpc &rpc = {});
+    /// Takes role \a role away from user \a user.
+    QFuture<Result> userRevokeRole(const QString &user, const QString &role, const Rpc &rpc = {});
+    /// Adds role \a name, which grants nothing yet.
+    QFuture<Result> roleAdd(const QString &name, const Rpc &rpc = {});
+    /// Deletes role \a name; its users lose what it granted.
+    QFuture<Result> roleDelete(const QString &name, const Rpc &rpc = {});
+    /// Role \a name and its permissions.
+    QFuture<RoleResult> roleGet(const QString &name, const Rpc &rpc = {});
+    /// Every role.
+    QFuture<RoleListResult> roleList(const Rpc &rpc = {});
+    /// Grants \a permission to role \a role.
+    QFuture<Result> roleGrantPermission(const QString &role, const Permission &permission, const Rpc &rpc = {});
+    /// Takes away the permission of role \a role over exactly the keys \a keys names (its type
+    /// is not looked at: one range has one permission).
+    QFuture<Result> roleRevokePermission(const QString &role, const Permission &keys, const Rpc &rpc = {});
+    /// Turns authentication on. Refused before sending, FailedPrecondition, unless user "root"
+    /// exists and has role "root": etcd would otherwise lock everyone out. From then on every
+    /// client, this one too, needs a user (ClientOptions::user).
+    QFuture<Result> authEnable(const Rpc &rpc = {});
+    /// Turns authentication off: anyone may then do anything.
+    QFuture<Result> authDisable(const Rpc &rpc = {});
+    /// Whether authentication is on. etcd 3.4 has no call that says: this asks, without a
+    /// token, for the roles, which etcd refuses for want of a user exactly when auth is on.
+    QFuture<AuthStatusResult> authStatus(const Rpc &rpc = {});
+
     /// Can the cluster be reached right now: a count-only read of one key, bounded by
     /// RpcResilience::probe() unless told otherwise.
     QFuture<Result> ping(const Rpc &rpc = RpcResilience::probe());

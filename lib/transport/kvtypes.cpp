@@ -98,4 +98,62 @@ TxnOp TxnOp::nested(const QEtcd::Txn &txn)
     return op;
 }
 
+namespace {
+// A key as text: printable ASCII as it is, every other byte as \xNN.
+QString printable(const QByteArray &key)
+{
+    QString text;
+    for (const char c : key) {
+        const uchar u = uchar(c);
+        if (u >= 0x20 && u < 0x7f && c != '\\')
+            text += QLatin1Char(c);
+        else
+            text += QStringLiteral("\\x%1").arg(u, 2, 16, QLatin1Char('0'));
+    }
+    return text;
+}
+} // namespace
+
+QByteArray Permission::rangeEnd() const
+{
+    switch (range.kind) {
+    case KeyRange::Kind::Single:
+        return {};
+    case KeyRange::Kind::Prefix:
+        return prefixRangeEnd(key);
+    case KeyRange::Kind::FromKey:
+        return QByteArray(1, '\0');
+    case KeyRange::Kind::Explicit:
+        return range.rangeEnd;
+    }
+    return {};
+}
+
+QString Permission::describeKeys() const
+{
+    if (range.kind == KeyRange::Kind::Single)
+        return printable(key);
+    if (range.kind == KeyRange::Kind::Prefix && key.isEmpty())
+        return QStringLiteral("every key");
+    const QByteArray end = rangeEnd();
+    QString text = QLatin1Char('[') + printable(key) + QStringLiteral(", ");
+    text += end == QByteArray(1, '\0') ? QStringLiteral("<open ended>") : printable(end) + QLatin1Char(')');
+    if (range.kind == KeyRange::Kind::Prefix)
+        text += QStringLiteral(" (prefix %1)").arg(printable(key));
+    return text;
+}
+
+QString Permission::typeName() const
+{
+    switch (type) {
+    case PermissionType::Read:
+        return QStringLiteral("read");
+    case PermissionType::Write:
+        return QStringLiteral("write");
+    case PermissionType::ReadWrite:
+        break;
+    }
+    return QStringLiteral("readwrite");
+}
+
 } // namespace QEtcd

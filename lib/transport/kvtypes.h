@@ -331,4 +331,62 @@ struct QETCD_EXPORT HashKVResult : Result
     qint64 compactRevision = 0;  ///< Its compacted revision: the hash covers what comes after.
 };
 
+/// What a role's permission lets its users do with the keys it covers.
+enum class PermissionType {
+    Read,      ///< Read them (get, watch, a transaction's compares and reads).
+    Write,     ///< Write them (put, delete, a transaction's writes).
+    ReadWrite  ///< Both.
+};
+
+/// One permission of a role: a kind of access to a key, a prefix or a range of keys.
+///
+/// Permissions are the cluster's: a client's key namespace does not apply to them.
+struct QETCD_EXPORT Permission
+{
+    PermissionType type = PermissionType::Read;  ///< What it lets the role's users do.
+    QByteArray key;   ///< The key, the prefix, or the range's first key; empty with a prefix: every key.
+    KeyRange range;   ///< Which keys besides the one named.
+
+    /// The first key past the range as etcd stores it: empty for a single key, one zero byte for
+    /// every key from the key on.
+    QByteArray rangeEnd() const;
+    /// The keys it covers as the range they mean, the way etcdctl shows them: "/k" for one key,
+    /// "[/app/, /app0) (prefix /app/)", "[/a, /b)", "[/k, <open ended>".
+    QString describeKeys() const;
+    /// "read", "write" or "readwrite", as etcdctl spells them.
+    QString typeName() const;
+};
+
+/// The answer to Client::userGet().
+struct QETCD_EXPORT UserResult : Result
+{
+    QString name;       ///< The user asked about.
+    QStringList roles;  ///< The roles granted to it.
+};
+
+/// The answer to Client::userList().
+struct QETCD_EXPORT UserListResult : Result
+{
+    QStringList users;  ///< Every user, in etcd's order (by name).
+};
+
+/// The answer to Client::roleGet().
+struct QETCD_EXPORT RoleResult : Result
+{
+    QString name;                   ///< The role asked about.
+    QList<Permission> permissions;  ///< What it grants.
+};
+
+/// The answer to Client::roleList().
+struct QETCD_EXPORT RoleListResult : Result
+{
+    QStringList roles;  ///< Every role, in etcd's order (by name).
+};
+
+/// The answer to Client::authStatus().
+struct QETCD_EXPORT AuthStatusResult : Result
+{
+    bool enabled = false;  ///< etcd checks users and their roles' permissions on every request.
+};
+
 } // namespace QEtcd

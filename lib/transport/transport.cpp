@@ -277,6 +277,13 @@ void Transport::invalidateToken(const std::string &stale)
         m_token.clear();
 }
 
+void Transport::forgetAuthentication()
+{
+    std::lock_guard lock(m_authMutex);
+    m_token.clear();
+    m_serverWithoutAuth = false;
+}
+
 void Transport::whenReachable(std::function<void()> callback)
 {
     {

@@ -103,6 +103,9 @@ public:
     void withToken(AuthWaiter ready);
     std::string token() const;
     void invalidateToken(const std::string &stale);
+    // After auth was turned on or off: what was learnt about the server (its token, or that it
+    // runs without auth) no longer holds, so the next call authenticates afresh.
+    void forgetAuthentication();
 
     // Runs callback once (on the completion-queue thread) when some member answers again, found
     // by a probe that keeps trying while anyone waits. Heals use it to skip their backoff.

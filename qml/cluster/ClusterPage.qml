@@ -5,7 +5,8 @@ import QEtcd
 import QEtcdConsole
 
 // One card per member: who leads, how healthy each is and how fast it answers, its raft
-// position, database size and version; alarms across the top. Looking at the console's sandbox,
+// position, database size and version; alarms across the top; the maintenance actions, and a
+// snapshot saved to a file with its progress, a cancel and its SHA-256 at the end. Looking at the console's sandbox,
 // each card also shows its member's process and the actions on it (stop, kill, pause, resume,
 // restart), matched by client URL.
 ConsolePage {
@@ -21,6 +22,9 @@ ConsolePage {
     // What the last action said, and whether it went wrong.
     property string outcome
     property bool outcomeBad: false
+    // What runs now, for the alarm banners: inside a Banner delegate `actions` is the banner's
+    // own property, not the ClusterActions.
+    readonly property string actionRunning: actions.running
 
     title: qsTr("Cluster")
     subtitle: page.members.status === ModelStatus.Ready
@@ -42,6 +46,16 @@ ConsolePage {
             ToolTip.delay: 400
             ToolTip.text: qsTr("Hash every member's keys at one revision: a healthy cluster's members agree")
             onClicked: actions.checkConsistency()
+        },
+        Button {
+            objectName: "saveSnapshot"
+            text: qsTr("Snapshot…")
+            flat: true
+            enabled: actions.running === ""
+            ToolTip.visible: hovered
+            ToolTip.delay: 400
+            ToolTip.text: qsTr("Save the database of the member in use to a file, for a backup (reads only)")
+            onClicked: snapshotDialog.open()
         },
         WriteButton {
             objectName: "compact"
@@ -83,6 +97,55 @@ ConsolePage {
         }
     }
     RegularExpressionValidator { id: revisionValue; regularExpression: /[0-9]{1,19}/ }
+    // Where the snapshot goes; an existing file is replaced only when ticked.
+    Dialog {
+        id: snapshotDialog
+        objectName: "snapshotDialog"
+        title: qsTr("Save a snapshot")
+        parent: Overlay.overlay
+        anchors.centerIn: parent
+        width: Math.min(560, parent ? parent.width - 64 : 560)
+        modal: true
+        focus: true
+        onAboutToShow: replace.checked = false
+        onAccepted: if (snapshotFile.text.length > 0) actions.saveSnapshot(snapshotFile.text, replace.checked)
+        contentItem: ColumnLayout {
+            spacing: Theme.spacing
+            Label {
+                text: qsTr("The member in use streams its whole database; it is written to FILE.part as it arrives and renamed once complete, so a cancelled or failed save leaves nothing.")
+                color: Theme.text
+                wrapMode: Text.Wrap
+                textFormat: Text.PlainText
+                Layout.fillWidth: true
+            }
+            FileField {
+                id: snapshotFile
+                objectName: "snapshotFile"
+                saving: true
+                placeholderText: qsTr("/var/backups/etcd/snapshot.db")
+                pickerTitle: qsTr("Save the snapshot as")
+                nameFilters: [qsTr("etcd snapshots (*.db)"), qsTr("All files (*)")]
+            }
+            CheckBox {
+                id: replace
+                objectName: "replaceSnapshot"
+                text: qsTr("Replace the file if it exists")
+            }
+        }
+        footer: DialogButtonBox {
+            Button {
+                objectName: "snapshotSave"
+                text: qsTr("Save")
+                enabled: snapshotFile.text.length > 0
+                highlighted: true
+                DialogButtonBox.buttonRole: DialogButtonBox.AcceptRole
+            }
+            Button {
+                text: qsTr("Cancel")
+                DialogButtonBox.buttonRole: DialogButtonBox.RejectRole
+            }
+        }
+    }
     ConfirmDialog {
         id: confirmAction
         objectName: "confirmAction"
@@ -98,6 +161,7 @@ ConsolePage {
         case "compact": return qsTr("Compact");
         case "defragment": case "defragmentAll": return qsTr("Defragment");
         case "moveLeader": return qsTr("Move the leadership");
+        case "saveSnapshot": return qsTr("Snapshot");
         }
         return qsTr("Check consistency");
     }
@@ -162,7 +226,7 @@ ConsolePage {
                     visible: index === 0
                     text: qsTr("Disarm…")
                     readOnly: page.readOnly
-                    blockedReason: actions.running
+                    blockedReason: page.actionRunning
                     toolTip: qsTr("Disarm the alarms (asks first)")
                     onClicked: page.ask("disarmAlarms", null)
                 }
@@ -176,6 +240,27 @@ ConsolePage {
             good: actions.running === "" && !page.outcomeBad
             dismissable: actions.running === ""
             onDismissed: page.outcome = ""
+            // A snapshot on its way: how far, and the way to stop it.
+            ProgressBar {
+                objectName: "snapshotProgress"
+                visible: actions.running !== "" && actions.snapshotTotal > 0
+                from: 0
+                to: Math.max(1, actions.snapshotTotal)
+                value: actions.snapshotBytes
+                Layout.preferredWidth: 160
+            }
+            Label {
+                visible: actions.running !== "" && actions.snapshotTotal > 0
+                text: qsTr("%1 of %2").arg(Format.bytes(actions.snapshotBytes)).arg(Format.bytes(actions.snapshotTotal))
+                color: Theme.text
+                textFormat: Text.PlainText
+            }
+            Button {
+                objectName: "cancelSnapshot"
+                visible: actions.running.indexOf(qsTr("saving a snapshot")) === 0
+                text: qsTr("Cancel")
+                onClicked: actions.cancelSnapshot()
+            }
         }
 
         GridView {

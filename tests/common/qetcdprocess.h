@@ -64,6 +64,12 @@ public:
     qint64 pid() const { return m_process.processId(); }
     void signal(int signo) { ::kill(pid_t(m_process.processId()), signo); }
     void terminate() { m_process.terminate(); }  // SIGTERM
+    // Writes input to its stdin, which then ends.
+    void feed(const QByteArray &input)
+    {
+        m_process.write(input);
+        m_process.closeWriteChannel();
+    }
     bool isRunning() const { return m_process.state() != QProcess::NotRunning; }
 
     // Waits for the exit; the exit code, or -1 when it crashed or did not exit in time.

@@ -39,6 +39,7 @@ private Q_SLOTS:
                                  scaledMs(60000));
         QCOMPARE(m_demo.state(), QProcess::Running);
         handOverALock();
+        addUsersAndRoles();
         if (QTest::currentTestFailed())
             return;
         m_outputDir = qEnvironmentVariable("QETCD_SCREENSHOT_DIR", m_scratch.path());
@@ -74,6 +75,9 @@ private Q_SLOTS:
         // tst_consolescenarios's; the Participants page with three is qml_tst_participantspage's.)
         QTest::newRow("timeline") << "timeline" << QStringList()
                                   << QJsonObject{{"lanes", 0}, {"events", 0}, {"markers", 0}, {"bands", 0}, {"losses", 0}};
+        // root, and two users with roles over a prefix and a range; auth stays off for the demo.
+        QTest::newRow("access") << "access" << QStringList()
+                                << QJsonObject{{"users", 3}, {"roles", 3}, {"authEnabled", false}};
         QTest::newRow("participants") << "participants" << QStringList()
                                       << QJsonObject{{"participants", 0}, {"holding", 0}, {"waiting", 0}, {"lost", 0}};
         // The Timeline's History source over everything etcd keeps under /demo/: the demo's
@@ -127,6 +131,25 @@ private Q_SLOTS:
 
 private:
     QString endpoint() const { return m_cluster.clientUrls().constFirst(); }
+
+    // What the Access page shows: root ready to enable auth, an application confined to its
+    // prefix, and a deploy user who may write a range and read everything.
+    void addUsersAndRoles()
+    {
+        for (const QStringList &step :
+             {QStringList{"user", "add", "root", "--new-user-password", "root-pw"}, QStringList{"role", "add", "root"},
+              QStringList{"user", "grant-role", "root", "root"}, QStringList{"role", "add", "app-role"},
+              QStringList{"role", "grant-permission", "app-role", "readwrite", "/demo/", "--prefix=true"},
+              QStringList{"role", "add", "deployer"}, QStringList{"role", "grant-permission", "deployer", "write", "/deploy/a", "/deploy/n"},
+              QStringList{"role", "grant-permission", "deployer", "read", "", "--prefix=true"},
+              QStringList{"user", "add", "app", "--new-user-password", "app-pw"}, QStringList{"user", "grant-role", "app", "app-role"},
+              QStringList{"user", "add", "ci", "--new-user-password", "ci-pw"}, QStringList{"user", "grant-role", "ci", "deployer"}}) {
+            int exitCode = -1;
+            QByteArray error;
+            m_cluster.etcdctl(step, &exitCode, &error);
+            QVERIFY2(exitCode == 0, qPrintable(step.join(' ') + ": " + QString::fromUtf8(error)));
+        }
+    }
 
     int keysUnder(const QString &prefix)
     {

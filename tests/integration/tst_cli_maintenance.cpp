@@ -1,5 +1,5 @@
-// The maintenance commands against real etcd: `check consistency`, `move-leader` and `defrag`
-// on three members, and a NOSPACE alarm raised for real on a member with a tiny quota, refused
+// The maintenance commands against real etcd: `check consistency`, `move-leader`, `defrag` and
+// `snapshot save` on three members, and a NOSPACE alarm raised for real on a member with a tiny quota, refused
 // under --read-only, then disarmed once space was freed. Each through the qetcd binary.
 #include "../common/awaitfuture.h"
 #include "../common/qetcdprocess.h"
@@ -8,6 +8,8 @@
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/testtimeouts.h>
 
+#include <QtCore/QCryptographicHash>
+#include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
 #include <memory>
@@ -111,6 +113,35 @@ private Q_SLOTS:
         const QFuture<EndpointStatusResult> last = client.endpointStatus(text(defragmented.last(), "endpoint"));
         QVERIFY(awaitFuture(last) && last.result().status);
         QCOMPARE(last.result().header.memberId, target);
+    }
+
+    // The file saved is one etcdctl reads, with the size and SHA-256 printed; it is kept
+    // unless --force.
+    void snapshotSaveWritesWhatEtcdctlReads()
+    {
+        QTemporaryDir directory;
+        QVERIFY(directory.isValid());
+        const QString file = directory.filePath("backup.db");
+        const QList<QJsonObject> saved = run(m_three->clientUrls(), {"snapshot", "save", file});
+        QCOMPARE(saved.size(), 1);
+        QCOMPARE(text(saved.first(), "file"), file);
+        QCOMPARE(integer(saved.first(), "size"), QFileInfo(file).size());
+        QFile written(file);
+        QVERIFY(written.open(QIODevice::ReadOnly));
+        QCryptographicHash hash(QCryptographicHash::Sha256);
+        hash.addData(&written);
+        QCOMPARE(text(saved.first(), "sha256"), QString::fromLatin1(hash.result().toHex()));
+        int exitCode = -1;
+        QByteArray error;
+        m_three->etcdctl({"snapshot", "status", file, "-w", "json"}, &exitCode, &error);
+        QVERIFY2(exitCode == 0, error.constData());
+
+        auto again = qetcd(m_three->clientUrls(), {"snapshot", "save", file});
+        QCOMPARE(again->waitForExit(), 1);
+        QVERIFY2(again->standardError().contains("exists"), again->standardError().constData());
+        QCOMPARE(QFileInfo(file).size(), integer(saved.first(), "size"));
+        QCOMPARE(run(m_three->clientUrls(), {"snapshot", "save", file, "--force"}).size(), 1);
+        QVERIFY(!QFile::exists(file + ".part"));
     }
 
     // A member with a 1 MiB quota fills up for real: NOSPACE is listed, writes are refused,

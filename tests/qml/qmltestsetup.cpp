@@ -111,6 +111,31 @@ QString QmlTestSetup::authEndpoint()
     return m_authCluster->clientUrl(0);
 }
 
+QString QmlTestSetup::noSpaceEndpoint()
+{
+    if (m_noSpaceCluster)
+        return m_noSpaceCluster->clientUrl(0);
+    QEtcd::Testing::EtcdCluster::Options tiny;
+    tiny.extraArgs = {QStringLiteral("--quota-backend-bytes=1048576")};
+    m_noSpaceCluster = std::make_unique<QEtcd::Testing::EtcdCluster>(tiny);
+    if (!m_noSpaceCluster->start()) {
+        qCritical("qetcdTest.noSpaceEndpoint: etcd did not start: %s", qPrintable(m_noSpaceCluster->errorString()));
+        return {};
+    }
+    // Four keys written over and over: the history, not the keys, fills the quota.
+    QEtcd::Client client(QEtcd::ClientOptions::fromEndpoints(m_noSpaceCluster->clientUrls()));
+    const QByteArray large(100 * 1024, 'x');
+    for (int i = 0; i < 64; ++i) {
+        const QFuture<QEtcd::PutResult> put = client.put("/full/" + QByteArray::number(i % 4), large);
+        if (!QEtcd::Testing::awaitFuture(put))
+            break;
+        if (put.result().status.message().contains(QLatin1String("database space exceeded")))
+            return m_noSpaceCluster->clientUrl(0);
+    }
+    qCritical("qetcdTest.noSpaceEndpoint: etcd never raised NOSPACE");
+    return {};
+}
+
 void QmlTestSetup::answerTooManyRequests(QObject *client, bool on)
 {
     auto *etcd = qobject_cast<QEtcd::Client *>(client);

@@ -55,6 +55,9 @@ public:
     // { endpoint, caFile: that CA, otherCaFile: a CA that signed nothing it serves }. Empty (with
     // the reason as a warning) when it cannot start.
     Q_INVOKABLE QVariantMap tlsEndpoint();
+    // A fourth member with a 1 MiB quota, started and filled at the first call until etcd raised
+    // NOSPACE. Empty (with the reason as a warning) when it cannot start or does not fill up.
+    Q_INVOKABLE QString noSpaceEndpoint();
     // While on, every call of client (a QEtcd::Client) is answered as etcd answers with its
     // proposal queue full, "too many requests", without being sent.
     Q_INVOKABLE void answerTooManyRequests(QObject *client, bool on);
@@ -76,6 +79,7 @@ private:
     std::unique_ptr<QEtcd::Testing::EtcdCluster> m_authCluster;
     std::unique_ptr<QEtcd::Testing::TestCertificates> m_certificates;
     std::unique_ptr<QEtcd::Testing::EtcdCluster> m_tlsCluster;
+    std::unique_ptr<QEtcd::Testing::EtcdCluster> m_noSpaceCluster;
     std::unique_ptr<QEtcd::Testing::FaultProxy> m_proxy;
     QTemporaryDir m_files;
     QString m_errorString;

@@ -5,7 +5,9 @@ import QEtcdConsole
 
 // The Cluster page's maintenance against a real etcd: a consistency check, a compaction and
 // defragmentation asked for and carried out, each written to the event log as the operator's,
-// refused under read-only, and typed off this machine.
+// refused under read-only, and typed off this machine; NOSPACE raised for real, and disarmed
+// once compaction and defragmentation freed the space; a snapshot saved (read-only too), with
+// its SHA-256 at the end, an existing file kept, and a cancelled save leaving nothing.
 Item {
     id: root
     width: 1200
@@ -18,6 +20,14 @@ Item {
     Component {
         id: clusterPage
         ClusterPage { anchors.fill: parent; members: cluster }
+    }
+    // A member whose 1 MiB quota is full: NOSPACE raised for real.
+    EtcdClient { id: full; endpoints: [qetcdTest.noSpaceEndpoint()] }
+    EventLogModel { id: fullLog }
+    ClusterModel { id: fullCluster; client: full.client; eventLog: fullLog }
+    Component {
+        id: fullClusterPage
+        ClusterPage { anchors.fill: parent; members: fullCluster }
     }
 
     TestCase {
@@ -139,6 +149,88 @@ Item {
             verify(findChild(page, "checkConsistency").enabled, "a check only reads")
             compare(findChild(page, "clusterActions").running, "")
             compare(log.count, 0)
+        }
+
+        // The page's own way out of NOSPACE: compact the history away, defragment, disarm.
+        function test_noSpaceAlarmDisarmedAfterFreeingSpace() {
+            const fullLogged = function() {
+                const kinds = []
+                for (let i = 0; i < fullLog.count; ++i)
+                    kinds.push(fullLog.get(i).participant + ":" + fullLog.get(i).kind + ":" + fullLog.get(i).detail)
+                return kinds
+            }
+            const page = createTemporaryObject(fullClusterPage, root)
+            verify(page)
+            tryVerify(function() { return fullCluster.alarms.length === 1 }, qetcdTest.timeout(15000))
+            compare(fullCluster.alarms[0].indexOf("NOSPACE"), 0)
+            tryVerify(function() { return visibleNamed(page, "disarm") !== null }, qetcdTest.timeout(10000))
+
+            settledClick(findChild(page, "compact"))
+            let dialog = confirmDialog(page)
+            findChild(dialog, "input").text = String(fullCluster.revision)
+            settledClick(findChild(dialog.footer, "confirmButton"))
+            tryVerify(function() { return fullLogged().join("\n").indexOf("operator:intervention:compacted the history") >= 0 },
+                      qetcdTest.timeout(15000), fullLogged().join("\n"))
+            tryCompare(findChild(page, "clusterActions"), "running", "", qetcdTest.timeout(5000))
+            settledClick(findChild(page, "defragmentAll"))
+            settledClick(findChild(confirmDialog(page).footer, "confirmButton"))
+            tryVerify(function() { return fullLogged().join("\n").indexOf("operator:intervention:defragmented\n") >= 0
+                                          || fullLogged().join("\n").endsWith("operator:intervention:defragmented") },
+                      qetcdTest.timeout(20000), fullLogged().join("\n"))
+            tryCompare(findChild(page, "clusterActions"), "running", "", qetcdTest.timeout(5000))
+
+            // The banner's button as drawn now: each refresh of the alarms draws the banners anew.
+            settledClick(visibleNamed(page, "disarm"))
+            dialog = confirmDialog(page)
+            verify(dialog.message.indexOf("comes back at the next write unless space was freed") >= 0, dialog.message)
+            settledClick(findChild(dialog.footer, "confirmButton"))
+            tryVerify(function() { return fullLogged().join("\n").indexOf("operator:intervention:disarmed 1 alarm") >= 0 },
+                      qetcdTest.timeout(15000), fullLogged().join("\n") + "\n" + findChild(page, "maintenance").text)
+            tryVerify(function() { return fullCluster.alarms.length === 0 }, qetcdTest.timeout(15000), fullCluster.alarms.join(", "))
+        }
+
+        function saveSnapshotFromThePage(page, path, replace) {
+            settledClick(findChild(page, "saveSnapshot"))
+            const dialog = findChild(page, "snapshotDialog")
+            tryCompare(dialog, "opened", true, qetcdTest.timeout(5000))
+            findChild(dialog, "snapshotFilePath").text = path
+            findChild(dialog, "replaceSnapshot").checked = replace
+            settledClick(findChild(dialog.footer, "snapshotSave"))
+        }
+
+        // A snapshot only reads: read-only connections save one too.
+        function test_snapshotSavedWithItsHash() {
+            const page = openPage({ readOnly: true })
+            const path = qetcdTest.temporaryPath("page-snapshot.db")
+            saveSnapshotFromThePage(page, path, false)
+            tryVerify(function() { return loggedKinds().join("\n").indexOf("operator:intervention:saved a snapshot to " + path) >= 0 },
+                      qetcdTest.timeout(20000), loggedKinds().join("\n"))
+            const banner = findChild(page, "maintenance")
+            tryVerify(function() { return banner.text.indexOf("SHA-256") >= 0 }, qetcdTest.timeout(5000), banner.text)
+            verify(banner.good, banner.text)
+            verify(qetcdTest.readFile(path).length > 0)
+            compare(qetcdTest.readFile(path + ".part"), "")
+
+            // Once more, not replacing: the file is kept and the banner says why.
+            log.clear()
+            saveSnapshotFromThePage(page, path, false)
+            tryVerify(function() { return banner.bad && banner.text.indexOf("exists") >= 0 }, qetcdTest.timeout(10000), banner.text)
+            // The log takes its entries in batches: the banner may say it first.
+            tryVerify(function() { return loggedKinds().join("\n").indexOf("operator:interventionFailed") >= 0 },
+                      qetcdTest.timeout(5000), loggedKinds().join("\n"))
+        }
+
+        function test_cancelledSnapshotLeavesNothing() {
+            const page = openPage()
+            const actions = findChild(page, "clusterActions")
+            const path = qetcdTest.temporaryPath("cancelled-snapshot.db")
+            actions.saveSnapshot(path, false)
+            verify(findChild(page, "cancelSnapshot").visible)
+            actions.cancelSnapshot()
+            tryVerify(function() { return loggedKinds().join("\n").indexOf("cancelled") >= 0 }, qetcdTest.timeout(20000), loggedKinds().join("\n"))
+            compare(actions.running, "")
+            compare(qetcdTest.readFile(path), "")
+            compare(qetcdTest.readFile(path + ".part"), "")
         }
 
         function test_typedConfirmationOffThisMachine() {
