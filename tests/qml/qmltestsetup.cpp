@@ -136,6 +136,20 @@ QString QmlTestSetup::noSpaceEndpoint()
     return {};
 }
 
+QStringList QmlTestSetup::threeMemberEndpoints()
+{
+    if (m_threeMembers)
+        return m_threeMembers->clientUrls();
+    QEtcd::Testing::EtcdCluster::Options three;
+    three.members = 3;
+    m_threeMembers = std::make_unique<QEtcd::Testing::EtcdCluster>(three);
+    if (!m_threeMembers->start()) {
+        qCritical("qetcdTest.threeMemberEndpoints: etcd did not start: %s", qPrintable(m_threeMembers->errorString()));
+        return {};
+    }
+    return m_threeMembers->clientUrls();
+}
+
 void QmlTestSetup::answerTooManyRequests(QObject *client, bool on)
 {
     auto *etcd = qobject_cast<QEtcd::Client *>(client);

@@ -58,6 +58,9 @@ public:
     // A fourth member with a 1 MiB quota, started and filled at the first call until etcd raised
     // NOSPACE. Empty (with the reason as a warning) when it cannot start or does not fill up.
     Q_INVOKABLE QString noSpaceEndpoint();
+    // A cluster of three members of its own, started at the first call: a leadership to move.
+    // Empty (with the reason as a warning) when it cannot start.
+    Q_INVOKABLE QStringList threeMemberEndpoints();
     // While on, every call of client (a QEtcd::Client) is answered as etcd answers with its
     // proposal queue full, "too many requests", without being sent.
     Q_INVOKABLE void answerTooManyRequests(QObject *client, bool on);
@@ -80,6 +83,7 @@ private:
     std::unique_ptr<QEtcd::Testing::TestCertificates> m_certificates;
     std::unique_ptr<QEtcd::Testing::EtcdCluster> m_tlsCluster;
     std::unique_ptr<QEtcd::Testing::EtcdCluster> m_noSpaceCluster;
+    std::unique_ptr<QEtcd::Testing::EtcdCluster> m_threeMembers;
     std::unique_ptr<QEtcd::Testing::FaultProxy> m_proxy;
     QTemporaryDir m_files;
     QString m_errorString;

@@ -7,7 +7,8 @@ import QEtcdConsole
 // defragmentation asked for and carried out, each written to the event log as the operator's,
 // refused under read-only, and typed off this machine; NOSPACE raised for real, and disarmed
 // once compaction and defragmentation freed the space; a snapshot saved (read-only too), with
-// its SHA-256 at the end, an existing file kept, and a cancelled save leaving nothing.
+// its SHA-256 at the end, an existing file kept, and a cancelled save leaving nothing; the
+// leadership of a three-member cluster moved to a follower.
 Item {
     id: root
     width: 1200
@@ -30,12 +31,22 @@ Item {
         ClusterPage { anchors.fill: parent; members: fullCluster }
     }
 
+    // Three members of their own: a leadership to move.
+    EtcdClient { id: trio; endpoints: qetcdTest.threeMemberEndpoints() }
+    EventLogModel { id: trioLog }
+    ClusterModel { id: trioCluster; client: trio.client; eventLog: trioLog }
+    Component {
+        id: trioClusterPage
+        ClusterPage { anchors.fill: parent; members: trioCluster }
+    }
+
     TestCase {
         name: "ClusterPage"
         when: windowShown
 
         function cleanup() {
             log.clear()
+            trioLog.clear()
         }
 
         function openPage(properties) {
@@ -133,6 +144,56 @@ Item {
             settledClick(findChild(asked.footer, "confirmButton"))
             tryVerify(function() { return loggedKinds().join("\n").indexOf("defragmented " + qetcdTest.endpoint) >= 0 },
                       qetcdTest.timeout(20000), loggedKinds().join("\n"))
+        }
+
+        // "Make leader…" on a follower: asked with who leads now and who will, then the
+        // leadership moves there, and the log says so as the operator's.
+        function test_makeAFollowerLeader() {
+            const page = createTemporaryObject(trioClusterPage, root)
+            tryCompare(page, "ready", true, qetcdTest.timeout(10000))
+            tryVerify(function() { return trioCluster.count === 3 && trioCluster.healthyCount === 3 && trioCluster.leaderName !== "" },
+                      qetcdTest.timeout(20000), "three healthy members and a leader")
+            const leaderBefore = trioCluster.leaderName
+            let buttons = []
+            tryVerify(function() {
+                buttons = []
+                const visit = function(each) {
+                    if (each.objectName === "makeLeader" && each.visible)
+                        buttons.push(each)
+                    for (let i = 0; i < each.children.length; ++i)
+                        visit(each.children[i])
+                }
+                visit(page)
+                return buttons.length === 2
+            }, qetcdTest.timeout(10000), "a Make leader… button on each follower, none on the leader")
+            settledClick(buttons[0])
+            const dialog = confirmDialog(page)
+            verify(dialog.message.indexOf("The leadership moves from " + leaderBefore + " to ") === 0, dialog.message)
+            const target = dialog.message.substring(("The leadership moves from " + leaderBefore + " to ").length).split(" ")[0]
+            verify(target !== leaderBefore && target !== "", target)
+            settledClick(findChild(dialog.footer, "confirmButton"))
+            tryCompare(trioCluster, "leaderName", target, qetcdTest.timeout(20000))
+            tryVerify(function() {
+                for (let i = 0; i < trioLog.count; ++i) {
+                    if (trioLog.get(i).participant === "operator" && trioLog.get(i).kind === "intervention")
+                        return true
+                }
+                return false
+            }, qetcdTest.timeout(10000), "the move is logged as the operator's")
+        }
+
+        // Under read-only the button is there but refuses, and nothing moves.
+        function test_makeLeaderRefusedUnderReadOnly() {
+            const page = createTemporaryObject(trioClusterPage, root, { readOnly: true })
+            tryCompare(page, "ready", true, qetcdTest.timeout(10000))
+            tryVerify(function() { return trioCluster.healthyCount === 3 && trioCluster.leaderName !== "" }, qetcdTest.timeout(20000))
+            let button = null
+            tryVerify(function() { button = visibleNamed(page, "makeLeader"); return button !== null }, qetcdTest.timeout(10000))
+            verify(!button.button.enabled, "refused before anything is sent")
+            mouseClick(button)
+            verify(!findChild(page, "confirmAction").visible, "no dialog opens")
+            for (let i = 0; i < trioLog.count; ++i)
+                verify(trioLog.get(i).participant !== "operator", "nothing done as the operator")
         }
 
         function test_readOnlyRefusesMaintenanceButChecks() {
