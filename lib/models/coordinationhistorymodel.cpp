@@ -3,6 +3,9 @@
 #include "continuation_p.h"
 #include "displaytext.h"
 
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+#include <QtCore/QSaveFile>
 #include <QtCore/QThread>
 
 #include <algorithm>
@@ -372,6 +375,54 @@ void CoordinationHistoryModel::fold(const CoordinationEvent &event)
     case Type::CounterChanged:
         return addMark(lane, revision, MarkKind::Changed, text);
     }
+}
+
+QString CoordinationHistoryModel::exportJsonLines(const QString &path) const
+{
+    QJsonObject range{{QLatin1String("record"), QLatin1String("range")},
+                      {QLatin1String("prefix"), m_prefix},
+                      {QLatin1String("first_revision"), m_first},
+                      {QLatin1String("last_revision"), m_last},
+                      {QLatin1String("compacted"), m_compacted}};
+    if (m_keptFrom > 0)
+        range.insert(QLatin1String("kept_from"), m_keptFrom);
+    // In revision order across the lanes: what began first comes first, a lane's own order kept.
+    std::vector<std::pair<qint64, QJsonObject>> records;
+    for (const Lane &lane : m_lanes) {
+        const QJsonObject object{{QLatin1String("path"), QString::fromUtf8(lane.path)},
+                                 {QLatin1String("kind"), kindName(lane.kind)},
+                                 {QLatin1String("rule"), lane.rule}};
+        for (const Bar &bar : lane.bars) {
+            QJsonObject record = object;
+            record.insert(QLatin1String("record"), bar.waiter ? QLatin1String("wait") : QLatin1String("hold"));
+            record.insert(QLatin1String("who"), bar.who);
+            record.insert(QLatin1String("key"), QString::fromUtf8(bar.key));
+            record.insert(QLatin1String("token"), bar.token);
+            record.insert(QLatin1String("from"), bar.from);
+            record.insert(QLatin1String("to"), bar.to);
+            record.insert(QLatin1String("from_before"), bar.fromBefore);
+            if (bar.to > 0)
+                record.insert(QLatin1String("end"), markKindName(bar.end));
+            records.emplace_back(bar.from, record);
+        }
+        for (const Mark &mark : lane.marks) {
+            QJsonObject record = object;
+            record.insert(QLatin1String("record"), QLatin1String("event"));
+            record.insert(QLatin1String("revision"), mark.revision);
+            record.insert(QLatin1String("event"), markKindName(mark.kind));
+            record.insert(QLatin1String("text"), mark.text);
+            records.emplace_back(mark.revision, record);
+        }
+    }
+    std::stable_sort(records.begin(), records.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+    QByteArray lines = QJsonDocument(range).toJson(QJsonDocument::Compact) + '\n';
+    for (const auto &[revision, record] : records)
+        lines += QJsonDocument(record).toJson(QJsonDocument::Compact) + '\n';
+    // All or nothing: a failed export leaves no half-written file behind.
+    QSaveFile file(path);
+    if (file.open(QIODevice::WriteOnly) && file.write(lines) == lines.size() && file.commit())
+        return {};
+    return tr("cannot write %1: %2").arg(path, file.errorString());
 }
 
 int CoordinationHistoryModel::laneFor(CoordinationObject::Kind kind, const QByteArray &path, const QString &rule)

@@ -202,6 +202,13 @@ public:
     Q_INVOKABLE QVariantList barsOf(int row) const;
     /// Lane \a row's marks in revision order: [{revision, kind, text}].
     Q_INVOKABLE QVariantList marksOf(int row) const;
+    /// Writes what the lanes hold to \a path as JSON lines, all or nothing: first the range
+    /// ({"record": "range", "prefix", "first_revision", "last_revision", "compacted", "kept_from"}),
+    /// then in revision order each hold or wait ({"record": "hold" or "wait", "path", "kind",
+    /// "rule", "who", "key", "token", "from", "to" (0: still on), "from_before", "end"}) and each
+    /// mark ({"record": "event", "revision", "path", "kind", "rule", "event", "text"}). Empty
+    /// when written, else why not.
+    Q_INVOKABLE QString exportJsonLines(const QString &path) const;
     /// Revisions to label from \a from to \a to across \a pixels, a round step at least
     /// \a spacing pixels apart.
     Q_INVOKABLE QList<double> ticks(double from, double to, double pixels, double spacing) const;

@@ -1,5 +1,6 @@
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Dialogs
 import QtQuick.Layouts
 import QEtcd
 import QEtcdConsole
@@ -68,6 +69,13 @@ ConsolePage {
         return written;
     }
 
+    // Writes the History source's lanes as JSON lines; the note says where, or why not.
+    function exportHistory(path) {
+        const failure = history.exportJsonLines(path);
+        exportFailed = failure !== "";
+        exportNote = failure !== "" ? failure : qsTr("Wrote the %n lane(s) to %1", "", history.count).arg(path);
+        return failure === "";
+    }
     // Starts the History source's replay under the prefix typed, over the range chosen.
     function replay() {
         history.prefix = historyPrefix.text;
@@ -122,7 +130,7 @@ ConsolePage {
                 objectName: "historyPrefix"
                 placeholderText: qsTr("prefix, e.g. /locks/")
                 font.family: Theme.monoFamily
-                Layout.preferredWidth: 200
+                Layout.preferredWidth: 180
                 selectByMouse: true
                 onAccepted: page.replay()
                 ToolTip.visible: hovered
@@ -140,7 +148,7 @@ ConsolePage {
                     { text: qsTr("Last 100,000 revisions"), revisions: 100000 },
                     { text: qsTr("All etcd keeps"), revisions: 0 }
                 ]
-                Layout.preferredWidth: 190
+                Layout.preferredWidth: 175
             }
             CheckBox {
                 id: historyFollow
@@ -191,6 +199,15 @@ ConsolePage {
                 ToolTip.visible: hovered
                 ToolTip.delay: 600
                 ToolTip.text: qsTr("Show every revision replayed")
+            }
+            Button {
+                objectName: "historyExport"
+                text: qsTr("Export…")
+                enabled: history.count > 0 && history.status !== ModelStatus.Loading
+                onClicked: historySaveDialog.open()
+                ToolTip.visible: hovered
+                ToolTip.delay: 600
+                ToolTip.text: qsTr("Write every hold, wait and event the lanes show as JSON lines, for an incident's report")
             }
         }
         // Participants: nothing to zoom or pause while the log is empty.
@@ -313,6 +330,15 @@ ConsolePage {
     }
 
     CoordinationHistoryModel { id: history }
+    FileDialog {
+        id: historySaveDialog
+        title: qsTr("Export the history as JSON lines")
+        fileMode: FileDialog.SaveFile
+        defaultSuffix: "jsonl"
+        nameFilters: [qsTr("JSON lines (*.jsonl)"), qsTr("All files (*)")]
+        // A local path, as the model writes it.
+        onAccepted: page.exportHistory(decodeURIComponent(selectedFile.toString().replace(/^file:\/\//, "")))
+    }
     // Puts the history's revisions on the clock where the console sampled them (Main's RevisionClock).
     property RevisionClock revisionClock: null
     // Where the replayed history begins and ends, and what its axis counts, in words.
@@ -331,7 +357,7 @@ ConsolePage {
             note += " " + qsTr("Only revisions from %1 on are kept on screen.").arg(history.keptFrom);
         note += " " + qsTr("The axis counts revisions: etcd keeps no time for them.");
         if (page.revisionClock && page.revisionClock.sampleCount > 0)
-            note += " " + qsTr("Times, where shown, are between two of this console's samples of the revision, one a second while it runs (%1).").arg(page.revisionClock.path);
+            note += " " + qsTr("Times, where shown, lie between two of this console's once-a-second samples of the revision.");
         if (history.status === ModelStatus.Error)
             note += " " + history.errorString.charAt(0).toUpperCase() + history.errorString.slice(1) + ".";
         return note;
@@ -350,6 +376,16 @@ ConsolePage {
             wrapMode: Text.Wrap
             color: history.status === ModelStatus.Error && history.lastRevision === 0 ? Theme.bad : Theme.mutedText
             font.pixelSize: Theme.smallFont
+            Layout.fillWidth: true
+        }
+        Label {
+            objectName: "historyExportNote"
+            visible: text !== ""
+            text: page.exportNote
+            textFormat: Text.PlainText
+            color: page.exportFailed ? Theme.bad : Theme.good
+            font.pixelSize: Theme.smallFont
+            elide: Text.ElideMiddle
             Layout.fillWidth: true
         }
         RowLayout {

@@ -11,6 +11,9 @@
 
 #include "coordinationhistorymodel.h"
 
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+#include <QtCore/QTemporaryDir>
 #include <QtTest/QAbstractItemModelTester>
 #include <QtTest/QtTest>
 
@@ -101,6 +104,36 @@ private Q_SLOTS:
         QCOMPARE(model.markKinds(), (QStringList{"handedOn", "deleted"}));
         QVERIFY2(model.describe(0, held + 1).contains(QLatin1String("held by holder-1")), qPrintable(model.describe(0, held + 1)));
         QVERIFY2(model.describe(0, held + 1).contains(QLatin1String("waiting: waiter-1")), qPrintable(model.describe(0, held + 1)));
+
+        // Exported as JSON lines: the range, then holds, waits and events in revision order.
+        QTemporaryDir dir;
+        const QString path = dir.filePath(QStringLiteral("history.jsonl"));
+        QCOMPARE(model.exportJsonLines(path), QString());
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        QList<QJsonObject> lines;
+        for (const QByteArray &line : file.readAll().split('\n')) {
+            if (!line.isEmpty())
+                lines.append(QJsonDocument::fromJson(line).object());
+        }
+        QCOMPARE(lines.size(), 1 + 3 + 2);  // the range, three bars, two marks
+        QCOMPARE(lines[0].value("record").toString(), QStringLiteral("range"));
+        QCOMPARE(lines[0].value("first_revision").toInteger(), held + 1);
+        QCOMPARE(lines[0].value("last_revision").toInteger(), end);
+        QStringList records;
+        qint64 previous = 0;
+        for (const QJsonObject &line : lines.mid(1)) {
+            const qint64 at = line.value(line.contains("revision") ? "revision" : "from").toInteger();
+            QVERIFY(at >= previous);
+            previous = at;
+            records.append(line.value("record").toString() + ' ' + line.value(line.contains("event") ? "event" : "who").toString());
+        }
+        QCOMPARE(records, (QStringList{"hold holder-1", "wait waiter-1", "hold waiter-1", "event handedOn", "event deleted"}));
+        QCOMPARE(lines[1].value("end").toString(), QStringLiteral("handedOn"));
+        QVERIFY(lines[1].value("from_before").toBool());
+        QVERIFY2(model.exportJsonLines(dir.filePath(QStringLiteral("no/such/dir/h.jsonl"))).startsWith(QLatin1String("cannot write ")),
+                 "an export that cannot be written says so");
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("no/such/dir/h.jsonl"))));
     }
 
     // A lock held all through the range, with its waiter: a lane of its own, both bars running

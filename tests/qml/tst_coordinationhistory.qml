@@ -138,6 +138,20 @@ Item {
             for (const glyph of ["acquired", "memberResumed", "keyDeleted", "elected"])
                 verify(legend.indexOf(glyph) >= 0, glyph + " in " + legend)
             verify(findChild(page, "historyNote").text.indexOf("etcd keeps no time") >= 0, findChild(page, "historyNote").text)
+
+            // Export: the lanes as JSON lines, and a note that says where they went.
+            verify(findChild(page, "historyExport").enabled)
+            const path = qetcdTest.temporaryPath("history.jsonl")
+            verify(page.exportHistory(path))
+            const lines = qetcdTest.readFile(path).trim().split("\n").map(line => JSON.parse(line))
+            compare(lines[0].record, "range")
+            compare(lines[0].prefix, root.base)
+            verify(lines.some(line => line.record === "event" && line.event === "handedOn" && line.path === root.base + "locks/deploy"),
+                   JSON.stringify(lines))
+            const note = findChild(page, "historyExportNote")
+            verify(note.visible && note.text.indexOf(path) > 0, note.text)
+            verify(!page.exportHistory("/nonexistent-dir/h.jsonl"))
+            verify(note.text.indexOf("cannot write /nonexistent-dir/h.jsonl") === 0, note.text)
         }
 
         // Follow: the range is replayed, then what happens is drawn as it happens, until Stop.
