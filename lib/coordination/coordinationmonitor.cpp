@@ -10,6 +10,10 @@
 #include <QtCore/QTimer>
 
 #include <algorithm>
+#include <map>
+#include <optional>
+#include <tuple>
+#include <vector>
 
 namespace QEtcd {
 
@@ -26,7 +30,11 @@ public:
     // The monitor's thread:
     CoordinationIndex index;
     CoordinationEventDeriver deriver;
-    QList<CoordinationObjectChange> untold;  // since the last objectsChanged(), one per object
+    // Since the last objectsChanged(), one per object; one that came and went is a gap.
+    std::vector<std::optional<CoordinationObjectChange>> untold;
+    // Where each object's untold change is, by kind, path and rule: a burst touching many
+    // objects is folded in one pass, not one search of the others per change.
+    std::map<std::tuple<int, QByteArray, QString>, std::size_t> untoldAt;
     QList<CoordinationEvent> untoldEvents;
 
     // unread: the sizes of the values in changes that were too large to read, by key.
@@ -71,41 +79,52 @@ public:
     }
 
     // Adds changes to the untold ones so that each object is told once, from how it was at the
-    // last objectsChanged() to how it is now. A change follows on an untold one whose object
-    // is the one it changes.
+    // last objectsChanged() to how it is now. A change follows on the untold one of its object:
+    // an appearance on its removal, anything else on the object as the untold change left it.
     void fold(const QList<CoordinationObjectChange> &changes)
     {
         using Change = CoordinationObjectChange;
-        const auto nowOf = [](const Change &change) -> const CoordinationObject * {
-            return change.type == Change::Type::Removed ? nullptr : &change.object;
-        };
         for (const Change &change : changes) {
             const CoordinationObject &was = change.type == Change::Type::Changed ? change.previous : change.object;
-            const auto untoldOne = std::find_if(untold.begin(), untold.end(), [&](const Change &told) {
-                if (change.type == Change::Type::Added)
-                    return told.type == Change::Type::Removed && told.object.kind == was.kind
-                        && told.object.path == was.path && told.object.rule == was.rule;
-                const CoordinationObject *now = nowOf(told);
-                return now && *now == was;
-            });
-            if (untoldOne == untold.end()) {
-                untold.append(change);
+            const auto id = std::make_tuple(int(was.kind), was.path, was.rule);
+            const auto at = untoldAt.find(id);
+            std::optional<Change> *untoldOne = at == untoldAt.end() ? nullptr : &untold[at->second];
+            const bool follows = untoldOne && *untoldOne
+                && (change.type == Change::Type::Added ? (*untoldOne)->type == Change::Type::Removed
+                                                       : (*untoldOne)->type != Change::Type::Removed
+                                                             && (*untoldOne)->object == was);
+            if (!follows) {
+                untoldAt.insert_or_assign(id, untold.size());
+                untold.push_back(change);
                 continue;
             }
-            Change &told = *untoldOne;
+            Change &told = **untoldOne;
             if (change.type == Change::Type::Added) {  // went and came back: changed, if at all
                 told = {Change::Type::Changed, change.object, told.object};
             } else if (change.type == Change::Type::Changed) {
                 told.object = change.object;
             } else if (told.type == Change::Type::Added) {  // came and went unseen
-                untold.erase(untoldOne);
+                untoldOne->reset();
                 continue;
             } else {
                 told = {Change::Type::Removed, told.previous, {}};
             }
             if (told.type == Change::Type::Changed && told.object == told.previous)
-                untold.erase(untoldOne);
+                untoldOne->reset();
         }
+    }
+
+    // The untold changes, in the order they came; none untold after.
+    QList<CoordinationObjectChange> takeUntold()
+    {
+        QList<CoordinationObjectChange> changes;
+        for (std::optional<CoordinationObjectChange> &change : untold) {
+            if (change)
+                changes.append(std::move(*change));
+        }
+        untold.clear();
+        untoldAt.clear();
+        return changes;
     }
 };
 
@@ -119,7 +138,7 @@ CoordinationMonitor::CoordinationMonitor(Client *client, const QByteArray &prefi
     qRegisterMetaType<QList<CoordinationObjectChange>>();
     qRegisterMetaType<QList<CoordinationEvent>>();
     connect(&d->coalesce, &QTimer::timeout, this, [this] {
-        if (const QList<CoordinationObjectChange> changes = std::exchange(d->untold, {}); !changes.isEmpty())
+        if (const QList<CoordinationObjectChange> changes = d->takeUntold(); !changes.isEmpty())
             Q_EMIT objectsChanged(changes);
         if (const QList<CoordinationEvent> events = std::exchange(d->untoldEvents, {}); !events.isEmpty())
             Q_EMIT eventsHappened(events);
@@ -194,7 +213,7 @@ QFuture<Status> CoordinationMonitor::start()
             // The first read is told whole; events come from the changes after it.
             d->coalesce.stop();
             d->fold(d->index.refresh());
-            Q_EMIT objectsChanged(std::exchange(d->untold, {}));
+            Q_EMIT objectsChanged(d->takeUntold());
             if (const QList<CoordinationEvent> events = std::exchange(d->untoldEvents, {}); !events.isEmpty())
                 Q_EMIT eventsHappened(events);
         }
@@ -209,7 +228,10 @@ QList<CoordinationObject> CoordinationMonitor::objects() const
     const auto sorted = [](const CoordinationObject &a, const CoordinationObject &b) {
         return a.path != b.path ? a.path < b.path : a.kind < b.kind;
     };
-    for (const CoordinationObjectChange &change : d->untold) {
+    for (const std::optional<CoordinationObjectChange> &untold : d->untold) {
+        if (!untold)
+            continue;
+        const CoordinationObjectChange &change = *untold;
         if (change.type == CoordinationObjectChange::Type::Removed) {
             objects.insert(std::lower_bound(objects.begin(), objects.end(), change.object, sorted) - objects.begin(),
                            change.object);

@@ -130,10 +130,15 @@ void CoordinationModel::restart()
     connect(monitor, &CoordinationMonitor::objectsChanged, this,
             [this, monitor](const QList<CoordinationObjectChange> &changes) {
                 // Row by row for a few; a merge with the whole list for many (the first load).
-                if (changes.size() > 64 && changes.size() > m_objects.size() / 8)
+                if (changes.size() > 64 && changes.size() > m_objects.size() / 8) {
                     apply(monitor->objects());
-                else
+                    for (const CoordinationObjectChange &change : changes) {
+                        if (change.type == CoordinationObjectChange::Type::Removed)
+                            m_recent.remove({change.object.path, int(change.object.kind)});
+                    }
+                } else {
                     applyChanges(changes);
+                }
             });
     connect(monitor, &CoordinationMonitor::eventsHappened, this, &CoordinationModel::remember);
     connect(monitor, &CoordinationMonitor::failed, this, [this](const Status &status) {
@@ -200,9 +205,16 @@ void CoordinationModel::remember(const QList<CoordinationEvent> &events)
             recent.removeLast();
         told.insert(id);
     }
-    for (int row = 0; row < count(); ++row) {
-        if (told.contains({m_objects[row].path, int(m_objects[row].kind)}))
+    // Rows are sorted by path, then kind: each object's rows are found, not searched for.
+    for (const auto &[path, kind] : std::as_const(told)) {
+        CoordinationObject key;
+        key.path = path;
+        key.kind = CoordinationObject::Kind(kind);
+        for (auto at = std::lower_bound(m_objects.begin(), m_objects.end(), key, before);
+             at != m_objects.end() && at->path == path && int(at->kind) == kind; ++at) {
+            const int row = int(at - m_objects.begin());
             Q_EMIT dataChanged(index(row), index(row), {RecentRole});
+        }
     }
 }
 
