@@ -411,7 +411,7 @@ ApplicationWindow {
                 ClusterPage {
                     members: cluster; sandbox: connection.sandbox ? window.sandbox : null
                     readOnly: window.readOnly; advise: window.advise
-                    confirmationWord: window.confirmationWord
+                    confirmationWord: window.confirmationWord; revisionClock: revisionClock
                 }
                 KeysPage {
                     id: keysPage; client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise

@@ -29,6 +29,7 @@ Command recordCommand();
 Command alarmCommand();
 Command defragCommand();
 Command checkCommand();
+Command compactionCommand();
 Command moveLeaderCommand();
 Command userCommand();
 Command roleCommand();

@@ -19,6 +19,6 @@ int main(int argc, char *argv[])
                            leaseCommand(), lockCommand(), electCommand(), semaphoreCommand(),
                            barrierCommand(), doubleBarrierCommand(), serviceCommand(), counterCommand(),
                            queueCommand(), inspectCommand(), historyCommand(), exporterCommand(), recordCommand(), alarmCommand(),
-                           defragCommand(), checkCommand(), moveLeaderCommand(),
+                           defragCommand(), checkCommand(), compactionCommand(), moveLeaderCommand(),
                            userCommand(), roleCommand(), authCommand(), snapshotCommand()});
 }

@@ -189,6 +189,58 @@ int runMoveLeader(Invocation &invocation)
     return Success;
 }
 
+// REVISION, or the one that keeps the newest --keep revisions; refused when etcd keeps nothing
+// older, before anything is sent.
+int runCompaction(Invocation &invocation)
+{
+    const QString given = invocation.arguments().value(0);
+    const QString keep = invocation.value(QStringLiteral("keep"));
+    if (given.isEmpty() == keep.isEmpty())
+        return invocation.usageError(QStringLiteral("give either REVISION or --keep N, the number of newest revisions to keep"));
+    bool ok = false;
+    const qint64 number = (given.isEmpty() ? keep : given).toLongLong(&ok);
+    if (!ok || number < 1) {
+        return invocation.usageError(given.isEmpty() ? QStringLiteral("--keep takes a number of revisions, not \"%1\"").arg(keep)
+                                                     : QStringLiteral("REVISION is a revision number, not \"%1\"").arg(given));
+    }
+    const RetainedHistory kept =
+        invocation.await(ClusterMaintenance::retainedHistory(&invocation.client()), QStringLiteral("compaction"));
+    if (!kept.status)
+        return invocation.failed(kept.status);
+    const qint64 keepFrom = given.isEmpty() ? kept.current - number + 1 : number;
+    if (keepFrom > kept.current) {
+        return invocation.failed(Status(StatusCode::InvalidArgument, QStringLiteral("revision %1 is in the future: the store is at %2")
+                                                                         .arg(keepFrom)
+                                                                         .arg(kept.current)));
+    }
+    if (keepFrom <= kept.oldest) {
+        return invocation.failed(Status(StatusCode::InvalidArgument, QStringLiteral("nothing to compact: etcd keeps the history from revision %1, "
+                                                                                    "and compacting before %2 discards nothing")
+                                                                         .arg(kept.oldest)
+                                                                         .arg(keepFrom)));
+    }
+    const bool physical = invocation.isSet(QStringLiteral("physical"));
+    const QString plan = QStringLiteral("Compact the history before revision %1: revisions %2 to %3 (%4 of them) become "
+                                        "unreadable, and every key keeps its version as of revision %1.")
+                             .arg(keepFrom)
+                             .arg(kept.oldest)
+                             .arg(keepFrom - 1)
+                             .arg(keepFrom - kept.oldest);
+    if (const std::optional<int> declined = confirm(invocation, plan))
+        return *declined;
+    const Result compacted = invocation.await(invocation.client().compact(keepFrom, physical), QStringLiteral("compaction"));
+    if (!compacted.status)
+        return invocation.failed(compacted.status);
+    if (invocation.json()) {
+        invocation.print(QJsonObject{{QLatin1String("compacted_revision"), keepFrom},
+                                     {QLatin1String("discarded_revisions"), keepFrom - kept.oldest},
+                                     {QLatin1String("physical"), physical}});
+    } else {
+        invocation.print(QStringLiteral("compacted revision %1").arg(keepFrom).toUtf8());
+    }
+    return Success;
+}
+
 // Saved as it arrives, to FILE.part, renamed to FILE at the end; SIGINT or SIGTERM cancels it
 // and leaves nothing behind.
 int runSnapshotSave(Invocation &invocation)
@@ -281,6 +333,28 @@ Command checkCommand()
                                      "               whose hash differs from the first one's.\n");
     command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("consistency")}};
     command.run = runCheck;
+    return command;
+}
+
+Command compactionCommand()
+{
+    Command command;
+    command.name = QStringLiteral("compaction");
+    command.summary = QStringLiteral("Discard the history before a revision (compaction REVISION | --keep N)");
+    command.details = QStringLiteral("Keeps the history from REVISION on, or the newest N revisions with --keep N.\n"
+                                     "Reads and watches can no longer reach back past it; each key keeps its\n"
+                                     "version as of that revision. It says first which revisions go (etcd does not\n"
+                                     "tell how far it compacted before: qetcd finds it), and refuses a revision\n"
+                                     "that discards nothing. --physical waits until the space is freed in the\n"
+                                     "database; `qetcd defrag` then gives it back to the file system.\n"
+                                     "Output: \"compacted revision N\" (with --json {\"compacted_revision\",\n"
+                                     "\"discarded_revisions\", \"physical\"}), as etcdctl prints it.\n")
+        + confirmationHelp();
+    command.arguments = {{QStringLiteral("REVISION"), QStringLiteral("The revision to keep the history from (or --keep)"), true}};
+    command.options = {yesOption(),
+                       QCommandLineOption(QStringLiteral("keep"), QStringLiteral("Keep the newest N revisions instead"), QStringLiteral("N")),
+                       QCommandLineOption(QStringLiteral("physical"), QStringLiteral("Wait until the space is freed in the database"))};
+    command.run = runCompaction;
     return command;
 }
 

@@ -1,6 +1,7 @@
 #include "coordinationhistory.h"
 
 #include "client.h"
+#include "clustermaintenance.h"
 #include "compacted_p.h"
 #include "continuation_p.h"
 #include "coordinationeventderiver_p.h"
@@ -91,50 +92,33 @@ public:
         }
     }
 
-    // The store's revision, and the first revision whose changes can be told from first.
+    // The store's revision, and the oldest revision etcd still keeps from the one before first:
+    // the replay's state is read there.
     void begin()
     {
-        RangeOptions probe;
-        probe.countOnly = true;
-        probe.range = KeyRange::prefix();  // an empty prefix (every key) is no single key
-        thenOn(client->get(prefix, probe), q, [this](const RangeResult &now) {
-            if (!now.status)
-                return finish(now.status.withContext(QStringLiteral("read the store's revision")));
-            const qint64 current = now.header.revision;
-            if (until > current) {
+        const qint64 asked = from > 0 ? from - 1 : 1;
+        // A key under the prefix: one the client may read when authentication restricts it.
+        const QByteArray probeKey = prefix.isEmpty() ? QByteArray(1, '\0') : prefix;
+        thenOn(ClusterMaintenance::retainedHistory(client, asked, probeKey), q, [this, asked](const RetainedHistory &kept) {
+            if (!kept.status)
+                return finish(kept.status);
+            if (until > kept.current) {
                 return finish(Status(StatusCode::InvalidArgument, QStringLiteral("revision %1 is in the future: the store is at %2")
                                                                       .arg(until)
-                                                                      .arg(current)));
+                                                                      .arg(kept.current)));
             }
-            until = until > 0 ? until : current;
+            until = until > 0 ? until : kept.current;
             // Beginning right after the end tells nothing, which is an answer ("since 10m": nothing).
             if (from > until + 1) {
                 return finish(Status(StatusCode::InvalidArgument,
                                      QStringLiteral("the replay would begin at revision %1, after its end at %2").arg(from).arg(until)));
             }
-            const qint64 asked = from > 0 ? from - 1 : 1;
-            findReadable(asked, asked, until, asked);
-        });
-    }
-
-    // Searches [low, high] for the oldest revision etcd can still read (it compacted the ones
-    // before): the replay's state is read there.
-    void findReadable(qint64 asked, qint64 low, qint64 high, qint64 probe)
-    {
-        RangeOptions options;
-        options.countOnly = true;
-        options.range = KeyRange::prefix();
-        options.revision = probe;
-        thenOn(client->get(prefix, options), q, [=, this](const RangeResult &read) {
-            if (read.status && probe == asked)
-                return replayFrom(asked, 0);
-            if (!read.status && !isCompacted(read.status))
-                return finish(read.status.withContext(QStringLiteral("read revision %1").arg(probe)));
-            const qint64 nextLow = read.status ? low : probe + 1;
-            const qint64 nextHigh = read.status ? probe : high;
-            if (nextLow >= nextHigh)
-                return replayFrom(nextHigh, nextHigh);
-            findReadable(asked, nextLow, nextHigh, nextLow + (nextHigh - nextLow) / 2);
+            if (kept.oldest > until) {
+                return finish(Status(StatusCode::OutOfRange, QStringLiteral("etcd has compacted the revisions up to %1: it keeps them from %2 on")
+                                                                 .arg(until)
+                                                                 .arg(kept.oldest)));
+            }
+            replayFrom(kept.oldest, kept.oldest > asked ? kept.oldest : 0);
         });
     }
 

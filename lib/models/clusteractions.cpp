@@ -95,6 +95,18 @@ void ClusterActions::disarmInTurn(QList<Alarm> alarms, const QString &name, int 
     });
 }
 
+void ClusterActions::findRetainedHistory()
+{
+    if (!m_client) {
+        m_retained = RetainedHistory{Status(StatusCode::FailedPrecondition, tr("not connected")), 0, 0};
+        return Q_EMIT retainedHistoryChanged();
+    }
+    Internal::thenOn(ClusterMaintenance::retainedHistory(m_client), this, [this](const RetainedHistory &found) {
+        m_retained = found;
+        Q_EMIT retainedHistoryChanged();
+    });
+}
+
 void ClusterActions::compact(const QString &revision, bool physical)
 {
     const QString name = QStringLiteral("compact");
@@ -108,8 +120,14 @@ void ClusterActions::compact(const QString &revision, bool physical)
     }
     if (!begin(name, tr("compacting to revision %1").arg(to)))
         return;
-    Internal::thenOn(m_client->compact(to, physical), this, [this, name, to](const Result &compacted) {
-        end(name, compacted.status, tr("compacted the history before revision %1").arg(to));
+    Internal::thenOn(m_client->compact(to, physical), this, [this, name, to, physical](const Result &compacted) {
+        if (compacted.status && to > m_retained.oldest) {
+            m_retained.oldest = to;
+            m_retained.current = std::max(m_retained.current, compacted.header.revision);
+            Q_EMIT retainedHistoryChanged();
+        }
+        end(name, compacted.status, physical ? tr("compacted the history before revision %1, its space freed").arg(to)
+                                             : tr("compacted the history before revision %1").arg(to));
     });
 }
 

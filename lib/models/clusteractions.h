@@ -2,6 +2,7 @@
 
 #include "qetcdquickexport.h"
 
+#include <QEtcd/clustermaintenance.h>
 #include <QEtcd/kvtypes.h>
 #include <QEtcd/status.h>
 
@@ -38,6 +39,13 @@ class QETCD_QUICK_EXPORT ClusterActions : public QObject
     Q_PROPERTY(double snapshotBytes READ snapshotBytes NOTIFY snapshotProgressed)
     /// The size of the snapshot being saved, as etcd announced it; 0 until it has.
     Q_PROPERTY(double snapshotTotal READ snapshotTotal NOTIFY snapshotProgressed)
+    /// The oldest revision etcd still keeps (it compacted the ones before), as
+    /// findRetainedHistory() last found it; 0 until it has.
+    Q_PROPERTY(qint64 retainedFrom READ retainedFrom NOTIFY retainedHistoryChanged)
+    /// The store's revision when findRetainedHistory() last looked; 0 until it has.
+    Q_PROPERTY(qint64 retainedUntil READ retainedUntil NOTIFY retainedHistoryChanged)
+    /// Why findRetainedHistory() could not tell; empty while nothing went wrong.
+    Q_PROPERTY(QString retainedHistoryError READ retainedHistoryError NOTIFY retainedHistoryChanged)
 
 public:
     /// No client yet.
@@ -59,9 +67,18 @@ public:
     double snapshotBytes() const { return double(m_snapshotBytes); }
     /// The snapshot's announced size.
     double snapshotTotal() const { return double(m_snapshotTotal); }
+    /// The oldest revision kept.
+    qint64 retainedFrom() const { return m_retained.oldest; }
+    /// The store's revision then.
+    qint64 retainedUntil() const { return m_retained.current; }
+    /// Why the retained history is unknown.
+    QString retainedHistoryError() const { return m_retained.status.message(); }
 
     /// Disarms every raised alarm.
     Q_INVOKABLE void disarmAlarms();
+    /// Finds which revisions etcd keeps, for a compaction to choose from; retainedHistoryChanged()
+    /// follows. Allowed under read-only and while an action runs: it only reads.
+    Q_INVOKABLE void findRetainedHistory();
     /// Discards the history before \a revision (a decimal text: revisions outgrow a JavaScript
     /// number); with \a physical the answer waits until the space is freed.
     Q_INVOKABLE void compact(const QString &revision, bool physical);
@@ -90,6 +107,8 @@ Q_SIGNALS:
     void snapshotProgressed();
     /// An action ended: \a action is the name of the call, \a outcome the sentence logged.
     void finished(const QString &action, const QEtcd::Status &status, const QString &outcome);
+    /// retainedFrom, retainedUntil or retainedHistoryError changed.
+    void retainedHistoryChanged();
     /// checkConsistency() answered: \a members (maps of endpoint, memberId, hash), \a revision,
     /// and whether every hash is the same.
     void consistencyChecked(const QVariantList &members, qint64 revision, bool consistent);
@@ -108,6 +127,7 @@ private:
     QPointer<SnapshotSave> m_snapshot;
     qint64 m_snapshotBytes = 0;
     qint64 m_snapshotTotal = 0;
+    RetainedHistory m_retained;
 };
 
 } // namespace QEtcd

@@ -101,6 +101,16 @@ void RevisionClock::setError(const QString &error)
     Q_EMIT errorStringChanged();
 }
 
+double RevisionClock::firstSampleMs() const
+{
+    return m_times.samples().isEmpty() ? -1 : double(m_times.samples().constFirst().msSinceEpoch);
+}
+
+qint64 RevisionClock::revisionAt(double msSinceEpoch) const
+{
+    return m_times.revisionAt(qint64(msSinceEpoch));
+}
+
 QVariantMap RevisionClock::bounds(qint64 revision) const
 {
     const RevisionTimes::Bounds known = m_times.bounds(revision);

@@ -33,6 +33,8 @@ class QETCD_QUICK_EXPORT RevisionClock : public QObject
     Q_PROPERTY(QString path READ path NOTIFY pathChanged)
     /// How many samples are known, this run's and the file's.
     Q_PROPERTY(int sampleCount READ sampleCount NOTIFY samplesChanged)
+    /// When the oldest known sample was taken, in ms since the epoch; -1 while none is known.
+    Q_PROPERTY(double firstSampleMs READ firstSampleMs NOTIFY samplesChanged)
     /// Why sampling or reading the file failed; empty while it works.
     Q_PROPERTY(QString errorString READ errorString NOTIFY errorStringChanged)
 
@@ -55,6 +57,8 @@ public:
     QString path() const { return m_path; }
     /// The samples known.
     int sampleCount() const { return int(m_times.samples().size()); }
+    /// The oldest sample's time.
+    double firstSampleMs() const;
     /// The error.
     QString errorString() const { return m_error; }
 
@@ -64,6 +68,10 @@ public:
     Q_INVOKABLE QString when(qint64 revision) const;
     /// The same as a map: afterMs and byMs, ms since the epoch, -1 where no sample tells.
     Q_INVOKABLE QVariantMap bounds(qint64 revision) const;
+
+    /// The store's revision at \a msSinceEpoch, by the newest sample taken by then; 0 when no
+    /// sample is that old.
+    Q_INVOKABLE qint64 revisionAt(double msSinceEpoch) const;
 
     /// Where the samples of the cluster \a clusterId are kept.
     static QString pathFor(quint64 clusterId);

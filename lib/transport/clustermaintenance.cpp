@@ -98,6 +98,50 @@ QFuture<ConsistencyReport> ClusterMaintenance::checkConsistency(Client *client)
     });
 }
 
+namespace {
+QFuture<RangeResult> countAt(Client *client, const QByteArray &probeKey, qint64 revision)
+{
+    RangeOptions options;
+    options.countOnly = true;
+    options.revision = revision;
+    return client->get(probeKey, options);
+}
+
+// Narrows [low, found.oldest] down to the oldest revision etcd can still read, knowing that
+// found.oldest can be read and that the ones before low are of no interest.
+// With probeLowFirst, low itself is read first: an uncompacted history is found with one read.
+QFuture<RetainedHistory> searchOldestReadable(Client *client, const QByteArray &probeKey, qint64 low, RetainedHistory found,
+                                              bool probeLowFirst)
+{
+    if (low >= found.oldest)
+        return QtFuture::makeReadyFuture(found);
+    const qint64 probe = probeLowFirst ? low : low + (found.oldest - low) / 2;
+    return after(countAt(client, probeKey, probe), [=](const RangeResult &read) mutable {
+        if (!read.status && !isCompacted(read.status)) {
+            found.status = read.status.withContext(QStringLiteral("read revision %1").arg(probe));
+            return QtFuture::makeReadyFuture(found);
+        }
+        if (read.status)
+            found.oldest = probe;
+        return searchOldestReadable(client, probeKey, read.status ? low : probe + 1, found, false);
+    });
+}
+} // namespace
+
+QFuture<RetainedHistory> ClusterMaintenance::retainedHistory(Client *client, qint64 from, const QByteArray &probeKey)
+{
+    return after(countAt(client, probeKey, 0), [client, from, probeKey](const RangeResult &read) {
+        RetainedHistory found;
+        if (!read.status) {
+            found.status = read.status.withContext(QStringLiteral("read the store's revision"));
+            return QtFuture::makeReadyFuture(found);
+        }
+        found.current = read.header.revision;
+        found.oldest = found.current;
+        return searchOldestReadable(client, probeKey, std::clamp<qint64>(from, 1, found.current), found, true);
+    });
+}
+
 QFuture<Result> ClusterMaintenance::moveLeader(Client *client, quint64 targetMemberId)
 {
     if (client->options().readOnly)

@@ -30,6 +30,16 @@ struct QETCD_EXPORT ConsistencyReport
     bool isConsistent() const { return status.isOk() && differing.isEmpty(); }
 };
 
+/// The revisions etcd still answers reads at: it compacted the ones before \a oldest.
+struct QETCD_EXPORT RetainedHistory
+{
+    Status status;        ///< Ok, or why the revisions could not be found.
+    qint64 oldest = 0;    ///< The oldest revision a read can still ask for.
+    qint64 current = 0;   ///< The store's revision.
+    /// How many revisions a read can still ask for.
+    qint64 count() const { return current - oldest + 1; }
+};
+
 /// Maintenance across the members of a cluster, made of Client's one-member calls: what both
 /// the console and the CLI need, decided once.
 class QETCD_EXPORT ClusterMaintenance
@@ -40,6 +50,13 @@ public:
     /// Hashes every member's keys at the store's current revision (HashKV): a healthy cluster's
     /// members all have the same hash.
     static QFuture<ConsistencyReport> checkConsistency(Client *client);
+    /// The revisions of the store that can still be read, from \a from on (1: the whole history).
+    /// etcd does not say up to where it compacted, so this searches for the oldest readable
+    /// revision with count-only reads of \a probeKey (about log2 of the revisions kept; a single
+    /// key, so each read costs etcd nothing however large the store): give a key the client may
+    /// read when authentication restricts it. Reads only.
+    static QFuture<RetainedHistory> retainedHistory(Client *client, qint64 from = 1,
+                                                    const QByteArray &probeKey = QByteArray(1, '\0'));
     /// Hands the leadership to the member \a targetMemberId, through the leader's endpoint
     /// (one of \\a client's must be the leader's). FailedPrecondition when it leads already;
     /// refused under read-only.

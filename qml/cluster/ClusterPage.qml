@@ -16,6 +16,8 @@ ConsolePage {
     // The sandbox the window is connected to, or null.
     property Sandbox sandbox: null
     property bool readOnly: false
+    // Puts revisions on the clock for the compaction's slider (Main's RevisionClock).
+    property RevisionClock revisionClock: null
     // Typed before a maintenance action on a cluster that is not on this machine (its profile
     // name); empty on this machine.
     property string confirmationWord
@@ -64,7 +66,7 @@ ConsolePage {
             readOnly: page.readOnly
             blockedReason: actions.running
             toolTip: qsTr("Discard the history before a revision (asks first)")
-            onClicked: page.ask("compact", null)
+            onClicked: compactDialog.open()
         },
         WriteButton {
             objectName: "defragmentAll"
@@ -96,7 +98,6 @@ ConsolePage {
                                             .arg(differing.join(", ")).arg(members[0].endpoint);
         }
     }
-    RegularExpressionValidator { id: revisionValue; regularExpression: /[0-9]{1,19}/ }
     // Where the snapshot goes; an existing file is replaced only when ticked.
     Dialog {
         id: snapshotDialog
@@ -152,8 +153,13 @@ ConsolePage {
         property var run: () => {}
         destructive: true
         typedConfirmation: page.confirmationWord
-        inputValidator: revisionValue
         onConfirmed: run()
+    }
+    CompactDialog {
+        id: compactDialog
+        actions: actions
+        revisionClock: page.revisionClock
+        typedConfirmation: page.confirmationWord
     }
     function actionTitle(action) {
         switch (action) {
@@ -167,20 +173,13 @@ ConsolePage {
     }
     // Opens the confirmation for action, saying what it will do; member: the card's, if any.
     function ask(action, member) {
-        let title = "", message = "", confirm = "", input = "";
+        let title = "", message = "", confirm = "";
         switch (action) {
         case "disarmAlarms":
             title = qsTr("Disarm %n alarm(s)?", "", page.members.alarms.length);
             confirm = qsTr("Disarm");
             message = qsTr("Raised: %1. While an alarm is raised etcd refuses writes (NOSPACE) or everything but reads (CORRUPT).").arg(page.members.alarms.join(", "))
                     + "\n\n" + qsTr("A NOSPACE alarm comes back at the next write unless space was freed first: compact, then defragment every member.");
-            break;
-        case "compact":
-            title = qsTr("Compact the history?");
-            confirm = qsTr("Compact");
-            input = qsTr("Keep the history from revision");
-            message = qsTr("The store is at revision %1. Every version of a key older than the revision you give is discarded: reads and watches cannot reach it any more, and `qetcd history` begins there.").arg(Format.count(page.members.revision))
-                    + "\n\n" + qsTr("It frees space inside the database; defragment to give it back to the file system.");
             break;
         case "defragmentAll":
             title = qsTr("Defragment every member?");
@@ -202,9 +201,7 @@ ConsolePage {
         confirmAction.title = title;
         confirmAction.confirmText = confirm;
         confirmAction.message = message;
-        confirmAction.inputLabel = input;
-        confirmAction.run = action === "compact" ? () => actions.compact(confirmAction.inputText, false)
-                          : action === "defragment" ? () => actions.defragment(member.clientUrls)
+        confirmAction.run = action === "defragment" ? () => actions.defragment(member.clientUrls)
                           : action === "moveLeader" ? () => actions.moveLeader(member.memberId)
                           : () => actions[action]();
         confirmAction.open();

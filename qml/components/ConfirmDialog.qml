@@ -6,7 +6,8 @@ import QEtcdConsole
 // Asks before a write: says what will change and what cannot be undone; `confirmed` fires only
 // on the confirm button (Enter), never on Escape or Cancel. With `typedConfirmation` set (a
 // cluster that is not on this machine), the button waits until that word is typed: a reflex
-// click cannot break production.
+// click cannot break production. Controls of a dialog's own (a compaction's slider) go below the
+// value to enter; `acceptable` says whether they make sense.
 Dialog {
     id: dialog
     property string message
@@ -17,9 +18,13 @@ Dialog {
     // is acceptable to inputValidator.
     property string inputLabel
     property alias inputValidator: input.validator
-    readonly property alias inputText: input.text
+    // Emptied each time the dialog opens: a dialog that proposes a value sets it after.
+    property alias inputText: input.text
+    property bool acceptable: true
+    default property alias details: detailsColumn.data
     readonly property bool typedOk: (typedConfirmation.length === 0 || typed.text === typedConfirmation)
                                     && (inputLabel.length === 0 || (input.text.length > 0 && input.acceptableInput))
+                                    && acceptable
     signal confirmed()
 
     parent: Overlay.overlay
@@ -55,6 +60,12 @@ Dialog {
             selectByMouse: true
             Layout.fillWidth: true
             onAccepted: if (dialog.typedOk) dialog.accept()
+        }
+        ColumnLayout {
+            id: detailsColumn
+            visible: children.length > 0
+            spacing: Theme.spacing
+            Layout.fillWidth: true
         }
         Label {
             visible: dialog.typedConfirmation.length > 0

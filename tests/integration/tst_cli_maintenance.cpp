@@ -115,6 +115,51 @@ private Q_SLOTS:
         QCOMPARE(last.result().header.memberId, target);
     }
 
+    // It finds how far etcd compacted before, says which revisions go, keeps the newest N with
+    // --keep, and refuses what would discard nothing or is refused under --read-only.
+    void compactionSaysWhatGoes()
+    {
+        EtcdCluster single;
+        QVERIFY2(single.start(), qPrintable(single.errorString()));
+        const QStringList endpoints = single.clientUrls();
+        Client client(ClientOptions::fromEndpoints(endpoints));
+        qint64 current = 0;
+        for (int i = 0; i < 10; ++i) {
+            const QFuture<PutResult> put = client.put("/compaction/k", QByteArray::number(i));
+            QVERIFY(awaitFuture(put) && put.result().status);
+            current = put.result().header.revision;
+        }
+
+        auto unconfirmed = qetcd(endpoints, {"compaction", "--keep", "3"});
+        QCOMPARE(unconfirmed->waitForExit(), 128);
+        QVERIFY2(unconfirmed->standardError().contains(QStringLiteral("revisions 1 to %1 (%1 of them)").arg(current - 3).toUtf8()),
+                 unconfirmed->standardError().constData());
+        auto readOnly = qetcd(endpoints, {"--read-only", "compaction", "--keep", "3", "--yes"});
+        QCOMPARE(readOnly->waitForExit(), 1);
+        QVERIFY2(readOnly->standardError().contains("read-only"), readOnly->standardError().constData());
+
+        const QList<QJsonObject> compacted = run(endpoints, {"compaction", "--keep", "3", "--yes", "--physical"});
+        QCOMPARE(compacted.size(), 1);
+        QCOMPARE(integer(compacted.first(), "compacted_revision"), current - 2);
+        QCOMPARE(integer(compacted.first(), "discarded_revisions"), current - 3);
+        RangeOptions older;
+        older.revision = current - 3;
+        const QFuture<RangeResult> gone = client.get("/compaction/k", older);
+        QVERIFY(awaitFuture(gone));
+        QCOMPARE(gone.result().status.code(), StatusCode::OutOfRange);
+
+        // The second time, from what etcd keeps now: nothing before it to discard.
+        auto nothing = qetcd(endpoints, {"compaction", QString::number(current - 2), "--yes"});
+        QCOMPARE(nothing->waitForExit(), 3);
+        QVERIFY2(nothing->standardError().contains(QStringLiteral("keeps the history from revision %1").arg(current - 2).toUtf8()),
+                 nothing->standardError().constData());
+        auto future = qetcd(endpoints, {"compaction", QString::number(current + 5), "--yes"});
+        QCOMPARE(future->waitForExit(), 3);
+        auto both = qetcd(endpoints, {"compaction", "7", "--keep", "3", "--yes"});
+        QCOMPARE(both->waitForExit(), 128);
+        QCOMPARE(run(endpoints, {"compaction", QString::number(current), "--yes"}).value(0).value("discarded_revisions").toInt(), 2);
+    }
+
     // The file saved is one etcdctl reads, with the size and SHA-256 printed; it is kept
     // unless --force.
     void snapshotSaveWritesWhatEtcdctlReads()

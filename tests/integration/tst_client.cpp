@@ -1,6 +1,7 @@
 #include "../common/awaitfuture.h"
 
 #include <QEtcd/client.h>
+#include <QEtcd/clustermaintenance.h>
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/faultproxy.h>
 
@@ -268,6 +269,21 @@ private Q_SLOTS:
         QVERIFY(got.status.message().contains("compacted"));
         QETCD_AWAIT(m_client->get("/compact/k"), got);
         QCOMPARE(got.kvs.value(0).value, QByteArray("v2"));
+
+        // etcd does not say where it compacted: the search finds it, from any start.
+        PutResult later;
+        for (int i = 0; i < 20; ++i)
+            QETCD_AWAIT(m_client->put("/compact/later", QByteArray::number(i)), later);
+        for (const qint64 from : {qint64(1), first.header.revision, second.header.revision - 1}) {
+            const RetainedHistory kept = awaited(ClusterMaintenance::retainedHistory(m_client.get(), from));
+            QVERIFY2(kept.status.isOk(), qPrintable(kept.status.toString()));
+            QCOMPARE(kept.oldest, second.header.revision);
+            QCOMPARE(kept.current, later.header.revision);
+            QCOMPARE(kept.count(), later.header.revision - second.header.revision + 1);
+        }
+        // Past the compaction, the first revision asked for is the oldest of interest.
+        const RetainedHistory since = awaited(ClusterMaintenance::retainedHistory(m_client.get(), second.header.revision + 7, "/compact/k"));
+        QCOMPARE(since.oldest, second.header.revision + 7);
     }
 
     // The console's read-only mode rests on this: every write is refused in the client, with a

@@ -99,29 +99,94 @@ Item {
             verify(banner.good && !banner.bad)
         }
 
-        // The compaction is asked for with the revision to keep from, and etcd then refuses
-        // reads before it.
-        function test_compactFromThePage() {
-            qetcdTest.etcdctl(["put", "/qml/clusterpage/k", "one"])
-            qetcdTest.etcdctl(["put", "/qml/clusterpage/k", "two"])
-            const page = openPage()
-            tryVerify(function() { return cluster.revision > 2 }, qetcdTest.timeout(10000))
-            const keepFrom = cluster.revision
+        function compactDialog(page) {
             settledClick(findChild(page, "compact"))
-            const dialog = confirmDialog(page)
-            verify(dialog.message.indexOf("discarded") >= 0, dialog.message)
+            const dialog = findChild(page, "compactDialog")
+            verify(dialog)
+            tryCompare(dialog, "opened", true, qetcdTest.timeout(5000))
+            tryVerify(function() { return dialog.known }, qetcdTest.timeout(10000), "etcd said which revisions it keeps")
+            return dialog
+        }
+
+        // The dialog finds which revisions etcd keeps, proposes the newest 1,000 (here: all of
+        // them, so nothing to compact), counts what a revision typed discards, and compacts
+        // physically when asked; opened again, it finds the history beginning there.
+        function test_compactFromThePage() {
+            for (let i = 0; i < 5; ++i)
+                qetcdTest.etcdctl(["put", "/qml/clusterpage/k", "v" + i])
+            const page = openPage()
+            const actions = findChild(page, "clusterActions")
+            let dialog = compactDialog(page)
             const confirm = findChild(dialog.footer, "confirmButton")
             const input = findChild(dialog, "input")
+            const oldest = actions.retainedFrom
+            const current = actions.retainedUntil
+            verify(current >= oldest + 5, current + " " + oldest)
+            verify(dialog.message.indexOf("keeps its history from revision " + oldest) >= 0, dialog.message)
+            compare(input.text, String(oldest), "the newest 1,000 revisions are the whole history here")
+            const summary = findChild(dialog, "compactionSummary")
+            verify(summary.text.indexOf("nothing to compact") >= 0, summary.text)
+            verify(!confirm.enabled, "compacting to the oldest revision does nothing")
             input.text = "soon"
             verify(!confirm.enabled, "not a revision")
+            input.text = String(current + 1)
+            verify(summary.text.indexOf("past the store's") >= 0, summary.text)
+            verify(!confirm.enabled, "a future revision")
+            const keepFrom = current - 2
             input.text = String(keepFrom)
+            verify(summary.text.indexOf((keepFrom - oldest) + " revision(s) become unreadable, " + oldest + " to " + (keepFrom - 1)) === 0, summary.text)
             verify(confirm.enabled)
+            findChild(dialog, "physical").checked = true
             settledClick(confirm)
-            tryVerify(function() { return loggedKinds().join("\n").indexOf("operator:intervention:compacted the history before revision " + keepFrom) >= 0 },
+            tryVerify(function() { return loggedKinds().join("\n").indexOf("operator:intervention:compacted the history before revision " + keepFrom + ", its space freed") >= 0 },
                       qetcdTest.timeout(10000), loggedKinds().join("\n"))
             // Before the revision kept from, etcd answers nothing any more; from it on, the key.
             compare(qetcdTest.etcdctl(["get", "/qml/clusterpage/k", "--rev", String(keepFrom - 1), "--print-value-only"]).trim(), "")
-            compare(qetcdTest.etcdctl(["get", "/qml/clusterpage/k", "--rev", String(keepFrom), "--print-value-only"]).trim(), "two")
+            compare(qetcdTest.etcdctl(["get", "/qml/clusterpage/k", "--rev", String(keepFrom), "--print-value-only"]).trim(), "v2")
+
+            // Asked again, etcd's own answer: the history now begins where it was compacted.
+            tryCompare(actions, "running", "", qetcdTest.timeout(5000))
+            dialog = compactDialog(page)
+            tryCompare(actions, "retainedFrom", keepFrom, qetcdTest.timeout(10000))
+            verify(dialog.message.indexOf("keeps its history from revision " + keepFrom) >= 0, dialog.message)
+            dialog.reject()
+        }
+
+        // With the console's revision samples, a time on the slider is the revision the store was
+        // at then.
+        function test_compactSinceATimeOnTheSlider() {
+            const clock = createTemporaryQmlObject("import QEtcd; RevisionClock {}", root)
+            clock.client = direct.client
+            qetcdTest.etcdctl(["put", "/qml/clusterpage/slider", "before"])
+            const before = Number(qetcdTest.etcdctl(["get", "/qml/clusterpage/slider", "-w", "json"]).match(/"revision":(\d+)/)[1])
+            tryVerify(function() { return clock.revisionAt(Date.now()) >= before }, qetcdTest.timeout(10000), "a sample saw the first put")
+            const sampledAt = Date.now()
+            tryVerify(function() { return Date.now() > sampledAt + 1500 }, qetcdTest.timeout(5000))
+            qetcdTest.etcdctl(["put", "/qml/clusterpage/slider", "after"])
+            tryVerify(function() { return clock.revisionAt(Date.now()) > before }, qetcdTest.timeout(10000), "a sample saw the second put")
+
+            const page = openPage({ revisionClock: clock })
+            const dialog = compactDialog(page)
+            const slider = findChild(dialog, "keepSince")
+            verify(slider.enabled, "the samples reach back " + (dialog.nowMs - dialog.earliestMs) + " ms")
+            compare(findChild(dialog, "sampleReach").visible, false)
+            // The time between the two puts keeps the history from the first one's revision on.
+            slider.value = sampledAt
+            slider.moved()
+            compare(findChild(dialog, "input").text, String(Math.max(before, findChild(page, "clusterActions").retainedFrom)))
+            verify(findChild(dialog, "keepSinceTime").text.match(/^\d\d:\d\d:\d\d$/), findChild(dialog, "keepSinceTime").text)
+            // At its end, now, it keeps only the store's newest revision.
+            slider.value = slider.to
+            slider.moved()
+            compare(findChild(dialog, "input").text, String(clock.revisionAt(slider.to)))
+            verify(clock.revisionAt(slider.to) > before)
+            // It shows when the revision typed came to be; a click moves it as well.
+            findChild(dialog, "input").text = String(before)
+            compare(slider.value, clock.bounds(before).byMs)
+            mouseClick(slider, slider.width - 4, slider.height / 2)
+            verify(slider.value > slider.to - (slider.to - slider.from) / 5, slider.to - slider.value)
+            compare(findChild(dialog, "input").text, String(clock.revisionAt(slider.value)))
+            dialog.reject()
         }
 
         function test_defragmentAllThenOneMember() {
@@ -202,7 +267,7 @@ Item {
                 const button = findChild(page, name)
                 verify(!button.button.enabled, name + " is disabled")
                 mouseClick(button)
-                verify(!findChild(page, "confirmAction").visible, "no dialog opens for " + name)
+                verify(!findChild(page, "confirmAction").visible && !findChild(page, "compactDialog").visible, "no dialog opens for " + name)
             }
             let one = null
             tryVerify(function() { one = visibleNamed(page, "defragment"); return one !== null }, qetcdTest.timeout(10000))
@@ -226,9 +291,8 @@ Item {
             compare(fullCluster.alarms[0].indexOf("NOSPACE"), 0)
             tryVerify(function() { return visibleNamed(page, "disarm") !== null }, qetcdTest.timeout(10000))
 
-            settledClick(findChild(page, "compact"))
-            let dialog = confirmDialog(page)
-            findChild(dialog, "input").text = String(fullCluster.revision)
+            let dialog = compactDialog(page)
+            findChild(dialog, "input").text = String(findChild(page, "clusterActions").retainedUntil)
             settledClick(findChild(dialog.footer, "confirmButton"))
             tryVerify(function() { return fullLogged().join("\n").indexOf("operator:intervention:compacted the history") >= 0 },
                       qetcdTest.timeout(15000), fullLogged().join("\n"))
@@ -304,6 +368,16 @@ Item {
             verify(confirm.enabled)
             dialog.reject()
             tryCompare(dialog, "visible", false, qetcdTest.timeout(5000))
+
+            qetcdTest.etcdctl(["put", "/qml/clusterpage/typed", "one"])
+            const compacting = compactDialog(page)
+            findChild(compacting, "input").text = String(findChild(page, "clusterActions").retainedUntil)
+            const compact = findChild(compacting.footer, "confirmButton")
+            verify(!compact.enabled, "not before the name is typed")
+            findChild(compacting, "typedConfirmation").text = "prod-eu"
+            verify(compact.enabled)
+            compacting.reject()
+            tryCompare(compacting, "visible", false, qetcdTest.timeout(5000))
             compare(findChild(page, "clusterActions").running, "")
         }
     }
