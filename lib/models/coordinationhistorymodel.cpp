@@ -253,6 +253,19 @@ void CoordinationHistoryModel::setFollowing(bool following)
     Q_EMIT followingChanged();
 }
 
+void CoordinationHistoryModel::setMaxItems(int items)
+{
+    items = std::max(1, items);
+    if (items == m_maxItems)
+        return;
+    m_maxItems = items;
+    Q_EMIT maxItemsChanged();
+    if (m_items > m_maxItems) {
+        dropOldest();
+        publish();
+    }
+}
+
 void CoordinationHistoryModel::followTo(qint64 revision)
 {
     if (revision > m_last) {
@@ -321,7 +334,7 @@ void CoordinationHistoryModel::fold(const QList<CoordinationEvent> &events)
     for (const CoordinationEvent &event : events)
         fold(event);
     m_eventCount += events.size();
-    if (m_items > MaxItems)
+    if (m_items > m_maxItems)
         dropOldest();
     if (!m_publish.isActive())
         m_publish.start();
@@ -501,6 +514,15 @@ void CoordinationHistoryModel::addMark(Lane &lane, qint64 revision, MarkKind kin
 }
 
 void CoordinationHistoryModel::dropOldest()
+{
+    // Bars still open never go: when nothing else is left to drop, more than maxItems stay.
+    for (qsizetype before = -1; m_items > m_maxItems && m_items != before;) {
+        before = m_items;
+        dropOldestQuarter();
+    }
+}
+
+void CoordinationHistoryModel::dropOldestQuarter()
 {
     // The revision before which a quarter of what is kept lies: everything that ended before it goes.
     std::vector<qint64> ends;

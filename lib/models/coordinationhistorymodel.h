@@ -32,7 +32,7 @@ namespace QEtcd {
 ///
 /// etcd keeps no time per revision: the axis is revisions. Rows are lanes: first the objects
 /// there at the first revision (by path; their holders and waiters run from before it), then
-/// the others in the order they first changed. Memory: bars and marks, not events; past MaxItems the oldest are
+/// the others in the order they first changed. Memory: bars and marks, not events; past maxItems the oldest are
 /// dropped (keptFrom says from which revision on everything is kept).
 class QETCD_QUICK_EXPORT CoordinationHistoryModel : public QAbstractListModel
 {
@@ -48,6 +48,10 @@ class QETCD_QUICK_EXPORT CoordinationHistoryModel : public QAbstractListModel
     /// setFollowing): Ready once the range is replayed, running until cancel(), lastRevision
     /// growing with the store. Read at start().
     Q_PROPERTY(bool following READ isFollowing WRITE setFollowing NOTIFY followingChanged)
+    /// At most this many bars and marks are kept (default DefaultMaxItems); past it the oldest
+    /// quarter goes and keptFrom says from where everything is kept. Bounds the memory a long
+    /// replay or a follow needs.
+    Q_PROPERTY(int maxItems READ maxItems WRITE setMaxItems NOTIFY maxItemsChanged)
     /// Null before start(), Loading while it replays, Ready once done, Error (errorString) otherwise.
     Q_PROPERTY(QEtcd::ModelStatus::Status status READ status NOTIFY statusChanged)
     /// Why the replay failed, or was cancelled; empty otherwise.
@@ -74,8 +78,9 @@ class QETCD_QUICK_EXPORT CoordinationHistoryModel : public QAbstractListModel
     Q_PROPERTY(int count READ count NOTIFY countChanged)
 
 public:
-    /// At most this many bars and marks are kept; past it the oldest go.
-    static constexpr int MaxItems = 200000;
+    /// The bars and marks kept unless maxItems says otherwise: a million revisions' worth of
+    /// a busy cluster's hand-overs in a few tens of MiB.
+    static constexpr int DefaultMaxItems = 200000;
     /// What is painted changes this often at most while a replay runs.
     static constexpr int PublishIntervalMs = 100;
 
@@ -157,6 +162,11 @@ public:
     bool isFollowing() const { return m_following; }
     /// Sets whether to go on past the range's end.
     void setFollowing(bool following);
+    /// The bars and marks kept at most.
+    int maxItems() const { return m_maxItems; }
+    /// Sets how many bars and marks are kept at most (at least 1); the oldest go at once when
+    /// more are kept already.
+    void setMaxItems(int items);
     /// The status.
     ModelStatus::Status status() const { return m_status; }
     /// The error.
@@ -229,6 +239,8 @@ Q_SIGNALS:
     void lastRevisionsChanged();
     /// following changed.
     void followingChanged();
+    /// maxItems changed.
+    void maxItemsChanged();
     /// status, errorString or running changed.
     void statusChanged();
     /// firstRevision, lastRevision or compacted changed.
@@ -256,7 +268,9 @@ private:
     void beginBar(Lane &lane, const CoordinationEntry &entry, qint64 revision, bool waiter, bool fromBefore = false);
     void endBar(Lane &lane, const CoordinationEntry &entry, qint64 revision, bool waiter, MarkKind end);
     void addMark(Lane &lane, qint64 revision, MarkKind kind, const QString &text);
+    // Drops the oldest bars and marks, a quarter at a time, until at most maxItems are kept.
     void dropOldest();
+    void dropOldestQuarter();
     void publish();
     void setStatus(ModelStatus::Status status, const QString &error = {});
 
@@ -264,6 +278,7 @@ private:
     QString m_prefix;
     qint64 m_lastRevisions = 0;
     bool m_following = false;
+    int m_maxItems = DefaultMaxItems;
     qint64 m_caughtUpAt = 0;  // following: the range's end, after which the replay is Ready
     ModelStatus::Status m_status = ModelStatus::Null;
     QString m_error;

@@ -205,6 +205,65 @@ private Q_SLOTS:
         QCOMPARE(model.markKinds(), (QStringList{"acquired", "leaseEnded"}));
     }
 
+    // Past maxItems the oldest bars and marks go, a quarter at a time, and keptFrom says from
+    // where everything is kept; a lower cap set later drops at once.
+    void theCapDropsTheOldest()
+    {
+        LeaseGrantResult lease;
+        QETCD_AWAIT(m_client->leaseGrant(600), lease);
+        PutOptions onLease;
+        onLease.lease = lease.id;
+        const QByteArray key = "/hcap/lock/" + QByteArray::number(lease.id, 16);
+        const qint64 before = storeRevision();
+        constexpr int Holds = 75;
+        for (int i = 0; i < Holds; ++i) {
+            QVERIFY(awaitFuture(m_client->put(key, {}, onLease)));
+            QVERIFY(awaitFuture(m_client->remove(key)));
+        }
+        const qint64 replayed = storeRevision() - before;
+        const auto kept = [](const CoordinationHistoryModel &model) {
+            qsizetype items = 0;
+            for (const CoordinationHistoryModel::Lane &lane : model.lanes())
+                items += qsizetype(lane.bars.size() + lane.marks.size());
+            return items;
+        };
+
+        CoordinationHistoryModel whole;
+        whole.setClient(m_client.get());
+        whole.setPrefix(QStringLiteral("/hcap/"));
+        whole.setLastRevisions(replayed);
+        whole.start();
+        QTRY_COMPARE_WITH_TIMEOUT(whole.status(), ModelStatus::Ready, scaledMs(20000));
+        QCOMPARE(whole.keptFrom(), 0);
+        QCOMPARE(whole.lanes().front().bars.size(), size_t(Holds));
+        const qsizetype everything = kept(whole);
+        QVERIFY2(everything > 2 * Holds, qPrintable(QString::number(everything)));
+
+        CoordinationHistoryModel capped;
+        QAbstractItemModelTester tester(&capped, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        capped.setClient(m_client.get());
+        capped.setPrefix(QStringLiteral("/hcap/"));
+        capped.setLastRevisions(replayed);
+        capped.setMaxItems(60);
+        capped.start();
+        QTRY_COMPARE_WITH_TIMEOUT(capped.status(), ModelStatus::Ready, scaledMs(20000));
+        QVERIFY2(kept(capped) <= 60 && kept(capped) >= 30, qPrintable(QString::number(kept(capped))));
+        QVERIFY(capped.keptFrom() > capped.firstRevision());
+        const CoordinationHistoryModel::Lane &lane = capped.lanes().front();
+        for (const auto &bar : lane.bars)
+            QVERIFY(bar.to >= capped.keptFrom());
+        for (const auto &mark : lane.marks)
+            QVERIFY(mark.revision >= capped.keptFrom());
+        // The newest are what stays: the last release, and the same bars as the whole replay's tail.
+        QCOMPARE(lane.marks.back().revision, capped.lastRevision());
+        QCOMPARE(lane.bars.back().from, whole.lanes().front().bars.back().from);
+        QCOMPARE(lane.bars.back().to, whole.lanes().front().bars.back().to);
+
+        whole.setMaxItems(20);
+        QVERIFY2(kept(whole) <= 20, qPrintable(QString::number(kept(whole))));
+        QVERIFY(whole.keptFrom() > 0);
+    }
+
     void cancelAndDestroyWhileReplaying()
     {
         CoordinationHistoryModel model;
