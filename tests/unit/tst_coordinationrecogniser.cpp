@@ -508,6 +508,69 @@ private Q_SLOTS:
         }
         QVERIFY(!index.objects().isEmpty());
     }
+
+    // A FIFO and a priority queue are counted a key at a time: after any mix of puts, takes and
+    // rewrites, each says what its keys say (depth, oldest put time, depth by priority, the keys
+    // sorted), and an emptied queue is gone.
+    void queuesFollowedKeyByKey()
+    {
+        QRandomGenerator random(20261205);
+        Internal::CoordinationIndex index;
+        QMap<QByteArray, qint64> fifo;  // key -> put time
+        QMap<QByteArray, int> priority;  // key -> priority
+        qint64 revision = 1;
+        const auto put = [&](const QByteArray &key) {
+            KeyValue kv;
+            kv.key = key;
+            kv.value = "item";
+            kv.createRevision = kv.modRevision = ++revision;
+            index.put(kv);
+        };
+        for (int step = 0; step < 3000; ++step) {
+            const bool inFifo = random.bounded(2) == 0;
+            const int which = random.bounded(60);
+            const qint64 putTime = 1700000000000LL + which * 7;
+            const QByteArray fifoKey = "/work/q/" + QByteArray::number(putTime).rightJustified(19, '0') + "-a" + QByteArray::number(which % 10) + "z";
+            const int level = which % 4;
+            const QByteArray priorityKey = "/work/pq/" + QByteArray::number(level).rightJustified(5, '0') + '/'
+                                         + QByteArray::number(which).rightJustified(16, '0');
+            const QByteArray key = inFifo ? fifoKey : priorityKey;
+            const bool present = inFifo ? fifo.contains(key) : priority.contains(key);
+            if (present && random.bounded(3) > 0) {
+                index.remove(key);
+                inFifo ? void(fifo.remove(key)) : void(priority.remove(key));
+            } else {
+                put(key);  // new, or the same key written again
+                inFifo ? void(fifo.insert(key, putTime)) : void(priority.insert(key, level));
+            }
+            if (random.bounded(5) > 0)
+                continue;
+            index.refresh();
+            const QList<CoordinationObject> objects = index.objects();
+            const auto found = [&objects](Kind kind) {
+                const auto at = std::find_if(objects.begin(), objects.end(), [kind](const CoordinationObject &o) { return o.kind == kind; });
+                return at == objects.end() ? std::optional<CoordinationObject>() : std::optional<CoordinationObject>(*at);
+            };
+            const std::optional<CoordinationObject> queue = found(Kind::Queue);
+            QCOMPARE(queue.has_value(), !fifo.isEmpty());
+            if (queue) {
+                QCOMPARE(queue->path, QByteArray("/work/q"));
+                QCOMPARE(queue->depth, fifo.size());
+                QCOMPARE(queue->keys, fifo.keys());
+                QCOMPARE(queue->oldestMs, *std::min_element(fifo.begin(), fifo.end()));
+            }
+            const std::optional<CoordinationObject> byPriority = found(Kind::PriorityQueue);
+            QCOMPARE(byPriority.has_value(), !priority.isEmpty());
+            if (byPriority) {
+                QMap<int, qint64> depths;
+                for (const int each : priority)
+                    ++depths[each];
+                QCOMPARE(byPriority->depth, priority.size());
+                QCOMPARE(byPriority->keys, priority.keys());
+                QCOMPARE(byPriority->depthByPriority, depths);
+            }
+        }
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_CoordinationRecogniser)
