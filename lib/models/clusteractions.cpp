@@ -2,12 +2,12 @@
 
 #include "continuation_p.h"
 #include "eventlogmodel.h"
+#include "wholefile_p.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/clustermaintenance.h>
 #include <QEtcd/snapshotsave.h>
 
-#include <QtCore/QUrl>
 
 namespace QEtcd {
 
@@ -218,8 +218,7 @@ void ClusterActions::checkConsistency()
 void ClusterActions::saveSnapshot(const QString &fileName, bool overwrite)
 {
     const QString name = QStringLiteral("saveSnapshot");
-    // A file dialog answers with a URL; a typed path is taken as it is.
-    const QString path = fileName.startsWith(QLatin1String("file:")) ? QUrl(fileName).toLocalFile() : fileName;
+    const QString path = Internal::localPath(fileName);
     if (path.isEmpty()) {
         const Status refused(StatusCode::InvalidArgument, tr("no file chosen"));
         QMetaObject::invokeMethod(this, [this, name, refused] { Q_EMIT finished(name, refused, refused.message()); },

@@ -2,10 +2,10 @@
 
 #include "continuation_p.h"
 #include "displaytext.h"
+#include "wholefile_p.h"
 
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
-#include <QtCore/QSaveFile>
 #include <QtCore/QThread>
 
 #include <algorithm>
@@ -431,11 +431,7 @@ QString CoordinationHistoryModel::exportJsonLines(const QString &path) const
     QByteArray lines = QJsonDocument(range).toJson(QJsonDocument::Compact) + '\n';
     for (const auto &[revision, record] : records)
         lines += QJsonDocument(record).toJson(QJsonDocument::Compact) + '\n';
-    // All or nothing: a failed export leaves no half-written file behind.
-    QSaveFile file(path);
-    if (file.open(QIODevice::WriteOnly) && file.write(lines) == lines.size() && file.commit())
-        return {};
-    return tr("cannot write %1: %2").arg(path, file.errorString());
+    return Internal::writeWholeFile(path, lines);
 }
 
 int CoordinationHistoryModel::laneFor(CoordinationObject::Kind kind, const QByteArray &path, const QString &rule)

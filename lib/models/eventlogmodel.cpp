@@ -1,8 +1,9 @@
 #include "eventlogmodel.h"
 
+#include "wholefile_p.h"
+
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
-#include <QtCore/QSaveFile>
 
 #include <algorithm>
 #include <ctime>
@@ -176,10 +177,8 @@ QByteArray EventLogModel::toCsv() const
 
 bool EventLogModel::write(const QString &path, const QByteArray &contents)
 {
-    // All or nothing: a failed export leaves no half-written file behind.
-    QSaveFile file(path);
-    const bool written = file.open(QIODevice::WriteOnly) && file.write(contents) == contents.size() && file.commit();
-    const QString error = written ? QString() : QStringLiteral("cannot write %1: %2").arg(path, file.errorString());
+    const QString error = Internal::writeWholeFile(path, contents);
+    const bool written = error.isEmpty();
     if (error != m_error) {
         m_error = error;
         Q_EMIT errorStringChanged();

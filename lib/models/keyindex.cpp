@@ -238,6 +238,13 @@ void KeyIndex::applySelectedNews()
     Q_EMIT selectedChanged();
 }
 
+void KeyIndex::countedChange(int keys)
+{
+    if (m_total >= 0)
+        m_total += keys;
+    Q_EMIT progressChanged();
+}
+
 void KeyIndex::apply(const WatchEvent &event)
 {
     const QByteArray &key = event.kv.key;
@@ -254,6 +261,7 @@ void KeyIndex::apply(const WatchEvent &event)
             Q_EMIT aboutToRemove(row);
             m_entries.erase(it);
             Q_EMIT removed(row);
+            countedChange(-1);
         }
     } else if (present) {
         *it = entryOf(event.kv, QDateTime::currentMSecsSinceEpoch());
@@ -262,6 +270,7 @@ void KeyIndex::apply(const WatchEvent &event)
         Q_EMIT aboutToInsert(row, row);
         m_entries.insert(it, entryOf(event.kv, QDateTime::currentMSecsSinceEpoch()));
         Q_EMIT inserted(row, row);
+        countedChange(1);
     }
 }
 

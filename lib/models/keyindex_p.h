@@ -59,7 +59,9 @@ public:
     int indexOf(const QByteArray &key) const;  // -1 when not loaded
     ModelStatus::Status status() const { return m_status; }
     QString errorString() const { return m_error; }
-    qint64 total() const { return m_total; }    // keys under the prefix when loading began; -1 unknown
+    // Keys under the prefix: every one loaded once complete; before, the first page's count and
+    // the keys the watch added or took in the loaded part since; -1 unknown.
+    qint64 total() const { return m_complete ? qint64(m_entries.size()) : m_total; }
     double progress() const;                    // loaded / total, 1 when complete
 
     // The one key whose value is read, once when selected, then taken from the watch's events:
@@ -87,6 +89,8 @@ private:
     void onPage(quint64 generation, const RangeResult &result);
     void onEvents(const QList<WatchEvent> &events);
     void applyPending();
+    // A key appeared (1) or went (-1) where the keys are loaded: total follows.
+    void countedChange(int keys);
     void apply(const WatchEvent &event);
     void setStatus(ModelStatus::Status status, const QString &error = {});
     QByteArray startKey() const;

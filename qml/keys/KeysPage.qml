@@ -19,6 +19,8 @@ ConsolePage {
     property bool editing: false
     // "list" or "tree": the same keys, the same pages and the same watch either way.
     property string layout: "list"
+    // The watch pane below the keys is open.
+    property bool watching: false
     // The revision the keys are shown as of (0: live), picked on the Timeline's History.
     property alias asOfRevision: keys.asOfRevision
     // Puts the as-of revision on the clock where the console sampled it (Main's RevisionClock).
@@ -82,6 +84,17 @@ ConsolePage {
                     ToolTip.delay: 600
                 }
             }
+        },
+        Button {
+            objectName: "watchButton"
+            text: qsTr("Watch")
+            checkable: true
+            checked: page.watching
+            flat: !checked
+            onClicked: page.watching = checked
+            ToolTip.visible: hovered
+            ToolTip.delay: 600
+            ToolTip.text: qsTr("Show the changes of the selected key or the prefix as they happen, below the keys")
         },
         WriteButton {
             objectName: "newKeyButton"
@@ -167,218 +180,235 @@ ConsolePage {
     SplitView {
         anchors.fill: parent
         anchors.topMargin: asOfBanner.visible ? asOfBanner.height + Theme.spacing : 0
-        visible: keys.count > 0 || keys.selectedKey.length > 0
+        orientation: Qt.Vertical
+        visible: keys.count > 0 || keys.selectedKey.length > 0 || page.watching
 
-        Rectangle {
-            SplitView.preferredWidth: parent.width * 0.45
-            SplitView.minimumWidth: 280
-            color: Theme.surface
-            border.color: Theme.border
-            radius: Theme.radius
+        SplitView {
+            SplitView.fillHeight: true
+            SplitView.minimumHeight: 200
+            visible: keys.count > 0 || keys.selectedKey.length > 0
 
-            ListView {
-                id: list
-                objectName: "keyList"
-                visible: page.layout === "list"
-                anchors.fill: parent
-                anchors.margins: 1
-                clip: true
-                model: keys
-                reuseItems: true
-                currentIndex: -1
-                keyNavigationEnabled: true
-                focus: true
-                ScrollBar.vertical: ScrollBar {}
-                onCurrentIndexChanged: if (currentItem) page.select(currentItem.key)
-                // The next page is asked for two screens before the end, so that a steady
-                // scroll does not run into blank rows.
-                function fetchIfNearTheEnd() {
-                    if (contentHeight - (contentY + height) < 2 * height)
-                        keys.fetchNextPage()
-                }
-                onContentYChanged: fetchIfNearTheEnd()
-                onCountChanged: fetchIfNearTheEnd()
-                onHeightChanged: fetchIfNearTheEnd()
+            Rectangle {
+                SplitView.preferredWidth: parent.width * 0.45
+                SplitView.minimumWidth: 280
+                color: Theme.surface
+                border.color: Theme.border
+                radius: Theme.radius
 
-                delegate: ItemDelegate {
-                    id: keyRow
-                    required property int index
-                    required property string key
-                    required property string lease
-                    required property var changedAt
-                    width: ListView.view.width
-                    height: 30
-                    highlighted: keyRow.key === keys.selectedKey
-                    onClicked: list.currentIndex = index
-                    background: Rectangle {
-                        color: keyRow.highlighted ? Theme.accentSoft : keyRow.hovered ? Theme.window : "transparent"
-                        Rectangle {
-                            anchors.fill: parent
-                            color: Theme.warningSoft
-                            opacity: 0
-                            // New and changed keys flash once.
-                            SequentialAnimation on opacity {
-                                running: keyRow.changedAt > 0 && Date.now() - keyRow.changedAt < 1500
-                                NumberAnimation { from: 1; to: 0; duration: 1500 }
+                ListView {
+                    id: list
+                    objectName: "keyList"
+                    visible: page.layout === "list"
+                    anchors.fill: parent
+                    anchors.margins: 1
+                    clip: true
+                    model: keys
+                    reuseItems: true
+                    currentIndex: -1
+                    keyNavigationEnabled: true
+                    focus: true
+                    ScrollBar.vertical: ScrollBar {}
+                    onCurrentIndexChanged: if (currentItem) page.select(currentItem.key)
+                    // The next page is asked for two screens before the end, so that a steady
+                    // scroll does not run into blank rows.
+                    function fetchIfNearTheEnd() {
+                        if (contentHeight - (contentY + height) < 2 * height)
+                            keys.fetchNextPage()
+                    }
+                    onContentYChanged: fetchIfNearTheEnd()
+                    onCountChanged: fetchIfNearTheEnd()
+                    onHeightChanged: fetchIfNearTheEnd()
+
+                    delegate: ItemDelegate {
+                        id: keyRow
+                        required property int index
+                        required property string key
+                        required property string lease
+                        required property var changedAt
+                        width: ListView.view.width
+                        height: 30
+                        highlighted: keyRow.key === keys.selectedKey
+                        onClicked: list.currentIndex = index
+                        background: Rectangle {
+                            color: keyRow.highlighted ? Theme.accentSoft : keyRow.hovered ? Theme.window : "transparent"
+                            Rectangle {
+                                anchors.fill: parent
+                                color: Theme.warningSoft
+                                opacity: 0
+                                // New and changed keys flash once.
+                                SequentialAnimation on opacity {
+                                    running: keyRow.changedAt > 0 && Date.now() - keyRow.changedAt < 1500
+                                    NumberAnimation { from: 1; to: 0; duration: 1500 }
+                                }
+                            }
+                        }
+                        contentItem: RowLayout {
+                            spacing: Theme.spacing
+                            EtcdLabel {
+                                value: keyRow.key
+                                font.family: Theme.monoFamily
+                                font.pixelSize: Theme.bodyFont - 1
+                                color: Theme.text
+                                Layout.fillWidth: true
+                            }
+                            Label {
+                                visible: keyRow.lease.length > 0
+                                textFormat: Text.PlainText
+                                text: "\u25F4 " + keyRow.lease
+                                color: Theme.mutedText
+                                font.family: Theme.monoFamily
+                                font.pixelSize: Theme.smallFont
                             }
                         }
                     }
-                    contentItem: RowLayout {
+                }
+
+                Loader {
+                    id: treeLoader
+                    anchors.fill: parent
+                    anchors.margins: 1
+                    active: page.layout === "tree"
+                    sourceComponent: KeyTree {
+                        keyModel: keys
+                        onKeyChosen: key => page.select(key)
+                    }
+                }
+            }
+
+            Rectangle {
+                SplitView.fillWidth: true
+                color: Theme.surface
+                border.color: Theme.border
+                radius: Theme.radius
+
+                ColumnLayout {
+                    id: detail
+                    // While an earlier version is shown, its revisions and lease are shown with it.
+                    readonly property var shown: history.atLatest ? keys.selected : Object.assign({}, keys.selected, history.shown)
+                    anchors.fill: parent
+                    anchors.margins: Theme.padding
+                    spacing: Theme.spacing
+                    visible: keys.selectedKey.length > 0
+
+                    RowLayout {
                         spacing: Theme.spacing
+                        Layout.fillWidth: true
                         EtcdLabel {
-                            value: keyRow.key
+                            objectName: "selectedKeyLabel"
+                            value: keys.selectedKey
                             font.family: Theme.monoFamily
-                            font.pixelSize: Theme.bodyFont - 1
+                            font.bold: true
+                            font.pixelSize: Theme.bodyFont + 1
                             color: Theme.text
                             Layout.fillWidth: true
                         }
-                        Label {
-                            visible: keyRow.lease.length > 0
-                            textFormat: Text.PlainText
-                            text: "\u25F4 " + keyRow.lease
-                            color: Theme.mutedText
+                        WriteButton {
+                            objectName: "editKeyButton"
+                            text: qsTr("Edit")
+                            readOnly: page.readOnly
+                            toolTip: qsTr("Change the value; you confirm before it is written")
+                            blockedReason: page.pausedReason ? page.pausedReason
+                                         : keys.selected.modRevision === undefined ? qsTr("The key's value has not been read")
+                                         : page.editing ? qsTr("Already editing: save or cancel below")
+                                         : !keys.selected.views.isText ? qsTr("The value is not UTF-8 text; put binary values with `qetcd put`")
+                                         : ""
+                            onClicked: {
+                                history.latest();
+                                editor.text = keys.selected.views.text;
+                                page.writeError = "";
+                                page.editing = true;
+                                editor.forceActiveFocus();
+                            }
+                        }
+                        WriteButton {
+                            objectName: "deleteKeyButton"
+                            text: qsTr("Delete…")
+                            readOnly: page.readOnly
+                            toolTip: qsTr("Delete the key; you confirm first")
+                            blockedReason: page.pausedReason ? page.pausedReason
+                                         : keys.selected.modRevision === undefined ? qsTr("The key's value has not been read") : ""
+                            onClicked: confirmDelete.open()
+                        }
+                    }
+                    GridLayout {
+                        columns: 3
+                        columnSpacing: Theme.padding
+                        rowSpacing: 2
+                        Field { label: qsTr("Created at"); value: detail.shown.createRevision !== undefined ? Format.count(detail.shown.createRevision) : "—"; mono: true }
+                        Field { label: qsTr("Modified at"); value: detail.shown.modRevision !== undefined ? Format.count(detail.shown.modRevision) : "—"; mono: true }
+                        Field { label: qsTr("Lease"); value: detail.shown.lease || qsTr("none"); mono: true }
+                    }
+                    RevisionStepper {
+                        history: history
+                        latestVersion: keys.selected.version || 0
+                        enabled: !page.editing
+                        Layout.fillWidth: true
+                    }
+                    Banner {
+                        objectName: "keyError"
+                        text: page.writeError || keys.selected.error || ""
+                        dismissable: page.writeError.length > 0
+                        onDismissed: page.writeError = ""
+                        Layout.fillWidth: true
+                    }
+                    ValueView {
+                        visible: !page.editing
+                        views: detail.shown.views || ({})
+                        Layout.fillWidth: true
+                        Layout.fillHeight: true
+                    }
+                    ScrollView {
+                        visible: page.editing
+                        Layout.fillWidth: true
+                        Layout.fillHeight: true
+                        TextArea {
+                            id: editor
+                            objectName: "valueEditor"
+                            // What Format.bytes reports: the size the new value will have in etcd.
+                            readonly property int utf8Length: unescape(encodeURIComponent(text)).length
                             font.family: Theme.monoFamily
-                            font.pixelSize: Theme.smallFont
+                            font.pixelSize: Theme.bodyFont - 1
+                            selectByMouse: true
+                            wrapMode: TextEdit.WrapAnywhere
+                            background: Rectangle { color: Theme.surface; radius: Theme.radius; border.color: Theme.accent }
+                        }
+                    }
+                    RowLayout {
+                        visible: page.editing
+                        spacing: Theme.spacing
+                        Item { Layout.fillWidth: true }
+                        Button {
+                            text: qsTr("Cancel")
+                            onClicked: { page.editing = false; page.writeError = ""; }
+                        }
+                        WriteButton {
+                            objectName: "saveKeyButton"
+                            text: qsTr("Save…")
+                            readOnly: page.readOnly
+                            toolTip: qsTr("Write the new value; you confirm first")
+                            blockedReason: page.pausedReason ? page.pausedReason
+                                         : editor.text === (keys.selected.views || {}).text ? qsTr("Nothing changed yet") : ""
+                            onClicked: confirmSave.open()
                         }
                     }
                 }
-            }
-
-            Loader {
-                id: treeLoader
-                anchors.fill: parent
-                anchors.margins: 1
-                active: page.layout === "tree"
-                sourceComponent: KeyTree {
-                    keyModel: keys
-                    onKeyChosen: key => page.select(key)
+                EmptyState {
+                    anchors.centerIn: parent
+                    visible: keys.selectedKey.length === 0
+                    title: qsTr("No key selected")
+                    detail: qsTr("Pick a key on the left to read its value and revisions.")
                 }
             }
         }
-
-        Rectangle {
-            SplitView.fillWidth: true
-            color: Theme.surface
-            border.color: Theme.border
-            radius: Theme.radius
-
-            ColumnLayout {
-                id: detail
-                // While an earlier version is shown, its revisions and lease are shown with it.
-                readonly property var shown: history.atLatest ? keys.selected : Object.assign({}, keys.selected, history.shown)
-                anchors.fill: parent
-                anchors.margins: Theme.padding
-                spacing: Theme.spacing
-                visible: keys.selectedKey.length > 0
-
-                RowLayout {
-                    spacing: Theme.spacing
-                    Layout.fillWidth: true
-                    EtcdLabel {
-                        objectName: "selectedKeyLabel"
-                        value: keys.selectedKey
-                        font.family: Theme.monoFamily
-                        font.bold: true
-                        font.pixelSize: Theme.bodyFont + 1
-                        color: Theme.text
-                        Layout.fillWidth: true
-                    }
-                    WriteButton {
-                        objectName: "editKeyButton"
-                        text: qsTr("Edit")
-                        readOnly: page.readOnly
-                        toolTip: qsTr("Change the value; you confirm before it is written")
-                        blockedReason: page.pausedReason ? page.pausedReason
-                                     : keys.selected.modRevision === undefined ? qsTr("The key's value has not been read")
-                                     : page.editing ? qsTr("Already editing: save or cancel below")
-                                     : !keys.selected.views.isText ? qsTr("The value is not UTF-8 text; put binary values with `qetcd put`")
-                                     : ""
-                        onClicked: {
-                            history.latest();
-                            editor.text = keys.selected.views.text;
-                            page.writeError = "";
-                            page.editing = true;
-                            editor.forceActiveFocus();
-                        }
-                    }
-                    WriteButton {
-                        objectName: "deleteKeyButton"
-                        text: qsTr("Delete…")
-                        readOnly: page.readOnly
-                        toolTip: qsTr("Delete the key; you confirm first")
-                        blockedReason: page.pausedReason ? page.pausedReason
-                                     : keys.selected.modRevision === undefined ? qsTr("The key's value has not been read") : ""
-                        onClicked: confirmDelete.open()
-                    }
-                }
-                GridLayout {
-                    columns: 3
-                    columnSpacing: Theme.padding
-                    rowSpacing: 2
-                    Field { label: qsTr("Created at"); value: detail.shown.createRevision !== undefined ? Format.count(detail.shown.createRevision) : "—"; mono: true }
-                    Field { label: qsTr("Modified at"); value: detail.shown.modRevision !== undefined ? Format.count(detail.shown.modRevision) : "—"; mono: true }
-                    Field { label: qsTr("Lease"); value: detail.shown.lease || qsTr("none"); mono: true }
-                }
-                RevisionStepper {
-                    history: history
-                    latestVersion: keys.selected.version || 0
-                    enabled: !page.editing
-                    Layout.fillWidth: true
-                }
-                Banner {
-                    objectName: "keyError"
-                    text: page.writeError || keys.selected.error || ""
-                    dismissable: page.writeError.length > 0
-                    onDismissed: page.writeError = ""
-                    Layout.fillWidth: true
-                }
-                ValueView {
-                    visible: !page.editing
-                    views: detail.shown.views || ({})
-                    Layout.fillWidth: true
-                    Layout.fillHeight: true
-                }
-                ScrollView {
-                    visible: page.editing
-                    Layout.fillWidth: true
-                    Layout.fillHeight: true
-                    TextArea {
-                        id: editor
-                        objectName: "valueEditor"
-                        // What Format.bytes reports: the size the new value will have in etcd.
-                        readonly property int utf8Length: unescape(encodeURIComponent(text)).length
-                        font.family: Theme.monoFamily
-                        font.pixelSize: Theme.bodyFont - 1
-                        selectByMouse: true
-                        wrapMode: TextEdit.WrapAnywhere
-                        background: Rectangle { color: Theme.surface; radius: Theme.radius; border.color: Theme.accent }
-                    }
-                }
-                RowLayout {
-                    visible: page.editing
-                    spacing: Theme.spacing
-                    Item { Layout.fillWidth: true }
-                    Button {
-                        text: qsTr("Cancel")
-                        onClicked: { page.editing = false; page.writeError = ""; }
-                    }
-                    WriteButton {
-                        objectName: "saveKeyButton"
-                        text: qsTr("Save…")
-                        readOnly: page.readOnly
-                        toolTip: qsTr("Write the new value; you confirm first")
-                        blockedReason: page.pausedReason ? page.pausedReason
-                                     : editor.text === (keys.selected.views || {}).text ? qsTr("Nothing changed yet") : ""
-                        onClicked: confirmSave.open()
-                    }
-                }
-            }
-            EmptyState {
-                anchors.centerIn: parent
-                visible: keys.selectedKey.length === 0
-                title: qsTr("No key selected")
-                detail: qsTr("Pick a key on the left to read its value and revisions.")
-            }
+        WatchPane {
+            id: watchPane
+            objectName: "watchPane"
+            visible: page.watching
+            keys: keys
+            client: keys.client
+            SplitView.preferredHeight: 240
+            SplitView.minimumHeight: 140
+            onKeyChosen: key => page.select(key)
         }
     }
 

@@ -296,6 +296,58 @@ Item {
             compare(control(page, "editKeyButton").button.enabled, false, "binary values are not edited as text")
             counter.close()
         }
+
+        // The watch pane follows the page's prefix live, says who held a lock's key, holds still
+        // while paused, filters, selects a row's key, and exports what it shows; it only reads,
+        // so a read-only connection has it too.
+        function test_watchPaneFollowsThePrefix() {
+            etcdctl(["put", "/qml/keyspage/watch/seed", "s"])
+            const page = openPage(reader.client, true, "/qml/keyspage/watch/")
+            click(control(page, "watchButton"))
+            const pane = control(page, "watchPane")
+            verify(pane.visible)
+            const watch = pane.model
+            verify(watch.prefix, "nothing selected: the prefix")
+            compare(watch.key, "/qml/keyspage/watch/")
+            tryCompare(watch, "status", ModelStatus.Ready, qetcdTest.timeout(10000))
+
+            etcdctl(["put", "/qml/keyspage/watch/a", "apple"])
+            // "lease 694d… granted with TTL(60s)": the ID in hex (JSON's would lose digits in a double).
+            const lease = etcdctl(["lease", "grant", "60"]).split(" ")[1]
+            etcdctl(["put", "/qml/keyspage/watch/locks/l/" + lease, '{"clientId":"carol","pid":3}', "--lease", lease])
+            etcdctl(["del", "/qml/keyspage/watch/a"])
+            tryCompare(watch, "count", 3, qetcdTest.timeout(10000))
+            const rows = control(page, "watchRows")
+            tryCompare(rows, "count", 3)
+            compare(watch.data(watch.index(1, 0), KeyWatchModel.WriterRole), "carol")
+            verify(control(page, "watchStatus").text.indexOf("3 of 3 change(s) shown") >= 0, control(page, "watchStatus").text)
+
+            click(control(page, "watchPause"))
+            etcdctl(["put", "/qml/keyspage/watch/b", "banana"])
+            tryCompare(watch, "held", 1, qetcdTest.timeout(10000))
+            compare(rows.count, 3, "held still while paused")
+            compare(control(page, "watchPause").text, "Resume (1)")
+            click(control(page, "watchPause"))
+            tryCompare(rows, "count", 4)
+
+            control(page, "watchFilter").text = "carol"
+            tryCompare(rows, "count", 1)
+            // A click on the row selects its key in the page.
+            const first = rows.itemAtIndex(0)
+            verify(first)
+            mouseClick(first)
+            tryCompare(page.model, "selectedKey", "/qml/keyspage/watch/locks/l/" + lease)
+            verify(watch.prefix, "the pane keeps watching the prefix it was set to")
+
+            const path = qetcdTest.temporaryPath("watch-pane.jsonl")
+            verify(pane.exportTo(path))
+            const lines = qetcdTest.readFile(path).trim().split("\n")
+            compare(lines.length, 1)
+            compare(JSON.parse(lines[0]).writer, "carol")
+            verify(pane.exportNote.indexOf("Wrote 1 change(s)") === 0, pane.exportNote)
+            control(page, "watchFilter").text = ""
+            tryCompare(rows, "count", 4)
+        }
     }
 
     Component {
