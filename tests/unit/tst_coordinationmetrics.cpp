@@ -9,6 +9,7 @@
 using namespace QEtcd;
 using Kind = CoordinationObject::Kind;
 using Type = CoordinationObjectChange::Type;
+using Happened = CoordinationEvent::Type;
 
 namespace {
 CoordinationEntry entry(const QByteArray &key, const QString &name, qint64 lease, qint64 sinceMs = -1)
@@ -34,6 +35,18 @@ CoordinationObjectChange change(Type type, const CoordinationObject &object)
     CoordinationObjectChange result;
     result.type = type;
     result.object = object;
+    return result;
+}
+
+CoordinationEvent happening(CoordinationEvent::Type type, Kind kind, const QByteArray &path,
+                            const CoordinationEntry &who, const CoordinationEntry &previous = {})
+{
+    CoordinationEvent result;
+    result.type = type;
+    result.kind = kind;
+    result.path = path;
+    result.entry = who;
+    result.previous = previous;
     return result;
 }
 
@@ -89,7 +102,13 @@ private:
     // A monitor that never starts: the test speaks for it.
     CoordinationMonitor m_monitor{nullptr, "/"};
 
-    void signal(const QList<CoordinationObjectChange> &changes) { Q_EMIT m_monitor.objectsChanged(changes); }
+    // As the monitor tells a burst: the objects as they are now, then what happened.
+    void signal(const QList<CoordinationObjectChange> &changes, const QList<CoordinationEvent> &events = {})
+    {
+        Q_EMIT m_monitor.objectsChanged(changes);
+        if (!events.isEmpty())
+            Q_EMIT m_monitor.eventsHappened(events);
+    }
 
 private Q_SLOTS:
     void labelValuesAreEscaped()
@@ -181,9 +200,11 @@ private Q_SLOTS:
         // Already held at the start: since its holder queued, as its identity says.
         QCOMPARE(rendered.value(R"(qetcd_lock_held_seconds{name="/l",holder="first"})"), QStringLiteral("4.000"));
 
+        const CoordinationEntry first = lock.holders.first();
         lock.holders = {lock.waiters.takeFirst()};
         const qint64 handedOnAt = QDateTime::currentMSecsSinceEpoch();
-        signal({change(Type::Changed, lock)});
+        signal({change(Type::Changed, lock)},
+               {happening(Happened::HandedOn, Kind::Lock, "/l", lock.holders.first(), first)});
         rendered = samples(metrics.render(handedOnAt + 60000));
         QCOMPARE(rendered.value(R"(qetcd_lock_waiters{name="/l"})"), QStringLiteral("1"));
         QCOMPARE(rendered.value(R"(qetcd_lock_handoffs_total{name="/l"})"), QStringLiteral("1"));
@@ -194,11 +215,42 @@ private Q_SLOTS:
         QCOMPARE(rendered.value("qetcd_lease_expirations_total"), QStringLiteral("1"));
 
         // Released with nobody waiting: the lock goes, its count stays.
-        signal({change(Type::Removed, lock)});
+        signal({change(Type::Removed, lock)},
+               {happening(Happened::Released, Kind::Lock, "/l", lock.holders.first()),
+                happening(Happened::WaiterLeft, Kind::Lock, "/l", lock.waiters.first())});
         rendered = samples(metrics.render(handedOnAt));
         QVERIFY(!rendered.contains(R"(qetcd_lock_waiters{name="/l"})"));
         QCOMPARE(rendered.value(R"(qetcd_lock_handoffs_total{name="/l"})"), QStringLiteral("1"));
         QCOMPARE(rendered.value("qetcd_lease_expirations_total"), QStringLiteral("3"));
+    }
+
+    // A burst folded into one change of the lock (first -> fourth) held two hand-offs, and a
+    // release with a later acquisition that is none: counted as the events tell, each once.
+    void handoffsCountAsTheEventsTell()
+    {
+        CoordinationMetrics metrics;
+        metrics.follow(&m_monitor);
+        const CoordinationEntry first = entry("/l/1", "first", 1);
+        const CoordinationEntry second = entry("/l/2", "second", 2);
+        const CoordinationEntry third = entry("/l/3", "third", 3);
+        const CoordinationEntry fourth = entry("/l/4", "fourth", 4);
+        CoordinationObject lock = object(Kind::Lock, "/l");
+        lock.holders = {first};
+        lock.waiters = {second, third};
+        signal({change(Type::Added, lock)});
+
+        CoordinationObjectChange changed = change(Type::Changed, lock);
+        changed.previous = lock;
+        changed.object.holders = {fourth};
+        changed.object.waiters = {};
+        signal({changed}, {happening(Happened::HandedOn, Kind::Lock, "/l", second, first),
+                           happening(Happened::HandedOn, Kind::Lock, "/l", third, second),
+                           happening(Happened::Released, Kind::Lock, "/l", third),
+                           happening(Happened::Acquired, Kind::Lock, "/l", fourth)});
+        const QMap<QString, QString> rendered = samples(metrics.render(0));
+        QCOMPARE(rendered.value(R"(qetcd_lock_handoffs_total{name="/l"})"), QStringLiteral("2"));
+        QCOMPARE(rendered.value("qetcd_lease_expirations_total"), QStringLiteral("3"));
+        QVERIFY(rendered.contains(R"(qetcd_lock_held_seconds{name="/l",holder="fourth"})"));
     }
 
     void holderLabelsCanBeLeftOut()
@@ -224,16 +276,19 @@ private Q_SLOTS:
         signal({change(Type::Added, election)});
         QCOMPARE(samples(metrics.render(0)).value(R"(qetcd_election_leader_changes_total{name="/e"})"), QStringLiteral("0"));
 
+        const CoordinationEntry first = election.holders.first();
         election.holders = {election.waiters.takeFirst()};
-        signal({change(Type::Changed, election)});
-        election.holders.clear();
-        signal({change(Type::Changed, election)});
+        signal({change(Type::Changed, election)},
+               {happening(Happened::Elected, Kind::Election, "/e", election.holders.first(), first)});
+        const CoordinationEntry second = election.holders.takeFirst();
+        signal({change(Type::Changed, election)}, {happening(Happened::LeaderEnded, Kind::Election, "/e", second)});
         QMap<QString, QString> rendered = samples(metrics.render(0));
         QCOMPARE(rendered.value(R"(qetcd_election_leader_changes_total{name="/e"})"), QStringLiteral("1"));
         QCOMPARE(rendered.value(R"(qetcd_election_has_leader{name="/e"})"), QStringLiteral("0"));
 
         election.holders = {entry("/e/3", "c", 3)};
-        signal({change(Type::Changed, election)});
+        signal({change(Type::Changed, election)},
+               {happening(Happened::Elected, Kind::Election, "/e", election.holders.first())});
         rendered = samples(metrics.render(0));
         QCOMPARE(rendered.value(R"(qetcd_election_leader_changes_total{name="/e"})"), QStringLiteral("2"));
         QCOMPARE(rendered.value(R"(qetcd_election_has_leader{name="/e"})"), QStringLiteral("1"));
