@@ -1,6 +1,7 @@
 #include "coordinationmetrics.h"
 
 #include "coordinationmonitor.h"
+#include "leasemetrics.h"
 
 #include <QtCore/QDateTime>
 #include <QtCore/QHash>
@@ -56,12 +57,19 @@ public:
     // labels: name, value pairs.
     void sample(std::initializer_list<std::pair<const char *, QString>> labels, const QByteArray &value)
     {
+        sample("", labels, value);
+    }
+    // A histogram's samples: suffix is "_bucket", "_sum" or "_count".
+    void sample(const char *suffix, std::initializer_list<std::pair<const char *, QString>> labels,
+                const QByteArray &value)
+    {
         if (*m_budget <= 0) {
             ++*m_dropped;
             return;
         }
         --*m_budget;
         *m_out += m_name;
+        *m_out += suffix;
         if (labels.size() > 0) {
             char separator = '{';
             for (const auto &[label, text] : labels) {
@@ -443,6 +451,37 @@ QByteArray CoordinationMetrics::render(qint64 nowMs) const
                  "Leases whose last coordination key went while the exporter watched: expired or revoked "
                  "(etcd's events do not tell the two apart), or their keys deleted.");
     family.sample({}, number(qint64(d->leaseExpirations)));
+
+    // The process's own leases: a handful of kinds, not one series per lease.
+    const QList<LeaseKindMetrics> leases = LeaseMetrics::instance()->snapshot();
+    const auto perKind = [&](const char *name, const char *help, quint64 LeaseKindMetrics::*count) {
+        family.begin(name, "counter", help);
+        for (const LeaseKindMetrics &kind : leases)
+            family.sample({{"kind", kind.kind}}, number(qint64(kind.*count)));
+    };
+    perKind("qetcd_lease_suspensions_total",
+            "Times renewals of this process's leases stalled, by the recipe that owns them.",
+            &LeaseKindMetrics::suspensions);
+    perKind("qetcd_lease_losses_total",
+            "Leases of this process lost: a hold, permit or leadership ended, or a presence lease expired.",
+            &LeaseKindMetrics::losses);
+    perKind("qetcd_lease_heals_total", "Presence leases of this process healed, their keys back on a new lease.",
+            &LeaseKindMetrics::heals);
+    perKind("qetcd_lease_heal_attempts_failed_total",
+            "Attempts to heal a presence lease of this process that failed (tried again, or healing stopped).",
+            &LeaseKindMetrics::healAttemptsFailed);
+    family.begin("qetcd_lease_heal_seconds", "histogram",
+                 "How long this process's presence leases took to heal, from the expiry to their keys back.");
+    const QList<double> bounds = LeaseMetrics::healBucketBounds();
+    for (const LeaseKindMetrics &kind : leases) {
+        for (qsizetype bound = 0; bound < bounds.size(); ++bound) {
+            family.sample("_bucket", {{"kind", kind.kind}, {"le", QString::number(bounds[bound])}},
+                          number(qint64(kind.healBuckets[bound])));
+        }
+        family.sample("_bucket", {{"kind", kind.kind}, {"le", QStringLiteral("+Inf")}}, number(qint64(kind.heals)));
+        family.sample("_sum", {{"kind", kind.kind}}, QByteArray::number(kind.healSecondsSum, 'f', 3));
+        family.sample("_count", {{"kind", kind.kind}}, number(qint64(kind.heals)));
+    }
 
     family.begin("qetcd_exporter_connected", "gauge", "1 while etcd answers the exporter, else 0.");
     family.sample({}, d->connected ? "1" : "0");

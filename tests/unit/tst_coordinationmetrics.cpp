@@ -2,6 +2,9 @@
 // signalled by the test, and what render() writes is read back as Prometheus would read it.
 #include <QEtcd/coordinationmetrics.h>
 #include <QEtcd/coordinationmonitor.h>
+#include <QEtcd/leasemetrics.h>
+
+#include "leasemetrics_p.h"
 
 #include <QtCore/QRegularExpression>
 #include <QtTest/QtTest>
@@ -51,13 +54,15 @@ CoordinationEvent happening(CoordinationEvent::Type type, Kind kind, const QByte
 }
 
 // The samples of a rendering, "family{labels}" -> value, after checking that every line is a
-// comment or a sample of the family the last # TYPE declared, and that no family comes twice.
+// comment or a sample of the family the last # TYPE declared (a histogram's: its _bucket, _sum
+// and _count), and that no family comes twice.
 QMap<QString, QString> samples(const QByteArray &text, QStringList *families = nullptr)
 {
     static const QRegularExpression sampleLine(QStringLiteral(R"(^([a-z_]+)(\{.*\})? (\S+)$)"));
     QMap<QString, QString> result;
     QStringList declared;
     QString helped;
+    bool histogram = false;  // the family the last # TYPE declared is one
     const QList<QByteArray> lines = text.split('\n');
     [&] { QVERIFY2(text.endsWith('\n'), text.constData()); }();
     for (const QByteArray &bytes : lines) {
@@ -75,16 +80,25 @@ QMap<QString, QString> samples(const QByteArray &text, QStringList *families = n
             [&] {
                 QCOMPARE(family, helped);
                 QVERIFY2(!declared.contains(family), qPrintable(family));
-                QVERIFY2(type == QLatin1String("gauge") || type == QLatin1String("counter"), qPrintable(line));
+                QVERIFY2(type == QLatin1String("gauge") || type == QLatin1String("counter")
+                             || type == QLatin1String("histogram"),
+                         qPrintable(line));
                 QCOMPARE(family.endsWith(QLatin1String("_total")), type == QLatin1String("counter"));
             }();
             declared.append(family);
+            histogram = type == QLatin1String("histogram");
             continue;
         }
         const QRegularExpressionMatch match = sampleLine.match(line);
         [&] {
             QVERIFY2(match.hasMatch(), qPrintable(line));
-            QVERIFY2(!declared.isEmpty() && match.captured(1) == declared.last(), qPrintable(line));
+            QVERIFY2(!declared.isEmpty(), qPrintable(line));
+            const QString &family = declared.last();
+            const QString sampled = match.captured(1);
+            QVERIFY2(sampled == family
+                         || (histogram && sampled.startsWith(family)
+                             && QStringList{"_bucket", "_sum", "_count"}.contains(sampled.mid(family.size()))),
+                     qPrintable(line));
         }();
         result.insert(match.captured(1) + match.captured(2), match.captured(3));
     }
@@ -134,7 +148,9 @@ private Q_SLOTS:
             "qetcd_semaphore_permits_in_use", "qetcd_semaphore_capacity", "qetcd_semaphore_waiters",
             "qetcd_barrier_set", "qetcd_counted_barrier_arrived", "qetcd_queue_depth",
             "qetcd_queue_oldest_item_age_seconds", "qetcd_service_instances", "qetcd_counter_value",
-            "qetcd_lease_expirations_total", "qetcd_exporter_connected",
+            "qetcd_lease_expirations_total", "qetcd_lease_suspensions_total", "qetcd_lease_losses_total",
+            "qetcd_lease_heals_total", "qetcd_lease_heal_attempts_failed_total", "qetcd_lease_heal_seconds",
+            "qetcd_exporter_connected",
             "qetcd_exporter_last_refresh_timestamp_seconds", "qetcd_exporter_watch_resyncs_total",
             "qetcd_exporter_series_dropped"};
         QCOMPARE(families, expected);
@@ -315,6 +331,64 @@ private Q_SLOTS:
         QCOMPARE(metrics.droppedSeries(), 6);
         QVERIFY(rendered.contains("qetcd_exporter_connected"));
         QVERIFY(rendered.contains("qetcd_lease_expirations_total"));
+    }
+
+    // The process's own lease counts, by the recipe that owns the leases, with the heal times
+    // as a Prometheus histogram whose buckets include those before them.
+    void leaseCountsOfTheProcess()
+    {
+        const int mutex = Internal::leaseMetricsKind(QStringLiteral("TestMutex"));
+        const int registry = Internal::leaseMetricsKind(QStringLiteral("TestRegistry"));
+        QCOMPARE(Internal::leaseMetricsKind(QStringLiteral("TestMutex")), mutex);
+        QSignalSpy changed(LeaseMetrics::instance(), &LeaseMetrics::changed);
+        Internal::countLease(mutex, Internal::LeaseCount::Suspension);
+        Internal::countLease(mutex, Internal::LeaseCount::Suspension);
+        Internal::countLease(mutex, Internal::LeaseCount::Loss);
+        Internal::countLease(registry, Internal::LeaseCount::Suspension);
+        Internal::countLease(registry, Internal::LeaseCount::Loss);
+        Internal::countLease(registry, Internal::LeaseCount::HealAttemptFailed);
+        Internal::countHeal(registry, std::chrono::milliseconds(700));
+        Internal::countHeal(registry, std::chrono::milliseconds(4000));
+        Internal::countHeal(registry, std::chrono::milliseconds(900000));  // past the last bound
+        QCOMPARE(changed.size(), 9);
+
+        const QList<LeaseKindMetrics> snapshot = LeaseMetrics::instance()->snapshot();
+        const auto kind = [&snapshot](const QString &name) {
+            const auto found = std::find_if(snapshot.begin(), snapshot.end(),
+                                            [&name](const LeaseKindMetrics &each) { return each.kind == name; });
+            return found == snapshot.end() ? LeaseKindMetrics() : *found;
+        };
+        QCOMPARE(kind("TestMutex").suspensions, 2u);
+        QCOMPARE(kind("TestMutex").losses, 1u);
+        QCOMPARE(kind("TestMutex").heals, 0u);
+        QCOMPARE(kind("TestRegistry").heals, 3u);
+        QCOMPARE(kind("TestRegistry").healAttemptsFailed, 1u);
+
+        const QMap<QString, QString> rendered = samples(CoordinationMetrics().render(0));
+        QCOMPARE(rendered.value(R"(qetcd_lease_suspensions_total{kind="TestMutex"})"), QStringLiteral("2"));
+        QCOMPARE(rendered.value(R"(qetcd_lease_losses_total{kind="TestMutex"})"), QStringLiteral("1"));
+        QCOMPARE(rendered.value(R"(qetcd_lease_heals_total{kind="TestMutex"})"), QStringLiteral("0"));
+        QCOMPARE(rendered.value(R"(qetcd_lease_suspensions_total{kind="TestRegistry"})"), QStringLiteral("1"));
+        QCOMPARE(rendered.value(R"(qetcd_lease_heals_total{kind="TestRegistry"})"), QStringLiteral("3"));
+        QCOMPARE(rendered.value(R"(qetcd_lease_heal_attempts_failed_total{kind="TestRegistry"})"), QStringLiteral("1"));
+        const auto bucket = [&rendered](const char *le) {
+            return rendered.value(QStringLiteral(R"(qetcd_lease_heal_seconds_bucket{kind="TestRegistry",le="%1"})")
+                                      .arg(QLatin1String(le)));
+        };
+        QCOMPARE(bucket("0.5"), QStringLiteral("0"));
+        QCOMPARE(bucket("1"), QStringLiteral("1"));
+        QCOMPARE(bucket("5"), QStringLiteral("2"));
+        QCOMPARE(bucket("300"), QStringLiteral("2"));
+        QCOMPARE(bucket("+Inf"), QStringLiteral("3"));
+        QCOMPARE(rendered.value(R"(qetcd_lease_heal_seconds_sum{kind="TestRegistry"})"), QStringLiteral("904.700"));
+        QCOMPARE(rendered.value(R"(qetcd_lease_heal_seconds_count{kind="TestRegistry"})"), QStringLiteral("3"));
+        // Every bucket of every kind, ascending, each at least the one before.
+        const QList<double> bounds = LeaseMetrics::healBucketBounds();
+        QVERIFY(std::is_sorted(bounds.begin(), bounds.end()));
+        for (const LeaseKindMetrics &each : snapshot) {
+            QCOMPARE(each.healBuckets.size(), bounds.size());
+            QVERIFY(std::is_sorted(each.healBuckets.begin(), each.healBuckets.end()));
+        }
     }
 
     void healthIsWhatWasTold()
