@@ -1,6 +1,7 @@
 #include "coordinationmetrics.h"
 
 #include "coordinationmonitor.h"
+#include "leasemetrics.h"
 
 #include <QtCore/QDateTime>
 #include <QtCore/QHash>
@@ -56,12 +57,19 @@ public:
     // labels: name, value pairs.
     void sample(std::initializer_list<std::pair<const char *, QString>> labels, const QByteArray &value)
     {
+        sample("", labels, value);
+    }
+    // A histogram's samples: suffix is "_bucket", "_sum" or "_count".
+    void sample(const char *suffix, std::initializer_list<std::pair<const char *, QString>> labels,
+                const QByteArray &value)
+    {
         if (*m_budget <= 0) {
             ++*m_dropped;
             return;
         }
         --*m_budget;
         *m_out += m_name;
+        *m_out += suffix;
         if (labels.size() > 0) {
             char separator = '{';
             for (const auto &[label, text] : labels) {
@@ -95,7 +103,6 @@ public:
     QHash<QByteArray, Hold> holds;                 // by lock path
     QMap<QByteArray, quint64> handoffs;            // by lock path; kept after the lock goes
     QMap<QByteArray, quint64> leaderChanges;       // by election path; kept after it goes
-    QHash<QByteArray, QByteArray> lastLeaders;     // by election path: the leader's key
     QHash<qint64, int> entriesByLease;             // how many entries each lease holds
     quint64 leaseExpirations = 0;
     quint64 resyncs = 0;
@@ -134,28 +141,55 @@ public:
             return;
         }
         const CoordinationEntry &holder = lock.holders.first();
-        const auto known = holds.constFind(lock.path);
-        if (known != holds.cend() && known->key == holder.key)
+        if (const auto known = holds.constFind(lock.path); known != holds.cend() && known->key == holder.key)
             return;
-        if (known != holds.cend() && !firstList)
-            ++handoffs[lock.path];
         // A hold already there when the exporter started: since its holder queued, when its tool
         // says (qetcd's identity), else since the start.
         const qint64 since = firstList && holder.sinceMs >= 0 ? std::min(holder.sinceMs, nowMs) : nowMs;
         holds.insert(lock.path, {holder.key, holder.displayName(), since});
     }
 
-    void trackLeader(const CoordinationObject &election, bool firstList)
+    // The counters come from the monitor's events, as the console tells them: a burst folded
+    // into one change of objects may hold several hand-offs, and a hold released at one revision
+    // and taken at a later one is no hand-off.
+    void count(const QList<CoordinationEvent> &events)
     {
-        if (!leaderChanges.contains(election.path))
-            leaderChanges.insert(election.path, 0);
-        if (election.holders.isEmpty())
-            return;
-        const QByteArray leader = election.holders.first().key;
-        QByteArray &last = lastLeaders[election.path];
-        if (last != leader && !firstList)
-            ++leaderChanges[election.path];
-        last = leader;
+        using Type = CoordinationEvent::Type;
+        QSet<qint64> leftLeases;
+        const auto left = [&leftLeases](const CoordinationEntry &entry) {
+            if (entry.lease != 0)
+                leftLeases.insert(entry.lease);
+        };
+        for (const CoordinationEvent &event : events) {
+            switch (event.type) {
+            case Type::HandedOn:
+                if (event.kind == Kind::Lock)
+                    ++handoffs[event.path];
+                left(event.previous);
+                break;
+            case Type::Elected:
+                if (event.kind == Kind::Election)
+                    ++leaderChanges[event.path];
+                left(event.previous);
+                break;
+            case Type::Released:
+            case Type::WaiterLeft:
+            case Type::LeaderEnded:
+            case Type::CandidateLeft:
+            case Type::BarrierLifted:
+            case Type::MemberLeft:
+            case Type::InstanceDown:
+                left(event.entry);
+                break;
+            default:
+                break;
+            }
+        }
+        // The objects are as of the end of the burst (objectsChanged() comes first).
+        for (const qint64 lease : std::as_const(leftLeases)) {
+            if (!entriesByLease.contains(lease))
+                ++leaseExpirations;
+        }
     }
 
     void forget(const QByteArray &prefix)
@@ -193,15 +227,12 @@ public:
             countLeases(object, +1, &touched);
             if (object.kind == Kind::Lock)
                 trackHold(object, firstList, nowMs);
-            else if (object.kind == Kind::Election)
-                trackLeader(object, firstList);
+            else if (object.kind == Kind::Election && !leaderChanges.contains(object.path))
+                leaderChanges.insert(object.path, 0);
         }
         for (const qint64 lease : std::as_const(touched)) {
-            if (entriesByLease.value(lease) > 0)
-                continue;
-            entriesByLease.remove(lease);
-            if (!firstList)
-                ++leaseExpirations;
+            if (entriesByLease.value(lease) <= 0)
+                entriesByLease.remove(lease);
         }
         if (firstList) {
             // Holds kept across a forget() whose locks did not come back.
@@ -228,6 +259,8 @@ void CoordinationMetrics::follow(CoordinationMonitor *monitor)
                 d->listed.insert(monitor);
                 d->apply(changes, firstList, QDateTime::currentMSecsSinceEpoch());
             });
+    connect(monitor, &CoordinationMonitor::eventsHappened, this,
+            [this](const QList<CoordinationEvent> &events) { d->count(events); });
     connect(monitor, &CoordinationMonitor::watchRecovered, this, [this](WatchRecoveryKind kind) {
         if (kind == WatchRecoveryKind::Resynced)
             ++d->resyncs;
@@ -418,6 +451,37 @@ QByteArray CoordinationMetrics::render(qint64 nowMs) const
                  "Leases whose last coordination key went while the exporter watched: expired or revoked "
                  "(etcd's events do not tell the two apart), or their keys deleted.");
     family.sample({}, number(qint64(d->leaseExpirations)));
+
+    // The process's own leases: a handful of kinds, not one series per lease.
+    const QList<LeaseKindMetrics> leases = LeaseMetrics::instance()->snapshot();
+    const auto perKind = [&](const char *name, const char *help, quint64 LeaseKindMetrics::*count) {
+        family.begin(name, "counter", help);
+        for (const LeaseKindMetrics &kind : leases)
+            family.sample({{"kind", kind.kind}}, number(qint64(kind.*count)));
+    };
+    perKind("qetcd_lease_suspensions_total",
+            "Times renewals of this process's leases stalled, by the recipe that owns them.",
+            &LeaseKindMetrics::suspensions);
+    perKind("qetcd_lease_losses_total",
+            "Leases of this process lost: a hold, permit or leadership ended, or a presence lease expired.",
+            &LeaseKindMetrics::losses);
+    perKind("qetcd_lease_heals_total", "Presence leases of this process healed, their keys back on a new lease.",
+            &LeaseKindMetrics::heals);
+    perKind("qetcd_lease_heal_attempts_failed_total",
+            "Attempts to heal a presence lease of this process that failed (tried again, or healing stopped).",
+            &LeaseKindMetrics::healAttemptsFailed);
+    family.begin("qetcd_lease_heal_seconds", "histogram",
+                 "How long this process's presence leases took to heal, from the expiry to their keys back.");
+    const QList<double> bounds = LeaseMetrics::healBucketBounds();
+    for (const LeaseKindMetrics &kind : leases) {
+        for (qsizetype bound = 0; bound < bounds.size(); ++bound) {
+            family.sample("_bucket", {{"kind", kind.kind}, {"le", QString::number(bounds[bound])}},
+                          number(qint64(kind.healBuckets[bound])));
+        }
+        family.sample("_bucket", {{"kind", kind.kind}, {"le", QStringLiteral("+Inf")}}, number(qint64(kind.heals)));
+        family.sample("_sum", {{"kind", kind.kind}}, QByteArray::number(kind.healSecondsSum, 'f', 3));
+        family.sample("_count", {{"kind", kind.kind}}, number(qint64(kind.heals)));
+    }
 
     family.begin("qetcd_exporter_connected", "gauge", "1 while etcd answers the exporter, else 0.");
     family.sample({}, d->connected ? "1" : "0");

@@ -17,9 +17,12 @@ class CoordinationMetricsPrivate;
 /// alerts are about (a lock held for 40 minutes, a queue growing, leadership flapping).
 ///
 /// Gauges come from the objects as they are now; counters (lock hand-offs, leader changes,
-/// lease expirations) from the changes seen since follow(); a lock's held time from when its
-/// holder took it. render() writes them in the Prometheus text exposition format (version
-/// 0.0.4), every family with its `# HELP` and `# TYPE`.
+/// lease expirations) from the events the monitors tell (CoordinationMonitor::eventsHappened())
+/// since follow(), so that they count what the console's history shows, each once however the
+/// monitor folded its bursts; a lock's held time from when its holder took it. The leases of
+/// the process that renders (LeaseMetrics) come with them: suspensions, losses and heals by kind.
+/// render() writes them in the Prometheus text exposition format (version 0.0.4), every family
+/// with its `# HELP` and `# TYPE`.
 ///
 /// Cardinality stays bounded: holder labels can be left out (setHolderLabels()), and past
 /// setMaxSeries() series the rest are left out and counted in `qetcd_exporter_series_dropped`.

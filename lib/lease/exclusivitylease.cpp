@@ -6,6 +6,7 @@
 #include "clientleases_p.h"
 #include "continuation_p.h"
 #include "keepalivehub_p.h"
+#include "leasemetrics_p.h"
 #include "leasereport_p.h"
 #include "lossgate_p.h"
 
@@ -69,8 +70,10 @@ public:
         });
     }
 
+    // Counted as told: a loss once, and none after release().
     void emitEvent(LeaseEventKind kind, qint64 id, const Status &cause)
     {
+        countLease(report->metricsKind, kind == LeaseEventKind::Suspended ? LeaseCount::Suspension : LeaseCount::Loss);
         const LeaseEvent event{kind, id, -1, cause,
                                duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count()};
         Q_EMIT q->leaseEvent(event);
@@ -100,6 +103,8 @@ ExclusivityLease::ExclusivityLease(Client *client, qint64 ttlSeconds, QObject *p
     : QObject(parent), d(std::make_unique<ExclusivityLeasePrivate>(this, client, ttlSeconds))
 {
     m_report = d->report;
+    static const int kind = leaseMetricsKind(QStringLiteral("ExclusivityLease"));
+    d->report->metricsKind = kind;
 }
 
 ExclusivityLease::~ExclusivityLease()

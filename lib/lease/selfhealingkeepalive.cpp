@@ -6,6 +6,7 @@
 #include "clientleases_p.h"
 #include "continuation_p.h"
 #include "keepalivehub_p.h"
+#include "leasemetrics_p.h"
 #include "leasereport_p.h"
 #include "logging_p.h"
 #include "mailbox_p.h"
@@ -175,6 +176,8 @@ public:
 
     void scheduleHeal()
     {
+        if (attempt > 0)
+            countLease(report->metricsKind, LeaseCount::HealAttemptFailed);
         const auto elapsed = duration_cast<milliseconds>(Clock::now() - healStarted);
         const auto delay = resilience.retryPolicy.nextDelay(attempt + 1, elapsed);
         if (!delay)
@@ -245,6 +248,7 @@ public:
                 if (closed)
                     return;  // shutDown() let the candidate go
                 if (established.code() == StatusCode::OwnershipLost) {
+                    countLease(report->metricsKind, LeaseCount::HealAttemptFailed);
                     dropCandidate();
                     revokeIfGranted(grant);
                     return fail(established);
@@ -532,7 +536,19 @@ public:
         const LeaseEvent event{kind, id, newId, cause,
                                duration_cast<milliseconds>(steady_clock::now().time_since_epoch()).count()};
         qCDebug(lcLease).noquote() << event.toString();
+        countEvent(kind);
         emitSignal([&] { Q_EMIT q->leaseEvent(event); });
+    }
+
+    // Failed is not counted here: its attempt was, and a key taken away is no loss of the lease.
+    void countEvent(LeaseEventKind kind)
+    {
+        if (kind == LeaseEventKind::Suspended)
+            countLease(report->metricsKind, LeaseCount::Suspension);
+        else if (kind == LeaseEventKind::Expired)
+            countLease(report->metricsKind, LeaseCount::Loss);
+        else if (kind == LeaseEventKind::Restored)
+            countHeal(report->metricsKind, duration_cast<milliseconds>(Clock::now() - healStarted));
     }
 
     template <class Emit>
@@ -585,6 +601,8 @@ SelfHealingKeepAlive::SelfHealingKeepAlive(Client *client, qint64 ttlSeconds, Es
       d(std::make_unique<SelfHealingKeepAlivePrivate>(this, client, ttlSeconds, std::move(establish), resilience))
 {
     m_report = d->report;
+    static const int kind = leaseMetricsKind(QStringLiteral("SelfHealingKeepAlive"));
+    d->report->metricsKind = kind;
 }
 
 SelfHealingKeepAlive::~SelfHealingKeepAlive()

@@ -4,6 +4,7 @@
 #include "client_p.h"
 #include "continuation_p.h"
 #include "exclusivitylease.h"
+#include "leasemetrics_p.h"
 #include "leasereport_p.h"
 #include "logging_p.h"
 #include "lossgate_p.h"
@@ -55,6 +56,7 @@ public:
     Client *client;
     RecipeOptions options;
     QString context;
+    QString typeName;
 
     std::atomic<bool> started{false};
     std::atomic<bool> closed{false};
@@ -90,8 +92,11 @@ public:
         return StateChange{next, previous};
     }
 
+    // Every lease the recipe tracks comes here: from now on it counts in LeaseMetrics as the
+    // recipe's, and the recipe's leases are counted in one place, not by each recipe.
     void reportLease(int source, std::shared_ptr<const Internal::LeaseReport> report)
     {
+        report->metricsKind = Internal::leaseMetricsKind(typeName);
         QMutexLocker locker(&mutex);
         leaseReports.insert(source, std::move(report));
     }
@@ -106,6 +111,7 @@ Recipe::Recipe(Client *client, const QString &typeName, const QByteArray &path, 
     if (d->options.clientId.isEmpty())
         d->options.clientId = defaultClientId();
     d->context = typeName + QLatin1Char('[') + QString::fromUtf8(path) + QLatin1Char(']');
+    d->typeName = typeName;
 }
 
 Recipe::~Recipe()

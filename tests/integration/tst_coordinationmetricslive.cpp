@@ -129,6 +129,52 @@ private Q_SLOTS:
         QCOMPARE(sample(render(), R"(qetcd_election_has_leader{name="/mx/election"})"), QStringLiteral("1"));
         QCOMPARE(metrics.droppedSeries(), 0);
     }
+
+    // Two hand-offs inside one burst the monitor folds into one objectsChanged(): each counted
+    // once, from the monitor's events, not once for the holder seen to change.
+    void handoffsInOneBurstCountEach()
+    {
+        CoordinationMonitor monitor(m_client.get(), "/mx/burst/");
+        monitor.setInterval(std::chrono::milliseconds(scaledMs(3000)));
+        CoordinationMetrics metrics;
+        metrics.follow(&monitor);
+        QSignalSpy changed(&monitor, &CoordinationMonitor::objectsChanged);
+        const QFuture<Status> started = monitor.start();
+        QVERIFY(awaitFuture(started));
+        QVERIFY2(started.result(), qPrintable(started.result().message()));
+        const auto render = [&] { return metrics.render(QDateTime::currentMSecsSinceEpoch()); };
+
+        // Three clients queued on a lock in etcd's layout (a key per lease, the oldest holds).
+        QList<qint64> leases;
+        for (int i = 0; i < 3; ++i) {
+            const QFuture<LeaseGrantResult> granted = m_client->leaseGrant(60);
+            QVERIFY(awaitFuture(granted));
+            QVERIFY(granted.result().status);
+            leases.append(granted.result().id);
+            PutOptions onLease;
+            onLease.lease = leases.last();
+            const QFuture<PutResult> put =
+                m_client->put("/mx/burst/locks/l/" + QByteArray::number(leases.last(), 16), {}, onLease);
+            QVERIFY(awaitFuture(put));
+            QVERIFY(put.result().status);
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(sample(render(), R"(qetcd_lock_waiters{name="/mx/burst/locks/l"})"),
+                                  QStringLiteral("2"), scaledMs(15000));
+        QCOMPARE(sample(render(), R"(qetcd_lock_handoffs_total{name="/mx/burst/locks/l"})"), QStringLiteral("0"));
+
+        changed.clear();
+        for (const qint64 lease : {leases[0], leases[1]}) {
+            const QFuture<Result> revoked = m_client->leaseRevoke(lease);
+            QVERIFY(awaitFuture(revoked));
+            QVERIFY(revoked.result().status);
+        }
+        QVERIFY(changed.wait(scaledMs(15000)));
+        QCOMPARE(changed.size(), 1);  // one burst: the holder went from the first to the third
+        const QByteArray rendered = render();
+        QCOMPARE(sample(rendered, R"(qetcd_lock_handoffs_total{name="/mx/burst/locks/l"})"), QStringLiteral("2"));
+        QCOMPARE(sample(rendered, R"(qetcd_lock_waiters{name="/mx/burst/locks/l"})"), QStringLiteral("0"));
+        QCOMPARE(sample(rendered, "qetcd_lease_expirations_total"), QStringLiteral("2"));
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_CoordinationMetricsLive)

@@ -1,11 +1,13 @@
 // qetcd exporter scraped by a real Prometheus (Debian's `prometheus`, its own configuration and
 // data in a temporary folder, scraping every second): what CLI participants do in etcd is what
-// Prometheus's query API answers. Prometheus missing is a failure, not a skip.
+// Prometheus's query API answers, and a participant cut off makes a shipped alert rule fire.
+// Prometheus missing is a failure, not a skip.
 #include "../common/awaitfuture.h"
 #include "../common/qetcdprocess.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
+#include <QEtcd/faultproxy.h>
 #include <QEtcd/testtimeouts.h>
 
 #include <QtCore/QJsonArray>
@@ -72,6 +74,21 @@ private:
         if (result.size() != 1)
             return QStringLiteral("<%1 series: %2>").arg(result.size()).arg(QString::fromUtf8(body.left(300)));
         return result.first().toObject().value("value").toArray().at(1).toString();
+    }
+
+    // The state of the alert named alertname about the object name ("pending", "firing"), or
+    // a note of the alerts there are instead.
+    QString alertState(const QString &alertname, const QString &name)
+    {
+        const QByteArray body = get(QUrl(m_prometheusUrl + QStringLiteral("/api/v1/alerts")));
+        const QJsonArray alerts =
+            QJsonDocument::fromJson(body).object().value("data").toObject().value("alerts").toArray();
+        for (const QJsonValue &alert : alerts) {
+            const QJsonObject labels = alert.toObject().value("labels").toObject();
+            if (labels.value("alertname").toString() == alertname && labels.value("name").toString() == name)
+                return alert.toObject().value("state").toString();
+        }
+        return QStringLiteral("<not among: %1>").arg(QString::fromUtf8(body.left(600)));
     }
 
 private Q_SLOTS:
@@ -166,6 +183,29 @@ private Q_SLOTS:
         QTRY_VERIFY_WITH_TIMEOUT(
             query(QStringLiteral(R"(increase(qetcd_lock_handoffs_total{name="/pm/lock"}[1m]))")).toDouble() > 0,
             scaledMs(10000));
+    }
+
+    // The only candidate of an election, cut off from etcd: its lease expires, nobody leads, and
+    // after the rule's minute Prometheus fires QetcdElectionWithoutLeader for that election.
+    void partitionedLeaderFiresTheAlert()
+    {
+        FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
+        QVERIFY2(proxy.start(), qPrintable(proxy.errorString()));
+        const QString election = QStringLiteral("/pm/partitioned");
+        Qetcd leader(proxy.url(), {"elect", election, "one", "--hold", "600s", "--ttl", "2"});
+        QTRY_VERIFY2_WITH_TIMEOUT(leader.has("elected"), leader.transcript().constData(), scaledMs(15000));
+        QTRY_COMPARE_WITH_TIMEOUT(query(QStringLiteral(R"(qetcd_election_has_leader{name="%1"})").arg(election)),
+                                  QStringLiteral("1"), scaledMs(30000));
+        QVERIFY(alertState(QStringLiteral("QetcdElectionWithoutLeader"), election).startsWith(QLatin1String("<not")));
+
+        proxy.setMode(FaultProxy::Mode::Blackhole);
+        QTRY_VERIFY2_WITH_TIMEOUT(leader.has("leadershipLost"), leader.transcript().constData(), scaledMs(15000));
+        QTRY_COMPARE_WITH_TIMEOUT(keysUnder(m_client.get(), election.toUtf8() + '/'), 0, scaledMs(15000));
+        QTRY_COMPARE_WITH_TIMEOUT(alertState(QStringLiteral("QetcdElectionWithoutLeader"), election),
+                                  QStringLiteral("pending"), scaledMs(30000));
+        // The rule's `for: 1m`, kept as shipped, then the next evaluations.
+        QTRY_COMPARE_WITH_TIMEOUT(alertState(QStringLiteral("QetcdElectionWithoutLeader"), election),
+                                  QStringLiteral("firing"), 60000 + scaledMs(30000));
     }
 };
 

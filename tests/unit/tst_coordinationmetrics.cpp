@@ -2,6 +2,9 @@
 // signalled by the test, and what render() writes is read back as Prometheus would read it.
 #include <QEtcd/coordinationmetrics.h>
 #include <QEtcd/coordinationmonitor.h>
+#include <QEtcd/leasemetrics.h>
+
+#include "leasemetrics_p.h"
 
 #include <QtCore/QRegularExpression>
 #include <QtTest/QtTest>
@@ -9,6 +12,7 @@
 using namespace QEtcd;
 using Kind = CoordinationObject::Kind;
 using Type = CoordinationObjectChange::Type;
+using Happened = CoordinationEvent::Type;
 
 namespace {
 CoordinationEntry entry(const QByteArray &key, const QString &name, qint64 lease, qint64 sinceMs = -1)
@@ -37,14 +41,28 @@ CoordinationObjectChange change(Type type, const CoordinationObject &object)
     return result;
 }
 
+CoordinationEvent happening(CoordinationEvent::Type type, Kind kind, const QByteArray &path,
+                            const CoordinationEntry &who, const CoordinationEntry &previous = {})
+{
+    CoordinationEvent result;
+    result.type = type;
+    result.kind = kind;
+    result.path = path;
+    result.entry = who;
+    result.previous = previous;
+    return result;
+}
+
 // The samples of a rendering, "family{labels}" -> value, after checking that every line is a
-// comment or a sample of the family the last # TYPE declared, and that no family comes twice.
+// comment or a sample of the family the last # TYPE declared (a histogram's: its _bucket, _sum
+// and _count), and that no family comes twice.
 QMap<QString, QString> samples(const QByteArray &text, QStringList *families = nullptr)
 {
     static const QRegularExpression sampleLine(QStringLiteral(R"(^([a-z_]+)(\{.*\})? (\S+)$)"));
     QMap<QString, QString> result;
     QStringList declared;
     QString helped;
+    bool histogram = false;  // the family the last # TYPE declared is one
     const QList<QByteArray> lines = text.split('\n');
     [&] { QVERIFY2(text.endsWith('\n'), text.constData()); }();
     for (const QByteArray &bytes : lines) {
@@ -62,16 +80,25 @@ QMap<QString, QString> samples(const QByteArray &text, QStringList *families = n
             [&] {
                 QCOMPARE(family, helped);
                 QVERIFY2(!declared.contains(family), qPrintable(family));
-                QVERIFY2(type == QLatin1String("gauge") || type == QLatin1String("counter"), qPrintable(line));
+                QVERIFY2(type == QLatin1String("gauge") || type == QLatin1String("counter")
+                             || type == QLatin1String("histogram"),
+                         qPrintable(line));
                 QCOMPARE(family.endsWith(QLatin1String("_total")), type == QLatin1String("counter"));
             }();
             declared.append(family);
+            histogram = type == QLatin1String("histogram");
             continue;
         }
         const QRegularExpressionMatch match = sampleLine.match(line);
         [&] {
             QVERIFY2(match.hasMatch(), qPrintable(line));
-            QVERIFY2(!declared.isEmpty() && match.captured(1) == declared.last(), qPrintable(line));
+            QVERIFY2(!declared.isEmpty(), qPrintable(line));
+            const QString &family = declared.last();
+            const QString sampled = match.captured(1);
+            QVERIFY2(sampled == family
+                         || (histogram && sampled.startsWith(family)
+                             && QStringList{"_bucket", "_sum", "_count"}.contains(sampled.mid(family.size()))),
+                     qPrintable(line));
         }();
         result.insert(match.captured(1) + match.captured(2), match.captured(3));
     }
@@ -89,7 +116,13 @@ private:
     // A monitor that never starts: the test speaks for it.
     CoordinationMonitor m_monitor{nullptr, "/"};
 
-    void signal(const QList<CoordinationObjectChange> &changes) { Q_EMIT m_monitor.objectsChanged(changes); }
+    // As the monitor tells a burst: the objects as they are now, then what happened.
+    void signal(const QList<CoordinationObjectChange> &changes, const QList<CoordinationEvent> &events = {})
+    {
+        Q_EMIT m_monitor.objectsChanged(changes);
+        if (!events.isEmpty())
+            Q_EMIT m_monitor.eventsHappened(events);
+    }
 
 private Q_SLOTS:
     void labelValuesAreEscaped()
@@ -115,7 +148,9 @@ private Q_SLOTS:
             "qetcd_semaphore_permits_in_use", "qetcd_semaphore_capacity", "qetcd_semaphore_waiters",
             "qetcd_barrier_set", "qetcd_counted_barrier_arrived", "qetcd_queue_depth",
             "qetcd_queue_oldest_item_age_seconds", "qetcd_service_instances", "qetcd_counter_value",
-            "qetcd_lease_expirations_total", "qetcd_exporter_connected",
+            "qetcd_lease_expirations_total", "qetcd_lease_suspensions_total", "qetcd_lease_losses_total",
+            "qetcd_lease_heals_total", "qetcd_lease_heal_attempts_failed_total", "qetcd_lease_heal_seconds",
+            "qetcd_exporter_connected",
             "qetcd_exporter_last_refresh_timestamp_seconds", "qetcd_exporter_watch_resyncs_total",
             "qetcd_exporter_series_dropped"};
         QCOMPARE(families, expected);
@@ -181,9 +216,11 @@ private Q_SLOTS:
         // Already held at the start: since its holder queued, as its identity says.
         QCOMPARE(rendered.value(R"(qetcd_lock_held_seconds{name="/l",holder="first"})"), QStringLiteral("4.000"));
 
+        const CoordinationEntry first = lock.holders.first();
         lock.holders = {lock.waiters.takeFirst()};
         const qint64 handedOnAt = QDateTime::currentMSecsSinceEpoch();
-        signal({change(Type::Changed, lock)});
+        signal({change(Type::Changed, lock)},
+               {happening(Happened::HandedOn, Kind::Lock, "/l", lock.holders.first(), first)});
         rendered = samples(metrics.render(handedOnAt + 60000));
         QCOMPARE(rendered.value(R"(qetcd_lock_waiters{name="/l"})"), QStringLiteral("1"));
         QCOMPARE(rendered.value(R"(qetcd_lock_handoffs_total{name="/l"})"), QStringLiteral("1"));
@@ -194,11 +231,42 @@ private Q_SLOTS:
         QCOMPARE(rendered.value("qetcd_lease_expirations_total"), QStringLiteral("1"));
 
         // Released with nobody waiting: the lock goes, its count stays.
-        signal({change(Type::Removed, lock)});
+        signal({change(Type::Removed, lock)},
+               {happening(Happened::Released, Kind::Lock, "/l", lock.holders.first()),
+                happening(Happened::WaiterLeft, Kind::Lock, "/l", lock.waiters.first())});
         rendered = samples(metrics.render(handedOnAt));
         QVERIFY(!rendered.contains(R"(qetcd_lock_waiters{name="/l"})"));
         QCOMPARE(rendered.value(R"(qetcd_lock_handoffs_total{name="/l"})"), QStringLiteral("1"));
         QCOMPARE(rendered.value("qetcd_lease_expirations_total"), QStringLiteral("3"));
+    }
+
+    // A burst folded into one change of the lock (first -> fourth) held two hand-offs, and a
+    // release with a later acquisition that is none: counted as the events tell, each once.
+    void handoffsCountAsTheEventsTell()
+    {
+        CoordinationMetrics metrics;
+        metrics.follow(&m_monitor);
+        const CoordinationEntry first = entry("/l/1", "first", 1);
+        const CoordinationEntry second = entry("/l/2", "second", 2);
+        const CoordinationEntry third = entry("/l/3", "third", 3);
+        const CoordinationEntry fourth = entry("/l/4", "fourth", 4);
+        CoordinationObject lock = object(Kind::Lock, "/l");
+        lock.holders = {first};
+        lock.waiters = {second, third};
+        signal({change(Type::Added, lock)});
+
+        CoordinationObjectChange changed = change(Type::Changed, lock);
+        changed.previous = lock;
+        changed.object.holders = {fourth};
+        changed.object.waiters = {};
+        signal({changed}, {happening(Happened::HandedOn, Kind::Lock, "/l", second, first),
+                           happening(Happened::HandedOn, Kind::Lock, "/l", third, second),
+                           happening(Happened::Released, Kind::Lock, "/l", third),
+                           happening(Happened::Acquired, Kind::Lock, "/l", fourth)});
+        const QMap<QString, QString> rendered = samples(metrics.render(0));
+        QCOMPARE(rendered.value(R"(qetcd_lock_handoffs_total{name="/l"})"), QStringLiteral("2"));
+        QCOMPARE(rendered.value("qetcd_lease_expirations_total"), QStringLiteral("3"));
+        QVERIFY(rendered.contains(R"(qetcd_lock_held_seconds{name="/l",holder="fourth"})"));
     }
 
     void holderLabelsCanBeLeftOut()
@@ -224,16 +292,19 @@ private Q_SLOTS:
         signal({change(Type::Added, election)});
         QCOMPARE(samples(metrics.render(0)).value(R"(qetcd_election_leader_changes_total{name="/e"})"), QStringLiteral("0"));
 
+        const CoordinationEntry first = election.holders.first();
         election.holders = {election.waiters.takeFirst()};
-        signal({change(Type::Changed, election)});
-        election.holders.clear();
-        signal({change(Type::Changed, election)});
+        signal({change(Type::Changed, election)},
+               {happening(Happened::Elected, Kind::Election, "/e", election.holders.first(), first)});
+        const CoordinationEntry second = election.holders.takeFirst();
+        signal({change(Type::Changed, election)}, {happening(Happened::LeaderEnded, Kind::Election, "/e", second)});
         QMap<QString, QString> rendered = samples(metrics.render(0));
         QCOMPARE(rendered.value(R"(qetcd_election_leader_changes_total{name="/e"})"), QStringLiteral("1"));
         QCOMPARE(rendered.value(R"(qetcd_election_has_leader{name="/e"})"), QStringLiteral("0"));
 
         election.holders = {entry("/e/3", "c", 3)};
-        signal({change(Type::Changed, election)});
+        signal({change(Type::Changed, election)},
+               {happening(Happened::Elected, Kind::Election, "/e", election.holders.first())});
         rendered = samples(metrics.render(0));
         QCOMPARE(rendered.value(R"(qetcd_election_leader_changes_total{name="/e"})"), QStringLiteral("2"));
         QCOMPARE(rendered.value(R"(qetcd_election_has_leader{name="/e"})"), QStringLiteral("1"));
@@ -260,6 +331,64 @@ private Q_SLOTS:
         QCOMPARE(metrics.droppedSeries(), 6);
         QVERIFY(rendered.contains("qetcd_exporter_connected"));
         QVERIFY(rendered.contains("qetcd_lease_expirations_total"));
+    }
+
+    // The process's own lease counts, by the recipe that owns the leases, with the heal times
+    // as a Prometheus histogram whose buckets include those before them.
+    void leaseCountsOfTheProcess()
+    {
+        const int mutex = Internal::leaseMetricsKind(QStringLiteral("TestMutex"));
+        const int registry = Internal::leaseMetricsKind(QStringLiteral("TestRegistry"));
+        QCOMPARE(Internal::leaseMetricsKind(QStringLiteral("TestMutex")), mutex);
+        QSignalSpy changed(LeaseMetrics::instance(), &LeaseMetrics::changed);
+        Internal::countLease(mutex, Internal::LeaseCount::Suspension);
+        Internal::countLease(mutex, Internal::LeaseCount::Suspension);
+        Internal::countLease(mutex, Internal::LeaseCount::Loss);
+        Internal::countLease(registry, Internal::LeaseCount::Suspension);
+        Internal::countLease(registry, Internal::LeaseCount::Loss);
+        Internal::countLease(registry, Internal::LeaseCount::HealAttemptFailed);
+        Internal::countHeal(registry, std::chrono::milliseconds(700));
+        Internal::countHeal(registry, std::chrono::milliseconds(4000));
+        Internal::countHeal(registry, std::chrono::milliseconds(900000));  // past the last bound
+        QCOMPARE(changed.size(), 9);
+
+        const QList<LeaseKindMetrics> snapshot = LeaseMetrics::instance()->snapshot();
+        const auto kind = [&snapshot](const QString &name) {
+            const auto found = std::find_if(snapshot.begin(), snapshot.end(),
+                                            [&name](const LeaseKindMetrics &each) { return each.kind == name; });
+            return found == snapshot.end() ? LeaseKindMetrics() : *found;
+        };
+        QCOMPARE(kind("TestMutex").suspensions, 2u);
+        QCOMPARE(kind("TestMutex").losses, 1u);
+        QCOMPARE(kind("TestMutex").heals, 0u);
+        QCOMPARE(kind("TestRegistry").heals, 3u);
+        QCOMPARE(kind("TestRegistry").healAttemptsFailed, 1u);
+
+        const QMap<QString, QString> rendered = samples(CoordinationMetrics().render(0));
+        QCOMPARE(rendered.value(R"(qetcd_lease_suspensions_total{kind="TestMutex"})"), QStringLiteral("2"));
+        QCOMPARE(rendered.value(R"(qetcd_lease_losses_total{kind="TestMutex"})"), QStringLiteral("1"));
+        QCOMPARE(rendered.value(R"(qetcd_lease_heals_total{kind="TestMutex"})"), QStringLiteral("0"));
+        QCOMPARE(rendered.value(R"(qetcd_lease_suspensions_total{kind="TestRegistry"})"), QStringLiteral("1"));
+        QCOMPARE(rendered.value(R"(qetcd_lease_heals_total{kind="TestRegistry"})"), QStringLiteral("3"));
+        QCOMPARE(rendered.value(R"(qetcd_lease_heal_attempts_failed_total{kind="TestRegistry"})"), QStringLiteral("1"));
+        const auto bucket = [&rendered](const char *le) {
+            return rendered.value(QStringLiteral(R"(qetcd_lease_heal_seconds_bucket{kind="TestRegistry",le="%1"})")
+                                      .arg(QLatin1String(le)));
+        };
+        QCOMPARE(bucket("0.5"), QStringLiteral("0"));
+        QCOMPARE(bucket("1"), QStringLiteral("1"));
+        QCOMPARE(bucket("5"), QStringLiteral("2"));
+        QCOMPARE(bucket("300"), QStringLiteral("2"));
+        QCOMPARE(bucket("+Inf"), QStringLiteral("3"));
+        QCOMPARE(rendered.value(R"(qetcd_lease_heal_seconds_sum{kind="TestRegistry"})"), QStringLiteral("904.700"));
+        QCOMPARE(rendered.value(R"(qetcd_lease_heal_seconds_count{kind="TestRegistry"})"), QStringLiteral("3"));
+        // Every bucket of every kind, ascending, each at least the one before.
+        const QList<double> bounds = LeaseMetrics::healBucketBounds();
+        QVERIFY(std::is_sorted(bounds.begin(), bounds.end()));
+        for (const LeaseKindMetrics &each : snapshot) {
+            QCOMPARE(each.healBuckets.size(), bounds.size());
+            QVERIFY(std::is_sorted(each.healBuckets.begin(), each.healBuckets.end()));
+        }
     }
 
     void healthIsWhatWasTold()
