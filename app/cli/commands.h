@@ -34,5 +34,8 @@ Command userCommand();
 Command roleCommand();
 Command authCommand();
 Command snapshotCommand();
+Command exportCommand();
+Command importCommand();
+Command diffCommand();
 
 } // namespace QEtcd::Cli
