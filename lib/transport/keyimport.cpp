@@ -10,12 +10,22 @@
 #include <QtCore/QPointer>
 #include <QtCore/QSet>
 
+#include <optional>
+
 namespace QEtcd {
 
 using namespace Internal;
 
 namespace {
 enum class ImportAction : quint8 { Create, Overwrite, Unchanged };
+
+// The file's keys in batches (KeyImport::maxTransactionKeys, maxTransactionBytes), the same
+// in both passes.
+struct ImportBatches
+{
+    KeyFileReader file;
+    std::optional<KeyValue> carried;  // read, but too large for the batch before its own
+};
 
 // What the dry run learnt of one batch, kept for the writes: a few bytes per key.
 struct ImportBatch
@@ -43,7 +53,7 @@ public:
     KeyImportResult run(const QString &fileName, const KeyImportOptions &options);
 
     // The file's next batch, keys rewritten; false at its end or on a fault (in *status).
-    bool readBatch(KeyFileReader &reader, const KeyImportOptions &options, QList<KeyValue> *batch, Status *status) const;
+    bool readBatch(ImportBatches &batches, const KeyImportOptions &options, QList<KeyValue> *batch, Status *status) const;
     Status check(const QList<KeyValue> &batch, const KeyImportOptions &options, KeyImportPlan *plan);
     Status write(const QList<KeyValue> &batch, qsizetype first, const KeyImportOptions &options, KeyImportResult *result);
 
@@ -61,26 +71,42 @@ public:
     bool running = false;
 };
 
-bool KeyImportPrivate::readBatch(KeyFileReader &reader, const KeyImportOptions &options, QList<KeyValue> *batch,
+bool KeyImportPrivate::readBatch(ImportBatches &batches, const KeyImportOptions &options, QList<KeyValue> *batch,
                                  Status *status) const
 {
     batch->clear();
+    qint64 bytes = 0;
     KeyValue kv;
-    while (batch->size() < KeyImport::maxTransactionKeys && reader.next(&kv)) {
-        if (!options.rewriteFrom.isEmpty() || !options.rewriteTo.isEmpty()) {
-            if (!kv.key.startsWith(options.rewriteFrom) || kv.key.size() == options.rewriteFrom.size()) {
-                *status = Status(StatusCode::InvalidArgument, QStringLiteral("entry %1: key %2 does not start with %3, the prefix to rewrite, or is nothing but it")
-                                                                  .arg(reader.entries()).arg(describeKey(kv.key), describeKey(options.rewriteFrom)));
-                return false;
+    while (batch->size() < KeyImport::maxTransactionKeys) {
+        if (batches.carried) {
+            kv = std::move(*batches.carried);
+            batches.carried.reset();
+        } else if (batches.file.next(&kv)) {
+            if (!options.rewriteFrom.isEmpty() || !options.rewriteTo.isEmpty()) {
+                if (!kv.key.startsWith(options.rewriteFrom) || kv.key.size() == options.rewriteFrom.size()) {
+                    *status = Status(StatusCode::InvalidArgument,
+                                     QStringLiteral("entry %1: key %2 does not start with %3, the prefix to rewrite, or is nothing but it")
+                                         .arg(batches.file.entries())
+                                         .arg(describeKey(kv.key), describeKey(options.rewriteFrom)));
+                    return false;
+                }
+                kv.key = options.rewriteTo + kv.key.mid(options.rewriteFrom.size());
             }
-            kv.key = options.rewriteTo + kv.key.mid(options.rewriteFrom.size());
+            if (!options.keepLeases)
+                kv.lease = 0;
+        } else {
+            break;
         }
-        if (!options.keepLeases)
-            kv.lease = 0;
-        batch->append(kv);
+        const qint64 size = kv.key.size() + kv.value.size();
+        if (!batch->isEmpty() && bytes + size > KeyImport::maxTransactionBytes) {
+            batches.carried = std::move(kv);
+            break;
+        }
+        bytes += size;
+        batch->append(std::move(kv));
     }
-    if (!reader.status()) {
-        *status = reader.status();
+    if (!batches.file.status()) {
+        *status = batches.file.status();
         return false;
     }
     return !batch->isEmpty();
@@ -192,8 +218,8 @@ KeyImportResult KeyImportPrivate::run(const QString &fileName, const KeyImportOp
 
     QList<ImportBatch> batches;
     {
-        KeyFileReader reader;
-        if (const Status opened = reader.open(fileName); !opened)
+        ImportBatches reader;
+        if (const Status opened = reader.file.open(fileName); !opened)
             return fail(opened);
         QList<KeyValue> batch;
         Status status;
@@ -203,7 +229,7 @@ KeyImportResult KeyImportPrivate::run(const QString &fileName, const KeyImportOp
             batches.append({importFingerprint(batch), actions.size()});
             if (const Status checked = check(batch, options, &result.plan); !checked)
                 return fail(checked);
-            progressed(reader.entries(), 0);
+            progressed(reader.file.entries(), 0);
         }
         if (!status)
             return fail(status);
@@ -212,8 +238,8 @@ KeyImportResult KeyImportPrivate::run(const QString &fileName, const KeyImportOp
     if (options.dryRun || result.plan.toWrite() == 0)
         return result;
 
-    KeyFileReader reader;
-    if (const Status opened = reader.open(fileName); !opened)
+    ImportBatches reader;
+    if (const Status opened = reader.file.open(fileName); !opened)
         return fail(opened);
     QList<KeyValue> batch;
     Status status;

@@ -66,11 +66,12 @@ struct QETCD_EXPORT KeyImportResult
 /// The whole file is read and checked first (JSON, base64, the shape): a bad file is refused,
 /// naming its line and entry, before anything is written. The dry run sorts its keys into
 /// creates, overwrites and unchanged (planned()). Then the keys to write go in transactions of
-/// at most maxTransactionKeys keys, in file order, each guarded: a key whose mod_revision is not
-/// what the dry run saw (changed, deleted, or appeared since) fails its whole transaction, and
-/// the import stops with an error naming the key. What earlier transactions wrote stays written
-/// (result.written says how much). The file is read twice, once per phase, one batch at a
-/// time: memory holds a batch and a few bytes per key; a file that changed in between is refused.
+/// at most maxTransactionKeys keys and maxTransactionBytes, in file order, each guarded: a key
+/// whose mod_revision is not what the dry run saw (changed, deleted, or appeared since) fails
+/// its whole transaction, and the import stops with an error naming the key. What earlier
+/// transactions wrote stays written (result.written says how much). The file is read twice,
+/// once per phase, one batch at a time: memory holds a batch and a few bytes per key; a file
+/// that changed in between is refused.
 ///
 /// Refused under read-only before anything is sent, unless a dry run. A one-shot job: start()
 /// returns at once, the result comes through finished(), exactly once, never inside start().
@@ -84,6 +85,9 @@ class QETCD_EXPORT KeyImport : public QObject
 public:
     /// Keys per transaction at most: etcd's default --max-txn-ops.
     static constexpr int maxTransactionKeys = 128;
+    /// Bytes of keys and values per transaction at most, unless one key alone has more: below
+    /// etcd's default --max-request-bytes (1.5 MiB), which refuses a larger request whole.
+    static constexpr qint64 maxTransactionBytes = 1024 * 1024;
 
     /// An import into \a client's cluster; nothing happens until start().
     explicit KeyImport(Client *client, QObject *parent = nullptr);

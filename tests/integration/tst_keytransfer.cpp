@@ -260,6 +260,24 @@ private Q_SLOTS:
         QCOMPARE(keysUnder(m_client.get(), "/guard/dst/0149"), 0);
     }
 
+    // Large values: a transaction carries at most maxTransactionBytes, or etcd (whose default
+    // --max-request-bytes is 1.5 MiB) would refuse it whole.
+    void largeValuesGoInSmallerTransactions()
+    {
+        const QByteArray value(100 * 1024, 'x');
+        for (int i = 0; i < 20; ++i)
+            QVERIFY(awaited(m_client->put("/large/" + QByteArray::number(i).rightJustified(2, '0'), value)).status);
+        QVERIFY(exportKeys(m_client.get(), "/large/", path("large.json")).status);
+        KeyImportOptions options;
+        options.rewriteFrom = "/large/";
+        options.rewriteTo = "/large-copy/";
+        const KeyImportResult result = importKeys(m_client.get(), path("large.json"), options);
+        QVERIFY2(result.status, qPrintable(result.status.toString()));
+        QCOMPARE(result.written, 20);
+        QCOMPARE(result.transactions, 2);  // 10 values of 100 KiB fit a MiB, the 11th does not
+        QCOMPARE(awaited(m_client->get("/large-copy/19")).kvs.value(0).value, value);
+    }
+
     // Under read-only an import sends nothing at all; its dry run is allowed.
     void readOnlyRefusesBeforeSendingAnything()
     {
