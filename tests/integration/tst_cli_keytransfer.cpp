@@ -95,6 +95,27 @@ private Q_SLOTS:
         QCOMPARE(integer(events.last(), "written"), 0);
     }
 
+    // --rev: the keys as they were then, every page at that revision.
+    void exportAtAnEarlierRevision()
+    {
+        const PutResult then = awaited(m_client->put("/rev/a", "then"));
+        QVERIFY(then.status);
+        QVERIFY(awaited(m_client->put("/rev/a", "now")).status);
+        QVERIFY(awaited(m_client->put("/rev/b", "later")).status);
+        QList<QJsonObject> events;
+        QCOMPARE(run({"--json", "export", "/rev/", "-o", path("rev.jsonl"), "--format", "jsonl", "--rev",
+                      QString::number(then.header.revision)},
+                     &events),
+                 0);
+        QCOMPARE(integer(events.value(0), "keys"), 1);
+        QCOMPARE(integer(events.value(0), "revision"), then.header.revision);
+        QFile file(path("rev.jsonl"));
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QList<QByteArray> lines = file.readAll().trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        QVERIFY2(lines[1].contains("\"value\":\"" + QByteArray("then").toBase64() + "\""), lines[1].constData());
+    }
+
     void textOutputSaysWhatItDid()
     {
         Qetcd exported(endpoint(), {"export", "/c/1", "-o", path("text.json")}, {}, Printed::JsonAndPlainLines);
