@@ -29,9 +29,10 @@ public:
 
     BulkDelete *q;
     QPointer<Client> client;
-    KeyJobThread job;
     bool started = false;
     bool running = false;
+    // Last, so destroyed first: it waits for the job's thread, which uses the members above.
+    KeyJobThread job;
 };
 
 Status BulkDeletePrivate::remove(const QList<QByteArray> &keys, BulkDeleteResult *result)

@@ -22,11 +22,12 @@ public:
                         bool overwrite);
 
     QPointer<Client> client;
-    KeyJobThread job;
     int pageSize = KeyExport::defaultPageSize;
     qint64 written = 0;
     bool started = false;
     bool running = false;
+    // Last, so destroyed first: it waits for the job's thread, which uses the members above.
+    KeyJobThread job;
 };
 
 KeyExportResult KeyExportPrivate::run(const QByteArray &prefix, const QString &fileName, KeyExport::Format format,

@@ -64,11 +64,12 @@ public:
 
     KeyImport *q;
     QPointer<Client> client;
-    KeyJobThread job;
     QList<ImportAction> actions;
     QList<qint64> seen;  // each key's mod_revision as the dry run saw it; 0: absent
     bool started = false;
     bool running = false;
+    // Last, so destroyed first: it waits for the job's thread, which uses the members above.
+    KeyJobThread job;
 };
 
 bool KeyImportPrivate::readBatch(ImportBatches &batches, const KeyImportOptions &options, QList<KeyValue> *batch,

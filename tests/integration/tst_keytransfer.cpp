@@ -401,6 +401,39 @@ private Q_SLOTS:
         QVERIFY(!QFile::exists(path("cancelled.json.part")));
     }
 
+    // KJob's contract: nothing reported inside start(), one result, running true then false, a
+    // second start() refused; destroyed while running, an export leaves no file behind.
+    void jobsReportOnceAndNeverInsideStart()
+    {
+        KeyImport job(m_client.get());
+        QSignalSpy finished(&job, &KeyImport::finished);
+        QSignalSpy running(&job, &KeyImport::runningChanged);
+        job.start(path("does-not-exist.json"));
+        QCOMPARE(finished.size(), 0);
+        QVERIFY(job.isRunning());
+        QVERIFY(finished.wait(scaledMs(20000)));
+        QCOMPARE(finished.first().at(0).value<KeyImportResult>().status.code(), StatusCode::InvalidArgument);
+        QCOMPARE(running.size(), 2);
+        QCOMPARE(running.at(0).at(0).toBool(), true);
+        QCOMPARE(running.at(1).at(0).toBool(), false);
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("an import runs once")));
+        QVERIFY(!job.start(path("does-not-exist.json")));
+        // Another round trip: a second result would have been queued before its answer.
+        QVERIFY(awaited(m_client->get("/any")).status);
+        QCOMPARE(finished.size(), 1);
+
+        {
+            auto exporter = std::make_unique<KeyExport>(m_client.get());
+            exporter->setPageSize(1);
+            QSignalSpy progressed(exporter.get(), &KeyExport::progressed);
+            exporter->start("/trip/etcdctl/", path("destroyed.json"));
+            QVERIFY(progressed.wait(scaledMs(20000)));
+            exporter.reset();
+        }
+        QVERIFY(!QFile::exists(path("destroyed.json")));
+        QVERIFY(!QFile::exists(path("destroyed.json.part")));
+    }
+
     // Counted with a sample first, then deleted 128 keys per transaction.
     void bulkDeleteCountsThenDeletesInTransactions()
     {
