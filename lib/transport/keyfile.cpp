@@ -29,8 +29,8 @@ QByteArray keyValue(const KeyValue &kv)
 } // namespace KeyFileText
 
 namespace {
-// The first line, to tell the shapes apart; a header line is far shorter.
-constexpr qint64 firstLinePeek = 64 * 1024;
+// The first line, to tell the shapes apart: a header line is far shorter.
+constexpr qint64 firstLinePeek = 4096;
 
 bool isJsonSpace(char c)
 {

@@ -244,15 +244,21 @@ KeyImportResult KeyImportPrivate::run(const QString &fileName, const KeyImportOp
         return fail(opened);
     QList<KeyValue> batch;
     Status status;
+    // The writes read the file again, batch by batch: it must be the one the dry run read.
+    const auto fileChanged = [&] {
+        return fail(status ? Status(StatusCode::Aborted, QStringLiteral("the file changed since the dry run")) : status);
+    };
     for (const ImportBatch &planned : std::as_const(batches)) {
         if (job.isCancelled())
             return fail(cancelled());
         if (!readBatch(reader, options, &batch, &status) || importFingerprint(batch) != planned.fingerprint)
-            return fail(status ? Status(StatusCode::Aborted, QStringLiteral("the file changed since the dry run")) : status);
+            return fileChanged();
         if (const Status written = write(batch, planned.first, options, &result); !written)
             return fail(written);
         progressed(result.written, result.plan.toWrite());
     }
+    if (readBatch(reader, options, &batch, &status) || !status)
+        return fileChanged();
     qCInfo(lcTransport).noquote() << "imported" << result.written << "keys from" << fileName << "in" << result.transactions
                                   << "transactions";
     return result;

@@ -278,6 +278,40 @@ private Q_SLOTS:
         QCOMPARE(awaited(m_client->get("/large-copy/19")).kvs.value(0).value, value);
     }
 
+    // The writes read the file again; one that changed after the dry run is refused there.
+    void fileChangedAfterTheDryRunIsRefused()
+    {
+        putKeys(m_client.get(), "/fc/", 600);
+        const QString file = path("fc.jsonl");
+        QVERIFY(exportKeys(m_client.get(), "/fc/", file, KeyExport::Format::JsonLines).status);
+        // Key 590's binary value, one byte different, the same length: far past what the reader
+        // has buffered (16 KiB at a time) when the first transaction is sent.
+        const QByteArray was = QByteArray("\x00\xff\x01 bin590", 10).toBase64();
+        const QByteArray becomes = QByteArray("\x00\xff\x01 bin591", 10).toBase64();
+        const qsizetype at = readAll(file).indexOf(was);
+        QVERIFY(at > 40000);
+        std::atomic<int> writes{0};
+        Internal::setBeforeSend(m_client.get(), [&](const QString &what) {
+            if (what.startsWith(QLatin1String("txn comparing")) && ++writes == 1) {
+                QFile changed(file);
+                if (changed.open(QIODevice::ReadWrite) && changed.seek(at))
+                    changed.write(becomes);
+            }
+            return Internal::SendFault::None;
+        });
+        KeyImportOptions options;
+        options.rewriteFrom = "/fc/";
+        options.rewriteTo = "/fc-copy/";
+        const KeyImportResult result = importKeys(m_client.get(), file, options);
+        Internal::setBeforeSend(m_client.get(), {});
+        QCOMPARE(result.status.code(), StatusCode::Aborted);
+        QVERIFY2(result.status.message().contains(QLatin1String("the file changed since the dry run")),
+                 qPrintable(result.status.message()));
+        // Four batches of 128 as the dry run read them; the fifth, holding key 590, not at all.
+        QCOMPARE(result.written, 512);
+        QCOMPARE(keysUnder(m_client.get(), "/fc-copy/"), 512);
+    }
+
     // Under read-only an import sends nothing at all; its dry run is allowed.
     void readOnlyRefusesBeforeSendingAnything()
     {
