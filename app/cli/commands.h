@@ -35,5 +35,8 @@ Command userCommand();
 Command roleCommand();
 Command authCommand();
 Command snapshotCommand();
+Command exportCommand();
+Command importCommand();
+Command diffCommand();
 
 } // namespace QEtcd::Cli

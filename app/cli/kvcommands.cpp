@@ -175,6 +175,33 @@ int runPut(Invocation &invocation)
     return Success;
 }
 
+// What del would delete: the count and the first keys, both read at one revision.
+int printDeleteDryRun(Invocation &invocation, const QByteArray &key, const KeyRange &range)
+{
+    constexpr int sampleSize = 10;
+    RangeOptions sample;
+    sample.range = range;
+    sample.keysOnly = true;
+    sample.limit = sampleSize;
+    const RangeResult result = invocation.await(invocation.client().get(key, sample), QLatin1String("del --dry-run ") + quoted(key));
+    if (!result.status)
+        return invocation.failed(result.status);
+    if (invocation.json()) {
+        QJsonArray keys;
+        for (const KeyValue &kv : result.kvs)
+            keys.append(QString::fromUtf8(kv.key));
+        invocation.print(QJsonObject{{QLatin1String("would_delete"), result.count}, {QLatin1String("sample"), keys},
+                                     {QLatin1String("revision"), result.header.revision}});
+        return Success;
+    }
+    invocation.print(QByteArray::number(result.count) + " keys would be deleted");
+    for (const KeyValue &kv : result.kvs)
+        invocation.printData(kv.key);
+    if (result.count > result.kvs.size())
+        invocation.print("... and " + QByteArray::number(result.count - result.kvs.size()) + " more");
+    return Success;
+}
+
 int runDelete(Invocation &invocation)
 {
     const QByteArray key = invocation.arguments().value(0).toUtf8();
@@ -182,6 +209,8 @@ int runDelete(Invocation &invocation)
     const auto range = keyRange(invocation, &error);
     if (!range)
         return invocation.usageError(error);
+    if (invocation.isSet(QStringLiteral("dry-run")))
+        return printDeleteDryRun(invocation, key, *range);
     DeleteOptions options;
     options.range = *range;
     options.prevKv = invocation.isSet(QStringLiteral("prev-kv"));
@@ -273,13 +302,17 @@ Command deleteCommand()
     command.details = rangeHelp + QStringLiteral(
         "\n\nPrints the number of deleted keys; with --prev-kv then a key line and a value\n"
         "line for each. --json: {\"deleted\": N, \"revision\": N} and, with --prev-kv,\n"
-        "\"prev_kvs\": [objects as get --json prints them].");
+        "\"prev_kvs\": [objects as get --json prints them].\n"
+        "--dry-run deletes nothing: it prints \"N keys would be deleted\" and the first\n"
+        "10 keys, a line each (with --json {\"would_delete\": N, \"sample\": [keys],\n"
+        "\"revision\": N}); allowed under --read-only.");
     command.arguments = {{QStringLiteral("KEY"), QStringLiteral("The key, or the start of the range")},
                          {QStringLiteral("RANGE_END"), QStringLiteral("End of the range (not included)"), true}};
     command.options = {
         flag(QStringLiteral("prefix"), QStringLiteral("Delete every key that starts with KEY")),
         flag(QStringLiteral("from-key"), QStringLiteral("Delete every key from KEY on")),
         flag(QStringLiteral("prev-kv"), QStringLiteral("Print the deleted key-value pairs")),
+        flag(QStringLiteral("dry-run"), QStringLiteral("Only count the keys it would delete, and name the first")),
     };
     command.run = runDelete;
     return command;

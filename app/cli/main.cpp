@@ -20,5 +20,6 @@ int main(int argc, char *argv[])
                            barrierCommand(), doubleBarrierCommand(), serviceCommand(), counterCommand(),
                            queueCommand(), inspectCommand(), historyCommand(), exporterCommand(), recordCommand(), alarmCommand(),
                            defragCommand(), checkCommand(), compactionCommand(), moveLeaderCommand(),
-                           userCommand(), roleCommand(), authCommand(), snapshotCommand()});
+                           userCommand(), roleCommand(), authCommand(), snapshotCommand(),
+                           exportCommand(), importCommand(), diffCommand()});
 }

@@ -170,11 +170,11 @@ public:
     Status configurationStatus;
     QList<Endpoint> endpoints;
 
-private:
     // Ok, or why a call must not be sent: refused options, a write on a read-only client, a bad
-    // request.
+    // request. Jobs of many calls (an import, a bulk delete) ask it before their first.
     Status admission(const Internal::CallSpec &spec, const Status &requestStatus) const;
 
+private:
     std::unique_ptr<Internal::Transport> m_transport;
     std::once_flag m_dispatcherStarted;
     std::unique_ptr<QThread> m_dispatcher;

@@ -3,22 +3,17 @@
 #include "client.h"
 #include "client_p.h"
 #include "logging_p.h"
+#include "partfile_p.h"
 #include "serverstream_p.h"
 
 #include <QtCore/QFile>
-#include <QtCore/QFileInfo>
 #include <QtCore/QPointer>
 #include <QtCore/QThread>
 
 #include <atomic>
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
 #include <mutex>
 
 #include <openssl/evp.h>
-
-#include <unistd.h>
 
 namespace QEtcd {
 
@@ -48,11 +43,6 @@ struct WriterLink
             QMetaObject::invokeMethod(writer, [work = std::move(work), target = writer] { work(target); }, Qt::QueuedConnection);
     }
 };
-
-QString systemError()
-{
-    return QString::fromLocal8Bit(strerror(errno));
-}
 
 // OpenSSL's SHA-256 (libcrypto, which gRPC loads anyway): it uses the CPU's SHA instructions and
 // keeps up with a snapshot several times over, where QCryptographicHash's took more CPU than the
@@ -118,8 +108,6 @@ class SnapshotWriter : public QObject
 public:
     SnapshotWriter(SnapshotSave *owner, std::shared_ptr<WriterLink> link) : m_owner(owner), m_link(std::move(link)) {}
 
-    ~SnapshotWriter() override { discardPart(); }
-
     void open(Client *client, const QString &fileName, bool overwrite, const QString &endpoint)
     {
         m_result.fileName = fileName;
@@ -131,21 +119,8 @@ public:
         const int index = d->toOneMember(CallSpec{}, endpoint, &built, &name).fixedEndpoint;
         if (!built)
             return fail(built);
-        if (!overwrite && QFileInfo::exists(fileName)) {
-            return fail(Status(StatusCode::AlreadyExists,
-                               QStringLiteral("%1 exists; choose another file or allow overwriting it").arg(fileName)));
-        }
-        m_part.setFileName(fileName + QStringLiteral(".part"));
-        // NewOnly: a part file that exists belongs to a save still running, or to one that crashed.
-        if (!m_part.open(QIODevice::WriteOnly | QIODevice::NewOnly | QIODevice::Unbuffered)) {
-            return fail(Status(m_part.exists() ? StatusCode::AlreadyExists : StatusCode::InvalidArgument,
-                               QStringLiteral("cannot create %1: %2%3")
-                                   .arg(m_part.fileName(), m_part.errorString(),
-                                        m_part.exists() ? QStringLiteral(" (another save is writing it, or one was "
-                                                                         "interrupted: remove it)")
-                                                        : QString())));
-        }
-        m_overwrite = overwrite;
+        if (const Status opened = m_part.open(fileName, overwrite, QIODevice::Unbuffered); !opened)
+            return fail(opened);
         qCInfo(lcTransport).noquote() << "saving the snapshot of" << name << "to" << fileName;
         const std::shared_ptr<WriterLink> link = m_link;
         m_stream = SnapshotStream::open(
@@ -183,11 +158,11 @@ public:
 private:
     void write(const QByteArray &chunk, qint64 remaining)
     {
-        if (m_cancelled || !m_part.isOpen())
+        if (m_cancelled || !m_part.part().isOpen())
             return;
-        if (m_part.write(chunk) != chunk.size()) {
+        if (m_part.part().write(chunk) != chunk.size()) {
             m_writeFailure = Status(StatusCode::DataLoss, QStringLiteral("cannot write %1: %2")
-                                                              .arg(m_part.fileName(), m_part.errorString()));
+                                                              .arg(m_part.part().fileName(), m_part.part().errorString()));
             m_stream->cancel();
             return;
         }
@@ -213,42 +188,13 @@ private:
         if (status && m_result.size == 0)
             status = Status(StatusCode::DataLoss, QStringLiteral("etcd sent an empty snapshot"));
         if (status)
-            status = commit();
+            status = m_part.commit();
         if (!status) {
-            discardPart();
+            m_part.discard();
             return fail(status.withContext(QStringLiteral("snapshot save to %1").arg(m_result.fileName)));
         }
         m_result.sha256 = m_hash.result();
         finish();
-    }
-
-    // The part file synced and renamed into place: a crash at any moment leaves either no file
-    // or the whole snapshot under the final name.
-    Status commit()
-    {
-        if (!m_part.flush() || ::fsync(m_part.handle()) != 0)
-            return Status(StatusCode::DataLoss, QStringLiteral("cannot sync %1: %2").arg(m_part.fileName(), systemError()));
-        m_part.close();
-        const QByteArray from = QFile::encodeName(m_part.fileName());
-        const QByteArray to = QFile::encodeName(m_result.fileName);
-        // rename() replaces what is there; link() refuses, so a file that appeared meanwhile is kept.
-        if (m_overwrite ? ::rename(from.constData(), to.constData()) != 0 : ::link(from.constData(), to.constData()) != 0) {
-            const Status failed(errno == EEXIST ? StatusCode::AlreadyExists : StatusCode::DataLoss,
-                                QStringLiteral("cannot rename %1 to %2: %3").arg(m_part.fileName(), m_result.fileName, systemError()));
-            m_part.remove();
-            return failed;
-        }
-        if (!m_overwrite)
-            ::unlink(from.constData());
-        return {};
-    }
-
-    void discardPart()
-    {
-        if (m_part.isOpen()) {
-            m_part.close();
-            m_part.remove();
-        }
     }
 
     void fail(const Status &status)
@@ -268,11 +214,10 @@ private:
     SnapshotSave *m_owner;
     std::shared_ptr<WriterLink> m_link;
     std::shared_ptr<StreamHandle> m_stream;
-    QFile m_part;
+    PartFile m_part;
     Sha256 m_hash;
     SnapshotResult m_result;
     Status m_writeFailure;
-    bool m_overwrite = false;
     bool m_cancelled = false;
 };
 

@@ -42,7 +42,7 @@ expect() {
 }
 
 expect "lock" lo
-expect "defrag del double-barrier" d
+expect "defrag del diff double-barrier" d
 expect "lock" --endpoints 127.0.0.1:2379 lo
 expect "lock" --endpoints = 127.0.0.1:2379 lo
 expect "lock" -w json --read-only lo
