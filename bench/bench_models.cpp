@@ -1,7 +1,8 @@
 // The console's models at scale, against one local etcd member:
 // - KeyModel over N keys under one prefix (default 100,000): time to the first page (and what
 //   the same page takes asked of etcd directly), time to the whole index, resident memory it
-//   added;
+//   added; then KeySearchModel over the keys loaded: the first of many hits, and a whole scan
+//   for the last key (keys searched a second);
 // - watch ingest: changes written at a steady rate into a prefix a KeyModel follows, and (as
 //   counters, one object each) one a CoordinationModel follows: how long each took from being
 //   sent to being a row (p50/p99), and whether any went missing;
@@ -15,6 +16,7 @@
 
 #include "coordinationmodel.h"
 #include "keymodel.h"
+#include "keysearchmodel.h"
 #include "leasemodel.h"
 
 #include <QtCore/QHash>
@@ -56,12 +58,33 @@ QJsonObject keysFigures(Client &client, int keys)
     if (!waitUntil([&] { return model.rowCount() == keys && !model.canFetchMore({}); }, milliseconds(600000)))
         fail(QStringLiteral("the index stopped at %1 of %2 keys").arg(model.rowCount()).arg(keys));
     const double fullMs = duration<double, std::milli>(Clock::now() - start).count();
+    const qint64 rssLoaded = statusFieldKiB("VmRSS:");
+
+    // The search over the keys loaded: the first of many hits, then a whole scan for the last key.
+    KeySearchModel search;
+    search.setKeys(&model);
+    const auto searched = [&search](const QString &pattern) {
+        search.setPattern(pattern);
+        search.start();
+        if (!waitUntil([&] { return !search.isRunning(); }, milliseconds(600000)))
+            fail(QStringLiteral("the search for %1 did not end").arg(pattern));
+        if (search.status() != ModelStatus::Ready || search.count() == 0)
+            fail(QStringLiteral("the search for %1 found nothing: %2").arg(pattern, search.errorString()));
+    };
+    searched(QStringLiteral("7"));
+    const double firstOfManyMs = search.firstHitMs();
+    const QString last = QString::fromUtf8(keyName("/bench/keys/", keys - 1));
+    searched(last);
+    const double scanMs = search.elapsedMs();
     return {{"keys", keys},
+            {"search_first_hit_ms", rounded(firstOfManyMs)},
+            {"search_last_key_ms", rounded(scanMs)},
+            {"search_keys_per_s", qint64(double(keys) / (scanMs / 1000.0))},
             {"page_size", model.pageSize()},
             {"first_page_ms", rounded(firstPageMs)},
             {"etcd_first_page_ms", rounded(etcdFirstPageMs)},
             {"full_index_ms", rounded(fullMs)},
-            {"rss_growth_mib", rounded(double(statusFieldKiB("VmRSS:") - rssBefore) / 1024.0)}};
+            {"rss_growth_mib", rounded(double(rssLoaded - rssBefore) / 1024.0)}};
 }
 
 // Writes changes under prefix at rate for length; each key becomes a row of model, whose

@@ -56,6 +56,9 @@ public:
     void fetchAll();
 
     const std::vector<KeyEntry> &entries() const { return m_entries; }
+    // Every key is in; else the next page starts at continuation().
+    bool isComplete() const { return m_complete; }
+    QByteArray continuation() const { return m_continuation; }
     int indexOf(const QByteArray &key) const;  // -1 when not loaded
     ModelStatus::Status status() const { return m_status; }
     QString errorString() const { return m_error; }

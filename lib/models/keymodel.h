@@ -194,6 +194,7 @@ private:
     void write(const QString &action, const QByteArray &key, const Compare &expected, const TxnOp &change);
 
     std::unique_ptr<Internal::KeyIndex> m_index;
+    friend class KeySearchModel;  // searches the keys loaded before it reads the rest
     // The rows shown while paused; null while live. The index goes on underneath.
     std::unique_ptr<std::vector<Internal::KeyEntry>> m_frozen;
     QVariantMap m_liveSelected;  // what selected() returns while live: made once per revision

@@ -26,6 +26,7 @@ struct QETCD_EXPORT KeyImportOptions
     /// export of /a/ imported as /b/); with rewriteFrom set, a key that does not start with it is
     /// an error. Empty: keys are written as they are.
     QByteArray rewriteFrom;
+    /// What replaces rewriteFrom at the start of each key.
     QByteArray rewriteTo;
     /// Bind keys to the lease IDs the file names. Off by default: a file's lease IDs are those of
     /// the cluster and moment it was exported from, and a lease that does not exist fails the

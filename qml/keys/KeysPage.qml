@@ -106,6 +106,11 @@ ConsolePage {
         }
     ]
 
+    Shortcut {
+        sequences: [StandardKey.Find, "/"]
+        enabled: page.visible
+        onActivated: keySearch.focusField()
+    }
     KeyModel {
         id: keys
         paused: page.paused
@@ -195,82 +200,100 @@ ConsolePage {
                 border.color: Theme.border
                 radius: Theme.radius
 
-                ListView {
-                    id: list
-                    objectName: "keyList"
-                    visible: page.layout === "list"
+                ColumnLayout {
                     anchors.fill: parent
                     anchors.margins: 1
-                    clip: true
-                    model: keys
-                    reuseItems: true
-                    currentIndex: -1
-                    keyNavigationEnabled: true
-                    focus: true
-                    ScrollBar.vertical: ScrollBar {}
-                    onCurrentIndexChanged: if (currentItem) page.select(currentItem.key)
-                    // The next page is asked for two screens before the end, so that a steady
-                    // scroll does not run into blank rows.
-                    function fetchIfNearTheEnd() {
-                        if (contentHeight - (contentY + height) < 2 * height)
-                            keys.fetchNextPage()
+                    spacing: 0
+                    KeySearch {
+                        id: keySearch
+                        objectName: "keySearch"
+                        keys: keys
+                        Layout.fillWidth: true
+                        Layout.fillHeight: showing
+                        onKeyChosen: key => page.select(key)
                     }
-                    onContentYChanged: fetchIfNearTheEnd()
-                    onCountChanged: fetchIfNearTheEnd()
-                    onHeightChanged: fetchIfNearTheEnd()
+                    // The keys, while no search shows its results in their place.
+                    Item {
+                        visible: !keySearch.showing
+                        Layout.fillWidth: true
+                        Layout.fillHeight: true
+                        clip: true
+                        ListView {
+                            id: list
+                            objectName: "keyList"
+                            visible: page.layout === "list"
+                            anchors.fill: parent
+                            clip: true
+                            model: keys
+                            reuseItems: true
+                            currentIndex: -1
+                            keyNavigationEnabled: true
+                            focus: true
+                            ScrollBar.vertical: ScrollBar {}
+                            onCurrentIndexChanged: if (currentItem) page.select(currentItem.key)
+                            // The next page is asked for two screens before the end, so that a steady
+                            // scroll does not run into blank rows.
+                            function fetchIfNearTheEnd() {
+                                if (contentHeight - (contentY + height) < 2 * height)
+                                    keys.fetchNextPage()
+                            }
+                            onContentYChanged: fetchIfNearTheEnd()
+                            onCountChanged: fetchIfNearTheEnd()
+                            onHeightChanged: fetchIfNearTheEnd()
 
-                    delegate: ItemDelegate {
-                        id: keyRow
-                        required property int index
-                        required property string key
-                        required property string lease
-                        required property var changedAt
-                        width: ListView.view.width
-                        height: 30
-                        highlighted: keyRow.key === keys.selectedKey
-                        onClicked: list.currentIndex = index
-                        background: Rectangle {
-                            color: keyRow.highlighted ? Theme.accentSoft : keyRow.hovered ? Theme.window : "transparent"
-                            Rectangle {
-                                anchors.fill: parent
-                                color: Theme.warningSoft
-                                opacity: 0
-                                // New and changed keys flash once.
-                                SequentialAnimation on opacity {
-                                    running: keyRow.changedAt > 0 && Date.now() - keyRow.changedAt < 1500
-                                    NumberAnimation { from: 1; to: 0; duration: 1500 }
+                            delegate: ItemDelegate {
+                                id: keyRow
+                                required property int index
+                                required property string key
+                                required property string lease
+                                required property var changedAt
+                                width: ListView.view.width
+                                height: 30
+                                highlighted: keyRow.key === keys.selectedKey
+                                onClicked: list.currentIndex = index
+                                background: Rectangle {
+                                    color: keyRow.highlighted ? Theme.accentSoft : keyRow.hovered ? Theme.window : "transparent"
+                                    Rectangle {
+                                        anchors.fill: parent
+                                        color: Theme.warningSoft
+                                        opacity: 0
+                                        // New and changed keys flash once.
+                                        SequentialAnimation on opacity {
+                                            running: keyRow.changedAt > 0 && Date.now() - keyRow.changedAt < 1500
+                                            NumberAnimation { from: 1; to: 0; duration: 1500 }
+                                        }
+                                    }
+                                }
+                                contentItem: RowLayout {
+                                    spacing: Theme.spacing
+                                    EtcdLabel {
+                                        value: keyRow.key
+                                        font.family: Theme.monoFamily
+                                        font.pixelSize: Theme.bodyFont - 1
+                                        color: Theme.text
+                                        Layout.fillWidth: true
+                                    }
+                                    Label {
+                                        visible: keyRow.lease.length > 0
+                                        textFormat: Text.PlainText
+                                        text: "\u25F4 " + keyRow.lease
+                                        color: Theme.mutedText
+                                        font.family: Theme.monoFamily
+                                        font.pixelSize: Theme.smallFont
+                                    }
                                 }
                             }
                         }
-                        contentItem: RowLayout {
-                            spacing: Theme.spacing
-                            EtcdLabel {
-                                value: keyRow.key
-                                font.family: Theme.monoFamily
-                                font.pixelSize: Theme.bodyFont - 1
-                                color: Theme.text
-                                Layout.fillWidth: true
-                            }
-                            Label {
-                                visible: keyRow.lease.length > 0
-                                textFormat: Text.PlainText
-                                text: "\u25F4 " + keyRow.lease
-                                color: Theme.mutedText
-                                font.family: Theme.monoFamily
-                                font.pixelSize: Theme.smallFont
+
+                        Loader {
+                            id: treeLoader
+                            anchors.fill: parent
+                            active: page.layout === "tree"
+                            sourceComponent: KeyTree {
+                                keyModel: keys
+                                onKeyChosen: key => page.select(key)
                             }
                         }
-                    }
-                }
-
-                Loader {
-                    id: treeLoader
-                    anchors.fill: parent
-                    anchors.margins: 1
-                    active: page.layout === "tree"
-                    sourceComponent: KeyTree {
-                        keyModel: keys
-                        onKeyChosen: key => page.select(key)
                     }
                 }
             }

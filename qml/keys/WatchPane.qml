@@ -25,7 +25,8 @@ Rectangle {
         id: watch
         objectName: "watchModel"
         prefix: scope.currentIndex === 1 || pane.keys.selectedKey.length === 0
-        key: prefix ? (pane.keys.prefix || "/") : pane.keys.selectedKey
+        // Nothing is watched while the pane is closed.
+        key: !pane.visible ? "" : prefix ? (pane.keys.prefix || "/") : pane.keys.selectedKey
         fromRevision: Number(fromField.text) || 0
         filter: filterField.text
     }
@@ -154,6 +155,7 @@ Rectangle {
                     spacing: Theme.spacing
                     Label {
                         text: Format.count(row.revision)
+                        textFormat: Text.PlainText
                         font.family: Theme.monoFamily
                         font.pixelSize: Theme.smallFont
                         color: Theme.mutedText

@@ -348,6 +348,61 @@ Item {
             control(page, "watchFilter").text = ""
             tryCompare(rows, "count", 4)
         }
+
+        // Ctrl+F focuses the search; its hits include keys the list has not loaded, show in the
+        // list's place, select their key when clicked, and Escape brings the keys back.
+        function test_searchFindsKeysNotLoadedYet() {
+            const hex = function(text) {
+                let bytes = ""
+                for (let i = 0; i < text.length; ++i)
+                    bytes += text.charCodeAt(i).toString(16).padStart(2, "0")
+                return bytes
+            }
+            // 300 keys: pages of 10, 20, 40 and 80 are the most the list loads to fill its view.
+            for (let i = 0; i < 300; ++i)
+                verify(qetcdTest.putBytes(hex("/qml/keyspage/search/k" + String(i).padStart(3, "0")), i === 293 ? "the needle" : "hay"))
+            const page = createTemporaryObject(keysPage, root, { client: reader.client, readOnly: true })
+            page.model.pageSize = 10
+            page.model.prefix = "/qml/keyspage/search/"
+            tryVerify(function() { return page.model.status === ModelStatus.Ready }, qetcdTest.timeout(10000))
+            verify(page.model.count <= 150, "the list loaded " + page.model.count + " keys")
+            const field = control(page, "searchField")
+            keySequence(StandardKey.Find)
+            tryVerify(function() { return field.activeFocus }, qetcdTest.timeout(5000), "Ctrl+F focuses the search")
+            keyClick(Qt.Key_K)
+            keyClick(Qt.Key_2)
+            keyClick(Qt.Key_9)
+            keyClick(Qt.Key_Return)
+            const search = control(page, "searchModel")
+            tryVerify(function() { return search.status === ModelStatus.Ready }, qetcdTest.timeout(10000))
+            compare(search.count, 10)  // k290 to k299, none of them loaded
+            compare(search.scanned, 300)
+            const results = control(page, "searchResults")
+            verify(results.visible)
+            verify(!control(page, "keyList").visible, "the hits show in the keys' place")
+            verify(control(page, "searchSummary").text.indexOf("10 hit(s) in 300 key(s)") === 0, control(page, "searchSummary").text)
+            tryCompare(results, "count", 10)
+            mouseClick(results.itemAtIndex(3))
+            tryCompare(page.model, "selectedKey", "/qml/keyspage/search/k293")
+
+            control(page, "searchValues").checked = true
+            field.text = "needle"
+            field.forceActiveFocus()
+            keyClick(Qt.Key_Return)
+            tryVerify(function() { return search.status === ModelStatus.Ready && search.count === 1 }, qetcdTest.timeout(10000))
+            compare(search.data(search.index(0, 0), KeySearchModel.SnippetRole), "the needle")
+
+            control(page, "searchValues").checked = false
+            control(page, "searchMode").currentIndex = KeySearchModel.RegularExpression
+            field.text = "k(0"
+            keyClick(Qt.Key_Return)
+            tryCompare(search, "status", ModelStatus.Error)
+            verify(control(page, "searchSummary").text.indexOf("not valid at character") >= 0, control(page, "searchSummary").text)
+
+            keyClick(Qt.Key_Escape)
+            tryCompare(search, "status", ModelStatus.Null)
+            verify(control(page, "keyList").visible)
+        }
     }
 
     Component {
