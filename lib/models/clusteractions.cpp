@@ -8,6 +8,8 @@
 #include <QEtcd/clustermaintenance.h>
 #include <QEtcd/snapshotsave.h>
 
+#include <QtCore/QLocale>
+
 
 namespace QEtcd {
 
@@ -165,20 +167,44 @@ void ClusterActions::defragmentAll()
     });
 }
 
-// One member after the other, never two at once: a member defragmenting serves nothing.
-void ClusterActions::defragmentInTurn(QStringList endpoints, const QString &name)
+namespace {
+QString sizeText(qint64 bytes)
 {
-    if (endpoints.isEmpty())
-        return end(name, Status(), tr("defragmented"));
+    return bytes < 0 ? ClusterActions::tr("size unknown") : QLocale::c().formattedDataSize(bytes, 1, QLocale::DataSizeSIFormat);
+}
+} // namespace
+
+// One member after the other, never two at once: a member defragmenting serves nothing. Each
+// member's database size is read before and after, and the sizes add up for the outcome.
+void ClusterActions::defragmentInTurn(QStringList endpoints, const QString &name, int count, qint64 before, qint64 after)
+{
+    if (endpoints.isEmpty()) {
+        return end(name, Status(), tr("defragmented %n member(s): %1 before, %2 after", nullptr, count)
+                                       .arg(sizeText(before), sizeText(after)));
+    }
     const QString endpoint = endpoints.takeFirst();
-    m_running = tr("defragmenting %1").arg(endpoint);
+    const int position = count + 1;
+    const int members = position + int(endpoints.size());
+    m_running = members > 1 ? tr("defragmenting %1 (member %2 of %3)").arg(endpoint).arg(position).arg(members)
+                            : tr("defragmenting %1").arg(endpoint);
     Q_EMIT runningChanged();
-    Internal::thenOn(m_client->defragment(endpoint), this, [this, name, endpoint, endpoints](const Result &done) {
-        if (!done.status)
-            return end(name, done.status.withContext(endpoint), {});
-        if (m_eventLog)
-            m_eventLog->append(QStringLiteral("operator"), QStringLiteral("intervention"), tr("defragmented %1").arg(endpoint), false, {});
-        defragmentInTurn(endpoints, name);
+    // A size that could not be read makes the sum unknown, not smaller.
+    const auto added = [](qint64 sum, qint64 size) { return sum < 0 || size < 0 ? -1 : sum + size; };
+    Internal::thenOn(m_client->endpointStatus(endpoint), this, [=, this](const EndpointStatusResult &was) {
+        const qint64 sizeBefore = was.status ? was.dbSize : -1;
+        Internal::thenOn(m_client->defragment(endpoint), this, [=, this](const Result &done) {
+            if (!done.status)
+                return end(name, done.status.withContext(endpoint), {});
+            Internal::thenOn(m_client->endpointStatus(endpoint), this, [=, this](const EndpointStatusResult &now) {
+                const qint64 sizeAfter = now.status ? now.dbSize : -1;
+                if (m_eventLog) {
+                    m_eventLog->append(QStringLiteral("operator"), QStringLiteral("intervention"),
+                                       tr("defragmented %1: %2 before, %3 after").arg(endpoint, sizeText(sizeBefore), sizeText(sizeAfter)),
+                                       false, {});
+                }
+                defragmentInTurn(endpoints, name, position, added(before, sizeBefore), added(after, sizeAfter));
+            });
+        });
     });
 }
 

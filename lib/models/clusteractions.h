@@ -119,7 +119,8 @@ private:
     // Ends the running action: logs outcome (what was done, or why nothing was) and tells it.
     void end(const QString &name, const Status &status, const QString &done);
     void disarmInTurn(QList<Alarm> alarms, const QString &name, int count);
-    void defragmentInTurn(QStringList endpoints, const QString &name);
+    // count: members done so far; before, after: their database sizes added up (-1: unknown).
+    void defragmentInTurn(QStringList endpoints, const QString &name, int count = 0, qint64 before = 0, qint64 after = 0);
 
     QPointer<Client> m_client;
     QPointer<EventLogModel> m_eventLog;

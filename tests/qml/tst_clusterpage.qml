@@ -198,7 +198,10 @@ Item {
             tryVerify(function() { return loggedKinds().join("\n").indexOf("operator:intervention:defragmented " + qetcdTest.endpoint) >= 0 },
                       qetcdTest.timeout(20000), loggedKinds().join("\n"))
             const banner = findChild(page, "maintenance")
-            tryVerify(function() { return banner.text === "Defragmented." }, qetcdTest.timeout(10000), banner.text)
+            // Its size before and after, read from the member.
+            tryVerify(function() { return /^Defragmented 1 member\(s\): [0-9.]+ (bytes|kB|MB) before, [0-9.]+ (bytes|kB|MB) after\.$/.test(banner.text) },
+                      qetcdTest.timeout(10000), banner.text)
+            verify(loggedKinds().join("\n").indexOf("operator:intervention:defragmented " + qetcdTest.endpoint + ": ") >= 0, loggedKinds().join("\n"))
 
             log.clear()
             let one = null
@@ -299,8 +302,7 @@ Item {
             tryCompare(findChild(page, "clusterActions"), "running", "", qetcdTest.timeout(5000))
             settledClick(findChild(page, "defragmentAll"))
             settledClick(findChild(confirmDialog(page).footer, "confirmButton"))
-            tryVerify(function() { return fullLogged().join("\n").indexOf("operator:intervention:defragmented\n") >= 0
-                                          || fullLogged().join("\n").endsWith("operator:intervention:defragmented") },
+            tryVerify(function() { return fullLogged().join("\n").indexOf("operator:intervention:defragmented 1 member(s)") >= 0 },
                       qetcdTest.timeout(20000), fullLogged().join("\n"))
             tryCompare(findChild(page, "clusterActions"), "running", "", qetcdTest.timeout(5000))
 
