@@ -17,8 +17,9 @@
 namespace QEtcd {
 
 namespace {
-// Keys scanned between two looks at cancel() and two batches of hits handed over.
-constexpr size_t ScanChunk = 65536;
+// Keys the GUI thread hands over at a time from the ones loaded: a copy of a million at once
+// held a frame up for 150 ms, a slice takes a few and the first hits come after the first.
+constexpr int HandOverSlice = 16384;
 // Keys a page reads: names only, or with their values (up to 1.5 MiB each in etcd).
 constexpr qint64 NamePage = 10000;
 constexpr qint64 ValuePage = 256;
@@ -71,46 +72,40 @@ public:
     using Report = std::function<void(const QList<KeySearchModel::Hit> &, qint64 scanned)>;
     using Done = std::function<void(const QString &error)>;
 
-    SearchJob(Client *client, const QByteArray &prefix, qint64 revision, std::vector<QByteArray> loaded, QByteArray continuation,
-              Matcher matcher, bool inValues, int valueLimit, std::shared_ptr<std::atomic<bool>> cancelled, Report report, Done done)
-        : m_client(client), m_end(prefixRangeEnd(prefix)), m_revision(revision), m_loaded(std::move(loaded)),
-          m_continuation(std::move(continuation)), m_matcher(std::move(matcher)), m_inValues(inValues), m_valueLimit(valueLimit),
-          m_cancelled(std::move(cancelled)), m_report(std::move(report)), m_done(std::move(done)),
-          m_start(prefix.isEmpty() ? QByteArray(1, '\0') : prefix)
+    SearchJob(Client *client, const QByteArray &prefix, qint64 revision, Matcher matcher, bool inValues, int valueLimit,
+              std::shared_ptr<std::atomic<bool>> cancelled, Report report, Done done)
+        : m_client(client), m_end(prefixRangeEnd(prefix)), m_revision(revision), m_matcher(std::move(matcher)),
+          m_inValues(inValues), m_valueLimit(valueLimit), m_cancelled(std::move(cancelled)), m_report(std::move(report)),
+          m_done(std::move(done)), m_start(prefix.isEmpty() ? QByteArray(1, '\0') : prefix)
     {
     }
 
-    void run()
+    // Values are not among the keys loaded: every key is read again, with its value.
+    void readAll() { readPage(m_start); }
+
+    // A slice of the keys loaded, in key order.
+    void scan(const std::vector<QByteArray> &loaded)
     {
-        // Values are not among the keys loaded: every key is read again, with its value.
-        if (m_inValues)
-            return readPage(m_start);
-        scanLoaded(0);
+        if (*m_cancelled)
+            return;
+        QList<KeySearchModel::Hit> hits;
+        for (const QByteArray &key : loaded) {
+            if (m_matcher.find(DisplayText::fromBytes(key)).first >= 0)
+                hits.append({key, false, {}});
+        }
+        m_report(hits, qint64(loaded.size()));
+    }
+
+    // Every key loaded was handed over: the rest is read from etcd from continuation on (empty:
+    // there is no rest).
+    void loadedScanned(const QByteArray &continuation)
+    {
+        if (*m_cancelled || continuation.isEmpty())
+            return finish({});
+        readPage(continuation);
     }
 
 private:
-    void scanLoaded(size_t from)
-    {
-        if (*m_cancelled)
-            return finish({});
-        const size_t to = std::min(m_loaded.size(), from + ScanChunk);
-        QList<KeySearchModel::Hit> hits;
-        for (size_t i = from; i < to; ++i) {
-            if (m_matcher.find(DisplayText::fromBytes(m_loaded[i])).first >= 0)
-                hits.append({m_loaded[i], false, {}});
-        }
-        m_report(hits, qint64(to - from));
-        if (to < m_loaded.size()) {
-            // Queued, so that a cancel() and the thread's own events get their turn.
-            QMetaObject::invokeMethod(this, [this, to] { scanLoaded(to); }, Qt::QueuedConnection);
-            return;
-        }
-        m_loaded = {};
-        if (m_continuation.isEmpty())
-            return finish({});
-        readPage(m_continuation);
-    }
-
     void readPage(const QByteArray &from)
     {
         RangeOptions page;
@@ -160,8 +155,6 @@ private:
     Client *m_client;
     QByteArray m_end;
     qint64 m_revision;
-    std::vector<QByteArray> m_loaded;
-    QByteArray m_continuation;
     Matcher m_matcher;
     bool m_inValues;
     int m_valueLimit;
@@ -271,20 +264,13 @@ void KeySearchModel::start()
         m_error = invalid;
         return Q_EMIT progressChanged();
     }
-    // A copy of the names loaded (shared bytes, not copied): the page goes on changing meanwhile.
-    std::vector<QByteArray> loaded;
-    loaded.reserve(index->entries().size());
-    for (const Internal::KeyEntry &entry : index->entries())
-        loaded.push_back(entry.key);
-    const QByteArray continuation = index->isComplete() ? QByteArray() : index->continuation();
     m_cancelled = std::make_shared<std::atomic<bool>>(false);
     m_status = ModelStatus::Loading;
     Q_EMIT progressChanged();
 
     QPointer<KeySearchModel> model(this);
     auto *job = new SearchJob(
-        index->client(), index->prefix(), index->revision(), std::move(loaded), continuation, std::move(*matcher), m_inValues,
-        m_valueLimit, m_cancelled,
+        index->client(), index->prefix(), index->revision(), std::move(*matcher), m_inValues, m_valueLimit, m_cancelled,
         // Posted to the application, whose thread is the model's: the model may be gone by then.
         [model, generation](const QList<Hit> &hits, qint64 scanned) {
             QMetaObject::invokeMethod(qApp, [model, generation, hits, scanned] {
@@ -299,7 +285,50 @@ void KeySearchModel::start()
             }, Qt::QueuedConnection);
         });
     job->moveToThread(searchThread());
-    QMetaObject::invokeMethod(job, [job] { job->run(); }, Qt::QueuedConnection);
+    if (m_inValues) {
+        QMetaObject::invokeMethod(job, [job] { job->readAll(); }, Qt::QueuedConnection);
+        return;
+    }
+    m_job = job;
+    m_handedOver.clear();
+    handOver(generation);
+}
+
+// The keys loaded go to the search thread a slice at a time, from where the last slice ended:
+// the page goes on changing meanwhile, and a key it gains behind the slices is one the search
+// began without.
+void KeySearchModel::handOver(quint64 generation)
+{
+    if (generation != m_generation || !m_job)
+        return;
+    auto *job = static_cast<SearchJob *>(m_job);
+    const Internal::KeyIndex *index = m_keys ? m_keys->m_index.get() : nullptr;
+    const std::vector<Internal::KeyEntry> empty;
+    const std::vector<Internal::KeyEntry> &entries = index ? index->entries() : empty;
+    auto from = m_handedOver.isEmpty() ? entries.begin()
+                                       : std::upper_bound(entries.begin(), entries.end(), m_handedOver,
+                                                          [](const QByteArray &key, const Internal::KeyEntry &entry) { return key < entry.key; });
+    std::vector<QByteArray> slice;
+    slice.reserve(size_t(std::min<qsizetype>(HandOverSlice, entries.end() - from)));
+    for (; from != entries.end() && slice.size() < size_t(HandOverSlice); ++from)
+        slice.push_back(from->key);
+    if (!slice.empty()) {
+        m_handedOver = slice.back();
+        QMetaObject::invokeMethod(job, [job, slice = std::move(slice)] { job->scan(slice); }, Qt::QueuedConnection);
+    }
+    if (from != entries.end()) {
+        QMetaObject::invokeMethod(this, [this, generation] { handOver(generation); }, Qt::QueuedConnection);
+        return;
+    }
+    // After the last key loaded: where the page would load the next one.
+    endHandOver(!index || index->isComplete() ? QByteArray() : index->continuation());
+}
+
+void KeySearchModel::endHandOver(const QByteArray &rest)
+{
+    auto *job = static_cast<SearchJob *>(std::exchange(m_job, nullptr));
+    if (job)
+        QMetaObject::invokeMethod(job, [job, rest] { job->loadedScanned(rest); }, Qt::QueuedConnection);
 }
 
 void KeySearchModel::cancel()
@@ -316,6 +345,7 @@ void KeySearchModel::stop()
 {
     if (m_cancelled)
         *m_cancelled = true;
+    endHandOver({});  // a job still being handed keys ends (and goes) once it hears of the end
     m_cancelled.reset();
     ++m_generation;
 }

@@ -162,6 +162,8 @@ private:
     void found(quint64 generation, const QList<Hit> &hits, qint64 scanned);
     void finished(quint64 generation, const QString &error);
     void stop();
+    void handOver(quint64 generation);
+    void endHandOver(const QByteArray &rest);
 
     QPointer<KeyModel> m_keys;
     QString m_pattern;
@@ -179,6 +181,8 @@ private:
     double m_ranMs = 0;
     quint64 m_generation = 0;  // hits of a search since replaced are dropped
     std::shared_ptr<std::atomic<bool>> m_cancelled;
+    QObject *m_job = nullptr;  // the search being handed the keys loaded; it goes once told the end
+    QByteArray m_handedOver;   // the last key handed over
 };
 
 } // namespace QEtcd

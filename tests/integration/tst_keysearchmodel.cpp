@@ -122,6 +122,34 @@ private Q_SLOTS:
         QCOMPARE(hitsOf(search, QStringLiteral("needle"), KeySearchModel::Text).size(), 0);
     }
 
+    // More keys loaded than one hand-over slice: each is searched once.
+    void manyLoadedKeysAreEachSearchedOnce()
+    {
+        for (int first = 0; first < 20000; first += 100) {
+            Txn txn;
+            for (int i = first; i < first + 100; ++i)
+                txn.success.append(TxnOp::put("/ksbig/" + QByteArray::number(i).rightJustified(5, '0'), "v"));
+            QVERIFY(awaitFuture(m_client->txn(txn)));
+        }
+        KeyModel keys;
+        keys.setPrefix(QStringLiteral("/ksbig/"));
+        keys.setClient(m_client.get());
+        keys.fetchAll();
+        QTRY_COMPARE_WITH_TIMEOUT(keys.progress(), 1.0, scaledMs(20000));
+        QCOMPARE(keys.count(), 20000);
+        KeySearchModel search;
+        search.setKeys(&keys);
+        const QStringList hits = hitsOf(search, QStringLiteral("99"), KeySearchModel::Text);
+        QCOMPARE(search.scanned(), 20000.0);
+        // Every key with 99 anywhere in its name.
+        int expected = 0;
+        for (int i = 0; i < 20000; ++i)
+            expected += QByteArray::number(i).rightJustified(5, '0').contains("99") ? 1 : 0;
+        QCOMPARE(hits.size(), expected);
+        QCOMPARE(QSet<QString>(hits.begin(), hits.end()).size(), expected);
+        QVERIFY(std::is_sorted(hits.begin(), hits.end()));
+    }
+
     void cancelledKeepsWhatItFound()
     {
         KeySearchModel search;
