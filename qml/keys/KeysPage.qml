@@ -150,6 +150,34 @@ ConsolePage {
                      .arg(DisplayText.escape(keys.selectedKey)).arg(Format.bytes(editor.utf8Length)).arg(Format.bytes(keys.selected.size || 0))
                      .arg(keys.selected.modRevision || 0)
         onConfirmed: keys.update(keys.selectedKey, editor.text, keys.selected.modRevision)
+        // What etcd has now (the model follows the key live) against the edited text.
+        DiffView {
+            objectName: "saveDiff"
+            before: (keys.selected.views || {}).text || ""
+            after: editor.text
+            beforeTitle: qsTr("In etcd now (revision %1)").arg(keys.selected.modRevision || 0)
+            afterTitle: qsTr("Your edit")
+            Layout.fillWidth: true
+            Layout.preferredHeight: 220
+        }
+    }
+    Dialog {
+        id: compareDialog
+        objectName: "compareDialog"
+        title: qsTr("Compare versions of %1").arg(keys.selectedKey)
+        parent: Overlay.overlay
+        anchors.centerIn: parent
+        width: Math.min(960, parent ? parent.width - 64 : 960)
+        height: Math.min(600, parent ? parent.height - 64 : 600)
+        modal: true
+        standardButtons: Dialog.Close
+        contentItem: DiffView {
+            objectName: "compareDiff"
+            before: ((history.shown || {}).views || {}).text || ""
+            after: (keys.selected.views || {}).text || ""
+            beforeTitle: qsTr("Version %1 (revision %2)").arg(history.shown.version || 0).arg(history.shown.modRevision || 0)
+            afterTitle: qsTr("Latest: version %1 (revision %2)").arg(keys.selected.version || 0).arg(keys.selected.modRevision || 0)
+        }
     }
     ConfirmDialog {
         id: confirmDelete
@@ -301,6 +329,16 @@ ConsolePage {
                             font.pixelSize: Theme.bodyFont + 1
                             color: Theme.text
                             Layout.fillWidth: true
+                        }
+                        Button {
+                            objectName: "compareButton"
+                            text: qsTr("Compare…")
+                            enabled: !history.atLatest && !page.editing
+                            onClicked: compareDialog.open()
+                            ToolTip.visible: hovered
+                            ToolTip.delay: 600
+                            ToolTip.text: history.atLatest ? qsTr("Step back to an earlier version with ◀ to compare it with the latest")
+                                                           : qsTr("The version shown side by side with the latest")
                         }
                         WriteButton {
                             objectName: "editKeyButton"

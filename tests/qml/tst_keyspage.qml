@@ -87,6 +87,87 @@ Item {
             compare(revisionOf("/qml/keyspage/ro/a"), before)
         }
 
+        // The rows a DiffView shows, as its delegates have them: sign, kind and text.
+        function diffRows(diffView) {
+            const lines = findChild(diffView, "diffLines")
+            verify(lines)
+            const rows = []
+            for (let i = 0; i < lines.count; ++i) {
+                lines.positionViewAtIndex(i, ListView.Contain)
+                const row = lines.itemAtIndex(i)
+                verify(row, "row " + i)
+                rows.push({ kind: row.kind, sign: row.sign, text: row.text })
+            }
+            return rows
+        }
+
+        function test_compareAnEarlierVersionWithTheLatest() {
+            const key = "/qml/keyspage/diff/config"
+            etcdctl(["put", key, "{\"replicas\":2,\"image\":\"web:1\",\"zone\":\"a\"}"])
+            // Re-ordered and re-indented as well as changed: only the change may show.
+            etcdctl(["put", key, "{\"zone\": \"a\", \"image\": \"web:2\", \"replicas\": 2}"])
+            const page = openPage(writer.client, false, "/qml/keyspage/diff/", key)
+            const compareButton = control(page, "compareButton")
+            verify(!compareButton.enabled, "at the latest version there is nothing to compare it with")
+
+            const latestVersion = page.model.selected.version
+            page.history.older()
+            tryVerify(function() { return page.history.shown.version === latestVersion - 1 }, qetcdTest.timeout(10000))
+            click(compareButton)
+            const dialog = control(page, "compareDialog")
+            tryCompare(dialog, "opened", true)
+            const diff = dialog.contentItem
+            compare(diff.objectName, "compareDiff")
+            verify(diff.model.json, "both versions are JSON objects")
+            compare(diff.model.removed, 1)
+            compare(diff.model.added, 1)
+            const rows = diffRows(diff)
+            const removed = rows.filter(function(row) { return row.kind === "removed" })
+            const added = rows.filter(function(row) { return row.kind === "added" })
+            compare(removed.length, 1)
+            compare(added.length, 1)
+            compare(removed[0].sign, "\u2212")
+            verify(removed[0].text.indexOf("web:1") >= 0, removed[0].text)
+            compare(added[0].sign, "+")
+            verify(added[0].text.indexOf("web:2") >= 0, added[0].text)
+            verify(rows.some(function(row) { return row.kind === "same" && row.text.indexOf("replicas") >= 0 }),
+                   "an unchanged member is not marked: " + JSON.stringify(rows))
+            compare(findChild(diff, "diffSummary").text.indexOf("1 lines removed"), 0)
+            dialog.close()
+            tryCompare(dialog, "visible", false)
+        }
+
+        function test_saveConfirmationShowsTheDiffWithWhatEtcdHasNow() {
+            const key = "/qml/keyspage/savediff/mode"
+            etcdctl(["put", key, "line one\nline two"])
+            const page = openPage(writer.client, false, "/qml/keyspage/savediff/", key)
+            click(control(page, "editKeyButton").button)
+            const editor = control(page, "valueEditor")
+            editor.text = "line one\nline 2\nline three"
+            click(control(page, "saveKeyButton").button)
+            const dialog = control(page, "confirmSave")
+            tryCompare(dialog, "opened", true)
+            const diff = findChild(dialog.contentItem, "saveDiff")
+            verify(diff)
+            compare(diff.model.removed, 1)
+            compare(diff.model.added, 2)
+            const rows = diffRows(diff)
+            compare(rows[0].kind, "same")
+            compare(rows[0].text, "line one")
+            compare(JSON.stringify(rows.slice(1)), JSON.stringify([
+                { kind: "removed", sign: "\u2212", text: "line two" },
+                { kind: "added", sign: "+", text: "line 2" },
+                { kind: "added", sign: "+", text: "line three" }]))
+
+            // Someone writes while the dialog is open: the diff is against what etcd has now.
+            etcdctl(["put", key, "line one\nline 2\nline three"])
+            tryCompare(diff.model, "added", 0, qetcdTest.timeout(10000))
+            compare(diff.model.removed, 0)
+            compare(findChild(diff, "diffSummary").text, "No difference")
+            dialog.close()
+            tryCompare(dialog, "visible", false)
+        }
+
         function test_createEditDelete() {
             const key = "/qml/keyspage/rw/mode"
             const page = openPage(writer.client, false, "/qml/keyspage/rw/")
