@@ -12,8 +12,11 @@ ConsolePage {
     property alias client: keys.client
     heldChanges: keys.heldChanges
     property bool readOnly: false
+    // Typed to confirm deleting a prefix on a cluster not on this machine (Main's).
+    property string confirmationWord
     readonly property alias model: keys
     readonly property alias history: history
+    readonly property alias transfer: transfer
     // The last write etcd refused for what the pane shows, in words that name the key.
     property string writeError
     property bool editing: false
@@ -96,6 +99,35 @@ ConsolePage {
             ToolTip.delay: 600
             ToolTip.text: qsTr("Show the changes of the selected key or the prefix as they happen, below the keys")
         },
+        Button {
+            objectName: "exportButton"
+            text: qsTr("Export…")
+            flat: true
+            onClicked: exportDialog.open()
+            ToolTip.visible: hovered
+            ToolTip.delay: 600
+            ToolTip.text: qsTr("Write the keys under the prefix to a file")
+        },
+        WriteButton {
+            objectName: "importButton"
+            text: qsTr("Import…")
+            flat: true
+            readOnly: page.readOnly
+            blockedReason: page.pausedReason
+            toolTip: qsTr("Write the keys of an exported file; you see what changes first")
+            onClicked: importDialog.open()
+        },
+        WriteButton {
+            objectName: "deletePrefixButton"
+            text: qsTr("Delete prefix…")
+            flat: true
+            readOnly: page.readOnly
+            blockedReason: page.pausedReason ? page.pausedReason
+                         : keys.prefix.length === 0 ? qsTr("Set a prefix first: the whole keyspace is not deleted from here")
+                         : transfer.running ? qsTr("Wait for the job running to end") : ""
+            toolTip: qsTr("Delete every key under the prefix; you see how many first")
+            onClicked: transfer.countPrefix(keys.prefix)
+        },
         WriteButton {
             objectName: "newKeyButton"
             text: qsTr("New key…")
@@ -135,6 +167,40 @@ ConsolePage {
         latestVersion: keys.selected.version || 0
     }
 
+    KeyTransfer {
+        id: transfer
+        client: keys.client
+        onFinished: (operation, result) => {
+            if (operation === "deleteCount" && result.status.isOk && result.counted > 0)
+                confirmDeletePrefix.open();
+        }
+    }
+    ExportDialog {
+        id: exportDialog
+        objectName: "exportDialog"
+        transfer: transfer
+        prefix: keys.prefix
+    }
+    ImportDialog {
+        id: importDialog
+        objectName: "importDialog"
+        transfer: transfer
+        readOnly: page.readOnly
+        blockedReason: page.pausedReason
+    }
+    ConfirmDialog {
+        id: confirmDeletePrefix
+        objectName: "confirmDeletePrefix"
+        readonly property var counted: transfer.operation === "deleteCount" ? transfer.result : ({})
+        title: qsTr("Delete %n key(s)?", "", counted.counted || 0)
+        confirmText: qsTr("Delete")
+        destructive: true
+        typedConfirmation: page.confirmationWord
+        message: qsTr("Every key under %1 is deleted, at most 128 a transaction, with the keys written under it meanwhile. Leases are left alone; earlier values stay readable until etcd compacts them.").arg(DisplayText.escape(keys.prefix))
+                 + "\n\n" + (counted.sample || []).map(key => DisplayText.escape(key)).join("\n")
+                 + ((counted.counted || 0) > (counted.sample || []).length ? "\n" + qsTr("… and %1 more").arg(Format.count(counted.counted - counted.sample.length)) : "")
+        onConfirmed: transfer.deletePrefix(keys.prefix)
+    }
     NewKeyDialog {
         id: newKeyDialog
         objectName: "newKeyDialog"
@@ -205,9 +271,42 @@ ConsolePage {
             onClicked: page.backToLive()
         }
     }
+    ColumnLayout {
+        id: deletePrefixStatus
+        anchors.left: parent.left
+        anchors.right: parent.right
+        anchors.top: asOfBanner.visible ? asOfBanner.bottom : parent.top
+        anchors.topMargin: asOfBanner.visible ? Theme.spacing : 0
+        visible: deletePrefixProgress.active || deletePrefixResult.visible
+        spacing: Theme.spacing
+        TransferProgress {
+            id: deletePrefixProgress
+            transfer: transfer
+            operations: ["delete", "deleteCount"]
+            Layout.fillWidth: true
+        }
+        Banner {
+            id: deletePrefixResult
+            objectName: "deletePrefixResult"
+            readonly property var ended: transfer.running ? ({}) : transfer.result
+            bad: !!ended.status && !ended.status.isOk
+            good: !!ended.status && ended.status.isOk
+            dismissable: true
+            onDismissed: dismissedResult = ended
+            property var dismissedResult: null
+            text: !ended.status || dismissedResult === ended ? ""
+                : transfer.operation === "deleteCount" ? (ended.status.isOk ? (ended.counted === 0 ? qsTr("No keys under %1: nothing to delete").arg(DisplayText.escape(keys.prefix)) : "")
+                                                                          : qsTr("The keys under %1 were not counted: %2").arg(DisplayText.escape(keys.prefix)).arg(page.advise(ended.status)))
+                : transfer.operation !== "delete" ? ""
+                : ended.status.isOk ? qsTr("%1 keys deleted (revision %2).").arg(Format.count(ended.deleted)).arg(ended.revision)
+                : qsTr("The delete stopped after %1 of %2 keys: %3").arg(Format.count(ended.deleted)).arg(Format.count(ended.counted)).arg(page.advise(ended.status))
+            Layout.fillWidth: true
+        }
+    }
     SplitView {
         anchors.fill: parent
-        anchors.topMargin: asOfBanner.visible ? asOfBanner.height + Theme.spacing : 0
+        anchors.topMargin: deletePrefixStatus.visible ? deletePrefixStatus.y + deletePrefixStatus.height + Theme.spacing
+                         : asOfBanner.visible ? asOfBanner.height + Theme.spacing : 0
         orientation: Qt.Vertical
         visible: keys.count > 0 || keys.selectedKey.length > 0 || page.watching
 

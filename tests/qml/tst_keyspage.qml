@@ -67,8 +67,9 @@ Item {
             const before = revisionOf("/qml/keyspage/ro/a")
             const page = openPage(reader.client, true, "/qml/keyspage/ro/", "/qml/keyspage/ro/a")
             compare(page.model.selected.views.text, "hello")
-            for (const name of ["newKeyButton", "editKeyButton", "deleteKeyButton", "saveKeyButton"])
+            for (const name of ["newKeyButton", "editKeyButton", "deleteKeyButton", "saveKeyButton", "importButton", "deletePrefixButton"])
                 compare(control(page, name).button.enabled, false, name + " is enabled on a read-only connection")
+            verify(control(page, "exportButton").enabled, "an export only reads")
 
             // The buttons are only the first line: the model's own actions reach the client,
             // which refuses each write before sending it.
@@ -82,6 +83,10 @@ Item {
                 compare(status.code, Etcd.StatusCode.ReadOnly, status.message)
                 verify(status.message.indexOf(writes.signalArguments[i][1]) >= 0, "the refusal names the key: " + status.message)
             }
+            // So does a bulk delete, before it counts anything.
+            verify(page.transfer.deletePrefix("/qml/keyspage/ro/"))
+            tryCompare(page.transfer, "running", false, qetcdTest.timeout(10000))
+            compare(page.transfer.result.status.code, Etcd.StatusCode.ReadOnly, page.transfer.result.status.message)
             compare(valueOf("/qml/keyspage/ro/a"), "hello")
             compare(valueOf("/qml/keyspage/ro/b"), "")
             compare(revisionOf("/qml/keyspage/ro/a"), before)
@@ -166,6 +171,70 @@ Item {
             compare(findChild(diff, "diffSummary").text, "No difference")
             dialog.close()
             tryCompare(dialog, "visible", false)
+        }
+
+        function test_exportDeletePrefixAndImportItBack() {
+            const prefix = "/qml/keyspage/transfer/"
+            etcdctl(["put", prefix + "a", "1"])
+            etcdctl(["put", prefix + "b", "2"])
+            etcdctl(["put", prefix + "c", "{\"x\":1}"])
+            const page = openPage(writer.client, false, prefix)
+            tryCompare(page.model, "total", 3, qetcdTest.timeout(10000))
+            const file = qetcdTest.temporaryPath("keyspage-export.json")
+
+            click(control(page, "exportButton"))
+            const exportDialog = control(page, "exportDialog")
+            tryCompare(exportDialog, "opened", true)
+            findChild(exportDialog.contentItem, "exportFilePath").text = file
+            click(findChild(exportDialog.footer, "exportStart"))
+            const exported = findChild(exportDialog.contentItem, "exportResult")
+            tryVerify(function() { return exported.text.length > 0 }, qetcdTest.timeout(10000))
+            compare(exported.text.indexOf("3 keys written to " + file), 0, exported.text)
+            compare(JSON.parse(qetcdTest.readFile(file)).count, 3)
+            exportDialog.close()
+            tryCompare(exportDialog, "visible", false)
+
+            // Counted and sampled first; on a cluster off this machine, confirmed by typing.
+            page.confirmationWord = "far-away"
+            click(control(page, "deletePrefixButton").button)
+            const confirmDelete = control(page, "confirmDeletePrefix")
+            tryCompare(confirmDelete, "opened", true, qetcdTest.timeout(10000))
+            compare(confirmDelete.title, "Delete 3 key(s)?")
+            for (const key of ["a", "b", "c"])
+                verify(confirmDelete.message.indexOf(prefix + key) >= 0, confirmDelete.message)
+            compare(valueOf(prefix + "a"), "1", "nothing is deleted before the confirmation")
+            const deleteButton = findChild(confirmDelete.footer, "confirmButton")
+            verify(!deleteButton.enabled, "the word is not typed yet")
+            findChild(confirmDelete.contentItem, "typedConfirmation").text = "far-away"
+            click(deleteButton)
+            const deleted = control(page, "deletePrefixResult")
+            tryVerify(function() { return deleted.text.indexOf("3 keys deleted") === 0 }, qetcdTest.timeout(10000))
+            compare(etcdctl(["get", prefix, "--prefix", "--keys-only"]), "")
+
+            // The dry run says what the import would do, and writes nothing.
+            etcdctl(["put", prefix + "a", "changed"])
+            click(control(page, "importButton").button)
+            const importDialog = control(page, "importDialog")
+            tryCompare(importDialog, "opened", true)
+            findChild(importDialog.contentItem, "importFilePath").text = file
+            const importStart = findChild(importDialog.footer, "importStart")
+            verify(!importStart.button.enabled, "no import before the check")
+            click(findChild(importDialog.footer, "importCheck"))
+            const creates = findChild(importDialog.contentItem, "importPlan_creates")
+            tryCompare(creates, "text", "Created: 2", qetcdTest.timeout(10000))
+            compare(findChild(importDialog.contentItem, "importPlan_overwrites").text, "Overwritten: 1")
+            compare(findChild(importDialog.contentItem, "importPlan_unchanged").text, "Unchanged: 0")
+            compare(valueOf(prefix + "a"), "changed")
+            compare(valueOf(prefix + "b"), "")
+            compare(importStart.text, "Import 3 keys")
+            click(importStart.button)
+            const imported = findChild(importDialog.contentItem, "importResult")
+            tryVerify(function() { return imported.text.indexOf("3 keys written") === 0 }, qetcdTest.timeout(10000))
+            compare(valueOf(prefix + "a"), "1")
+            compare(valueOf(prefix + "b"), "2")
+            compare(valueOf(prefix + "c"), "{\"x\":1}")
+            importDialog.close()
+            tryCompare(importDialog, "visible", false)
         }
 
         function test_createEditDelete() {
