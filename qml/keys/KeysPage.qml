@@ -47,6 +47,18 @@ ConsolePage {
                                                       : qsTr("the first page of keys has not arrived")
     summary: ({ keys: keys.total, loaded: keys.count, prefix: keys.prefix, selected: keys.selectedKey, asOfRevision: keys.asOfRevision })
 
+    // etcdctl reads a key given in single quotes as it is; a quote inside is closed, escaped and
+    // reopened.
+    function shellQuoted(text) {
+        return "'" + text.replace(/'/g, "'\\''") + "'";
+    }
+    function copyToClipboard(text) {
+        clipboardText.text = text;
+        clipboardText.selectAll();
+        clipboardText.copy();
+        clipboardText.text = "";
+    }
+
     function select(key) {
         editing = false;
         writeError = "";
@@ -167,6 +179,11 @@ ConsolePage {
         latestVersion: keys.selected.version || 0
     }
 
+    // The way to the clipboard QML has: a text edit's copy(). Never shown.
+    TextEdit {
+        id: clipboardText
+        visible: false
+    }
     KeyTransfer {
         id: transfer
         client: keys.client
@@ -430,6 +447,40 @@ ConsolePage {
                             Layout.fillWidth: true
                         }
                         Button {
+                            id: copyButton
+                            objectName: "copyButton"
+                            text: qsTr("Copy ▾")
+                            flat: true
+                            onClicked: copyMenu.open()
+                            ToolTip.visible: hovered && !copyMenu.visible
+                            ToolTip.delay: 600
+                            ToolTip.text: qsTr("Copy the key, the value shown or the etcdctl command that reads it")
+                            Menu {
+                                id: copyMenu
+                                objectName: "copyMenu"
+                                y: copyButton.height
+                                MenuItem {
+                                    objectName: "copyKey"
+                                    text: qsTr("Key")
+                                    onTriggered: page.copyToClipboard(keys.selectedKey)
+                                }
+                                MenuItem {
+                                    objectName: "copyValue"
+                                    text: qsTr("Value")
+                                    enabled: !!(detail.shown.views || {}).isText && !detail.shown.views.truncated
+                                    onTriggered: page.copyToClipboard(detail.shown.views.text)
+                                }
+                                MenuItem {
+                                    objectName: "copyCommand"
+                                    // The version shown, so an earlier one is read at its revision.
+                                    readonly property string command: "etcdctl get " + page.shellQuoted(keys.selectedKey)
+                                                                      + (history.atLatest ? "" : " --rev=" + history.shown.modRevision)
+                                    text: qsTr("Command: %1").arg(command)
+                                    onTriggered: page.copyToClipboard(command)
+                                }
+                            }
+                        }
+                        Button {
                             objectName: "compareButton"
                             text: qsTr("Compare…")
                             enabled: !history.atLatest && !page.editing
@@ -510,6 +561,19 @@ ConsolePage {
                             background: Rectangle { color: Theme.surface; radius: Theme.radius; border.color: Theme.accent }
                         }
                     }
+                    Label {
+                        id: jsonError
+                        objectName: "jsonError"
+                        // Only what starts like JSON is held to it: plain text is a value too.
+                        readonly property var check: page.editing ? ValueCheck.json(editor.text) : ({ valid: true })
+                        visible: page.editing && !check.valid
+                        textFormat: Text.PlainText
+                        text: check.valid ? "" : qsTr("Not valid JSON, line %1, column %2: %3").arg(check.line).arg(check.column).arg(check.message)
+                        color: Theme.bad
+                        font.pixelSize: Theme.smallFont
+                        wrapMode: Text.Wrap
+                        Layout.fillWidth: true
+                    }
                     RowLayout {
                         visible: page.editing
                         spacing: Theme.spacing
@@ -524,7 +588,9 @@ ConsolePage {
                             readOnly: page.readOnly
                             toolTip: qsTr("Write the new value; you confirm first")
                             blockedReason: page.pausedReason ? page.pausedReason
-                                         : editor.text === (keys.selected.views || {}).text ? qsTr("Nothing changed yet") : ""
+                                         : editor.text === (keys.selected.views || {}).text ? qsTr("Nothing changed yet")
+                                         : !jsonError.check.valid ? qsTr("The value starts like JSON but is not: fix it first (see below the editor)")
+                                         : ""
                             onClicked: confirmSave.open()
                         }
                     }

@@ -237,6 +237,73 @@ Item {
             tryCompare(importDialog, "visible", false)
         }
 
+        function clipboard() {
+            const edit = createTemporaryQmlObject("import QtQuick; TextEdit {}", root)
+            edit.paste()
+            return edit.text
+        }
+        function copy(page, itemName) {
+            click(control(page, "copyButton"))
+            const menu = control(page, "copyMenu")
+            tryCompare(menu, "opened", true)
+            const item = findChild(menu, itemName) || menu.itemAt([ "copyKey", "copyValue", "copyCommand" ].indexOf(itemName))
+            verify(item && item.objectName === itemName, itemName)
+            verify(item.enabled, itemName + " is disabled")
+            item.triggered()
+            menu.close()
+            tryCompare(menu, "visible", false)
+        }
+
+        function test_copyKeyValueAndCommand() {
+            const key = "/qml/keyspage/copy/it's"
+            etcdctl(["put", key, "first"])
+            etcdctl(["put", key, "second"])
+            const page = openPage(writer.client, false, "/qml/keyspage/copy/", key)
+            copy(page, "copyKey")
+            compare(clipboard(), key)
+            copy(page, "copyValue")
+            compare(clipboard(), "second")
+            copy(page, "copyCommand")
+            compare(clipboard(), "etcdctl get '/qml/keyspage/copy/it'\\''s'")
+
+            // An earlier version: its value, and the command that reads it at its revision.
+            page.history.older()
+            tryVerify(function() { return page.history.shown.views && page.history.shown.views.text === "first" }, qetcdTest.timeout(10000))
+            copy(page, "copyValue")
+            compare(clipboard(), "first")
+            copy(page, "copyCommand")
+            const command = clipboard()
+            const revision = page.history.shown.modRevision
+            compare(command, "etcdctl get '/qml/keyspage/copy/it'\\''s' --rev=" + revision)
+            compare(etcdctl(["get", key, "--rev=" + revision, "--print-value-only"]), "first")
+        }
+
+        function test_jsonIsValidatedBeforeSave() {
+            const key = "/qml/keyspage/json/config"
+            etcdctl(["put", key, "{\"a\":1}"])
+            const page = openPage(writer.client, false, "/qml/keyspage/json/", key)
+            click(control(page, "editKeyButton").button)
+            const editor = control(page, "valueEditor")
+            const save = control(page, "saveKeyButton")
+            const error = control(page, "jsonError")
+            editor.text = "{\"a\": 1,\n  \"b\": }"
+            tryCompare(error, "visible", true)
+            verify(error.text.indexOf("line 2, column ") >= 0, error.text)
+            verify(!save.button.enabled, "a broken JSON value cannot be saved")
+
+            editor.text = "{\"a\": 1,\n  \"b\": 2}"
+            tryCompare(error, "visible", false)
+            verify(save.button.enabled)
+            // Plain text is not held to JSON.
+            editor.text = "a } plain ["
+            compare(error.visible, false)
+            verify(save.button.enabled)
+            click(control(page, "saveKeyButton").button)
+            confirm(page, "confirmSave")
+            tryCompare(page, "editing", false, qetcdTest.timeout(10000))
+            compare(valueOf(key), "a } plain [")
+        }
+
         function test_createEditDelete() {
             const key = "/qml/keyspage/rw/mode"
             const page = openPage(writer.client, false, "/qml/keyspage/rw/")
