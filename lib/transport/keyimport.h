@@ -26,7 +26,7 @@ struct QETCD_EXPORT KeyImportOptions
     /// export of /a/ imported as /b/); with rewriteFrom set, a key that does not start with it is
     /// an error. Empty: keys are written as they are.
     QByteArray rewriteFrom;
-    QByteArray rewriteTo;
+    QByteArray rewriteTo;  ///< What replaces rewriteFrom at the start of each key.
     /// Bind keys to the lease IDs the file names. Off by default: a file's lease IDs are those of
     /// the cluster and moment it was exported from, and a lease that does not exist fails the
     /// write; without it keys are written without a lease.
