@@ -111,34 +111,57 @@ ConsolePage {
             ToolTip.delay: 600
             ToolTip.text: qsTr("Show the changes of the selected key or the prefix as they happen, below the keys")
         },
+        // Export, import and delete behind one button: the tool row keeps room for a search field.
         Button {
-            objectName: "exportButton"
-            text: qsTr("Export…")
+            id: prefixActionsButton
+            objectName: "prefixActionsButton"
+            text: qsTr("Prefix ▾")
             flat: true
-            onClicked: exportDialog.open()
-            ToolTip.visible: hovered
+            onClicked: prefixActions.open()
+            ToolTip.visible: hovered && !prefixActions.visible
             ToolTip.delay: 600
-            ToolTip.text: qsTr("Write the keys under the prefix to a file")
-        },
-        WriteButton {
-            objectName: "importButton"
-            text: qsTr("Import…")
-            flat: true
-            readOnly: page.readOnly
-            blockedReason: page.pausedReason
-            toolTip: qsTr("Write the keys of an exported file; you see what changes first")
-            onClicked: importDialog.open()
-        },
-        WriteButton {
-            objectName: "deletePrefixButton"
-            text: qsTr("Delete prefix…")
-            flat: true
-            readOnly: page.readOnly
-            blockedReason: page.pausedReason ? page.pausedReason
-                         : keys.prefix.length === 0 ? qsTr("Set a prefix first: the whole keyspace is not deleted from here")
-                         : transfer.running ? qsTr("Wait for the job running to end") : ""
-            toolTip: qsTr("Delete every key under the prefix; you see how many first")
-            onClicked: transfer.countPrefix(keys.prefix)
+            ToolTip.text: qsTr("Export, import or delete the keys under the prefix")
+            Popup {
+                id: prefixActions
+                objectName: "prefixActions"
+                y: prefixActionsButton.height
+                padding: Theme.spacing / 2
+                contentItem: ColumnLayout {
+                    spacing: 2
+                    Button {
+                        objectName: "exportButton"
+                        text: qsTr("Export…")
+                        flat: true
+                        Layout.fillWidth: true
+                        onClicked: { prefixActions.close(); exportDialog.open(); }
+                        ToolTip.visible: hovered
+                        ToolTip.delay: 600
+                        ToolTip.text: qsTr("Write the keys under the prefix to a file")
+                    }
+                    WriteButton {
+                        objectName: "importButton"
+                        text: qsTr("Import…")
+                        flat: true
+                        readOnly: page.readOnly
+                        blockedReason: page.pausedReason
+                        toolTip: qsTr("Write the keys of an exported file; you see what changes first")
+                        Layout.fillWidth: true
+                        onClicked: { prefixActions.close(); importDialog.open(); }
+                    }
+                    WriteButton {
+                        objectName: "deletePrefixButton"
+                        text: qsTr("Delete prefix…")
+                        flat: true
+                        readOnly: page.readOnly
+                        blockedReason: page.pausedReason ? page.pausedReason
+                                     : keys.prefix.length === 0 ? qsTr("Set a prefix first: the whole keyspace is not deleted from here")
+                                     : transfer.running ? qsTr("Wait for the job running to end") : ""
+                        toolTip: qsTr("Delete every key under the prefix; you see how many first")
+                        Layout.fillWidth: true
+                        onClicked: { prefixActions.close(); transfer.countPrefix(keys.prefix); }
+                    }
+                }
+            }
         },
         WriteButton {
             objectName: "newKeyButton"

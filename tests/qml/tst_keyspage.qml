@@ -55,6 +55,13 @@ Item {
             verify(item.enabled && item.visible, item.objectName + " is not clickable")
             mouseClick(item)
         }
+        // The prefix's Export / Import / Delete prefix, behind their tool-row button.
+        function prefixAction(page, name) {
+            click(control(page, "prefixActionsButton"))
+            const popup = control(page, "prefixActions")
+            tryCompare(popup, "opened", true)
+            return control(popup.contentItem, name)
+        }
         function confirm(page, dialogName) {
             const dialog = control(page, dialogName)
             tryCompare(dialog, "opened", true)
@@ -182,7 +189,7 @@ Item {
             tryCompare(page.model, "total", 3, qetcdTest.timeout(10000))
             const file = qetcdTest.temporaryPath("keyspage-export.json")
 
-            click(control(page, "exportButton"))
+            click(prefixAction(page, "exportButton"))
             const exportDialog = control(page, "exportDialog")
             tryCompare(exportDialog, "opened", true)
             findChild(exportDialog.contentItem, "exportFilePath").text = file
@@ -196,7 +203,7 @@ Item {
 
             // Counted and sampled first; on a cluster off this machine, confirmed by typing.
             page.confirmationWord = "far-away"
-            click(control(page, "deletePrefixButton").button)
+            click(prefixAction(page, "deletePrefixButton").button)
             const confirmDelete = control(page, "confirmDeletePrefix")
             tryCompare(confirmDelete, "opened", true, qetcdTest.timeout(10000))
             compare(confirmDelete.title, "Delete 3 key(s)?")
@@ -213,7 +220,7 @@ Item {
 
             // The dry run says what the import would do, and writes nothing.
             etcdctl(["put", prefix + "a", "changed"])
-            click(control(page, "importButton").button)
+            click(prefixAction(page, "importButton").button)
             const importDialog = control(page, "importDialog")
             tryCompare(importDialog, "opened", true)
             findChild(importDialog.contentItem, "importFilePath").text = file
