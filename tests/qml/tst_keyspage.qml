@@ -297,6 +297,9 @@ Item {
             tryCompare(error, "visible", true)
             verify(error.text.indexOf("line 2, column ") >= 0, error.text)
             verify(!save.button.enabled, "a broken JSON value cannot be saved")
+            // Columns count characters, not the UTF-8 bytes the parser counts.
+            editor.text = "{\"é\": 1,\n  \"ü\": x}"
+            tryVerify(function() { return error.text.indexOf("line 2, column 8:") >= 0 }, 5000, error.text)
 
             editor.text = "{\"a\": 1,\n  \"b\": 2}"
             tryCompare(error, "visible", false)
