@@ -416,7 +416,7 @@ ApplicationWindow {
                 KeysPage {
                     id: keysPage; client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise
                     asOfRevision: window.asOfRevision; onBackToLive: window.asOfRevision = 0
-                    revisionClock: revisionClock
+                    revisionClock: revisionClock; confirmationWord: window.confirmationWord
                 }
                 LeasesPage { client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 CoordinationPage {

@@ -12,8 +12,11 @@ ConsolePage {
     property alias client: keys.client
     heldChanges: keys.heldChanges
     property bool readOnly: false
+    // Typed to confirm deleting a prefix on a cluster not on this machine (Main's).
+    property string confirmationWord
     readonly property alias model: keys
     readonly property alias history: history
+    readonly property alias transfer: transfer
     // The last write etcd refused for what the pane shows, in words that name the key.
     property string writeError
     property bool editing: false
@@ -43,6 +46,18 @@ ConsolePage {
     notReadyReason: keys.status === ModelStatus.Ready ? qsTr("the value of %1 has not arrived").arg(keys.selectedKey)
                                                       : qsTr("the first page of keys has not arrived")
     summary: ({ keys: keys.total, loaded: keys.count, prefix: keys.prefix, selected: keys.selectedKey, asOfRevision: keys.asOfRevision })
+
+    // etcdctl reads a key given in single quotes as it is; a quote inside is closed, escaped and
+    // reopened.
+    function shellQuoted(text) {
+        return "'" + text.replace(/'/g, "'\\''") + "'";
+    }
+    function copyToClipboard(text) {
+        clipboardText.text = text;
+        clipboardText.selectAll();
+        clipboardText.copy();
+        clipboardText.text = "";
+    }
 
     function select(key) {
         editing = false;
@@ -96,6 +111,58 @@ ConsolePage {
             ToolTip.delay: 600
             ToolTip.text: qsTr("Show the changes of the selected key or the prefix as they happen, below the keys")
         },
+        // Export, import and delete behind one button: the tool row keeps room for a search field.
+        Button {
+            id: prefixActionsButton
+            objectName: "prefixActionsButton"
+            text: qsTr("Prefix ▾")
+            flat: true
+            onClicked: prefixActions.open()
+            ToolTip.visible: hovered && !prefixActions.visible
+            ToolTip.delay: 600
+            ToolTip.text: qsTr("Export, import or delete the keys under the prefix")
+            Popup {
+                id: prefixActions
+                objectName: "prefixActions"
+                y: prefixActionsButton.height
+                padding: Theme.spacing / 2
+                contentItem: ColumnLayout {
+                    spacing: 2
+                    Button {
+                        objectName: "exportButton"
+                        text: qsTr("Export…")
+                        flat: true
+                        Layout.fillWidth: true
+                        onClicked: { prefixActions.close(); exportDialog.open(); }
+                        ToolTip.visible: hovered
+                        ToolTip.delay: 600
+                        ToolTip.text: qsTr("Write the keys under the prefix to a file")
+                    }
+                    WriteButton {
+                        objectName: "importButton"
+                        text: qsTr("Import…")
+                        flat: true
+                        readOnly: page.readOnly
+                        blockedReason: page.pausedReason
+                        toolTip: qsTr("Write the keys of an exported file; you see what changes first")
+                        Layout.fillWidth: true
+                        onClicked: { prefixActions.close(); importDialog.open(); }
+                    }
+                    WriteButton {
+                        objectName: "deletePrefixButton"
+                        text: qsTr("Delete prefix…")
+                        flat: true
+                        readOnly: page.readOnly
+                        blockedReason: page.pausedReason ? page.pausedReason
+                                     : keys.prefix.length === 0 ? qsTr("Set a prefix first: the whole keyspace is not deleted from here")
+                                     : transfer.running ? qsTr("Wait for the job running to end") : ""
+                        toolTip: qsTr("Delete every key under the prefix; you see how many first")
+                        Layout.fillWidth: true
+                        onClicked: { prefixActions.close(); transfer.countPrefix(keys.prefix); }
+                    }
+                }
+            }
+        },
         WriteButton {
             objectName: "newKeyButton"
             text: qsTr("New key…")
@@ -140,6 +207,45 @@ ConsolePage {
         latestVersion: keys.selected.version || 0
     }
 
+    // The way to the clipboard QML has: a text edit's copy(). Never shown.
+    TextEdit {
+        id: clipboardText
+        visible: false
+    }
+    KeyTransfer {
+        id: transfer
+        client: keys.client
+        onFinished: (operation, result) => {
+            if (operation === "deleteCount" && result.status.isOk && result.counted > 0)
+                confirmDeletePrefix.open();
+        }
+    }
+    ExportDialog {
+        id: exportDialog
+        objectName: "exportDialog"
+        transfer: transfer
+        prefix: keys.prefix
+    }
+    ImportDialog {
+        id: importDialog
+        objectName: "importDialog"
+        transfer: transfer
+        readOnly: page.readOnly
+        blockedReason: page.pausedReason
+    }
+    ConfirmDialog {
+        id: confirmDeletePrefix
+        objectName: "confirmDeletePrefix"
+        readonly property var counted: transfer.operation === "deleteCount" ? transfer.result : ({})
+        title: qsTr("Delete %n key(s)?", "", counted.counted || 0)
+        confirmText: qsTr("Delete")
+        destructive: true
+        typedConfirmation: page.confirmationWord
+        message: qsTr("Every key under %1 is deleted, at most 128 a transaction, with the keys written under it meanwhile. Leases are left alone; earlier values stay readable until etcd compacts them.").arg(DisplayText.escape(keys.prefix))
+                 + "\n\n" + (counted.sample || []).map(key => DisplayText.escape(key)).join("\n")
+                 + ((counted.counted || 0) > (counted.sample || []).length ? "\n" + qsTr("… and %1 more").arg(Format.count(counted.counted - counted.sample.length)) : "")
+        onConfirmed: transfer.deletePrefix(keys.prefix)
+    }
     NewKeyDialog {
         id: newKeyDialog
         objectName: "newKeyDialog"
@@ -155,6 +261,34 @@ ConsolePage {
                      .arg(DisplayText.escape(keys.selectedKey)).arg(Format.bytes(editor.utf8Length)).arg(Format.bytes(keys.selected.size || 0))
                      .arg(keys.selected.modRevision || 0)
         onConfirmed: keys.update(keys.selectedKey, editor.text, keys.selected.modRevision)
+        // What etcd has now (the model follows the key live) against the edited text.
+        DiffView {
+            objectName: "saveDiff"
+            before: (keys.selected.views || {}).text || ""
+            after: editor.text
+            beforeTitle: qsTr("In etcd now (revision %1)").arg(keys.selected.modRevision || 0)
+            afterTitle: qsTr("Your edit")
+            Layout.fillWidth: true
+            Layout.preferredHeight: 220
+        }
+    }
+    Dialog {
+        id: compareDialog
+        objectName: "compareDialog"
+        title: qsTr("Compare versions of %1").arg(keys.selectedKey)
+        parent: Overlay.overlay
+        anchors.centerIn: parent
+        width: Math.min(960, parent ? parent.width - 64 : 960)
+        height: Math.min(600, parent ? parent.height - 64 : 600)
+        modal: true
+        standardButtons: Dialog.Close
+        contentItem: DiffView {
+            objectName: "compareDiff"
+            before: ((history.shown || {}).views || {}).text || ""
+            after: (keys.selected.views || {}).text || ""
+            beforeTitle: qsTr("Version %1 (revision %2)").arg(history.shown.version || 0).arg(history.shown.modRevision || 0)
+            afterTitle: qsTr("Latest: version %1 (revision %2)").arg(keys.selected.version || 0).arg(keys.selected.modRevision || 0)
+        }
     }
     ConfirmDialog {
         id: confirmDelete
@@ -182,9 +316,42 @@ ConsolePage {
             onClicked: page.backToLive()
         }
     }
+    ColumnLayout {
+        id: deletePrefixStatus
+        anchors.left: parent.left
+        anchors.right: parent.right
+        anchors.top: asOfBanner.visible ? asOfBanner.bottom : parent.top
+        anchors.topMargin: asOfBanner.visible ? Theme.spacing : 0
+        visible: deletePrefixProgress.active || deletePrefixResult.visible
+        spacing: Theme.spacing
+        TransferProgress {
+            id: deletePrefixProgress
+            transfer: transfer
+            operations: ["delete", "deleteCount"]
+            Layout.fillWidth: true
+        }
+        Banner {
+            id: deletePrefixResult
+            objectName: "deletePrefixResult"
+            readonly property var ended: transfer.running ? ({}) : transfer.result
+            bad: !!ended.status && !ended.status.isOk
+            good: !!ended.status && ended.status.isOk
+            dismissable: true
+            onDismissed: dismissedResult = ended
+            property var dismissedResult: null
+            text: !ended.status || dismissedResult === ended ? ""
+                : transfer.operation === "deleteCount" ? (ended.status.isOk ? (ended.counted === 0 ? qsTr("No keys under %1: nothing to delete").arg(DisplayText.escape(keys.prefix)) : "")
+                                                                          : qsTr("The keys under %1 were not counted: %2").arg(DisplayText.escape(keys.prefix)).arg(page.advise(ended.status)))
+                : transfer.operation !== "delete" ? ""
+                : ended.status.isOk ? qsTr("%1 keys deleted (revision %2).").arg(Format.count(ended.deleted)).arg(ended.revision)
+                : qsTr("The delete stopped after %1 of %2 keys: %3").arg(Format.count(ended.deleted)).arg(Format.count(ended.counted)).arg(page.advise(ended.status))
+            Layout.fillWidth: true
+        }
+    }
     SplitView {
         anchors.fill: parent
-        anchors.topMargin: asOfBanner.visible ? asOfBanner.height + Theme.spacing : 0
+        anchors.topMargin: deletePrefixStatus.visible ? deletePrefixStatus.y + deletePrefixStatus.height + Theme.spacing
+                         : asOfBanner.visible ? asOfBanner.height + Theme.spacing : 0
         orientation: Qt.Vertical
         visible: keys.count > 0 || keys.selectedKey.length > 0 || page.watching
 
@@ -325,6 +492,50 @@ ConsolePage {
                             color: Theme.text
                             Layout.fillWidth: true
                         }
+                        Button {
+                            id: copyButton
+                            objectName: "copyButton"
+                            text: qsTr("Copy ▾")
+                            flat: true
+                            onClicked: copyMenu.open()
+                            ToolTip.visible: hovered && !copyMenu.visible
+                            ToolTip.delay: 600
+                            ToolTip.text: qsTr("Copy the key, the value shown or the etcdctl command that reads it")
+                            Menu {
+                                id: copyMenu
+                                objectName: "copyMenu"
+                                y: copyButton.height
+                                MenuItem {
+                                    objectName: "copyKey"
+                                    text: qsTr("Key")
+                                    onTriggered: page.copyToClipboard(keys.selectedKey)
+                                }
+                                MenuItem {
+                                    objectName: "copyValue"
+                                    text: qsTr("Value")
+                                    enabled: !!(detail.shown.views || {}).isText && !detail.shown.views.truncated
+                                    onTriggered: page.copyToClipboard(detail.shown.views.text)
+                                }
+                                MenuItem {
+                                    objectName: "copyCommand"
+                                    // The version shown, so an earlier one is read at its revision.
+                                    readonly property string command: "etcdctl get " + page.shellQuoted(keys.selectedKey)
+                                                                      + (history.atLatest ? "" : " --rev=" + history.shown.modRevision)
+                                    text: qsTr("Command: %1").arg(command)
+                                    onTriggered: page.copyToClipboard(command)
+                                }
+                            }
+                        }
+                        Button {
+                            objectName: "compareButton"
+                            text: qsTr("Compare…")
+                            enabled: !history.atLatest && !page.editing
+                            onClicked: compareDialog.open()
+                            ToolTip.visible: hovered
+                            ToolTip.delay: 600
+                            ToolTip.text: history.atLatest ? qsTr("Step back to an earlier version with ◀ to compare it with the latest")
+                                                           : qsTr("The version shown side by side with the latest")
+                        }
                         WriteButton {
                             objectName: "editKeyButton"
                             text: qsTr("Edit")
@@ -396,6 +607,19 @@ ConsolePage {
                             background: Rectangle { color: Theme.surface; radius: Theme.radius; border.color: Theme.accent }
                         }
                     }
+                    Label {
+                        id: jsonError
+                        objectName: "jsonError"
+                        // Only what starts like JSON is held to it: plain text is a value too.
+                        readonly property var check: page.editing ? ValueCheck.json(editor.text) : ({ valid: true })
+                        visible: page.editing && !check.valid
+                        textFormat: Text.PlainText
+                        text: check.valid ? "" : qsTr("Not valid JSON, line %1, column %2: %3").arg(check.line).arg(check.column).arg(check.message)
+                        color: Theme.bad
+                        font.pixelSize: Theme.smallFont
+                        wrapMode: Text.Wrap
+                        Layout.fillWidth: true
+                    }
                     RowLayout {
                         visible: page.editing
                         spacing: Theme.spacing
@@ -410,7 +634,9 @@ ConsolePage {
                             readOnly: page.readOnly
                             toolTip: qsTr("Write the new value; you confirm first")
                             blockedReason: page.pausedReason ? page.pausedReason
-                                         : editor.text === (keys.selected.views || {}).text ? qsTr("Nothing changed yet") : ""
+                                         : editor.text === (keys.selected.views || {}).text ? qsTr("Nothing changed yet")
+                                         : !jsonError.check.valid ? qsTr("The value starts like JSON but is not: fix it first (see below the editor)")
+                                         : ""
                             onClicked: confirmSave.open()
                         }
                     }

@@ -55,6 +55,13 @@ Item {
             verify(item.enabled && item.visible, item.objectName + " is not clickable")
             mouseClick(item)
         }
+        // The prefix's Export / Import / Delete prefix, behind their tool-row button.
+        function prefixAction(page, name) {
+            click(control(page, "prefixActionsButton"))
+            const popup = control(page, "prefixActions")
+            tryCompare(popup, "opened", true)
+            return control(popup.contentItem, name)
+        }
         function confirm(page, dialogName) {
             const dialog = control(page, dialogName)
             tryCompare(dialog, "opened", true)
@@ -67,8 +74,9 @@ Item {
             const before = revisionOf("/qml/keyspage/ro/a")
             const page = openPage(reader.client, true, "/qml/keyspage/ro/", "/qml/keyspage/ro/a")
             compare(page.model.selected.views.text, "hello")
-            for (const name of ["newKeyButton", "editKeyButton", "deleteKeyButton", "saveKeyButton"])
+            for (const name of ["newKeyButton", "editKeyButton", "deleteKeyButton", "saveKeyButton", "importButton", "deletePrefixButton"])
                 compare(control(page, name).button.enabled, false, name + " is enabled on a read-only connection")
+            verify(control(page, "exportButton").enabled, "an export only reads")
 
             // The buttons are only the first line: the model's own actions reach the client,
             // which refuses each write before sending it.
@@ -82,9 +90,228 @@ Item {
                 compare(status.code, Etcd.StatusCode.ReadOnly, status.message)
                 verify(status.message.indexOf(writes.signalArguments[i][1]) >= 0, "the refusal names the key: " + status.message)
             }
+            // So does a bulk delete, before it counts anything.
+            verify(page.transfer.deletePrefix("/qml/keyspage/ro/"))
+            tryCompare(page.transfer, "running", false, qetcdTest.timeout(10000))
+            compare(page.transfer.result.status.code, Etcd.StatusCode.ReadOnly, page.transfer.result.status.message)
             compare(valueOf("/qml/keyspage/ro/a"), "hello")
             compare(valueOf("/qml/keyspage/ro/b"), "")
             compare(revisionOf("/qml/keyspage/ro/a"), before)
+        }
+
+        // The rows a DiffView shows, as its delegates have them: sign, kind and text.
+        function diffRows(diffView) {
+            const lines = findChild(diffView, "diffLines")
+            verify(lines)
+            const rows = []
+            for (let i = 0; i < lines.count; ++i) {
+                lines.positionViewAtIndex(i, ListView.Contain)
+                const row = lines.itemAtIndex(i)
+                verify(row, "row " + i)
+                rows.push({ kind: row.kind, sign: row.sign, text: row.text })
+            }
+            return rows
+        }
+
+        function test_compareAnEarlierVersionWithTheLatest() {
+            const key = "/qml/keyspage/diff/config"
+            etcdctl(["put", key, "{\"replicas\":2,\"image\":\"web:1\",\"zone\":\"a\"}"])
+            // Re-ordered and re-indented as well as changed: only the change may show.
+            etcdctl(["put", key, "{\"zone\": \"a\", \"image\": \"web:2\", \"replicas\": 2}"])
+            const page = openPage(writer.client, false, "/qml/keyspage/diff/", key)
+            const compareButton = control(page, "compareButton")
+            verify(!compareButton.enabled, "at the latest version there is nothing to compare it with")
+
+            const latestVersion = page.model.selected.version
+            page.history.older()
+            tryVerify(function() { return page.history.shown.version === latestVersion - 1 }, qetcdTest.timeout(10000))
+            click(compareButton)
+            const dialog = control(page, "compareDialog")
+            tryCompare(dialog, "opened", true)
+            const diff = dialog.contentItem
+            compare(diff.objectName, "compareDiff")
+            verify(diff.model.json, "both versions are JSON objects")
+            compare(diff.model.removed, 1)
+            compare(diff.model.added, 1)
+            const rows = diffRows(diff)
+            const removed = rows.filter(function(row) { return row.kind === "removed" })
+            const added = rows.filter(function(row) { return row.kind === "added" })
+            compare(removed.length, 1)
+            compare(added.length, 1)
+            compare(removed[0].sign, "\u2212")
+            verify(removed[0].text.indexOf("web:1") >= 0, removed[0].text)
+            compare(added[0].sign, "+")
+            verify(added[0].text.indexOf("web:2") >= 0, added[0].text)
+            verify(rows.some(function(row) { return row.kind === "same" && row.text.indexOf("replicas") >= 0 }),
+                   "an unchanged member is not marked: " + JSON.stringify(rows))
+            compare(findChild(diff, "diffSummary").text.indexOf("1 lines removed"), 0)
+            dialog.close()
+            tryCompare(dialog, "visible", false)
+        }
+
+        function test_saveConfirmationShowsTheDiffWithWhatEtcdHasNow() {
+            const key = "/qml/keyspage/savediff/mode"
+            etcdctl(["put", key, "line one\nline two"])
+            const page = openPage(writer.client, false, "/qml/keyspage/savediff/", key)
+            click(control(page, "editKeyButton").button)
+            const editor = control(page, "valueEditor")
+            editor.text = "line one\nline 2\nline three"
+            click(control(page, "saveKeyButton").button)
+            const dialog = control(page, "confirmSave")
+            tryCompare(dialog, "opened", true)
+            const diff = findChild(dialog.contentItem, "saveDiff")
+            verify(diff)
+            compare(diff.model.removed, 1)
+            compare(diff.model.added, 2)
+            const rows = diffRows(diff)
+            compare(rows[0].kind, "same")
+            compare(rows[0].text, "line one")
+            compare(JSON.stringify(rows.slice(1)), JSON.stringify([
+                { kind: "removed", sign: "\u2212", text: "line two" },
+                { kind: "added", sign: "+", text: "line 2" },
+                { kind: "added", sign: "+", text: "line three" }]))
+
+            // Someone writes while the dialog is open: the diff is against what etcd has now.
+            etcdctl(["put", key, "line one\nline 2\nline three"])
+            tryCompare(diff.model, "added", 0, qetcdTest.timeout(10000))
+            compare(diff.model.removed, 0)
+            compare(findChild(diff, "diffSummary").text, "No difference")
+            dialog.close()
+            tryCompare(dialog, "visible", false)
+        }
+
+        function test_exportDeletePrefixAndImportItBack() {
+            const prefix = "/qml/keyspage/transfer/"
+            etcdctl(["put", prefix + "a", "1"])
+            etcdctl(["put", prefix + "b", "2"])
+            etcdctl(["put", prefix + "c", "{\"x\":1}"])
+            const page = openPage(writer.client, false, prefix)
+            tryCompare(page.model, "total", 3, qetcdTest.timeout(10000))
+            const file = qetcdTest.temporaryPath("keyspage-export.json")
+
+            click(prefixAction(page, "exportButton"))
+            const exportDialog = control(page, "exportDialog")
+            tryCompare(exportDialog, "opened", true)
+            findChild(exportDialog.contentItem, "exportFilePath").text = file
+            click(findChild(exportDialog.footer, "exportStart"))
+            const exported = findChild(exportDialog.contentItem, "exportResult")
+            tryVerify(function() { return exported.text.length > 0 }, qetcdTest.timeout(10000))
+            compare(exported.text.indexOf("3 keys written to " + file), 0, exported.text)
+            compare(JSON.parse(qetcdTest.readFile(file)).count, 3)
+            exportDialog.close()
+            tryCompare(exportDialog, "visible", false)
+
+            // Counted and sampled first; on a cluster off this machine, confirmed by typing.
+            page.confirmationWord = "far-away"
+            click(prefixAction(page, "deletePrefixButton").button)
+            const confirmDelete = control(page, "confirmDeletePrefix")
+            tryCompare(confirmDelete, "opened", true, qetcdTest.timeout(10000))
+            compare(confirmDelete.title, "Delete 3 key(s)?")
+            for (const key of ["a", "b", "c"])
+                verify(confirmDelete.message.indexOf(prefix + key) >= 0, confirmDelete.message)
+            compare(valueOf(prefix + "a"), "1", "nothing is deleted before the confirmation")
+            const deleteButton = findChild(confirmDelete.footer, "confirmButton")
+            verify(!deleteButton.enabled, "the word is not typed yet")
+            findChild(confirmDelete.contentItem, "typedConfirmation").text = "far-away"
+            click(deleteButton)
+            const deleted = control(page, "deletePrefixResult")
+            tryVerify(function() { return deleted.text.indexOf("3 keys deleted") === 0 }, qetcdTest.timeout(10000))
+            compare(etcdctl(["get", prefix, "--prefix", "--keys-only"]), "")
+
+            // The dry run says what the import would do, and writes nothing.
+            etcdctl(["put", prefix + "a", "changed"])
+            click(prefixAction(page, "importButton").button)
+            const importDialog = control(page, "importDialog")
+            tryCompare(importDialog, "opened", true)
+            findChild(importDialog.contentItem, "importFilePath").text = file
+            const importStart = findChild(importDialog.footer, "importStart")
+            verify(!importStart.button.enabled, "no import before the check")
+            click(findChild(importDialog.footer, "importCheck"))
+            const creates = findChild(importDialog.contentItem, "importPlan_creates")
+            tryCompare(creates, "text", "Created: 2", qetcdTest.timeout(10000))
+            compare(findChild(importDialog.contentItem, "importPlan_overwrites").text, "Overwritten: 1")
+            compare(findChild(importDialog.contentItem, "importPlan_unchanged").text, "Unchanged: 0")
+            compare(valueOf(prefix + "a"), "changed")
+            compare(valueOf(prefix + "b"), "")
+            compare(importStart.text, "Import 3 keys")
+            click(importStart.button)
+            const imported = findChild(importDialog.contentItem, "importResult")
+            tryVerify(function() { return imported.text.indexOf("3 keys written") === 0 }, qetcdTest.timeout(10000))
+            compare(valueOf(prefix + "a"), "1")
+            compare(valueOf(prefix + "b"), "2")
+            compare(valueOf(prefix + "c"), "{\"x\":1}")
+            importDialog.close()
+            tryCompare(importDialog, "visible", false)
+        }
+
+        function clipboard() {
+            const edit = createTemporaryQmlObject("import QtQuick; TextEdit {}", root)
+            edit.paste()
+            return edit.text
+        }
+        function copy(page, itemName) {
+            click(control(page, "copyButton"))
+            const menu = control(page, "copyMenu")
+            tryCompare(menu, "opened", true)
+            const item = findChild(menu, itemName) || menu.itemAt([ "copyKey", "copyValue", "copyCommand" ].indexOf(itemName))
+            verify(item && item.objectName === itemName, itemName)
+            verify(item.enabled, itemName + " is disabled")
+            item.triggered()
+            menu.close()
+            tryCompare(menu, "visible", false)
+        }
+
+        function test_copyKeyValueAndCommand() {
+            const key = "/qml/keyspage/copy/it's"
+            etcdctl(["put", key, "first"])
+            etcdctl(["put", key, "second"])
+            const page = openPage(writer.client, false, "/qml/keyspage/copy/", key)
+            copy(page, "copyKey")
+            compare(clipboard(), key)
+            copy(page, "copyValue")
+            compare(clipboard(), "second")
+            copy(page, "copyCommand")
+            compare(clipboard(), "etcdctl get '/qml/keyspage/copy/it'\\''s'")
+
+            // An earlier version: its value, and the command that reads it at its revision.
+            page.history.older()
+            tryVerify(function() { return page.history.shown.views && page.history.shown.views.text === "first" }, qetcdTest.timeout(10000))
+            copy(page, "copyValue")
+            compare(clipboard(), "first")
+            copy(page, "copyCommand")
+            const command = clipboard()
+            const revision = page.history.shown.modRevision
+            compare(command, "etcdctl get '/qml/keyspage/copy/it'\\''s' --rev=" + revision)
+            compare(etcdctl(["get", key, "--rev=" + revision, "--print-value-only"]), "first")
+        }
+
+        function test_jsonIsValidatedBeforeSave() {
+            const key = "/qml/keyspage/json/config"
+            etcdctl(["put", key, "{\"a\":1}"])
+            const page = openPage(writer.client, false, "/qml/keyspage/json/", key)
+            click(control(page, "editKeyButton").button)
+            const editor = control(page, "valueEditor")
+            const save = control(page, "saveKeyButton")
+            const error = control(page, "jsonError")
+            editor.text = "{\"a\": 1,\n  \"b\": }"
+            tryCompare(error, "visible", true)
+            verify(error.text.indexOf("line 2, column ") >= 0, error.text)
+            verify(!save.button.enabled, "a broken JSON value cannot be saved")
+            // Columns count characters, not the UTF-8 bytes the parser counts.
+            editor.text = "{\"é\": 1,\n  \"ü\": x}"
+            tryVerify(function() { return error.text.indexOf("line 2, column 8:") >= 0 }, 5000, error.text)
+
+            editor.text = "{\"a\": 1,\n  \"b\": 2}"
+            tryCompare(error, "visible", false)
+            verify(save.button.enabled)
+            // Plain text is not held to JSON.
+            editor.text = "a } plain ["
+            compare(error.visible, false)
+            verify(save.button.enabled)
+            click(control(page, "saveKeyButton").button)
+            confirm(page, "confirmSave")
+            tryCompare(page, "editing", false, qetcdTest.timeout(10000))
+            compare(valueOf(key), "a } plain [")
         }
 
         function test_createEditDelete() {
