@@ -16,7 +16,7 @@ Dialog {
     anchors.centerIn: parent
     width: Math.min(640, parent ? parent.width - 64 : 640)
     modal: true
-    title: qsTr("Export %1").arg(prefix || "/")
+    title: qsTr("Export the keys under the prefix")
     closePolicy: transfer.running ? Popup.NoAutoClose : Popup.CloseOnEscape
 
     contentItem: ColumnLayout {

@@ -275,7 +275,9 @@ ConsolePage {
     Dialog {
         id: compareDialog
         objectName: "compareDialog"
-        title: qsTr("Compare versions of %1").arg(keys.selectedKey)
+        // The key stays out of the title, which a dialog renders as markup: the key is anyone's, and
+        // the page shows it already.
+        title: qsTr("Compare two versions of the selected key")
         parent: Overlay.overlay
         anchors.centerIn: parent
         width: Math.min(960, parent ? parent.width - 64 : 960)
@@ -521,7 +523,9 @@ ConsolePage {
                                     // The version shown, so an earlier one is read at its revision.
                                     readonly property string command: "etcdctl get " + page.shellQuoted(keys.selectedKey)
                                                                       + (history.atLatest ? "" : " --rev=" + history.shown.modRevision)
-                                    text: qsTr("Command: %1").arg(command)
+                                    // Not the command itself: a menu item renders its text as markup, and
+                                    // the key is anyone's.
+                                    text: history.atLatest ? qsTr("etcdctl command") : qsTr("etcdctl command at this revision")
                                     onTriggered: page.copyToClipboard(command)
                                 }
                             }
