@@ -306,10 +306,32 @@ int KeyModel::indexOf(const QString &key) const
     return it != entries.end() && it->key == k ? int(it - entries.begin()) : -1;
 }
 
-void KeyModel::create(const QString &key, const QString &value)
+void KeyModel::create(const QString &key, const QString &value, int leaseTtl, const QString &lease)
 {
+    const QString action = QStringLiteral("create");
     const QByteArray k = DisplayText::toBytes(key);
-    write(QStringLiteral("create"), k, Compare::absent(k), TxnOp::put(k, value.toUtf8()));
+    PutOptions options;
+    if (!lease.isEmpty()) {
+        bool ok = false;
+        options.lease = qint64(lease.trimmed().toULongLong(&ok, 16));
+        if (!ok || options.lease == 0) {
+            return Q_EMIT writeFinished(action, key, Status(StatusCode::InvalidArgument,
+                                                            QStringLiteral("\"%1\" is not a lease ID (hex, as the Leases page shows it)")
+                                                                .arg(lease)));
+        }
+    }
+    if (leaseTtl <= 0 || !client())
+        return write(action, k, Compare::absent(k), TxnOp::put(k, value.toUtf8(), options));
+    Internal::thenOn(client()->leaseGrant(leaseTtl), this, [this, action, key, k, value](const LeaseGrantResult &granted) {
+        if (!granted.status)
+            return Q_EMIT writeFinished(action, key, granted.status.withContext(QStringLiteral("grant the key's lease")));
+        PutOptions onLease;
+        onLease.lease = granted.id;
+        write(action, k, Compare::absent(k), TxnOp::put(k, value.toUtf8(), onLease), [this, id = granted.id](const Status &put) {
+            if (!put && client())
+                client()->leaseRevoke(id);  // nothing else holds it: left alone it would only time out
+        });
+    });
 }
 
 void KeyModel::update(const QString &key, const QString &value, qint64 expectedModRevision)
@@ -329,7 +351,8 @@ void KeyModel::remove(const QString &key, qint64 expectedModRevision)
           TxnOp::remove(k));
 }
 
-void KeyModel::write(const QString &action, const QByteArray &key, const Compare &expected, const TxnOp &change)
+void KeyModel::write(const QString &action, const QByteArray &key, const Compare &expected, const TxnOp &change,
+                     const std::function<void(const Status &)> &afterwards)
 {
     const QString name = DisplayText::fromBytes(key);
     if (!client()) {
@@ -342,7 +365,7 @@ void KeyModel::write(const QString &action, const QByteArray &key, const Compare
     }
     // The failure branch reads the key, so a refused compare can say what is there instead.
     Txn txn{{expected}, {change}, {TxnOp::range(key)}};
-    Internal::thenOn(client()->txn(txn), this, [this, action, name, expected](const TxnResult &result) {
+    Internal::thenOn(client()->txn(txn), this, [this, action, name, expected, afterwards](const TxnResult &result) {
         Status status = result.status;
         if (status && !result.succeeded) {
             const RangeResult now = result.responses.value(0).range;
@@ -360,6 +383,8 @@ void KeyModel::write(const QString &action, const QByteArray &key, const Compare
                                                "changed: read it again first")
                                     .arg(name).arg(kv.modRevision).arg(expected.operand));
         }
+        if (afterwards)
+            afterwards(status);
         Q_EMIT writeFinished(action, name, status);
     });
 }

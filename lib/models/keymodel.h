@@ -8,6 +8,7 @@
 #include <QtCore/QAbstractListModel>
 #include <QtQml/qqmlregistration.h>
 
+#include <functional>
 #include <memory>
 #include <vector>
 
@@ -140,8 +141,11 @@ public:
     /// writeFinished(); a read-only client refuses them with StatusCode::ReadOnly before
     /// anything is sent. The watch brings the change into the rows.
     ///
-    /// This one puts \a value at \a key, which must not exist.
-    Q_INVOKABLE void create(const QString &key, const QString &value);
+    /// This one puts \a value at \a key, which must not exist. With \a leaseTtl > 0 the key is
+    /// put on a new lease of that many seconds, which nothing keeps alive: the key goes when it
+    /// ends. With \a lease (its ID in hex, as the Leases page shows it), on that existing lease.
+    /// A lease granted for a key that could not be put is revoked again.
+    Q_INVOKABLE void create(const QString &key, const QString &value, int leaseTtl = 0, const QString &lease = {});
     /// Writes \a value to \a key, keeping its lease, while it is still at
     /// \a expectedModRevision.
     Q_INVOKABLE void update(const QString &key, const QString &value, qint64 expectedModRevision);
@@ -191,7 +195,9 @@ private:
     void setLiveSelected(const QVariantMap &selected);
     // False, counting the change as held, while paused.
     bool live();
-    void write(const QString &action, const QByteArray &key, const Compare &expected, const TxnOp &change);
+    // afterwards(status) runs before writeFinished() tells the outcome.
+    void write(const QString &action, const QByteArray &key, const Compare &expected, const TxnOp &change,
+               const std::function<void(const Status &)> &afterwards = {});
 
     std::unique_ptr<Internal::KeyIndex> m_index;
     friend class KeySearchModel;  // searches the keys loaded before it reads the rest

@@ -250,7 +250,7 @@ ConsolePage {
         id: newKeyDialog
         objectName: "newKeyDialog"
         prefix: keys.prefix
-        onCreateRequested: (key, value) => keys.create(key, value)
+        onCreateRequested: (key, value, leaseTtl, lease) => keys.create(key, value, leaseTtl, lease)
     }
     ConfirmDialog {
         id: confirmSave

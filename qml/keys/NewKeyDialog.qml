@@ -10,7 +10,8 @@ Dialog {
     property string prefix
     property bool busy: false
     property string error
-    signal createRequested(string key, string value)
+    // leaseTtl > 0: on a new lease of that many seconds; lease (hex): on that existing lease.
+    signal createRequested(string key, string value, int leaseTtl, string lease)
 
     parent: Overlay.overlay
     anchors.centerIn: parent
@@ -22,6 +23,8 @@ Dialog {
     function ask() {
         keyField.text = prefix;
         valueField.text = "";
+        leaseChoice.currentIndex = 0;
+        leaseField.text = "";
         error = "";
         busy = false;
         open();
@@ -32,7 +35,8 @@ Dialog {
             return;
         error = "";
         busy = true;
-        createRequested(keyField.text, valueField.text);
+        createRequested(keyField.text, valueField.text, leaseChoice.currentIndex === 1 ? ttl.value : 0,
+                        leaseChoice.currentIndex === 2 ? leaseField.text : "");
     }
     // KeyModel.writeFinished for a create: close on success, say why not (and what to do)
     // otherwise.
@@ -69,6 +73,48 @@ Dialog {
                 background: Rectangle { color: Theme.window; radius: Theme.radius; border.color: Theme.border }
             }
         }
+        RowLayout {
+            spacing: Theme.spacing
+            Label { text: qsTr("Lease"); color: Theme.mutedText; font.pixelSize: Theme.smallFont }
+            ComboBox {
+                id: leaseChoice
+                objectName: "newKeyLease"
+                model: [qsTr("None"), qsTr("A new lease of"), qsTr("The existing lease")]
+                Layout.preferredWidth: 180
+            }
+            SpinBox {
+                id: ttl
+                objectName: "newKeyLeaseTtl"
+                visible: leaseChoice.currentIndex === 1
+                from: 1
+                to: 315360000  // ten years: etcd caps a lease at its own maximum TTL anyway
+                value: 60
+                editable: true
+            }
+            Label {
+                visible: leaseChoice.currentIndex === 1
+                text: qsTr("s")
+                color: Theme.text
+            }
+            TextField {
+                id: leaseField
+                objectName: "newKeyLeaseId"
+                visible: leaseChoice.currentIndex === 2
+                placeholderText: qsTr("lease ID in hex, as on the Leases page")
+                font.family: Theme.monoFamily
+                selectByMouse: true
+                Layout.fillWidth: true
+            }
+        }
+        Label {
+            visible: leaseChoice.currentIndex === 1
+            text: qsTr("Nothing keeps the new lease alive: the key is deleted when it ends, %1 from now, unless something renews it.").arg(Format.duration(ttl.value * 1000))
+            textFormat: Text.PlainText
+            color: Theme.warning
+            font.pixelSize: Theme.smallFont
+            wrapMode: Text.Wrap
+            Layout.fillWidth: true
+        }
         Label {
             text: qsTr("The key is written only if it does not exist yet; an existing key is edited from its detail pane.")
             color: Theme.mutedText
@@ -87,7 +133,7 @@ Dialog {
             objectName: "createKeyButton"
             text: dialog.busy ? qsTr("Creating…") : qsTr("Create")
             highlighted: true
-            enabled: !dialog.busy && keyField.text.length > 0
+            enabled: !dialog.busy && keyField.text.length > 0 && (leaseChoice.currentIndex !== 2 || leaseField.text.length > 0)
             // Apply, not Accept: the dialog closes when etcd says yes, not when clicked.
             DialogButtonBox.buttonRole: DialogButtonBox.ApplyRole
         }

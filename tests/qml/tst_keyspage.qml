@@ -576,6 +576,54 @@ Item {
             tryCompare(rows, "count", 4)
         }
 
+        // New key on a new lease of a TTL, or on an existing lease; a lease ID that is no hex is
+        // refused by name, and a lease granted for a key that already exists is revoked again.
+        function test_newKeyOnALease() {
+            const page = openPage(writer.client, false, "/qml/keyspage/lease/")
+            const dialog = findChild(page, "newKeyDialog")
+            const create = function(key, choice, ttl, lease) {
+                click(control(page, "newKeyButton").button)
+                tryCompare(dialog, "opened", true)
+                findChild(dialog.contentItem, "newKeyName").text = key
+                findChild(dialog.contentItem, "newKeyLease").currentIndex = choice
+                findChild(dialog.contentItem, "newKeyLeaseTtl").value = ttl
+                findChild(dialog.contentItem, "newKeyLeaseId").text = lease
+                click(findChild(dialog.footer, "createKeyButton"))
+            }
+            // The created key is selected: its lease in hex, as the page shows it.
+            const leaseOf = function(key) {
+                tryCompare(page.model, "selectedKey", key, qetcdTest.timeout(10000))
+                tryVerify(function() { return page.model.selected.modRevision > 0 }, qetcdTest.timeout(10000))
+                return page.model.selected.lease
+            }
+            const leases = function() { return etcdctl(["lease", "list"]).split("\n").length }
+
+            create("/qml/keyspage/lease/new", 1, 120, "")
+            tryCompare(dialog, "visible", false, qetcdTest.timeout(10000))
+            const granted = leaseOf("/qml/keyspage/lease/new")
+            verify(granted.length > 0, "the key is on a lease")
+            const ttl = etcdctl(["lease", "timetolive", granted])
+            verify(/granted with TTL\(120s\)/.test(ttl), ttl)
+
+            const existing = etcdctl(["lease", "grant", "300"]).split(" ")[1]
+            create("/qml/keyspage/lease/existing", 2, 60, existing)
+            tryCompare(dialog, "visible", false, qetcdTest.timeout(10000))
+            compare(leaseOf("/qml/keyspage/lease/existing"), existing)
+
+            create("/qml/keyspage/lease/bad", 2, 60, "not-hex")
+            const error = findChild(dialog.contentItem, "newKeyError")
+            tryVerify(function() { return error.text.indexOf("is not a lease ID") >= 0 }, qetcdTest.timeout(10000), error.text)
+            dialog.close()
+            tryCompare(dialog, "visible", false)
+            compare(etcdctl(["get", "/qml/keyspage/lease/bad"]), "")
+
+            const before = leases()
+            create("/qml/keyspage/lease/new", 1, 120, "")
+            tryVerify(function() { return error.text.indexOf("already exists") >= 0 }, qetcdTest.timeout(10000), error.text)
+            tryVerify(function() { return leases() === before }, qetcdTest.timeout(10000), "the lease granted for it is revoked")
+            dialog.close()
+        }
+
         // Ctrl+F focuses the search; its hits include keys the list has not loaded, show in the
         // list's place, select their key when clicked, and Escape brings the keys back.
         function test_searchFindsKeysNotLoadedYet() {
