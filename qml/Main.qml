@@ -417,8 +417,9 @@ ApplicationWindow {
                     id: keysPage; client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise
                     asOfRevision: window.asOfRevision; onBackToLive: window.asOfRevision = 0
                     revisionClock: revisionClock; confirmationWord: window.confirmationWord
+                    onLeaseChosen: lease => { window.showPage("leases"); leasesPage.reveal(lease); }
                 }
-                LeasesPage { client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
+                LeasesPage { id: leasesPage; client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 CoordinationPage {
                     client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise
                     asOfRevision: window.asOfRevision; onBackToLive: window.asOfRevision = 0

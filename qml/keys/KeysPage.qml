@@ -31,6 +31,8 @@ ConsolePage {
     readonly property bool viewingPast: keys.asOfRevision > 0
     // The banner's "Back to live".
     signal backToLive()
+    // The lease field was clicked: show that lease (hex) on the Leases page.
+    signal leaseChosen(string lease)
     // A paused page would not show what a write did; the past cannot be written.
     readonly property string pausedReason: viewingPast ? qsTr("Showing revision %1: go back to live to write").arg(keys.asOfRevision)
                                          : paused ? qsTr("Live updates are paused: resume them to write") : ""
@@ -574,7 +576,36 @@ ConsolePage {
                         rowSpacing: 2
                         Field { label: qsTr("Created at"); value: detail.shown.createRevision !== undefined ? Format.count(detail.shown.createRevision) : "—"; mono: true }
                         Field { label: qsTr("Modified at"); value: detail.shown.modRevision !== undefined ? Format.count(detail.shown.modRevision) : "—"; mono: true }
-                        Field { label: qsTr("Lease"); value: detail.shown.lease || qsTr("none"); mono: true }
+                        Field {
+                            label: qsTr("Lease")
+                            value: detail.shown.lease || qsTr("none")
+                            mono: true
+                            visible: !detail.shown.lease
+                        }
+                        // A key's lease opens the Leases page at it.
+                        RowLayout {
+                            visible: !!detail.shown.lease
+                            spacing: Theme.spacing
+                            Label {
+                                text: qsTr("Lease")
+                                textFormat: Text.PlainText
+                                color: Theme.mutedText
+                                font.pixelSize: Theme.smallFont
+                                Layout.preferredWidth: 92
+                            }
+                            Button {
+                                objectName: "leaseLink"
+                                // Hex digits only, as the model spells a lease: no markup can come in.
+                                text: detail.shown.lease || ""
+                                flat: true
+                                font.family: Theme.monoFamily
+                                palette.buttonText: Theme.accent
+                                onClicked: page.leaseChosen(detail.shown.lease)
+                                ToolTip.visible: hovered
+                                ToolTip.delay: 600
+                                ToolTip.text: qsTr("Show this lease on the Leases page")
+                            }
+                        }
                     }
                     RevisionStepper {
                         history: history

@@ -16,6 +16,20 @@ ConsolePage {
     property double now: Date.now()
     // The last revoke etcd refused, in words that name the lease.
     property string revokeError
+    // The lease another page pointed at (hex): scrolled to and marked until another is.
+    property string revealed
+
+    // Shows leaseId's row; false while the page does not list it (not read yet, or gone).
+    function reveal(leaseId) {
+        revealed = leaseId;
+        for (let row = 0; row < sorted.rowCount(); ++row) {
+            if (sorted.data(sorted.index(row, 0), LeaseModel.IdRole) === leaseId) {
+                list.positionViewAtIndex(row, ListView.Center);
+                return true;
+            }
+        }
+        return false;
+    }
 
     title: qsTr("Leases")
     subtitle: leases.status === ModelStatus.Ready ? qsTr("%n lease(s)", "", leases.count) : ""
@@ -147,7 +161,7 @@ ConsolePage {
                 readonly property real remaining: Math.max(0, (expiresAt - page.now) / 1000)
                 width: ListView.view.width
                 height: 40
-                color: index % 2 ? Theme.window : Theme.surface
+                color: row.leaseId === page.revealed ? Theme.accentSoft : index % 2 ? Theme.window : Theme.surface
 
                 RowLayout {
                     anchors.fill: parent

@@ -605,10 +605,18 @@ Item {
             const ttl = etcdctl(["lease", "timetolive", granted])
             verify(/granted with TTL\(120s\)/.test(ttl), ttl)
 
-            const existing = etcdctl(["lease", "grant", "300"]).split(" ")[1]
+            const existing = etcdctl(["lease", "grant", "300"]).split(" ")[1].replace(/^0+/, "")
             create("/qml/keyspage/lease/existing", 2, 60, existing)
             tryCompare(dialog, "visible", false, qetcdTest.timeout(10000))
             compare(leaseOf("/qml/keyspage/lease/existing"), existing)
+
+            // The lease field points the Leases page at it.
+            const link = control(page, "leaseLink")
+            compare(link.text, existing)
+            const chosen = createTemporaryObject(signalSpy, root, { target: page, signalName: "leaseChosen" })
+            click(link)
+            compare(chosen.count, 1)
+            compare(chosen.signalArguments[0][0], existing)
 
             create("/qml/keyspage/lease/bad", 2, 60, "not-hex")
             const error = findChild(dialog.contentItem, "newKeyError")

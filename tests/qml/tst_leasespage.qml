@@ -72,6 +72,15 @@ Item {
             compare(byId, numeric)
         }
 
+        // Another page (the Keys page's lease field) points at a lease: its row is marked.
+        function test_revealMarksTheLeasePointedAt() {
+            const pointed = grant(300, "/qml/leasespage/reveal/k")
+            const page = openPage(writer.client, false, [pointed])
+            verify(page.reveal(pointed))
+            compare(page.revealed, pointed)
+            verify(!page.reveal("ffffffffffff"), "a lease the page does not list")
+        }
+
         function test_revokeIsConfirmedAndDeletesTheKeys() {
             const id = grant(600, "/qml/leasespage/revoke/held")
             const page = openPage(writer.client, false, [id])
