@@ -286,13 +286,41 @@ ConsolePage {
         height: Math.min(600, parent ? parent.height - 64 : 600)
         modal: true
         standardButtons: Dialog.Close
-        contentItem: DiffView {
-            objectName: "compareDiff"
-            before: ((history.shown || {}).views || {}).text || ""
-            after: (keys.selected.views || {}).text || ""
-            beforeTitle: qsTr("Version %1 (revision %2)").arg(history.shown.version || 0).arg(history.shown.modRevision || 0)
-            afterTitle: qsTr("Latest: version %1 (revision %2)").arg(keys.selected.version || 0).arg(keys.selected.modRevision || 0)
+        onAboutToShow: otherVersion.latest()
+        // The right side: the latest, or any version its own stepper reaches.
+        contentItem: ColumnLayout {
+            spacing: Theme.spacing
+            // Above the right side, which it steps; the left side is the page's own stepper's.
+            RowLayout {
+                Layout.fillWidth: true
+                Item { Layout.fillWidth: true; Layout.preferredWidth: 1 }
+                RevisionStepper {
+                    objectName: "compareStepper"
+                    history: otherVersion
+                    latestVersion: keys.selected.version || 0
+                    Layout.fillWidth: true
+                    Layout.preferredWidth: 1
+                }
+            }
+            DiffView {
+                objectName: "compareDiff"
+                before: ((history.shown || {}).views || {}).text || ""
+                after: otherVersion.atLatest ? (keys.selected.views || {}).text || "" : ((otherVersion.shown || {}).views || {}).text || ""
+                beforeTitle: qsTr("Version %1 (revision %2)").arg(history.shown.version || 0).arg(history.shown.modRevision || 0)
+                afterTitle: otherVersion.atLatest ? qsTr("Latest: version %1 (revision %2)").arg(keys.selected.version || 0).arg(keys.selected.modRevision || 0)
+                                                  : qsTr("Version %1 (revision %2)").arg(otherVersion.shown.version || 0).arg(otherVersion.shown.modRevision || 0)
+                Layout.fillWidth: true
+                Layout.fillHeight: true
+            }
         }
+    }
+    // The compare dialog's second version, stepped on its own.
+    KeyHistory {
+        id: otherVersion
+        client: keys.client
+        key: compareDialog.visible ? keys.selectedKey : ""
+        latestRevision: keys.selected.modRevision || 0
+        latestVersion: keys.selected.version || 0
     }
     ConfirmDialog {
         id: confirmDelete

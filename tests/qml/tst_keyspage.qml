@@ -128,8 +128,8 @@ Item {
             click(compareButton)
             const dialog = control(page, "compareDialog")
             tryCompare(dialog, "opened", true)
-            const diff = dialog.contentItem
-            compare(diff.objectName, "compareDiff")
+            const diff = findChild(dialog.contentItem, "compareDiff")
+            verify(diff)
             verify(diff.model.json, "both versions are JSON objects")
             compare(diff.model.removed, 1)
             compare(diff.model.added, 1)
@@ -145,6 +145,11 @@ Item {
             verify(rows.some(function(row) { return row.kind === "same" && row.text.indexOf("replicas") >= 0 }),
                    "an unchanged member is not marked: " + JSON.stringify(rows))
             compare(findChild(diff, "diffSummary").text.indexOf("1 lines removed"), 0)
+            // The right side steps on its own: back to the same version, nothing differs.
+            const rightStepper = findChild(dialog.contentItem, "compareStepper")
+            click(findChild(rightStepper, "olderButton"))
+            tryCompare(diff.model, "added", 0, qetcdTest.timeout(10000))
+            compare(diff.model.removed, 0)
             dialog.close()
             tryCompare(dialog, "visible", false)
         }
