@@ -205,7 +205,9 @@ ConsolePage {
         width: Math.min(520, parent ? parent.width - 64 : 520)
         modal: true
         focus: true
-        title: page.actionTitle(action) + (subject.name ? " · " + subject.name : "")
+        // Not the user's or role's name: a dialog renders its title as markup, and names are etcd's
+        // data. The name is the form's first line instead.
+        title: page.actionTitle(action)
         onAboutToShow: {
             nameField.text = ""; passwordField.text = ""; repeatField.text = ""
             keyField.text = ""; endField.text = ""; kindBox.currentIndex = 1; typeBox.currentIndex = 0; roleBox.currentIndex = -1
@@ -224,6 +226,14 @@ ConsolePage {
             columns: 2
             columnSpacing: Theme.spacing
             rowSpacing: Theme.spacing
+            Label { visible: !!form.subject.name; text: qsTr("Of") }
+            EtcdLabel {
+                objectName: "formSubject"
+                visible: !!form.subject.name
+                value: form.subject.name || ""
+                font.bold: true
+                Layout.fillWidth: true
+            }
             Label { visible: form.needsName; text: qsTr("Name") }
             TextField { id: nameField; objectName: "nameField"; visible: form.needsName; Layout.fillWidth: true; selectByMouse: true }
             Label { visible: form.needsPassword; text: qsTr("Password") }

@@ -128,6 +128,9 @@ Item {
 
             settledClick(inCard(page, "olga", "grantRole"))
             form = opened(page, "accessForm")
+            // The user's name is in the form, as plain text, not in its title.
+            compare(findChild(form, "formSubject").value, "olga")
+            verify(form.title.indexOf("olga") < 0, form.title)
             const roles = findChild(form, "roleBox")
             roles.currentIndex = roles.find("app-role")
             verify(roles.currentIndex >= 0)
