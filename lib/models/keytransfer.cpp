@@ -103,27 +103,17 @@ bool KeyTransfer::exportPrefix(const QString &prefix, const QString &fileName, c
 
 bool KeyTransfer::checkImport(const QString &fileName)
 {
-    if (!begin(QStringLiteral("importCheck")))
-        return false;
-    auto *job = new KeyImport(m_client, this);
-    m_job = job;
-    connect(job, &KeyImport::progressed, this, &KeyTransfer::progress);
-    connect(job, &KeyImport::finished, this, [this](const KeyImportResult &result) {
-        QVariantMap map = planMap(result.plan);
-        map.insert(QStringLiteral("status"), QVariant::fromValue(result.status));
-        map.insert(QStringLiteral("fileName"), result.fileName);
-        end(map);
-    });
-    KeyImportOptions options;
-    options.dryRun = true;
-    job->start(fileName, options);
-    emit changed();
-    return true;
+    return startImport(QStringLiteral("importCheck"), fileName, true);
 }
 
 bool KeyTransfer::importFile(const QString &fileName)
 {
-    if (!begin(QStringLiteral("import")))
+    return startImport(QStringLiteral("import"), fileName, false);
+}
+
+bool KeyTransfer::startImport(const QString &operation, const QString &fileName, bool dryRun)
+{
+    if (!begin(operation))
         return false;
     auto *job = new KeyImport(m_client, this);
     m_job = job;
@@ -136,30 +126,26 @@ bool KeyTransfer::importFile(const QString &fileName)
         map.insert(QStringLiteral("revision"), result.revision);
         end(map);
     });
-    job->start(fileName);
+    KeyImportOptions options;
+    options.dryRun = dryRun;
+    job->start(fileName, options);
     emit changed();
     return true;
 }
 
 bool KeyTransfer::countPrefix(const QString &prefix)
 {
-    if (!begin(QStringLiteral("deleteCount")))
-        return false;
-    auto *job = new BulkDelete(m_client, this);
-    m_job = job;
-    connect(job, &BulkDelete::finished, this, [this](const BulkDeleteResult &result) {
-        end({{QStringLiteral("status"), QVariant::fromValue(result.status)},
-             {QStringLiteral("counted"), result.counted},
-             {QStringLiteral("sample"), keyTexts(result.sample)}});
-    });
-    job->startPrefix(DisplayText::toBytes(prefix), true);
-    emit changed();
-    return true;
+    return startBulkDelete(QStringLiteral("deleteCount"), prefix, true);
 }
 
 bool KeyTransfer::deletePrefix(const QString &prefix)
 {
-    if (!begin(QStringLiteral("delete")))
+    return startBulkDelete(QStringLiteral("delete"), prefix, false);
+}
+
+bool KeyTransfer::startBulkDelete(const QString &operation, const QString &prefix, bool countOnly)
+{
+    if (!begin(operation))
         return false;
     auto *job = new BulkDelete(m_client, this);
     m_job = job;
@@ -171,7 +157,7 @@ bool KeyTransfer::deletePrefix(const QString &prefix)
              {QStringLiteral("deleted"), result.deleted},
              {QStringLiteral("revision"), result.revision}});
     });
-    job->startPrefix(DisplayText::toBytes(prefix), false);
+    job->startPrefix(DisplayText::toBytes(prefix), countOnly);
     emit changed();
     return true;
 }

@@ -91,6 +91,9 @@ Q_SIGNALS:
 
 private:
     bool begin(const QString &operation);
+    // An import, or its dry run; a bulk delete of prefix, or its count.
+    bool startImport(const QString &operation, const QString &fileName, bool dryRun);
+    bool startBulkDelete(const QString &operation, const QString &prefix, bool countOnly);
     void progress(qint64 done, qint64 total);
     void end(const QVariantMap &result);
 
