@@ -27,7 +27,7 @@ QString valueShown(const QByteArray &value)
 }
 
 // The name the recogniser gives the entry of kv's key: a holder, a waiter, an instance.
-QString writerOf(const KeyValue &kv)
+QString recognisedWriter(const KeyValue &kv)
 {
     for (const CoordinationObject &object : CoordinationRecogniser::recognise({kv})) {
         for (const QList<CoordinationEntry> *entries : {&object.holders, &object.waiters, &object.members, &object.leaving}) {
@@ -187,8 +187,7 @@ void KeyWatchModel::receive(const QList<WatchEvent> &events)
     entries.reserve(events.size());
     for (const WatchEvent &event : events) {
         const bool put = event.type == WatchEvent::Type::Put;
-        entries.append({event, DisplayText::fromBytes(event.kv.key), put ? valueShown(event.kv.value) : QString(),
-                        writerOf(put ? event.kv : event.prevKv.value_or(event.kv))});
+        entries.append({event, DisplayText::fromBytes(event.kv.key), put ? valueShown(event.kv.value) : QString(), {}});
     }
     m_received += events.size();
     if (!m_paused)
@@ -248,12 +247,22 @@ bool KeyWatchModel::matches(const Entry &entry) const
     if (m_filter.isEmpty())
         return true;
     const bool put = entry.event.type == WatchEvent::Type::Put;
-    for (const QString &text : {entry.key, entry.value, entry.writer, leaseText(entry.event.kv.lease),
+    for (const QString &text : {entry.key, entry.value, writerOf(entry), leaseText(entry.event.kv.lease),
                                 put ? QStringLiteral("PUT") : QStringLiteral("DELETE")}) {
         if (text.contains(m_filter, Qt::CaseInsensitive))
             return true;
     }
     return false;
+}
+
+const QString &KeyWatchModel::writerOf(const Entry &entry)
+{
+    if (!entry.writer) {
+        // A delete's writer is the one whose value it took away.
+        const bool put = entry.event.type == WatchEvent::Type::Put;
+        entry.writer = recognisedWriter(put ? entry.event.kv : entry.event.prevKv.value_or(entry.event.kv));
+    }
+    return *entry.writer;
 }
 
 const KeyWatchModel::Entry &KeyWatchModel::entryAt(qint64 sequence) const
@@ -285,7 +294,7 @@ QString KeyWatchModel::exportJsonLines(const QString &path) const
                          {QLatin1String("version"), kv.version},
                          {QLatin1String("create_revision"), kv.createRevision},
                          {QLatin1String("mod_revision"), kv.modRevision},
-                         {QLatin1String("writer"), entry.writer}};
+                         {QLatin1String("writer"), writerOf(entry)}};
         if (put)
             line.insert(QLatin1String("value_base64"), QString::fromLatin1(kv.value.toBase64()));
         lines += QJsonDocument(line).toJson(QJsonDocument::Compact) + '\n';
@@ -321,7 +330,7 @@ QVariant KeyWatchModel::data(const QModelIndex &index, int role) const
     case VersionRole:
         return kv.version;
     case WriterRole:
-        return entry.writer;
+        return writerOf(entry);
     default:
         return {};
     }

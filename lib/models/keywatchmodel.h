@@ -10,6 +10,7 @@
 #include <QtQml/qqmlregistration.h>
 
 #include <deque>
+#include <optional>
 
 namespace QEtcd {
 
@@ -153,8 +154,11 @@ private:
         WatchEvent event;
         QString key;     // as DisplayText carries it
         QString value;   // the start of the value, for the view and the filter
-        QString writer;
+        // Recognised when first asked for (a row shown, a filter, an export), not for every
+        // event: a busy prefix would otherwise run the recogniser on the GUI thread per change.
+        mutable std::optional<QString> writer;
     };
+    static const QString &writerOf(const Entry &entry);
 
     void restart();
     void receive(const QList<WatchEvent> &events);
