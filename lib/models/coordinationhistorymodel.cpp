@@ -151,10 +151,12 @@ void CoordinationHistoryModel::start()
     if (m_lastRevisions <= 0)
         return replay(0, 0);
     // The last N revisions end at the store's revision now: read it first, so the range is fixed.
+    // One key's count: the answer's revision is all that is wanted, and counting the whole
+    // prefix would make etcd walk every key under it.
     RangeOptions probe;
     probe.countOnly = true;
-    probe.range = KeyRange::prefix();  // an empty prefix (every key) is no single key
-    Internal::thenOn(m_client->get(m_prefix.toUtf8(), probe), this, [this, generation](const RangeResult &now) {
+    const QByteArray probeKey = m_prefix.isEmpty() ? QByteArray(1, '\0') : m_prefix.toUtf8();
+    Internal::thenOn(m_client->get(probeKey, probe), this, [this, generation](const RangeResult &now) {
         if (generation != m_generation)
             return;
         if (!now.status)
