@@ -1,6 +1,9 @@
 #include "commands.h"
 
+#include "jobrun.h"
 #include "kvformat.h"
+
+#include <QEtcd/bulkdelete.h>
 
 #include <QtCore/QJsonArray>
 
@@ -202,6 +205,26 @@ int printDeleteDryRun(Invocation &invocation, const QByteArray &key, const KeyRa
     return Success;
 }
 
+// A prefix deleted by BulkDelete: no single revision deletes thousands of keys at once.
+int runDeleteInBatches(Invocation &invocation, const QByteArray &prefix)
+{
+    BulkDelete job(&invocation.client());
+    const QString what = QLatin1String("del --in-batches ") + quoted(prefix);
+    const BulkDeleteResult result = runJob<BulkDelete, BulkDeleteResult>(
+        job, &BulkDelete::finished, [&] { job.startPrefix(prefix); }, what);
+    if (invocation.json()) {
+        QJsonObject object{{QLatin1String("deleted"), result.deleted},
+                           {QLatin1String("transactions"), result.transactions},
+                           {QLatin1String("revision"), result.revision}};
+        if (!result.status)
+            object.insert(QLatin1String("counted"), result.counted);
+        invocation.print(object);
+    } else {
+        invocation.print(QByteArray::number(result.deleted));
+    }
+    return result.status ? Success : invocation.failed(result.status);
+}
+
 int runDelete(Invocation &invocation)
 {
     const QByteArray key = invocation.arguments().value(0).toUtf8();
@@ -209,8 +232,15 @@ int runDelete(Invocation &invocation)
     const auto range = keyRange(invocation, &error);
     if (!range)
         return invocation.usageError(error);
+    const bool inBatches = invocation.isSet(QStringLiteral("in-batches"));
+    if (inBatches && (!invocation.isSet(QStringLiteral("prefix")) || key.isEmpty()))
+        return invocation.usageError(QStringLiteral("--in-batches deletes the keys under a --prefix that is not empty"));
+    if (inBatches && invocation.isSet(QStringLiteral("prev-kv")))
+        return invocation.usageError(QStringLiteral("--in-batches does not print the deleted pairs: leave out --prev-kv"));
     if (invocation.isSet(QStringLiteral("dry-run")))
         return printDeleteDryRun(invocation, key, *range);
+    if (inBatches)
+        return runDeleteInBatches(invocation, key);
     DeleteOptions options;
     options.range = *range;
     options.prevKv = invocation.isSet(QStringLiteral("prev-kv"));
@@ -305,7 +335,13 @@ Command deleteCommand()
         "\"prev_kvs\": [objects as get --json prints them].\n"
         "--dry-run deletes nothing: it prints \"N keys would be deleted\" and the first\n"
         "10 keys, a line each (with --json {\"would_delete\": N, \"sample\": [keys],\n"
-        "\"revision\": N}); allowed under --read-only.");
+        "\"revision\": N}); allowed under --read-only.\n"
+        "--in-batches deletes the keys under a --prefix in transactions of at most 128\n"
+        "keys (etcd's default --max-txn-ops), key by key as they are read, instead of\n"
+        "one request: no single revision and watch event grows with the prefix.\n"
+        "SIGINT or SIGTERM stops it between two transactions; it prints the keys\n"
+        "deleted (--json: {\"deleted\": N, \"transactions\": N, \"revision\": N}),\n"
+        "also when it stopped early (exit status not 0, --json adds \"counted\").");
     command.arguments = {{QStringLiteral("KEY"), QStringLiteral("The key, or the start of the range")},
                          {QStringLiteral("RANGE_END"), QStringLiteral("End of the range (not included)"), true}};
     command.options = {
@@ -313,6 +349,7 @@ Command deleteCommand()
         flag(QStringLiteral("from-key"), QStringLiteral("Delete every key from KEY on")),
         flag(QStringLiteral("prev-kv"), QStringLiteral("Print the deleted key-value pairs")),
         flag(QStringLiteral("dry-run"), QStringLiteral("Only count the keys it would delete, and name the first")),
+        flag(QStringLiteral("in-batches"), QStringLiteral("Delete a --prefix in transactions of at most 128 keys")),
     };
     command.run = runDelete;
     return command;

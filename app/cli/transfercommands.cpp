@@ -1,8 +1,8 @@
 // Keys in and out of files (export, import) and a key's values compared across revisions (diff).
 #include "commands.h"
 
+#include "jobrun.h"
 #include "kvformat.h"
-#include "shutdownsignals.h"
 
 #include <QEtcd/keyexport.h>
 #include <QEtcd/keyimport.h>
@@ -16,30 +16,6 @@ namespace {
 QString quoted(const QByteArray &key)
 {
     return QLatin1Char('"') + QString::fromUtf8(key) + QLatin1Char('"');
-}
-
-// Runs a job until finished() (Result) arrives; SIGINT or SIGTERM cancels it, and the result
-// then names the signal.
-template <class Job, class Result>
-Result runJob(Job &job, void (Job::*finished)(const Result &), const std::function<void()> &start, const QString &what)
-{
-    ShutdownSignals shutdown;
-    QString interruptedBy;
-    QObject::connect(&shutdown, &ShutdownSignals::shutdownRequested, &job, [&](const QString &reason) {
-        interruptedBy = reason;
-        job.cancel();
-    });
-    Result result;
-    QEventLoop loop;
-    QObject::connect(&job, finished, &loop, [&](const Result &ended) {
-        result = ended;
-        loop.quit();
-    });
-    start();
-    loop.exec();
-    if (!interruptedBy.isEmpty() && result.status.code() == StatusCode::Cancelled)
-        result.status = interruption(interruptedBy).withContext(what);
-    return result;
 }
 
 int runExport(Invocation &invocation)

@@ -55,6 +55,9 @@ KeyModel::KeyModel(QObject *parent)
         Q_EMIT countChanged();
     });
     connect(index, &KeyIndex::aboutToRemove, this, [this](int row) {
+        // A key deleted and then written again is not the key the operator marked.
+        if (m_marked.erase(m_index->entries()[size_t(row)].key) > 0)
+            Q_EMIT markedChanged();
         if (live())
             beginRemoveRows({}, row, row);
     });
@@ -69,6 +72,7 @@ KeyModel::KeyModel(QObject *parent)
             Q_EMIT dataChanged(this->index(row), this->index(row));
     });
     connect(index, &KeyIndex::aboutToReset, this, [this] {
+        clearMarks();
         if (live())
             beginResetModel();
     });
@@ -306,6 +310,50 @@ int KeyModel::indexOf(const QString &key) const
     return it != entries.end() && it->key == k ? int(it - entries.begin()) : -1;
 }
 
+QStringList KeyModel::markedKeys() const
+{
+    QStringList keys;
+    keys.reserve(qsizetype(m_marked.size()));
+    for (const QByteArray &key : m_marked)
+        keys.append(DisplayText::fromBytes(key));
+    return keys;
+}
+
+void KeyModel::setMarked(const QString &key, bool marked)
+{
+    const QByteArray k = DisplayText::toBytes(key);
+    if (k.isEmpty() || (marked ? !m_marked.insert(k).second : m_marked.erase(k) == 0))
+        return;
+    if (const int row = indexOf(key); row >= 0)
+        Q_EMIT dataChanged(index(row), index(row), {MarkedRole});
+    Q_EMIT markedChanged();
+}
+
+void KeyModel::markRows(int first, int last)
+{
+    if (first > last)
+        std::swap(first, last);
+    first = std::max(first, 0);
+    last = std::min(last, count() - 1);
+    if (first > last)
+        return;
+    const std::vector<KeyEntry> &entries = rows();
+    for (int row = first; row <= last; ++row)
+        m_marked.insert(entries[size_t(row)].key);
+    Q_EMIT dataChanged(index(first), index(last), {MarkedRole});
+    Q_EMIT markedChanged();
+}
+
+void KeyModel::clearMarks()
+{
+    if (m_marked.empty())
+        return;
+    m_marked.clear();
+    if (count() > 0)
+        Q_EMIT dataChanged(index(0), index(count() - 1), {MarkedRole});
+    Q_EMIT markedChanged();
+}
+
 void KeyModel::create(const QString &key, const QString &value, int leaseTtl, const QString &lease)
 {
     const QString action = QStringLiteral("create");
@@ -415,6 +463,8 @@ QVariant KeyModel::data(const QModelIndex &index, int role) const
         return leaseHex(entry.lease);
     case ChangedAtRole:
         return entry.changedAtMs;
+    case MarkedRole:
+        return m_marked.count(entry.key) > 0;
     }
     return {};
 }
@@ -423,7 +473,7 @@ QHash<int, QByteArray> KeyModel::roleNames() const
 {
     return {{KeyRole, "key"},           {NameRole, "name"},   {CreateRevisionRole, "createRevision"},
             {ModRevisionRole, "modRevision"}, {VersionRole, "version"}, {LeaseRole, "lease"},
-            {ChangedAtRole, "changedAt"}};
+            {ChangedAtRole, "changedAt"}, {MarkedRole, "marked"}};
 }
 
 bool KeyModel::canFetchMore(const QModelIndex &parent) const

@@ -6,10 +6,12 @@
 #include <QEtcd/client.h>
 
 #include <QtCore/QAbstractListModel>
+#include <QtCore/QStringList>
 #include <QtQml/qqmlregistration.h>
 
 #include <functional>
 #include <memory>
+#include <set>
 #include <vector>
 
 namespace QEtcd {
@@ -64,6 +66,11 @@ class QETCD_QUICK_EXPORT KeyModel : public QAbstractListModel
     Q_PROPERTY(qint64 asOfRevision READ asOfRevision WRITE setAsOfRevision NOTIFY asOfRevisionChanged)
     /// Changes to the rows (pages, watch events, reloads) that arrived during the pause.
     Q_PROPERTY(int heldChanges READ heldChanges NOTIFY heldChangesChanged)
+    /// The keys marked for a bulk action, in key order. Marks go with a key that is deleted and
+    /// with every row when the model starts again (another prefix, client or revision).
+    Q_PROPERTY(QStringList markedKeys READ markedKeys NOTIFY markedChanged)
+    /// How many keys are marked.
+    Q_PROPERTY(int markedCount READ markedCount NOTIFY markedChanged)
 
 public:
     /// The roles of a row, with the names QML reads them by.
@@ -77,6 +84,7 @@ public:
         /// `changedAt`: ms since the epoch the watch last changed it (0: not since loading), to
         /// flash.
         ChangedAtRole,
+        MarkedRole,  ///< `marked`: the key is in markedKeys.
     };
     Q_ENUM(Role)
 
@@ -123,6 +131,10 @@ public:
     void setPaused(bool paused);
     /// Changes held back while paused.
     int heldChanges() const { return m_heldChanges; }
+    /// The marked keys, in key order.
+    QStringList markedKeys() const;
+    /// How many keys are marked.
+    int markedCount() const { return int(m_marked.size()); }
 
     /// Starts again from the first page (setting the client or the prefix does it too).
     Q_INVOKABLE void reload();
@@ -134,6 +146,13 @@ public:
     Q_INVOKABLE void fetchAll();
     /// The row of key, -1 when it is not loaded.
     Q_INVOKABLE int indexOf(const QString &key) const;
+    /// Marks \a key for a bulk action, or with \a marked false unmarks it.
+    Q_INVOKABLE void setMarked(const QString &key, bool marked);
+    /// Marks the keys of the rows from \a first to \a last, both included, in either order:
+    /// what a Shift+click asks for.
+    Q_INVOKABLE void markRows(int first, int last);
+    /// Unmarks every key.
+    Q_INVOKABLE void clearMarks();
 
     /// Writes for an operator, each one transaction that refuses to change what the operator
     /// did not see: create() only where the key does not exist, update() and remove() only while
@@ -184,6 +203,8 @@ Q_SIGNALS:
     void heldChangesChanged();
     /// asOfRevision changed.
     void asOfRevisionChanged();
+    /// markedKeys changed.
+    void markedChanged();
     /// A create(), update() or remove() ended: \a action is "create", "update" or "remove"; a
     /// failed \a status names the key and etcd's answer.
     void writeFinished(const QString &action, const QString &key, const QEtcd::Status &status);
@@ -209,6 +230,7 @@ private:
     QVariantMap m_frozenSelected;
     bool m_selectionPending = false;  // selected while paused, value not read yet
     int m_heldChanges = 0;
+    std::set<QByteArray> m_marked;  // in key order, as markedKeys() lists them
 };
 
 } // namespace QEtcd

@@ -21,6 +21,15 @@ QStringList keyTexts(const QList<QByteArray> &keys)
     return texts;
 }
 
+QList<QByteArray> keyBytes(const QStringList &texts)
+{
+    QList<QByteArray> keys;
+    keys.reserve(texts.size());
+    for (const QString &text : texts)
+        keys.append(DisplayText::toBytes(text));
+    return keys;
+}
+
 QVariantMap planMap(const KeyImportPlan &plan)
 {
     return {{QStringLiteral("creates"), plan.creates},
@@ -135,15 +144,29 @@ bool KeyTransfer::startImport(const QString &operation, const QString &fileName,
 
 bool KeyTransfer::countPrefix(const QString &prefix)
 {
-    return startBulkDelete(QStringLiteral("deleteCount"), prefix, true);
+    return startBulkDelete(QStringLiteral("deleteCount"),
+                           [prefix](BulkDelete *job) { job->startPrefix(DisplayText::toBytes(prefix), true); });
 }
 
 bool KeyTransfer::deletePrefix(const QString &prefix)
 {
-    return startBulkDelete(QStringLiteral("delete"), prefix, false);
+    return startBulkDelete(QStringLiteral("delete"),
+                           [prefix](BulkDelete *job) { job->startPrefix(DisplayText::toBytes(prefix), false); });
 }
 
-bool KeyTransfer::startBulkDelete(const QString &operation, const QString &prefix, bool countOnly)
+bool KeyTransfer::countKeys(const QStringList &keys)
+{
+    return startBulkDelete(QStringLiteral("deleteKeysCount"),
+                           [keys](BulkDelete *job) { job->startKeys(keyBytes(keys), true); });
+}
+
+bool KeyTransfer::deleteKeys(const QStringList &keys)
+{
+    return startBulkDelete(QStringLiteral("deleteKeys"),
+                           [keys](BulkDelete *job) { job->startKeys(keyBytes(keys), false); });
+}
+
+bool KeyTransfer::startBulkDelete(const QString &operation, const std::function<void(BulkDelete *)> &start)
 {
     if (!begin(operation))
         return false;
@@ -157,7 +180,7 @@ bool KeyTransfer::startBulkDelete(const QString &operation, const QString &prefi
              {QStringLiteral("deleted"), result.deleted},
              {QStringLiteral("revision"), result.revision}});
     });
-    job->startPrefix(DisplayText::toBytes(prefix), countOnly);
+    start(job);
     emit changed();
     return true;
 }

@@ -7,10 +7,15 @@
 #include <QtCore/QObject>
 #include <QtCore/QPointer>
 #include <QtCore/QString>
+#include <QtCore/QStringList>
 #include <QtCore/QVariantMap>
 #include <QtQml/qqmlregistration.h>
 
+#include <functional>
+
 namespace QEtcd {
+
+class BulkDelete;
 
 /// `KeyTransfer` in QML: export, import and bulk delete of keys, for the console's Keys page.
 ///
@@ -27,8 +32,8 @@ class QETCD_QUICK_EXPORT KeyTransfer : public QObject
     Q_PROPERTY(QEtcd::Client *client READ client WRITE setClient NOTIFY clientChanged)
     /// A job runs.
     Q_PROPERTY(bool running READ isRunning NOTIFY changed)
-    /// The job running or last run: "export", "importCheck", "import", "deleteCount", "delete";
-    /// empty before the first.
+    /// The job running or last run: "export", "importCheck", "import", "deleteCount", "delete",
+    /// "deleteKeysCount", "deleteKeys"; empty before the first.
     Q_PROPERTY(QString operation READ operation NOTIFY changed)
     /// Keys done so far: exported, checked, written or deleted.
     Q_PROPERTY(qint64 done READ done NOTIFY changed)
@@ -74,6 +79,11 @@ public:
     Q_INVOKABLE bool countPrefix(const QString &prefix);
     /// Deletes the keys under \a prefix (not empty), at most 128 a transaction.
     Q_INVOKABLE bool deletePrefix(const QString &prefix);
+    /// Counts which of \a keys (text as DisplayText::toBytes() reads it) exist, without
+    /// deleting: result has counted and a sample.
+    Q_INVOKABLE bool countKeys(const QStringList &keys);
+    /// Deletes \a keys, at most 128 a transaction.
+    Q_INVOKABLE bool deleteKeys(const QStringList &keys);
     /// Stops the running job as soon as it can: its result says Cancelled. What an import or a
     /// delete wrote before stays written.
     Q_INVOKABLE void cancel();
@@ -93,7 +103,8 @@ private:
     bool begin(const QString &operation);
     // An import, or its dry run; a bulk delete of prefix, or its count.
     bool startImport(const QString &operation, const QString &fileName, bool dryRun);
-    bool startBulkDelete(const QString &operation, const QString &prefix, bool countOnly);
+    // A bulk delete, or its count, that \a start starts.
+    bool startBulkDelete(const QString &operation, const std::function<void(BulkDelete *)> &start);
     void progress(qint64 done, qint64 total);
     void end(const QVariantMap &result);
 

@@ -29,6 +29,11 @@ ConsolePage {
     // Puts the as-of revision on the clock where the console sampled it (Main's RevisionClock).
     property RevisionClock revisionClock: null
     readonly property bool viewingPast: keys.asOfRevision > 0
+    // The marked keys a bulk delete was counted for: what its confirmation deletes, whatever is
+    // marked by then.
+    property var keysToDelete: []
+    // The row a Shift+click marks from: the last one clicked.
+    property int markAnchor: -1
     // The banner's "Back to live".
     signal backToLive()
     // The lease field was clicked: show that lease (hex) on the Leases page.
@@ -53,6 +58,21 @@ ConsolePage {
     // reopened.
     function shellQuoted(text) {
         return "'" + text.replace(/'/g, "'\\''") + "'";
+    }
+    // A click selects the row; with Ctrl it also marks or unmarks it for a bulk action, with
+    // Shift it marks every row from the last one clicked.
+    function clickRow(row, key, marked, modifiers) {
+        if (modifiers & Qt.ShiftModifier)
+            keys.markRows(markAnchor >= 0 ? markAnchor : row, row);
+        else if (modifiers & Qt.ControlModifier)
+            keys.setMarked(key, !marked);
+        if (!(modifiers & Qt.ShiftModifier))
+            markAnchor = row;
+        list.currentIndex = row;
+    }
+    function deleteMarked() {
+        keysToDelete = keys.markedKeys;
+        transfer.countKeys(keysToDelete);
     }
     function copyToClipboard(text) {
         clipboardText.text = text;
@@ -220,6 +240,10 @@ ConsolePage {
         onFinished: (operation, result) => {
             if (operation === "deleteCount" && result.status.isOk && result.counted > 0)
                 confirmDeletePrefix.open();
+            else if (operation === "deleteKeysCount" && result.status.isOk && result.counted > 0)
+                confirmDeleteKeys.open();
+            else if (operation === "deleteKeys" && result.status.isOk)
+                keys.clearMarks();
         }
     }
     ExportDialog {
@@ -247,6 +271,21 @@ ConsolePage {
                  + "\n\n" + (counted.sample || []).map(key => DisplayText.escape(key)).join("\n")
                  + ((counted.counted || 0) > (counted.sample || []).length ? "\n" + qsTr("… and %1 more").arg(Format.count(counted.counted - counted.sample.length)) : "")
         onConfirmed: transfer.deletePrefix(keys.prefix)
+    }
+    ConfirmDialog {
+        id: confirmDeleteKeys
+        objectName: "confirmDeleteKeys"
+        readonly property var counted: transfer.operation === "deleteKeysCount" ? transfer.result : ({})
+        readonly property int missing: page.keysToDelete.length - (counted.counted || 0)
+        title: qsTr("Delete %n marked key(s)?", "", counted.counted || 0)
+        confirmText: qsTr("Delete")
+        destructive: true
+        typedConfirmation: page.confirmationWord
+        message: qsTr("These keys are deleted whatever their values are now, at most 128 a transaction. Leases are left alone; a key on a lease is lost to whatever holds it (a lock, a registration). Earlier values stay readable until etcd compacts them.")
+                 + (missing > 0 ? "\n" + qsTr("%n of the marked keys no longer exist(s).", "", missing) : "")
+                 + "\n\n" + (counted.sample || []).map(key => DisplayText.escape(key)).join("\n")
+                 + ((counted.counted || 0) > (counted.sample || []).length ? "\n" + qsTr("… and %1 more").arg(Format.count(counted.counted - counted.sample.length)) : "")
+        onConfirmed: transfer.deleteKeys(page.keysToDelete)
     }
     NewKeyDialog {
         id: newKeyDialog
@@ -359,7 +398,7 @@ ConsolePage {
         TransferProgress {
             id: deletePrefixProgress
             transfer: transfer
-            operations: ["delete", "deleteCount"]
+            operations: ["delete", "deleteCount", "deleteKeys", "deleteKeysCount"]
             Layout.fillWidth: true
         }
         Banner {
@@ -374,7 +413,9 @@ ConsolePage {
             text: !ended.status || dismissedResult === ended ? ""
                 : transfer.operation === "deleteCount" ? (ended.status.isOk ? (ended.counted === 0 ? qsTr("No keys under %1: nothing to delete").arg(DisplayText.escape(keys.prefix)) : "")
                                                                           : qsTr("The keys under %1 were not counted: %2").arg(DisplayText.escape(keys.prefix)).arg(page.advise(ended.status)))
-                : transfer.operation !== "delete" ? ""
+                : transfer.operation === "deleteKeysCount" ? (ended.status.isOk ? (ended.counted === 0 ? qsTr("None of the marked keys exists any more: nothing to delete") : "")
+                                                                              : qsTr("The marked keys were not counted: %1").arg(page.advise(ended.status)))
+                : transfer.operation !== "delete" && transfer.operation !== "deleteKeys" ? ""
                 : ended.status.isOk ? qsTr("%1 keys deleted (revision %2).").arg(Format.count(ended.deleted)).arg(ended.revision)
                 : qsTr("The delete stopped after %1 of %2 keys: %3").arg(Format.count(ended.deleted)).arg(Format.count(ended.counted)).arg(page.advise(ended.status))
             Layout.fillWidth: true
@@ -411,6 +452,42 @@ ConsolePage {
                         Layout.fillHeight: showing
                         onKeyChosen: key => page.select(key)
                     }
+                    // What is marked for a bulk action, and the action.
+                    RowLayout {
+                        objectName: "markedBar"
+                        visible: keys.markedCount > 0 && !keySearch.showing
+                        spacing: Theme.spacing
+                        Layout.fillWidth: true
+                        Layout.leftMargin: Theme.spacing
+                        Layout.rightMargin: Theme.spacing / 2
+                        Label {
+                            objectName: "markedCount"
+                            textFormat: Text.PlainText
+                            text: qsTr("%n key(s) marked", "", keys.markedCount)
+                            color: Theme.text
+                            font.pixelSize: Theme.smallFont
+                            Layout.fillWidth: true
+                        }
+                        WriteButton {
+                            objectName: "deleteMarkedButton"
+                            text: qsTr("Delete…")
+                            flat: true
+                            readOnly: page.readOnly
+                            blockedReason: page.pausedReason ? page.pausedReason
+                                         : transfer.running ? qsTr("Wait for the job running to end") : ""
+                            toolTip: qsTr("Delete the marked keys; you see how many still exist first")
+                            onClicked: page.deleteMarked()
+                        }
+                        Button {
+                            objectName: "clearMarksButton"
+                            text: qsTr("Unmark")
+                            flat: true
+                            onClicked: keys.clearMarks()
+                            ToolTip.visible: hovered
+                            ToolTip.delay: 600
+                            ToolTip.text: qsTr("Unmark every key (Esc in the list)")
+                        }
+                    }
                     // The keys, while no search shows its results in their place.
                     Item {
                         visible: !keySearch.showing
@@ -430,6 +507,10 @@ ConsolePage {
                             focus: true
                             ScrollBar.vertical: ScrollBar {}
                             onCurrentIndexChanged: if (currentItem) page.select(currentItem.key)
+                            Keys.onEscapePressed: event => {
+                                event.accepted = keys.markedCount > 0;
+                                keys.clearMarks();
+                            }
                             // The next page is asked for two screens before the end, so that a steady
                             // scroll does not run into blank rows.
                             function fetchIfNearTheEnd() {
@@ -446,12 +527,30 @@ ConsolePage {
                                 required property string key
                                 required property string lease
                                 required property var changedAt
+                                required property bool marked
                                 width: ListView.view.width
                                 height: 30
                                 highlighted: keyRow.key === keys.selectedKey
-                                onClicked: list.currentIndex = index
+                                ToolTip.visible: rowArea.containsMouse && keys.markedCount === 0
+                                ToolTip.delay: 1500
+                                ToolTip.text: qsTr("Ctrl+click or Space marks keys for a bulk delete; Shift+click marks a run of them")
+                                // The current row has the focus: Space would press it as a button.
+                                Keys.onSpacePressed: keys.setMarked(keyRow.key, !keyRow.marked)
+                                // Clicks come here for their modifiers, which a button's clicked() does not tell.
+                                MouseArea {
+                                    id: rowArea
+                                    anchors.fill: parent
+                                    hoverEnabled: true
+                                    onClicked: mouse => {
+                                        list.forceActiveFocus();
+                                        // The box marks without a modifier.
+                                        const onTheBox = mouse.x < markBox.x + markBox.width + keyRow.leftPadding;
+                                        page.clickRow(keyRow.index, keyRow.key, keyRow.marked,
+                                                      onTheBox && markBox.opacity > 0 ? mouse.modifiers | Qt.ControlModifier : mouse.modifiers);
+                                    }
+                                }
                                 background: Rectangle {
-                                    color: keyRow.highlighted ? Theme.accentSoft : keyRow.hovered ? Theme.window : "transparent"
+                                    color: keyRow.highlighted ? Theme.accentSoft : rowArea.containsMouse ? Theme.window : "transparent"
                                     Rectangle {
                                         anchors.fill: parent
                                         color: Theme.warningSoft
@@ -465,6 +564,16 @@ ConsolePage {
                                 }
                                 contentItem: RowLayout {
                                     spacing: Theme.spacing
+                                    // Drawn only: the row's MouseArea takes its clicks.
+                                    CheckBox {
+                                        id: markBox
+                                        objectName: "markBox"
+                                        checked: keyRow.marked
+                                        opacity: keyRow.marked || keys.markedCount > 0 || rowArea.containsMouse ? 1 : 0
+                                        padding: 0
+                                        focusPolicy: Qt.NoFocus
+                                        Accessible.name: qsTr("Marked")
+                                    }
                                     EtcdLabel {
                                         value: keyRow.key
                                         font.family: Theme.monoFamily

@@ -179,6 +179,37 @@ private Q_SLOTS:
         QCOMPARE(keysUnder(m_client.get(), "/c/"), 150);
     }
 
+    // 300 keys in three transactions, each its own revision; refused without a prefix and
+    // under --read-only.
+    void deleteInBatchesUsesTransactionsOf128()
+    {
+        for (int first = 0; first < 300; first += 100) {  // etcd's --max-txn-ops is 128
+            Txn txn;
+            for (int i = first; i < first + 100; ++i)
+                txn.success.append(TxnOp::put("/batch/" + QByteArray::number(i), "v"));
+            QVERIFY(awaited(m_client->txn(txn)).succeeded);
+        }
+        const qint64 before = awaited(m_client->get("/batch/0")).header.revision;
+
+        QByteArray error;
+        QCOMPARE(run({"del", "/batch/", "--in-batches"}, nullptr, &error), 128);
+        QVERIFY2(error.contains("--in-batches deletes the keys under a --prefix"), error.constData());
+        QCOMPARE(run({"del", "/batch/", "--prefix", "--in-batches", "--prev-kv"}, nullptr, &error), 128);
+        QVERIFY2(error.contains("leave out --prev-kv"), error.constData());
+        QCOMPARE(run({"--read-only", "del", "/batch/", "--prefix", "--in-batches"}, nullptr, &error), 1);
+        QVERIFY2(error.contains("read-only"), error.constData());
+        QCOMPARE(keysUnder(m_client.get(), "/batch/"), 300);
+
+        QList<QJsonObject> events;
+        QCOMPARE(run({"--json", "del", "/batch/", "--prefix", "--in-batches"}, &events), 0);
+        QCOMPARE(events.size(), 1);
+        QCOMPARE(integer(events.first(), "deleted"), 300);
+        QCOMPARE(integer(events.first(), "transactions"), 3);
+        QCOMPARE(integer(events.first(), "revision"), before + 3);
+        QCOMPARE(keysUnder(m_client.get(), "/batch/"), 0);
+        QCOMPARE(keysUnder(m_client.get(), "/c/"), 150);
+    }
+
     // Reordered keys are no change; the changed member is the one line marked.
     void diffComparesJsonByMember()
     {

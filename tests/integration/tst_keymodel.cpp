@@ -143,6 +143,53 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(keysOf(tested), keys, scaledMs(10000));
     }
 
+    // Marks are keys, not rows: they follow their keys through inserts, leave with a deleted
+    // key (a key written again is not the one marked) and with every row on a new prefix.
+    void marksFollowTheirKeys()
+    {
+        putMany("/km/m/", 10);
+        KeyModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setPrefix(QStringLiteral("/km/m/"));
+        model.setClient(m_client.get());
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 10, scaledMs(10000));
+        QSignalSpy markedChanged(&model, &KeyModel::markedChanged);
+        QSignalSpy dataChanged(&model, &KeyModel::dataChanged);
+
+        model.markRows(5, 3);
+        model.setMarked(QStringLiteral("/km/m/0008"), true);
+        model.setMarked(QStringLiteral("/km/m/0004"), false);
+        model.setMarked(QStringLiteral("/km/m/0004"), false);  // nothing to tell
+        QCOMPARE(markedChanged.size(), 3);
+        QCOMPARE(model.markedKeys(), QStringList({QStringLiteral("/km/m/0003"), QStringLiteral("/km/m/0005"), QStringLiteral("/km/m/0008")}));
+        QCOMPARE(model.markedCount(), 3);
+        QCOMPARE(dataChanged.last().at(0).toModelIndex().row(), 4);
+        QCOMPARE(dataChanged.last().at(2).value<QList<int>>(), QList<int>{KeyModel::MarkedRole});
+        QVERIFY(model.index(3).data(KeyModel::MarkedRole).toBool());
+        QVERIFY(!model.index(4).data(KeyModel::MarkedRole).toBool());
+        model.markRows(-4, 1000);  // clamped to the rows there are
+        QCOMPARE(model.markedCount(), 10);
+        model.clearMarks();
+        QCOMPARE(model.markedCount(), 0);
+        QVERIFY(!model.index(3).data(KeyModel::MarkedRole).toBool());
+
+        model.markRows(3, 3);
+        model.setMarked(QStringLiteral("/km/m/0005"), true);
+        put("/km/m/0003a");  // a row before a marked one
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 11, scaledMs(10000));
+        QVERIFY(model.index(model.indexOf(QStringLiteral("/km/m/0005"))).data(KeyModel::MarkedRole).toBool());
+        QVERIFY(!model.index(model.indexOf(QStringLiteral("/km/m/0003a"))).data(KeyModel::MarkedRole).toBool());
+        DeleteResult removed;
+        QETCD_AWAIT(m_client->remove("/km/m/0005"), removed);
+        QTRY_COMPARE_WITH_TIMEOUT(model.markedKeys(), QStringList{QStringLiteral("/km/m/0003")}, scaledMs(10000));
+        put("/km/m/0005");
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 11, scaledMs(10000));
+        QVERIFY(!model.index(model.indexOf(QStringLiteral("/km/m/0005"))).data(KeyModel::MarkedRole).toBool());
+
+        model.setPrefix(QStringLiteral("/km/"));
+        QCOMPARE(model.markedCount(), 0);
+    }
+
     void selectedKeyReadsItsValue()
     {
         put("/km/s/a", "first");

@@ -19,6 +19,7 @@
 #include <QtTest/QtTest>
 
 #include <atomic>
+#include <functional>
 #include <memory>
 
 using namespace QEtcd;
@@ -509,6 +510,52 @@ private Q_SLOTS:
         QCOMPARE(refused.status.code(), StatusCode::InvalidArgument);
         QVERIFY2(refused.status.message().contains(QLatin1String("key 2 of the list is empty")), qPrintable(refused.status.message()));
         QCOMPARE(keysUnder(m_client.get(), "/list/"), 1);
+    }
+
+    // Stop (cancel) ends each job between two steps: what an import or a delete wrote stays
+    // written and is counted, an export leaves no file.
+    void cancelStopsBetweenSteps()
+    {
+        putKeys(m_client.get(), "/stop/src/", 300);
+        std::atomic<int> calls{0};
+        const auto cancelAtSecond = [&](const char *verb, const std::function<void()> &cancel) {
+            calls = 0;
+            Internal::setBeforeSend(m_client.get(), [&calls, verb, cancel](const QString &what) {
+                if (what.startsWith(QLatin1String(verb)) && ++calls == 2)
+                    cancel();
+                return Internal::SendFault::None;
+            });
+        };
+
+        KeyExport exporter(m_client.get());
+        exporter.setPageSize(50);
+        cancelAtSecond("get", [&exporter] { exporter.cancel(); });
+        exporter.start("/stop/src/", path("stopped.json"));
+        const KeyExportResult exported = finishedOf(exporter, &KeyExport::finished);
+        QCOMPARE(exported.status.code(), StatusCode::Cancelled);
+        QVERIFY(!QFile::exists(path("stopped.json")));
+        QVERIFY(!QFile::exists(path("stopped.json.part")));
+
+        QVERIFY(exportKeys(m_client.get(), "/stop/src/", path("stop.json")).status);
+        KeyImport importer(m_client.get());
+        KeyImportOptions options;
+        options.rewriteFrom = "/stop/src/";
+        options.rewriteTo = "/stop/dst/";
+        cancelAtSecond("txn comparing", [&importer] { importer.cancel(); });
+        importer.start(path("stop.json"), options);
+        const KeyImportResult imported = finishedOf(importer, &KeyImport::finished);
+        QCOMPARE(imported.status.code(), StatusCode::Cancelled);
+        QVERIFY2(imported.written >= 128 && imported.written < 300, qPrintable(QString::number(imported.written)));
+        QCOMPARE(keysUnder(m_client.get(), "/stop/dst/"), imported.written);
+
+        BulkDelete remover(m_client.get());
+        cancelAtSecond("txn", [&remover] { remover.cancel(); });
+        remover.startPrefix("/stop/src/");
+        const BulkDeleteResult removed = finishedOf(remover, &BulkDelete::finished);
+        Internal::setBeforeSend(m_client.get(), {});
+        QCOMPARE(removed.status.code(), StatusCode::Cancelled);
+        QVERIFY2(removed.deleted >= 128 && removed.deleted < 300, qPrintable(QString::number(removed.deleted)));
+        QCOMPARE(keysUnder(m_client.get(), "/stop/src/"), 300 - removed.deleted);
     }
 };
 

@@ -74,7 +74,7 @@ Item {
             const before = revisionOf("/qml/keyspage/ro/a")
             const page = openPage(reader.client, true, "/qml/keyspage/ro/", "/qml/keyspage/ro/a")
             compare(page.model.selected.views.text, "hello")
-            for (const name of ["newKeyButton", "editKeyButton", "deleteKeyButton", "saveKeyButton", "importButton", "deletePrefixButton"])
+            for (const name of ["newKeyButton", "editKeyButton", "deleteKeyButton", "saveKeyButton", "importButton", "deletePrefixButton", "deleteMarkedButton"])
                 compare(control(page, name).button.enabled, false, name + " is enabled on a read-only connection")
             verify(control(page, "exportButton").enabled, "an export only reads")
 
@@ -92,6 +92,9 @@ Item {
             }
             // So does a bulk delete, before it counts anything.
             verify(page.transfer.deletePrefix("/qml/keyspage/ro/"))
+            tryCompare(page.transfer, "running", false, qetcdTest.timeout(10000))
+            compare(page.transfer.result.status.code, Etcd.StatusCode.ReadOnly, page.transfer.result.status.message)
+            verify(page.transfer.deleteKeys(["/qml/keyspage/ro/a"]))
             tryCompare(page.transfer, "running", false, qetcdTest.timeout(10000))
             compare(page.transfer.result.status.code, Etcd.StatusCode.ReadOnly, page.transfer.result.status.message)
             compare(valueOf("/qml/keyspage/ro/a"), "hello")
@@ -247,6 +250,73 @@ Item {
             compare(valueOf(prefix + "c"), "{\"x\":1}")
             importDialog.close()
             tryCompare(importDialog, "visible", false)
+        }
+
+        // The row of `key` in the list, scrolled into view.
+        function listRow(page, key) {
+            const list = control(page, "keyList")
+            const row = page.model.indexOf(key)
+            verify(row >= 0, key + " is not loaded")
+            list.positionViewAtIndex(row, ListView.Contain)
+            const item = list.itemAtIndex(row)
+            verify(item, key)
+            return item
+        }
+
+        function test_markKeysAndDeleteThem() {
+            const prefix = "/qml/keyspage/marks/"
+            for (const name of ["a", "b", "c", "d", "e", "f"])
+                etcdctl(["put", prefix + name, name])
+            const page = openPage(writer.client, false, prefix)
+            tryCompare(page.model, "count", 6, qetcdTest.timeout(10000))
+            const bar = control(page, "markedBar")
+            verify(!bar.visible, "nothing is marked yet")
+
+            // Ctrl+click marks one, Shift+click the run from it, Ctrl+click again unmarks.
+            mouseClick(listRow(page, prefix + "b"), 200, 15, Qt.LeftButton, Qt.ControlModifier)
+            mouseClick(listRow(page, prefix + "d"), 200, 15, Qt.LeftButton, Qt.ShiftModifier)
+            compare(page.model.markedKeys, [prefix + "b", prefix + "c", prefix + "d"])
+            mouseClick(listRow(page, prefix + "c"), 200, 15, Qt.LeftButton, Qt.ControlModifier)
+            compare(page.model.markedKeys, [prefix + "b", prefix + "d"])
+            compare(page.model.selectedKey, prefix + "c", "a click shows the key it marks")
+            // A plain click selects without marking; Space marks the selected row; the box
+            // marks without a modifier.
+            mouseClick(listRow(page, prefix + "a"), 200, 15)
+            compare(page.model.markedCount, 2)
+            keyClick(Qt.Key_Space)
+            mouseClick(listRow(page, prefix + "f"), 8, 15)
+            compare(page.model.markedKeys, [prefix + "a", prefix + "b", prefix + "d", prefix + "f"])
+            verify(listRow(page, prefix + "f").marked)
+            verify(bar.visible)
+            compare(control(page, "markedCount").text, "4 key(s) marked")
+            keyClick(Qt.Key_Escape)
+            compare(page.model.markedCount, 0)
+
+            // A key deleted by someone else is no longer marked.
+            mouseClick(listRow(page, prefix + "a"), 200, 15, Qt.LeftButton, Qt.ControlModifier)
+            mouseClick(listRow(page, prefix + "b"), 200, 15, Qt.LeftButton, Qt.ControlModifier)
+            mouseClick(listRow(page, prefix + "e"), 200, 15, Qt.LeftButton, Qt.ControlModifier)
+            etcdctl(["del", prefix + "e"])
+            tryCompare(page.model, "markedCount", 2, qetcdTest.timeout(10000))
+
+            // Counted and sampled first; on a cluster off this machine, confirmed by typing.
+            page.confirmationWord = "far-away"
+            click(control(page, "deleteMarkedButton").button)
+            const confirmDelete = control(page, "confirmDeleteKeys")
+            tryCompare(confirmDelete, "opened", true, qetcdTest.timeout(10000))
+            compare(confirmDelete.title, "Delete 2 marked key(s)?")
+            verify(confirmDelete.message.indexOf(prefix + "a\n" + prefix + "b") >= 0, confirmDelete.message)
+            compare(valueOf(prefix + "a"), "a", "nothing is deleted before the confirmation")
+            const deleteButton = findChild(confirmDelete.footer, "confirmButton")
+            verify(!deleteButton.enabled, "the word is not typed yet")
+            findChild(confirmDelete.contentItem, "typedConfirmation").text = "far-away"
+            click(deleteButton)
+            const deleted = control(page, "deletePrefixResult")
+            tryVerify(function() { return deleted.text.indexOf("2 keys deleted") === 0 }, qetcdTest.timeout(10000))
+            compare(etcdctl(["get", prefix, "--prefix", "--keys-only"]).split("\n").filter(line => line.length > 0),
+                    [prefix + "c", prefix + "d", prefix + "f"])
+            tryCompare(page.model, "markedCount", 0, qetcdTest.timeout(10000))
+            verify(!bar.visible)
         }
 
         function clipboard() {
