@@ -3,12 +3,16 @@
 // layout, an election's candidates coming and going, queue items put and taken), then
 // CoordinationHistory replays all of it. Printed: revisions and events per second, the time to
 // the first events beside etcd's own floor for them (a bare watch's first answer from the same
-// revision), and the replay's peak RSS above what the process held before it.
+// revision), the replay's peak RSS above what the process held before it, and the console's
+// side: how soon the Timeline's model (CoordinationHistoryModel, replaying newest first) has its
+// first lanes to paint, and how long until it holds the whole history.
 
 #include "benchsupport.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/coordinationhistory.h>
+
+#include "coordinationhistorymodel.h"
 
 #include <QtCore/QFutureWatcher>
 
@@ -183,6 +187,25 @@ int main(int argc, char *argv[])
             bareFirstEventNs = nowNs() - watchedNs;
         }
 
+        // The console's Timeline over the same revisions.
+        CoordinationHistoryModel model;
+        model.setClient(&client);
+        model.setPrefix(QStringLiteral("/bench/history/"));
+        model.setLastRevisions(filledTo - filledFrom);
+        qint64 firstLanesNs = 0;
+        const qint64 modelStartedNs = nowNs();
+        QObject::connect(&model, &CoordinationHistoryModel::lanesChanged, &model, [&] {
+            const bool painted = std::any_of(model.lanes().begin(), model.lanes().end(), [](const auto &lane) {
+                return !lane.bars.empty() || !lane.marks.empty();
+            });
+            if (painted && firstLanesNs == 0)
+                firstLanesNs = nowNs() - modelStartedNs;
+        });
+        model.start();
+        if (!waitUntil([&] { return !model.isRunning(); }, hours(1), 20ms) || model.status() != ModelStatus::Ready)
+            fail(QStringLiteral("the console's replay did not end Ready: ") + model.errorString());
+        const double modelSeconds = double(nowNs() - modelStartedNs) / 1e9;
+
         return QJsonObject{{"benchmark", "history"},
                            {"revisions", revisions},
                            {"writers", writers},
@@ -194,6 +217,9 @@ int main(int argc, char *argv[])
                            {"events_per_second", qint64(double(events) / replaySeconds)},
                            {"first_events_ms", rounded(nsToMs(firstEventsNs))},
                            {"bare_watch_first_event_ms", rounded(nsToMs(bareFirstEventNs))},
+                           {"console_first_lanes_ms", rounded(nsToMs(firstLanesNs))},
+                           {"console_replay_seconds", rounded(modelSeconds)},
+                           {"console_newest_first_revisions", CoordinationHistoryModel::NewestFirstRevisions},
                            {"peak_rss_growth_mib", rounded(double(peakGrowthKiB) / 1024.0)}};
     });
 }

@@ -1,5 +1,6 @@
 #include "coordinationhistorymodel.h"
 
+#include "clustermaintenance.h"
 #include "continuation_p.h"
 #include "displaytext.h"
 #include "wholefile_p.h"
@@ -108,7 +109,21 @@ double CoordinationHistoryModel::progress() const
         return 1;
     if (m_last <= 0 || m_last < m_first)
         return 0;
-    return std::clamp(double(m_progress - m_first + 1) / double(m_last - m_first + 1), 0.0, 1.0);
+    if (m_seam == 0)
+        return std::clamp(double(m_progress - m_first + 1) / double(m_last - m_first + 1), 0.0, 1.0);
+    const qint64 newest = std::max<qint64>(0, m_progress - m_seam + 1);
+    const qint64 older = m_older ? std::max<qint64>(0, m_older->m_progress - m_first + 1) : m_seam - m_first;
+    return std::clamp(double(newest + older) / double(m_last - m_first + 1), 0.0, 1.0);
+}
+
+qint64 CoordinationHistoryModel::olderRevision() const
+{
+    return m_older && m_older->m_status == ModelStatus::Loading ? std::max(m_older->m_progress, m_first - 1) : 0;
+}
+
+qint64 CoordinationHistoryModel::eventCount() const
+{
+    return m_eventCount + (m_older ? m_older->m_eventCount : 0);
 }
 
 QStringList CoordinationHistoryModel::markKinds() const
@@ -142,29 +157,36 @@ void CoordinationHistoryModel::start()
     std::fill(m_markCounts.begin(), m_markCounts.end(), 0);
     m_first = m_last = m_progress = m_eventCount = m_keptFrom = 0;
     m_compacted = false;
+    if (m_older) {
+        m_older->disconnect(this);
+        std::exchange(m_older, nullptr)->deleteLater();  // its destruction stops its replay
+    }
+    m_seam = m_olderFrom = 0;
     Q_EMIT countChanged();
     Q_EMIT rangeChanged();
     publish();
     if (!m_client)
         return setStatus(ModelStatus::Error, tr("there is no connection to read the history through"));
     setStatus(ModelStatus::Loading);
-    if (m_lastRevisions <= 0)
-        return replay(0, 0);
-    // The last N revisions end at the store's revision now: read it first, so the range is fixed.
-    // One key's count: the answer's revision is all that is wanted, and counting the whole
-    // prefix would make etcd walk every key under it.
-    RangeOptions probe;
-    probe.countOnly = true;
+    // The range is fixed first: it ends at the store's revision now and begins lastRevisions
+    // before, or where etcd's history begins. Count-only reads of one key the client may read.
     const QByteArray probeKey = m_prefix.isEmpty() ? QByteArray(1, '\0') : m_prefix.toUtf8();
-    Internal::thenOn(m_client->get(probeKey, probe), this, [this, generation](const RangeResult &now) {
+    Internal::thenOn(ClusterMaintenance::retainedHistory(m_client, 1, probeKey), this, [this, generation](const RetainedHistory &kept) {
         if (generation != m_generation)
             return;
-        if (!now.status)
-            return finished(now.status.withContext(tr("read the store's revision")));
-        const qint64 until = now.header.revision;
-        const qint64 from = until - m_lastRevisions + 1;
+        if (!kept.status)
+            return finished(kept.status.withContext(tr("read the store's revision")));
+        const qint64 until = kept.current;
         // Revision 1 is etcd's first: from there on is the whole history.
-        replay(from > 1 ? from : 0, until);
+        const qint64 from = m_lastRevisions > 0 && until - m_lastRevisions + 1 > 1 ? until - m_lastRevisions + 1 : 0;
+        // The replay's state is read at the revision before its first, or at the oldest kept.
+        const qint64 first = std::max(from > 0 ? from : 1, kept.oldest + 1);
+        if (until - first + 1 > 2 * NewestFirstRevisions) {
+            m_seam = until - NewestFirstRevisions + 1;
+            m_olderFrom = from;
+            return replay(m_seam, until);
+        }
+        replay(from, until);
     });
 }
 
@@ -206,6 +228,10 @@ void CoordinationHistoryModel::replay(qint64 from, qint64 until)
             m_progress = revision;
             if (m_following)
                 followTo(revision);
+            // Following, the newest revisions' replay goes on: the older ones start once it has
+            // told its range.
+            if (m_following && m_seam > 0 && !m_older && revision >= m_caughtUpAt)
+                replayOlder();
             if (!m_publish.isActive())
                 m_publish.start();
         });
@@ -239,6 +265,8 @@ void CoordinationHistoryModel::cancel()
     const bool live = m_status == ModelStatus::Ready;  // following, past the range
     ++m_generation;
     stopReplay();
+    if (m_older)
+        endOlder();
     publish();
     if (live) {
         Q_EMIT statusChanged();  // no longer running; what was read stays, Ready
@@ -275,7 +303,7 @@ void CoordinationHistoryModel::followTo(qint64 revision)
         Q_EMIT rangeChanged();
     }
     // The range is told: from here on it is live, and ready to look at.
-    if (m_status == ModelStatus::Loading && revision >= m_caughtUpAt) {
+    if (m_status == ModelStatus::Loading && revision >= m_caughtUpAt && m_seam == 0) {
         publish();
         setStatus(ModelStatus::Ready);
     }
@@ -283,6 +311,15 @@ void CoordinationHistoryModel::followTo(qint64 revision)
 
 void CoordinationHistoryModel::began(qint64 first, qint64 until, qint64 compactedBefore)
 {
+    if (m_seam > 0) {  // the newest revisions: the range is the whole one, found at start()
+        m_first = first;
+        m_last = until;
+        m_caughtUpAt = until;
+        m_progress = first - 1;
+        Q_EMIT rangeChanged();
+        Q_EMIT progressChanged();
+        return;
+    }
     m_first = first;
     m_last = until;
     m_caughtUpAt = until;
@@ -323,12 +360,130 @@ void CoordinationHistoryModel::seed(const QList<CoordinationObject> &objects)
 void CoordinationHistoryModel::finished(const Status &status)
 {
     stopReplay();
+    if (status && m_seam > 0 && !m_older) {
+        publish();
+        return replayOlder();
+    }
+    if (m_older)
+        endOlder();
     publish();
     if (status)
         setStatus(ModelStatus::Ready);
     else
         setStatus(ModelStatus::Error, status.message());
     Q_EMIT progressChanged();
+}
+
+void CoordinationHistoryModel::replayOlder()
+{
+    m_older = new CoordinationHistoryModel(this);
+    m_older->m_client = m_client;
+    m_older->m_prefix = m_prefix;
+    m_older->m_maxItems = m_maxItems;
+    m_older->setStatus(ModelStatus::Loading);
+    // Their range: where they begin is known once their replay has read its first state.
+    connect(m_older, &CoordinationHistoryModel::rangeChanged, this, [this] {
+        m_first = m_older->m_first;
+        m_compacted = m_older->m_compacted;
+        Q_EMIT rangeChanged();
+    });
+    connect(m_older, &CoordinationHistoryModel::statusChanged, this, [this] {
+        if (m_older->m_status != ModelStatus::Loading)
+            olderFinished();
+    });
+    connect(m_older, &CoordinationHistoryModel::progressChanged, this, &CoordinationHistoryModel::progressChanged);
+    // What they fold in is taken when this model paints.
+    connect(m_older, &CoordinationHistoryModel::lanesChanged, this, [this] {
+        if (!m_publish.isActive())
+            m_publish.start();
+    });
+    m_older->replay(m_olderFrom, m_seam - 1);
+}
+
+void CoordinationHistoryModel::olderFinished()
+{
+    const bool replayed = m_older->m_status == ModelStatus::Ready;
+    const QString error = m_older->m_error;
+    m_older->disconnect(this);
+    takeOlder(true);
+    publish();
+    if (!replayed)
+        return setStatus(ModelStatus::Error, tr("the revisions before %1 were not replayed: %2").arg(m_seam).arg(error));
+    m_seam = 0;  // one range from here on
+    // Following, the newest revisions' replay goes on, live.
+    if (m_following && m_thread)
+        return followTo(m_progress);
+    setStatus(ModelStatus::Ready);
+    Q_EMIT progressChanged();
+}
+
+void CoordinationHistoryModel::endOlder()
+{
+    m_older->disconnect(this);
+    m_older->cancel();
+    takeOlder(true);
+}
+
+void CoordinationHistoryModel::takeOlder(bool last)
+{
+    CoordinationHistoryModel &older = *m_older;
+    for (Lane &from : older.m_lanes) {
+        const bool nothingEnded = std::all_of(from.bars.begin(), from.bars.end(), [](const Bar &bar) { return bar.to == 0; });
+        if (!last && from.marks.empty() && nothingEnded)
+            continue;
+        Lane &to = m_lanes[laneFor(from.kind, from.path, from.rule)];
+        // Everything of theirs comes before the newest revisions' own.
+        const auto newestMarks = std::lower_bound(to.marks.begin(), to.marks.end(), m_seam,
+                                                  [](const Mark &mark, qint64 seam) { return mark.revision < seam; });
+        to.marks.insert(newestMarks, from.marks.begin(), from.marks.end());
+        for (const Mark &mark : from.marks) {
+            ++m_markCounts[int(mark.kind)];
+            --older.m_markCounts[int(mark.kind)];
+        }
+        m_items += qsizetype(from.marks.size());
+        older.m_items -= qsizetype(from.marks.size());
+        from.marks.clear();
+
+        std::deque<Bar> stillOn;
+        std::vector<Bar> taken;
+        for (Bar &bar : from.bars) {
+            if (bar.to != 0) {
+                taken.push_back(std::move(bar));
+                continue;
+            }
+            if (!last) {
+                stillOn.push_back(std::move(bar));
+                continue;
+            }
+            // On at the seam: the newest revisions' replay began with it on. Theirs is the start.
+            const auto joined = std::find_if(to.bars.begin(), to.bars.end(), [&](const Bar &newest) {
+                return newest.fromBefore && newest.from == m_seam && newest.waiter == bar.waiter && newest.key == bar.key;
+            });
+            if (joined != to.bars.end()) {
+                joined->from = bar.from;
+                joined->fromBefore = bar.fromBefore;
+                --older.m_items;
+                continue;
+            }
+            taken.push_back(std::move(bar));
+        }
+        std::stable_sort(taken.begin(), taken.end(), [](const Bar &a, const Bar &b) { return a.from < b.from; });
+        const auto newestBars = std::find_if(to.bars.begin(), to.bars.end(), [this](const Bar &bar) {
+            return bar.from >= m_seam && !bar.fromBefore;
+        });
+        to.bars.insert(newestBars, std::make_move_iterator(taken.begin()), std::make_move_iterator(taken.end()));
+        m_items += qsizetype(taken.size());
+        older.m_items -= qsizetype(taken.size());
+        from.bars = std::move(stillOn);
+        if (last)
+            std::stable_sort(to.bars.begin(), to.bars.end(), [](const Bar &a, const Bar &b) { return a.from < b.from; });
+    }
+    if (last) {
+        m_eventCount += older.m_eventCount;
+        std::exchange(m_older, nullptr)->deleteLater();  // may be inside its own signal
+    }
+    if (m_items > m_maxItems)
+        dropOldest();
 }
 
 void CoordinationHistoryModel::fold(const QList<CoordinationEvent> &events)
@@ -555,6 +710,8 @@ void CoordinationHistoryModel::dropOldestQuarter()
 void CoordinationHistoryModel::publish()
 {
     m_publish.stop();
+    if (m_older)
+        takeOlder(false);
     const QStringList kinds = markKinds();
     if (kinds != m_markKindsPublished) {
         m_markKindsPublished = kinds;

@@ -34,6 +34,12 @@ namespace QEtcd {
 /// there at the first revision (by path; their holders and waiters run from before it), then
 /// the others in the order they first changed. Memory: bars and marks, not events; past maxItems the oldest are
 /// dropped (keptFrom says from which revision on everything is kept).
+///
+/// A long range is replayed newest first: etcd answers a watch from an old revision only after
+/// reading every revision from there to now (half a minute for a million), so the last
+/// NewestFirstRevisions are replayed on their own, from the objects as they were before them,
+/// and are painted at once; the older revisions follow (olderRevision says how far) and move in
+/// front as they come, their holds joining the ones that ran on into the newest revisions.
 class QETCD_QUICK_EXPORT CoordinationHistoryModel : public QAbstractListModel
 {
     Q_OBJECT
@@ -68,6 +74,9 @@ class QETCD_QUICK_EXPORT CoordinationHistoryModel : public QAbstractListModel
     Q_PROPERTY(qint64 progressRevision READ progressRevision NOTIFY progressChanged)
     /// progressRevision's place from firstRevision to lastRevision, 0 to 1.
     Q_PROPERTY(double progress READ progress NOTIFY progressChanged)
+    /// A long range's older revisions, replayed after its newest: folded in up to this one; 0
+    /// when there are none left to fold in.
+    Q_PROPERTY(qint64 olderRevision READ olderRevision NOTIFY progressChanged)
     /// Events folded in so far.
     Q_PROPERTY(qint64 eventCount READ eventCount NOTIFY progressChanged)
     /// Bars and marks before it were dropped to bound memory; 0 when none were.
@@ -83,6 +92,9 @@ public:
     static constexpr int DefaultMaxItems = 200000;
     /// What is painted changes this often at most while a replay runs.
     static constexpr int PublishIntervalMs = 100;
+    /// A range longer than twice this is replayed newest first: these last revisions, then the
+    /// ones before them.
+    static constexpr qint64 NewestFirstRevisions = 2000;
 
     /// What a mark says happened.
     enum class MarkKind {
@@ -183,8 +195,10 @@ public:
     qint64 progressRevision() const { return m_progress; }
     /// From 0 to 1.
     double progress() const;
+    /// The older revisions are folded in up to here; 0 when none are left to.
+    qint64 olderRevision() const;
     /// Events folded in.
-    qint64 eventCount() const { return m_eventCount; }
+    qint64 eventCount() const;
     /// Bars and marks before it were dropped; 0 when none were.
     qint64 keptFrom() const { return m_keptFrom; }
     /// The mark kinds' names.
@@ -263,6 +277,14 @@ private:
     void fold(const QList<CoordinationEvent> &events);
     void fold(const CoordinationEvent &event);
     void finished(const Status &status);
+    // The older revisions of a range replayed newest first.
+    void replayOlder();
+    void olderFinished();
+    // Stops the older replay and takes what it told.
+    void endOlder();
+    // Moves what the older replay has told for good (its marks, its bars that ended) in front
+    // of the newest revisions' own; \a last: the rest too, its holds still on joining theirs.
+    void takeOlder(bool last);
     int laneFor(CoordinationObject::Kind kind, const QByteArray &path, const QString &rule);
     Bar *openBar(Lane &lane, const QByteArray &key, bool waiter);
     void beginBar(Lane &lane, const CoordinationEntry &entry, qint64 revision, bool waiter, bool fromBefore = false);
@@ -286,6 +308,11 @@ private:
     QThread *m_thread = nullptr;  // the running replay's
     QObject *m_anchor = nullptr;  // lives on m_thread; owns its CoordinationHistory
     QList<QPointer<QThread>> m_stopping;  // replays' threads on their way out
+    // A range replayed newest first: the revisions before m_seam, folded in by a model of their
+    // own and taken from it; m_seam 0 when the range is replayed in one go.
+    CoordinationHistoryModel *m_older = nullptr;  // a child
+    qint64 m_seam = 0;
+    qint64 m_olderFrom = 0;  // where the older replay begins (0: the oldest revision kept)
 
     qint64 m_first = 0;
     qint64 m_last = 0;

@@ -399,7 +399,8 @@ ConsolePage {
             }
             Label {
                 textFormat: Text.PlainText
-                text: qsTr("replayed to revision %1").arg(Math.max(history.progressRevision, history.firstRevision - 1))
+                text: history.olderRevision > 0 ? qsTr("newest revisions shown; the older ones replayed to %1").arg(history.olderRevision)
+                                                : qsTr("replayed to revision %1").arg(Math.max(history.progressRevision, history.firstRevision - 1))
                 color: Theme.mutedText
                 font.family: Theme.monoFamily
                 font.pixelSize: Theme.smallFont

@@ -264,6 +264,132 @@ private Q_SLOTS:
         QVERIFY(whole.keptFrom() > 0);
     }
 
+    // A range longer than twice NewestFirstRevisions: its newest revisions are painted before
+    // the older ones are replayed, and a hold that runs across the seam between them is one bar.
+    void theNewestRevisionsComeFirst()
+    {
+        const auto fill = [this](int revisions) {
+            // Outside the prefix: revisions that tell the replay nothing.
+            QList<QFuture<PutResult>> puts;
+            for (int i = 0; i < revisions; ++i)
+                puts.append(m_client->put("/hn-filler", QByteArray::number(i)));
+            for (const QFuture<PutResult> &put : std::as_const(puts))
+                QVERIFY(awaitFuture(put));
+        };
+        const qint64 start = storeRevision();
+        LockOptions options;
+        options.clientId = QStringLiteral("across");
+        DistributedMutex across(m_client.get(), "/hn/lock", options);
+        QVERIFY(across.tryLock(std::chrono::seconds(10)));
+        const qint64 acquired = storeRevision();
+        fill(2 * CoordinationHistoryModel::NewestFirstRevisions + 200);
+        options.clientId = QStringLiteral("second");
+        DistributedMutex second(m_client.get(), "/hn/lock", options);
+        const qint64 joined = storeRevision() + 1;
+        QFuture<Status> waiting = second.lockAsync();
+        QTRY_COMPARE_WITH_TIMEOUT(storeRevision(), joined, scaledMs(10000));  // the waiter's key
+        QVERIFY(across.unlock());
+        QVERIFY(awaitFuture(waiting));
+        const qint64 handedOn = joined + 1;  // the holder's key deleted
+        QCOMPARE(storeRevision(), handedOn);
+        fill(100);
+        QVERIFY(second.unlock());
+        const qint64 end = handedOn + 101;
+        QTRY_COMPARE_WITH_TIMEOUT(storeRevision(), end, scaledMs(10000));  // its key deleted
+
+        CoordinationHistoryModel model;
+        QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        model.setClient(m_client.get());
+        model.setPrefix(QStringLiteral("/hn/"));
+        model.setLastRevisions(end - start);
+        // What is painted first: the hand-over, without the acquisition long before it.
+        bool newestAlone = false;
+        bool olderWhileShown = false;
+        connect(&model, &CoordinationHistoryModel::lanesChanged, this, [&] {
+            if (model.lanes().empty())
+                return;
+            const auto &marks = model.lanes().front().marks;
+            const auto at = [&marks](qint64 revision) {
+                return std::any_of(marks.begin(), marks.end(), [revision](const auto &mark) { return mark.revision == revision; });
+            };
+            newestAlone = newestAlone || (at(handedOn) && !at(acquired));
+        });
+        connect(&model, &CoordinationHistoryModel::progressChanged, this, [&] {
+            olderWhileShown = olderWhileShown || (newestAlone && model.olderRevision() > 0 && model.status() == ModelStatus::Loading);
+        });
+        model.start();
+        QTRY_COMPARE_WITH_TIMEOUT(model.status(), ModelStatus::Ready, scaledMs(60000));
+        QVERIFY(newestAlone);
+        QVERIFY(olderWhileShown);
+        QCOMPARE(model.firstRevision(), start + 1);
+        QCOMPARE(model.lastRevision(), end);
+        QCOMPARE(model.olderRevision(), 0);
+        QCOMPARE(model.progress(), 1.0);
+        QCOMPARE(model.rowCount(), 1);
+
+        // The same lane a replay in one go draws.
+        const CoordinationHistoryModel::Lane &lane = model.lanes().front();
+        QCOMPARE(lane.bars.size(), size_t(3));
+        QCOMPARE(lane.bars[0].who, QStringLiteral("across"));
+        QVERIFY(!lane.bars[0].fromBefore && !lane.bars[0].waiter);
+        QCOMPARE(lane.bars[0].from, acquired);
+        QCOMPARE(lane.bars[0].to, handedOn);
+        QCOMPARE(lane.bars[0].end, CoordinationHistoryModel::MarkKind::HandedOn);
+        QVERIFY(lane.bars[1].waiter);
+        QCOMPARE(lane.bars[1].from, joined);
+        QCOMPARE(lane.bars[1].to, handedOn);
+        QCOMPARE(lane.bars[2].who, QStringLiteral("second"));
+        QCOMPARE(lane.bars[2].from, handedOn);
+        QCOMPARE(lane.bars[2].to, end);
+        QStringList marks;
+        for (const auto &mark : lane.marks)
+            marks.append(QString::number(mark.revision) + ' ' + CoordinationHistoryModel::markKindName(mark.kind));
+        QCOMPARE(marks, (QStringList{QString::number(acquired) + " acquired", QString::number(handedOn) + " handedOn",
+                                     QString::number(end) + " deleted"}));
+
+        // Stopped while the older revisions are replayed: the newest stay, and what the older
+        // replay told by then.
+        CoordinationHistoryModel stopped;
+        stopped.setClient(m_client.get());
+        stopped.setPrefix(QStringLiteral("/hn/"));
+        stopped.setLastRevisions(end - start);
+        bool cancelled = false;
+        connect(&stopped, &CoordinationHistoryModel::progressChanged, this, [&] {
+            if (!cancelled && stopped.olderRevision() > 0) {
+                cancelled = true;
+                stopped.cancel();
+            }
+        });
+        stopped.start();
+        QTRY_VERIFY_WITH_TIMEOUT(cancelled, scaledMs(30000));
+        QCOMPARE(stopped.status(), ModelStatus::Error);
+        QVERIFY2(stopped.errorString().contains(QLatin1String("cancelled")), qPrintable(stopped.errorString()));
+        QCOMPARE(stopped.olderRevision(), 0);
+        QVERIFY(!stopped.isRunning());
+        QVERIFY(!stopped.lanes().empty());
+        QCOMPARE(stopped.lanes().front().marks.back().revision, end);
+
+        // Following: Ready once both parts are told, then live.
+        CoordinationHistoryModel following;
+        following.setClient(m_client.get());
+        following.setPrefix(QStringLiteral("/hn/"));
+        following.setLastRevisions(end - start);
+        following.setFollowing(true);
+        following.start();
+        QTRY_COMPARE_WITH_TIMEOUT(following.status(), ModelStatus::Ready, scaledMs(60000));
+        QVERIFY(following.isRunning());
+        QCOMPARE(following.firstRevision(), start + 1);
+        QCOMPARE(following.lanes().front().bars.size(), size_t(3));
+        options.clientId = QStringLiteral("later");
+        DistributedMutex later(m_client.get(), "/hn/lock", options);
+        QVERIFY(later.tryLock(std::chrono::seconds(10)));
+        QTRY_COMPARE_WITH_TIMEOUT(following.lanes().front().bars.size(), size_t(4), scaledMs(10000));
+        QCOMPARE(following.lanes().front().bars.back().who, QStringLiteral("later"));
+        QVERIFY(later.unlock());
+        following.cancel();
+        QCOMPARE(following.status(), ModelStatus::Ready);
+    }
+
     void cancelAndDestroyWhileReplaying()
     {
         CoordinationHistoryModel model;
