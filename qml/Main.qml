@@ -43,6 +43,7 @@ ApplicationWindow {
     readonly property alias passwordDialog: passwordDialog
     readonly property alias profileDialog: profileDialog
     readonly property alias allowWritesDialog: allowWritesDialog
+    readonly property alias shortcutsDialog: shortcutsDialog
     Connection {
         id: connection
         commandLine: window.commandLine
@@ -317,8 +318,16 @@ ApplicationWindow {
                 checked: window.paused
                 onToggled: window.paused = checked
                 ToolTip.visible: hovered
-                ToolTip.text: window.paused ? qsTr("Live updates are frozen; resume to catch up")
-                                            : qsTr("Freeze live updates to read a moment at leisure")
+                ToolTip.text: window.paused ? qsTr("Live updates are frozen; resume to catch up (Ctrl+P)")
+                                            : qsTr("Freeze live updates to read a moment at leisure (Ctrl+P)")
+            }
+            ToolButton {
+                objectName: "shortcutsButton"
+                text: "?"
+                onClicked: shortcutsDialog.open()
+                Accessible.name: qsTr("Keyboard shortcuts")
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("Keyboard shortcuts (F1)")
             }
         }
     }
@@ -347,6 +356,41 @@ ApplicationWindow {
         confirmText: qsTr("Allow writes")
         destructive: true
         onConfirmed: connection.allowWrites(true)
+    }
+    // Ctrl+1 … Ctrl+7: the pages in the rail's order.
+    Instantiator {
+        model: window.pages.length
+        delegate: Shortcut {
+            required property int index
+            sequence: "Ctrl+" + (index + 1)
+            onActivated: pageStack.currentIndex = index
+        }
+    }
+    Shortcut {
+        sequence: "Ctrl+P"
+        onActivated: window.paused = !window.paused
+    }
+    Shortcut {
+        sequences: ["F5", "Ctrl+R"]
+        onActivated: window.currentPage.refresh()
+    }
+    Shortcut {
+        sequences: [StandardKey.HelpContents, "?"]
+        onActivated: shortcutsDialog.open()
+    }
+    ShortcutsDialog {
+        id: shortcutsDialog
+        objectName: "shortcutsDialog"
+        shortcuts: [
+            { keys: "Ctrl+1 … Ctrl+" + window.pages.length, what: window.pages.map(page => page.title).join(", ") },
+            { keys: "Ctrl+P", what: qsTr("Pause or resume live updates on every page") },
+            { keys: "F5", what: qsTr("Read the page again (Cluster, Keys, Leases, Access; the others follow etcd live)") },
+            { keys: "Ctrl+F  /", what: qsTr("Search the keys (Keys)") },
+            { keys: "Ctrl+click  Space", what: qsTr("Mark a key for a bulk delete; Shift+click marks a run (Keys)") },
+            { keys: "Delete", what: qsTr("Delete the marked keys, or else the selected key, once confirmed (Keys)") },
+            { keys: "Esc", what: qsTr("Unmark the keys (Keys); close a dialog or a search") },
+            { keys: "F1  ?", what: qsTr("This list") }
+        ]
     }
     PasswordDialog {
         id: passwordDialog

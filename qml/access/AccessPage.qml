@@ -74,6 +74,10 @@ ConsolePage {
         }
     }
 
+    // F5 (Main's): users and roles read again.
+    function refresh() {
+        access.refresh();
+    }
     function actionTitle(action) {
         switch (action) {
         case "addUser": return qsTr("Add user");

@@ -161,6 +161,10 @@ ConsolePage {
         revisionClock: page.revisionClock
         typedConfirmation: page.confirmationWord
     }
+    // F5 (Main's): every member's status read again.
+    function refresh() {
+        members.refresh();
+    }
     function actionTitle(action) {
         switch (action) {
         case "disarmAlarms": return qsTr("Disarm");

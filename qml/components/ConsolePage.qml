@@ -24,6 +24,9 @@ Page {
     // What to do when a page's data cannot be read, under etcd's words.
     readonly property string errorHint: qsTr("If the cluster is unreachable, the banner above says what to try. A \"permission denied\" "
                                              + "means this user may not read here: narrow the prefix, or connect as a user whose role allows it.")
+    // F5 (Main's): read again what the page shows. A page kept current by a watch has nothing
+    // to read again and keeps this one.
+    function refresh() {}
     default property alias content: body.data
     property alias tools: toolRow.data
 

@@ -120,6 +120,7 @@ Card {
         model: card.holders
         showValue: true
         showToken: true
+        tokenName: qsTr("term")
         now: card.now
         deadlines: card.deadlines
         emptyText: qsTr("no leader")

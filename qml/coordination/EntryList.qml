@@ -12,6 +12,8 @@ ColumnLayout {
     property var model: []
     property bool numbered: false
     property bool showToken: false
+    // What the create revision is to this object: a hold's fencing token, a leader's term.
+    property string tokenName: qsTr("token")
     property bool showValue: false  // an election's proclamation says more than its key
     property double now: Date.now()
     property string emptyText
@@ -103,7 +105,7 @@ ColumnLayout {
                 Label {
                     visible: entries.showToken
                     textFormat: Text.PlainText
-                    text: qsTr("token %1").arg(Format.count(modelData.createRevision))
+                    text: entries.tokenName + " " + Format.count(modelData.createRevision)
                     color: Theme.mutedText
                     font.family: Theme.monoFamily
                     font.pixelSize: Theme.smallFont

@@ -200,6 +200,22 @@ ConsolePage {
         enabled: page.visible
         onActivated: keySearch.focusField()
     }
+    // Delete: the marked keys if there are any, else the selected key; asked first either way,
+    // and only what the buttons would allow (a text field keeps its own Delete).
+    Shortcut {
+        sequence: StandardKey.Delete
+        enabled: page.visible && !page.editing
+        onActivated: {
+            if (keys.markedCount > 0 && deleteMarkedButton.button.enabled)
+                page.deleteMarked();
+            else if (keys.markedCount === 0 && keys.selectedKey.length > 0 && deleteKeyButton.button.enabled)
+                confirmDelete.open();
+        }
+    }
+    // F5 (Main's): every key read again from the first page.
+    function refresh() {
+        keys.reload();
+    }
     KeyModel {
         id: keys
         paused: page.paused
@@ -469,6 +485,7 @@ ConsolePage {
                             Layout.fillWidth: true
                         }
                         WriteButton {
+                            id: deleteMarkedButton
                             objectName: "deleteMarkedButton"
                             text: qsTr("Delete…")
                             flat: true
@@ -698,6 +715,7 @@ ConsolePage {
                             }
                         }
                         WriteButton {
+                            id: deleteKeyButton
                             objectName: "deleteKeyButton"
                             text: qsTr("Delete…")
                             readOnly: page.readOnly

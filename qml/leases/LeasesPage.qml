@@ -20,6 +20,10 @@ ConsolePage {
     property string revealed
 
     // Shows leaseId's row; false while the page does not list it (not read yet, or gone).
+    // F5 (Main's): every lease and its keys read again.
+    function refresh() {
+        leases.refresh();
+    }
     function reveal(leaseId) {
         revealed = leaseId;
         for (let row = 0; row < sorted.rowCount(); ++row) {
