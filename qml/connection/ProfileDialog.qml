@@ -125,16 +125,26 @@ Dialog {
             onClicked: dialog.save(false)
         }
         Button {
+            objectName: "profileDelete"
             visible: dialog.originalName.length > 0
             text: qsTr("Delete")
-            onClicked: {
-                dialog.connection.removeProfile(dialog.originalName);
-                dialog.close();
-            }
+            onClicked: confirmDeleteProfile.open()
         }
         Button {
             text: qsTr("Cancel")
             DialogButtonBox.buttonRole: DialogButtonBox.RejectRole
+        }
+    }
+    ConfirmDialog {
+        id: confirmDeleteProfile
+        objectName: "confirmDeleteProfile"
+        title: qsTr("Delete the profile?")
+        confirmText: qsTr("Delete")
+        destructive: true
+        message: qsTr("The profile %1 is forgotten here, with its password in the system keychain if one is kept there. Nothing in the cluster changes.").arg(dialog.originalName)
+        onConfirmed: {
+            dialog.connection.removeProfile(dialog.originalName);
+            dialog.close();
         }
     }
 }

@@ -219,11 +219,24 @@ ConsolePage {
             delegate: ParticipantPanel {
                 width: list.cardWidth
                 height: list.height - 12  // room for the scroll bar
-                onRemoveRequested: page.removeParticipant(participant.name)
+                onRemoveRequested: {
+                    confirmRemove.name = participant.name;
+                    confirmRemove.open();
+                }
             }
         }
     }
 
+    ConfirmDialog {
+        id: confirmRemove
+        objectName: "confirmRemoveParticipant"
+        property string name
+        title: qsTr("Remove the participant?")
+        confirmText: qsTr("Remove")
+        destructive: true
+        message: qsTr("%1 gives back everything it holds — its locks, permits and leadership, its barrier keys and registrations — and closes its connection. Whoever waits next gets what it held.").arg(name)
+        onConfirmed: page.removeParticipant(name)
+    }
     EmptyState {
         anchors.centerIn: parent
         visible: roster.count === 0

@@ -105,7 +105,8 @@ Rectangle {
             visible: bar.ended || bar.readyToPlay
             text: bar.readyToPlay ? qsTr("Play \u25B6") : qsTr("Run again")
             highlighted: bar.readyToPlay
-            onClicked: bar.scenario.start()
+            // The event log is the record of what happened before: cleared only when asked.
+            onClicked: bar.scenario.eventLog && bar.scenario.eventLog.count > 0 ? confirmClearLog.open() : bar.scenario.start()
             ToolTip.visible: hovered
             ToolTip.text: qsTr("Starts afresh: the event log is cleared and new participants take part")
             ToolTip.delay: 600
@@ -118,5 +119,14 @@ Rectangle {
                                       : qsTr("Close")
             Accessible.name: qsTr("Stop the scenario")
         }
+    }
+    ConfirmDialog {
+        id: confirmClearLog
+        objectName: "confirmClearLog"
+        title: qsTr("Clear the event log?")
+        confirmText: qsTr("Clear and play")
+        message: qsTr("The scenario starts on a fresh timeline: the %n event(s) in the log now are cleared. Export them from the Timeline first to keep them.",
+                      "", bar.scenario.eventLog ? bar.scenario.eventLog.count : 0)
+        onConfirmed: bar.scenario.start()
     }
 }

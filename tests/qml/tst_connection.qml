@@ -68,6 +68,22 @@ Item {
             tryCompare(dialog, "visible", false)
             compare(link.profile("remote").readOnly, true)
             compare(link.profile("remote").endpoints, ["https://etcd-1.example:2379"])
+
+            // Deleting it asks first.
+            dialog.edit("remote")
+            tryCompare(dialog, "opened", true)
+            const confirmDelete = findChild(dialog, "confirmDeleteProfile")
+            mouseClick(findChild(dialog.footer, "profileDelete"))
+            tryCompare(confirmDelete, "opened", true)
+            verify(confirmDelete.message.indexOf("The profile remote is forgotten") === 0, confirmDelete.message)
+            confirmDelete.reject()
+            tryCompare(confirmDelete, "visible", false)
+            verify(link.profileNames.indexOf("remote") >= 0, "kept when not confirmed")
+            mouseClick(findChild(dialog.footer, "profileDelete"))
+            tryCompare(confirmDelete, "opened", true)
+            mouseClick(findChild(confirmDelete.footer, "confirmButton"))
+            tryCompare(dialog, "visible", false)
+            verify(link.profileNames.indexOf("remote") < 0, "deleted once confirmed")
         }
 
         function readOnlySwitch(window) {

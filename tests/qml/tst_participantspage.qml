@@ -178,9 +178,22 @@ Item {
             compare(page.participantCount, 1)
             verify(findChild(card(page, "A"), "faultsNeedSandbox").visible, "outside a sandbox the card says what faults need")
             verify(!findChild(card(page, "A"), "faultControls").visible)
-            verify(page.removeParticipant("A"))
+            // The card's ✕ asks first: Cancel keeps it, Remove removes it.
+            const confirmRemove = findChild(page, "confirmRemoveParticipant")
+            tryVerify(function() { return card(page, "A").width > 0 }, qetcdTest.timeout(5000), "the card is laid out")
+            const remove = findChild(card(page, "A"), "removeParticipant")
+            waitForRendering(remove)
+            mouseClick(remove)
+            tryCompare(confirmRemove, "opened", true)
+            verify(confirmRemove.message.indexOf("A gives back everything it holds") === 0, confirmRemove.message)
+            confirmRemove.reject()
+            tryCompare(confirmRemove, "visible", false)
+            compare(page.participantCount, 1)
+            mouseClick(findChild(card(page, "A"), "removeParticipant"))
+            tryCompare(confirmRemove, "opened", true)
+            mouseClick(findChild(confirmRemove.footer, "confirmButton"))
+            tryCompare(page, "participantCount", 0)
             verify(!page.removeParticipant("A"))
-            compare(page.participantCount, 0)
         }
 
         function test_lockHandsOffBetweenParticipants() {

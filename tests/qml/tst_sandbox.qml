@@ -26,6 +26,12 @@ Item {
         EtcdClient { healthCheckInterval: 200 }
     }
     Component {
+        id: scenarioBarComponent
+        ScenarioBar { width: 1000; sandboxRunning: true }
+    }
+    EventLogModel { id: playLog }
+    Scenario { id: playScenario; name: "lock-partition"; eventLog: playLog }
+    Component {
         id: consoleWindow
         Main { visible: true }
     }
@@ -264,6 +270,31 @@ Item {
                     "nothing written to the window's cluster")
             sandbox.stop()
             tryCompare(sandbox, "state", Sandbox.Stopped, startTimeout)
+        }
+
+        // Play clears the event log: with events in it, only once confirmed.
+        function test_playAsksBeforeClearingTheEventLog() {
+            const log = playLog
+            const scenario = playScenario
+            const bar = createTemporaryObject(scenarioBarComponent, root, { scenario: scenario })
+            log.append("A", "acquired", "the lock")
+            tryCompare(log, "count", 1)
+            const play = findChild(bar, "scenarioPlay")
+            verify(play.visible)
+            const confirmClear = findChild(bar, "confirmClearLog")
+            mouseClick(play)
+            tryCompare(confirmClear, "opened", true)
+            verify(confirmClear.message.indexOf("the 1 event(s) in the log now are cleared") > 0, confirmClear.message)
+            confirmClear.reject()
+            tryCompare(confirmClear, "visible", false)
+            compare(scenario.state, Scenario.Idle, "not started unless confirmed")
+            compare(log.count, 1)
+            mouseClick(play)
+            tryCompare(confirmClear, "opened", true)
+            mouseClick(findChild(confirmClear.footer, "confirmButton"))
+            // Started (and, with no sandbox here, failed saying so).
+            tryCompare(scenario, "state", Scenario.Failed)
+            verify(scenario.errorString.indexOf("sandbox") >= 0, scenario.errorString)
         }
     }
 }
