@@ -339,6 +339,9 @@ ApplicationWindow {
         leader: cluster.leaderName
         members: cluster.count
         healthy: cluster.healthyCount
+        dbSize: cluster.dbSize
+        keyCount: cluster.keyCount
+        leaseCount: cluster.leaseCount
         lastRefreshMs: window.lastRefreshMs
         error: window.connectionError
         paused: window.paused

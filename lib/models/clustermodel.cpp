@@ -28,6 +28,9 @@ void ClusterModel::clearRows()
     m_leader = 0;
     m_revision = 0;
     m_alarms.clear();
+    m_keyCount = m_leaseCount = -1;
+    m_counted.invalidate();
+    Q_EMIT countsChanged();
 }
 
 QString ClusterModel::leaderId() const
@@ -77,6 +80,7 @@ void ClusterModel::read(quint64 generation)
             return;
         if (!list.status)
             return fail(list.status.message());
+        count(generation);
         struct Pending
         {
             QList<MemberRow> rows;
@@ -132,6 +136,38 @@ void ClusterModel::read(quint64 generation)
             }
             done();
         });
+    });
+}
+
+qint64 ClusterModel::dbSize() const
+{
+    if (const MemberRow *leader = leaderRow())
+        return leader->dbSize;
+    qint64 largest = 0;
+    for (const MemberRow &row : m_rows)
+        largest = std::max(largest, row.dbSize);
+    return largest;
+}
+
+void ClusterModel::count(quint64 generation)
+{
+    if (m_counted.isValid() && !m_counted.hasExpired(CountIntervalMs))
+        return;
+    m_counted.start();
+    RangeOptions everyKey;
+    everyKey.range = KeyRange::fromKey();
+    everyKey.countOnly = true;
+    Internal::thenOn(client()->get(QByteArray(1, '\0'), everyKey), this, [this, generation](const RangeResult &keys) {
+        if (!current(generation))
+            return;
+        m_keyCount = keys.status ? keys.count : -1;  // a user without read on every key gets no count
+        Q_EMIT countsChanged();
+    });
+    Internal::thenOn(client()->leaseList(RpcResilience::probe()), this, [this, generation](const LeaseListResult &leases) {
+        if (!current(generation))
+            return;
+        m_leaseCount = leases.status ? leases.ids.size() : -1;
+        Q_EMIT countsChanged();
     });
 }
 

@@ -4,6 +4,8 @@
 #include "qetcdquickexport.h"
 #include "refreshinglistmodel.h"
 
+#include <QtCore/QElapsedTimer>
+
 namespace QEtcd {
 
 
@@ -27,6 +29,14 @@ class QETCD_QUICK_EXPORT ClusterModel : public RefreshingListModel
     Q_PROPERTY(int count READ count NOTIFY refreshed)
     /// How many members answered their status call.
     Q_PROPERTY(int healthyCount READ healthyCount NOTIFY refreshed)
+    /// The leader's database file in bytes (without a leader, the largest a member reported); 0
+    /// before the first answer.
+    Q_PROPERTY(qint64 dbSize READ dbSize NOTIFY refreshed)
+    /// How many keys the cluster holds, counted at most every CountIntervalMs (etcd walks its
+    /// whole index to count); -1 before the first count or when it may not be read.
+    Q_PROPERTY(qint64 keyCount READ keyCount NOTIFY countsChanged)
+    /// How many leases the cluster has, listed at most every CountIntervalMs; -1 before.
+    Q_PROPERTY(qint64 leaseCount READ leaseCount NOTIFY countsChanged)
     /// The raised alarms, as `NOSPACE on <member id>`.
     Q_PROPERTY(QStringList alarms READ alarms NOTIFY refreshed)
     /// Where a new leader is told (leaderChanged, participant = its name), for a timeline.
@@ -53,6 +63,9 @@ public:
     };
     Q_ENUM(Role)
 
+    /// Keys and leases are counted this often at most.
+    static constexpr int CountIntervalMs = 30000;
+
     /// A ClusterModel re-read every 2 s once it has a client.
     explicit ClusterModel(QObject *parent = nullptr);
     /// Destroys the model.
@@ -71,6 +84,12 @@ public:
     int count() const { return int(m_rows.size()); }
     /// How many members answered.
     int healthyCount() const;
+    /// The leader's database size.
+    qint64 dbSize() const;
+    /// The keys counted last; -1 before.
+    qint64 keyCount() const { return m_keyCount; }
+    /// The leases counted last; -1 before.
+    qint64 leaseCount() const { return m_leaseCount; }
     /// The raised alarms.
     QStringList alarms() const { return m_alarms; }
     /// Where a new leader is told; null without one.
@@ -88,6 +107,8 @@ public:
 Q_SIGNALS:
     /// eventLog changed.
     void eventLogChanged();
+    /// keyCount or leaseCount changed.
+    void countsChanged();
 
 protected:
     void read(quint64 generation) override;
@@ -113,6 +134,11 @@ private:
     QPointer<EventLogModel> m_eventLog;
     qint64 m_revision = 0;
     QStringList m_alarms;
+    // Keys and leases: counted on a read once CountIntervalMs have passed since the last count.
+    void count(quint64 generation);
+    qint64 m_keyCount = -1;
+    qint64 m_leaseCount = -1;
+    QElapsedTimer m_counted;
 };
 
 } // namespace QEtcd

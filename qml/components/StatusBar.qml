@@ -4,7 +4,8 @@ import QtQuick.Layouts
 import QEtcdConsole
 
 // The window's bottom line: where the console is connected and which member answers, how the
-// cluster is, and when it was last read (or why that failed, or that updates are paused).
+// cluster is, how much it holds, and when it was last read (or why that failed, or that updates
+// are paused).
 Rectangle {
     id: bar
     property string endpoint
@@ -12,6 +13,10 @@ Rectangle {
     property string leader
     property int members: 0
     property int healthy: 0
+    // The leader's database size in bytes; keys and leases counted (-1: not yet, or not allowed).
+    property double dbSize: 0
+    property double keyCount: -1
+    property double leaseCount: -1
     property double lastRefreshMs: 0
     property string error
     property bool paused: false
@@ -44,6 +49,17 @@ Rectangle {
             visible: bar.members > 0
             value: qsTr("leader %1 · %2 of %3 members healthy").arg(bar.leader || qsTr("none")).arg(bar.healthy).arg(bar.members)
             color: bar.healthy < bar.members || !bar.leader ? Theme.warning : Theme.mutedText
+            font.pixelSize: Theme.smallFont
+        }
+        Label {
+            objectName: "statusSizes"
+            visible: bar.dbSize > 0
+            textFormat: Text.PlainText
+            text: [qsTr("database %1").arg(Format.bytes(bar.dbSize)),
+                   bar.keyCount >= 0 ? qsTr("%1 keys").arg(Format.count(bar.keyCount)) : "",
+                   bar.leaseCount >= 0 ? qsTr("%1 leases").arg(Format.count(bar.leaseCount)) : ""]
+                  .filter(part => part.length > 0).join(" · ")
+            color: Theme.mutedText
             font.pixelSize: Theme.smallFont
         }
         Item { Layout.fillWidth: true }

@@ -1,6 +1,8 @@
 // ClusterModel against a real three-member cluster under QAbstractItemModelTester: every
 // member, one leader, raft term and index, revision, db size, version, health with its round
 // trip, and a member that stops answering.
+#include "../common/awaitfuture.h"
+
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/testtimeouts.h>
@@ -87,6 +89,44 @@ private Q_SLOTS:
             }
         }
         QVERIFY2(m_cluster->restartMember(2), qPrintable(m_cluster->errorString()));
+    }
+
+    // The status bar's figures: the leader's database size, keys and leases counted, and not
+    // counted again before CountIntervalMs.
+    void sizesAndCounts()
+    {
+        QVERIFY(awaited(m_client->put("/cm/a", "1")).status);
+        QVERIFY(awaited(m_client->put("/cm/b", "2")).status);
+        const LeaseGrantResult lease = awaited(m_client->leaseGrant(600));
+        QVERIFY(lease.status);
+        const RangeResult everyKey = [&] {
+            RangeOptions options;
+            options.range = KeyRange::fromKey();
+            options.countOnly = true;
+            return awaited(m_client->get(QByteArray(1, '\0'), options));
+        }();
+        QVERIFY(everyKey.status);
+
+        ClusterModel model;
+        model.setRefreshInterval(0);
+        QCOMPARE(model.keyCount(), -1);
+        QCOMPARE(model.leaseCount(), -1);
+        QSignalSpy refreshed(&model, &ClusterModel::refreshed);
+        model.setClient(m_client.get());
+        QVERIFY(refreshed.wait(scaledMs(15000)));
+        QVERIFY(model.dbSize() > 0);
+        QTRY_COMPARE_WITH_TIMEOUT(model.keyCount(), everyKey.count, scaledMs(10000));
+        QTRY_VERIFY_WITH_TIMEOUT(model.leaseCount() >= 1, scaledMs(10000));
+        const qint64 leases = model.leaseCount();
+
+        // Within the interval a refresh does not count again.
+        QVERIFY(awaited(m_client->put("/cm/c", "3")).status);
+        refreshed.clear();
+        model.refresh();
+        QVERIFY(refreshed.wait(scaledMs(15000)));
+        QCOMPARE(model.keyCount(), everyKey.count);
+        QCOMPARE(model.leaseCount(), leases);
+        QVERIFY(awaited(m_client->leaseRevoke(lease.id)).status);
     }
 
     // The leader it first sees, and each new one, is told to the event log under its own name.
