@@ -9,8 +9,8 @@
 
 namespace QEtcd::Cli {
 
-// Runs a one-shot job (KeyExport, KeyImport, BulkDelete) until finished() (Result) arrives;
-// SIGINT or SIGTERM cancels it, and the result then names the signal and what.
+// Runs a one-shot job (KeyExport, KeyImport, BulkDelete, SnapshotSave) until finished()
+// (Result) arrives; SIGINT or SIGTERM cancels it, and the result then names the signal and what.
 template <class Job, class Result>
 Result runJob(Job &job, void (Job::*finished)(const Result &), const std::function<void()> &start, const QString &what)
 {

@@ -1,7 +1,7 @@
 #include "commands.h"
 #include "interventions.h"
 #include "kvformat.h"
-#include "shutdownsignals.h"
+#include "jobrun.h"
 
 #include <QEtcd/clustermaintenance.h>
 #include <QEtcd/snapshotsave.h>
@@ -249,22 +249,11 @@ int runSnapshotSave(Invocation &invocation)
     if (file.isEmpty())
         return invocation.usageError(QStringLiteral("save takes FILE, the file to save the snapshot to"));
     SnapshotSave save(&invocation.client());
-    ShutdownSignals shutdown;
-    QString interruptedBy;
-    QObject::connect(&shutdown, &ShutdownSignals::shutdownRequested, &save, [&](const QString &reason) {
-        interruptedBy = reason;
-        save.cancel();
-    });
-    SnapshotResult result;
-    QEventLoop loop;
-    QObject::connect(&save, &SnapshotSave::finished, &loop, [&](const SnapshotResult &saved) {
-        result = saved;
-        loop.quit();
-    });
-    save.start(file, invocation.isSet(QStringLiteral("force")));
-    loop.exec();
+    const SnapshotResult result = runJob<SnapshotSave, SnapshotResult>(
+        save, &SnapshotSave::finished, [&] { save.start(file, invocation.isSet(QStringLiteral("force"))); },
+        QStringLiteral("snapshot save"));
     if (!result.status)
-        return invocation.failed(interruptedBy.isEmpty() ? result.status : interruption(interruptedBy).withContext(QStringLiteral("snapshot save")));
+        return invocation.failed(result.status);
     const QString sha256 = QString::fromLatin1(result.sha256.toHex());
     if (invocation.json()) {
         invocation.print(QJsonObject{{QLatin1String("file"), file}, {QLatin1String("size"), result.size},
