@@ -8,6 +8,7 @@
 #include <QEtcd/client.h>
 #include <QEtcd/coordinationhistory.h>
 #include <QEtcd/coordinationmonitor.h>
+#include <QEtcd/serviceinstance.h>
 
 #include <QtCore/QSet>
 
@@ -42,6 +43,32 @@ QVariantList entriesOf(const QList<CoordinationEntry> &entries, const Coordinati
         });
     }
     return list;
+}
+
+// A registered instance's address and payload, as the card's line under its name: where a
+// client of the service would go. Nothing for a value that is not a service instance.
+QVariantList withServiceDetails(QVariantList instances, const QList<CoordinationEntry> &entries)
+{
+    constexpr qsizetype ShownPayload = 60;
+    for (qsizetype i = 0; i < entries.size(); ++i) {
+        const std::optional<ServiceInstance> instance = ServiceInstance::fromJson(entries[i].value);
+        if (!instance)
+            continue;
+        QStringList parts;
+        if (!instance->address().isEmpty()) {
+            const int port = instance->port() > 0 ? instance->port() : instance->sslPort();
+            parts.append(port > 0 ? QStringLiteral("%1:%2").arg(instance->address()).arg(port) : instance->address());
+        }
+        if (QString payload = instance->jsonPayload().simplified(); !payload.isEmpty()) {
+            if (payload.size() > ShownPayload)
+                payload = payload.left(ShownPayload - 1) + QChar(0x2026);
+            parts.append(payload);
+        }
+        QVariantMap shown = instances[i].toMap();
+        shown.insert(QStringLiteral("detail"), DisplayText::escape(parts.join(QStringLiteral(" · "))));
+        instances[i] = shown;
+    }
+    return instances;
 }
 
 bool before(const CoordinationObject &a, const CoordinationObject &b)
@@ -255,6 +282,8 @@ QVariant CoordinationModel::data(const QModelIndex &index, int role) const
     case WaitersRole:
         return entriesOf(object.waiters, m_monitor.get());
     case MembersRole:
+        if (object.kind == CoordinationObject::Kind::Service)
+            return withServiceDetails(entriesOf(object.members, m_monitor.get()), object.members);
         return entriesOf(object.members, m_monitor.get());
     case LeavingRole:
         return entriesOf(object.leaving, m_monitor.get());

@@ -12,6 +12,7 @@ Card {
     required property var holders
     required property var waiters
     required property var members
+    required property var leaving  // a double barrier's members on their way out
     required property var permits
     required property var set
     required property var depth
@@ -157,7 +158,7 @@ Card {
     }
     EntryList {
         visible: card.kind === "countedBarrier" || card.kind === "doubleBarrier" || card.kind === "service"
-        heading: card.kind === "service" ? qsTr("INSTANCES") : qsTr("MEMBERS")
+        heading: card.kind === "service" ? qsTr("INSTANCES") : card.kind === "doubleBarrier" ? qsTr("ENTERED") : qsTr("MEMBERS")
         model: card.members
         now: card.now
         deadlines: card.deadlines
@@ -166,6 +167,16 @@ Card {
         actionToolTip: qsTr("Delete this instance's key: qetcd's registry honours that and does not register it again (asks first)")
         readOnly: card.readOnly
         onActionRequested: entry => card.intervene("removeEntry", entry)
+    }
+    // A double barrier's leave side: who has done its work and waits for the others to finish.
+    EntryList {
+        objectName: "leavingMembers"
+        visible: card.kind === "doubleBarrier"
+        heading: qsTr("LEAVING")
+        model: card.leaving
+        now: card.now
+        deadlines: card.deadlines
+        emptyText: qsTr("none yet")
     }
     // Patroni's cluster: facts of its layout only; Patroni itself decides failovers.
     EntryList {

@@ -5,6 +5,7 @@
 #include <QEtcd/client.h>
 #include <QEtcd/distributedmutex.h>
 #include <QEtcd/etcdcluster.h>
+#include <QEtcd/serviceinstance.h>
 #include <QEtcd/testtimeouts.h>
 
 #include "coordinationmodel.h"
@@ -116,6 +117,32 @@ private Q_SLOTS:
         QCOMPARE(lock.data(CoordinationModel::RuleRole).toString(), QStringLiteral("python3-etcd3 lock"));
         const QVariantMap holder = lock.data(CoordinationModel::HoldersRole).toList().value(0).toMap();
         QCOMPARE(holder.value("value").toString(), QStringLiteral("d056cd98f0a211f1bddb02fc00000001"));
+        Result revoked;
+        QETCD_AWAIT(m_client->leaseRevoke(lease.id), revoked);
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 0, scaledMs(10000));
+    }
+
+    // A registered instance says where to reach it and what it offers, under its name.
+    void aServiceInstanceShowsItsAddressAndPayload()
+    {
+        CoordinationModel model;
+        model.setPrefix(QStringLiteral("/cm-services/"));
+        model.setClient(m_client.get());
+        QTRY_COMPARE_WITH_TIMEOUT(model.status(), ModelStatus::Ready, scaledMs(10000));
+        LeaseGrantResult lease;
+        QETCD_AWAIT(m_client->leaseGrant(60), lease);
+        PutOptions onLease;
+        onLease.lease = lease.id;
+        ServiceInstance api(QStringLiteral("api"), QStringLiteral(R"({"zone": "eu-1",   "weight": 3})"));
+        api.setAddress(QStringLiteral("10.0.0.7"));
+        api.setPort(8443);
+        QVERIFY(awaitFuture(m_client->put("/cm-services/names/api/" + api.id().toUtf8(), api.toJson(), onLease)));
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 1, scaledMs(10000));
+        const QModelIndex service = model.index(0);
+        QCOMPARE(service.data(CoordinationModel::KindRole).toString(), QStringLiteral("service"));
+        const QVariantMap instance = service.data(CoordinationModel::MembersRole).toList().value(0).toMap();
+        QCOMPARE(instance.value(QStringLiteral("name")).toString(), api.id());
+        QCOMPARE(instance.value(QStringLiteral("detail")).toString(), QStringLiteral(R"(10.0.0.7:8443 · {"zone": "eu-1", "weight": 3})"));
         Result revoked;
         QETCD_AWAIT(m_client->leaseRevoke(lease.id), revoked);
         QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 0, scaledMs(10000));

@@ -323,7 +323,7 @@ Item {
         }
         function test_readOnlyCardsOfEveryKind(data) {
             const card = createTemporaryObject(cardComponent, root, {
-                kind: data.kind, name: "/x", holders: data.holders || [], waiters: data.waiters || [], members: data.members || [],
+                kind: data.kind, name: "/x", holders: data.holders || [], waiters: data.waiters || [], members: data.members || [], leaving: [],
                 permits: data.permits || 0, set: !!data.set, depth: data.depth || 0, oldest: 0, inFlight: 0,
                 deadLetters: data.deadLetters || 0, orphans: data.orphans || 0, value: data.value, rule: "", recent: [],
                 peekedItems: data.peekedItems || [], peekedDeadLetters: data.peekedDeadLetters || [], readOnly: true, width: 560 })
