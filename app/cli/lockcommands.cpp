@@ -461,7 +461,8 @@ Command electCommand()
     command.arguments = {{QStringLiteral("NAME"), QStringLiteral("The election's name (a key prefix)")},
                          {QStringLiteral("PROPOSAL"), QStringLiteral("Our candidate's value; not with --observe"), true}};
     command.options = {
-        QCommandLineOption(QStringLiteral("observe"), QStringLiteral("Print who leads instead of campaigning")),
+        QCommandLineOption({QStringLiteral("l"), QStringLiteral("listen"), QStringLiteral("observe")},
+                           QStringLiteral("Print who leads instead of campaigning (etcdctl: -l, --listen)")),
         ttlOption(),
         holdOption(),
         yesOption(),
