@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What qetcd shares with etcdctl beyond its flags, against a real etcd: the exit codes, the
 // environment of `lock NAME COMMAND`, -w json and -w fields of get, put and del compared with
 // etcdctl's own, --hex, bare seconds as durations, --version, and the password asked on a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # checkcompletion.sh QETCD COMPLETION
 #
 # Sources COMPLETION, qetcd's bash completion, and completes command lines with it as bash

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The qetcd CLI's conventions, without a server: durations, global options and the
 // ETCDCTL_* environment, lease IDs, JSON for key-value pairs, the event stream and the
 // shutdown signals that long-running commands use.
