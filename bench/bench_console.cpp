@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The console's pages at scale, drawn offscreen by the software scene graph (as CI and
 // --screenshot draw them), against one local etcd member:
 // - Keys page over N keys under one prefix (--keys, default 100,000): from the moment the page

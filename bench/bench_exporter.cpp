@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What a Prometheus scrape of `qetcd exporter` costs when etcd holds many coordination objects:
 // a store is filled with --objects objects (locks in etcd's layout, each with a holder and a
 // waiter, and FIFO queues of qetcd's layout), the built exporter follows it, and /metrics is

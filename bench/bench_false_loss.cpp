@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // False losses on a slow but working network: exclusivity leases held through a FaultProxy
 // that delays every chunk each way (and, in the second run, draws a random extra delay for each
 // chunk) for a long window. Nothing is cut off, so every loss told would be false: the holder

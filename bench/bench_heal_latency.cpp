@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Heal latency of a SelfHealingKeepAlive: from the network coming back to the key being in place
 // on a new lease (Restored). The partition outlasts the lease, etcd deletes the key, and then
 // the partition is held longer, a different amount each run, so that heals come back early and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How fast `qetcd history` replays etcd's history, and what memory it needs: a store is filled
 // with --revisions revisions of mixed coordination traffic (locks held and handed on in etcd's
 // layout, an election's candidates coming and going, queue items put and taken), then

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How fast KeyExport writes and KeyImport reads back --keys keys, and what memory each needs: a
 // prefix is filled, exported (beside `etcdctl get --prefix -w json` to a file, the same
 // document), then imported into a fresh cluster (its dry run included). Printed: seconds and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Many self-healing leases on one Client: what they cost while they merely renew (CPU share of
 // one core, resident memory per lease) and how long all of them take to be Restored after one
 // partition that outlasted them. The client reaches etcd through an in-process FaultProxy, whose

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Lock cycles per second (acquire + release) with 1, 4 and 16 contenders on one
 // DistributedMutex name, and hand-off latency from one holder's unlock() returning to the next
 // holder's acquisition. Every etcd lock pays at least one Txn and one Delete commit per cycle,

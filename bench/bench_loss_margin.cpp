@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Loss-detection margin of an ExclusivityLease: how long before etcd lets a waiter take the
 // holder's key the holder is told that its lease is lost. The holder is cut off by a blackhole;
 // a rival that talks to etcd directly keeps trying to take the key, as a lock waiter would.

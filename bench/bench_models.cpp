@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The console's models at scale, against one local etcd member:
 // - KeyModel over N keys under one prefix (default 100,000): time to the first page (and what
 //   the same page takes asked of etcd directly), time to the whole index, resident memory it

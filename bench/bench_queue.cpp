@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How soon a consumer waiting on an empty DistributedQueue takes an item: from the producer's
 // enqueue() to the consumer's takeAsync() finishing, while other clients keep writing elsewhere
 // in the store. Those writes are what matter: a consumer's watch created after one of them is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Round trips per second and their latency for put, get and txn, with 1 and 16 callers sharing
 // one Client, each sending its next request when the previous one is answered. Ours takes its
 // answers in two ways, each measured: where an application with an event loop takes them (a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // How fast SnapshotSave saves a snapshot, and what memory it needs, against `etcdctl snapshot
 // save` on the same server in the same run: a database is filled to --mib MiB, then each takes
 // --rounds turns saving it (turns, so that the machine's drift weighs on both alike). Printed:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // What etcd and a client spend, in CPU, on each way a lock's waiter can learn that the entries
 // ahead of it are gone, beside the Txn + Delete pair that every lock cycle pays:
 //   - following: a watch on the lock's prefix, open all along, that hears every delete;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What every benchmark program shares: failing with a message, waiting while the event loop

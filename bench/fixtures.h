@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What the console benchmarks put into etcd before they measure: many keys under one prefix,

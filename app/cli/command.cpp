@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "command.h"
 
 #include "duration.h"
@@ -322,6 +323,12 @@ int dispatch(const QStringList &arguments, const QList<Command> &commands)
     if (!options)
         return usage(QLatin1String("qetcd: ") + error);
 
+    if ((options->output == OutputFormat::Fields && !command->printsFields)
+        || (options->output == OutputFormat::Table && !command->printsTable)) {
+        return usage(QStringLiteral("qetcd %1: no %2 output, as etcdctl has none for it; use simple, json or jsonl")
+                         .arg(name, options->output == OutputFormat::Fields ? QStringLiteral("fields")
+                                                                            : QStringLiteral("table")));
+    }
     options->client.readOnly = options->client.readOnly || command->readsOnly;
     Invocation invocation(*command, parser, std::move(*options));
     return command->run(invocation);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 #include "exitcodes.h"
@@ -40,6 +41,10 @@ struct Command
     std::function<int(Invocation &)> run;
     // The command only reads (exporter): its client refuses writes whatever --read-only says.
     bool readsOnly = false;
+    // The etcdctl formats it prints besides simple, json and jsonl; -w fields or -w table is
+    // refused by the others, as etcdctl refuses a format a command lacks.
+    bool printsFields = false;
+    bool printsTable = false;
 };
 
 // One of the things a command with actions does: barrier hold|wait|count, queue put|take, ...
@@ -65,7 +70,10 @@ public:
     Invocation(const Command &command, const QCommandLineParser &parser, GlobalOptions options);
     Q_DISABLE_COPY_MOVE(Invocation)
 
-    bool json() const { return m_options.json; }
+    // JSON of either shape: commands without etcdctl's document print JSON lines for -w json.
+    bool json() const { return m_options.output == OutputFormat::Json || m_options.output == OutputFormat::JsonLines; }
+    OutputFormat output() const { return m_options.output; }
+    bool hex() const { return m_options.hex; }
     bool readOnly() const { return m_options.client.readOnly; }
     QStringList arguments() const { return m_parser.positionalArguments(); }
     bool isSet(const QString &option) const { return m_parser.isSet(option); }

@@ -1,9 +1,13 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "globaloptions.h"
 
 #include "duration.h"
 
 #include <QtCore/QCommandLineParser>
+#include <QtCore/QStringList>
 #include <QtNetwork/QHostAddress>
+
+#include <algorithm>
 
 namespace QEtcd::Cli {
 
@@ -31,11 +35,15 @@ constexpr Spec specs[] = {
     {"namespace", "PREFIX", "Prefix added to every key and stripped from every answer", nullptr},
     {"dial-timeout", "DURATION", "Time to connect to an endpoint, e.g. 2s, 500ms", "2s"},
     {"command-timeout", "DURATION", "Time limit of each request, e.g. 5s, 1m", "5s"},
-    {"write-out", "FORMAT", "Output format: simple (text) or json (as --json)", "simple", "w"},
+    {"write-out", "FORMAT", "Output format: simple (text), json (etcdctl's document for get, put and del; "
+     "elsewhere as jsonl), jsonl (as --json), fields (etcdctl's) or table (where etcdctl has one)", "simple", "w"},
     {"json", nullptr, "Print one JSON object per line instead of text", nullptr},
+    {"hex", nullptr, "get, put and del print keys and values as hex bytes (\\x61), as etcdctl does", nullptr},
     {"read-only", nullptr, "Refuse every write before it is sent (inspect without changing anything)", nullptr},
     {"insecure-transport", nullptr, "Allow --user's password to travel unencrypted to an http:// endpoint that is "
      "not on this machine (refused without it)", nullptr},
+    {"insecure-skip-tls-verify", nullptr, "etcdctl's; refused: qetcd always verifies the server's certificate "
+     "(give its CA with --cacert)", nullptr},
 };
 
 QString environmentName(const QString &option)
@@ -73,6 +81,27 @@ bool isLoopback(const QString &text)
         || (!address.isNull() && address.isLoopback());
 }
 
+// A flag given, or its variable true, as etcdctl reads ETCDCTL_HEX=true (Go's boolean words).
+std::optional<bool> flagSetting(const QCommandLineParser &parser, const QProcessEnvironment &environment,
+                                const char *name, QString *error)
+{
+    const QString option = QLatin1String(name);
+    if (parser.isSet(option))
+        return true;
+    const QString variable = environmentName(option);
+    const QString value = environment.value(variable);
+    static const QStringList yes{QStringLiteral("1"), QStringLiteral("t"), QStringLiteral("T"), QStringLiteral("true"),
+                                 QStringLiteral("TRUE"), QStringLiteral("True")};
+    static const QStringList no{QString(), QStringLiteral("0"), QStringLiteral("f"), QStringLiteral("F"),
+                                QStringLiteral("false"), QStringLiteral("FALSE"), QStringLiteral("False")};
+    if (yes.contains(value))
+        return true;
+    if (no.contains(value))
+        return false;
+    *error = QStringLiteral("%1: \"%2\" is neither true nor false").arg(variable, value);
+    return std::nullopt;
+}
+
 const Spec &spec(const char *name)
 {
     for (const Spec &s : specs) {
@@ -88,11 +117,9 @@ QList<QCommandLineOption> globalOptions()
     QList<QCommandLineOption> options;
     for (const Spec &s : specs) {
         QString description = QLatin1String(s.description);
-        if (s.valueName) {
-            description += s.defaultValue ? QStringLiteral(" [default %1; env %2]").arg(QLatin1String(s.defaultValue),
-                                                                                      environmentName(s.name))
-                                          : QStringLiteral(" [env %1]").arg(environmentName(s.name));
-        }
+        description += s.defaultValue ? QStringLiteral(" [default %1; env %2]").arg(QLatin1String(s.defaultValue),
+                                                                                  environmentName(s.name))
+                                      : QStringLiteral(" [env %1]").arg(environmentName(s.name));
         QStringList names{QLatin1String(s.name)};
         if (s.shortName)
             names.prepend(QLatin1String(s.shortName));
@@ -121,17 +148,48 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
     };
     GlobalOptions options;
     ClientOptions &client = options.client;
+    const auto flag = [&](const char *name) { return flagSetting(parser, environment, name, error); };
+    const std::optional<bool> jsonLines = flag("json");
+    const std::optional<bool> hex = flag("hex");
+    const std::optional<bool> readOnly = flag("read-only");
+    const std::optional<bool> insecureTransport = flag("insecure-transport");
+    const std::optional<bool> skipVerification = flag("insecure-skip-tls-verify");
+    if (!jsonLines || !hex || !readOnly || !insecureTransport || !skipVerification)
+        return std::nullopt;
+    // Named rather than unknown, so that a script written for etcdctl fails saying what to do.
+    if (*skipVerification) {
+        const QString source = parser.isSet(QStringLiteral("insecure-skip-tls-verify"))
+            ? QStringLiteral("--insecure-skip-tls-verify")
+            : environmentName(QStringLiteral("insecure-skip-tls-verify"));
+        return fail(QStringLiteral("%1: qetcd always verifies the server's certificate; give the CA that signed it "
+                                   "with --cacert (ETCDCTL_CACERT)")
+                        .arg(source));
+    }
+
+    static const std::pair<QLatin1String, OutputFormat> formats[] = {
+        {QLatin1String("simple"), OutputFormat::Simple}, {QLatin1String("json"), OutputFormat::Json},
+        {QLatin1String("jsonl"), OutputFormat::JsonLines}, {QLatin1String("fields"), OutputFormat::Fields},
+        {QLatin1String("table"), OutputFormat::Table}};
     const Setting writeOut = get("write-out");
-    if (writeOut.value != QLatin1String("simple") && writeOut.value != QLatin1String("json")) {
-        return fail(QStringLiteral("%1: unknown output format \"%2\"; formats: simple, json")
+    const auto format = std::find_if(std::begin(formats), std::end(formats),
+                                     [&](const auto &known) { return known.first == writeOut.value; });
+    if (format == std::end(formats)) {
+        return fail(QStringLiteral("%1: unknown output format \"%2\"; formats: simple, json, jsonl, fields, table")
                         .arg(writeOut.source, writeOut.value));
     }
-    options.json = parser.isSet(QStringLiteral("json")) || writeOut.value == QLatin1String("json");
-    if (parser.isSet(QStringLiteral("json")) && parser.isSet(QStringLiteral("write-out"))
-        && writeOut.value == QLatin1String("simple")) {
-        return fail(QStringLiteral("--json and --write-out simple contradict each other"));
+    options.output = format->second;
+    // --json is older than -w jsonl, and the same; with -w json the lines win, as before.
+    if (*jsonLines) {
+        if (options.output != OutputFormat::Simple && options.output != OutputFormat::Json
+            && options.output != OutputFormat::JsonLines) {
+            return fail(QStringLiteral("--json and %1 %2 contradict each other").arg(writeOut.source, writeOut.value));
+        }
+        if (options.output == OutputFormat::Simple && parser.isSet(QStringLiteral("write-out")))
+            return fail(QStringLiteral("--json and --write-out simple contradict each other"));
+        options.output = OutputFormat::JsonLines;
     }
-    client.readOnly = parser.isSet(QStringLiteral("read-only"));
+    options.hex = *hex;
+    client.readOnly = *readOnly;
 
     client.tls.caFile = get("cacert").value;
     client.tls.certFile = get("cert").value;
@@ -186,7 +244,7 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
     // A password on the wire in clear text is readable by anyone on the way. Refused rather
     // than warned about: a warning scrolls by unseen in a script, and the flag that allows it
     // says in the script itself that it was meant.
-    if (!client.user.isEmpty() && !parser.isSet(QStringLiteral("insecure-transport"))) {
+    if (!client.user.isEmpty() && !*insecureTransport) {
         if (const QString exposed = unencryptedRemoteEndpoint(client); !exposed.isEmpty()) {
             return fail(QStringLiteral("%1: user \"%2\"'s password would travel unencrypted to %3; use an https:// "
                                        "endpoint (with --cacert), or add --insecure-transport if the network is "

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 #include <QEtcd/clientoptions.h>
@@ -16,17 +17,25 @@ QT_END_NAMESPACE
 
 namespace QEtcd::Cli {
 
+// -w/--write-out. Json is etcdctl's document (get, put, del) where etcdctl has one, so that jq
+// scripts written for etcdctl work; the other commands print JSON lines for it, as for JsonLines
+// (--json). Fields is etcdctl's "Name" : value lines; Table is refused where etcdctl refuses it.
+enum class OutputFormat { Simple, Json, JsonLines, Fields, Table };
+
 // What every command accepts, spelled as etcdctl spells it so operators' habits carry over.
 struct GlobalOptions
 {
     ClientOptions client;
     std::chrono::milliseconds commandTimeout{5000};
-    bool json = false;
+    OutputFormat output = OutputFormat::Simple;
+    // --hex: keys and values in text output as \x61\x62, etcdctl's way.
+    bool hex = false;
 };
 
 // --endpoints, --cacert, --cert, --key, --user, --password, --namespace, --dial-timeout,
-// --command-timeout, -w/--write-out, --json, --read-only and --help. Each option with a value also
-// reads ETCDCTL_<NAME> (ETCDCTL_DIAL_TIMEOUT for --dial-timeout), as etcdctl does.
+// --command-timeout, -w/--write-out, --json, --hex, --read-only, --insecure-transport,
+// --insecure-skip-tls-verify (refused, named) and --help. Each option also reads ETCDCTL_<NAME> (ETCDCTL_DIAL_TIMEOUT for --dial-timeout), as
+// etcdctl does; a flag's variable is true or false (ETCDCTL_HEX=true).
 QList<QCommandLineOption> globalOptions();
 bool takesValue(const QString &globalOptionName);
 

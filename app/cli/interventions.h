@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The operator's interventions on coordination objects other processes made: `lock break`,

@@ -1,6 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "commands.h"
 
 #include "jobrun.h"
+#include "keyfile_p.h"
 #include "kvformat.h"
 
 #include <QEtcd/bulkdelete.h>
@@ -50,6 +52,105 @@ std::optional<KeyRange> keyRange(const Invocation &invocation, QString *error)
     return KeyRange::single();
 }
 
+// etcdctl's -w json and -w fields for get, put and del, field for field and in its order, with
+// what its JSON leaves out when zero or empty left out too: what scripts written for etcdctl parse.
+namespace Etcdctl {
+using Internal::KeyFileText::header;
+using Internal::KeyFileText::keyValue;
+
+QByteArray keyValues(const QList<KeyValue> &kvs)
+{
+    QByteArrayList objects;
+    for (const KeyValue &kv : kvs)
+        objects.append(keyValue(kv));
+    return '[' + objects.join(',') + ']';
+}
+
+void printHeaderFields(Invocation &invocation, const ResponseHeader &header)
+{
+    invocation.print("\"ClusterID\" : " + QByteArray::number(header.clusterId));
+    invocation.print("\"MemberID\" : " + QByteArray::number(header.memberId));
+    invocation.print("\"Revision\" : " + QByteArray::number(header.revision));
+    invocation.print("\"RaftTerm\" : " + QByteArray::number(header.raftTerm));
+}
+
+void printKeyValueFields(Invocation &invocation, const QByteArray &prefix, const KeyValue &kv)
+{
+    invocation.print("\"" + prefix + "Key\" : " + goQuoted(kv.key));
+    invocation.print("\"" + prefix + "CreateRevision\" : " + QByteArray::number(kv.createRevision));
+    invocation.print("\"" + prefix + "ModRevision\" : " + QByteArray::number(kv.modRevision));
+    invocation.print("\"" + prefix + "Version\" : " + QByteArray::number(kv.version));
+    invocation.print("\"" + prefix + "Value\" : " + goQuoted(kv.value));
+    invocation.print("\"" + prefix + "Lease\" : " + QByteArray::number(kv.lease));
+}
+
+void printGet(Invocation &invocation, const RangeResult &result)
+{
+    if (invocation.output() == OutputFormat::Fields) {
+        printHeaderFields(invocation, result.header);
+        for (const KeyValue &kv : result.kvs)
+            printKeyValueFields(invocation, {}, kv);
+        invocation.print(QByteArray("\"More\" : ") + (result.more ? "true" : "false"));
+        invocation.print("\"Count\" : " + QByteArray::number(result.count));
+        return;
+    }
+    QByteArray text = "{\"header\":" + header(result.header);
+    if (!result.kvs.isEmpty())
+        text += ",\"kvs\":" + keyValues(result.kvs);
+    if (result.more)
+        text += ",\"more\":true";
+    if (result.count != 0)
+        text += ",\"count\":" + QByteArray::number(result.count);
+    invocation.print(text + '}');
+}
+
+void printPut(Invocation &invocation, const PutResult &result)
+{
+    if (invocation.output() == OutputFormat::Fields) {
+        printHeaderFields(invocation, result.header);
+        if (result.prevKv)
+            printKeyValueFields(invocation, "Prev", *result.prevKv);
+        return;
+    }
+    QByteArray text = "{\"header\":" + header(result.header);
+    if (result.prevKv)
+        text += ",\"prev_kv\":" + keyValue(*result.prevKv);
+    invocation.print(text + '}');
+}
+
+void printDelete(Invocation &invocation, const DeleteResult &result)
+{
+    if (invocation.output() == OutputFormat::Fields) {
+        printHeaderFields(invocation, result.header);
+        invocation.print("\"Deleted\" : " + QByteArray::number(result.deleted));
+        for (const KeyValue &kv : result.prevKvs)
+            printKeyValueFields(invocation, "Prev", kv);
+        return;
+    }
+    QByteArray text = "{\"header\":" + header(result.header);
+    if (result.deleted != 0)
+        text += ",\"deleted\":" + QByteArray::number(result.deleted);
+    if (!result.prevKvs.isEmpty())
+        text += ",\"prev_kvs\":" + keyValues(result.prevKvs);
+    invocation.print(text + '}');
+}
+
+// Formats that print etcdctl's document rather than text or JSON lines.
+bool wanted(const Invocation &invocation)
+{
+    return invocation.output() == OutputFormat::Json || invocation.output() == OutputFormat::Fields;
+}
+} // namespace Etcdctl
+
+// A key or value in text output: raw, or with --hex as etcdctl's \x61\x62.
+void printBytes(Invocation &invocation, const QByteArray &bytes)
+{
+    if (invocation.hex())
+        invocation.print(hexBytes(bytes));
+    else
+        invocation.printData(bytes);
+}
+
 std::optional<qint64> nonNegative(const Invocation &invocation, const QString &option, QString *error)
 {
     if (!invocation.isSet(option))
@@ -80,13 +181,17 @@ int runGet(Invocation &invocation)
     const bool valuesOnly = invocation.isSet(QStringLiteral("print-value-only"));
     if (int(options.keysOnly) + int(options.countOnly) + int(valuesOnly) > 1)
         return invocation.usageError(QStringLiteral("use one of --keys-only, --count-only and --print-value-only"));
-    if (valuesOnly && invocation.json())
-        return invocation.usageError(QStringLiteral("--print-value-only is for text; --json prints whole objects"));
+    if (valuesOnly && invocation.output() != OutputFormat::Simple)
+        return invocation.usageError(QStringLiteral("--print-value-only is for text; -w prints whole objects"));
 
     const RangeResult result =
         invocation.await(invocation.client().get(key, options), QLatin1String("get ") + quoted(key));
     if (!result.status)
         return invocation.failed(result.status);
+    if (Etcdctl::wanted(invocation)) {
+        Etcdctl::printGet(invocation, result);
+        return Success;
+    }
     if (options.countOnly) {
         if (invocation.json())
             invocation.print(QJsonObject{{QLatin1String("count"), result.count}});
@@ -103,9 +208,9 @@ int runGet(Invocation &invocation)
             continue;
         }
         if (!valuesOnly)
-            invocation.printData(kv.key);
+            printBytes(invocation, kv.key);
         if (!options.keysOnly)
-            invocation.printData(kv.value);
+            printBytes(invocation, kv.value);
     }
     return Success;
 }
@@ -163,6 +268,10 @@ int runPut(Invocation &invocation)
     }
     if (!result.status)
         return invocation.failed(result.status);
+    if (Etcdctl::wanted(invocation)) {
+        Etcdctl::printPut(invocation, result);
+        return Success;
+    }
     if (invocation.json()) {
         QJsonObject object{{QLatin1String("revision"), result.header.revision}};
         if (result.prevKv)
@@ -172,8 +281,8 @@ int runPut(Invocation &invocation)
     }
     invocation.print("OK");
     if (result.prevKv) {
-        invocation.printData(result.prevKv->key);
-        invocation.printData(result.prevKv->value);
+        printBytes(invocation, result.prevKv->key);
+        printBytes(invocation, result.prevKv->value);
     }
     return Success;
 }
@@ -237,7 +346,12 @@ int runDelete(Invocation &invocation)
         return invocation.usageError(QStringLiteral("--in-batches deletes the keys under a --prefix that is not empty"));
     if (inBatches && invocation.isSet(QStringLiteral("prev-kv")))
         return invocation.usageError(QStringLiteral("--in-batches does not print the deleted pairs: leave out --prev-kv"));
-    if (invocation.isSet(QStringLiteral("dry-run")))
+    const bool dryRun = invocation.isSet(QStringLiteral("dry-run"));
+    if ((dryRun || inBatches) && invocation.output() == OutputFormat::Fields) {
+        return invocation.usageError(
+            QStringLiteral("--dry-run and --in-batches print simple, json or jsonl, not fields"));
+    }
+    if (dryRun)
         return printDeleteDryRun(invocation, key, *range);
     if (inBatches)
         return runDeleteInBatches(invocation, key);
@@ -249,6 +363,10 @@ int runDelete(Invocation &invocation)
                                                  QLatin1String("del ") + quoted(key));
     if (!result.status)
         return invocation.failed(result.status);
+    if (Etcdctl::wanted(invocation)) {
+        Etcdctl::printDelete(invocation, result);
+        return Success;
+    }
     if (invocation.json()) {
         QJsonObject object{{QLatin1String("deleted"), result.deleted},
                            {QLatin1String("revision"), result.header.revision}};
@@ -263,8 +381,8 @@ int runDelete(Invocation &invocation)
     }
     invocation.print(QByteArray::number(result.deleted));
     for (const KeyValue &kv : result.prevKvs) {
-        invocation.printData(kv.key);
-        invocation.printData(kv.value);
+        printBytes(invocation, kv.key);
+        printBytes(invocation, kv.value);
     }
     return Success;
 }
@@ -277,11 +395,15 @@ Command getCommand()
     command.summary = QStringLiteral("Read a key or a range of keys");
     command.details = rangeHelp + QStringLiteral(
         "\n\nText output: for each key a line with the key, then a line with the value\n"
-        "(raw bytes), as etcdctl prints them; --count-only prints the number alone.\n"
-        "--json: one object per key and line, with \"key\", \"value\", \"create_revision\",\n"
-        "\"mod_revision\", \"version\" and, for a key with a lease, \"lease\" (hex) and\n"
-        "\"lease_dec\"; a key or value that is not valid UTF-8 comes as \"key_base64\" or\n"
-        "\"value_base64\". --count-only prints {\"count\": N}.");
+        "(raw bytes, or with --hex \\x61 for each byte), as etcdctl prints them;\n"
+        "--count-only prints the number alone.\n"
+        "-w json and -w fields print what etcdctl prints: {\"header\": {...}, \"kvs\":\n"
+        "[...], \"more\": true, \"count\": N}, keys and values in base64, with what is\n"
+        "zero or empty left out (no match: the header alone).\n"
+        "-w jsonl (--json): one object per key and line, with \"key\", \"value\",\n"
+        "\"create_revision\", \"mod_revision\", \"version\" and, for a key with a lease,\n"
+        "\"lease\" (hex) and \"lease_dec\"; a key or value that is not valid UTF-8 comes\n"
+        "as \"key_base64\" or \"value_base64\". --count-only prints {\"count\": N}.");
     command.arguments = {{QStringLiteral("KEY"), QStringLiteral("The key, or the start of the range")},
                          {QStringLiteral("RANGE_END"), QStringLiteral("End of the range (not included)"), true}};
     command.options = {
@@ -295,6 +417,7 @@ Command getCommand()
         flag(QStringLiteral("print-value-only"), QStringLiteral("Print only the values (text output)")),
     };
     command.run = runGet;
+    command.printsFields = true;
     return command;
 }
 
@@ -305,7 +428,9 @@ Command putCommand()
     command.summary = QStringLiteral("Write a value to a key");
     command.details = QStringLiteral(
         "Prints OK; with --prev-kv also the previous key and value lines, if any.\n"
-        "--json: {\"revision\": N} and, with --prev-kv, \"prev_kv\" as get --json prints it.\n"
+        "-w json and -w fields print what etcdctl prints ({\"header\": {...},\n"
+        "\"prev_kv\": {...}}). -w jsonl (--json): {\"revision\": N} and, with --prev-kv,\n"
+        "\"prev_kv\" as get --json prints it.\n"
         "Lease IDs are hex, as etcdctl prints and reads them: 694d7b0c0d1e0d0a or\n"
         "0x694d7b0c0d1e0d0a; a decimal ID is written dec:7587856238879051018.\n"
         "--fence LOCK_KEY=TOKEN writes only while LOCK_KEY still has create revision\n"
@@ -321,6 +446,7 @@ Command putCommand()
                QStringLiteral("Write only while that hold stands (its key has create revision TOKEN)")),
     };
     command.run = runPut;
+    command.printsFields = true;
     return command;
 }
 
@@ -331,8 +457,10 @@ Command deleteCommand()
     command.summary = QStringLiteral("Delete a key or a range of keys");
     command.details = rangeHelp + QStringLiteral(
         "\n\nPrints the number of deleted keys; with --prev-kv then a key line and a value\n"
-        "line for each. --json: {\"deleted\": N, \"revision\": N} and, with --prev-kv,\n"
-        "\"prev_kvs\": [objects as get --json prints them].\n"
+        "line for each. -w json and -w fields print what etcdctl prints ({\"header\":\n"
+        "{...}, \"deleted\": N, \"prev_kvs\": [...]}). -w jsonl (--json): {\"deleted\": N,\n"
+        "\"revision\": N} and, with --prev-kv, \"prev_kvs\": [objects as get --json\n"
+        "prints them].\n"
         "--dry-run deletes nothing: it prints \"N keys would be deleted\" and the first\n"
         "10 keys, a line each (with --json {\"would_delete\": N, \"sample\": [keys],\n"
         "\"revision\": N}); allowed under --read-only.\n"
@@ -352,6 +480,7 @@ Command deleteCommand()
         flag(QStringLiteral("in-batches"), QStringLiteral("Delete a --prefix in transactions of at most 128 keys")),
     };
     command.run = runDelete;
+    command.printsFields = true;
     return command;
 }
 

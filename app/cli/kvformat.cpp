@@ -1,6 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "kvformat.h"
 
 #include <QtCore/QStringDecoder>
+
+#include <algorithm>
+#include <utility>
 
 namespace QEtcd::Cli {
 
@@ -65,6 +69,50 @@ QByteArray visibleControls(const QByteArray &bytes, LineBreaks lineBreaks)
             shown += bytes.mid(at, length);
         at += length;
     }
+    return shown;
+}
+
+QByteArray goQuoted(const QByteArray &bytes)
+{
+    QByteArray quoted = "\"";
+    const auto escaped = [](const char *prefix, uint value, int digits) {
+        return prefix + QByteArray::number(value, 16).rightJustified(digits, '0');
+    };
+    for (qsizetype at = 0; at < bytes.size();) {
+        char32_t c = 0;
+        const int length = utf8Sequence(bytes, at, &c);
+        if (length == 0) {
+            quoted += escaped("\\x", uchar(bytes[at]), 2);
+            ++at;
+            continue;
+        }
+        static constexpr std::pair<char32_t, const char *> named[] = {
+            {'\a', "\\a"}, {'\b', "\\b"}, {'\f', "\\f"}, {'\n', "\\n"}, {'\r', "\\r"},
+            {'\t', "\\t"}, {'\v', "\\v"}, {'"', "\\\""}, {'\\', "\\\\"}};
+        const auto name = std::find_if(std::begin(named), std::end(named), [&](const auto &n) { return n.first == c; });
+        // Go's unicode.IsPrint: letters, marks, numbers, punctuation, symbols and the ASCII space.
+        const bool printable = c == ' ' || (c > ' ' && QChar::isPrint(c) && QChar::category(c) != QChar::Separator_Space);
+        if (name != std::end(named))
+            quoted += name->second;
+        else if (printable)
+            quoted += bytes.mid(at, length);
+        else if (c < 0x80)
+            quoted += escaped("\\x", uint(c), 2);
+        else if (c < 0x10000)
+            quoted += escaped("\\u", uint(c), 4);
+        else
+            quoted += escaped("\\U", uint(c), 8);
+        at += length;
+    }
+    return quoted + '"';
+}
+
+QByteArray hexBytes(const QByteArray &bytes)
+{
+    QByteArray shown;
+    const QByteArray digits = bytes.toHex();
+    for (qsizetype i = 0; i < digits.size(); i += 2)
+        shown += "\\x" + digits.mid(i, 2);
     return shown;
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 #include <QEtcd/kvtypes.h>
@@ -23,6 +24,12 @@ void insertBytes(QJsonObject *object, const QString &name, const QByteArray &byt
 // escapes (\x1b, \u202e), so data cannot move the cursor, retitle the window or reorder a name.
 enum class LineBreaks { Keep, Escape };
 QByteArray visibleControls(const QByteArray &bytes, LineBreaks lineBreaks = LineBreaks::Keep);
+
+// A string as Go's %q writes it, as etcdctl's -w fields prints keys and values: in double
+// quotes, with \n, \", \\, \x for bytes that are not UTF-8 and \u for what Go does not print.
+QByteArray goQuoted(const QByteArray &bytes);
+// etcdctl's --hex: every byte as \x and two hex digits ("ab" is \x61\x62).
+QByteArray hexBytes(const QByteArray &bytes);
 
 // The way etcdctl prints lease IDs: 16 hex digits.
 QString leaseHex(qint64 id);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "commands.h"
 
 #include "eventsession.h"
@@ -461,7 +462,8 @@ Command electCommand()
     command.arguments = {{QStringLiteral("NAME"), QStringLiteral("The election's name (a key prefix)")},
                          {QStringLiteral("PROPOSAL"), QStringLiteral("Our candidate's value; not with --observe"), true}};
     command.options = {
-        QCommandLineOption(QStringLiteral("observe"), QStringLiteral("Print who leads instead of campaigning")),
+        QCommandLineOption({QStringLiteral("l"), QStringLiteral("listen"), QStringLiteral("observe")},
+                           QStringLiteral("Print who leads instead of campaigning (etcdctl: -l, --listen)")),
         ttlOption(),
         holdOption(),
         yesOption(),

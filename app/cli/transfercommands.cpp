@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Keys in and out of files (export, import) and a key's values compared across revisions (diff).
 #include "commands.h"
 

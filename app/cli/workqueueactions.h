@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // queue's actions on a work queue (DistributedWorkQueue: work) and the operator's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "consolewindow.h"
 
 #include <exitcodes.h>
@@ -97,7 +98,8 @@ struct ConsoleOptions
             "Operator console for etcd: members, keys, leases, and who holds which lock, leads which election\n"
             "or waits at which barrier, live. The connection flags and ETCDCTL_* variables are etcdctl's."));
         for (QCommandLineOption option : QEtcd::Cli::globalOptions()) {
-            if (option.names().constFirst() == QLatin1String("json"))  // the CLI's output format
+            const QString name = option.names().constFirst();
+            if (name == QLatin1String("json") || name == QLatin1String("hex"))  // the CLI's output formats
                 option.setFlags(QCommandLineOption::HiddenFromHelp);
             parser->addOption(option);
         }

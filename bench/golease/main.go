@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // golease measures what etcd's own Go client (clientv3's Lease) costs to keep many leases alive,
 // the way bench_lease_scale measures SelfHealingKeepAlive: N leases of one TTL, one key put on
 // each, all renewed by KeepAlive over one client, and a quiet window over which the process's

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // golock measures etcd's own Go lock (clientv3/concurrency.Mutex) the way bench_lock measures
 // DistributedMutex: contenders on one lock name, each with its own client and session, taking
 // and releasing the lock as fast as they can. It prints one JSON object with the window's

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // gortt measures round trips of etcd's own Go client (clientv3) the way bench_rtt measures
 // QEtcd::Client: one operation (put, get or txn), a number of callers sharing one client, each
 // sending its next request as soon as the previous one is answered. It prints one JSON object

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A batch job that waits at the gate /examples/barriers/nightly and starts once whoever set the
 // gate lifts it (another program's DistributedBarrier, or `qetcd barrier hold`), so that every
 // job of the night starts together. Built through pkg-config (see CMakeLists.txt).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A service of which only one instance at a time does the leader's duty. Run several: one
 // leads, the others queue behind it. A term publishes who leads, under etcd's guard, does one
 // round of duty and ends, and the next candidate leads; this instance then exits.

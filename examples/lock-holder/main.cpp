@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shows who holds the lock /examples/locks/report, live, and takes it on request: a Qt Quick
 // window over `import QEtcd`. Qt finds the QML module in its own QML directory, or in
 // QML_IMPORT_PATH when qetcd is installed elsewhere.

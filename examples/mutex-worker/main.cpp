@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A worker thread takes the lock /examples/locks/report, then writes a report that etcd accepts
 // only while the lock is still this worker's. Each line carries the hold's fencing token, so
 // whatever consumes the report can refuse a line from an older holder.

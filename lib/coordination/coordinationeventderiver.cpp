@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "coordinationeventderiver_p.h"
 
 #include "barriermarks_p.h"

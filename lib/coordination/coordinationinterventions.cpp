@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "coordinationinterventions.h"
 
 #include "barriermarks_p.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "coordinationlayouts.h"
 #include "coordinationlayouts_p.h"
 #include "coordinationrecogniser.h"

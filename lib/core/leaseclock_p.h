@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The clock of lease deadlines. etcd's clock runs on while this machine sleeps, and so does

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A pointer its owner cuts first thing in its destructor, for code on other threads that may

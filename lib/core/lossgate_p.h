@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Losses are told from the client's loss thread into objects that other threads own and may be

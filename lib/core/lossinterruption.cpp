@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "lossinterruption_p.h"
 
 #include <QtCore/QHash>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // How a lost hold taken with interruptOnLockLoss (or interruptOnPermitLoss) cancels its owner

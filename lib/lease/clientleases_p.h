@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The lease layer's part of a client: the one keep-alive stream that renews every lease of the

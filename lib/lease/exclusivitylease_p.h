@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A seam for this project's tests, never for applications: it lets a test act at the one point

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // One client's lease heals take turns (ClientOptions::maxConcurrentHeals at a time): after a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "keepalivehub_p.h"
 
 #include "logging_p.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Every lease of a Client renews over one LeaseKeepAlive stream. The hub runs on the

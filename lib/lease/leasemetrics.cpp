@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "leasemetrics.h"
 #include "leasemetrics_p.h"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Compare-and-set establishments sent together. After a partition every lease of a client heals

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "counterparticipant.h"
 
 #include <QEtcd/distributedatomiclong.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "etcdclientitem.h"
 
 #include "continuation_p.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "keyhistory.h"
 
 #include "compacted_p.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What KeyModel and KeyTreeModel share: the keys under a prefix, sorted, loaded in keys-only

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // How the list models that re-read their rows (leases, members, coordination objects) apply a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The one way a blocking recipe call waits for its asynchronous twin: on a condition variable

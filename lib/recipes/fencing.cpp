@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "fencing_p.h"
 
 #include "continuation_p.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Shared by every recipe whose holds are fenced: a caller's transaction that commits only

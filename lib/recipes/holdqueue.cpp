@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "holdqueue_p.h"
 
 #include "blockingwait_p.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What the lock recipes (DistributedMutex, DistributedReadWriteLock, DistributedSemaphore) and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Shared mechanics of every recipe that queues: the identity value a participant writes, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "etcdcluster.h"
 
 #include "testinglogging_p.h"

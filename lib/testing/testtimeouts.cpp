@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "testtimeouts.h"
 
 #include "testinglogging_p.h"

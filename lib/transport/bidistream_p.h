@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A bidirectional gRPC stream driven by completion-queue events. Writes queue up and go out one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // For code that must not see gRPC (the models) or may outlive its client (an orphaned

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Conversions between qetcd's Qt-typed values and etcd's protobuf messages. The key namespace

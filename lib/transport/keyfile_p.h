@@ -1,6 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 #include <QEtcd/kvtypes.h>
+#include <QEtcd/qetcdexport.h>
 #include <QEtcd/status.h>
 
 #include <QtCore/QByteArray>
@@ -17,9 +19,10 @@ enum class KeyFileShape {
 };
 
 // The text the writer puts in a file, piece by piece, so that a file is written as keys arrive.
+// The qetcd CLI prints its -w json with them too, as etcdctl's get, put and del print theirs.
 namespace KeyFileText {
-QByteArray header(const ResponseHeader &header);
-QByteArray keyValue(const KeyValue &kv);
+QETCD_INTERNAL_EXPORT QByteArray header(const ResponseHeader &header);
+QETCD_INTERNAL_EXPORT QByteArray keyValue(const KeyValue &kv);
 } // namespace KeyFileText
 
 // Reads the keys of a file of either shape one at a time, never the whole file at once, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "partfile_p.h"
 
 #include <QtCore/QFileInfo>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // A server-streaming gRPC call driven by completion-queue events, read at the consumer's pace:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Seams for this project's tests, never for applications. Each lets a test act at one exact

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The network side of a Client: one channel per endpoint, and the process's one completion queue

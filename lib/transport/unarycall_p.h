@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // One unary RPC from first attempt to final answer, driven entirely by completion-queue

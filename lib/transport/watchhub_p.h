@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Every watch of a Client rides one Watch stream. The hub runs on the completion-queue thread

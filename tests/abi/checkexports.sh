@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Checks the dynamic symbol table of one of qetcd's shared libraries: it must export the
 # library's API and nothing else.
 #

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A library that breaks every rule checkexports.sh enforces, built with default visibility:
 // the self-check proves that the check fails, and names each of these, when they are exported.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The programs a CLI test runs: the qetcd CLI, and etcdctl beside it. The including test target

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What a recipe test begins with: one real etcd member, started by initTestCase() (where etcd

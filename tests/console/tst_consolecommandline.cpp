@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // qetcd-console's command line as a user types it, through the real program: what it refuses
 // (exit 128 and one line, as the CLI), what --read-only does whatever else the command line
 // says, and how a run that should end by itself ends when it cannot do what it was asked.

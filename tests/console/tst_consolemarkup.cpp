@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Whoever may write one key must not reach through the console to its operators. Every field a
 // page shows — a key's name and value, a lock holder's clientId and host, an election's
 // proposal, a barrier's owner, a service's name, the keys of a lease — holds markup with an

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Each guided scenario run as a user would script it: `qetcd-console --sandbox --scenario NAME
 // --autoplay --export-events FILE`, offscreen, to its end, as the documentation gives it and
 // again with `--screenshot`. The exported event log must tell the scenario's story in order,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The console as a user meets it: a cluster with the demo participants on it, every page
 // rendered to a PNG by `qetcd-console --screenshot`, each picture checked to show something and
 // each page's own numbers checked against what the participants hold. With

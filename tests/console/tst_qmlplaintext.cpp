@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The console's QML, read as text: no Label or Text may render markup. Qt's default AutoText
 // renders anything that looks like HTML, and an <img> in it is fetched at once, so a label whose
 // text is not a fixed string either shows etcd's data through EtcdLabel or says

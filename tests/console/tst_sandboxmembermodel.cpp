@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SandboxMemberModel under QAbstractItemModelTester: a new cluster's members replace the rows,
 // later states change them in place, and each action says why it cannot be done now.
 

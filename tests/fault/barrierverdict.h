@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The counted-barrier checker's verdicts. From the members' own lines: no member is released

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // How long a checker runs and which fault schedule it draws, from the environment:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // One run of a checker whose participants hold something (a lock, a permit, a term of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The fencing oracle of the lock, semaphore and election checkers: etcd's own history of a

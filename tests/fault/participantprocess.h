@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The checkers' side of the participant programs in participants/: each participant is a

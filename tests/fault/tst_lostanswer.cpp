@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A write whose answer is lost is not applied twice. Each case slows its client's proxy so that
 // a request reaches etcd well before its answer can come back, blackholes the proxy the moment
 // etcd's history shows the write (seen by an observer that bypasses the proxy), and heals it

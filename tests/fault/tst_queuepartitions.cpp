@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DistributedQueue and DistributedPriorityQueue with their takers cut off at random. A producer
 // on a direct connection enqueues numbered items while two takers, each behind its own
 // FaultProxy, take them in a loop, working 30 ms on each; until the queue is empty a seeded

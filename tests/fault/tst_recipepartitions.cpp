@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Partitions for recipes whose other tests cut nobody off: each participant here has its own
 // Client behind its own FaultProxy.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DistributedWorkQueue with its consumers cut off at random. A producer on a direct connection
 // enqueues numbered items for the run's length while three consumers, each behind its own
 // FaultProxy, receive them, work 50 ms on each and acknowledge; a seeded driver blackholes one

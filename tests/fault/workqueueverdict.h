@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The work queue checker's verdict (tst_workqueuechecker), on etcd's history of the queue's

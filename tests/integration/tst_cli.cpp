@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The qetcd CLI against a real etcd member: the binary is run as an operator would run it.
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/testtimeouts.h>

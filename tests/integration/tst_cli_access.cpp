@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The access commands against real etcd with auth on: `user ...`, `role ...` and `auth ...` in
 // etcdctl's shape, each through the qetcd binary. Passwords come from stdin or the one explicit
 // flag and never show up in the output; destructive actions want --yes off a terminal;

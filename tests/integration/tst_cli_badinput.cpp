@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The qetcd CLI meeting bad input as a new user would give it, against real etcds with mutual TLS
 // and with authentication: each failure exits with its code and one line that names the endpoint
 // or key and says what to do. Also what the CLI must never do with credentials and etcd's data:

@@ -1,6 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 // What qetcd shares with etcdctl beyond its flags, against a real etcd: the exit codes, the
-// environment of `lock NAME COMMAND`, -w json, bare seconds as durations, --version, and the
-// password asked on a terminal (through a pseudo-terminal, as a person would type it).
+// environment of `lock NAME COMMAND`, -w json and -w fields of get, put and del compared with
+// etcdctl's own, --hex, bare seconds as durations, --version, and the password asked on a
+// terminal (through a pseudo-terminal, as a person would type it).
 #include "../common/qetcdprocess.h"
 
 #include <QEtcd/etcdcluster.h>
@@ -9,13 +11,16 @@
 
 #include <QtCore/QDeadlineTimer>
 #include <QtCore/QElapsedTimer>
+#include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QProcess>
+#include <QtCore/QRegularExpression>
 #include <QtTest/QtTest>
 
 #include <csignal>
 #include <memory>
+#include <tuple>
 
 #include <poll.h>
 #include <pty.h>
@@ -29,6 +34,56 @@ namespace {
 bool isOneLine(const QByteArray &err)
 {
     return err.startsWith("qetcd") && err.endsWith('\n') && err.count('\n') == 1;
+}
+
+// The first difference between two JSON values, as "path: ours vs theirs"; empty when equal.
+QString firstDifference(const QJsonValue &ours, const QJsonValue &theirs, const QString &path = QStringLiteral("$"))
+{
+    const auto shown = [](const QJsonValue &value) {
+        return QString::fromUtf8(QJsonDocument(QJsonArray{value}).toJson(QJsonDocument::Compact)).mid(1).chopped(1);
+    };
+    if (ours.type() != theirs.type())
+        return QStringLiteral("%1: %2 vs %3").arg(path, shown(ours), shown(theirs));
+    if (ours.isObject()) {
+        const QJsonObject a = ours.toObject();
+        const QJsonObject b = theirs.toObject();
+        if (a.keys() != b.keys()) {
+            return QStringLiteral("%1: fields %2 vs %3")
+                .arg(path, a.keys().join(QLatin1Char(',')), b.keys().join(QLatin1Char(',')));
+        }
+        for (const QString &key : a.keys()) {
+            if (const QString difference = firstDifference(a[key], b[key], path + QLatin1Char('.') + key);
+                !difference.isEmpty())
+                return difference;
+        }
+        return {};
+    }
+    if (ours.isArray()) {
+        const QJsonArray a = ours.toArray();
+        const QJsonArray b = theirs.toArray();
+        if (a.size() != b.size())
+            return QStringLiteral("%1: %2 entries vs %3").arg(path).arg(a.size()).arg(b.size());
+        for (qsizetype i = 0; i < a.size(); ++i) {
+            if (const QString difference = firstDifference(a[i], b[i], QStringLiteral("%1[%2]").arg(path).arg(i));
+                !difference.isEmpty())
+                return difference;
+        }
+        return {};
+    }
+    return ours == theirs ? QString() : QStringLiteral("%1: %2 vs %3").arg(path, shown(ours), shown(theirs));
+}
+
+// Revisions and versions masked: a write by qetcd and the same write by etcdctl after it differ
+// in nothing else.
+QByteArray withoutRevisions(QByteArray text)
+{
+    static const QRegularExpression json(QStringLiteral("(\"(?:revision|create_revision|mod_revision|version)\":)\\d+"));
+    static const QRegularExpression fields(
+        QStringLiteral("(\"(?:Prev)?(?:Revision|CreateRevision|ModRevision|Version)\" : )\\d+"));
+    QString masked = QString::fromUtf8(text);
+    masked.replace(json, QStringLiteral("\\1N"));
+    masked.replace(fields, QStringLiteral("\\1N"));
+    return masked.toUtf8();
 }
 
 // What a program run on a pseudo-terminal showed there, and how it ended.
@@ -113,6 +168,25 @@ class tst_CliCompat : public QObject
 
 private:
     EtcdCluster m_cluster;
+    qint64 m_fixtureRevision = 0;
+
+    // Keys under /cc/e/ written by etcdctl once: plain, on a lease, with control characters and
+    // UTF-8; m_fixtureRevision is the revision after the first of them, for --rev.
+    void writeEtcdctlFixture()
+    {
+        if (m_fixtureRevision != 0)
+            return;
+        m_cluster.etcdctl({"put", "/cc/e/a", "1"});
+        m_fixtureRevision = QJsonDocument::fromJson(m_cluster.etcdctl({"get", "/cc/e/a", "-w", "json"}))
+                                .object()["header"].toObject()["revision"].toInteger();
+        m_cluster.etcdctl({"put", "/cc/e/a", "one"});
+        m_cluster.etcdctl({"put", "/cc/e/b", "two words"});
+        const QByteArray grant = m_cluster.etcdctl({"lease", "grant", "600"});
+        const QString lease = QString::fromLatin1(grant.split(' ').value(1));
+        m_cluster.etcdctl({"put", "/cc/e/leased", "v", "--lease", lease});
+        m_cluster.etcdctl({"put", "/cc/e/text", QString::fromUtf8("tab\there \"quoted\" \\ \x01 h\xc3\xa9 \xe2\x80\xae")});
+        m_cluster.etcdctl({"put", "/cc/e/zempty", ""});
+    }
 
     std::unique_ptr<Qetcd> qetcd(const QStringList &arguments, const QList<std::pair<QString, QString>> &variables = {})
     {
@@ -228,32 +302,175 @@ private Q_SLOTS:
         QVERIFY2(transcript.contains(QStringLiteral("\"CreateRevision\" : %1\n").arg(token)), qPrintable(transcript));
     }
 
-    void writeOutJsonIsJson()
+    // --json is -w jsonl, however spelled; -w json is etcdctl's document (compared with etcdctl's
+    // below).
+    void writeOutJsonlIsJson()
     {
         QCOMPARE(runToEnd({"put", "/cc/w", "v"}), 0);
         QByteArray withJson;
         QCOMPARE(runToEnd({"--json", "get", "/cc/w"}, &withJson), 0);
         QCOMPARE(QJsonDocument::fromJson(withJson).object().value("value").toString(), QStringLiteral("v"));
-        for (const QStringList &spelling : {QStringList{"-w", "json"}, QStringList{"--write-out=json"},
-                                            QStringList{"get", "/cc/w", "-w", "json"}}) {
+        for (const QStringList &spelling : {QStringList{"-w", "jsonl"}, QStringList{"--write-out=jsonl"},
+                                            QStringList{"get", "/cc/w", "-w", "jsonl"}}) {
             QByteArray out;
             const QStringList arguments = spelling.contains("get") ? spelling : spelling + QStringList{"get", "/cc/w"};
             QCOMPARE(runToEnd(arguments, &out), 0);
             QCOMPARE(out, withJson);
         }
-        auto fromEnvironment = qetcd({"get", "/cc/w"}, {{"ETCDCTL_WRITE_OUT", "json"}});
+        auto fromEnvironment = qetcd({"get", "/cc/w"}, {{"ETCDCTL_WRITE_OUT", "jsonl"}});
         QCOMPARE(fromEnvironment->waitForExit(scaledMs(30000)), 0);
         QCOMPARE(fromEnvironment->rawLines().join('\n'), withJson);
+        auto etcdctls = qetcd({"get", "/cc/w"}, {{"ETCDCTL_WRITE_OUT", "json"}});
+        QCOMPARE(etcdctls->waitForExit(scaledMs(30000)), 0);
+        QVERIFY(QJsonDocument::fromJson(etcdctls->rawLines().join('\n')).object().contains("header"));
 
         QByteArray out;
         QCOMPARE(runToEnd({"-w", "simple", "get", "/cc/w"}, &out), 0);
         QCOMPARE(out, QByteArray("/cc/w\nv"));
 
         QByteArray err;
-        QCOMPARE(runToEnd({"-w", "table", "get", "/cc/w"}, nullptr, &err), 128);
-        QVERIFY2(isOneLine(err) && err.contains("table") && err.contains("simple, json"), err.constData());
+        QCOMPARE(runToEnd({"-w", "yaml", "get", "/cc/w"}, nullptr, &err), 128);
+        QVERIFY2(isOneLine(err) && err.contains("yaml") && err.contains("simple, json, jsonl"), err.constData());
         QCOMPARE(runToEnd({"-w", "simple", "--json", "get", "/cc/w"}, nullptr, &err), 128);
         QVERIFY2(isOneLine(err) && err.contains("contradict"), err.constData());
+    }
+
+    // etcdctl's -w json and -w fields, byte for byte: the same reads at the same revision print
+    // the same documents; jq scripts written for etcdctl work on qetcd's.
+    void getPrintsWhatEtcdctlPrints_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::newRow("prefix") << QStringList{"get", "/cc/e/", "--prefix"};
+        QTest::newRow("one key with a lease") << QStringList{"get", "/cc/e/leased"};
+        QTest::newRow("control characters and UTF-8") << QStringList{"get", "/cc/e/text"};
+        QTest::newRow("keys only") << QStringList{"get", "/cc/e/", "--prefix", "--keys-only"};
+        QTest::newRow("limit, more") << QStringList{"get", "/cc/e/", "--prefix", "--limit", "2"};
+        QTest::newRow("range end") << QStringList{"get", "/cc/e/a", "/cc/e/c"};
+        QTest::newRow("from key") << QStringList{"get", "/cc/e/b", "--from-key"};
+        QTest::newRow("no match") << QStringList{"get", "/cc/e/none"};
+        QTest::newRow("no match in a prefix") << QStringList{"get", "/cc/none/", "--prefix"};
+    }
+
+    void getPrintsWhatEtcdctlPrints()
+    {
+        QFETCH(QStringList, arguments);
+        writeEtcdctlFixture();
+        const QStringList asOfRevision = arguments + QStringList{"--rev", QString::number(m_fixtureRevision)};
+        for (const QStringList &read : {arguments, asOfRevision}) {
+            const QByteArray theirs = m_cluster.etcdctl(read + QStringList{"-w", "json"}).trimmed();
+            QByteArray ours;
+            QCOMPARE(runToEnd(read + QStringList{"-w", "json"}, &ours), 0);
+            QJsonParseError error;
+            const QJsonDocument theirDocument = QJsonDocument::fromJson(theirs, &error);
+            QVERIFY2(theirDocument.isObject(), qPrintable(error.errorString() + ": " + theirs));
+            const QJsonDocument ourDocument = QJsonDocument::fromJson(ours, &error);
+            QVERIFY2(ourDocument.isObject(), qPrintable(error.errorString() + ": " + ours));
+            const QString difference = firstDifference(ourDocument.object(), theirDocument.object());
+            QVERIFY2(difference.isEmpty(), qPrintable(read.join(' ') + ": " + difference));
+            // The order of the fields and the big IDs' digits too, which a parser may not keep.
+            QCOMPARE(ours, theirs);
+
+            QByteArray ourFields;
+            QCOMPARE(runToEnd(read + QStringList{"-w", "fields"}, &ourFields), 0);
+            QCOMPARE(ourFields, m_cluster.etcdctl(read + QStringList{"-w", "fields"}).trimmed());
+        }
+    }
+
+    // etcdctl 3.4 has no --count-only; 3.5's prints its document without "kvs", which ours is.
+    void getCountOnlyIsEtcdctlsDocumentWithoutKeys()
+    {
+        writeEtcdctlFixture();
+        QJsonObject theirs = QJsonDocument::fromJson(m_cluster.etcdctl({"get", "/cc/e/", "--prefix", "-w", "json"})).object();
+        QVERIFY(theirs.contains("kvs"));
+        theirs.remove("kvs");
+        QByteArray ours;
+        QCOMPARE(runToEnd({"get", "/cc/e/", "--prefix", "--count-only", "-w", "json"}, &ours), 0);
+        const QString difference = firstDifference(QJsonDocument::fromJson(ours).object(), theirs);
+        QVERIFY2(difference.isEmpty(), qPrintable(difference));
+        QCOMPARE(QJsonDocument::fromJson(ours).object().value("count").toInteger(), 5);
+    }
+
+    // A put or a delete by qetcd, then the same by etcdctl: the same document but for the
+    // revisions in it.
+    void putAndDeletePrintWhatEtcdctlPrints_data()
+    {
+        QTest::addColumn<QString>("format");
+        QTest::newRow("json") << "json";
+        QTest::newRow("fields") << "fields";
+    }
+
+    void putAndDeletePrintWhatEtcdctlPrints()
+    {
+        QFETCH(QString, format);
+        const QString key = "/cc/w/" + format;
+        const QStringList written{"-w", format};
+        const auto both = [&](const QStringList &arguments) {
+            QByteArray ours;
+            const int exitCode = runToEnd(arguments + written, &ours);
+            const QByteArray theirs = m_cluster.etcdctl(arguments + written).trimmed();
+            return std::tuple{exitCode, withoutRevisions(ours), withoutRevisions(theirs)};
+        };
+        m_cluster.etcdctl({"del", key});
+        for (const QStringList &write : {QStringList{"put", key, "v"}, QStringList{"put", key, "v", "--prev-kv"},
+                                         QStringList{"put", key, "v"}}) {
+            const auto [exitCode, ours, theirs] = both(write);
+            QCOMPARE(exitCode, 0);
+            QCOMPARE(ours, theirs);
+        }
+        const auto deleted = [&](const QStringList &arguments) {
+            m_cluster.etcdctl({"put", key, "v"});
+            QByteArray ours;
+            const int exitCode = runToEnd(arguments + written, &ours);
+            m_cluster.etcdctl({"put", key, "v"});
+            const QByteArray theirs = m_cluster.etcdctl(arguments + written).trimmed();
+            return std::tuple{exitCode, withoutRevisions(ours), withoutRevisions(theirs)};
+        };
+        for (const QStringList &remove : {QStringList{"del", key}, QStringList{"del", key, "--prev-kv"},
+                                          QStringList{"del", key + "/", "--prefix"}}) {
+            const auto [exitCode, ours, theirs] = deleted(remove);
+            QCOMPARE(exitCode, 0);
+            QCOMPARE(ours, theirs);
+        }
+        // Nothing to delete: etcdctl leaves "deleted" out.
+        const auto [exitCode, ours, theirs] = both({"del", key + "/none"});
+        QCOMPARE(exitCode, 0);
+        QCOMPARE(ours, theirs);
+    }
+
+    void hexIsEtcdctls()
+    {
+        writeEtcdctlFixture();
+        // Byte for byte, with the empty line of /cc/e/zempty's value.
+        auto ours = qetcd({"get", "/cc/e/", "--prefix", "--hex"});
+        QCOMPARE(ours->waitForExit(scaledMs(30000)), 0);
+        QCOMPARE(ours->standardOutput(), m_cluster.etcdctl({"get", "/cc/e/", "--prefix", "--hex"}));
+        auto fromEnvironment = qetcd({"get", "/cc/e/a"}, {{"ETCDCTL_HEX", "true"}});
+        QCOMPARE(fromEnvironment->waitForExit(scaledMs(30000)), 0);
+        QCOMPARE(fromEnvironment->rawLines().join('\n'), QByteArray("\\x2f\\x63\\x63\\x2f\\x65\\x2f\\x61\n\\x6f\\x6e\\x65"));
+    }
+
+    // etcdctl's elect -l (--listen) follows the election, as --observe does.
+    void electListenIsObserve()
+    {
+        m_cluster.etcdctl({"put", "/cc/el/leader", "p1"});
+        for (const QString &spelling : {QStringLiteral("-l"), QStringLiteral("--listen")}) {
+            auto listener = qetcd({"elect", spelling, "/cc/el", "--hold", "1"});
+            QCOMPARE(listener->waitForExit(scaledMs(30000)), 0);
+            QVERIFY2(listener->has("established"), listener->transcript().constData());
+            QCOMPARE(listener->event("leaderChanged").value("value").toString(), QStringLiteral("p1"));
+        }
+    }
+
+    // etcdctl refuses a format a command lacks, and so does qetcd, naming it.
+    void formatsACommandLacksAreRefused()
+    {
+        QByteArray err;
+        QCOMPARE(runToEnd({"get", "/cc/e/a", "-w", "table"}, nullptr, &err), 128);
+        QVERIFY2(isOneLine(err) && err.contains("no table output"), err.constData());
+        QCOMPARE(runToEnd({"-w", "fields", "watch", "/cc/e/a"}, nullptr, &err), 128);
+        QVERIFY2(isOneLine(err) && err.contains("no fields output"), err.constData());
+        QCOMPARE(runToEnd({"-w", "fields", "del", "/cc/e/", "--prefix", "--dry-run"}, nullptr, &err), 128);
+        QVERIFY2(isOneLine(err) && err.contains("--dry-run"), err.constData());
     }
 
     void bareNumbersAreSeconds()

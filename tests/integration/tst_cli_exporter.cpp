@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // qetcd exporter against a real etcd member: what /metrics and /healthz answer over HTTP while
 // CLI participants come and go, while etcd stops answering, and what bad command lines get.
 #include "../common/awaitfuture.h"

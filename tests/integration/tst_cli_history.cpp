@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `qetcd history` and `qetcd inspect --rev` against a real etcd member: a scripted coordination
 // story (a lock handed on five times between qetcd, etcdctl and qetcd again, two locks of one
 // lease that expires, an election whose leader resigns, a barrier set and removed, a service

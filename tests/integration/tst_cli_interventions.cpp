@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An operator's interventions from the qetcd CLI (lock break, semaphore break, elect force,
 // barrier lift and release) against a real etcd member, on participants that are real qetcd
 // processes: each intervention must produce, in the process it hits, the event the library

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // qetcd export, import, diff and del --dry-run against real etcd, through the binary: a round
 // trip into another prefix, the dry run's plan, refusals (bad file, --read-only, existing file)
 // with etcdctl's exit codes, and JSON-aware diffs of a key's revisions.

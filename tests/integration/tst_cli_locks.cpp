@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // qetcd lock, elect and semaphore against a real etcd member: the binary is run as an operator
 // would run it, next to etcdctl on the same names, its JSON lines are read as they arrive, and
 // it is stopped with real signals.

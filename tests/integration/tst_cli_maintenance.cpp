@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The maintenance commands against real etcd: `check consistency`, `move-leader`, `defrag` and
 // `snapshot save` on three members, and a NOSPACE alarm raised for real on a member with a tiny quota, refused
 // under --read-only, then disarmed once space was freed. Each through the qetcd binary.

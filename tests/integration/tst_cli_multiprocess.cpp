@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Many qetcd processes on one counter or queue at once, against a real etcd member: what each
 // process prints must add up to what etcd holds, with nothing counted or delivered twice.
 #include "../common/awaitfuture.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recipe commands of qetcd (barrier, double-barrier, service, counter, queue) against a
 // real etcd member: the binary runs as an operator would run it, several at once where the
 // recipe is a meeting, its JSON lines are read as they arrive, and long-running ones are

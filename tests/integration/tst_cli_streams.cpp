@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The long-running qetcd commands (watch, lease keep) against a real etcd member: the binary is
 // run as an operator would run it, its JSON lines are read as they arrive, and it is stopped with
 // real signals.

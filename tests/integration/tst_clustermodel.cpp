@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ClusterModel against a real three-member cluster under QAbstractItemModelTester: every
 // member, one leader, raft term and index, revision, db size, version, health with its round
 // trip, and a member that stops answering.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recogniser against what the clients people run in production write, driven as real
 // processes against a real etcd: node's etcd3 (npm, pinned by tests/clients/node's lockfile and
 // installed into the build tree) and Debian's python3-etcd3. The drivers in tests/clients take a

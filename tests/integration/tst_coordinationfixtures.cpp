@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recogniser against layouts written by the real tools: etcdctl lock and elect, and the
 // qetcd CLI for every recipe it offers (the read/write lock and the work queue, which the CLI
 // does not offer, through the library). Each fixture starts the processes one at a time,

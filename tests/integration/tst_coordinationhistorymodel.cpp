@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CoordinationHistoryModel against a real etcd member under QAbstractItemModelTester: a lock
 // held from before the revisions replayed, handed on to its waiter and released, becomes one
 // lane of bars with the right ends; keys taken with their lease at once are told apart from a

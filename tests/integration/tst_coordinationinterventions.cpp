@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CoordinationInterventions against a real etcd member: each takes away exactly the entry that
 // was shown, and nothing when that entry has changed since (tst_cli_interventions shows what
 // the participants it hits are told).

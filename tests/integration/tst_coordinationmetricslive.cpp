@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CoordinationMetrics following a real etcd member while qetcd CLI processes lock, campaign and
 // queue: the numbers an operator's alerts read, as render() writes them.
 #include "../common/awaitfuture.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CoordinationModel against a real etcd member under QAbstractItemModelTester: objects appear,
 // change and disappear as etcd changes, rows keep their place, and a burst is one update.
 #include "../common/awaitfuture.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // CoordinationMonitor telling what happens on the cluster as it happens, for processes other
 // than the one watching: hand-overs and releases in Go's lock layout, a lease taking several
 // objects' keys at once, and a service registration of another client healing after its lease

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recogniser against what etcd's own server-side Lock and Election services (v3lock,
 // v3election) write, as clients that use them do (jetcd, etcd-cpp-apiv3): etcd runs Go's
 // concurrency package on the client's behalf, so the keys must read as Go's layout, a lock with

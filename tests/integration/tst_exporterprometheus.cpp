@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // qetcd exporter scraped by a real Prometheus (Debian's `prometheus`, its own configuration and
 // data in a temporary folder, scraping every second): what CLI participants do in etcd is what
 // Prometheus's query API answers, and a participant cut off makes a shipped alert rule fire.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KeyModel and KeyTreeModel against a real etcd member, each under QAbstractItemModelTester:
 // paging with a continuation key, the watch (puts, changes, deletions, also beyond the pages
 // loaded so far), the selected key's value, and the tree by '/'.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KeySearchModel against a real etcd member under QAbstractItemModelTester: the keys a page has
 // loaded and the ones it has not are searched alike, as text, glob or regular expression, in
 // names or values; a bad pattern is an error that says where; a search can be cancelled.

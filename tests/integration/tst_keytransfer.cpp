@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KeyExport, KeyImport and BulkDelete against real etcd: etcdctl's own JSON shape, a round trip
 // through a file into a second cluster, the dry run's guard on every written key, refusals of
 // bad files and under read-only, and deletes in transactions of at most 128 keys.

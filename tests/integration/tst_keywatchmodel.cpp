@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // KeyWatchModel against a real etcd member under QAbstractItemModelTester: the changes of a
 // prefix in order with who made them, held while paused, filtered, bounded, exported as JSON
 // lines, replayed from a past revision, and from a compacted one where etcd's history begins,

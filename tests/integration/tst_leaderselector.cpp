@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "../common/awaitfuture.h"
 #include "../common/recipefixture.h"
 

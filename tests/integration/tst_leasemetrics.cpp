@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LeaseMetrics counting what really happens to a process's leases: a client cut off behind a
 // FaultProxy for longer than its TTLs loses a mutex's hold (an exclusivity lease) and has a
 // transient key's presence lease expire and heal once the link is back. The counts, by the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // LeaseModel against a real etcd member under QAbstractItemModelTester: granted and remaining
 // TTL with the expiry deadline a view counts down to, the attached keys, the coordination object
 // they make up, and a key re-put on another lease moving with it.

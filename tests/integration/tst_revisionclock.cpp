@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // RevisionClock against a real etcd member: it finds the cluster's file by the cluster's ID,
 // samples the revision into it, says between which two times a write's revision came, reads
 // the samples an earlier run kept, and names a file it cannot read rather than pass over it.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // SnapshotSave against real etcd: the file it saves is one etcdctl reads, its size and SHA-256
 // are those reported, an existing file is kept unless overwriting was asked for, and a save that
 // is cancelled, destroyed or refused leaves neither the file nor its part file behind.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shared waiting mechanics of the queueing recipes (lib/recipes/waiting_p.h), driven
 // directly: some of their paths cannot be reached reliably through a recipe.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Fails, naming every offender, when a file in one of lib/'s layers includes a header that lives
 # in a layer above its own. The layers, lowest first, are those of the architecture: recipes use
 # lease and transport, never the reverse, and so on down to core.

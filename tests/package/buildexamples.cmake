@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DBUILD_DIR=... -DEXAMPLES_DIR=... -DWORK_DIR=... -DLIBDIR=... -DGENERATOR=...
 #       -DCXX_COMPILER=... [-DLAUNCHER=...] -P buildexamples.cmake
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # checkcompletion.sh QETCD COMPLETION
 #
 # Sources COMPLETION, qetcd's bash completion, and completes command lines with it as bash
@@ -46,8 +47,8 @@ expect "defrag del diff double-barrier" d
 expect "lock" --endpoints 127.0.0.1:2379 lo
 expect "lock" --endpoints = 127.0.0.1:2379 lo
 expect "lock" -w json --read-only lo
-expect "json simple" -w ""
-expect "json" --write-out = j
+expect "fields json jsonl simple table" -w ""
+expect "json jsonl" --write-out = j
 expect "" lock --ttl ""
 expect "count hold lift release wait" barrier ""
 expect "break" lock b

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # checkdebs.sh CPACK BUILD_DIR WORK_DIR VERSION SOVERSION QMLIMPORTSCANNER QT_QML_DIR VIEWS_DIR
 #
 # Builds qetcd's Debian packages from BUILD_DIR with CPACK into WORK_DIR and checks them:

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # checkmetadata.sh SOURCE_DIR VERSION HOMEPAGE
 #
 # The console's desktop entry and AppStream metainfo pass their validators, the icon the entry

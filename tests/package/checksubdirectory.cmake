@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # cmake -DQETCD_SOURCE_DIR=... -DWORK_DIR=... -DGENERATOR=... -P checksubdirectory.cmake
 #
 # Configures subdirectory/, a project that adds qetcd with add_subdirectory() (its own checks

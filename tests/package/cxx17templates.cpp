@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The public headers' templates, instantiated as C++17 with every public codec: a template's
 // body is checked only when it is instantiated, and users instantiate them in their own code.
 

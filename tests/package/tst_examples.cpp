@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The programs of examples/, run as their users would run them: the fixture package_examples
 // (buildexamples.cmake) installed qetcd into a scratch prefix and built them there against it
 // alone; here each one runs against a real etcd member and its output and its writes in etcd

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // README.md quotes the examples, and must keep quoting them as they are: every fenced block
 // whose first line is a comment naming a file under examples/ is made of that file's lines, in
 // their order, indentation aside. A quote may leave lines out; a line of its own that starts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The fault checkers' verdicts on histories written by hand: overCapacity() on believed holds
 // that overlap, touch or stay within the capacity, and the fencing oracle on etcd histories
 // with a write inside its hold, after its entry went, under an entry that was not the oldest,

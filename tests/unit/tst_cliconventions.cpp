@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The qetcd CLI's conventions, without a server: durations, global options and the
 // ETCDCTL_* environment, lease IDs, JSON for key-value pairs, the event stream and the
 // shutdown signals that long-running commands use.
@@ -131,7 +132,8 @@ private Q_SLOTS:
         QCOMPARE(options->client.dialTimeout, 2s);
         QCOMPARE(options->commandTimeout, 5s);
         QCOMPARE(options->client.rpc.operationTimeout, 5s);
-        QVERIFY(!options->json);
+        QCOMPARE(options->output, OutputFormat::Simple);
+        QVERIFY(!options->hex);
     }
 
     void flagsWinOverEnvironment()
@@ -153,7 +155,78 @@ private Q_SLOTS:
         QCOMPARE(options->client.endpoints, QStringList{"http://127.0.0.1:1"});
         QCOMPARE(options->commandTimeout, 500ms);
         QCOMPARE(options->client.dialTimeout, 3s);
-        QVERIFY(options->json);
+        QCOMPARE(options->output, OutputFormat::JsonLines);
+    }
+
+    void writeOutNamesEtcdctlsFormatsAndJsonLines_data()
+    {
+        QTest::addColumn<QStringList>("flags");
+        QTest::addColumn<QString>("variable");
+        QTest::addColumn<OutputFormat>("output");
+        QTest::newRow("default") << QStringList{} << QString() << OutputFormat::Simple;
+        QTest::newRow("-w json") << QStringList{"-w", "json"} << QString() << OutputFormat::Json;
+        QTest::newRow("-w jsonl") << QStringList{"-w", "jsonl"} << QString() << OutputFormat::JsonLines;
+        QTest::newRow("--json") << QStringList{"--json"} << QString() << OutputFormat::JsonLines;
+        QTest::newRow("--json -w json") << QStringList{"--json", "-w", "json"} << QString() << OutputFormat::JsonLines;
+        QTest::newRow("-w fields") << QStringList{"-w", "fields"} << QString() << OutputFormat::Fields;
+        QTest::newRow("-w table") << QStringList{"--write-out=table"} << QString() << OutputFormat::Table;
+        QTest::newRow("ETCDCTL_WRITE_OUT") << QStringList{} << "fields" << OutputFormat::Fields;
+        QTest::newRow("flag over variable") << QStringList{"-w", "json"} << "fields" << OutputFormat::Json;
+    }
+
+    void writeOutNamesEtcdctlsFormatsAndJsonLines()
+    {
+        QFETCH(QStringList, flags);
+        QFETCH(QString, variable);
+        QFETCH(OutputFormat, output);
+        QString error;
+        const auto options = resolve(flags, variable.isEmpty() ? QProcessEnvironment()
+                                                               : environment({{"ETCDCTL_WRITE_OUT", variable}}),
+                                     &error);
+        QVERIFY2(options.has_value(), qPrintable(error));
+        QCOMPARE(options->output, output);
+    }
+
+    void refusesUnknownAndContradictoryFormats()
+    {
+        QString error;
+        QVERIFY(!resolve({"-w", "yaml"}, {}, &error));
+        QVERIFY2(error.contains("\"yaml\"") && error.contains("simple, json, jsonl, fields, table"), qPrintable(error));
+        QVERIFY(!resolve({"--json", "-w", "fields"}, {}, &error));
+        QVERIFY2(error.contains("contradict"), qPrintable(error));
+        QVERIFY(!resolve({"--json", "-w", "simple"}, {}, &error));
+        QVERIFY2(error.contains("contradict"), qPrintable(error));
+    }
+
+    void flagsReadTheirVariablesAsEtcdctlDoes()
+    {
+        QString error;
+        auto options = resolve({}, environment({{"ETCDCTL_HEX", "true"}, {"ETCDCTL_READ_ONLY", "1"}}), &error);
+        QVERIFY2(options.has_value(), qPrintable(error));
+        QVERIFY(options->hex);
+        QVERIFY(options->client.readOnly);
+        options = resolve({}, environment({{"ETCDCTL_HEX", "false"}, {"ETCDCTL_JSON", "True"}}), &error);
+        QVERIFY2(options.has_value(), qPrintable(error));
+        QVERIFY(!options->hex);
+        QCOMPARE(options->output, OutputFormat::JsonLines);
+        options = resolve({"--hex"}, environment({{"ETCDCTL_HEX", "false"}}), &error);
+        QVERIFY2(options.has_value(), qPrintable(error));
+        QVERIFY(options->hex);
+
+        QVERIFY(!resolve({}, environment({{"ETCDCTL_HEX", "yes"}}), &error));
+        QVERIFY2(error.startsWith("ETCDCTL_HEX:") && error.contains("\"yes\""), qPrintable(error));
+        for (const auto &[flags, variables] :
+             {std::pair{QStringList{"--insecure-skip-tls-verify"}, QList<std::pair<QString, QString>>{}},
+              std::pair{QStringList{}, QList<std::pair<QString, QString>>{{"ETCDCTL_INSECURE_SKIP_TLS_VERIFY", "true"}}}}) {
+            QVERIFY(!resolve(flags, environment(variables), &error));
+            QVERIFY2(error.contains("INSECURE_SKIP_TLS_VERIFY") || error.contains("--insecure-skip-tls-verify"),
+                     qPrintable(error));
+            QVERIFY2(error.contains("--cacert"), qPrintable(error));
+        }
+        // A password to a remote plaintext endpoint is allowed by the variable as by the flag.
+        options = resolve({"--user", "root:pw", "--endpoints", "db.example:2379"},
+                          environment({{"ETCDCTL_INSECURE_TRANSPORT", "true"}}), &error);
+        QVERIFY2(options.has_value(), qPrintable(error));
     }
 
     void bareEndpointsUseTlsWhenTlsFilesAreGiven()
@@ -246,14 +319,15 @@ private Q_SLOTS:
         QVERIFY2(error.contains("ftp://x:1"), qPrintable(error));
     }
 
-    void everyValueOptionNamesItsVariable()
+    void everyOptionNamesItsVariable()
     {
         for (const QCommandLineOption &option : globalOptions()) {
-            if (option.valueName().isEmpty())
+            const QString name = option.names().constLast();
+            if (name == QLatin1String("help"))
                 continue;
-            const QString variable = "ETCDCTL_" + option.names().first().toUpper().replace('-', '_');
+            const QString variable = "ETCDCTL_" + name.toUpper().replace('-', '_');
             QVERIFY2(option.description().contains(variable), qPrintable(option.description()));
-            QVERIFY(takesValue(option.names().first()));
+            QCOMPARE(takesValue(name), !option.valueName().isEmpty());
         }
         QVERIFY(!takesValue("json"));
         QVERIFY(!takesValue("help"));
@@ -293,6 +367,35 @@ private Q_SLOTS:
         QCOMPARE(leaseHex(0x694d7b0c0d1e0d0a), QStringLiteral("694d7b0c0d1e0d0a"));
         QCOMPARE(leaseHex(0x1f), QStringLiteral("000000000000001f"));
         QCOMPARE(parseLeaseId(leaseHex(0x1f)), std::optional<qint64>(0x1f));
+    }
+
+    void quotesAsGoDoes_data()
+    {
+        QTest::addColumn<QByteArray>("bytes");
+        QTest::addColumn<QByteArray>("quoted");
+        QTest::newRow("plain") << QByteArray("/a b") << QByteArray("\"/a b\"");
+        QTest::newRow("quote and backslash") << QByteArray("x\"\\") << QByteArray("\"x\\\"\\\\\"");
+        QTest::newRow("named controls") << QByteArray("\n\t\r\a") << QByteArray("\"\\n\\t\\r\\a\"");
+        QTest::newRow("other controls") << QByteArray("\x1b\x7f", 2) << QByteArray("\"\\x1b\\x7f\"");
+        QTest::newRow("not UTF-8") << QByteArray("\xff\xfe") << QByteArray("\"\\xff\\xfe\"");
+        QTest::newRow("printable UTF-8 kept") << QByteArray("h\xc3\xa9") << QByteArray("\"h\xc3\xa9\"");
+        QTest::newRow("no-break space") << QByteArray("\xc2\xa0") << QByteArray("\"\\u00a0\"");
+        QTest::newRow("bidi override") << QByteArray("\xe2\x80\xae") << QByteArray("\"\\u202e\"");
+        QTest::newRow("empty") << QByteArray() << QByteArray("\"\"");
+    }
+
+    void quotesAsGoDoes()
+    {
+        QFETCH(QByteArray, bytes);
+        QFETCH(QByteArray, quoted);
+        QCOMPARE(goQuoted(bytes), quoted);
+    }
+
+    void hexIsEtcdctls()
+    {
+        QCOMPARE(hexBytes("ab"), QByteArray("\\x61\\x62"));
+        QCOMPARE(hexBytes(QByteArray("\x00\xff", 2)), QByteArray("\\x00\\xff"));
+        QCOMPARE(hexBytes({}), QByteArray());
     }
 
     void keyValueJsonKeepsBytes()

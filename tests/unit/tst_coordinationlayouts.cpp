@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Layouts an operator declares: the file's checks, each error's message, and what the
 // recogniser makes of keys a declared layout takes.
 #include <QEtcd/coordinationlayouts.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The metrics of coordination objects, without a server: the changes a monitor would signal are
 // signalled by the test, and what render() writes is read back as Prometheus would read it.
 #include <QEtcd/coordinationmetrics.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recogniser on hand-made records: etcd-recipes' layouts (whose Kotlin tool is not run
 // here; the key and value formats are its documented ones) and the corner cases that decide
 // between layouts. Fixtures written by the real tools are in tst_coordinationfixtures.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // DisplayText: keys that are not UTF-8 go through QML and back unchanged, and what is shown of
 // etcd's bytes says what is stored: controls, bidirectional controls and foreign bytes escaped.
 #include "displaytext.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // EventLogModel under QAbstractItemModelTester: appends become rows once per frame, in order,
 // with monotonic times; the filter; JSON lines and CSV exports of what the filter keeps; the
 // capacity, beyond which the oldest events and their rows go.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The revision-to-time map `qetcd record` keeps and `qetcd history --map` reads: what a file
 // says, what it refuses (naming the line), and between which two samples a revision falls.
 #include <QEtcd/revisiontimes.h>

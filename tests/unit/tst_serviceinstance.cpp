@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include <QEtcd/codecs.h>
 #include <QEtcd/serviceinstance.h>
 #include <QEtcd/serviceprovider.h>

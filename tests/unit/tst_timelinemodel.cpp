@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // TimelineModel over an EventLogModel (under QAbstractItemModelTester): lanes in first-seen
 // order with members last; fault and member bands; both moments of a loss and the margin
 // between them, either way round; the markers and lease lines it gives the trace layer, the window's only; the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ValueDiff: line diffs of two values, JSON compared as normalized (keys sorted, pretty printed).
 #include <QEtcd/valuediff.h>
 

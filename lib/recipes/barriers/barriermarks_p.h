@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What a barrier's key holds for the instant before it is deleted on purpose, so that a waiter

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "keymirror_p.h"
 
 #include "client_p.h"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "nodecache.h"
 
 #include "keymirror_p.h"

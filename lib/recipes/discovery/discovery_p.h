@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What the discovery recipes share: etcd-recipes' key layout and the one way to read a

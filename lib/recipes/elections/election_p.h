@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What LeaderSelector, LeaderLatch and LeaderObserver share: etcd's native election layout and

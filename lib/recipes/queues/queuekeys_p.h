@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // The key pieces of etcd-recipes' queue layouts, kept byte for byte for interop, and the one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Drives node's etcd3 client for qetcd's integration tests: takes a lock or campaigns in an
 // election, prints a JSON line when it holds or leads, then keeps it until SIGTERM (gives it up)
 // or SIGKILL. Lease IDs are printed in decimal, as strings: they do not fit a JS number.

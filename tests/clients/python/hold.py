@@ -1,4 +1,5 @@
 #!/usr/bin/python3
+# SPDX-License-Identifier: Apache-2.0
 """Drives Debian's python3-etcd3 client for qetcd's integration tests: takes a lock, waiting
 while someone else holds it, prints a JSON line when it waits and when it holds it, then keeps
 it until SIGTERM (releases it) or SIGKILL.

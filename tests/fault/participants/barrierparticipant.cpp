@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The counted-barrier checker's saboteur (tst_barrierchecker): one arrival at a counted barrier
 // per run, like one `qetcd barrier count`, printing the CLI's lines ("waiting" before the
 // arrival is asked for, "arrived" with its round once its key is written, "released", each with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One candidate in the election checker (tst_electionchecker): a LeaderSelector whose term
 // acts as leader for as long as isLeader() says yes, asked every two milliseconds: it makes
 // blind writes to one shared key, guarded only by the fence (guardedTxn), each naming its

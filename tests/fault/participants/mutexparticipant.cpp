@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One contender in the mutual-exclusion checker (tst_mutexchecker): takes the lock again and
 // again and, inside each hold, makes blind writes to one shared key, guarded only by the fence
 // (a put inside guardedTxn whose value names the writer's fencing token and hold key). While

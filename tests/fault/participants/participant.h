@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // What every checker participant program shares: one JSON line per event on stdout, stamped

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // One contender in the semaphore checker (tst_semaphorechecker): acquires a permit again and
 // again, half the time for a short hold and half the time for one long enough for a fault to
 // outlast the 2 s lease, and asks heldPermits() every two milliseconds while it holds. Inside

@@ -1,3 +1,5 @@
+// SPDX-License-Identifier: Apache-2.0
+
 // Package benchreport holds what the Go reference programs (golock, gortt, golease) share in
 // how they measure and report: the process's CPU time and resident memory as the C++ benchmarks
 // read them, and failing with the program's name. Percentiles are the C++ side's: the programs

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 
 // Breaks the rule checklayers.cmake enforces: core reaching up into transport.
