@@ -27,6 +27,19 @@ private:
     EtcdCluster m_cluster;
     std::unique_ptr<Client> m_client;
 
+    // model set to watch prefix, and PutOptions on a new lease of 60 s (its ID in *lease) to
+    // write what it should see.
+    PutOptions watchedOnNewLease(CoordinationModel &model, const QString &prefix, qint64 *lease)
+    {
+        model.setPrefix(prefix);
+        model.setClient(m_client.get());
+        const LeaseGrantResult granted = awaited(m_client->leaseGrant(60));
+        *lease = granted.id;
+        PutOptions options;
+        options.lease = granted.id;
+        return options;
+    }
+
 private Q_SLOTS:
     void initTestCase()
     {
@@ -104,13 +117,9 @@ private Q_SLOTS:
     void namesTheRuleAndShowsABinaryValueInHex()
     {
         CoordinationModel model;
-        model.setPrefix(QStringLiteral("/locks/cm-"));
-        model.setClient(m_client.get());
+        qint64 lease = 0;
+        const PutOptions onLease = watchedOnNewLease(model, QStringLiteral("/locks/cm-"), &lease);
         QTRY_COMPARE_WITH_TIMEOUT(model.status(), ModelStatus::Ready, scaledMs(10000));
-        LeaseGrantResult lease;
-        QETCD_AWAIT(m_client->leaseGrant(60), lease);
-        PutOptions onLease;
-        onLease.lease = lease.id;
         QVERIFY(awaitFuture(
             m_client->put("/locks/cm-job", QByteArray::fromHex("d056cd98f0a211f1bddb02fc00000001"), onLease)));
         QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 1, scaledMs(10000));
@@ -119,7 +128,7 @@ private Q_SLOTS:
         const QVariantMap holder = lock.data(CoordinationModel::HoldersRole).toList().value(0).toMap();
         QCOMPARE(holder.value("value").toString(), QStringLiteral("d056cd98f0a211f1bddb02fc00000001"));
         Result revoked;
-        QETCD_AWAIT(m_client->leaseRevoke(lease.id), revoked);
+        QETCD_AWAIT(m_client->leaseRevoke(lease), revoked);
         QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 0, scaledMs(10000));
     }
 
@@ -127,13 +136,9 @@ private Q_SLOTS:
     void aServiceInstanceShowsItsAddressAndPayload()
     {
         CoordinationModel model;
-        model.setPrefix(QStringLiteral("/cm-services/"));
-        model.setClient(m_client.get());
+        qint64 lease = 0;
+        const PutOptions onLease = watchedOnNewLease(model, QStringLiteral("/cm-services/"), &lease);
         QTRY_COMPARE_WITH_TIMEOUT(model.status(), ModelStatus::Ready, scaledMs(10000));
-        LeaseGrantResult lease;
-        QETCD_AWAIT(m_client->leaseGrant(60), lease);
-        PutOptions onLease;
-        onLease.lease = lease.id;
         ServiceInstance api(QStringLiteral("api"), QStringLiteral(R"({"zone": "eu-1",   "weight": 3})"));
         api.setAddress(QStringLiteral("10.0.0.7"));
         api.setPort(8443);
@@ -145,7 +150,7 @@ private Q_SLOTS:
         QCOMPARE(instance.value(QStringLiteral("name")).toString(), api.id());
         QCOMPARE(instance.value(QStringLiteral("detail")).toString(), QStringLiteral(R"(10.0.0.7:8443 · {"zone": "eu-1", "weight": 3})"));
         Result revoked;
-        QETCD_AWAIT(m_client->leaseRevoke(lease.id), revoked);
+        QETCD_AWAIT(m_client->leaseRevoke(lease), revoked);
         QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 0, scaledMs(10000));
     }
 
