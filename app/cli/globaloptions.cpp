@@ -8,10 +8,13 @@
 #include <QtNetwork/QHostAddress>
 
 #include <algorithm>
+#include <limits>
 
 namespace QEtcd::Cli {
 
 namespace {
+// gRPC's own default: a smaller limit would refuse answers etcd sends every client.
+constexpr qint64 MinimumReceiveBytes = 4 * 1024 * 1024;
 struct Spec
 {
     const char *name;
@@ -35,6 +38,7 @@ constexpr Spec specs[] = {
     {"namespace", "PREFIX", "Prefix added to every key and stripped from every answer", nullptr},
     {"dial-timeout", "DURATION", "Time to connect to an endpoint, e.g. 2s, 500ms", "2s"},
     {"command-timeout", "DURATION", "Time limit of each request, e.g. 5s, 1m", "5s"},
+    {"max-recv-bytes", "BYTES", "Largest answer accepted, at least 4194304 (4 MiB)", "33554432"},
     {"write-out", "FORMAT", "Output format: simple (text), json (etcdctl's document for get, put and del; "
      "elsewhere as jsonl), jsonl (as --json), fields (etcdctl's) or table (where etcdctl has one)", "simple", "w"},
     {"json", nullptr, "Print one JSON object per line instead of text", nullptr},
@@ -237,6 +241,17 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
         *target = *parsed;
     }
     client.rpc.operationTimeout = options.commandTimeout;
+
+    const Setting receiveLimit = get("max-recv-bytes");
+    bool isNumber = false;
+    const qint64 receiveBytes = receiveLimit.value.toLongLong(&isNumber);
+    if (!isNumber || receiveBytes < MinimumReceiveBytes || receiveBytes > std::numeric_limits<int>::max()) {
+        return fail(QStringLiteral("%1: \"%2\" is not a number of bytes from %3 (4 MiB) to %4")
+                        .arg(receiveLimit.source, receiveLimit.value)
+                        .arg(MinimumReceiveBytes)
+                        .arg(std::numeric_limits<int>::max()));
+    }
+    client.maxReceiveMessageSize = int(receiveBytes);
 
     if (const Status valid = client.validate(); !valid)
         return fail(valid.message());

@@ -33,7 +33,7 @@ struct GlobalOptions
 };
 
 // --endpoints, --cacert, --cert, --key, --user, --password, --namespace, --dial-timeout,
-// --command-timeout, -w/--write-out, --json, --hex, --read-only, --insecure-transport,
+// --command-timeout, --max-recv-bytes, -w/--write-out, --json, --hex, --read-only, --insecure-transport,
 // --insecure-skip-tls-verify (refused, named) and --help. Each option also reads ETCDCTL_<NAME> (ETCDCTL_DIAL_TIMEOUT for --dial-timeout), as
 // etcdctl does; a flag's variable is true or false (ETCDCTL_HEX=true).
 QList<QCommandLineOption> globalOptions();

@@ -27,6 +27,7 @@ Dialog {
         keyFile.text = profile.keyFile || "";
         userField.text = profile.user || "";
         namespaceField.text = profile["namespace"] || "";
+        receiveLimit.value = Math.round((profile.maxRecvBytes || 32 * 1048576) / 1048576);
         readOnlyChosen = name.length > 0;
         readOnly.checked = (name ? !!profile.readOnly : false) || !loopback;
         error = "";
@@ -35,7 +36,8 @@ Dialog {
     }
     function collect() {
         return { name: nameField.text.trim(), endpoints: endpointList, caFile: caFile.text, certFile: certFile.text,
-                 keyFile: keyFile.text, user: userField.text, "namespace": namespaceField.text, readOnly: readOnly.checked };
+                 keyFile: keyFile.text, user: userField.text, "namespace": namespaceField.text, readOnly: readOnly.checked,
+                 maxRecvBytes: receiveLimit.value * 1048576 };
     }
     function save(andConnect) {
         const profile = collect();
@@ -89,6 +91,27 @@ Dialog {
         }
         Label { text: qsTr("Namespace"); color: Theme.mutedText }
         TextField { id: namespaceField; font.family: Theme.monoFamily; placeholderText: qsTr("none: every key"); Layout.fillWidth: true }
+        Label { text: qsTr("Largest answer"); color: Theme.mutedText }
+        RowLayout {
+            spacing: Theme.spacing
+            Layout.fillWidth: true
+            SpinBox {
+                id: receiveLimit
+                objectName: "profileMaxRecv"
+                from: 4
+                to: 2047
+                value: 32
+                editable: true
+            }
+            Label {
+                textFormat: Text.PlainText
+                text: qsTr("MiB. An answer over this (many keys at once, a large value) is refused; the pages read in smaller pieces")
+                color: Theme.mutedText
+                font.pixelSize: Theme.smallFont
+                wrapMode: Text.Wrap
+                Layout.fillWidth: true
+            }
+        }
         Item { width: 1; height: 1 }
         CheckBox {
             id: readOnly

@@ -6,6 +6,9 @@
 #include <QEtcd/clientoptions.h>
 
 #include <QtCore/QSettings>
+
+#include <algorithm>
+#include <limits>
 #include <QtNetwork/QHostAddress>
 #include <QtNetwork/QHostInfo>
 #include <QtNetwork/QNetworkInterface>
@@ -35,6 +38,9 @@ QEtcd::ClientOptions optionsOf(const QVariantMap &profile, const QString &passwo
         options.dialTimeout = std::chrono::milliseconds(dial);
     if (const qint64 command = profile.value(QStringLiteral("commandTimeoutMs")).toLongLong(); command > 0)
         options.rpc.operationTimeout = std::chrono::milliseconds(command);
+    // Checked by ClientOptions::validate() when the client is made: below 4 MiB is refused, named.
+    if (const qint64 receive = profile.value(QStringLiteral("maxRecvBytes")).toLongLong(); receive > 0)
+        options.maxReceiveMessageSize = int(std::min<qint64>(receive, std::numeric_limits<int>::max()));
     return options;
 }
 
@@ -132,6 +138,8 @@ QVariantMap Connection::profile(const QString &name) const
                 profile.insert(key, settings.value(key));
             profile.insert(QStringLiteral("endpoints"), settings.value(QStringLiteral("endpoints")).toStringList());
             profile.insert(QStringLiteral("readOnly"), settings.value(QStringLiteral("readOnly")).toBool());
+            if (settings.contains(QStringLiteral("maxRecvBytes")))
+                profile.insert(QStringLiteral("maxRecvBytes"), settings.value(QStringLiteral("maxRecvBytes")).toLongLong());
             return profile;
         }
         settings.endGroup();
@@ -159,6 +167,7 @@ QString Connection::saveProfile(const QVariantMap &profile)
     for (const char *key : {"caFile", "certFile", "keyFile", "user", "namespace"})
         settings.setValue(QLatin1String(key), profile.value(QLatin1String(key)).toString());
     settings.setValue(QStringLiteral("readOnly"), options.readOnly);
+    settings.setValue(QStringLiteral("maxRecvBytes"), qint64(options.maxReceiveMessageSize));
     settings.endGroup();
     settings.sync();
     if (settings.status() != QSettings::NoError)
@@ -441,7 +450,8 @@ QVariantMap Connection::profileOf(const QEtcd::ClientOptions &options)
             {QStringLiteral("namespace"), QString::fromUtf8(options.keyNamespace)},
             {QStringLiteral("readOnly"), options.readOnly},
             {QStringLiteral("dialTimeoutMs"), qint64(options.dialTimeout.count())},
-            {QStringLiteral("commandTimeoutMs"), qint64(options.rpc.operationTimeout.count())}};
+            {QStringLiteral("commandTimeoutMs"), qint64(options.rpc.operationTimeout.count())},
+            {QStringLiteral("maxRecvBytes"), qint64(options.maxReceiveMessageSize)}};
 }
 
 void Connection::setProblem(const QString &problem, const QString &kind)

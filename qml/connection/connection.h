@@ -20,7 +20,7 @@
 // that does not answer, or is too busy to, is asked again every few seconds until it does.
 //
 // A profile is a map: name, endpoints (list), caFile, certFile, keyFile, user, namespace,
-// readOnly. The command line's connection is the same map without a name, with the password
+// readOnly, maxRecvBytes (the largest answer accepted; absent: the client's default). The command line's connection is the same map without a name, with the password
 // it was given (never written anywhere), its dialTimeoutMs and commandTimeoutMs, and what the
 // command line decided about writes: readOnly (--read-only, which then holds for every
 // connection of the window), writable (--writable) and profile (--profile, the connection that

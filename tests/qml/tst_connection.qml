@@ -220,6 +220,31 @@ Item {
             compare(link.participantOptions().commandTimeoutMs, 1234)
         }
 
+        // --max-recv-bytes, and a profile's own limit, reach the client; a limit below 4 MiB is
+        // refused when the profile is saved.
+        function test_receiveLimitReachesTheClient() {
+            const window = open({ endpoints: [qetcdTest.endpoint], maxRecvBytes: 8388608 })
+            const link = findConnection(window)
+            tryVerify(function() { return link.client !== null }, qetcdTest.timeout(5000))
+            compare(link.participantOptions().maxRecvBytes, 8388608)
+
+            const dialog = window.profileDialog
+            dialog.edit("")
+            tryCompare(dialog, "opened", true)
+            const limit = findChild(dialog.contentItem, "profileMaxRecv")
+            compare(limit.value, 32, "the client's default")
+            findChild(dialog.contentItem, "profileName").text = "big-answers"
+            findChild(dialog.contentItem, "profileEndpoints").text = qetcdTest.endpoint
+            limit.value = 64
+            dialog.save(true)
+            tryCompare(dialog, "visible", false)
+            compare(link.profile("big-answers").maxRecvBytes, 64 * 1048576)
+            tryCompare(link, "profileName", "big-answers")
+            tryVerify(function() { return link.participantOptions().maxRecvBytes === 64 * 1048576 }, qetcdTest.timeout(5000))
+            compare(link.saveProfile({ name: "tiny", endpoints: [qetcdTest.endpoint], maxRecvBytes: 1024 }).indexOf("at least 4 MiB") >= 0, true)
+            link.removeProfile("big-answers")
+        }
+
         function test_tlsFilesAreTypedOrPicked() {
             const window = open({ endpoints: [qetcdTest.endpoint] })
             const dialog = window.profileDialog

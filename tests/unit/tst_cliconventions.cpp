@@ -156,6 +156,11 @@ private Q_SLOTS:
         QCOMPARE(options->commandTimeout, 500ms);
         QCOMPARE(options->client.dialTimeout, 3s);
         QCOMPARE(options->output, OutputFormat::JsonLines);
+        QCOMPARE(options->client.maxReceiveMessageSize, 32 * 1024 * 1024);
+
+        options = resolve({"--max-recv-bytes", "8388608"}, env, &error);
+        QVERIFY2(options.has_value(), qPrintable(error));
+        QCOMPARE(options->client.maxReceiveMessageSize, 8 * 1024 * 1024);
     }
 
     void writeOutNamesEtcdctlsFormatsAndJsonLines_data()
@@ -313,6 +318,10 @@ private Q_SLOTS:
         QVERIFY2(error.startsWith("ETCDCTL_COMMAND_TIMEOUT:"), qPrintable(error));
         QVERIFY(!resolve({"--command-timeout", "0"}, {}, &error));
         QVERIFY2(error.contains("longer than 0"), qPrintable(error));
+        QVERIFY(!resolve({"--max-recv-bytes", "1000"}, {}, &error));
+        QVERIFY2(error.startsWith("--max-recv-bytes: \"1000\" is not a number of bytes from 4194304"), qPrintable(error));
+        QVERIFY(!resolve({}, environment({{"ETCDCTL_MAX_RECV_BYTES", "lots"}}), &error));
+        QVERIFY2(error.startsWith("ETCDCTL_MAX_RECV_BYTES: \"lots\""), qPrintable(error));
         QVERIFY(!resolve({"--endpoints", ","}, {}, &error));
         QVERIFY2(error.contains("no endpoints"), qPrintable(error));
         QVERIFY(!resolve({"--endpoints", "ftp://x:1"}, {}, &error));
