@@ -20,24 +20,23 @@ set(_identifier "SPDX-License-Identifier: Apache-2.0")
 # A worktree's .git is a file, a clone's a folder. Only this tree's own .git counts: git would
 # otherwise answer for a repository that merely encloses the tree.
 find_program(_git git)
+set(_in_git FALSE)
 if(EXISTS "${SOURCE_DIR}/.git" AND _git)
-  execute_process(COMMAND "${_git}" -C "${SOURCE_DIR}" ls-files
-                  OUTPUT_VARIABLE _listing OUTPUT_STRIP_TRAILING_WHITESPACE
-                  RESULT_VARIABLE _result ERROR_VARIABLE _error)
-  if(NOT _result EQUAL 0)
-    message(FATAL_ERROR "checkspdx.cmake: git ls-files failed in ${SOURCE_DIR}: ${_error}")
-  endif()
-  string(REPLACE "\n" ";" _files "${_listing}")
+  set(_in_git TRUE)
+  set(_list_files "${_git}" ls-files)
 else()
   # find(1), not a CMake glob: the house rule keeps globs out of CMake, and this is a listing of
   # what is there, which is what find is for.
-  execute_process(COMMAND find . -type f WORKING_DIRECTORY "${SOURCE_DIR}"
-                  OUTPUT_VARIABLE _listing OUTPUT_STRIP_TRAILING_WHITESPACE
-                  RESULT_VARIABLE _result ERROR_VARIABLE _error)
-  if(NOT _result EQUAL 0)
-    message(FATAL_ERROR "checkspdx.cmake: find failed in ${SOURCE_DIR}: ${_error}")
-  endif()
-  string(REPLACE "\n" ";" _files "${_listing}")
+  set(_list_files find . -type f)
+endif()
+execute_process(COMMAND ${_list_files} WORKING_DIRECTORY "${SOURCE_DIR}"
+                OUTPUT_VARIABLE _listing OUTPUT_STRIP_TRAILING_WHITESPACE
+                RESULT_VARIABLE _result ERROR_VARIABLE _error)
+if(NOT _result EQUAL 0)
+  message(FATAL_ERROR "checkspdx.cmake: listing the files of ${SOURCE_DIR} failed: ${_error}")
+endif()
+string(REPLACE "\n" ";" _files "${_listing}")
+if(NOT _in_git)
   list(TRANSFORM _files REPLACE "^\\./" "")
   list(SORT _files)
   set(_caches ${_files})
