@@ -456,17 +456,19 @@ void CoordinationHistoryModel::takeOlder(bool last)
                 stillOn.push_back(std::move(bar));
                 continue;
             }
-            // On at the seam: the newest revisions' replay began with it on. Theirs is the start.
+            // The same key, created at the same revision, is one hold that lasted: the newest
+            // revisions' replay began with it on, and its bar now starts where this one did.
             const auto joined = std::find_if(to.bars.begin(), to.bars.end(), [&](const Bar &newest) {
-                return newest.fromBefore && newest.from == m_seam && newest.waiter == bar.waiter && newest.key == bar.key;
+                return newest.fromBefore && newest.from == m_seam && newest.waiter == bar.waiter && newest.key == bar.key
+                    && newest.token == bar.token;
             });
             if (joined != to.bars.end()) {
                 joined->from = bar.from;
                 joined->fromBefore = bar.fromBefore;
-                --older.m_items;
-                continue;
             }
-            taken.push_back(std::move(bar));
+            // Otherwise it ended where the older replay did not reach (it was stopped short of the
+            // seam): its end is unknown, and it is not drawn as if it had lasted.
+            --older.m_items;
         }
         std::stable_sort(taken.begin(), taken.end(), [](const Bar &a, const Bar &b) { return a.from < b.from; });
         const auto newestBars = std::find_if(to.bars.begin(), to.bars.end(), [this](const Bar &bar) {
