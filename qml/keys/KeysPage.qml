@@ -220,6 +220,9 @@ ConsolePage {
     KeyModel {
         id: keys
         paused: page.paused
+        // Other rows: a Shift+click starts a run afresh.
+        onPrefixChanged: page.markAnchor = -1
+        onAsOfRevisionChanged: page.markAnchor = -1
         onWriteFinished: (action, key, status) => {
             if (action === "create") {
                 newKeyDialog.finished(status, page.advise(status));
