@@ -71,6 +71,13 @@ ConsolePage {
             markAnchor = row;
         list.currentIndex = row;
     }
+    // A bulk delete's count as its confirmation lists it: the sample, one key a line, and how
+    // many more there are.
+    function countedSample(counted) {
+        const sample = counted.sample || [];
+        return sample.map(key => DisplayText.escape(key)).join("\n")
+            + ((counted.counted || 0) > sample.length ? "\n" + qsTr("… and %1 more").arg(Format.count(counted.counted - sample.length)) : "");
+    }
     function deleteMarked() {
         keysToDelete = keys.markedKeys;
         transfer.countKeys(keysToDelete);
@@ -288,8 +295,7 @@ ConsolePage {
         destructive: true
         typedConfirmation: page.confirmationWord
         message: qsTr("Every key under %1 is deleted, at most 128 a transaction, with the keys written under it meanwhile. Leases are left alone; earlier values stay readable until etcd compacts them.").arg(DisplayText.escape(keys.prefix))
-                 + "\n\n" + (counted.sample || []).map(key => DisplayText.escape(key)).join("\n")
-                 + ((counted.counted || 0) > (counted.sample || []).length ? "\n" + qsTr("… and %1 more").arg(Format.count(counted.counted - counted.sample.length)) : "")
+                 + "\n\n" + page.countedSample(counted)
         onConfirmed: transfer.deletePrefix(keys.prefix)
     }
     ConfirmDialog {
@@ -303,8 +309,7 @@ ConsolePage {
         typedConfirmation: page.confirmationWord
         message: qsTr("These keys are deleted whatever their values are now, at most 128 a transaction. Leases are left alone; a key on a lease is lost to whatever holds it (a lock, a registration). Earlier values stay readable until etcd compacts them.")
                  + (missing > 0 ? "\n" + qsTr("%n of the marked keys no longer exist(s).", "", missing) : "")
-                 + "\n\n" + (counted.sample || []).map(key => DisplayText.escape(key)).join("\n")
-                 + ((counted.counted || 0) > (counted.sample || []).length ? "\n" + qsTr("… and %1 more").arg(Format.count(counted.counted - counted.sample.length)) : "")
+                 + "\n\n" + page.countedSample(counted)
         onConfirmed: transfer.deleteKeys(page.keysToDelete)
     }
     NewKeyDialog {
