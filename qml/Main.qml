@@ -77,6 +77,8 @@ ApplicationWindow {
         if (asOfClient && client !== asOfClient)
             asOfRevision = 0;
         asOfClient = client;
+        answeredOnce = false;
+        troubleSinceAnswered = false;
     }
     // The Participants page, for scenarios: addParticipant(name), participant(name), removeParticipant(name).
     readonly property alias participantsPage: participantsPage
@@ -148,13 +150,42 @@ ApplicationWindow {
         onRefreshed: window.lastRefreshMs = Date.now()
     }
 
-    // Connecting until the cluster first answers, Unreachable while its member list cannot be
-    // read, Busy while it answers "too many requests", Connected otherwise.
+    // Before the cluster first answers: Connecting, Unreachable (no answer), Refused (TLS or the
+    // password turned down) or Busy ("too many requests"). Afterwards the console's client speaks
+    // the recipes' words (docs/connection-state.md): Connected until the first trouble, Suspended
+    // while the cluster does not answer (the pages keep what they last read), Reconnected once it
+    // answers again, and Lost while one of the console's participants has lost what it held.
     readonly property string connectionState: connection.problemKind === "password" || connection.problemKind === "tls" ? "Refused"
         : connection.problemKind === "busy" ? "Busy"
-        : connection.problem.length > 0 || cluster.status === ModelStatus.Error ? "Unreachable"
-        : cluster.status !== ModelStatus.Ready ? "Connecting"
+        : !answeredOnce ? (connection.problem.length > 0 || cluster.status === ModelStatus.Error ? "Unreachable" : "Connecting")
+        : participantsLost.length > 0 ? "Lost"
+        : contactLost ? "Suspended"
+        : troubleSinceAnswered ? "Reconnected"
         : "Connected"
+    readonly property bool contactLost: connection.problem.length > 0 || cluster.status === ModelStatus.Error
+    // Per client: a new connection starts at Connecting again.
+    property bool answeredOnce: false
+    property bool troubleSinceAnswered: false
+    // As the recipes' state, Connected is never re-entered after trouble.
+    onContactLostChanged: if (contactLost && answeredOnce) troubleSinceAnswered = true
+    Connections {
+        target: cluster
+        function onRefreshed() {
+            if (cluster.status === ModelStatus.Ready)
+                window.answeredOnce = true;
+        }
+    }
+    readonly property var participantsLost: participantsPage.lostRecipes()
+    onParticipantsLostChanged: if (participantsLost.length > 0 && answeredOnce) troubleSinceAnswered = true
+    readonly property string connectionStateHint: {
+        switch (connectionState) {
+        case "Connected": return qsTr("The console's connection answers, and has since it started");
+        case "Suspended": return qsTr("The cluster stopped answering: the pages keep what they last read, and the console asks again every few seconds");
+        case "Reconnected": return qsTr("The cluster answers again after it stopped for a while; the pages have caught up");
+        case "Lost": return qsTr("Lost what a participant held (%1): see the Participants page").arg(participantsLost.join("; "));
+        }
+        return qsTr("The connection to the cluster as the console sees it");
+    }
     readonly property string connectionError: connection.problem || (cluster.status === ModelStatus.Error ? cluster.errorString : "")
     // Lost after connecting: the pages keep what they last read, and the cluster model keeps asking.
     readonly property string outage: connection.problem.length === 0 && cluster.status === ModelStatus.Error
@@ -176,6 +207,7 @@ ApplicationWindow {
     readonly property var summary: currentPage ? Object.assign({ page: pages[pageStack.currentIndex].name, readOnly: window.readOnly },
                                                                currentPage.summary) : ({})
     readonly property bool reachable: connectionState !== "Connecting" && connectionState !== "Unreachable"
+                                      && connectionState !== "Suspended"
     // Asked for at startup, the sandbox is what a screenshot shows.
     readonly property bool onSandboxIfAsked: !initialSandbox || connection.sandbox
     readonly property bool ready: reachable && onSandboxIfAsked && scenarioSettled && currentPage !== undefined
@@ -282,7 +314,7 @@ ApplicationWindow {
             ConnectionPill {
                 state: window.connectionState
                 ToolTip.visible: pillHover.hovered
-                ToolTip.text: window.connectionError || qsTr("The connection to the cluster as the console sees it")
+                ToolTip.text: window.connectionError || window.connectionStateHint
                 HoverHandler { id: pillHover }
             }
             // Off needs a confirmation naming the cluster; under --read-only it cannot be turned off.
@@ -470,6 +502,7 @@ ApplicationWindow {
                 LeasesPage { id: leasesPage; client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise }
                 CoordinationPage {
                     client: window.client; paused: window.paused; readOnly: window.readOnly; advise: window.advise
+                    onKeyChosen: (key, path) => { window.showPage("keys"); keysPage.reveal(key, path); }
                     asOfRevision: window.asOfRevision; onBackToLive: window.asOfRevision = 0
                     eventLog: window.eventLog; participantOptions: () => connection.participantOptions()
                     confirmationWord: window.confirmationWord; revisionClock: revisionClock

@@ -17,6 +17,7 @@ Card {
     required property var permits
     required property var set
     required property var depth
+    required property var delayed  // a work queue's items parked until a time to come
     required property var oldest
     required property var inFlight
     required property var deadLetters
@@ -38,6 +39,8 @@ Card {
     // An operator's intervention on one of the card's entries: the page asks, then acts.
     // action: breakHold, removeEntry, liftBarrier, forceReelection, releaseRound.
     signal intervene(string action, var entry)
+    // An entry's name was clicked: its key is to be shown on the Keys page.
+    signal entryOpened(var entry)
 
     readonly property bool isLockLike: kind === "lock" || kind === "readWriteLock" || kind === "semaphore"
     readonly property bool isBarrier: kind === "barrier" || kind === "countedBarrier" || kind === "doubleBarrier"
@@ -104,6 +107,7 @@ Card {
         elide: Text.ElideRight
     }
     EntryList {
+        onOpened: entry => card.entryOpened(entry)
         visible: card.isLockLike
         heading: card.kind === "semaphore" ? qsTr("HOLDERS") : qsTr("HOLDER")
         model: card.holders
@@ -117,6 +121,7 @@ Card {
         onActionRequested: entry => card.intervene("breakHold", entry)
     }
     EntryList {
+        onOpened: entry => card.entryOpened(entry)
         visible: card.kind === "election"
         heading: qsTr("LEADER")
         model: card.holders
@@ -132,6 +137,7 @@ Card {
         onActionRequested: entry => card.intervene("forceReelection", entry)
     }
     EntryList {
+        onOpened: entry => card.entryOpened(entry)
         visible: card.isLockLike || card.kind === "election"
         heading: card.kind === "election" ? qsTr("NEXT IN LINE") : qsTr("WAITING")
         model: card.waiters
@@ -146,6 +152,7 @@ Card {
         onActionRequested: entry => card.intervene("removeEntry", entry)
     }
     EntryList {
+        onOpened: entry => card.entryOpened(entry)
         visible: card.kind === "barrier"
         heading: qsTr("OWNER")
         model: card.ownLease === "" ? card.holders
@@ -158,6 +165,7 @@ Card {
         onActionRequested: entry => card.intervene("liftBarrier", entry)
     }
     EntryList {
+        onOpened: entry => card.entryOpened(entry)
         visible: card.kind === "countedBarrier" || card.kind === "doubleBarrier" || card.kind === "service"
         heading: card.kind === "service" ? qsTr("INSTANCES") : card.kind === "doubleBarrier" ? qsTr("ENTERED") : qsTr("MEMBERS")
         model: card.members
@@ -171,6 +179,7 @@ Card {
     }
     // A double barrier's leave side: who has done its work and waits for the others to finish.
     EntryList {
+        onOpened: entry => card.entryOpened(entry)
         objectName: "leavingMembers"
         visible: card.kind === "doubleBarrier"
         heading: qsTr("LEAVING")
@@ -181,6 +190,7 @@ Card {
     }
     // Patroni's cluster: facts of its layout only; Patroni itself decides failovers.
     EntryList {
+        onOpened: entry => card.entryOpened(entry)
         objectName: "clusterLeader"
         visible: card.kind === "postgresCluster"
         heading: qsTr("LEADER")
@@ -190,6 +200,7 @@ Card {
         emptyText: qsTr("no leader")
     }
     EntryList {
+        onOpened: entry => card.entryOpened(entry)
         objectName: "clusterMembers"
         visible: card.kind === "postgresCluster"
         heading: qsTr("MEMBERS")
@@ -218,6 +229,12 @@ Card {
         value: qsTr("%1 item(s)%2").arg(card.depth).arg(card.oldest > 0 ? qsTr(", oldest %1").arg(Format.duration(card.now - card.oldest)) : "")
     }
     Field {
+        objectName: "delayedItems"
+        visible: card.kind === "workQueue" && card.delayed > 0
+        label: qsTr("Delayed")
+        value: qsTr("%n item(s) to be delivered later", "", card.delayed)
+    }
+    Field {
         visible: card.kind.indexOf("ueue") > 0 && card.inFlight > 0
         label: qsTr("In flight")
         value: card.inFlight
@@ -229,6 +246,7 @@ Card {
         valueColor: Theme.bad
     }
     EntryList {
+        onOpened: entry => card.entryOpened(entry)
         visible: card.kind === "workQueue" && card.deadLetters > 0 && card.peekedDeadLetters.length > 0
         heading: qsTr("FIRST DEAD LETTERS")
         model: card.peekedDeadLetters
@@ -241,6 +259,7 @@ Card {
         onActionRequested: entry => card.intervene("requeueDeadLetter", entry)
     }
     EntryList {
+        onOpened: entry => card.entryOpened(entry)
         visible: card.kind.indexOf("ueue") > 0 && card.peekedItems.length > 0
         heading: qsTr("FIRST ITEMS")
         model: card.peekedItems

@@ -10,6 +10,9 @@ import QEtcdConsole
 ConsolePage {
     id: page
     property alias client: objects.client
+    // A holder's, waiter's or member's name was clicked: show \a key, read under the object's
+    // \a path if the Keys page's prefix does not cover it.
+    signal keyChosen(string key, string path)
     heldChanges: shown.heldChanges
     readonly property alias model: objects
     property double now: Date.now()
@@ -342,6 +345,7 @@ ConsolePage {
                     ownLease: page.ownBarriers[card.name] ? page.ownBarriers[card.name].leaseId : ""
                     onIntervene: (action, entry) => page.intervene(card, action, entry)
                     onPeekRequested: page.peek(card)
+                    onEntryOpened: entry => page.keyChosen(entry.key, card.name)
                 }
             }
         }

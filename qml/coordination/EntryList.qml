@@ -27,6 +27,8 @@ ColumnLayout {
     property string actionToolTip
     property bool readOnly: false
     signal actionRequested(var entry)
+    // A click on an entry's name (or Enter on it): show its key, value and lease on the Keys page.
+    signal opened(var entry)
 
     spacing: 2
     Layout.fillWidth: true
@@ -77,17 +79,27 @@ ColumnLayout {
                                                          .arg(modelData.key).arg(Format.bytes(modelData.valueTooLarge))
                         : entries.showValue && modelData.value && !modelData.clientId ? modelData.value
                         : modelData.clientId || modelData.name || modelData.key
-                    color: Theme.text
+                    objectName: "entryName"
+                    color: hover.hovered || activeFocus ? Theme.accent : Theme.text
                     font.bold: !entries.numbered
+                    font.underline: hover.hovered || activeFocus
+                    activeFocusOnTab: true
                     Layout.fillWidth: true
+                    Accessible.role: Accessible.Link
+                    Accessible.name: qsTr("Open %1 on the Keys page").arg(modelData.key)
+                    Accessible.onPressAction: entries.opened(entry.modelData)
+                    Keys.onReturnPressed: entries.opened(entry.modelData)
+                    Keys.onEnterPressed: entries.opened(entry.modelData)
                     EtcdToolTip {
                         visible: hover.hovered
                         delay: 0
-                        text: qsTr("key %1\nlease %2\nvalue %3").arg(DisplayText.escape(modelData.key)).arg(modelData.lease || "none")
+                        text: qsTr("key %1\nlease %2\nvalue %3\nClick to open the key on the Keys page").arg(DisplayText.escape(modelData.key)).arg(modelData.lease || "none")
                                   .arg(modelData.valueTooLarge ? qsTr("too large to read (%1)").arg(Format.bytes(modelData.valueTooLarge))
                                                                : modelData.value ? DisplayText.escape(modelData.value) : "(empty)")
                     }
-                    HoverHandler { id: hover }
+                    HoverHandler { id: hover; cursorShape: Qt.PointingHandCursor }
+                    TapHandler { onTapped: entries.opened(entry.modelData) }
+                    FocusRing { visible: parent.activeFocus }
                 }
                 EtcdLabel {
                     visible: !!modelData.host

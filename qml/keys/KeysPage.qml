@@ -89,6 +89,33 @@ ConsolePage {
         clipboardText.text = "";
     }
 
+    // From another page: show \a key, its value and its lease. Under a prefix that does not
+    // cover it the page reads \a fallbackPrefix instead; the list scrolls to the key once the
+    // page holding it has arrived.
+    function reveal(key, fallbackPrefix) {
+        if (!key.startsWith(keys.prefix)) {
+            keys.prefix = fallbackPrefix;
+            prefixField.text = fallbackPrefix;
+        }
+        select(key);
+        revealedKey = key;
+        scrollToRevealed();
+    }
+    property string revealedKey
+    function scrollToRevealed() {
+        const row = keys.indexOf(revealedKey);
+        if (row < 0)
+            return;
+        list.currentIndex = row;
+        list.positionViewAtIndex(row, ListView.Center);
+        revealedKey = "";
+    }
+    Connections {
+        target: keys
+        enabled: page.revealedKey.length > 0
+        function onCountChanged() { page.scrollToRevealed(); }
+    }
+
     function select(key) {
         editing = false;
         writeError = "";

@@ -129,6 +129,15 @@ ConsolePage {
     function notConnected() {
         return participants().filter(candidate => !candidate.reachable).map(candidate => candidate.name);
     }
+    // "A: mutex /locks/a" for each recipe whose hold, permit, leadership or presence is lost.
+    function lostRecipes() {
+        const lost = [];
+        for (const member of participants()) {
+            for (const entry of member.recipes.filter(entry => entry.recipe.state === Participant.Lost))
+                lost.push(qsTr("%1: %2 %3").arg(member.name).arg(entry.title).arg(entry.recipe.path));
+        }
+        return lost;
+    }
     function inState(state) {
         let count = 0;
         for (const member of participants())

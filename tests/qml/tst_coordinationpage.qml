@@ -318,14 +318,14 @@ Item {
                 { tag: "service", kind: "service", members: holder, actions: 1 },
                 { tag: "queue", kind: "queue", depth: 1, peekedItems: item, actions: 1 },
                 { tag: "priorityQueue", kind: "priorityQueue", depth: 1, peekedItems: item, actions: 1 },
-                { tag: "workQueue", kind: "workQueue", depth: 1, deadLetters: 1, orphans: 1, peekedItems: item, peekedDeadLetters: letter, actions: 5 },
+                { tag: "workQueue", kind: "workQueue", depth: 1, delayed: 2, deadLetters: 1, orphans: 1, peekedItems: item, peekedDeadLetters: letter, actions: 5 },
                 { tag: "counter", kind: "counter", value: "5", actions: 1 },
             ]
         }
         function test_readOnlyCardsOfEveryKind(data) {
             const card = createTemporaryObject(cardComponent, root, {
                 kind: data.kind, name: "/x", holders: data.holders || [], waiters: data.waiters || [], members: data.members || [], leaving: [],
-                permits: data.permits || 0, set: !!data.set, depth: data.depth || 0, oldest: 0, inFlight: 0,
+                permits: data.permits || 0, set: !!data.set, depth: data.depth || 0, delayed: data.delayed || 0, oldest: 0, inFlight: 0,
                 deadLetters: data.deadLetters || 0, orphans: data.orphans || 0, value: data.value, rule: "", recent: [],
                 peekedItems: data.peekedItems || [], peekedDeadLetters: data.peekedDeadLetters || [], readOnly: true, width: 560 })
             verify(card)
@@ -349,6 +349,10 @@ Item {
                 settledClick(button)
             }
             compare(asked.count, 0, "no intervention is asked for")
+            const delayed = findChild(card, "delayedItems")
+            compare(delayed.visible, data.kind === "workQueue")
+            if (delayed.visible)
+                compare(delayed.value, "2 item(s) to be delivered later")
             const peek = findChild(card, "peek")
             if (peek && peek.visible)
                 verify(peek.enabled, "peeking reads, and stays enabled")
@@ -492,6 +496,27 @@ Item {
             tryVerify(function() { const items = cardOf(page, "queue").peekedItems; return items.length === 1 && items[0].value === "second" },
                       qetcdTest.timeout(10000), "the list is read again after the delete")
             enqueued.destroy()
+        }
+
+        // A holder's or a waiter's name opens its key: a click, or Enter on it after Tab.
+        function test_clickingAnEntryOpensItsKey() {
+            mutex.lock()
+            tryCompare(mutex, "held", true, qetcdTest.timeout(10000))
+            second.lock()
+            const page = openPage()
+            const chosen = signalSpy.createObject(page, { target: page, signalName: "keyChosen" })
+            let names = []
+            tryVerify(function() { const card = cardOf(page, "lock"); names = card ? allNamed(card, "entryName") : []; return names.length === 2 },
+                      qetcdTest.timeout(10000), "the holder and the waiter show")
+            settledClick(names[0])
+            tryCompare(chosen, "count", 1, qetcdTest.timeout(5000))
+            compare(chosen.signalArguments[0][0], mutex.holdKey)
+            compare(chosen.signalArguments[0][1], mutex.path)
+            names[1].forceActiveFocus()
+            keyClick(Qt.Key_Return)
+            compare(chosen.count, 2)
+            verify(chosen.signalArguments[1][0] !== mutex.holdKey && chosen.signalArguments[1][0].startsWith(mutex.path + "/"),
+                   chosen.signalArguments[1][0])
         }
 
         function test_holderShowsItsLeaseAsARing() {

@@ -117,6 +117,30 @@ Item {
             return rows
         }
 
+        // Another page's link to a key (a holder on the Coordination page): outside the prefix the
+        // page reads the object's path instead, selects the key, reads its value and lease, and
+        // scrolls the list to it.
+        function test_revealAKeyFromAnotherPage() {
+            const lease = etcdctl(["lease", "grant", "60"]).split(" ")[1]
+            for (let i = 0; i < 60; ++i)
+                etcdctl(["put", "/qml/keyspage/reveal/lock/" + (1000 + i), "w"])
+            const key = "/qml/keyspage/reveal/lock/" + lease
+            etcdctl(["put", key, "holder", "--lease=" + lease])
+            const page = openPage(writer.client, false, "/qml/keyspage/elsewhere/")
+            page.reveal(key, "/qml/keyspage/reveal/lock")
+            compare(page.model.prefix, "/qml/keyspage/reveal/lock")
+            compare(control(page, "prefixField").text, "/qml/keyspage/reveal/lock")
+            compare(page.model.selectedKey, key)
+            tryVerify(function() { return page.model.selected.value === "holder" }, qetcdTest.timeout(10000))
+            compare(page.model.selected.lease, lease)
+            const list = control(page, "keyList")
+            tryVerify(function() { return list.currentIndex >= 0 && list.currentItem.key === key }, qetcdTest.timeout(10000))
+            // Under a prefix that covers it, the prefix stays.
+            page.reveal("/qml/keyspage/reveal/lock/1003", "/qml/keyspage/reveal/other")
+            compare(page.model.prefix, "/qml/keyspage/reveal/lock")
+            tryVerify(function() { return list.currentItem.key === "/qml/keyspage/reveal/lock/1003" }, qetcdTest.timeout(10000))
+        }
+
         function test_compareAnEarlierVersionWithTheLatest() {
             const key = "/qml/keyspage/diff/config"
             etcdctl(["put", key, "{\"replicas\":2,\"image\":\"web:1\",\"zone\":\"a\"}"])

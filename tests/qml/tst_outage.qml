@@ -5,9 +5,10 @@ import QEtcd
 import QEtcdConsole
 
 // The console's window losing its cluster mid-session, on each page: the endpoint goes away
-// (the proxy resets every connection), the window says so — Unreachable, and a banner naming
+// (the proxy resets every connection), the window says so — Suspended, and a banner naming
 // the endpoint — while the page keeps what it last read; once the endpoint is back the window
-// is Connected again without a click, and a change made meanwhile reaches the page.
+// is Reconnected without a click, and a change made meanwhile reaches the page. A participant
+// that loses its lock meanwhile makes the window Lost until it lets go of the lost hold.
 Item {
     id: root
     width: 1280
@@ -60,7 +61,7 @@ Item {
             const before = window.summary
 
             qetcdTest.setFault("reset")
-            tryCompare(window, "connectionState", "Unreachable", qetcdTest.timeout(20000))
+            tryCompare(window, "connectionState", "Suspended", qetcdTest.timeout(20000))
             verify(banner.visible)
             verify(banner.bad)
             verify(banner.text.indexOf(qetcdTest.proxyEndpoint) >= 0, banner.text)
@@ -72,13 +73,38 @@ Item {
             etcdctl(["put", "/outage/" + data.tag + "/during", "v"])
 
             qetcdTest.setFault("pass")
-            tryCompare(window, "connectionState", "Connected", qetcdTest.timeout(20000))
+            tryCompare(window, "connectionState", "Reconnected", qetcdTest.timeout(20000))
             tryCompare(banner, "visible", false, qetcdTest.timeout(5000))
             // ...reaches the Keys page once the watch is back.
             if (data.page === "keys") {
                 const model = window.currentPage.model
                 tryVerify(function() { return model.indexOf("/outage/keys/during") >= 0 }, qetcdTest.timeout(20000))
             }
+        }
+
+        function test_aParticipantsLostHoldMakesTheWindowLost() {
+            const window = createTemporaryObject(consoleWindow, root, { commandLine: { endpoints: [qetcdTest.proxyEndpoint] } })
+            verify(window)
+            tryCompare(window, "connectionState", "Connected", qetcdTest.timeout(15000))
+            const member = window.participantsPage.addParticipant("A")
+            verify(member)
+            member.mutex.path = "/outage/lost/lock"
+            member.mutex.ttl = 3
+            member.mutex.lock()
+            tryCompare(member.mutex, "state", Participant.Active, qetcdTest.timeout(15000))
+
+            // Cut off, the participant's lease runs out: the window says Lost, not Suspended,
+            // and its tooltip names what went.
+            qetcdTest.setFault("blackhole")
+            tryCompare(member.mutex, "state", Participant.Lost, qetcdTest.timeout(20000))
+            tryCompare(window, "connectionState", "Lost", qetcdTest.timeout(5000))
+            verify(window.connectionStateHint.indexOf("A: Lock /outage/lost/lock") >= 0, window.connectionStateHint)
+            // Back in contact, the hold stays lost until the participant lets go of it.
+            qetcdTest.setFault("pass")
+            tryVerify(function() { return !window.contactLost }, qetcdTest.timeout(20000))
+            compare(window.connectionState, "Lost")
+            compare(member.mutex.unlock(), false)
+            tryCompare(window, "connectionState", "Reconnected", qetcdTest.timeout(5000))
         }
     }
 }

@@ -546,7 +546,7 @@ Item {
                 const whole = window.contentItem.parent  // header and footer included
                 window.currentPage.timeline.showWholeLog()
                 verify(waitForRendering(whole, qetcdTest.timeout(5000)))
-                grabImage(whole).save(pictures + "/timeline-participants.png")
+                grabImage(whole).save(pictures + "/timeline.png")
                 window.showPage("participants")
                 verify(waitForRendering(whole, qetcdTest.timeout(5000)))
                 grabImage(whole).save(pictures + "/participants-sandbox.png")
