@@ -31,6 +31,8 @@ ApplicationWindow {
     // Set by main.cpp (--scenario, --autoplay): once the sandbox answers, this scenario is ready
     // to play on the Timeline page, or with autoplay plays to its end.
     property string initialScenario
+    // --sandbox-seed: what the sandbox starts on itself each time it runs.
+    property string initialSandboxSeed
     property bool autoplayScenario: false
     // The scenario has ended, and how (for main.cpp: exit, export, screenshot).
     signal scenarioEnded(bool succeeded, string message)
@@ -92,6 +94,7 @@ ApplicationWindow {
         id: sandbox
         objectName: "sandbox"
         eventLog: eventLog
+        seedProgram: window.initialSandboxSeed
         onStateChanged: {
             if (state === Sandbox.Running)
                 connection.openSandbox(clientUrls);
@@ -114,6 +117,13 @@ ApplicationWindow {
         sandbox: window.sandbox
         cluster: cluster
         eventLog: eventLog
+        // Played from any page, the story is told on the Timeline.
+        property bool wasIdle: true
+        onProgressChanged: {
+            if (wasIdle && state === Scenario.Acting)
+                window.showPage("timeline");
+            wasIdle = state === Scenario.Idle || state === Scenario.Finished || state === Scenario.Failed;
+        }
         onFinished: (succeeded, message) => {
             timelinePage.timeline.showWholeLog();  // the whole story, from the first step to the last
             window.scenarioEnded(succeeded, message);
@@ -122,7 +132,6 @@ ApplicationWindow {
     }
     function runScenario(name) {
         scenario.name = name;
-        showPage("timeline");
         scenario.start();
     }
     // The scenario asked for at startup starts once the sandbox's members answer.
@@ -136,8 +145,7 @@ ApplicationWindow {
             if (autoplayScenario) {
                 runScenario(initialScenario);
             } else {
-                scenario.name = initialScenario;
-                showPage("timeline");
+                scenario.name = initialScenario;  // on the page main.cpp chose: the Timeline unless --page
             }
         }
     }
@@ -210,10 +218,13 @@ ApplicationWindow {
                                       && connectionState !== "Suspended"
     // Asked for at startup, the sandbox is what a screenshot shows.
     readonly property bool onSandboxIfAsked: !initialSandbox || connection.sandbox
-    readonly property bool ready: reachable && onSandboxIfAsked && scenarioSettled && currentPage !== undefined
+    // ...and, with a seed program, once the seed has put what it puts there.
+    readonly property bool seededIfAsked: !initialSandboxSeed || sandbox.seedReady
+    readonly property bool ready: reachable && onSandboxIfAsked && seededIfAsked && scenarioSettled && currentPage !== undefined
                                   && currentPage.ready
     readonly property string notReadyReason: sandbox.state === Sandbox.Failed ? sandbox.errorString
         : initialSandbox && !connection.sandbox ? qsTr("the sandbox has not started")
+        : !seededIfAsked ? (sandbox.errorString || qsTr("the sandbox's seed program %1 has not said \"ready\"").arg(initialSandboxSeed))
         : !scenarioSettled ? qsTr("the scenario %1 has not ended (%2)").arg(initialScenario).arg(scenario.awaiting || scenario.narration)
         : !reachable
         ? qsTr("the cluster at %1 did not answer%2").arg(endpoints).arg(connectionError ? ": " + connectionError : "")

@@ -57,6 +57,7 @@ bool ConsoleWindow::load(QString *error)
         {QStringLiteral("asOfRevision"), double(m_settings.asOfRevision)},
         {QStringLiteral("initialSandbox"), m_settings.sandbox},
         {QStringLiteral("initialScenario"), m_settings.scenario},
+        {QStringLiteral("initialSandboxSeed"), m_settings.sandboxSeed},
         {QStringLiteral("autoplayScenario"), m_settings.autoplay},
     });
     m_engine->load(QUrl(QStringLiteral("qrc:/QEtcdConsole/Main.qml")));

@@ -27,6 +27,7 @@ public:
         bool writable = false;  // --writable: the connection may write off this machine
         bool sandbox = false;  // start a sandbox and look at it
         QString scenario;      // run this scenario on the sandbox
+        QString sandboxSeed;   // the sandbox's seed program (Sandbox::seedProgram)
         bool autoplay = false;  // ... to its end, then exit
         QString exportEventsFile;  // where its event log goes when it ends
         QString page;

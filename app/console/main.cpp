@@ -69,6 +69,11 @@ struct ConsoleOptions
                                QStringLiteral("Start a local 3-member etcd cluster with throw-away data (a sandbox to "
                                               "stop, kill, pause and partition) and look at it; the etcd binary is "
                                               "QETCD_ETCD_BINARY, else etcd on PATH")};
+    QCommandLineOption sandboxSeed{QStringLiteral("sandbox-seed"),
+                                   QStringLiteral("With --sandbox: each time the sandbox runs, start PROGRAM with its "
+                                                  "client URLs (comma-separated) as the argument, to put participants "
+                                                  "or data on it; SIGTERM when the sandbox stops"),
+                                   QStringLiteral("PROGRAM")};
     QCommandLineOption scenario{QStringLiteral("scenario"),
                                 QStringLiteral("With --sandbox: run this guided scenario on the Timeline page: "
                                                "lock-partition, spurious-barrier, registration-heal, leader-death, "
@@ -104,7 +109,7 @@ struct ConsoleOptions
             parser->addOption(option);
         }
         parser->addOptions(
-            {version, profile, writable, sandbox, scenario, autoplay, exportEvents, page, select, history, rev, screenshot, layouts});
+            {version, profile, writable, sandbox, sandboxSeed, scenario, autoplay, exportEvents, page, select, history, rev, screenshot, layouts});
     }
 };
 } // namespace
@@ -163,6 +168,14 @@ int main(int argc, char *argv[])
     settings.profile = parser.value(consoleOptions.profile);
     settings.sandbox = parser.isSet(consoleOptions.sandbox);
     settings.scenario = parser.value(consoleOptions.scenario);
+    settings.sandboxSeed = parser.value(consoleOptions.sandboxSeed);
+    if (!settings.sandboxSeed.isEmpty() && !settings.sandbox)
+        return usageError(QStringLiteral("--sandbox-seed runs a program on the sandbox: add --sandbox"));
+    if (!settings.sandboxSeed.isEmpty() && settings.client.readOnly)
+        return usageError(QStringLiteral("--sandbox-seed lets a program write to the sandbox, which --read-only forbids"));
+    // A path is the program's, relative to here; a bare name is looked up on PATH.
+    if (settings.sandboxSeed.contains(QLatin1Char('/')))
+        settings.sandboxSeed = QFileInfo(settings.sandboxSeed).absoluteFilePath();
     settings.autoplay = parser.isSet(consoleOptions.autoplay);
     settings.exportEventsFile = parser.value(consoleOptions.exportEvents);
     if (!settings.scenario.isEmpty() && !settings.sandbox)
@@ -185,11 +198,12 @@ int main(int argc, char *argv[])
             return usageError(QStringLiteral("--rev takes a revision (a whole number from 1), not \"%1\"")
                                   .arg(parser.value(consoleOptions.rev)));
     }
-    // A key is shown on the Keys page, a history on the Timeline, a revision on the Coordination
-    // page, unless another page was asked for.
+    // A key is shown on the Keys page, a history or a scenario on the Timeline, a revision on the
+    // Coordination page, unless another page was asked for.
     settings.page = parser.isSet(consoleOptions.page) ? parser.value(consoleOptions.page)
                   : !settings.key.isEmpty()           ? QStringLiteral("keys")
                   : settings.history                  ? QStringLiteral("timeline")
+                  : !settings.scenario.isEmpty()      ? QStringLiteral("timeline")
                   : settings.asOfRevision > 0         ? QStringLiteral("coordination")
                                                       : parser.value(consoleOptions.page);
     settings.screenshotFile = parser.value(consoleOptions.screenshot);

@@ -33,10 +33,11 @@ class QETCD_QUICK_EXPORT ClusterModel : public RefreshingListModel
     /// The leader's database file in bytes (without a leader, the largest a member reported); 0
     /// before the first answer.
     Q_PROPERTY(qint64 dbSize READ dbSize NOTIFY refreshed)
-    /// How many keys the cluster holds, counted at most every CountIntervalMs (etcd walks its
-    /// whole index to count); -1 before the first count or when it may not be read.
+    /// How many keys the cluster holds; -1 before the first count or when it may not be read.
+    /// etcd walks its whole index to count, so the count is asked again after 50 times what
+    /// the last one took, between 2 s and MaxCountIntervalMs.
     Q_PROPERTY(qint64 keyCount READ keyCount NOTIFY countsChanged)
-    /// How many leases the cluster has, listed at most every CountIntervalMs; -1 before.
+    /// How many leases the cluster has, listed with the keys' count; -1 before.
     Q_PROPERTY(qint64 leaseCount READ leaseCount NOTIFY countsChanged)
     /// The raised alarms, as `NOSPACE on <member id>`.
     Q_PROPERTY(QStringList alarms READ alarms NOTIFY refreshed)
@@ -64,8 +65,8 @@ public:
     };
     Q_ENUM(Role)
 
-    /// Keys and leases are counted this often at most.
-    static constexpr int CountIntervalMs = 30000;
+    /// Keys and leases are counted at least this often.
+    static constexpr int MaxCountIntervalMs = 30000;
 
     /// A ClusterModel re-read every 2 s once it has a client.
     explicit ClusterModel(QObject *parent = nullptr);
@@ -135,11 +136,13 @@ private:
     QPointer<EventLogModel> m_eventLog;
     qint64 m_revision = 0;
     QStringList m_alarms;
-    // Keys and leases: counted on a read once CountIntervalMs have passed since the last count.
+    // Keys and leases: counted on a read once countInterval() has passed since the last count.
     void count(quint64 generation);
+    qint64 countInterval() const;
     qint64 m_keyCount = -1;
     qint64 m_leaseCount = -1;
     QElapsedTimer m_counted;
+    qint64 m_countCostMs = 0;  // how long etcd took over the last count of the keys
 };
 
 } // namespace QEtcd

@@ -10,11 +10,25 @@
 #include <deque>
 #include <memory>
 
+#include <signal.h>
+#include <unistd.h>
+
 namespace {
 Q_LOGGING_CATEGORY(lcSandbox, "qetcd.console.sandbox", QtInfoMsg)
 
 // How soon a member that exits on its own shows as Exited.
 constexpr std::chrono::seconds ExitCheckInterval{1};
+// How long a seed program has to let go of what it holds after SIGTERM before it and whatever
+// it started are killed.
+constexpr int SeedStopMs = 5000;
+
+// A seed runs in a process group of its own, so that a seed that does not end on SIGTERM is
+// killed with everything it started (a script's participants would outlive it otherwise).
+void killProcessGroup(QProcess *process)
+{
+    if (process->processId() > 0)
+        ::kill(-pid_t(process->processId()), SIGKILL);
+}
 
 using Action = SandboxMemberModel::Action;
 using MemberState = SandboxMemberModel::MemberState;
@@ -213,6 +227,12 @@ Sandbox::Sandbox(QObject *parent)
 
 Sandbox::~Sandbox()
 {
+    // The seed's participants let go of what they hold while the members still answer.
+    if (m_seed) {
+        m_seed->terminate();
+        if (!m_seed->waitForFinished(SeedStopMs))
+            killProcessGroup(m_seed);
+    }
     // etcd's members die with the thread that started them (PR_SET_PDEATHSIG), so that thread
     // ends only after the cluster has stopped them and removed its directories.
     post([](SandboxWorker &worker) { worker.shutDown(); });
@@ -411,8 +431,72 @@ void Sandbox::setState(State state)
         for (FaultLink *link : std::as_const(m_links))
             link->follow(ports);
         Q_EMIT clientUrlsChanged();
+        if (state == Running)
+            startSeed();
+        else
+            stopSeed();
     }
     Q_EMIT stateChanged();
+}
+
+void Sandbox::setSeedProgram(const QString &program)
+{
+    if (program == m_seedProgram)
+        return;
+    m_seedProgram = program;
+    Q_EMIT seedProgramChanged();
+}
+
+void Sandbox::startSeed()
+{
+    if (m_seedProgram.isEmpty())
+        return;
+    m_seed = new QProcess(this);
+    // What the seed says goes where the console's own messages go; on its standard output only
+    // a line "ready" means something.
+    m_seed->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    m_seed->setChildProcessModifier([] { ::setpgid(0, 0); });
+    QProcess *seed = m_seed;
+    connect(seed, &QProcess::errorOccurred, this, [this, seed](QProcess::ProcessError error) {
+        if (error == QProcess::FailedToStart)
+            setErrorString(tr("The sandbox's seed program %1 did not start: %2").arg(m_seedProgram, seed->errorString()));
+    });
+    connect(seed, &QProcess::readyReadStandardOutput, this, [this, seed] {
+        while (seed->canReadLine()) {
+            if (seed->readLine().trimmed() == "ready" && seed == m_seed)
+                setSeedReady(true);
+        }
+    });
+    connect(seed, &QProcess::finished, this, [this, seed](int exitCode, QProcess::ExitStatus status) {
+        if (seed != m_seed)
+            return;  // stopped with the sandbox
+        if (status != QProcess::NormalExit || exitCode != 0)
+            setErrorString(tr("The sandbox's seed program %1 ended with %2; what it said is on the console's standard error.")
+                               .arg(m_seedProgram,
+                                    status == QProcess::NormalExit ? tr("exit code %1").arg(exitCode) : tr("a crash")));
+    });
+    seed->start(m_seedProgram, {clientUrls().join(QLatin1Char(','))});
+}
+
+void Sandbox::setSeedReady(bool ready)
+{
+    if (ready == m_seedReady)
+        return;
+    m_seedReady = ready;
+    Q_EMIT seedReadyChanged();
+}
+
+void Sandbox::stopSeed()
+{
+    setSeedReady(false);
+    if (!m_seed)
+        return;
+    QProcess *seed = std::exchange(m_seed, nullptr);
+    connect(seed, &QProcess::finished, seed, &QObject::deleteLater);
+    if (seed->state() == QProcess::NotRunning)
+        return seed->deleteLater();
+    seed->terminate();
+    QTimer::singleShot(SeedStopMs, seed, [seed] { killProcessGroup(seed); });
 }
 
 void Sandbox::setErrorString(const QString &errorString)

@@ -9,6 +9,7 @@
 #include <QtCore/QList>
 #include <QtCore/QObject>
 #include <QtCore/QPointer>
+#include <QtCore/QProcess>
 #include <QtCore/QStringList>
 #include <QtCore/QThread>
 #include <QtQml/qqmlregistration.h>
@@ -42,6 +43,12 @@ class Sandbox : public QObject
     Q_PROPERTY(SandboxMemberModel *members READ members CONSTANT)
     // Where member actions and the links' faults are written; optional.
     Q_PROPERTY(QEtcd::EventLogModel *eventLog READ eventLog WRITE setEventLog NOTIFY eventLogChanged)
+    // A program started each time the sandbox runs, with the client URLs (comma-separated) as its
+    // one argument, to put participants or data on it (scripts/run: scripts/demo-participants);
+    // sent SIGTERM when the sandbox stops. Empty: none. One that fails sets errorString.
+    Q_PROPERTY(QString seedProgram READ seedProgram WRITE setSeedProgram NOTIFY seedProgramChanged)
+    // The seed program printed a line "ready": what it puts on the sandbox is in place.
+    Q_PROPERTY(bool seedReady READ isSeedReady NOTIFY seedReadyChanged)
 
 public:
     enum State { Stopped, Starting, Running, Stopping, Failed };
@@ -58,6 +65,9 @@ public:
     SandboxMemberModel *members() const { return m_members; }
     QEtcd::EventLogModel *eventLog() const { return m_eventLog; }
     void setEventLog(QEtcd::EventLogModel *eventLog);
+    QString seedProgram() const { return m_seedProgram; }
+    void setSeedProgram(const QString &program);
+    bool isSeedReady() const { return m_seedReady; }
 
     Q_INVOKABLE bool start();
     // Stops every member and removes the data directories; from Failed, only forgets the failure.
@@ -83,6 +93,8 @@ Q_SIGNALS:
     void errorStringChanged();
     void clientUrlsChanged();
     void eventLogChanged();
+    void seedProgramChanged();
+    void seedReadyChanged();
 
 private:
     using Member = SandboxMemberModel::Member;
@@ -98,12 +110,18 @@ private:
     void actionFinished(quint64 run, int member, Action action, const QString &error, qint64 signalledMs,
                         qint64 finishedMs, const QList<Member> &members);
     void membersChanged(quint64 run, const QList<Member> &members);
+    void startSeed();
+    void stopSeed();
+    void setSeedReady(bool ready);
 
     State m_state = Stopped;
     QString m_errorString;
     SandboxMemberModel *m_members;
     QPointer<QEtcd::EventLogModel> m_eventLog;
     QList<FaultLink *> m_links;
+    QString m_seedProgram;
+    QProcess *m_seed = nullptr;  // while the sandbox runs, if there is a seed program
+    bool m_seedReady = false;
     // Counts starts and stops: a result that belongs to an earlier one is dropped.
     quint64 m_run = 0;
     QThread m_thread;

@@ -44,6 +44,10 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QString>("mentions");
         QTest::newRow("scenario without sandbox") << QStringList{"--scenario", "lock-partition"} << "add --sandbox";
+        QTest::newRow("seed without sandbox") << QStringList{"--sandbox-seed", "scripts/demo-participants"}
+                                              << "--sandbox-seed runs a program on the sandbox: add --sandbox";
+        QTest::newRow("seed read-only") << QStringList{"--sandbox", "--sandbox-seed", "seed", "--read-only"}
+                                        << "which --read-only forbids";
         QTest::newRow("unknown page") << QStringList{"--page", "nosuch"} << "--page: no page named \"nosuch\"";
         QTest::newRow("unknown scenario") << QStringList{"--sandbox", "--scenario", "nosuch"}
                                           << "--scenario: no scenario named \"nosuch\"; there are lock-partition";

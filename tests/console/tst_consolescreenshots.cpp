@@ -62,6 +62,12 @@ private Q_SLOTS:
         // demo's one member below is checked but not kept.
         QTest::newRow("cluster") << "cluster" << QStringList{"--sandbox"}
                                  << QJsonObject{{"members", 3}, {"healthy", 3}, {"alarms", 0}};
+        // scripts/run's first screen: its own sandbox with the demo participants seeded on it
+        // (the 8 objects above), and the lock-partition story offered above the cards.
+        QTest::newRow("first-screen") << "coordination"
+                                      << QStringList{"--sandbox", "--sandbox-seed", QStringLiteral(QETCD_SOURCE_DIR "/scripts/demo-participants"),
+                                                     "--scenario", "lock-partition", "--page", "coordination"}
+                                      << QJsonObject{{"objects", 8}};
         QTest::newRow("cluster-demo") << "cluster" << QStringList() << QJsonObject{{"members", 1}, {"healthy", 1}, {"alarms", 0}};
         // 3 lock entries, 2 semaphore holders and its permits key, 2 candidates, the barrier,
         // the counted barrier's 2 arrivals and its ready key, 2 service instances, 5 queue items,

@@ -189,6 +189,42 @@ Item {
             tryCompare(sandbox, "state", Sandbox.Stopped, startTimeout)
         }
 
+        // --sandbox-seed: the program gets the members' URLs once they run, and SIGTERM when
+        // they stop; one that cannot start or fails is named in errorString.
+        function test_aSeedProgramRunsWhileTheSandboxRuns() {
+            const dir = qetcdTest.temporaryPath("seed")
+            qetcdTest.setEnvironmentVariable("QETCD_SEED_DIR", dir)
+            const seed = Qt.resolvedUrl("sandboxseed.sh").toString().replace("file://", "")
+            const sandbox = createTemporaryObject(sandboxComponent, root, { seedProgram: seed })
+            startSandbox(sandbox)
+            tryVerify(function() { return qetcdTest.readFile(dir + "/urls").trim() === sandbox.clientUrls.join(",") },
+                      qetcdTest.timeout(10000), qetcdTest.readFile(dir + "/urls"))
+            tryCompare(sandbox, "seedReady", true, qetcdTest.timeout(10000))
+            compare(qetcdTest.readFile(dir + "/stopped"), "")
+            verify(sandbox.stop())
+            compare(sandbox.seedReady, false)
+            tryVerify(function() { return qetcdTest.readFile(dir + "/stopped").trim() === "stopped" }, qetcdTest.timeout(10000))
+            tryCompare(sandbox, "state", Sandbox.Stopped, startTimeout)
+            compare(sandbox.errorString, "")
+        }
+        function test_aSeedThatFailsIsNamed_data() {
+            return [
+                { tag: "missing", program: "/nonexistent/seed", words: ["/nonexistent/seed", "did not start"] },
+                { tag: "failing", program: "/bin/false", words: ["/bin/false", "exit code 1"] }
+            ]
+        }
+        function test_aSeedThatFailsIsNamed(data) {
+            const sandbox = createTemporaryObject(sandboxComponent, root, { seedProgram: data.program })
+            verify(sandbox.start(), sandbox.errorString)
+            tryCompare(sandbox, "state", Sandbox.Running, startTimeout)
+            tryVerify(function() { return data.words.every(function(words) { return sandbox.errorString.indexOf(words) >= 0 }) },
+                      qetcdTest.timeout(10000), sandbox.errorString)
+            compare(sandbox.clientUrls.length, 3, "the sandbox runs on without its seed")
+            compare(sandbox.seedReady, false)
+            verify(sandbox.stop())
+            tryCompare(sandbox, "state", Sandbox.Stopped, startTimeout)
+        }
+
         function test_aMissingEtcdSaysWhatToInstall() {
             const sandbox = createTemporaryObject(sandboxComponent, root)
             etcdBinary = qetcdTest.setEnvironmentVariable("QETCD_ETCD_BINARY", "/nonexistent/etcd")
