@@ -33,6 +33,10 @@ ApplicationWindow {
     property string initialScenario
     // --sandbox-seed: what the sandbox starts on itself each time it runs.
     property string initialSandboxSeed
+    // --look: "light" or "dark"; empty: the system's, by its palette's window colour.
+    property string initialLook
+    SystemPalette { id: systemPalette }
+    DarkPalette { palette: window.palette }
     property bool autoplayScenario: false
     // The scenario has ended, and how (for main.cpp: exit, export, screenshot).
     signal scenarioEnded(bool succeeded, string message)
@@ -243,6 +247,7 @@ ApplicationWindow {
             pageStack.currentIndex = index;
     }
     Component.onCompleted: {
+        Theme.dark = initialLook ? initialLook === "dark" : systemPalette.window.hslLightness < 0.5;
         // The sandbox's connection replaces the command line's once it runs: no need to try that first.
         if (initialSandbox)
             sandbox.start();
@@ -290,6 +295,7 @@ ApplicationWindow {
             ComboBox {
                 id: profileSelector
                 objectName: "profileSelector"
+                Accessible.name: qsTr("Connection")
                 readonly property var choices: [qsTr("Command line")].concat(connection.profileNames)
                 model: choices
                 currentIndex: connection.profileName ? Math.max(0, choices.indexOf(connection.profileName)) : 0
@@ -357,6 +363,7 @@ ApplicationWindow {
                 font.pixelSize: Theme.bodyFont
             }
             ToolButton {
+                objectName: "pauseButton"
                 text: window.paused ? qsTr("Resume") : qsTr("Pause")
                 checkable: true
                 checked: window.paused
@@ -364,6 +371,16 @@ ApplicationWindow {
                 ToolTip.visible: hovered
                 ToolTip.text: window.paused ? qsTr("Live updates are frozen; resume to catch up (Ctrl+P)")
                                             : qsTr("Freeze live updates to read a moment at leisure (Ctrl+P)")
+            }
+            ToolButton {
+                objectName: "darkButton"
+                text: qsTr("Dark")
+                checkable: true
+                checked: Theme.dark
+                onToggled: Theme.dark = checked
+                Accessible.name: qsTr("Dark look")
+                ToolTip.visible: hovered
+                ToolTip.text: Theme.dark ? qsTr("Back to the light look") : qsTr("Dark look for every page")
             }
             ToolButton {
                 objectName: "shortcutsButton"
@@ -424,6 +441,13 @@ ApplicationWindow {
     Shortcut {
         sequences: [StandardKey.HelpContents, "?"]
         onActivated: shortcutsDialog.open()
+    }
+    // Over the header, the pages and the status bar alike.
+    DisabledControlTips {
+        objectName: "disabledControlTips"
+        parent: window.contentItem.parent
+        anchors.fill: parent
+        z: 1000
     }
     ShortcutsDialog {
         id: shortcutsDialog

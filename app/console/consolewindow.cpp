@@ -58,6 +58,7 @@ bool ConsoleWindow::load(QString *error)
         {QStringLiteral("initialSandbox"), m_settings.sandbox},
         {QStringLiteral("initialScenario"), m_settings.scenario},
         {QStringLiteral("initialSandboxSeed"), m_settings.sandboxSeed},
+        {QStringLiteral("initialLook"), m_settings.look},
         {QStringLiteral("autoplayScenario"), m_settings.autoplay},
     });
     m_engine->load(QUrl(QStringLiteral("qrc:/QEtcdConsole/Main.qml")));

@@ -28,6 +28,7 @@ public:
         bool sandbox = false;  // start a sandbox and look at it
         QString scenario;      // run this scenario on the sandbox
         QString sandboxSeed;   // the sandbox's seed program (Sandbox::seedProgram)
+        QString look;          // "light", "dark" or empty: the system's
         bool autoplay = false;  // ... to its end, then exit
         QString exportEventsFile;  // where its event log goes when it ends
         QString page;

@@ -74,6 +74,10 @@ struct ConsoleOptions
                                                   "client URLs (comma-separated) as the argument, to put participants "
                                                   "or data on it; SIGTERM when the sandbox stops"),
                                    QStringLiteral("PROGRAM")};
+    QCommandLineOption look{QStringLiteral("look"),
+                            QStringLiteral("light or dark [default: the system's, by its palette]; the header's "
+                                           "Dark button turns it over"),
+                            QStringLiteral("NAME")};
     QCommandLineOption scenario{QStringLiteral("scenario"),
                                 QStringLiteral("With --sandbox: run this guided scenario on the Timeline page: "
                                                "lock-partition, spurious-barrier, registration-heal, leader-death, "
@@ -109,7 +113,7 @@ struct ConsoleOptions
             parser->addOption(option);
         }
         parser->addOptions(
-            {version, profile, writable, sandbox, sandboxSeed, scenario, autoplay, exportEvents, page, select, history, rev, screenshot, layouts});
+            {version, profile, writable, look, sandbox, sandboxSeed, scenario, autoplay, exportEvents, page, select, history, rev, screenshot, layouts});
     }
 };
 } // namespace
@@ -168,6 +172,9 @@ int main(int argc, char *argv[])
     settings.profile = parser.value(consoleOptions.profile);
     settings.sandbox = parser.isSet(consoleOptions.sandbox);
     settings.scenario = parser.value(consoleOptions.scenario);
+    settings.look = parser.value(consoleOptions.look);
+    if (!settings.look.isEmpty() && settings.look != QLatin1String("light") && settings.look != QLatin1String("dark"))
+        return usageError(QStringLiteral("--look is light or dark, not \"%1\"").arg(settings.look));
     settings.sandboxSeed = parser.value(consoleOptions.sandboxSeed);
     if (!settings.sandboxSeed.isEmpty() && !settings.sandbox)
         return usageError(QStringLiteral("--sandbox-seed runs a program on the sandbox: add --sandbox"));

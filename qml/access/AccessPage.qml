@@ -240,30 +240,30 @@ ConsolePage {
                 Layout.fillWidth: true
             }
             Label { visible: form.needsName; text: qsTr("Name") }
-            TextField { id: nameField; objectName: "nameField"; visible: form.needsName; Layout.fillWidth: true; selectByMouse: true }
+            TextField { id: nameField; objectName: "nameField"; Accessible.name: qsTr("Name"); visible: form.needsName; Layout.fillWidth: true; selectByMouse: true }
             Label { visible: form.needsPassword; text: qsTr("Password") }
             TextField {
-                id: passwordField; objectName: "passwordField"; visible: form.needsPassword; Layout.fillWidth: true
+                id: passwordField; objectName: "passwordField"; Accessible.name: qsTr("Password"); visible: form.needsPassword; Layout.fillWidth: true
                 echoMode: TextInput.Password
             }
             Label { visible: form.needsPassword; text: qsTr("Again") }
             TextField {
-                id: repeatField; objectName: "repeatField"; visible: form.needsPassword; Layout.fillWidth: true
+                id: repeatField; objectName: "repeatField"; Accessible.name: qsTr("Password again"); visible: form.needsPassword; Layout.fillWidth: true
                 echoMode: TextInput.Password
             }
             Label { visible: form.action === "grantRole"; text: qsTr("Role") }
             ComboBox {
-                id: roleBox; objectName: "roleBox"; visible: form.action === "grantRole"; Layout.fillWidth: true
+                id: roleBox; objectName: "roleBox"; Accessible.name: qsTr("Role"); visible: form.action === "grantRole"; Layout.fillWidth: true
                 model: access.roles.map(role => role.name).filter(name => !(form.subject.roles || []).includes(name))
             }
             Label { visible: form.action === "grantPermission"; text: qsTr("Access") }
             ComboBox {
-                id: typeBox; objectName: "typeBox"; visible: form.action === "grantPermission"; Layout.fillWidth: true
+                id: typeBox; objectName: "typeBox"; Accessible.name: qsTr("Access"); visible: form.action === "grantPermission"; Layout.fillWidth: true
                 model: ["read", "write", "readwrite"]
             }
             Label { visible: form.action === "grantPermission"; text: qsTr("Keys") }
             ComboBox {
-                id: kindBox; objectName: "kindBox"; visible: form.action === "grantPermission"; Layout.fillWidth: true
+                id: kindBox; objectName: "kindBox"; Accessible.name: qsTr("Keys"); visible: form.action === "grantPermission"; Layout.fillWidth: true
                 textRole: "text"; valueRole: "value"
                 model: [{ value: "key", text: qsTr("one key") }, { value: "prefix", text: qsTr("every key with the prefix") },
                         { value: "range", text: qsTr("a range of keys") }, { value: "fromKey", text: qsTr("the key and every key after it") }]
@@ -273,10 +273,10 @@ ConsolePage {
                 textFormat: Text.PlainText
                 text: kindBox.currentValue === "prefix" ? qsTr("Prefix") : qsTr("Key")
             }
-            TextField { id: keyField; objectName: "keyField"; visible: form.action === "grantPermission"; Layout.fillWidth: true; font.family: Theme.monoFamily }
+            TextField { id: keyField; objectName: "keyField"; Accessible.name: kindBox.currentValue === "prefix" ? qsTr("Prefix") : qsTr("Key"); visible: form.action === "grantPermission"; Layout.fillWidth: true; font.family: Theme.monoFamily }
             Label { visible: form.action === "grantPermission" && kindBox.currentValue === "range"; text: qsTr("Up to") }
             TextField {
-                id: endField; objectName: "endField"; visible: form.action === "grantPermission" && kindBox.currentValue === "range"
+                id: endField; objectName: "endField"; Accessible.name: qsTr("Up to"); visible: form.action === "grantPermission" && kindBox.currentValue === "range"
                 Layout.fillWidth: true; font.family: Theme.monoFamily
             }
             Label {

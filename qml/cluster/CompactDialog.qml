@@ -80,6 +80,7 @@ ConfirmDialog {
         Slider {
             id: since
             objectName: "keepSince"
+            Accessible.name: qsTr("Keep since")
             enabled: dialog.earliestMs > 0 && dialog.earliestMs < dialog.nowMs
             from: dialog.earliestMs
             to: dialog.nowMs

@@ -56,6 +56,7 @@ Dialog {
         TextField {
             id: input
             objectName: "input"
+            Accessible.name: dialog.inputLabel
             visible: dialog.inputLabel.length > 0
             font.family: Theme.monoFamily
             selectByMouse: true
@@ -80,6 +81,7 @@ Dialog {
         TextField {
             id: typed
             objectName: "typedConfirmation"
+            Accessible.name: qsTr("Type %1 to confirm").arg(dialog.typedConfirmation)
             visible: dialog.typedConfirmation.length > 0
             placeholderText: dialog.typedConfirmation
             font.family: Theme.monoFamily

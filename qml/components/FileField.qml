@@ -23,6 +23,7 @@ RowLayout {
     TextField {
         id: path
         objectName: field.objectName + "Path"
+        Accessible.name: field.pickerTitle
         font.family: Theme.monoFamily
         Layout.fillWidth: true
     }

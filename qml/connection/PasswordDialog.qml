@@ -54,6 +54,7 @@ Dialog {
         TextField {
             id: passwordField
             objectName: "passwordField"
+            Accessible.name: qsTr("Password")
             echoMode: TextInput.Password
             placeholderText: qsTr("Password")
             Layout.fillWidth: true

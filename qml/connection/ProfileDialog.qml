@@ -63,11 +63,12 @@ Dialog {
         columnSpacing: Theme.padding
         rowSpacing: Theme.spacing
         Label { text: qsTr("Name"); color: Theme.mutedText }
-        TextField { id: nameField; objectName: "profileName"; Layout.fillWidth: true; placeholderText: qsTr("production") }
+        TextField { id: nameField; objectName: "profileName"; Accessible.name: qsTr("Name"); Layout.fillWidth: true; placeholderText: qsTr("production") }
         Label { text: qsTr("Endpoints"); color: Theme.mutedText }
         TextField {
             id: endpoints
             objectName: "profileEndpoints"
+            Accessible.name: qsTr("Endpoints")
             font.family: Theme.monoFamily
             placeholderText: "https://etcd-1:2379, https://etcd-2:2379"
             Layout.fillWidth: true
@@ -84,13 +85,14 @@ Dialog {
         TextField {
             id: userField
             objectName: "profileUser"
+            Accessible.name: qsTr("User")
             placeholderText: qsTr("none")
             Layout.fillWidth: true
             ToolTip.visible: hovered
             ToolTip.text: qsTr("The password is asked for when connecting and kept only in the system keychain")
         }
         Label { text: qsTr("Namespace"); color: Theme.mutedText }
-        TextField { id: namespaceField; font.family: Theme.monoFamily; placeholderText: qsTr("none: every key"); Layout.fillWidth: true }
+        TextField { id: namespaceField; Accessible.name: qsTr("Namespace"); font.family: Theme.monoFamily; placeholderText: qsTr("none: every key"); Layout.fillWidth: true }
         Label { text: qsTr("Largest answer"); color: Theme.mutedText }
         RowLayout {
             spacing: Theme.spacing
@@ -98,6 +100,7 @@ Dialog {
             SpinBox {
                 id: receiveLimit
                 objectName: "profileMaxRecv"
+                Accessible.name: qsTr("Largest answer in MiB")
                 from: 4
                 to: 2047
                 value: 32

@@ -50,6 +50,7 @@ ConsolePage {
         Label { text: qsTr("Prefix"); color: Theme.mutedText },
         TextField {
             id: prefixField
+            Accessible.name: qsTr("Prefix")
             placeholderText: "/"
             font.family: Theme.monoFamily
             Layout.preferredWidth: 240

@@ -44,6 +44,7 @@ ColumnLayout {
         TextField {
             id: field
             objectName: "searchField"
+            Accessible.name: qsTr("Search the keys")
             placeholderText: qsTr("Search the keys (Ctrl+F or /)")
             selectByMouse: true
             font.family: Theme.monoFamily
@@ -54,6 +55,7 @@ ColumnLayout {
         ComboBox {
             id: modeBox
             objectName: "searchMode"
+            Accessible.name: qsTr("Search mode")
             model: [qsTr("Text"), qsTr("Glob"), qsTr("Regex")]
             Layout.preferredWidth: 92
             ToolTip.visible: hovered
@@ -113,6 +115,7 @@ ColumnLayout {
         delegate: ItemDelegate {
             id: hit
             required property string key
+            Accessible.name: key
             required property bool inValue
             required property string snippet
             width: ListView.view.width

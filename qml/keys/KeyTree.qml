@@ -38,6 +38,7 @@ ColumnLayout {
             required property int row
             required property bool current
             required property string name
+            Accessible.name: name
             required property string key
             required property bool isKey
             required property int keyCount

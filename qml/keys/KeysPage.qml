@@ -129,6 +129,7 @@ ConsolePage {
         TextField {
             id: prefixField
             objectName: "prefixField"
+            Accessible.name: qsTr("Prefix")
             placeholderText: "/"
             font.family: Theme.monoFamily
             Layout.preferredWidth: 280
@@ -583,6 +584,7 @@ ConsolePage {
                                 required property bool marked
                                 width: ListView.view.width
                                 height: 30
+                                Accessible.name: keyRow.key
                                 highlighted: keyRow.key === keys.selectedKey
                                 ToolTip.visible: rowArea.containsMouse && keys.markedCount === 0
                                 ToolTip.delay: 1500
@@ -824,6 +826,7 @@ ConsolePage {
                         TextArea {
                             id: editor
                             objectName: "valueEditor"
+                            Accessible.name: qsTr("New value of %1").arg(keys.selectedKey)
                             // What Format.bytes reports: the size the new value will have in etcd.
                             readonly property int utf8Length: unescape(encodeURIComponent(text)).length
                             font.family: Theme.monoFamily

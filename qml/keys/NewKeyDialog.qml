@@ -55,6 +55,7 @@ Dialog {
         TextField {
             id: keyField
             objectName: "newKeyName"
+            Accessible.name: qsTr("Key")
             font.family: Theme.monoFamily
             placeholderText: "/app/config/mode"
             selectByMouse: true
@@ -68,6 +69,7 @@ Dialog {
             TextArea {
                 id: valueField
                 objectName: "newKeyValue"
+                Accessible.name: qsTr("Value")
                 font.family: Theme.monoFamily
                 selectByMouse: true
                 wrapMode: TextEdit.WrapAnywhere
@@ -80,12 +82,14 @@ Dialog {
             ComboBox {
                 id: leaseChoice
                 objectName: "newKeyLease"
+                Accessible.name: qsTr("Lease")
                 model: [qsTr("None"), qsTr("A new lease of"), qsTr("The existing lease")]
                 Layout.preferredWidth: 180
             }
             SpinBox {
                 id: ttl
                 objectName: "newKeyLeaseTtl"
+                Accessible.name: qsTr("New lease's TTL in seconds")
                 visible: leaseChoice.currentIndex === 1
                 from: 1
                 to: 315360000  // ten years: etcd caps a lease at its own maximum TTL anyway
@@ -100,6 +104,7 @@ Dialog {
             TextField {
                 id: leaseField
                 objectName: "newKeyLeaseId"
+                Accessible.name: qsTr("Existing lease ID")
                 visible: leaseChoice.currentIndex === 2
                 placeholderText: qsTr("lease ID in hex, as on the Leases page")
                 font.family: Theme.monoFamily

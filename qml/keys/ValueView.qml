@@ -68,6 +68,7 @@ ColumnLayout {
         clip: true
         TextArea {
             objectName: "valueText"
+            Accessible.name: qsTr("Value")
             readOnly: true
             selectByMouse: true
             wrapMode: view.mode === "hex" ? TextEdit.NoWrap : TextEdit.WrapAnywhere

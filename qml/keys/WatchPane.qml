@@ -63,6 +63,7 @@ Rectangle {
             ComboBox {
                 id: scope
                 objectName: "watchScope"
+                Accessible.name: qsTr("What to watch")
                 // Fixed: a model that changed with the prefix would reset the choice.
                 model: [qsTr("Selected key"), qsTr("Whole prefix")]
                 // The prefix until the operator picks the key: a row clicked selects its key, and
@@ -77,6 +78,7 @@ Rectangle {
             TextField {
                 id: fromField
                 objectName: "watchFrom"
+                Accessible.name: qsTr("From revision")
                 placeholderText: qsTr("now")
                 validator: RegularExpressionValidator { regularExpression: /[0-9]{0,16}/ }
                 font.family: Theme.monoFamily
@@ -89,6 +91,7 @@ Rectangle {
             TextField {
                 id: filterField
                 objectName: "watchFilter"
+                Accessible.name: qsTr("Filter the watched changes")
                 placeholderText: qsTr("Filter")
                 selectByMouse: true
                 Layout.fillWidth: true
@@ -151,6 +154,7 @@ Rectangle {
                 required property string writer
                 width: ListView.view.width
                 height: 26
+                Accessible.name: qsTr("%1 %2 at revision %3").arg(row.type).arg(row.key).arg(row.revision)
                 onClicked: pane.keyChosen(row.key)
                 contentItem: RowLayout {
                     spacing: Theme.spacing

@@ -47,6 +47,7 @@ ConsolePage {
         ComboBox {
             id: sortChoice
             objectName: "sortChoice"
+            Accessible.name: qsTr("Sort by")
             textRole: "title"
             model: [
                 { title: qsTr("Time left, least first"), role: "expiresAt", descending: false },

@@ -28,6 +28,7 @@ RowLayout {
     }
     SpinBox {
         objectName: "count"
+        Accessible.name: line.label
         from: 1
         to: line.to
         value: line.value

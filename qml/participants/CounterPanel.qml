@@ -28,6 +28,7 @@ RecipePanel {
         SpinBox {
             id: delta
             objectName: "delta"
+            Accessible.name: qsTr("Add to the counter")
             from: -1000000
             to: 1000000
             value: 10

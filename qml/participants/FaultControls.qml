@@ -77,6 +77,7 @@ ColumnLayout {
         SpinBox {
             id: delayMs
             objectName: "delayMs"
+            Accessible.name: qsTr("Delay in milliseconds")
             from: 10
             to: 60000
             stepSize: 100

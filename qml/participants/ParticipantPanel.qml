@@ -145,6 +145,7 @@ Card {
         Layout.fillWidth: true
         ComboBox {
             objectName: "recipeSelector"
+            Accessible.name: qsTr("Recipe of %1 to show").arg(card.participant.name)
             model: card.participant.recipes
             textRole: "title"
             currentIndex: card.participant.recipes.indexOf(card.shown)

@@ -48,6 +48,7 @@ ConsolePage {
         TextField {
             id: nameField
             objectName: "nameField"
+            Accessible.name: qsTr("Name of the next participant")
             text: page.nextFreeName()
             selectByMouse: true
             Layout.preferredWidth: 140

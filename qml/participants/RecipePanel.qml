@@ -39,6 +39,7 @@ ColumnLayout {
         }
         TextField {
             objectName: "path"
+            Accessible.name: qsTr("Path")
             text: panel.recipe.path
             // Read-only rather than disabled while locked: the path stays legible.
             readOnly: panel.settingsLocked.length > 0

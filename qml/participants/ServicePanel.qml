@@ -35,6 +35,7 @@ RecipePanel {
         }
         SpinBox {
             objectName: "servicePort"
+            Accessible.name: qsTr("Port")
             from: 1
             to: 65535
             value: panel.recipe.port

@@ -27,6 +27,7 @@ RowLayout {
     TextField {
         id: field
         objectName: line.objectName
+        Accessible.name: line.label
         text: line.text
         font.family: line.mono ? Theme.monoFamily : Qt.application.font.family
         selectByMouse: true

@@ -39,6 +39,7 @@ Rectangle {
             Layout.fillWidth: true
             TextField {
                 objectName: "logFilter"
+                Accessible.name: qsTr("Filter the event log")
                 placeholderText: qsTr("Filter by participant, event, detail or key")
                 text: view.eventLog ? view.eventLog.filter : ""
                 onTextEdited: view.eventLog.filter = text

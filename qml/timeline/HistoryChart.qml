@@ -63,6 +63,7 @@ Item {
     HistoryLayer {
         id: layer
         objectName: "historyLayer"
+        dark: Theme.dark
         x: area.plot.x
         y: area.plot.y
         width: area.plot.width

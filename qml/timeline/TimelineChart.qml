@@ -52,6 +52,7 @@ Item {
                 anchors.fill: parent
                 timeline: area.timeline
                 content: TimelineLayer.Bands
+                dark: Theme.dark
             }
 
             ChartView {
@@ -71,7 +72,7 @@ Item {
                     id: timeAxis
                     labelsVisible: false
                     lineVisible: false
-                    gridLineColor: "#e4e7ec"
+                    gridLineColor: Theme.grid
                     minorGridVisible: false
                 }
                 ValueAxis {
@@ -102,6 +103,7 @@ Item {
                 anchors.fill: parent
                 timeline: area.timeline
                 content: TimelineLayer.Losses
+                dark: Theme.dark
             }
         }
     }
@@ -189,6 +191,7 @@ Item {
     Slider {
         id: scrubber
         objectName: "scrubber"
+        Accessible.name: qsTr("Where the shown window ends")
         x: area.plot.x - leftPadding
         y: area.plot.y + area.plot.height + area.timeLabelHeight
         width: area.plot.width + leftPadding + rightPadding

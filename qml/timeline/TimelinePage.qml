@@ -129,6 +129,7 @@ ConsolePage {
             TextField {
                 id: historyPrefix
                 objectName: "historyPrefix"
+                Accessible.name: qsTr("Prefix to replay")
                 placeholderText: qsTr("prefix, e.g. /locks/")
                 font.family: Theme.monoFamily
                 Layout.preferredWidth: 180
@@ -141,6 +142,7 @@ ConsolePage {
             ComboBox {
                 id: historyRange
                 objectName: "historyRange"
+                Accessible.name: qsTr("How far back to replay")
                 textRole: "text"
                 valueRole: "revisions"
                 model: [
@@ -226,6 +228,7 @@ ConsolePage {
             ToolButton {
                 objectName: "zoomIn"
                 text: "+"
+                Accessible.name: qsTr("Zoom in")
                 font.pixelSize: Theme.titleFont
                 enabled: timeline.windowLength > timeline.minimumWindow
                 onClicked: timeline.zoom(0.5)
@@ -236,6 +239,7 @@ ConsolePage {
             ToolButton {
                 objectName: "zoomOut"
                 text: "\u2212"
+                Accessible.name: qsTr("Zoom out")
                 font.pixelSize: Theme.titleFont
                 enabled: timeline.windowLength < timeline.maximumWindow
                 onClicked: timeline.zoom(2)

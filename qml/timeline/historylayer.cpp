@@ -19,9 +19,6 @@ using Kind = QEtcd::CoordinationObject::Kind;
 
 namespace {
 
-const QColor HistoryStripe(0xff, 0xff, 0xff);
-const QColor HistoryAlternateStripe(0xf8, 0xf9, 0xfb);
-const QColor Grid(0xe4, 0xe7, 0xec);
 const QColor Waiter(0x94, 0xa3, 0xb8);
 const QColor AsOf(0xa1, 0x62, 0x07);
 
@@ -142,6 +139,14 @@ void HistoryLayer::setAsOfRevision(qint64 revision)
     Q_EMIT viewChanged();
 }
 
+void HistoryLayer::setDark(bool dark)
+{
+    if (dark == m_dark)
+        return;
+    m_dark = dark;
+    Q_EMIT viewChanged();
+}
+
 QVariantList HistoryLayer::legend() const
 {
     QVariantList entries;
@@ -177,13 +182,14 @@ double HistoryLayer::xAt(double revision) const
 void HistoryLayer::paint(QPainter *painter)
 {
     const QRectF all(0, 0, width(), height());
-    painter->fillRect(all, HistoryStripe);
+    const TimelineGlyphs::LanePalette &palette = TimelineGlyphs::lanePalette(m_dark);
+    painter->fillRect(all, palette.stripe);
     static const std::vector<CoordinationHistoryModel::Lane> none;
     const std::vector<CoordinationHistoryModel::Lane> &lanes = m_model ? m_model->lanes() : none;
     const double laneHeight = height() / std::max<size_t>(1, lanes.size());
     for (size_t row = 1; row < lanes.size(); row += 2)
-        painter->fillRect(QRectF(0, double(row) * laneHeight, width(), laneHeight), HistoryAlternateStripe);
-    painter->setPen(QPen(Grid, 1));
+        painter->fillRect(QRectF(0, double(row) * laneHeight, width(), laneHeight), palette.alternateStripe);
+    painter->setPen(QPen(palette.grid, 1));
     for (const double tick : std::as_const(m_ticks)) {
         const double x = std::round(xAt(tick)) + 0.5;
         painter->drawLine(QPointF(x, 0), QPointF(x, height()));

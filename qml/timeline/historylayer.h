@@ -31,6 +31,8 @@ class HistoryLayer : public QQuickPaintedItem
     // What the marks and bars the model holds mean: [{glyph, title}] for the marks' glyphs, in
     // the model's order.
     Q_PROPERTY(QVariantList legend READ legend NOTIFY legendChanged)
+    // The dark look's lanes and grid (Theme.dark).
+    Q_PROPERTY(bool dark READ isDark WRITE setDark NOTIFY viewChanged)
 
 public:
     static constexpr int MarkPixels = 14;
@@ -49,6 +51,8 @@ public:
     void setTicks(const QList<double> &ticks);
     qint64 asOfRevision() const { return m_asOf; }
     void setAsOfRevision(qint64 revision);
+    bool isDark() const { return m_dark; }
+    void setDark(bool dark);
     QVariantList legend() const;
 
     // The glyph a mark kind ("acquired", "deleted", ...) is drawn as, and what the legend calls it.
@@ -71,4 +75,5 @@ private:
     double m_to = 1;
     QList<double> m_ticks;
     qint64 m_asOf = 0;
+    bool m_dark = false;
 };

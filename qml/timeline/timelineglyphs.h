@@ -46,11 +46,20 @@ void paintGlyph(QPainter *painter, const QRectF &box, int glyph);
 // chart series' light marker: drawn at exactly its size, it is copied rather than scaled.
 QImage glyphImage(int glyph, int size, qreal devicePixelRatio);
 
-// The Theme's colours the timeline paints with in C++ (glyphs, bands, loss brackets).
+// The Theme's colours the timeline paints with in C++ (glyphs, bands, loss brackets): the
+// glyphs' mid tones read on a light and a dark lane alike.
 namespace Colours {
-extern const QColor Good, Warning, Bad, Info, Neutral, Text, Surface;
+extern const QColor Good, Warning, Bad, Info, Neutral;
 extern const QColor Barrier, Lifted, Etcd;  // a barrier set and lifted, etcd's deletions
 }
+// What the lanes are painted on, in the light or the dark look (Theme.dark), as Theme has them.
+struct LanePalette
+{
+    QColor stripe, alternateStripe, memberStripe, grid;
+    QColor ink;    // a loss's bracket and margin
+    QColor paper;  // behind the margin's text
+};
+const LanePalette &lanePalette(bool dark);
 // A band's colour by its kind: blackhole, delay, reset, paused, down.
 QColor bandColour(const QString &kind);
 

@@ -13,9 +13,6 @@
 namespace {
 
 // The lanes' stripes: white and a whisper of grey by turns, the members' lanes a little bluer.
-const QColor Stripe(0xff, 0xff, 0xff);
-const QColor AlternateStripe(0xf8, 0xf9, 0xfb);
-const QColor MemberStripe(0xf1, 0xf3, 0xf9);
 
 QColor withAlpha(QColor colour, int alpha)
 {
@@ -128,6 +125,15 @@ double TimelineLayer::chartEnd() const
     return m_timeline->chartStart() + m_timeline->chartLength();
 }
 
+void TimelineLayer::setDark(bool dark)
+{
+    if (dark == m_dark)
+        return;
+    m_dark = dark;
+    Q_EMIT darkChanged();
+    update();
+}
+
 void TimelineLayer::setContent(Content content)
 {
     if (content == m_content)
@@ -165,7 +171,8 @@ void TimelineLayer::paintBands(QPainter *painter, double laneHeight) const
     const int rows = int(m_timeline->lanes().size());
     const int firstMember = rows - m_timeline->memberLaneCount();
     for (int row = 0; row < rows; ++row) {
-        const QColor stripe = row >= firstMember ? MemberStripe : row % 2 ? AlternateStripe : Stripe;
+        const TimelineGlyphs::LanePalette &lanes = TimelineGlyphs::lanePalette(m_dark);
+        const QColor stripe = row >= firstMember ? lanes.memberStripe : row % 2 ? lanes.alternateStripe : lanes.stripe;
         painter->fillRect(QRectF(0, row * laneHeight, width(), laneHeight), stripe);
     }
     // A partial repaint (a band came or went now) is clipped to its time: the bands elsewhere in
@@ -195,7 +202,7 @@ void TimelineLayer::paintLosses(QPainter *painter, double laneHeight) const
     const QFontMetricsF metrics(painter->font());
     const QRectF clip = painter->hasClipping() ? painter->clipBoundingRect() : QRectF(0, 0, width(), height());
     for (const auto &loss : m_timeline->visibleLosses(m_paintedStart, chartEnd())) {
-        const QColor colour = loss.late ? TimelineGlyphs::Colours::Bad : TimelineGlyphs::Colours::Text;
+        const QColor colour = loss.late ? TimelineGlyphs::Colours::Bad : TimelineGlyphs::lanePalette(m_dark).ink;
         const double top = loss.row * laneHeight;
         const double left = xAt(std::min(loss.knew, loss.deleted));
         const double right = xAt(std::max(loss.knew, loss.deleted));
@@ -213,7 +220,7 @@ void TimelineLayer::paintLosses(QPainter *painter, double laneHeight) const
         const bool fits = right - left >= text.width() + 12;
         const QRectF box(QPointF(fits ? (left + right - text.width()) / 2 : right + 5, lineY - text.height() / 2), text);
         painter->setPen(loss.late ? QPen(colour, 1) : QPen(Qt::NoPen));
-        painter->setBrush(TimelineGlyphs::Colours::Surface);
+        painter->setBrush(TimelineGlyphs::lanePalette(m_dark).paper);
         painter->drawRoundedRect(box, 3, 3);
         painter->setPen(colour);
         painter->drawText(box, Qt::AlignCenter, loss.margin);

@@ -20,6 +20,8 @@ class TimelineLayer : public QQuickPaintedItem
     QML_ELEMENT
     Q_PROPERTY(TimelineModel *timeline READ timeline WRITE setTimeline NOTIFY timelineChanged)
     Q_PROPERTY(Content content READ content WRITE setContent NOTIFY contentChanged)
+    // The dark look's lanes and ink (Theme.dark).
+    Q_PROPERTY(bool dark READ isDark WRITE setDark NOTIFY darkChanged)
 
 public:
     enum class Content { Bands, Losses };
@@ -31,12 +33,15 @@ public:
     void setTimeline(TimelineModel *timeline);
     Content content() const { return m_content; }
     void setContent(Content content);
+    bool isDark() const { return m_dark; }
+    void setDark(bool dark);
 
     void paint(QPainter *painter) override;
 
 Q_SIGNALS:
     void timelineChanged();
     void contentChanged();
+    void darkChanged();
 
 private:
     void windowChanged();
@@ -51,6 +56,7 @@ private:
 
     QPointer<TimelineModel> m_timeline;
     Content m_content = Content::Bands;
+    bool m_dark = false;
     bool m_paintedEmpty = false;  // the Losses layer's last paint held no loss
     mutable QHash<QString, double> m_textWidths;  // in labelFont()
     double m_paintedStart = 0;    // the chart's span as last painted

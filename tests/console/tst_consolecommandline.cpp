@@ -46,6 +46,7 @@ private Q_SLOTS:
         QTest::newRow("scenario without sandbox") << QStringList{"--scenario", "lock-partition"} << "add --sandbox";
         QTest::newRow("seed without sandbox") << QStringList{"--sandbox-seed", "scripts/demo-participants"}
                                               << "--sandbox-seed runs a program on the sandbox: add --sandbox";
+        QTest::newRow("unknown look") << QStringList{"--look", "sepia"} << "--look is light or dark, not \"sepia\"";
         QTest::newRow("seed read-only") << QStringList{"--sandbox", "--sandbox-seed", "seed", "--read-only"}
                                         << "which --read-only forbids";
         QTest::newRow("unknown page") << QStringList{"--page", "nosuch"} << "--page: no page named \"nosuch\"";

@@ -68,6 +68,10 @@ private Q_SLOTS:
                                       << QStringList{"--sandbox", "--sandbox-seed", QStringLiteral(QETCD_SOURCE_DIR "/scripts/demo-participants"),
                                                      "--scenario", "lock-partition", "--page", "coordination"}
                                       << QJsonObject{{"objects", 8}};
+        // The dark look (--look dark), for the README beside the light one.
+        QTest::newRow("coordination-dark") << "coordination" << QStringList{"--look", "dark"} << QJsonObject{{"objects", 8}};
+        QTest::newRow("keys-dark") << "keys" << QStringList{"--look", "dark", "--select", "/demo/config/mode"}
+                                   << QJsonObject{{"keys", 21}, {"selected", "/demo/config/mode"}};
         QTest::newRow("cluster-demo") << "cluster" << QStringList() << QJsonObject{{"members", 1}, {"healthy", 1}, {"alarms", 0}};
         // 3 lock entries, 2 semaphore holders and its permits key, 2 candidates, the barrier,
         // the counted barrier's 2 arrivals and its ready key, 2 service instances, 5 queue items,
