@@ -96,7 +96,15 @@ void KeyIndex::fetchMore()
 void KeyIndex::fetchAll()
 {
     m_fetchAll = true;
+    Q_EMIT progressChanged();
     fetchMore();
+}
+
+void KeyIndex::stopFetchingAll()
+{
+    if (!std::exchange(m_fetchAll, false))
+        return;
+    Q_EMIT progressChanged();
 }
 
 int KeyIndex::indexOf(const QByteArray &key) const

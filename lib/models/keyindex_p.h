@@ -53,8 +53,11 @@ public:
     void reload();
     bool canFetchMore() const;
     void fetchMore();
-    // Keeps fetching pages until every key is in.
+    // Keeps fetching pages until every key is in, or until stopFetchingAll().
     void fetchAll();
+    // The page on its way still lands; no other is asked for.
+    void stopFetchingAll();
+    bool isFetchingAll() const { return m_fetchAll && !m_complete; }
 
     const std::vector<KeyEntry> &entries() const { return m_entries; }
     // Every key is in; else the next page starts at continuation().

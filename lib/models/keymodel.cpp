@@ -302,6 +302,16 @@ void KeyModel::fetchAll()
     m_index->fetchAll();
 }
 
+void KeyModel::stopFetchingAll()
+{
+    m_index->stopFetchingAll();
+}
+
+bool KeyModel::isFetchingAll() const
+{
+    return m_index->isFetchingAll();
+}
+
 int KeyModel::indexOf(const QString &key) const
 {
     const QByteArray k = DisplayText::toBytes(key);

@@ -47,6 +47,8 @@ class QETCD_QUICK_EXPORT KeyModel : public QAbstractListModel
     Q_PROPERTY(double progress READ progress NOTIFY progressChanged)
     /// Keys under the prefix when loading began; -1 unknown.
     Q_PROPERTY(qint64 total READ total NOTIFY progressChanged)
+    /// fetchAll() is reading page after page.
+    Q_PROPERTY(bool fetchingAll READ isFetchingAll NOTIFY progressChanged)
     /// Rows loaded (shown, while paused).
     Q_PROPERTY(int count READ count NOTIFY countChanged)
     /// The key whose value selected shows; its value is read when it is set.
@@ -112,6 +114,8 @@ public:
     QString errorString() const;
     /// Keys loaded out of total, 0 to 1.
     double progress() const;
+    /// Whether fetchAll() is reading page after page.
+    bool isFetchingAll() const;
     /// Keys under the prefix when loading began; -1 unknown.
     qint64 total() const;
     /// Rows loaded.
@@ -145,6 +149,8 @@ public:
     Q_INVOKABLE void fetchNextPage();
     /// Loads every remaining page.
     Q_INVOKABLE void fetchAll();
+    /// Ends fetchAll(): the page on its way still lands, no other is asked for.
+    Q_INVOKABLE void stopFetchingAll();
     /// The row of key, -1 when it is not loaded.
     Q_INVOKABLE int indexOf(const QString &key) const;
     /// Marks \a key for a bulk action, or with \a marked false unmarks it.

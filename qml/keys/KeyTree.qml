@@ -106,13 +106,22 @@ ColumnLayout {
                 text: qsTr("%1 of %2 keys in the tree").arg(Format.count(root.keyModel.count)).arg(Format.count(root.keyModel.total))
                 color: Theme.mutedText
                 font.pixelSize: Theme.smallFont
+                Layout.fillWidth: !root.keyModel.fetchingAll
+            }
+            ProgressBar {
+                objectName: "loadAllProgress"
+                visible: root.keyModel.fetchingAll
+                value: root.keyModel.progress
+                Accessible.name: qsTr("Keys read")
                 Layout.fillWidth: true
             }
             Button {
-                text: qsTr("Load all")
-                onClicked: root.keyModel.fetchAll()
+                objectName: "loadAll"
+                text: root.keyModel.fetchingAll ? qsTr("Stop") : qsTr("Load all")
+                onClicked: root.keyModel.fetchingAll ? root.keyModel.stopFetchingAll() : root.keyModel.fetchAll()
                 ToolTip.visible: hovered
-                ToolTip.text: qsTr("Read the remaining keys, a page at a time")
+                ToolTip.text: root.keyModel.fetchingAll ? qsTr("Stop reading: the keys read so far stay")
+                                                        : qsTr("Read the remaining keys, a page at a time")
             }
         }
     }

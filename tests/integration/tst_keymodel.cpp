@@ -63,6 +63,31 @@ private Q_SLOTS:
 
     void cleanupTestCase() { m_client.reset(); }
 
+    // Stop (the Keys tree's "Load all" bar): the page on its way lands, no other is asked for,
+    // and what came stays.
+    void stopFetchingAllKeepsWhatCame()
+    {
+        putMany("/km/stop/", 700);
+        KeyModel paged;
+        paged.setPageSize(100);
+        paged.setPrefix(QStringLiteral("/km/stop/"));
+        paged.setClient(m_client.get());
+        QTRY_COMPARE_WITH_TIMEOUT(paged.rowCount(), 100, scaledMs(10000));
+        QVERIFY(!paged.isFetchingAll());
+        QSignalSpy progress(&paged, &KeyModel::progressChanged);
+        paged.fetchAll();
+        QVERIFY(paged.isFetchingAll());
+        paged.stopFetchingAll();
+        QVERIFY(!paged.isFetchingAll());
+        QCOMPARE(progress.count(), 2);  // told when it began and when it stopped
+        QTRY_COMPARE_WITH_TIMEOUT(paged.rowCount(), 300, scaledMs(10000));
+        // A round trip behind the page: another page asked for would have been answered first.
+        QVERIFY(awaited(m_client->get("/km/stop/0000")).status);
+        QCOMPARE(paged.rowCount(), 300);
+        QVERIFY(paged.canFetchMore({}));
+        QCOMPARE(paged.total(), 700);
+    }
+
     // A view pages by asking; QAbstractItemModelTester asks after every change, so under it the
     // model loads everything, and the model checked page by page runs without it.
     void pagesUntilEverythingIsIn()

@@ -141,6 +141,39 @@ Item {
             tryVerify(function() { return list.currentItem.key === "/qml/keyspage/reveal/lock/1003" }, qetcdTest.timeout(10000))
         }
 
+        // The tree's "Load all" reads page after page with a progress bar, and Stop ends it with
+        // what came kept.
+        function test_treeLoadAllAndStop() {
+            const keys = []
+            for (let i = 0; i < 200; ++i)
+                keys.push("/qml/keyspage/loadall/" + (1000 + i))
+            for (const key of keys)
+                etcdctl(["put", key, "v"])
+            const page = createTemporaryObject(keysPage, root, { client: writer.client })
+            verify(page)
+            page.model.pageSize = 20
+            page.model.prefix = "/qml/keyspage/loadall/"
+            page.layout = "tree"
+            tryCompare(page.model, "count", 20, qetcdTest.timeout(10000))
+            const loadAll = control(page, "loadAll")
+            const progress = control(page, "loadAllProgress")
+            compare(loadAll.text, "Load all")
+            compare(progress.visible, false)
+            click(loadAll)
+            compare(page.model.fetchingAll, true)
+            compare(progress.visible, true)
+            compare(loadAll.text, "Stop")
+            click(loadAll)
+            compare(page.model.fetchingAll, false)
+            compare(progress.visible, false)
+            tryCompare(page.model, "count", 60, qetcdTest.timeout(10000))  // the page on its way
+            verify(page.model.count < page.model.total, page.model.count + " of " + page.model.total)
+            // Load all again reads to the end.
+            click(loadAll)
+            tryCompare(page.model, "count", 200, qetcdTest.timeout(20000))
+            tryCompare(loadAll, "visible", false, qetcdTest.timeout(5000))
+        }
+
         function test_compareAnEarlierVersionWithTheLatest() {
             const key = "/qml/keyspage/diff/config"
             etcdctl(["put", key, "{\"replicas\":2,\"image\":\"web:1\",\"zone\":\"a\"}"])
