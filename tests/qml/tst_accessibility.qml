@@ -6,7 +6,8 @@ import QEtcdConsole
 
 // A screen reader can drive the console: on every page, with something on it to act on, each
 // visible control (a button, a switch, a field, a list to pick from) has an accessible name in
-// words, not a glyph such as "✕" or "▾". A disabled control still tells why. The dark look
+// words, not a glyph such as "✕" or "▾", and Tab alone reaches each enabled one. A disabled
+// control still tells why. The dark look
 // reaches the controls' palette and the timeline's lanes, and goes back whole.
 Item {
     id: root
@@ -133,6 +134,56 @@ Item {
             compare(String(window.palette.window), lightWindow)
             compare(String(window.palette.button), lightButton)
             compare(lanes.dark, false)
+        }
+
+        // Tab alone reaches every control on a page: collected by walking the focus chain from the
+        // header's first control until it comes round again.
+        function test_tabReachesEveryControl() {
+            const window = createTemporaryObject(consoleWindow, root, { commandLine: { endpoints: [qetcdTest.endpoint] } })
+            verify(window)
+            window.requestActivate()
+            tryVerify(function() { return window.active }, qetcdTest.timeout(5000))
+            tryCompare(window, "connectionState", "Connected", qetcdTest.timeout(15000))
+            for (const page of window.pages) {
+                window.showPage(page.name)
+                tryCompare(window, "ready", true, qetcdTest.timeout(15000), page.name + ": " + window.notReadyReason)
+                const reached = []
+                const start = findChild(window.header, "profileSelector")
+                start.forceActiveFocus(Qt.TabFocusReason)
+                for (let i = 0; i < 200; ++i) {
+                    const item = window.activeFocusItem
+                    if (reached.indexOf(item) >= 0)
+                        break
+                    reached.push(item)
+                    keyClick(Qt.Key_Tab)
+                }
+                verify(reached.length >= 8, page.name + ": Tab went round after " + reached.length + " stops")
+                const missed = []
+                const visit = function(each) {
+                    if (!each.visible)
+                        return
+                    const kind = kindOf(each)
+                    if (kind.length > 0 && each.enabled && each.focusPolicy !== Qt.NoFocus) {
+                        if (!reached.some(function(item) { return item === each || isAncestor(each, item) }))
+                            missed.push(page.name + ": " + kind + " " + (each.objectName || nameOf(each, kind) || each.toString()))
+                        if (kind !== "button")
+                            return
+                    }
+                    for (let i = 0; i < each.children.length; ++i)
+                        visit(each.children[i])
+                }
+                visit(window.contentItem.parent)
+                for (const line of missed)
+                    console.warn("missed:", line)
+                compare(missed.length, 0, missed.join("\n"))
+            }
+        }
+        function isAncestor(ancestor, item) {
+            for (let each = item; each; each = each.parent) {
+                if (each === ancestor)
+                    return true
+            }
+            return false
         }
     }
 }
