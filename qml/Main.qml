@@ -317,7 +317,7 @@ ApplicationWindow {
             }
             Label {
                 textFormat: Text.PlainText
-                text: window.endpoints.join(", ")
+                text: window.endpoints.join(", ") + (connection.tunnelThrough ? qsTr(" via ssh %1").arg(connection.tunnelThrough) : "")
                 color: Theme.mutedText
                 font.family: Theme.monoFamily
                 font.pixelSize: Theme.smallFont
@@ -485,7 +485,9 @@ ApplicationWindow {
             // What went wrong connecting, and the way to fix it, above whichever page is shown.
             Banner {
                 objectName: "connectionProblem"
-                text: connection.problem || window.outage || window.keychainNote
+                text: connection.problem
+                      || (connection.tunnelState === "opening" ? qsTr("Opening the SSH tunnel through %1…").arg(connection.tunnelThrough) : "")
+                      || window.outage || window.keychainNote
                 bad: connection.problem.length > 0 || window.outage.length > 0
                 dismissable: !bad
                 onDismissed: window.keychainNote = ""

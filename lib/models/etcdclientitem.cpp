@@ -41,6 +41,8 @@ QStringList EtcdClientItem::endpoints() const { return m_options.endpoints; }
 void EtcdClientItem::setEndpoints(const QStringList &endpoints) { setOption(m_options.endpoints, endpoints); }
 QString EtcdClientItem::caFile() const { return m_options.tls.caFile; }
 void EtcdClientItem::setCaFile(const QString &path) { setOption(m_options.tls.caFile, path); }
+QString EtcdClientItem::serverName() const { return m_options.tls.serverNameOverride; }
+void EtcdClientItem::setServerName(const QString &name) { setOption(m_options.tls.serverNameOverride, name); }
 QString EtcdClientItem::certFile() const { return m_options.tls.certFile; }
 void EtcdClientItem::setCertFile(const QString &path) { setOption(m_options.tls.certFile, path); }
 QString EtcdClientItem::keyFile() const { return m_options.tls.keyFile; }

@@ -33,6 +33,9 @@ class QETCD_QUICK_EXPORT EtcdClientItem : public QObject, public QQmlParserStatu
     Q_PROPERTY(QStringList endpoints READ endpoints WRITE setEndpoints NOTIFY optionsChanged)
     /// The CA bundle that must sign the server's certificate; empty: the system's roots.
     Q_PROPERTY(QString caFile READ caFile WRITE setCaFile NOTIFY optionsChanged)
+    /// Verify the server's certificate against this name instead of the endpoint's host (an
+    /// endpoint reached through a tunnel); empty: the host.
+    Q_PROPERTY(QString serverName READ serverName WRITE setServerName NOTIFY optionsChanged)
     /// The client certificate for mutual TLS; needs keyFile.
     Q_PROPERTY(QString certFile READ certFile WRITE setCertFile NOTIFY optionsChanged)
     /// The client certificate's private key.
@@ -76,6 +79,10 @@ public:
     QString caFile() const;
     /// Sets the CA file.
     void setCaFile(const QString &path);
+    /// The name the server's certificate is checked against; empty: the endpoint's host.
+    QString serverName() const;
+    /// Sets the name the server's certificate is checked against.
+    void setServerName(const QString &name);
     /// The client certificate file.
     QString certFile() const;
     /// Sets the client certificate file.

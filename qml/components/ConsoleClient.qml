@@ -15,6 +15,7 @@ EtcdClient {
     endpoints: link ? link.endpoints : options.endpoints || []
     // A sandbox runs without TLS or users; outside one, the client is who the console is.
     caFile: link ? "" : options.caFile || ""
+    serverName: link ? "" : options.serverName || ""
     certFile: link ? "" : options.certFile || ""
     keyFile: link ? "" : options.keyFile || ""
     user: link ? "" : options.user || ""

@@ -14,7 +14,8 @@ Dialog {
     // The operator ticked or unticked read-only: endpoints no longer decide it.
     property bool readOnlyChosen: false
     readonly property var endpointList: endpoints.text.split(",").map(e => e.trim()).filter(e => e.length > 0)
-    readonly property bool loopback: connection.isOnThisMachine(endpointList)
+    // Through an SSH tunnel, 127.0.0.1 is the far host's.
+    readonly property bool loopback: connection.isOnThisMachine(endpointList) && sshHost.text.trim().length === 0
 
     // An existing profile to change, or "" for a new one.
     function edit(name) {
@@ -27,6 +28,10 @@ Dialog {
         keyFile.text = profile.keyFile || "";
         userField.text = profile.user || "";
         namespaceField.text = profile["namespace"] || "";
+        sshHost.text = profile.sshHost || "";
+        sshUser.text = profile.sshUser || "";
+        sshPort.text = Number(profile.sshPort) > 0 ? String(profile.sshPort) : "";
+        sshJump.text = profile.sshJump || "";
         receiveLimit.value = Math.round((profile.maxRecvBytes || 32 * 1048576) / 1048576);
         readOnlyChosen = name.length > 0;
         readOnly.checked = (name ? !!profile.readOnly : false) || !loopback;
@@ -37,7 +42,8 @@ Dialog {
     function collect() {
         return { name: nameField.text.trim(), endpoints: endpointList, caFile: caFile.text, certFile: certFile.text,
                  keyFile: keyFile.text, user: userField.text, "namespace": namespaceField.text, readOnly: readOnly.checked,
-                 maxRecvBytes: receiveLimit.value * 1048576 };
+                 maxRecvBytes: receiveLimit.value * 1048576, sshHost: sshHost.text.trim(), sshUser: sshUser.text.trim(),
+                 sshPort: sshPort.text.trim(), sshJump: sshJump.text.trim() };
     }
     function save(andConnect) {
         const profile = collect();
@@ -93,6 +99,46 @@ Dialog {
         }
         Label { text: qsTr("Namespace"); color: Theme.mutedText }
         TextField { id: namespaceField; Accessible.name: qsTr("Namespace"); font.family: Theme.monoFamily; placeholderText: qsTr("none: every key"); Layout.fillWidth: true }
+        Label { text: qsTr("SSH through"); color: Theme.mutedText }
+        RowLayout {
+            spacing: Theme.spacing
+            Layout.fillWidth: true
+            TextField {
+                id: sshHost
+                objectName: "profileSshHost"
+                Accessible.name: qsTr("SSH host")
+                placeholderText: qsTr("none: connect directly")
+                Layout.fillWidth: true
+                ToolTip.visible: hovered
+                ToolTip.text: qsTr("A host you can ssh to that reaches the endpoints; the console runs your ssh (its config, agent and keys) with a forward for each")
+            }
+            TextField {
+                id: sshUser
+                objectName: "profileSshUser"
+                Accessible.name: qsTr("SSH user")
+                placeholderText: qsTr("user")
+                enabled: sshHost.text.trim().length > 0
+                Layout.preferredWidth: 96
+            }
+            TextField {
+                id: sshPort
+                objectName: "profileSshPort"
+                Accessible.name: qsTr("SSH port")
+                placeholderText: "22"
+                enabled: sshHost.text.trim().length > 0
+                validator: RegularExpressionValidator { regularExpression: /[0-9]{0,5}/ }
+                Layout.preferredWidth: 60
+            }
+        }
+        Label { text: qsTr("Jump host"); color: Theme.mutedText }
+        TextField {
+            id: sshJump
+            objectName: "profileSshJump"
+            Accessible.name: qsTr("Jump host")
+            placeholderText: qsTr("none (ssh -J)")
+            enabled: sshHost.text.trim().length > 0
+            Layout.fillWidth: true
+        }
         Label { text: qsTr("Largest answer"); color: Theme.mutedText }
         RowLayout {
             spacing: Theme.spacing

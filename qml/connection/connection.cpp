@@ -30,6 +30,7 @@ QEtcd::ClientOptions optionsOf(const QVariantMap &profile, const QString &passwo
     options.tls.caFile = profile.value(QStringLiteral("caFile")).toString();
     options.tls.certFile = profile.value(QStringLiteral("certFile")).toString();
     options.tls.keyFile = profile.value(QStringLiteral("keyFile")).toString();
+    options.tls.serverNameOverride = profile.value(QStringLiteral("serverName")).toString();
     options.user = profile.value(QStringLiteral("user")).toString();
     options.password = password;
     options.keyNamespace = profile.value(QStringLiteral("namespace")).toString().toUtf8();
@@ -44,21 +45,42 @@ QEtcd::ClientOptions optionsOf(const QVariantMap &profile, const QString &passwo
     return options;
 }
 
-// The same cluster whichever way it was written down or ordered: what a write choice is kept for.
-QString clusterKey(QStringList endpoints)
+SshTunnel::Through throughOf(const QVariantMap &profile)
 {
+    return {profile.value(QStringLiteral("sshHost")).toString().trimmed(),
+            profile.value(QStringLiteral("sshUser")).toString().trimmed(),
+            profile.value(QStringLiteral("sshPort")).toInt(),
+            profile.value(QStringLiteral("sshJump")).toString().trimmed()};
+}
+
+// The same cluster whichever way it was written down or ordered: what a write choice is kept for.
+// Through an SSH tunnel the endpoints are the far side's: "127.0.0.1:2379" there is not here.
+QString clusterKey(const QVariantMap &profile)
+{
+    QStringList endpoints = profile.value(QStringLiteral("endpoints")).toStringList();
     for (QString &text : endpoints) {
         QEtcd::Status status;
         if (const QEtcd::Endpoint endpoint = QEtcd::Endpoint::parse(text, &status); status)
             text = endpoint.toString();
     }
     endpoints.sort();
-    return endpoints.join(QLatin1Char(','));
+    const SshTunnel::Through through = throughOf(profile);
+    const QString key = endpoints.join(QLatin1Char(','));
+    return through.host.isEmpty() ? key : QStringLiteral("ssh %1 %2").arg(SshTunnel::describe(through), key);
 }
 
 QString endpointList(const QStringList &endpoints)
 {
     return endpoints.join(QStringLiteral(", "));
+}
+
+
+// What ssh would take for an option, or split at a space, instead of a name.
+bool unsafeForSsh(const QString &text)
+{
+    return text.startsWith(QLatin1Char('-')) || std::any_of(text.cbegin(), text.cend(), [](QChar c) {
+               return c.isSpace() || c.category() == QChar::Other_Control;
+           });
 }
 } // namespace
 
@@ -67,6 +89,28 @@ Connection::Connection(QObject *parent) : QObject(parent)
     m_retry.setInterval(std::chrono::seconds(3));
     m_retry.setSingleShot(true);
     connect(&m_retry, &QTimer::timeout, this, &Connection::probe);
+    connect(&m_tunnel, &SshTunnel::opened, this, &Connection::tunnelOpened);
+    connect(&m_tunnel, &SshTunnel::failed, this, &Connection::tunnelFailed);
+}
+
+QString Connection::tunnelState() const
+{
+    switch (m_tunnel.state()) {
+    case SshTunnel::State::Off:
+        return {};
+    case SshTunnel::State::Opening:
+        return QStringLiteral("opening");
+    case SshTunnel::State::Open:
+        return QStringLiteral("open");
+    case SshTunnel::State::Failed:
+        return QStringLiteral("failed");
+    }
+    return {};
+}
+
+QString Connection::tunnelThrough() const
+{
+    return m_tunnel.state() == SshTunnel::State::Off ? QString() : SshTunnel::describe(m_tunnel.through());
 }
 
 Connection::~Connection()
@@ -84,7 +128,7 @@ void Connection::setCommandLine(const QVariantMap &options)
     m_commandLine = options;
     // --writable is for the connection the command line makes: its flags', or --profile's (open()).
     if (options.value(QStringLiteral("writable")).toBool() && options.value(QStringLiteral("profile")).toString().isEmpty())
-        m_writeChoices.insert(clusterKey(options.value(QStringLiteral("endpoints")).toStringList()), true);
+        m_writeChoices.insert(clusterKey(options), true);
     Q_EMIT commandLineChanged();
 }
 
@@ -158,6 +202,18 @@ QString Connection::saveProfile(const QVariantMap &profile)
     // The password is asked for at connecting; only the rest is checked here.
     if (const QEtcd::Status valid = options.validate(); !valid)
         return valid.message();
+    const SshTunnel::Through through = throughOf(profile);
+    bool portOk = true;
+    const QString port = profile.value(QStringLiteral("sshPort")).toString().trimmed();
+    if (!port.isEmpty() && port != QLatin1String("0") && (port.toInt(&portOk) < 1 || !portOk || port.toInt() > 65535))
+        return tr("The SSH port must be a number from 1 to 65535 (or empty for ssh's own), not \"%1\".").arg(port);
+    for (const auto &[what, text] : {std::pair{tr("SSH host"), through.host}, std::pair{tr("SSH user"), through.user},
+                                     std::pair{tr("jump host"), through.jump}}) {
+        if (unsafeForSsh(text))
+            return tr("The %1 \"%2\" may not start with \"-\" or hold spaces.").arg(what, text);
+    }
+    if (through.host.isEmpty() && (!through.user.isEmpty() || through.port > 0 || !through.jump.isEmpty()))
+        return tr("An SSH user, port or jump host needs the SSH host to go through.");
     QSettings settings;
     // Group names are the profile's name percent-encoded: QSettings keys may not hold '/'.
     settings.beginGroup(profilesGroup() + QLatin1Char('/') + QString::fromLatin1(name.toUtf8().toPercentEncoding()));
@@ -168,6 +224,10 @@ QString Connection::saveProfile(const QVariantMap &profile)
         settings.setValue(QLatin1String(key), profile.value(QLatin1String(key)).toString());
     settings.setValue(QStringLiteral("readOnly"), options.readOnly);
     settings.setValue(QStringLiteral("maxRecvBytes"), qint64(options.maxReceiveMessageSize));
+    settings.setValue(QStringLiteral("sshHost"), through.host);
+    settings.setValue(QStringLiteral("sshUser"), through.user);
+    settings.setValue(QStringLiteral("sshPort"), through.port);
+    settings.setValue(QStringLiteral("sshJump"), through.jump);
     settings.endGroup();
     settings.sync();
     if (settings.status() != QSettings::NoError)
@@ -210,17 +270,17 @@ bool Connection::writesAllowed(const QVariantMap &profile) const
 {
     if (isReadOnlyLocked())
         return false;
-    const QStringList endpoints = profile.value(QStringLiteral("endpoints")).toStringList();
-    if (const auto choice = m_writeChoices.constFind(clusterKey(endpoints)); choice != m_writeChoices.constEnd())
+    if (const auto choice = m_writeChoices.constFind(clusterKey(profile)); choice != m_writeChoices.constEnd())
         return *choice;
-    return !profile.value(QStringLiteral("readOnly")).toBool() && isOnThisMachine(endpoints);
+    return !profile.value(QStringLiteral("readOnly")).toBool() && throughOf(profile).host.isEmpty()
+        && isOnThisMachine(profile.value(QStringLiteral("endpoints")).toStringList());
 }
 
 void Connection::allowWrites(bool allowed)
 {
     if (!m_client || isReadOnlyLocked())
         return;
-    m_writeChoices.insert(clusterKey(endpoints()), allowed);
+    m_writeChoices.insert(clusterKey(m_current), allowed);
     if (allowed != isReadOnly())
         return;  // already so
     connectWith(m_profileName, m_current, m_client->options().password);
@@ -236,7 +296,7 @@ void Connection::open(const QString &name)
     if (m_commandLine.value(QStringLiteral("writable")).toBool()
         && name == m_commandLine.value(QStringLiteral("profile")).toString()) {
         // --profile NAME --writable: once; the header's switch may take it back.
-        const QString cluster = clusterKey(saved.value(QStringLiteral("endpoints")).toStringList());
+        const QString cluster = clusterKey(saved);
         if (!m_writeChoices.contains(cluster))
             m_writeChoices.insert(cluster, true);
     }
@@ -324,11 +384,72 @@ void Connection::closeSandbox()
 
 void Connection::connectWith(const QString &name, const QVariantMap &profile, const QString &password)
 {
-    QEtcd::Client *previous = m_client.release();
+    const SshTunnel::Through through = throughOf(profile);
+    if (through.host.isEmpty()) {
+        m_tunnel.close();
+        Q_EMIT tunnelChanged();
+        return makeClient(name, profile, password);
+    }
+    QList<QEtcd::Endpoint> endpoints;
+    for (const QString &text : profile.value(QStringLiteral("endpoints")).toStringList()) {
+        QEtcd::Status parsed;
+        endpoints.append(QEtcd::Endpoint::parse(text, &parsed));
+        if (!parsed)  // the client names what is wrong with it
+            return makeClient(name, profile, password);
+    }
+    // The same tunnel serves a reconnection (writes allowed or forbidden, a password entered).
+    const bool sameTunnel = m_tunnel.state() == SshTunnel::State::Open
+        && SshTunnel::describe(m_tunnel.through()) == SshTunnel::describe(through)
+        && m_pending.profile.value(QStringLiteral("endpoints")) == profile.value(QStringLiteral("endpoints"));
+    m_pending = {name, profile, password};
+    if (sameTunnel)
+        return tunnelOpened();
+    // Nothing of the cluster the window leaves stays on the pages while the tunnel opens.
+    if (QEtcd::Client *previous = m_client.release())
+        previous->deleteLater();
     m_profileName = name;
     m_current = profile;
     m_current.remove(QStringLiteral("password"));
+    ++m_generation;
+    Q_EMIT clientChanged();
+    m_checking = true;
+    Q_EMIT problemChanged();
+    m_tunnel.open(through, endpoints);
+    Q_EMIT tunnelChanged();
+}
+
+void Connection::tunnelOpened()
+{
+    Q_EMIT tunnelChanged();
+    QVariantMap profile = m_pending.profile;
+    const QStringList endpoints = profile.value(QStringLiteral("endpoints")).toStringList();
+    // TLS is checked against the host the endpoint names, not the tunnel's 127.0.0.1.
+    if (profile.value(QStringLiteral("serverName")).toString().isEmpty() && !endpoints.isEmpty()) {
+        QEtcd::Status parsed;
+        profile.insert(QStringLiteral("serverName"), QEtcd::Endpoint::parse(endpoints.constFirst(), &parsed).host);
+    }
+    makeClient(m_pending.name, profile, m_pending.password, m_tunnel.localEndpoints());
+}
+
+void Connection::tunnelFailed(const QString &why)
+{
+    Q_EMIT tunnelChanged();
+    setProblem(tr("The SSH tunnel through %1 to %2 is not open: %3. The console tries again every few seconds.")
+                   .arg(SshTunnel::describe(m_tunnel.through()),
+                        endpointList(m_pending.profile.value(QStringLiteral("endpoints")).toStringList()), why),
+               QStringLiteral("ssh"));
+}
+
+void Connection::makeClient(const QString &name, const QVariantMap &profile, const QString &password,
+                            const QStringList &tunnelEnds)
+{
+    QEtcd::Client *previous = m_client.release();
+    m_profileName = name;
+    m_current = profile;  // its endpoints are the cluster's, which the pages and the header name
+    m_current.remove(QStringLiteral("password"));
     QEtcd::ClientOptions options = optionsOf(profile, password);
+    if (!tunnelEnds.isEmpty())
+        options.endpoints = tunnelEnds;
     options.readOnly = !writesAllowed(profile);
     m_client = std::make_unique<QEtcd::Client>(options);
     ++m_generation;
@@ -342,6 +463,8 @@ void Connection::connectWith(const QString &name, const QVariantMap &profile, co
 
 void Connection::check()
 {
+    if (m_tunnel.state() == SshTunnel::State::Failed)
+        return connectWith(m_pending.name, m_pending.profile, m_pending.password);
     if (!m_client)
         return;
     const QString where = endpointList(endpoints());
@@ -358,6 +481,8 @@ void Connection::check()
 
 void Connection::probe()
 {
+    if (m_tunnel.state() == SshTunnel::State::Failed)
+        return connectWith(m_pending.name, m_pending.profile, m_pending.password);
     if (!m_client || !m_client->configurationStatus())
         return;
     // A count-only read of one key answers for the endpoint, TLS, the user and the password.
@@ -445,6 +570,7 @@ QVariantMap Connection::profileOf(const QEtcd::ClientOptions &options)
             {QStringLiteral("caFile"), options.tls.caFile},
             {QStringLiteral("certFile"), options.tls.certFile},
             {QStringLiteral("keyFile"), options.tls.keyFile},
+            {QStringLiteral("serverName"), options.tls.serverNameOverride},
             {QStringLiteral("user"), options.user},
             {QStringLiteral("password"), options.password},
             {QStringLiteral("namespace"), QString::fromUtf8(options.keyNamespace)},
@@ -456,7 +582,7 @@ QVariantMap Connection::profileOf(const QEtcd::ClientOptions &options)
 
 void Connection::setProblem(const QString &problem, const QString &kind)
 {
-    if (kind == QLatin1String("endpoint") || kind == QLatin1String("busy"))
+    if (kind == QLatin1String("endpoint") || kind == QLatin1String("busy") || kind == QLatin1String("ssh"))
         m_retry.start();
     else
         m_retry.stop();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "sshtunnel.h"
+
 #include <QEtcd/client.h>
 
 #include <QtCore/QHash>
@@ -20,7 +22,9 @@
 // that does not answer, or is too busy to, is asked again every few seconds until it does.
 //
 // A profile is a map: name, endpoints (list), caFile, certFile, keyFile, user, namespace,
-// readOnly, maxRecvBytes (the largest answer accepted; absent: the client's default). The command line's connection is the same map without a name, with the password
+// readOnly, maxRecvBytes (the largest answer accepted; absent: the client's default), and for
+// an SSH tunnel sshHost, sshUser, sshPort and sshJump (SshTunnel: the client then connects to the
+// tunnel's local ends, checking TLS certificates against the real host's name). The command line's connection is the same map without a name, with the password
 // it was given (never written anywhere), its dialTimeoutMs and commandTimeoutMs, and what the
 // command line decided about writes: readOnly (--read-only, which then holds for every
 // connection of the window), writable (--writable) and profile (--profile, the connection that
@@ -29,7 +33,7 @@
 // Whether a connection may write is decided in one place, writesAllowed(): --read-only never
 // lets anything write; otherwise the operator's own choice for these endpoints (--writable, or
 // the header's switch) wins; otherwise a connection writes only when every endpoint is on this
-// machine and its profile is not read-only. A production cluster is never written to by accident.
+// machine, not through an SSH tunnel, and its profile is not read-only. A production cluster is never written to by accident.
 class Connection : public QObject
 {
     Q_OBJECT
@@ -52,6 +56,10 @@ class Connection : public QObject
     Q_PROPERTY(bool checking READ isChecking NOTIFY problemChanged)
     // Whether the last look into the keychain found a keychain service to ask.
     Q_PROPERTY(bool keychainAvailable READ isKeychainAvailable NOTIFY keychainAvailableChanged)
+    // The profile's SSH tunnel: "" (none), "opening", "open" or "failed"; and where it goes
+    // through ("admin@bastion via jump"), empty without one.
+    Q_PROPERTY(QString tunnelState READ tunnelState NOTIFY tunnelChanged)
+    Q_PROPERTY(QString tunnelThrough READ tunnelThrough NOTIFY tunnelChanged)
 
 public:
     explicit Connection(QObject *parent = nullptr);
@@ -71,6 +79,8 @@ public:
     QString problemKind() const { return m_problemKind; }
     bool isChecking() const { return m_checking; }
     bool isKeychainAvailable() const { return m_keychainAvailable; }
+    QString tunnelState() const;
+    QString tunnelThrough() const;
 
     // The saved profile, or an empty map.
     Q_INVOKABLE QVariantMap profile(const QString &name) const;
@@ -120,6 +130,7 @@ Q_SIGNALS:
     void profilesChanged();
     void problemChanged();
     void keychainAvailableChanged();
+    void tunnelChanged();
     // The profile needs a password the console does not have; reason says why it asks, and
     // canRemember whether a keychain could keep it.
     void passwordNeeded(const QString &name, const QString &user, const QString &reason, bool canRemember);
@@ -128,6 +139,12 @@ Q_SIGNALS:
 
 private:
     void connectWith(const QString &name, const QVariantMap &profile, const QString &password);
+    // connectWith()'s second half, once a tunnel (if any) is open: the client itself, connecting
+    // to tunnelEnds instead of the profile's endpoints when there are any.
+    void makeClient(const QString &name, const QVariantMap &profile, const QString &password,
+                    const QStringList &tunnelEnds = {});
+    void tunnelOpened();
+    void tunnelFailed(const QString &why);
     // The one rule for writes (see the class comment), for a profile map about to be connected.
     bool writesAllowed(const QVariantMap &profile) const;
     void setProblem(const QString &problem, const QString &kind);
@@ -148,4 +165,12 @@ private:
     QTimer m_retry;  // while etcd cannot be reached or is too busy
     bool m_keychainAvailable = true;  // until a look into it says otherwise
     quint64 m_generation = 0;  // of m_client: answers about an older one are dropped
+    SshTunnel m_tunnel;
+    // What connectWith() was asked for while its tunnel opens.
+    struct Pending
+    {
+        QString name;
+        QVariantMap profile;
+        QString password;
+    } m_pending;
 };

@@ -9,15 +9,30 @@
 #include "eventlogmodel.h"
 #include "testhooks_p.h"
 
+#include <QtCore/QDir>
 #include <QtCore/QFile>
 #include <QtCore/QHash>
+#include <QtCore/QStandardPaths>
+#include <QtNetwork/QTcpServer>
+#include <QtNetwork/QTcpSocket>
+
+#include <pwd.h>
+#include <unistd.h>
 #include <QtQml/QQmlContext>
 #include <QtQml/QQmlEngine>
 
 using QEtcd::Testing::FaultProxy;
 
 QmlTestSetup::QmlTestSetup() = default;
-QmlTestSetup::~QmlTestSetup() = default;
+QmlTestSetup::~QmlTestSetup()
+{
+    if (m_sshd) {
+        m_sshd->terminate();
+        if (!m_sshd->waitForFinished(5000))
+            m_sshd->kill();
+        m_sshd->waitForFinished(5000);
+    }
+}
 
 bool QmlTestSetup::start()
 {
@@ -110,6 +125,110 @@ QString QmlTestSetup::authEndpoint()
         }
     }
     return m_authCluster->clientUrl(0);
+}
+
+namespace {
+bool writeFile(const QString &path, const QByteArray &contents, QFileDevice::Permissions permissions)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly | QIODevice::Truncate) && file.write(contents) == contents.size()
+        && file.setPermissions(permissions);
+}
+} // namespace
+
+QVariantMap QmlTestSetup::sshServer()
+{
+    if (!m_ssh.isEmpty())
+        return m_ssh;
+    const auto fail = [](const QString &why) {
+        qCritical("qetcdTest.sshServer: %s", qPrintable(why));
+        return QVariantMap();
+    };
+    const QString sshd = QStandardPaths::findExecutable(QStringLiteral("sshd"), {QStringLiteral("/usr/sbin")});
+    if (sshd.isEmpty())
+        return fail(QStringLiteral("no sshd: install openssh-server"));
+    const QDir dir(m_files.filePath(QStringLiteral("ssh")));
+    if (!QDir().mkpath(dir.path()))
+        return fail(QStringLiteral("cannot make ") + dir.path());
+    for (const char *key : {"host_key", "client_key"}) {
+        const int exitCode = QProcess::execute(QStringLiteral("ssh-keygen"),
+                                               {QStringLiteral("-q"), QStringLiteral("-t"), QStringLiteral("ed25519"),
+                                                QStringLiteral("-N"), QString(), QStringLiteral("-f"),
+                                                dir.filePath(QLatin1String(key))});
+        if (exitCode != 0)
+            return fail(QStringLiteral("ssh-keygen for %1 exited with %2").arg(QLatin1String(key)).arg(exitCode));
+    }
+    const auto readAll = [](const QString &path) {
+        QFile file(path);
+        return file.open(QIODevice::ReadOnly) ? file.readAll().trimmed() : QByteArray();
+    };
+    quint16 port = 0;
+    quint16 closedPort = 0;
+    {
+        QTcpServer first, second;
+        if (first.listen(QHostAddress::LocalHost, 0) && second.listen(QHostAddress::LocalHost, 0)) {
+            port = first.serverPort();
+            closedPort = second.serverPort();
+        }
+    }
+    const QFileDevice::Permissions ownerOnly = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
+    const QFileDevice::Permissions script = ownerOnly | QFileDevice::ExeOwner;
+    const QByteArray config = QStringLiteral("Port %1\nListenAddress 127.0.0.1\nHostKey %2\nPidFile %3\n"
+                                             "AuthorizedKeysFile %4\nPasswordAuthentication no\n"
+                                             "KbdInteractiveAuthentication no\nPubkeyAuthentication yes\n"
+                                             "PermitRootLogin prohibit-password\nStrictModes no\nUsePAM no\n"
+                                             "AllowTcpForwarding yes\n")
+                                  .arg(port)
+                                  .arg(dir.filePath(QStringLiteral("host_key")), dir.filePath(QStringLiteral("sshd.pid")),
+                                       dir.filePath(QStringLiteral("authorized_keys")))
+                                  .toUtf8();
+    if (port == 0 || !writeFile(dir.filePath(QStringLiteral("authorized_keys")), readAll(dir.filePath(QStringLiteral("client_key.pub"))), ownerOnly)
+        || !writeFile(dir.filePath(QStringLiteral("sshd_config")), config, ownerOnly))
+        return fail(QStringLiteral("cannot write the server's files in ") + dir.path());
+    // As root, sshd wants its privilege separation directory, which only its service makes.
+    if (::geteuid() == 0)
+        QDir().mkpath(QStringLiteral("/run/sshd"));
+    m_sshd = std::make_unique<QProcess>();
+    m_sshd->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    m_sshd->start(sshd, {QStringLiteral("-D"), QStringLiteral("-e"), QStringLiteral("-f"), dir.filePath(QStringLiteral("sshd_config"))});
+    bool listening = false;
+    for (int attempt = 0; attempt < 100 && !listening && m_sshd->state() != QProcess::NotRunning; ++attempt) {
+        QTcpSocket probe;
+        probe.connectToHost(QHostAddress::LocalHost, port);
+        listening = probe.waitForConnected(100);
+        if (!listening)
+            m_sshd->waitForFinished(100);
+    }
+    if (!listening)
+        return fail(QStringLiteral("sshd did not listen on port %1").arg(port));
+
+    // Three ssh programs for QETCD_SSH, each ssh with a configuration of its own.
+    const QByteArray knownHosts = "[127.0.0.1]:" + QByteArray::number(port) + ' ' + readAll(dir.filePath(QStringLiteral("host_key.pub"))) + '\n';
+    if (!writeFile(dir.filePath(QStringLiteral("known_hosts")), knownHosts, ownerOnly)
+        || !writeFile(dir.filePath(QStringLiteral("no_known_hosts")), QByteArray(), ownerOnly))
+        return fail(QStringLiteral("cannot write known_hosts"));
+    const auto program = [&](const QString &name, const QString &knownHostsFile, bool withKey) {
+        const QByteArray clientConfig = QStringLiteral("Host *\n  UserKnownHostsFile %1\n  GlobalKnownHostsFile /dev/null\n"
+                                                       "  StrictHostKeyChecking yes\n  IdentitiesOnly yes\n  IdentityFile %2\n"
+                                                       "  IdentityAgent none\n")
+                                            .arg(dir.filePath(knownHostsFile),
+                                                 withKey ? dir.filePath(QStringLiteral("client_key")) : QStringLiteral("none"))
+                                            .toUtf8();
+        const QString configFile = dir.filePath(name + QStringLiteral(".config"));
+        const QString path = dir.filePath(name);
+        if (!writeFile(configFile, clientConfig, ownerOnly)
+            || !writeFile(path, "#!/bin/sh\nexec ssh -F " + configFile.toUtf8() + " \"$@\"\n", script))
+            return QString();
+        return path;
+    };
+    const passwd *account = ::getpwuid(::geteuid());
+    m_ssh = {{QStringLiteral("port"), port},
+             {QStringLiteral("closedPort"), closedPort},
+             {QStringLiteral("user"), account ? QString::fromLocal8Bit(account->pw_name) : QString()},
+             {QStringLiteral("ssh"), program(QStringLiteral("ssh-known"), QStringLiteral("known_hosts"), true)},
+             {QStringLiteral("unknownHost"), program(QStringLiteral("ssh-unknown-host"), QStringLiteral("no_known_hosts"), true)},
+             {QStringLiteral("noKey"), program(QStringLiteral("ssh-no-key"), QStringLiteral("known_hosts"), false)}};
+    return m_ssh;
 }
 
 QString QmlTestSetup::noSpaceEndpoint()

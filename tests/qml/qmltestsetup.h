@@ -6,6 +6,7 @@
 #include <QEtcd/testcertificates.h>
 
 #include <QtCore/QObject>
+#include <QtCore/QProcess>
 #include <QtCore/QTemporaryDir>
 #include <QtCore/QStringList>
 #include <QtCore/QVariantMap>
@@ -62,6 +63,12 @@ public:
     // A cluster of three members of its own, started at the first call: a leadership to move.
     // Empty (with the reason as a warning) when it cannot start.
     Q_INVOKABLE QStringList threeMemberEndpoints();
+    // A real OpenSSH server on loopback with host and client keys of its own, started at the
+    // first call (Debian's openssh-server; no system service): { port, user, and three ssh
+    // programs for QETCD_SSH: ssh (knows the host key, has the client key), unknownHost (knows no
+    // host key) and noKey (has no key the server accepts) }, and closedPort, where nothing
+    // listens. Empty (with the reason as a warning) when it cannot start.
+    Q_INVOKABLE QVariantMap sshServer();
     // While on, every call of client (a QEtcd::Client) is answered as etcd answers with its
     // proposal queue full, "too many requests", without being sent.
     Q_INVOKABLE void answerTooManyRequests(QObject *client, bool on);
@@ -86,6 +93,8 @@ private:
     std::unique_ptr<QEtcd::Testing::EtcdCluster> m_noSpaceCluster;
     std::unique_ptr<QEtcd::Testing::EtcdCluster> m_threeMembers;
     std::unique_ptr<QEtcd::Testing::FaultProxy> m_proxy;
+    std::unique_ptr<QProcess> m_sshd;
+    QVariantMap m_ssh;
     QTemporaryDir m_files;
     QString m_errorString;
 };

@@ -376,6 +376,88 @@ Item {
             verifyUsable(window)
         }
 
+        // A profile through an SSH tunnel, against a real sshd on loopback: the console runs ssh
+        // (here QETCD_SSH, a configured one) with a forward to etcd, connects through it, names the
+        // cluster and the tunnel in the header, and opens read-only (127.0.0.1 there is not here).
+        // Going back to the command line ends ssh.
+        function test_profileThroughAnSshTunnel() {
+            const sshd = qetcdTest.sshServer()
+            verify(sshd.port > 0, "sshd did not start")
+            const previous = qetcdTest.setEnvironmentVariable("QETCD_SSH", sshd.ssh)
+            try {
+                qetcdTest.etcdctl(["put", "/ssh/through", "tunnelled"])
+                const window = open({ endpoints: [qetcdTest.endpoint] })
+                const link = findConnection(window)
+                compare(link.saveProfile({ name: "bastion", endpoints: [qetcdTest.endpoint], sshHost: "127.0.0.1",
+                                           sshUser: sshd.user, sshPort: String(sshd.port) }), "")
+                compare(link.profile("bastion").sshPort, sshd.port)
+                link.open("bastion")
+                tryCompare(link, "tunnelState", "open", qetcdTest.timeout(20000))
+                compare(link.tunnelThrough, sshd.user + "@127.0.0.1:" + sshd.port)
+                compare(link.endpoints, [qetcdTest.endpoint], "the header names the cluster, not the tunnel's end")
+                verify(link.client.activeEndpoint.indexOf(qetcdTest.endpoint) < 0, link.client.activeEndpoint)
+                compare(link.readOnly, true, "127.0.0.1 through a tunnel is another machine's")
+                tryCompare(window, "connectionState", "Connected", qetcdTest.timeout(15000))
+                window.showPage("keys")
+                window.currentPage.model.prefix = "/ssh/"
+                tryVerify(function() { return window.currentPage.model.indexOf("/ssh/through") >= 0 }, qetcdTest.timeout(10000))
+                // Allowing writes reconnects through the same tunnel.
+                const ends = link.participantOptions().endpoints
+                link.allowWrites(true)
+                tryCompare(link, "readOnly", false, qetcdTest.timeout(5000))
+                compare(link.tunnelState, "open")
+                compare(link.participantOptions().endpoints, ends)
+                verify(ends[0].indexOf("http://127.0.0.1:") === 0 && ends[0] !== qetcdTest.endpoint, ends[0])
+
+                link.openCommandLine()
+                tryCompare(link, "tunnelState", "", qetcdTest.timeout(5000))
+                compare(link.tunnelThrough, "")
+            } finally {
+                qetcdTest.setEnvironmentVariable("QETCD_SSH", previous)
+            }
+        }
+
+        // What goes wrong with ssh is named in the banner, and the console keeps trying.
+        function test_sshTunnelFailuresAreNamed_data() {
+            return [
+                { tag: "unknown host key", program: "unknownHost", port: "port", words: ["host key of 127.0.0.1", "ssh 127.0.0.1"] },
+                { tag: "login refused", program: "noKey", port: "port", words: ["refused the login", "no key it accepts"] },
+                { tag: "port closed", program: "ssh", port: "closedPort", words: ["nothing answers ssh at"] }
+            ]
+        }
+        function test_sshTunnelFailuresAreNamed(data) {
+            const sshd = qetcdTest.sshServer()
+            verify(sshd.port > 0, "sshd did not start")
+            const previous = qetcdTest.setEnvironmentVariable("QETCD_SSH", sshd[data.program])
+            try {
+                const window = open({ endpoints: [qetcdTest.endpoint] })
+                const link = findConnection(window)
+                compare(link.saveProfile({ name: "broken", endpoints: [qetcdTest.endpoint], sshHost: "127.0.0.1",
+                                           sshUser: sshd.user, sshPort: String(sshd[data.port]) }), "")
+                link.open("broken")
+                tryCompare(link, "problemKind", "ssh", qetcdTest.timeout(20000))
+                for (const words of data.words)
+                    verify(link.problem.indexOf(words) >= 0, link.problem)
+                verify(link.problem.indexOf("tries again") >= 0, link.problem)
+                compare(link.tunnelState, "failed")
+                const banner = problemBanner(window)
+                verify(banner.visible && banner.bad)
+                compare(window.connectionState, "Unreachable")
+            } finally {
+                qetcdTest.setEnvironmentVariable("QETCD_SSH", previous)
+            }
+        }
+
+        function test_sshFieldsAreChecked() {
+            const window = open({ endpoints: [qetcdTest.endpoint] })
+            const link = findConnection(window)
+            verify(link.saveProfile({ name: "x", endpoints: [qetcdTest.endpoint], sshHost: "-oProxyCommand=evil" }).indexOf("may not start with") >= 0)
+            verify(link.saveProfile({ name: "x", endpoints: [qetcdTest.endpoint], sshHost: "a b" }).indexOf("hold spaces") >= 0)
+            verify(link.saveProfile({ name: "x", endpoints: [qetcdTest.endpoint], sshHost: "bastion", sshPort: "70000" }).indexOf("SSH port") >= 0)
+            verify(link.saveProfile({ name: "x", endpoints: [qetcdTest.endpoint], sshUser: "me" }).indexOf("needs the SSH host") >= 0)
+            compare(link.profileNames.indexOf("x"), -1, "nothing is half-written")
+        }
+
         // etcd refusing work while its proposal queue is full ("too many requests") cannot be
         // produced on demand: the client's test seam answers so, before anything is sent.
         function test_tooManyRequestsIsNamedAndClearsOnceEtcdTakesWorkAgain() {
