@@ -135,9 +135,13 @@ int main(int argc, char *argv[])
     }
 
     // A sandbox that does not start is said in the window, and on the command line as the one
-    // line that ends the run; the sandbox's own warnings would repeat it. QT_LOGGING_RULES still
-    // turns them on.
-    QLoggingCategory::setFilterRules(QStringLiteral("qetcd.testing.info=false\nqetcd.testing.warning=false\nqetcd.console.sandbox.warning=false"));
+    // line that ends the run; the sandbox's own warnings would repeat it. A failover or a watch
+    // resuming is the header's pill's and the banner's to say, not a line on the terminal each
+    // time (closing the window with a sandbox printed a dozen). QT_LOGGING_RULES still turns
+    // them on.
+    QLoggingCategory::setFilterRules(QStringLiteral("qetcd.testing.info=false\nqetcd.testing.warning=false\n"
+                                                    "qetcd.console.sandbox.warning=false\nqetcd.transport.info=false\n"
+                                                    "qetcd.watch.info=false"));
 
     // Without a display (CI, ssh) Qt Quick has no GL context: render in software instead.
     if (qgetenv("QT_QPA_PLATFORM") == "offscreen")
