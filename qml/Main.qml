@@ -246,8 +246,54 @@ ApplicationWindow {
         if (index >= 0)
             pageStack.currentIndex = index;
     }
+    // Several clusters at once: another window (Ctrl+N) has its own connection, pages, pause and
+    // event log, on the profile given or the command line's connection. Closing the first window
+    // ends the console; the profiles the others showed open again beside it at the next start
+    // (restoresWindows: an interactive start, set by main.cpp).
+    property bool restoresWindows: false
+    property bool secondary: false
+    function openWindow(profile) {
+        const component = Qt.createComponent("Main.qml");
+        const other = component.status === Component.Ready
+            ? component.createObject(null, { commandLine: window.commandLine, initialProfile: profile || "", secondary: true })
+            : null;
+        if (!other) {
+            console.warn("qetcd-console: no new window:", component.errorString());
+            return null;
+        }
+        ConsoleWindows.opened(other);
+        connection.rememberWindows(ConsoleWindows.profiles());
+        return other;
+    }
+    onClosing: {
+        if (!secondary) {
+            // The others go with the first window; their profiles stay remembered.
+            ConsoleWindows.endingAll = true;
+            for (const other of ConsoleWindows.windows)
+                other.close();
+            return;
+        }
+        ConsoleWindows.closed(window);
+        if (!ConsoleWindows.endingAll)
+            connection.rememberWindows(ConsoleWindows.profiles());
+        // Not while the key or click that closed it is still being delivered to it.
+        window.destroy(1000);
+    }
+    Connections {
+        target: connection
+        enabled: window.secondary
+        function onClientChanged() { connection.rememberWindows(ConsoleWindows.profiles()); }
+    }
     Component.onCompleted: {
-        Theme.dark = initialLook ? initialLook === "dark" : systemPalette.window.hslLightness < 0.5;
+        // One look for every window: the first one's.
+        if (!secondary) {
+            Theme.dark = initialLook ? initialLook === "dark" : systemPalette.window.hslLightness < 0.5;
+            ConsoleWindows.endingAll = false;
+        }
+        if (restoresWindows) {
+            for (const profile of connection.rememberedWindows())
+                openWindow(profile);
+        }
         // The sandbox's connection replaces the command line's once it runs: no need to try that first.
         if (initialSandbox)
             sandbox.start();
@@ -435,6 +481,14 @@ ApplicationWindow {
         onActivated: window.paused = !window.paused
     }
     Shortcut {
+        sequences: [StandardKey.New, "Ctrl+T"]
+        onActivated: window.openWindow(connection.profileName)
+    }
+    Shortcut {
+        sequences: [StandardKey.Close]
+        onActivated: window.close()
+    }
+    Shortcut {
         sequences: ["F5", "Ctrl+R"]
         onActivated: window.currentPage.refresh()
     }
@@ -455,6 +509,8 @@ ApplicationWindow {
         shortcuts: [
             { keys: "Ctrl+1 … Ctrl+" + window.pages.length, what: window.pages.map(page => page.title).join(", ") },
             { keys: "Ctrl+P", what: qsTr("Pause or resume live updates on every page") },
+            { keys: "Ctrl+N  Ctrl+T", what: qsTr("Another window, on this profile: several clusters at once") },
+            { keys: "Ctrl+W", what: qsTr("Close this window (the first one ends the console)") },
             { keys: "F5", what: qsTr("Read the page again (Cluster, Keys, Leases, Access; the others follow etcd live)") },
             { keys: "Ctrl+F  /", what: qsTr("Search the keys (Keys)") },
             { keys: "Ctrl+click  Space", what: qsTr("Mark a key for a bulk delete; Shift+click marks a run (Keys)") },

@@ -59,6 +59,8 @@ bool ConsoleWindow::load(QString *error)
         {QStringLiteral("initialScenario"), m_settings.scenario},
         {QStringLiteral("initialSandboxSeed"), m_settings.sandboxSeed},
         {QStringLiteral("initialLook"), m_settings.look},
+        // A run that ends by itself (a screenshot, an autoplayed scenario) stays one window.
+        {QStringLiteral("restoresWindows"), m_settings.screenshotFile.isEmpty() && !m_settings.autoplay},
         {QStringLiteral("autoplayScenario"), m_settings.autoplay},
     });
     m_engine->load(QUrl(QStringLiteral("qrc:/QEtcdConsole/Main.qml")));

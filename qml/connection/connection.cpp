@@ -191,6 +191,20 @@ QVariantMap Connection::profile(const QString &name) const
     return {};
 }
 
+QStringList Connection::rememberedWindows() const
+{
+    // Only profiles that still exist: one deleted since is not opened empty.
+    const QStringList existing = profileNames();
+    QStringList profiles = QSettings().value(QStringLiteral("windows/profiles")).toStringList();
+    profiles.removeIf([&existing](const QString &name) { return !existing.contains(name); });
+    return profiles;
+}
+
+void Connection::rememberWindows(const QStringList &profiles)
+{
+    QSettings().setValue(QStringLiteral("windows/profiles"), profiles);
+}
+
 QString Connection::saveProfile(const QVariantMap &profile)
 {
     const QString name = profile.value(QStringLiteral("name")).toString().trimmed();

@@ -91,6 +91,10 @@ public:
     // one of its interfaces, or its own host name): a connection to anything else opens read-only.
     Q_INVOKABLE static bool isOnThisMachine(const QStringList &endpoints);
 
+    // The profiles of the console's other windows, kept for its next start.
+    Q_INVOKABLE QStringList rememberedWindows() const;
+    Q_INVOKABLE void rememberWindows(const QStringList &profiles);
+
     // Connects with the profile. With a user, its password comes from the keychain; where the
     // keychain has none (or there is no keychain), passwordNeeded() asks for it.
     Q_INVOKABLE void open(const QString &name);

@@ -35,6 +35,49 @@ Item {
             return window
         }
 
+        // Ctrl+N: another window on the profile shown, with a connection, pause and pages of its
+        // own; remembered for the next start while it is open, forgotten when Ctrl+W closes it.
+        function test_anotherWindowForAnotherCluster() {
+            const window = openConsole()
+            compare(window.connection.saveProfile({ name: "second", endpoints: [qetcdTest.endpoint] }), "")
+            window.connection.open("second")
+            tryCompare(window.connection, "profileName", "second")
+            keyClick(Qt.Key_N, Qt.ControlModifier)
+            tryVerify(function() { return ConsoleWindows.windows.length === 1 }, qetcdTest.timeout(5000))
+            const other = ConsoleWindows.windows[0]
+            tryCompare(other.connection, "profileName", "second", qetcdTest.timeout(5000))
+            tryCompare(other, "connectionState", "Connected", qetcdTest.timeout(15000))
+            verify(other.connection !== window.connection)
+            verify(other.title.indexOf("second") >= 0, other.title)
+            compare(window.connection.rememberedWindows(), ["second"])
+            other.paused = true
+            compare(window.paused, false, "each window pauses on its own")
+            other.showPage("keys")
+            compare(window.summary.page, "cluster")
+
+            other.requestActivate()
+            tryVerify(function() { return other.active }, qetcdTest.timeout(5000))
+            keyClick(Qt.Key_W, Qt.ControlModifier)
+            tryVerify(function() { return ConsoleWindows.windows.length === 0 }, qetcdTest.timeout(5000))
+            compare(window.connection.rememberedWindows(), [])
+            compare(window.connection.profileName, "second", "the first window is left as it was")
+
+            // Closing the first window closes the others and remembers them; the next start
+            // opens them again.
+            window.openWindow("second")
+            tryVerify(function() { return ConsoleWindows.windows.length === 1 }, qetcdTest.timeout(5000))
+            window.close()
+            tryVerify(function() { return ConsoleWindows.windows.length === 0 }, qetcdTest.timeout(5000))
+            compare(window.connection.rememberedWindows(), ["second"])
+            const next = createTemporaryObject(consoleWindow, root, { commandLine: { endpoints: [qetcdTest.endpoint] }, restoresWindows: true })
+            verify(next)
+            tryVerify(function() { return ConsoleWindows.windows.length === 1 }, qetcdTest.timeout(5000))
+            tryCompare(ConsoleWindows.windows[0].connection, "profileName", "second", qetcdTest.timeout(5000))
+            ConsoleWindows.windows[0].close()
+            tryVerify(function() { return ConsoleWindows.windows.length === 0 }, qetcdTest.timeout(5000))
+            compare(next.connection.rememberedWindows(), [])
+        }
+
         function test_pagesPauseAndTheList() {
             const window = openConsole()
             const names = window.pages.map(page => page.name)
