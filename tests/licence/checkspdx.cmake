@@ -3,7 +3,7 @@
 # CMake, shell, Python, Go and JavaScript files carry "SPDX-License-Identifier: Apache-2.0" in
 # their first lines (after a #! line), so a file copied out of the tree still says under which
 # terms. The protos the stubs are generated from are not in the tree (lib/proto holds only the
-# rules that find Debian's), and keep their own licences (packaging/debian/copyright).
+# rules that find Debian's), and keep their own licences (debian/copyright).
 #
 #   cmake -DSOURCE_DIR=<a checkout or an unpacked tarball> -P checkspdx.cmake
 #
