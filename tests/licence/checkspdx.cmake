@@ -61,9 +61,9 @@ foreach(_file IN LISTS _files)
   if(_head)
     list(GET _head 0 _first_line)
   endif()
-  # Scripts without a suffix (scripts/run, .ci/run) are known by their #! line; a bash
-  # completion is sourced, not run, and has none.
-  if(_file MATCHES "\\.(cpp|h|qml|cmake|sh|py|go|js)$|\\.(h|cmake)\\.in$|(^|/)CMakeLists\\.txt$|(^|/)bash-completion/"
+  # Scripts without a suffix (scripts/run, .ci/run) are known by their #! line; shell
+  # completions are sourced, not run, and have none (zsh's starts with #compdef).
+  if(_file MATCHES "\\.(cpp|h|qml|cmake|sh|py|go|js|fish)$|\\.(h|cmake)\\.in$|(^|/)CMakeLists\\.txt$|(^|/)(bash|zsh|fish)-completion/"
      OR _first_line MATCHES "^#!")
     math(EXPR _checked "${_checked} + 1")
     string(FIND "${_head}" "${_identifier}" _at)
