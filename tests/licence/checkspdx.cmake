@@ -3,7 +3,7 @@
 # CMake, shell, Python, Go and JavaScript files carry "SPDX-License-Identifier: Apache-2.0" in
 # their first lines (after a #! line), so a file copied out of the tree still says under which
 # terms. The protos the stubs are generated from are not in the tree (lib/proto holds only the
-# rules that find Debian's), and keep their own licences (packaging/debian/copyright).
+# rules that find Debian's), and keep their own licences (debian/copyright).
 #
 #   cmake -DSOURCE_DIR=<a checkout or an unpacked tarball> -P checkspdx.cmake
 #
@@ -61,9 +61,9 @@ foreach(_file IN LISTS _files)
   if(_head)
     list(GET _head 0 _first_line)
   endif()
-  # Scripts without a suffix (scripts/run, .ci/run) are known by their #! line; a bash
-  # completion is sourced, not run, and has none.
-  if(_file MATCHES "\\.(cpp|h|qml|cmake|sh|py|go|js)$|\\.(h|cmake)\\.in$|(^|/)CMakeLists\\.txt$|(^|/)bash-completion/"
+  # Scripts without a suffix (scripts/run, .ci/run) are known by their #! line; shell
+  # completions are sourced, not run, and have none (zsh's starts with #compdef).
+  if(_file MATCHES "\\.(cpp|h|qml|cmake|sh|py|go|js|fish)$|\\.(h|cmake)\\.in$|(^|/)CMakeLists\\.txt$|(^|/)(bash|zsh|fish)-completion/"
      OR _first_line MATCHES "^#!")
     math(EXPR _checked "${_checked} + 1")
     string(FIND "${_head}" "${_identifier}" _at)

@@ -1,16 +1,21 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# checkcompletion.sh QETCD COMPLETION
+# checkcompletion.sh QETCD BASH_COMPLETION ZSH_COMPLETION FISH_COMPLETION
 #
-# Sources COMPLETION, qetcd's bash completion, and completes command lines with it as bash
-# would. First a few lines whose answers are known (`qetcd lo` gives lock, values of options
-# are skipped); then the completion's lists against the program QETCD itself: the commands of
-# `qetcd --help`, its global options, and each command's options in `qetcd COMMAND --help`.
-# A command or an option added to qetcd and not to the completion fails here.
+# Completes command lines with each of qetcd's completions, for bash, zsh and fish, as the
+# shell would: bash's sourced here, zsh's autoloaded in zsh with the completion system's
+# builtins (compadd, compset) and file and command completers standing in, each printing what it
+# is given, fish's by fish itself (complete -C). First a few lines whose answers are known
+# (`qetcd lo` gives lock, values of options are skipped); then the completion's lists against
+# the program QETCD itself: the commands of `qetcd --help`, its global options, and each
+# command's options in `qetcd COMMAND --help`. A command or an option added to qetcd and not to
+# a completion fails here; zsh or fish missing fails too (Debian: zsh, fish).
 set -euo pipefail
 qetcd=$1
 # shellcheck source=../../packaging/bash-completion/qetcd
 source "$2"
+zsh_completion=$3
+fish_completion=$4
 
 failures=0
 fail() {
@@ -18,8 +23,31 @@ fail() {
   failures=$((failures + 1))
 }
 
-# What the completion offers for the last of WORDS (after `qetcd`), sorted, one per line.
+# What SHELL's completion offers for the last of WORDS (after `qetcd`), sorted, one per line.
+# WORDS are as bash splits them ("--option", "=", "value"); zsh and fish see "--option=value".
 complete_words() {
+  local shell=$1
+  shift
+  if [ "$shell" = bash ]; then
+    complete_bash "$@"
+    return
+  fi
+  local joined=() word after_equals=no
+  for word in "$@"; do
+    if [ "$word" = = ]; then
+      joined[-1]="${joined[-1]}="
+      after_equals=yes
+    elif [ $after_equals = yes ]; then
+      joined[-1]="${joined[-1]}$word"
+      after_equals=no
+    else
+      joined+=("$word")
+    fi
+  done
+  "complete_$shell" "${joined[@]}"
+}
+
+complete_bash() {
   COMP_WORDS=(qetcd "$@")
   COMP_CWORD=$((${#COMP_WORDS[@]} - 1))
   COMP_LINE="${COMP_WORDS[*]}"
@@ -31,16 +59,56 @@ complete_words() {
   fi
 }
 
-# expect "CANDIDATES" WORDS...: the completion of WORDS offers exactly CANDIDATES (space-separated).
+# The completion system's builtins, which only work while zsh completes, stand in as functions
+# that print what they would offer, filtered by the word being completed as zsh would.
+complete_zsh() {
+  zsh -f -c '
+    fpath=("${1:h}" $fpath)
+    autoload -Uz _qetcd
+    compadd() {
+      local word
+      for word in "$@"; do
+        [[ $word != -- && $word == ${PREFIX}* ]] && print -r -- $word
+      done
+    }
+    compset() { [[ $1 == -P ]] && PREFIX=${PREFIX#*=} }
+    _files() { print -r -- "<files>" }
+    _command_names() { print -r -- "<commands>" }
+    shift
+    words=(qetcd "$@")
+    CURRENT=${#words}
+    PREFIX=${words[CURRENT]}
+    _qetcd
+    return 0' zsh "$zsh_completion" "$@" | sort
+}
+
+# fish completes the line itself; an option's value it prints after the option and "=".
+complete_fish() {
+  fish --no-config -c 'source $argv[1]; complete -C (string join " " -- qetcd $argv[2..-1])' \
+    "$fish_completion" "$@" | cut -f1 | sed 's/^--*[a-z-]*=//' | sort
+}
+
+# expect "CANDIDATES" WORDS...: each shell's completion of WORDS offers exactly CANDIDATES
+# (space-separated).
 expect() {
-  local want got
+  local want got shell
   want=$(tr ' ' '\n' <<<"$1" | sed '/^$/d' | sort)
   shift
-  got=$(complete_words "$@")
-  if [ "$got" != "$want" ]; then
-    fail "qetcd $* <TAB> offers [$(echo $got)], not [$(echo $want)]"
-  fi
+  for shell in $shells; do
+    got=$(complete_words $shell "$@")
+    if [ "$got" != "$want" ]; then
+      fail "$shell: qetcd $* <TAB> offers [$(echo $got)], not [$(echo $want)]"
+    fi
+  done
 }
+
+shells="bash zsh fish"
+for shell in zsh fish; do
+  if ! command -v $shell >/dev/null; then
+    echo "FAIL: $shell is not installed (Debian: $shell); its completion cannot be checked"
+    exit 1
+  fi
+done
 
 expect "lock" lo
 expect "defrag del diff double-barrier" d
@@ -76,28 +144,33 @@ commands=$(awk '/^Commands:$/ { listing = 1; next } /^$/ { listing = 0 } listing
 if [ -z "$commands" ]; then
   fail "no commands found in qetcd --help"
 fi
-if [ "$(complete_words "")" != "$commands" ]; then
-  fail "qetcd <TAB> offers [$(complete_words "" | xargs)]; qetcd --help lists [$(echo $commands)]"
-fi
-
 global=$( (help_options <<<"$overview"; echo --version) | sort)
 if ! grep -qx -- --endpoints <<<"$global"; then
   fail "no --endpoints among the global options of qetcd --help: [$(echo $global)]"
 fi
-if [ "$(complete_words -)" != "$global" ]; then
-  fail "qetcd -<TAB> offers [$(complete_words - | xargs)]; qetcd --help has [$(echo $global)]"
-fi
-
+declare -A listed
 for command in $commands; do
-  listed=$("$qetcd" "$command" --help | help_options)
-  offered=$(complete_words "$command" -)
-  if [ "$offered" != "$listed" ]; then
-    fail "qetcd $command -<TAB>: offered but not in its --help: [$(comm -23 <(echo "$offered") <(echo "$listed") | xargs)]," \
-         "in its --help but not offered: [$(comm -13 <(echo "$offered") <(echo "$listed") | xargs)]"
+  listed[$command]=$("$qetcd" "$command" --help | help_options)
+done
+
+for shell in $shells; do
+  if [ "$(complete_words $shell "")" != "$commands" ]; then
+    fail "$shell: qetcd <TAB> offers [$(complete_words $shell "" | xargs)]; qetcd --help lists [$(echo $commands)]"
   fi
+  if [ "$(complete_words $shell -)" != "$global" ]; then
+    fail "$shell: qetcd -<TAB> offers [$(complete_words $shell - | xargs)]; qetcd --help has [$(echo $global)]"
+  fi
+  for command in $commands; do
+    offered=$(complete_words $shell "$command" -)
+    if [ "$offered" != "${listed[$command]}" ]; then
+      fail "$shell: qetcd $command -<TAB>: offered but not in its --help:" \
+           "[$(comm -23 <(echo "$offered") <(echo "${listed[$command]}") | xargs)]," \
+           "in its --help but not offered: [$(comm -13 <(echo "$offered") <(echo "${listed[$command]}") | xargs)]"
+    fi
+  done
 done
 
 if [ "$failures" -gt 0 ]; then
   exit 1
 fi
-echo "completion: $(wc -w <<<"$commands") commands and their options match qetcd --help"
+echo "completion: bash, zsh and fish offer the $(wc -w <<<"$commands") commands of qetcd --help and their options"

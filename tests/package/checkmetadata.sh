@@ -4,14 +4,14 @@
 #
 # The console's desktop entry and AppStream metainfo pass their validators, the icon the entry
 # names is there, and what the packages state more than once agrees with the project: the
-# newest release in the metainfo and in the Debian changelog is VERSION, and the metainfo's and
-# the copyright file's address is HOMEPAGE.
+# newest release in the metainfo and in the Debian changelog (less its Debian revision) is
+# VERSION, and the metainfo's, the copyright file's and debian/control's address is HOMEPAGE.
 set -euo pipefail
 source_dir=$1
 version=$2
 homepage=$3
 resources="$source_dir/resources"
-packaging="$source_dir/packaging"
+debian="$source_dir/debian"
 
 failures=0
 fail() {
@@ -37,13 +37,14 @@ newest_release=$(grep -o '<release version="[^"]*"' "$metainfo" | awk -F'"' 'NR 
 if [ "$newest_release" != "$version" ]; then
   fail "the metainfo's newest release is '$newest_release', the project's version $version"
 fi
-changelog_version=$(dpkg-parsechangelog -l "$packaging/debian/changelog" -S Version)
-if [ "$changelog_version" != "$version" ]; then
-  fail "the Debian changelog's newest entry is '$changelog_version', the project's version $version"
+changelog_version=$(dpkg-parsechangelog -l "$debian/changelog" -S Version)
+if [ "${changelog_version%-*}" != "$version" ]; then
+  fail "the Debian changelog's newest entry is '$changelog_version', not the project's version $version"
 fi
 metainfo_homepage=$(sed -n 's:.*<url type="homepage">\(.*\)</url>.*:\1:p' "$metainfo")
-copyright_source=$(sed -n 's/^Source: //p' "$packaging/debian/copyright")
-for stated in "metainfo:$metainfo_homepage" "copyright:$copyright_source"; do
+copyright_source=$(sed -n 's/^Source: //p' "$debian/copyright")
+control_homepage=$(sed -n 's/^Homepage: //p' "$debian/control")
+for stated in "metainfo:$metainfo_homepage" "copyright:$copyright_source" "debian/control:$control_homepage"; do
   if [ "${stated#*:}" != "$homepage" ]; then
     fail "the ${stated%%:*} says the project is at '${stated#*:}', CMakeLists.txt $homepage"
   fi
