@@ -72,6 +72,12 @@ private Q_SLOTS:
         QTest::newRow("coordination-dark") << "coordination" << QStringList{"--look", "dark"} << QJsonObject{{"objects", 8}};
         QTest::newRow("keys-dark") << "keys" << QStringList{"--look", "dark", "--select", "/demo/config/mode"}
                                    << QJsonObject{{"keys", 21}, {"selected", "/demo/config/mode"}};
+        QTest::newRow("cluster-dark") << "cluster" << QStringList{"--look", "dark", "--sandbox"}
+                                      << QJsonObject{{"members", 3}, {"healthy", 3}};
+        QTest::newRow("leases-dark") << "leases" << QStringList{"--look", "dark"} << QJsonObject{{"leases", 12}};
+        QTest::newRow("access-dark") << "access" << QStringList{"--look", "dark"} << QJsonObject{{"users", 3}, {"roles", 3}};
+        QTest::newRow("timeline-history-dark") << "timeline" << QStringList{"--look", "dark", "--history", "/demo/"}
+                                               << QJsonObject{{"source", "history"}, {"objects", 8}};
         QTest::newRow("cluster-demo") << "cluster" << QStringList() << QJsonObject{{"members", 1}, {"healthy", 1}, {"alarms", 0}};
         // 3 lock entries, 2 semaphore holders and its permits key, 2 candidates, the barrier,
         // the counted barrier's 2 arrivals and its ready key, 2 service instances, 5 queue items,
