@@ -411,6 +411,8 @@ void Connection::connectWith(const QString &name, const QVariantMap &profile, co
         if (!parsed)  // the client names what is wrong with it
             return makeClient(name, profile, password);
     }
+    if (endpoints.isEmpty())  // nothing to forward: the client says what is missing
+        return makeClient(name, profile, password);
     // The same tunnel serves a reconnection (writes allowed or forbidden, a password entered).
     const bool sameTunnel = m_tunnel.state() == SshTunnel::State::Open
         && SshTunnel::describe(m_tunnel.through()) == SshTunnel::describe(through)
