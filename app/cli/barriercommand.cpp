@@ -128,10 +128,13 @@ int runCount(Invocation &invocation)
     }
     std::chrono::milliseconds timeout;
     QString error;
-    if (!parseDurationOption(invocation, QStringLiteral("timeout"), untilLifted, &timeout, &error))
+    RecipeOptions options;
+    std::optional<std::chrono::milliseconds> noHold;  // count has no --hold
+    if (!parseDurationOption(invocation, QStringLiteral("timeout"), untilLifted, &timeout, &error)
+        || !parseLeaseOptions(invocation, &options, &noHold, &error))
         return invocation.usageError(error);
 
-    DistributedBarrierWithCount barrier(&invocation.client(), path.toUtf8(), *members);
+    DistributedBarrierWithCount barrier(&invocation.client(), path.toUtf8(), *members, options);
     WaitSession session(invocation, &barrier);
     QJsonObject fields = pathFields(path);
     fields.insert(QLatin1String("members"), *members);
@@ -158,8 +161,8 @@ int runBarrier(Invocation &invocation)
                      {{QStringLiteral("hold"), name, {QStringLiteral("ttl"), QStringLiteral("hold")}, runHold},
                       {QStringLiteral("wait"), name, {QStringLiteral("timeout"), QStringLiteral("no-wait-missing")},
                        runWait},
-                      {QStringLiteral("count"), name, {QStringLiteral("members"), QStringLiteral("timeout")},
-                       runCount},
+                      {QStringLiteral("count"), name,
+                       {QStringLiteral("members"), QStringLiteral("timeout"), QStringLiteral("ttl")}, runCount},
                       {QStringLiteral("lift"), name, {QStringLiteral("yes")}, runLiftBarrier},
                       {QStringLiteral("release"), name, {QStringLiteral("yes")}, runReleaseRound}});
 }
@@ -233,7 +236,8 @@ Command barrierCommand()
         "              out, 5 when a signal ended the wait. A barrier that is not set yet is\n"
         "              waited for to be set and lifted, unless --no-wait-missing.\n"
         "  count NAME  Waits until --members members are waiting at NAME, then all are\n"
-        "              released: exit 0, 1 on --timeout, 5 on a signal.\n"
+        "              released: exit 0, 1 on --timeout, 5 on a signal. The member's key\n"
+        "              is on a self-healing lease of --ttl seconds.\n"
         "\n")
         + interventionHelp(QStringLiteral("An operator's interventions, on a barrier someone else set:\n"
                                           "  lift NAME [--yes]     Deletes the barrier's key: every waiter is released."),
