@@ -421,13 +421,12 @@ void Connection::connectWith(const QString &name, const QVariantMap &profile, co
     if (sameTunnel)
         return tunnelOpened();
     // Nothing of the cluster the window leaves stays on the pages while the tunnel opens.
-    if (QEtcd::Client *previous = m_client.release())
-        previous->deleteLater();
-    m_profileName = name;
-    m_current = profile;
-    m_current.remove(QStringLiteral("password"));
-    ++m_generation;
-    Q_EMIT clientChanged();
+    replaceClient(name, profile, nullptr);
+    openTunnel(through, endpoints);
+}
+
+void Connection::openTunnel(const SshTunnel::Through &through, const QList<QEtcd::Endpoint> &endpoints)
+{
     m_checking = true;
     Q_EMIT problemChanged();
     m_tunnel.open(through, endpoints);
@@ -459,28 +458,32 @@ void Connection::tunnelFailed(const QString &why)
 void Connection::makeClient(const QString &name, const QVariantMap &profile, const QString &password,
                             const QStringList &tunnelEnds)
 {
-    QEtcd::Client *previous = m_client.release();
-    m_profileName = name;
-    m_current = profile;  // its endpoints are the cluster's, which the pages and the header name
-    m_current.remove(QStringLiteral("password"));
     QEtcd::ClientOptions options = optionsOf(profile, password);
     if (!tunnelEnds.isEmpty())
         options.endpoints = tunnelEnds;
     options.readOnly = !writesAllowed(profile);
-    m_client = std::make_unique<QEtcd::Client>(options);
+    replaceClient(name, profile, std::make_unique<QEtcd::Client>(options));
+    check();
+}
+
+void Connection::replaceClient(const QString &name, const QVariantMap &profile, std::unique_ptr<QEtcd::Client> next)
+{
+    std::unique_ptr<QEtcd::Client> previous = std::exchange(m_client, std::move(next));
+    m_profileName = name;
+    m_current = profile;  // its endpoints are the cluster's, which the pages and the header name
+    m_current.remove(QStringLiteral("password"));
     ++m_generation;
     // Every page moves to the new client while this signal is delivered; the previous one goes
     // once the calls it still answers have let go of it.
     Q_EMIT clientChanged();
     if (previous)
-        previous->deleteLater();
-    check();
+        previous.release()->deleteLater();
 }
 
 void Connection::check()
 {
     if (m_tunnel.state() == SshTunnel::State::Failed)
-        return connectWith(m_pending.name, m_pending.profile, m_pending.password);
+        return openTunnel(m_tunnel.through(), m_tunnel.endpoints());
     if (!m_client)
         return;
     const QString where = endpointList(endpoints());
@@ -498,7 +501,7 @@ void Connection::check()
 void Connection::probe()
 {
     if (m_tunnel.state() == SshTunnel::State::Failed)
-        return connectWith(m_pending.name, m_pending.profile, m_pending.password);
+        return openTunnel(m_tunnel.through(), m_tunnel.endpoints());
     if (!m_client || !m_client->configurationStatus())
         return;
     // A count-only read of one key answers for the endpoint, TLS, the user and the password.

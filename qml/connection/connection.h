@@ -147,6 +147,11 @@ private:
     // to tunnelEnds instead of the profile's endpoints when there are any.
     void makeClient(const QString &name, const QVariantMap &profile, const QString &password,
                     const QStringList &tunnelEnds = {});
+    // The client the pages read through (none while a tunnel opens), announced to them.
+    void replaceClient(const QString &name, const QVariantMap &profile, std::unique_ptr<QEtcd::Client> next);
+    // Starts ssh for the pending connection; after a failure (Try again, the retry timer) the
+    // pages, already without a client, are left alone.
+    void openTunnel(const SshTunnel::Through &through, const QList<QEtcd::Endpoint> &endpoints);
     void tunnelOpened();
     void tunnelFailed(const QString &why);
     // The one rule for writes (see the class comment), for a profile map about to be connected.

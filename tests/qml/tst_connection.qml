@@ -443,6 +443,13 @@ Item {
                 const banner = problemBanner(window)
                 verify(banner.visible && banner.bad)
                 compare(window.connectionState, "Unreachable")
+                // The retries reopen ssh only: the pages are not told of a new client each time.
+                const announced = createTemporaryObject(spyComponent, root, { target: link, signalName: "clientChanged" })
+                const tunnels = createTemporaryObject(spyComponent, root, { target: link, signalName: "tunnelChanged" })
+                tryVerify(function() { return tunnels.count >= 2 && link.tunnelState === "failed" }, qetcdTest.timeout(15000),
+                          "a retry opened the tunnel and failed again")
+                compare(announced.count, 0)
+                compare(link.problemKind, "ssh")
             } finally {
                 qetcdTest.setEnvironmentVariable("QETCD_SSH", previous)
             }
