@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sshtunnel.h"
 
+#include "stopprocess.h"
+
 #include <QtCore/QProcessEnvironment>
 #include <QtNetwork/QTcpServer>
 #include <QtNetwork/QTcpSocket>
@@ -19,15 +21,6 @@ quint16 freeLocalPort()
 {
     QTcpServer server;
     return server.listen(QHostAddress::LocalHost, 0) ? server.serverPort() : 0;
-}
-
-void stop(QProcess *ssh)
-{
-    QObject::connect(ssh, &QProcess::finished, ssh, &QObject::deleteLater);
-    if (ssh->state() == QProcess::NotRunning)
-        return ssh->deleteLater();
-    ssh->terminate();
-    QTimer::singleShot(StopWithinMs, ssh, [ssh] { ssh->kill(); });
 }
 
 } // namespace
@@ -121,7 +114,7 @@ void SshTunnel::close()
     m_localPorts.clear();
     if (QProcess *ssh = m_ssh.data()) {
         m_ssh.clear();
-        stop(ssh);
+        stopProcess(ssh, std::chrono::milliseconds(StopWithinMs));
     }
 }
 

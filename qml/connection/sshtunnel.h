@@ -40,6 +40,8 @@ public:
 
     State state() const { return m_state; }
     Through through() const { return m_through; }
+    // What open() was last given to forward.
+    QList<QEtcd::Endpoint> endpoints() const { return m_endpoints; }
     // The endpoints to connect to instead, in the order open() was given them; empty unless Open.
     QStringList localEndpoints() const;
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "sandbox.h"
 
+#include "stopprocess.h"
+
 #include <QEtcd/etcdcluster.h>
 
 #include <QtCore/QLoggingCategory>
@@ -491,12 +493,7 @@ void Sandbox::stopSeed()
     setSeedReady(false);
     if (!m_seed)
         return;
-    QProcess *seed = std::exchange(m_seed, nullptr);
-    connect(seed, &QProcess::finished, seed, &QObject::deleteLater);
-    if (seed->state() == QProcess::NotRunning)
-        return seed->deleteLater();
-    seed->terminate();
-    QTimer::singleShot(SeedStopMs, seed, [seed] { killProcessGroup(seed); });
+    stopProcess(std::exchange(m_seed, nullptr), std::chrono::milliseconds(SeedStopMs), killProcessGroup);
 }
 
 void Sandbox::setErrorString(const QString &errorString)

@@ -17,7 +17,7 @@ using QEtcd::EventLogModel;
 namespace {
 
 const QString Etcd = QStringLiteral("etcd");
-const QString Scenario = QStringLiteral("scenario");
+const QString ScenarioParticipant = QStringLiteral("scenario");
 
 bool isMemberKind(const QString &kind)
 {
@@ -175,7 +175,7 @@ void TimelineModel::ingest(const EventLogModel::Event &event, qint64 sequence)
             ingestDeletion(event, sequence);
         return;
     }
-    if (event.participant == Scenario || event.participant.isEmpty())
+    if (event.participant == ScenarioParticipant || event.participant.isEmpty())
         return;
     noteOrigin(event.monotonicMs);
     m_lastEventMs = std::max(m_lastEventMs, event.monotonicMs);
