@@ -319,36 +319,48 @@ ConsolePage {
             onDismissed: page.actionError = ""
         }
     }
-    ScrollView {
+    // Cards side by side, made only while in sight and reused as they scroll by: ten thousand
+    // objects cost what the few shown cost. A row is as tall as its taller card.
+    TableView {
+        id: cardGrid
+        objectName: "cards"
         anchors.fill: parent
         anchors.topMargin: banners.height > 0 ? banners.height + Theme.spacing : 0
         visible: shown.count > 0
-        contentWidth: availableWidth
         clip: true
-        Flow {
-            id: flow
-            width: parent.width
-            // Two columns on a desktop window, one on a narrow one.
-            readonly property real cardWidth: width >= 840 ? (width - spacing) / 2 : width
-            spacing: Theme.padding
-            Repeater {
-                objectName: "cards"
-                model: shown
-                delegate: CoordinationCard {
-                    id: card
-                    width: flow.cardWidth
-                    // How long someone had waited at a past revision is not its age now: no ages there.
-                    now: page.viewingPast ? -1 : page.now
-                    deadlines: page.viewingPast ? ({}) : page.deadlines
-                    readOnly: page.readOnly || page.viewingPast
-                    peekedItems: page.peeks[card.name] || []
-                    peekedDeadLetters: page.deadLetterPeeks[card.name] || []
-                    ownLease: page.ownBarriers[card.name] ? page.ownBarriers[card.name].leaseId : ""
-                    onIntervene: (action, entry) => page.intervene(card, action, entry)
-                    onPeekRequested: page.peek(card)
-                    onEntryOpened: entry => page.keyChosen(entry.key, card.name)
-                }
-            }
+        // Two columns on a desktop window, one on a narrow one.
+        readonly property int columns: width >= 840 ? 2 : 1
+        readonly property int count: shown.count
+        // The card of the nth object, while it is in sight.
+        function itemAt(index) {
+            return itemAtCell(Qt.point(index % columns, Math.floor(index / columns)));
+        }
+        function relayout() { forceLayout(); }
+        columnSpacing: Theme.padding
+        rowSpacing: Theme.padding
+        columnWidthProvider: () => (width - (columns - 1) * columnSpacing) / columns
+        onWidthChanged: Qt.callLater(relayout)
+        ScrollBar.vertical: ScrollBar {}
+        model: ListGridModel {
+            source: shown
+            columns: cardGrid.columns
+        }
+        delegate: CoordinationCard {
+            id: card
+            required property bool cellFilled
+            visible: cellFilled
+            // How long someone had waited at a past revision is not its age now: no ages there.
+            now: page.viewingPast ? -1 : page.now
+            deadlines: page.viewingPast ? ({}) : page.deadlines
+            readOnly: page.readOnly || page.viewingPast
+            peekedItems: page.peeks[card.name] || []
+            peekedDeadLetters: page.deadLetterPeeks[card.name] || []
+            ownLease: page.ownBarriers[card.name] ? page.ownBarriers[card.name].leaseId : ""
+            onIntervene: (action, entry) => page.intervene(card, action, entry)
+            onPeekRequested: page.peek(card)
+            onEntryOpened: entry => page.keyChosen(entry.key, card.name)
+            // The table measures a row when it lays it out: a card that grew asks for another.
+            onImplicitHeightChanged: Qt.callLater(cardGrid.relayout)
         }
     }
 
