@@ -219,6 +219,23 @@ private Q_SLOTS:
         }
     }
 
+    // A member ended by a signal takes its key with it before it exits, not when its lease
+    // (a minute here) runs out: the next round must not count it.
+    void barrierCountMemberEndedBySigtermLeavesNoKey()
+    {
+        for (int run = 0; run < 3; ++run) {
+            const QString path = QStringLiteral("/cr/c5-%1").arg(run);
+            Qetcd member(m_cluster.clientUrl(0), {"barrier", "count", path, "--members", "2", "--ttl", "60"});
+            QTRY_VERIFY_WITH_TIMEOUT(member.has("arrived") || !member.isRunning(), scaledMs(15000));
+            QVERIFY2(member.has("arrived"), member.transcript());
+            QCOMPARE(keysUnder((path + QStringLiteral("/waiting/")).toUtf8()), 1);
+            member.terminate();
+            QCOMPARE(member.waitForExit(), 5);
+            QCOMPARE(text(member.event("closed"), "reason"), QStringLiteral("SIGTERM"));
+            QCOMPARE(keysUnder((path + QStringLiteral("/waiting/")).toUtf8()), 0);
+        }
+    }
+
     void barrierCountMemberThatTimedOutNoLongerCounts()
     {
         const QStringList count{"barrier", "count", "/cr/c2", "--members", QString::number(members)};

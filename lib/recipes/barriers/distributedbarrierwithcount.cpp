@@ -269,12 +269,13 @@ public:
         // Revokes the lease, so the key goes whatever happens next.
         arrival->keeper->close();
         arrival->keeper.release()->deleteLater();
-        if (closing || arrival->takenAway)
-            return complete();  // the barrier may be on its way to destruction; or not ours
-        // Reported once the key is gone, so that a member that gave up no longer counts.
-        // Answered even should the barrier be gone by then.
-        const auto removed = [complete](const DeleteResult &) { complete(); };
-        thenOn(client->remove(arrival->key, {}, options.resilience.rpc), this, removed, removed);
+        if (arrival->takenAway)
+            return complete();  // not ours any more
+        // Reported once the key is gone, so that a member that gave up no longer counts, and one
+        // closed on its way out (a CLI member's SIGTERM) leaves nothing behind when its client
+        // goes, which cancels calls in flight. Answered on the completion queue's thread, so even
+        // should the barrier be gone by then.
+        client->remove(arrival->key, {}, options.resilience.rpc, [complete](const DeleteResult &) { complete(); });
     }
 
     void shutDown()
