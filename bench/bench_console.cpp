@@ -22,7 +22,11 @@
 //   at a steady speed, each frame timed, and the resident memory. Target: frame p99 < 16 ms.
 //   The cards were a Repeater in a Flow, every one of them made, until the page turned into a
 //   TableView that makes only those in sight: 2,000 then took 68 s, 3.8 GB and 1.5 s a frame.
-// --cases picks some of keys, leases, timeline, rewrite, coordination, cards (default all six).
+// - The console's start (issue 41): qetcd-console started --starts times against 10,000 keys,
+//   from the process's start to the Keys page's first frame with its data (the console's own
+//   figure, to the kernel's 10 ms tick) and to its exit with the screenshot written; then its
+//   RSS once it has idled 10 s on that page. Target: median first frame < 1 s.
+// --cases picks some of keys, leases, timeline, rewrite, coordination, cards, start (default all).
 // Each frame is timed twice: frame_ms on the wall clock, what a user would see on this machine
 // as loaded as it is; frame_cpu_ms the GUI thread's own work in it, which a busy machine does
 // not stretch.
@@ -37,7 +41,10 @@
 #include "timelinemodel.h"
 
 #include <QtCore/QEventLoop>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QProcess>
 #include <QtCore/QScopeGuard>
+#include <QtCore/QTemporaryDir>
 #include <QtCore/QThread>
 #include <QtCore/QTimer>
 #include <QtQml/QQmlComponent>
@@ -584,6 +591,75 @@ QJsonObject cardsPageFigures(QQmlEngine &engine, Client &client, int objects, se
     return figures;
 }
 
+// The console's Keys page over keys under /bench/start/: its start, five times, and its memory idle.
+QJsonObject consoleStartFigures(Client &client, const QString &endpoint, int keys, int starts)
+{
+#ifndef QETCD_CONSOLE_PATH
+    fail(QStringLiteral("this build has no qetcd-console to start"));
+#else
+    const QByteArray prefix = "/bench/start/";
+    for (int i = 0; i < keys; i += 100) {
+        QList<QFuture<PutResult>> puts;
+        for (int j = i; j < std::min(keys, i + 100); ++j)
+            puts.append(client.put(prefix + "app" + QByteArray::number(j % 50) + "/key" + QByteArray::number(j), "value"));
+        for (const QFuture<PutResult> &put : puts)
+            await(put, QStringLiteral("key"));
+    }
+    QTemporaryDir home;
+    QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+    // No profiles, windows or revision samples of the user's: a first start.
+    environment.insert(QStringLiteral("XDG_CONFIG_HOME"), home.filePath(QStringLiteral("config")));
+    environment.insert(QStringLiteral("XDG_DATA_HOME"), home.filePath(QStringLiteral("data")));
+    environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+    const QStringList arguments{QStringLiteral("--endpoints"), endpoint, QStringLiteral("--page"), QStringLiteral("keys"),
+                                QStringLiteral("--namespace"), QString::fromUtf8(prefix)};
+    QList<double> paintedMs;
+    QList<double> exitedMs;
+    for (int run = 0; run < starts; ++run) {
+        QProcess console;
+        console.setProcessEnvironment(environment);
+        console.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        const auto start = Clock::now();
+        console.start(QStringLiteral(QETCD_CONSOLE_PATH),
+                      arguments + QStringList{QStringLiteral("--screenshot"), home.filePath(QStringLiteral("start.png"))});
+        if (!console.waitForFinished(60000) || console.exitStatus() != QProcess::NormalExit || console.exitCode() != 0)
+            fail(QStringLiteral("qetcd-console did not paint the Keys page: %1").arg(console.errorString()));
+        exitedMs.append(duration<double, std::milli>(Clock::now() - start).count());
+        const QJsonObject summary = QJsonDocument::fromJson(console.readAllStandardOutput()).object();
+        if (summary.value(QLatin1String("keys")).toInteger(-1) <= 0 || !summary.contains(QLatin1String("paintedMs")))
+            fail(QStringLiteral("qetcd-console painted no keys: %1").arg(QString::fromUtf8(QJsonDocument(summary).toJson())));
+        paintedMs.append(summary.value(QLatin1String("paintedMs")).toDouble());
+    }
+
+    QProcess idle;
+    idle.setProcessEnvironment(environment);
+    idle.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    idle.start(QStringLiteral(QETCD_CONSOLE_PATH), arguments);
+    if (!idle.waitForStarted())
+        fail(QStringLiteral("qetcd-console did not start: %1").arg(idle.errorString()));
+    QThread::sleep(10);
+    QFile status(QStringLiteral("/proc/%1/status").arg(idle.processId()));
+    qint64 rssKiB = -1;
+    if (status.open(QIODevice::ReadOnly)) {
+        for (const QByteArray &line : status.readAll().split('\n')) {
+            if (line.startsWith("VmRSS:"))
+                rssKiB = line.mid(6).trimmed().split(' ').value(0).toLongLong();
+        }
+    }
+    idle.terminate();
+    if (!idle.waitForFinished(10000))
+        idle.kill();
+    if (rssKiB < 0)
+        fail(QStringLiteral("the idle console's RSS could not be read"));
+    return QJsonObject{{"keys", keys},
+                       {"starts", starts},
+                       {"first_frame_ms", summary(paintedMs, {{"median", 50}})},
+                       {"first_frame_ms_each", roundedList(paintedMs)},
+                       {"exited_with_screenshot_ms", summary(exitedMs, {{"median", 50}})},
+                       {"idle_rss_mib", mib(rssKiB)}};
+#endif
+}
+
 QJsonObject timelinePageFigures(QQmlEngine &engine, seconds length, int capacity)
 {
     constexpr int participants = 20;
@@ -668,19 +744,23 @@ int main(int argc, char *argv[])
           QStringLiteral("N"), QStringLiteral("5000")},
          {QStringLiteral("cards"), QStringLiteral("Locks the Coordination page shows as cards"), QStringLiteral("N"),
           QStringLiteral("10000")},
+         {QStringLiteral("start-keys"), QStringLiteral("Keys under the console's Keys page at its start"),
+          QStringLiteral("N"), QStringLiteral("10000")},
+         {QStringLiteral("starts"), QStringLiteral("How many times the console is started"), QStringLiteral("N"),
+          QStringLiteral("5")},
          {QStringLiteral("cases"),
-          QStringLiteral("Which pages: keys, leases, timeline, rewrite, coordination, cards, comma-separated"),
-          QStringLiteral("LIST"), QStringLiteral("keys,leases,timeline,rewrite,coordination,cards")}});
+          QStringLiteral("Which: keys, leases, timeline, rewrite, coordination, cards, start, comma-separated"),
+          QStringLiteral("LIST"), QStringLiteral("keys,leases,timeline,rewrite,coordination,cards,start")}});
     return run([&] {
         const QStringList cases =
-            choiceList(parser, QStringLiteral("cases"), {"keys", "leases", "timeline", "rewrite", "coordination", "cards"});
+            choiceList(parser, QStringLiteral("cases"), {"keys", "leases", "timeline", "rewrite", "coordination", "cards", "start"});
         QQmlEngine engine;
         engine.addImportPath(QStringLiteral(QETCD_QML_IMPORT_PATH));
         engine.addImportPath(QStringLiteral("qrc:/"));
         QJsonObject result{{"benchmark", "console"}, {"scene_graph", "software, offscreen"}};
         if (cases.contains(QLatin1String("keys")) || cases.contains(QLatin1String("leases"))
             || cases.contains(QLatin1String("rewrite")) || cases.contains(QLatin1String("coordination"))
-            || cases.contains(QLatin1String("cards"))) {
+            || cases.contains(QLatin1String("cards")) || cases.contains(QLatin1String("start"))) {
             EtcdCluster cluster;
             startCluster(cluster);
             Client client(ClientOptions::fromEndpoints(cluster.clientUrls()));
@@ -704,6 +784,11 @@ int main(int argc, char *argv[])
             if (cases.contains(QLatin1String("cards"))) {
                 result["coordination_cards"] = cardsPageFigures(engine, client, positiveOption(parser, QStringLiteral("cards")),
                                                                 seconds(positiveOption(parser, QStringLiteral("scroll-seconds"))));
+            }
+            if (cases.contains(QLatin1String("start"))) {
+                result["console_start"] = consoleStartFigures(client, cluster.clientUrl(0),
+                                                              positiveOption(parser, QStringLiteral("start-keys")),
+                                                              positiveOption(parser, QStringLiteral("starts")));
             }
         }
         if (cases.contains(QLatin1String("timeline"))) {

@@ -7,6 +7,8 @@
 // - watch ingest: changes written at a steady rate into a prefix a KeyModel follows, and (as
 //   counters, one object each) one a CoordinationModel follows: how long each took from being
 //   sent to being a row (p50/p99), and whether any went missing;
+// - KeyTreeModel over 100,000 keys in 1,000 folders (--tree-keys, --folder-keys): the top
+//   level's first 30 rows and the whole of it, beside etcd's own first page, and one folder;
 // - LeaseModel over L leases (default 10,000): CPU it costs per second to keep them current.
 //   Countdowns are not part of it: a view counts down to the expiresAt role on its own clock.
 
@@ -18,6 +20,7 @@
 #include "coordinationmodel.h"
 #include "keymodel.h"
 #include "keysearchmodel.h"
+#include "keytreemodel.h"
 #include "leasemodel.h"
 
 #include <QtCore/QHash>
@@ -55,8 +58,13 @@ QJsonObject keysFigures(Client &client, int keys)
     if (!waitUntil([&] { return model.rowCount() > 0; }, milliseconds(60000)))
         fail(QStringLiteral("no first page: ") + model.errorString());
     const double firstPageMs = duration<double, std::milli>(Clock::now() - start).count();
-    model.fetchAll();
-    if (!waitUntil([&] { return model.rowCount() == keys && !model.canFetchMore({}); }, milliseconds(600000)))
+    // Page after page, each asked for as soon as the last is in, as a list scrolled to its end.
+    const auto everyPage = [&model, keys] {
+        if (model.canFetchMore({}))
+            model.fetchMore({});
+        return model.rowCount() == keys && !model.canFetchMore({});
+    };
+    if (!waitUntil(everyPage, milliseconds(600000), milliseconds(1)))
         fail(QStringLiteral("the index stopped at %1 of %2 keys").arg(model.rowCount()).arg(keys));
     const double fullMs = duration<double, std::milli>(Clock::now() - start).count();
     const qint64 rssLoaded = statusFieldKiB("VmRSS:");
@@ -86,6 +94,75 @@ QJsonObject keysFigures(Client &client, int keys)
             {"etcd_first_page_ms", rounded(etcdFirstPageMs)},
             {"full_index_ms", rounded(fullMs)},
             {"rss_growth_mib", rounded(double(rssLoaded - rssBefore) / 1024.0)}};
+}
+
+// KeyTreeModel over keys in folders of keysEach (issue 38: 100,000 keys in 1,000 folders):
+// the top level's first rows and the whole of it, against the first page etcd gives when
+// asked directly, and one folder's listing once it is unfolded.
+QJsonObject treeFigures(Client &client, int keys, int keysEach)
+{
+    const QByteArray prefix = "/bench/tree/";
+    const int folders = (keys + keysEach - 1) / keysEach;
+    for (int folder = 0; folder < folders; ++folder)
+        fillKeys(client, prefix + "folder" + QByteArray::number(folder).rightJustified(5, '0') + '/',
+                 std::min(keysEach, keys - folder * keysEach));
+    // Five of each, alternating, each figure the median: etcd's own answer to the tree's first
+    // page, and the tree listed afresh to its first screenful of rows and to its whole top level.
+    RangeOptions firstPage;
+    firstPage.range = KeyRange::prefix();
+    firstPage.keysOnly = true;
+    firstPage.limit = 4096;  // the tree's own first page
+    constexpr int runs = 5;
+    constexpr int screenful = 30;  // a tree view's rows
+    const qint64 rssBefore = statusFieldKiB("VmRSS:");
+    KeyModel source;
+    KeyTreeModel tree;
+    source.setPrefix(QString::fromUtf8(prefix));
+    tree.setSource(&source);
+    QList<double> etcdFirstPageMs, firstRowsMs, topLevelMs;
+    for (int run = 0; run < runs; ++run) {
+        const auto asked = Clock::now();
+        if (!await(client.get(prefix, firstPage), QStringLiteral("the first page, asked directly")).status)
+            fail(QStringLiteral("the first page, asked directly, failed"));
+        etcdFirstPageMs.append(duration<double, std::milli>(Clock::now() - asked).count());
+        const auto start = Clock::now();
+        if (run == 0)
+            source.setClient(&client);
+        else
+            source.reload();
+        if (!waitUntil([&] { return tree.rowCount() >= std::min(folders, screenful); }, milliseconds(60000), milliseconds(1)))
+            fail(QStringLiteral("no first rows in the tree: ") + tree.errorString());
+        firstRowsMs.append(duration<double, std::milli>(Clock::now() - start).count());
+        if (!waitUntil([&] { return !tree.isListing(); }, milliseconds(600000), milliseconds(1)))
+            fail(QStringLiteral("the top level was not listed"));
+        topLevelMs.append(duration<double, std::milli>(Clock::now() - start).count());
+        if (tree.rowCount() != folders)
+            fail(QStringLiteral("the top level has %1 folders of %2: %3").arg(tree.rowCount()).arg(folders).arg(tree.errorString()));
+    }
+    const qint64 rssListed = statusFieldKiB("VmRSS:");
+
+    const QModelIndex middle = tree.index(folders / 2, 0);
+    const auto unfolded = Clock::now();
+    tree.fetchMore(middle);
+    if (!waitUntil([&] { return !tree.isListing(); }, milliseconds(60000), milliseconds(1)) || tree.rowCount(middle) != keysEach)
+        fail(QStringLiteral("the folder was not listed"));
+    const double folderMs = duration<double, std::milli>(Clock::now() - unfolded).count();
+    const double firstRows = percentile(firstRowsMs, 50);
+    const double etcdFirstPage = percentile(etcdFirstPageMs, 50);
+    return {{"keys", keys},
+            {"folders", folders},
+            {"runs", runs},
+            {"first_rows", std::min(folders, screenful)},
+            {"first_rows_ms", rounded(firstRows)},
+            {"etcd_first_page_ms", rounded(etcdFirstPage)},
+            {"first_rows_to_etcd_first_page", ratio(firstRows, etcdFirstPage)},
+            {"top_level_ms", rounded(percentile(topLevelMs, 50))},
+            {"first_rows_ms_each", roundedList(firstRowsMs)},
+            {"etcd_first_page_ms_each", roundedList(etcdFirstPageMs)},
+            {"top_level_ms_each", roundedList(topLevelMs)},
+            {"folder_of_keys", keysEach},
+            {"folder_ms", rounded(folderMs)},
+            {"rss_growth_mib", rounded(double(rssListed - rssBefore) / 1024.0)}};
 }
 
 // Writes changes under prefix at rate for length; each key becomes a row of model, whose
@@ -179,6 +256,10 @@ int main(int argc, char *argv[])
     parseCommandLine(parser, app, QStringLiteral("Console models at scale; prints one JSON object."),
                      {{QStringLiteral("keys"), QStringLiteral("Keys under the KeyModel's prefix"), QStringLiteral("N"),
                        QStringLiteral("100000")},
+                      {QStringLiteral("tree-keys"), QStringLiteral("Keys under the KeyTreeModel's prefix"),
+                       QStringLiteral("N"), QStringLiteral("100000")},
+                      {QStringLiteral("folder-keys"), QStringLiteral("Keys in each of its folders"), QStringLiteral("N"),
+                       QStringLiteral("100")},
                       {QStringLiteral("ingest-rate"), QStringLiteral("Changes per second written"), QStringLiteral("N"),
                        QStringLiteral("20000")},
                       {QStringLiteral("ingest-seconds"), QStringLiteral("How long to write"), QStringLiteral("S"),
@@ -192,6 +273,8 @@ int main(int argc, char *argv[])
         Client client(options);
         QJsonObject result{{"benchmark", "models"}};
         result["key_model"] = keysFigures(client, positiveOption(parser, QStringLiteral("keys")));
+        result["key_tree"] = treeFigures(client, positiveOption(parser, QStringLiteral("tree-keys")),
+                                         positiveOption(parser, QStringLiteral("folder-keys")));
         const int rate = positiveOption(parser, QStringLiteral("ingest-rate"));
         const seconds length(positiveOption(parser, QStringLiteral("ingest-seconds")));
         KeyModel keys;

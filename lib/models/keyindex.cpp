@@ -21,6 +21,11 @@ KeyEntry entryOf(const KeyValue &kv, qint64 changedAtMs)
 }
 } // namespace
 
+QString leaseHex(qint64 lease)
+{
+    return lease == 0 ? QString() : QString::number(quint64(lease), 16);
+}
+
 KeyIndex::KeyIndex(QObject *parent) : QObject(parent)
 {
     m_frame.setInterval(std::chrono::milliseconds(16));
@@ -69,7 +74,6 @@ void KeyIndex::reload()
     m_frame.stop();
     m_complete = false;
     m_fetching = false;
-    m_fetchAll = false;
     m_total = -1;
     m_limit = m_pageSize;
     m_limitCeiling = MaxPageKeys;
@@ -91,20 +95,6 @@ void KeyIndex::fetchMore()
 {
     if (canFetchMore())
         requestPage();
-}
-
-void KeyIndex::fetchAll()
-{
-    m_fetchAll = true;
-    Q_EMIT progressChanged();
-    fetchMore();
-}
-
-void KeyIndex::stopFetchingAll()
-{
-    if (!std::exchange(m_fetchAll, false))
-        return;
-    Q_EMIT progressChanged();
 }
 
 int KeyIndex::indexOf(const QByteArray &key) const
@@ -197,8 +187,6 @@ void KeyIndex::onPage(quint64 generation, const RangeResult &result)
     }
     setStatus(ModelStatus::Ready);
     Q_EMIT progressChanged();
-    if (m_fetchAll && !m_complete)
-        requestPage();
 }
 
 void KeyIndex::onEvents(const QList<WatchEvent> &events)

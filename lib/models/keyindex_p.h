@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
-// What KeyModel and KeyTreeModel share: the keys under a prefix, sorted, loaded in keys-only
-// pages (etcd's limit plus a continuation key; the first of pageSize keys, each next one twice
+// KeyModel's keys under a prefix, sorted, loaded in keys-only pages (etcd's limit plus a continuation key; the first of pageSize keys, each next one twice
 // as large up to MaxPageKeys) and kept current by one watch.
 // Changes are applied at most once per frame; each is announced with the row it touches in
 // entries(), before and after, so a model can map it onto its own rows.
@@ -31,6 +30,9 @@ struct KeyEntry
     qint64 changedAtMs = 0;  // ms since the epoch the watch last changed it; 0: loaded by a page
 };
 
+// A lease ID in hex, as etcdctl prints it; empty for none.
+QString leaseHex(qint64 lease);
+
 class KeyIndex : public QObject
 {
     Q_OBJECT
@@ -53,11 +55,6 @@ public:
     void reload();
     bool canFetchMore() const;
     void fetchMore();
-    // Keeps fetching pages until every key is in, or until stopFetchingAll().
-    void fetchAll();
-    // The page on its way still lands; no other is asked for.
-    void stopFetchingAll();
-    bool isFetchingAll() const { return m_fetchAll && !m_complete; }
 
     const std::vector<KeyEntry> &entries() const { return m_entries; }
     // Every key is in; else the next page starts at continuation().
@@ -116,7 +113,6 @@ private:
     QByteArray m_continuation;  // where the next page starts; empty once every key is in
     bool m_complete = false;
     bool m_fetching = false;
-    bool m_fetchAll = false;
     qint64 m_total = -1;
     ModelStatus::Status m_status = ModelStatus::Null;
     QString m_error;

@@ -17,11 +17,6 @@ namespace QEtcd {
 using namespace Internal;
 
 namespace {
-QString leaseHex(qint64 lease)
-{
-    return lease == 0 ? QString() : QString::number(quint64(lease), 16);
-}
-
 // The selected key as KeyModel::selected shows it: decoding a value of a few MB takes long
 // enough to freeze the GUI thread, so this runs on the thread pool.
 QVariantMap selectedMap(const KeyValue &kv)
@@ -295,21 +290,6 @@ void KeyModel::reload()
 void KeyModel::fetchNextPage()
 {
     fetchMore({});
-}
-
-void KeyModel::fetchAll()
-{
-    m_index->fetchAll();
-}
-
-void KeyModel::stopFetchingAll()
-{
-    m_index->stopFetchingAll();
-}
-
-bool KeyModel::isFetchingAll() const
-{
-    return m_index->isFetchingAll();
 }
 
 int KeyModel::indexOf(const QString &key) const

@@ -28,7 +28,7 @@ struct KeyEntry;
 /// (fetchMore(), which a ListView calls as it scrolls; the first of pageSize keys, each next
 /// one twice as large up to 32,768), kept current by one watch, changes
 /// applied at most once per frame. Values are read only for the selected key. KeyTreeModel
-/// shows the same keys as a tree by '/'.
+/// shows the keys under its prefix as a tree by '/', listing a folder at a time.
 class QETCD_QUICK_EXPORT KeyModel : public QAbstractListModel
 {
     Q_OBJECT
@@ -47,8 +47,6 @@ class QETCD_QUICK_EXPORT KeyModel : public QAbstractListModel
     Q_PROPERTY(double progress READ progress NOTIFY progressChanged)
     /// Keys under the prefix when loading began; -1 unknown.
     Q_PROPERTY(qint64 total READ total NOTIFY progressChanged)
-    /// fetchAll() is reading page after page.
-    Q_PROPERTY(bool fetchingAll READ isFetchingAll NOTIFY progressChanged)
     /// Rows loaded (shown, while paused).
     Q_PROPERTY(int count READ count NOTIFY countChanged)
     /// The key whose value selected shows; its value is read when it is set.
@@ -114,8 +112,6 @@ public:
     QString errorString() const;
     /// Keys loaded out of total, 0 to 1.
     double progress() const;
-    /// Whether fetchAll() is reading page after page.
-    bool isFetchingAll() const;
     /// Keys under the prefix when loading began; -1 unknown.
     qint64 total() const;
     /// Rows loaded.
@@ -147,10 +143,6 @@ public:
     /// it nears its end, ahead of Qt Quick's own fetchMore(), which comes only once the last
     /// loaded row is built (and a steady scroll then meets blank rows).
     Q_INVOKABLE void fetchNextPage();
-    /// Loads every remaining page.
-    Q_INVOKABLE void fetchAll();
-    /// Ends fetchAll(): the page on its way still lands, no other is asked for.
-    Q_INVOKABLE void stopFetchingAll();
     /// The row of key, -1 when it is not loaded.
     Q_INVOKABLE int indexOf(const QString &key) const;
     /// Marks \a key for a bulk action, or with \a marked false unmarks it.

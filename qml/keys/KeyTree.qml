@@ -6,8 +6,9 @@ import QtQml.Models
 import QEtcd
 import QEtcdConsole
 
-// The keys of a KeyModel as a tree by '/': folders count the keys below them, keys show their
-// lease. Arrow keys move, Left and Right fold and unfold, Enter or a click picks a key.
+// The keys under a KeyModel's prefix as a tree by '/', read a folder at a time: folders count
+// the keys below them, keys show their lease. Arrow keys move, Left and Right fold and unfold,
+// Enter or a click picks a key.
 ColumnLayout {
     id: root
     required property KeyModel keyModel
@@ -73,7 +74,8 @@ ColumnLayout {
                     Layout.fillWidth: true
                 }
                 Label {
-                    visible: node.hasChildren
+                    // Counted by etcd once the folder shows.
+                    visible: node.hasChildren && node.keyCount >= 0
                     textFormat: Text.PlainText
                     text: qsTr("%n key(s)", "", node.keyCount)
                     color: Theme.mutedText
@@ -91,9 +93,11 @@ ColumnLayout {
         }
     }
 
-    // A tree needs every key to put each under its folder; a flat list can wait for scrolling.
+    // A folder is listed when it is first unfolded (the top level at once), page after page;
+    // the bar says which, and Stop keeps what was found until Go on.
     Rectangle {
-        visible: root.keyModel.count < root.keyModel.total
+        objectName: "listingBar"
+        visible: treeModel.listing || treeModel.stopped
         Layout.fillWidth: true
         implicitHeight: 40
         color: Theme.window
@@ -101,27 +105,29 @@ ColumnLayout {
             anchors.fill: parent
             anchors.leftMargin: Theme.padding
             anchors.rightMargin: Theme.spacing
-            Label {
-                textFormat: Text.PlainText
-                text: qsTr("%1 of %2 keys in the tree").arg(Format.count(root.keyModel.count)).arg(Format.count(root.keyModel.total))
-                color: Theme.mutedText
+            spacing: Theme.spacing
+            EtcdLabel {
+                objectName: "listingText"
+                value: treeModel.listing ? qsTr("Listing %1 (%n found)", "", treeModel.listedChildren).arg(treeModel.listingKey)
+                     : treeModel.errorString.length > 0 ? treeModel.errorString
+                     : qsTr("Listing stopped: some folders show only what was found")
+                color: treeModel.errorString.length > 0 ? Theme.bad : Theme.mutedText
                 font.pixelSize: Theme.smallFont
-                Layout.fillWidth: !root.keyModel.fetchingAll
-            }
-            ProgressBar {
-                objectName: "loadAllProgress"
-                visible: root.keyModel.fetchingAll
-                value: root.keyModel.progress
-                Accessible.name: qsTr("Keys read")
                 Layout.fillWidth: true
             }
+            ProgressBar {
+                visible: treeModel.listing
+                indeterminate: true
+                Accessible.name: qsTr("Listing a folder")
+                Layout.preferredWidth: 120
+            }
             Button {
-                objectName: "loadAll"
-                text: root.keyModel.fetchingAll ? qsTr("Stop") : qsTr("Load all")
-                onClicked: root.keyModel.fetchingAll ? root.keyModel.stopFetchingAll() : root.keyModel.fetchAll()
+                objectName: "listingAction"
+                text: treeModel.listing ? qsTr("Stop") : qsTr("Go on")
+                onClicked: treeModel.listing ? treeModel.stopListing() : treeModel.resumeListing()
                 ToolTip.visible: hovered
-                ToolTip.text: root.keyModel.fetchingAll ? qsTr("Stop reading: the keys read so far stay")
-                                                        : qsTr("Read the remaining keys, a page at a time")
+                ToolTip.text: treeModel.listing ? qsTr("Stop listing: what was found stays")
+                                                : qsTr("List the rest of the folders stopped, from where each was")
             }
         }
     }

@@ -3,6 +3,7 @@
 // paging with a continuation key, the watch (puts, changes, deletions, also beyond the pages
 // loaded so far), the selected key's value, and the tree by '/'.
 #include "../common/awaitfuture.h"
+#include "../common/readallkeys.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/etcdcluster.h>
@@ -63,31 +64,6 @@ private Q_SLOTS:
 
     void cleanupTestCase() { m_client.reset(); }
 
-    // Stop (the Keys tree's "Load all" bar): the page on its way lands, no other is asked for,
-    // and what came stays.
-    void stopFetchingAllKeepsWhatCame()
-    {
-        putMany("/km/stop/", 700);
-        KeyModel paged;
-        paged.setPageSize(100);
-        paged.setPrefix(QStringLiteral("/km/stop/"));
-        paged.setClient(m_client.get());
-        QTRY_COMPARE_WITH_TIMEOUT(paged.rowCount(), 100, scaledMs(10000));
-        QVERIFY(!paged.isFetchingAll());
-        QSignalSpy progress(&paged, &KeyModel::progressChanged);
-        paged.fetchAll();
-        QVERIFY(paged.isFetchingAll());
-        paged.stopFetchingAll();
-        QVERIFY(!paged.isFetchingAll());
-        QCOMPARE(progress.count(), 2);  // told when it began and when it stopped
-        QTRY_COMPARE_WITH_TIMEOUT(paged.rowCount(), 300, scaledMs(10000));
-        // A round trip behind the page: another page asked for would have been answered first.
-        QVERIFY(awaited(m_client->get("/km/stop/0000")).status);
-        QCOMPARE(paged.rowCount(), 300);
-        QVERIFY(paged.canFetchMore({}));
-        QCOMPARE(paged.total(), 700);
-    }
-
     // A view pages by asking; QAbstractItemModelTester asks after every change, so under it the
     // model loads everything, and the model checked page by page runs without it.
     void pagesUntilEverythingIsIn()
@@ -108,8 +84,8 @@ private Q_SLOTS:
         paged.fetchMore({});
         // Each next page is twice the last: etcd 3.4 walks the rest of the range for every page.
         QTRY_COMPARE_WITH_TIMEOUT(paged.rowCount(), 300, scaledMs(10000));
-        paged.fetchAll();
-        QTRY_COMPARE_WITH_TIMEOUT(paged.rowCount(), 350, scaledMs(10000));
+        QVERIFY(readAllKeys(paged));
+        QCOMPARE(paged.rowCount(), 350);
         QCOMPARE(paged.progress(), 1.0);
         QVERIFY(!paged.canFetchMore({}));
         const QStringList keys = keysOf(paged);
@@ -157,9 +133,7 @@ private Q_SLOTS:
         // Beyond them: the page that reaches the key has it, and not the deleted one.
         put("/km/w/0020a");
         QETCD_AWAIT(m_client->remove("/km/w/0025"), removed);
-        paged.fetchAll();
-        // (canFetchMore() is false while a page is on its way; progress says when all are in.)
-        QTRY_COMPARE_WITH_TIMEOUT(paged.progress(), 1.0, scaledMs(10000));
+        QVERIFY(readAllKeys(paged));
         const QStringList keys = keysOf(paged);
         QVERIFY(keys.contains(QStringLiteral("/km/w/0020a")));
         QVERIFY(!keys.contains(QStringLiteral("/km/w/0025")));
@@ -300,6 +274,7 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(model.selected().value("size").toLongLong(), qint64(big.size()), scaledMs(10000));
     }
 
+    // The top level is listed at once; a folder when fetchMore() (a view's unfolding) asks.
     void treeBySlash()
     {
         for (const char *key : {"/kt/app/locks/a", "/kt/app/locks/b", "/kt/app/leader", "/kt/top"})
@@ -310,27 +285,125 @@ private Q_SLOTS:
         tree.setSource(&keys);
         keys.setPrefix(QStringLiteral("/kt"));
         keys.setClient(m_client.get());
-        QTRY_COMPARE_WITH_TIMEOUT(keys.rowCount(), 4, scaledMs(10000));
-        QCOMPARE(tree.rowCount(), 2);  // /app, /top
+        QTRY_COMPARE_WITH_TIMEOUT(tree.rowCount(), 2, scaledMs(10000));  // /app, /top
+        QTRY_VERIFY_WITH_TIMEOUT(!tree.isListing(), scaledMs(10000));
         const QModelIndex app = tree.index(0, 0);
         QCOMPARE(app.data(KeyTreeModel::NameRole).toString(), QStringLiteral("/app"));
-        QCOMPARE(app.data(KeyTreeModel::KeyCountRole).toInt(), 3);
         QCOMPARE(app.data(KeyTreeModel::IsKeyRole).toBool(), false);
-        QCOMPARE(tree.rowCount(app), 2);  // /leader, /locks
+        QVERIFY(tree.hasChildren(app));
+        QTRY_COMPARE_WITH_TIMEOUT(app.data(KeyTreeModel::KeyCountRole).toInt(), 3, scaledMs(10000));  // counted once read
+        const QModelIndex top = tree.index(1, 0);
+        QCOMPARE(top.data(KeyTreeModel::IsKeyRole).toBool(), true);
+        QVERIFY(!tree.hasChildren(top));
+        QVERIFY(top.data(KeyTreeModel::CreateRevisionRole).toLongLong() > 0);
+
+        if (tree.canFetchMore(app))
+            tree.fetchMore(app);
+        QTRY_COMPARE_WITH_TIMEOUT(tree.rowCount(app), 2, scaledMs(10000));  // /leader, /locks
         const QModelIndex locks = tree.index(1, 0, app);
         QCOMPARE(locks.data(KeyTreeModel::KeyRole).toString(), QStringLiteral("/kt/app/locks"));
-        QCOMPARE(tree.rowCount(locks), 2);
+        if (tree.canFetchMore(locks))
+            tree.fetchMore(locks);
+        QTRY_COMPARE_WITH_TIMEOUT(tree.rowCount(locks), 2, scaledMs(10000));
         QCOMPARE(tree.index(0, 0, locks).data(KeyTreeModel::IsKeyRole).toBool(), true);
-        QVERIFY(tree.index(0, 0, locks).data(KeyTreeModel::CreateRevisionRole).toLongLong() > 0);
 
-        // Live: a deletion prunes the branch it empties; a put grows one.
+        // Live: a deletion prunes the branch it empties; a put grows one, listed or not.
         DeleteResult removed;
         QETCD_AWAIT(m_client->remove("/kt/app/locks/", DeleteOptions{KeyRange::prefix(), false}), removed);
         QTRY_COMPARE_WITH_TIMEOUT(tree.rowCount(app), 1, scaledMs(10000));
-        QCOMPARE(tree.index(0, 0).data(KeyTreeModel::KeyCountRole).toInt(), 1);
+        QTRY_COMPARE_WITH_TIMEOUT(tree.index(0, 0).data(KeyTreeModel::KeyCountRole).toInt(), 1, scaledMs(10000));
         put("/kt/new/x");
         QTRY_COMPARE_WITH_TIMEOUT(tree.rowCount(), 3, scaledMs(10000));
-        QCOMPARE(tree.index(1, 0).data(KeyTreeModel::NameRole).toString(), QStringLiteral("/new"));
+        const QModelIndex created = tree.index(1, 0);
+        QCOMPARE(created.data(KeyTreeModel::NameRole).toString(), QStringLiteral("/new"));
+        QVERIFY(tree.hasChildren(created));
+        if (tree.canFetchMore(created))
+            tree.fetchMore(created);
+        QTRY_COMPARE_WITH_TIMEOUT(tree.rowCount(created), 1, scaledMs(10000));
+        QCOMPARE(tree.index(0, 0, created).data(KeyTreeModel::KeyRole).toString(), QStringLiteral("/kt/new/x"));
+    }
+
+    // Folders of many keys: each shows once, in order, over pages that skip a folder's own keys
+    // (the first page holds 4,096 keys, forty folders' worth here).
+    void treeListsFoldersWithoutReadingTheirKeys()
+    {
+        constexpr int folders = 80;
+        constexpr int keysEach = 100;
+        for (int folder = 0; folder < folders; ++folder)
+            putMany("/kf/f" + QByteArray::number(folder).rightJustified(2, '0') + "/k", keysEach);
+        put("/kf/f07");   // a key and a folder at once,
+        put("/kf/f07!");  // with a key between the two in etcd's order
+        put("/kf/zz");
+        // Without QAbstractItemModelTester, which lists every folder it walks and checks the
+        // whole tree after each change: the small trees here run under it.
+        KeyModel keys;
+        KeyTreeModel tree;
+        keys.setPrefix(QStringLiteral("/kf/"));
+        keys.setClient(m_client.get());
+        tree.setSource(&keys);
+        QStringList expected;
+        for (int folder = 0; folder < folders; ++folder) {
+            expected.append(QStringLiteral("f%1").arg(folder, 2, 10, QLatin1Char('0')));
+            if (folder == 7)
+                expected.append(QStringLiteral("f07!"));
+        }
+        expected.append(QStringLiteral("zz"));
+        QTRY_VERIFY_WITH_TIMEOUT(!tree.isListing() && tree.rowCount() == int(expected.size()), scaledMs(20000));
+        for (int row = 0; row < tree.rowCount(); ++row) {
+            const QModelIndex node = tree.index(row, 0);
+            QCOMPARE(node.data(KeyTreeModel::NameRole).toString(), expected.at(row));
+            const bool folder = expected.at(row).size() == 3;
+            QCOMPARE(tree.hasChildren(node), folder);
+            QCOMPARE(node.data(KeyTreeModel::IsKeyRole).toBool(), !folder || row == 7);
+        }
+        QTRY_COMPARE_WITH_TIMEOUT(tree.index(7, 0).data(KeyTreeModel::KeyCountRole).toInt(), keysEach + 1, scaledMs(10000));
+        QTRY_COMPARE_WITH_TIMEOUT(tree.index(folders - 1, 0).data(KeyTreeModel::KeyCountRole).toInt(), keysEach, scaledMs(10000));
+        QVERIFY(tree.errorString().isEmpty());
+    }
+
+    // A past revision is listed as it was, and nothing later shows.
+    void treeAsOfARevision()
+    {
+        put("/ka/old/a");
+        RangeResult now;
+        QETCD_AWAIT(m_client->get("/ka/old/a"), now);
+        put("/ka/new/b");
+        KeyModel keys;
+        KeyTreeModel tree;
+        QAbstractItemModelTester tester(&tree, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        keys.setPrefix(QStringLiteral("/ka"));
+        keys.setAsOfRevision(now.header.revision);
+        keys.setClient(m_client.get());
+        tree.setSource(&keys);
+        QTRY_VERIFY_WITH_TIMEOUT(!tree.isListing() && tree.rowCount() == 1, scaledMs(10000));
+        QCOMPARE(tree.index(0, 0).data(KeyTreeModel::NameRole).toString(), QStringLiteral("/old"));
+        QTRY_COMPARE_WITH_TIMEOUT(tree.index(0, 0).data(KeyTreeModel::KeyCountRole).toInt(), 1, scaledMs(10000));
+        put("/ka/later/c");
+        put("/ka/old/d");
+        // No watch on the past: another listing of the same revision still shows one folder.
+        keys.reload();
+        QTRY_VERIFY_WITH_TIMEOUT(!tree.isListing() && tree.rowCount() == 1, scaledMs(10000));
+        QTRY_COMPARE_WITH_TIMEOUT(tree.index(0, 0).data(KeyTreeModel::KeyCountRole).toInt(), 1, scaledMs(10000));
+    }
+
+    // Stopped, a listing keeps what it found and goes on when asked.
+    void treeListingStopsAndGoesOn()
+    {
+        putMany("/ks/k", 50);
+        KeyModel keys;
+        KeyTreeModel tree;
+        keys.setPrefix(QStringLiteral("/ks/"));
+        keys.setClient(m_client.get());
+        tree.setSource(&keys);
+        QVERIFY(tree.isListing());
+        tree.stopListing();
+        QVERIFY(!tree.isListing());
+        QVERIFY(tree.canFetchMore({}));
+        tree.fetchMore({});
+        QVERIFY(tree.isListing());
+        QTRY_VERIFY_WITH_TIMEOUT(!tree.isListing(), scaledMs(10000));
+        QCOMPARE(tree.rowCount(), 50);
+        QVERIFY(!tree.canFetchMore({}));
     }
 };
 

@@ -141,35 +141,36 @@ Item {
             tryVerify(function() { return list.currentItem.key === "/qml/keyspage/reveal/lock/1003" }, qetcdTest.timeout(10000))
         }
 
-        // The tree's "Load all" reads page after page with a progress bar, and Stop ends it with
-        // what came kept. (The tree itself asks for pages until its view is full; Load all asks
-        // for the rest.)
-        function test_treeLoadAllAndStop() {
+        // The tree lists a folder at a time, the top level at once: Stop keeps what was found
+        // and says so, Go on lists the rest.
+        function test_treeListingStopsAndGoesOn() {
             for (let i = 0; i < 300; ++i)
-                etcdctl(["put", "/qml/keyspage/loadall/" + (1000 + i), "v"])
+                etcdctl(["put", "/qml/keyspage/listing/" + (1000 + i), "v"])
             const page = createTemporaryObject(keysPage, root, { client: writer.client })
             verify(page)
-            page.model.pageSize = 20
-            page.model.prefix = "/qml/keyspage/loadall/"
             page.layout = "tree"
-            const loadAll = control(page, "loadAll")
-            const progress = control(page, "loadAllProgress")
-            tryVerify(function() { return page.model.count >= 20 && loadAll.visible }, qetcdTest.timeout(10000))
-            compare(loadAll.text, "Load all")
-            compare(progress.visible, false)
-            click(loadAll)
-            compare(page.model.fetchingAll, true)
-            compare(progress.visible, true)
-            compare(loadAll.text, "Stop")
-            click(loadAll)
-            compare(page.model.fetchingAll, false)
-            compare(progress.visible, false)
-            compare(loadAll.text, "Load all")
-            // Load all again reads to the end.
-            click(loadAll)
-            tryCompare(page.model, "count", 300, qetcdTest.timeout(20000))
-            tryCompare(loadAll, "visible", false, qetcdTest.timeout(5000))
-            compare(page.model.fetchingAll, false)
+            page.model.prefix = "/qml/keyspage/listing/"
+            const tree = control(page, "keyTree")
+            const bar = control(page, "listingBar")
+            const action = control(page, "listingAction")
+            // Once the page has settled, a reload lists afresh; stopped before its first page
+            // lands (faster than a click could), nothing is listed, and the bar says so.
+            tryVerify(function() { return page.model.count > 0 && !tree.model.listing }, qetcdTest.timeout(10000))
+            page.model.reload()
+            verify(tree.model.listing)
+            compare(action.text, "Stop")
+            tree.model.stopListing()
+            compare(tree.model.listing, false)
+            compare(tree.model.stopped, true)
+            tryCompare(bar, "visible", true)
+            compare(tree.rows, 0)
+            compare(action.text, "Go on")
+            verify(control(page, "listingText").value.indexOf("stopped") >= 0)
+            click(action)
+            tryVerify(function() { return tree.rows === 300 }, qetcdTest.timeout(10000),
+                      "rows " + tree.rows + ", listing " + tree.model.listing + ", stopped " + tree.model.stopped + ", error " + tree.model.errorString)
+            tryCompare(bar, "visible", false, qetcdTest.timeout(5000))
+            compare(tree.model.stopped, false)
         }
 
         function test_compareAnEarlierVersionWithTheLatest() {
@@ -796,6 +797,8 @@ Item {
             verify(!control(page, "keyList").visible, "the hits show in the keys' place")
             verify(control(page, "searchSummary").text.indexOf("10 hit(s) in 300 key(s)") === 0, control(page, "searchSummary").text)
             tryCompare(results, "count", 10)
+            // The view makes its delegates at its next polish, not with its count.
+            tryVerify(function() { return results.itemAtIndex(3) !== null }, qetcdTest.timeout(5000))
             mouseClick(results.itemAtIndex(3))
             tryCompare(page.model, "selectedKey", "/qml/keyspage/search/k293")
 
