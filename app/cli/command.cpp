@@ -330,6 +330,12 @@ int dispatch(const QStringList &arguments, const QList<Command> &commands)
                                                                             : QStringLiteral("table")));
     }
     options->client.readOnly = options->client.readOnly || command->readsOnly;
+    // On every run, not once per machine: the flag is most often left in a script or in
+    // ETCDCTL_INSECURE_SKIP_TLS_VERIFY, where it would otherwise be forgotten.
+    if (options->client.tls.skipServerVerification) {
+        printError(QStringLiteral("qetcd: warning: the server's certificate is not verified "
+                                  "(--insecure-skip-tls-verify): anyone on the way can pose as the server"));
+    }
     Invocation invocation(*command, parser, std::move(*options));
     return command->run(invocation);
 }
