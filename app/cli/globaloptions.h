@@ -17,7 +17,7 @@ QT_END_NAMESPACE
 
 namespace QEtcd::Cli {
 
-// -w/--write-out. Json is etcdctl's document (get, put, del) where etcdctl has one, so that jq
+// -w/--write-out. Json is etcdctl's document (get, put, del, lease) where etcdctl has one, so that jq
 // scripts written for etcdctl work; the other commands print JSON lines for it, as for JsonLines
 // (--json). Fields is etcdctl's "Name" : value lines; Table is refused where etcdctl refuses it.
 enum class OutputFormat { Simple, Json, JsonLines, Fields, Table };

@@ -22,7 +22,7 @@ set -l command_options \
     'put --lease --prev-kv --fence' \
     'del --prefix --from-key --prev-kv --dry-run --in-batches' \
     'watch --prefix --rev --prev-kv --hold' \
-    'lease --ttl --hold' \
+    'lease --ttl --hold --keys --yes' \
     'lock --ttl --hold --yes --entry' \
     'elect -l --listen --observe --ttl --hold --yes --entry' \
     'semaphore --permits --ttl --hold --yes --entry' \
@@ -46,7 +46,7 @@ set -l command_options \
     'diff --side-by-side --width'
 # The word a command takes as its first argument, when that word is one of a few.
 set -l command_actions \
-    'lease keep' 'lock break' 'semaphore break' 'elect force' \
+    'lease keep grant revoke timetolive list' 'lock break' 'semaphore break' 'elect force' \
     'barrier hold wait count lift release' 'service register list' \
     'queue put take work requeue purge delete' 'alarm list disarm' 'check consistency' \
     'user add delete get list passwd grant-role revoke-role' \
