@@ -39,8 +39,9 @@ constexpr Spec specs[] = {
     {"dial-timeout", "DURATION", "Time to connect to an endpoint, e.g. 2s, 500ms", "2s"},
     {"command-timeout", "DURATION", "Time limit of each request, e.g. 5s, 1m", "5s"},
     {"max-recv-bytes", "BYTES", "Largest answer accepted, at least 4194304 (4 MiB)", "33554432"},
-    {"write-out", "FORMAT", "Output format: simple (text), json (etcdctl's document for get, put, del and lease; "
-     "elsewhere as jsonl), jsonl (as --json), fields (etcdctl's) or table (where etcdctl has one)", "simple", "w"},
+    {"write-out", "FORMAT", "Output format: simple (text), json (etcdctl's document for get, put, del, lease, "
+     "member and endpoint; elsewhere as jsonl), jsonl (as --json), fields (etcdctl's) or table (where etcdctl "
+     "has one)", "simple", "w"},
     {"json", nullptr, "Print one JSON object per line instead of text", nullptr},
     {"hex", nullptr, "get, put and del print keys and values as hex bytes (\\x61), as etcdctl does", nullptr},
     {"read-only", nullptr, "Refuse every write before it is sent (inspect without changing anything)", nullptr},
