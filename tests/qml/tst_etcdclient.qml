@@ -38,21 +38,6 @@ TestCase {
         compare(healthy.activeEndpoint, qetcdTest.endpoint)
     }
 
-    // The module's version is the library's: its own major.minor imports, the next major does not.
-    function test_moduleVersionIsTheLibrarys() {
-        const version = qetcdTest.libraryMajorVersion + "." + qetcdTest.libraryMinorVersion
-        const versioned = createTemporaryQmlObject("import QEtcd " + version + "; EtcdClient { endpoints: [\"" + qetcdTest.endpoint + "\"] }", this)
-        verify(versioned, "import QEtcd " + version + " failed")
-        const nextMajor = (qetcdTest.libraryMajorVersion + 1) + ".0"
-        let refusal = ""
-        try {
-            Qt.createQmlObject("import QEtcd " + nextMajor + "; EtcdClient {}", this)
-        } catch (error) {
-            refusal = error.qmlErrors.map(e => e.message).join("; ")
-        }
-        verify(refusal.indexOf("version") >= 0, "import QEtcd " + nextMajor + ": " + (refusal || "no error"))
-    }
-
     // The "app" user may read only under /app/, not the probe's key: its client still connects.
     function test_aRestrictedUserConnects() {
         const endpoint = qetcdTest.authEndpoint()
