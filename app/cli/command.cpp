@@ -210,6 +210,38 @@ void printTable(Invocation &invocation, const QList<QStringList> &rows)
     }
 }
 
+void printBoxTable(Invocation &invocation, const QStringList &header, const QList<QStringList> &rows)
+{
+    QList<qsizetype> widths;
+    for (const QString &name : header)
+        widths.append(name.size());
+    for (const QStringList &row : rows) {
+        for (qsizetype i = 0; i < row.size() && i < widths.size(); ++i)
+            widths[i] = std::max(widths[i], row[i].size());
+    }
+    QString border = QStringLiteral("+");
+    for (const qsizetype width : widths)
+        border += QString(width + 2, QLatin1Char('-')) + QLatin1Char('+');
+    const auto line = [&](const QStringList &cells, bool centred) {
+        QString text = QStringLiteral("|");
+        for (qsizetype i = 0; i < widths.size(); ++i) {
+            const QString cell = cells.value(i);
+            const qsizetype gap = widths[i] - cell.size();
+            // tablewriter centres with the smaller half of the gap on the left.
+            const qsizetype left = centred ? gap / 2 : gap;
+            text += QLatin1Char(' ') + QString(left, QLatin1Char(' ')) + cell + QString(gap - left, QLatin1Char(' '))
+                + QStringLiteral(" |");
+        }
+        return text;
+    };
+    invocation.print(border.toUtf8());
+    invocation.print(line(header, true).toUtf8());
+    invocation.print(border.toUtf8());
+    for (const QStringList &row : rows)
+        invocation.printData(line(row, false).toUtf8());
+    invocation.print(border.toUtf8());
+}
+
 QString Invocation::explained(const Status &failure) const
 {
     const ClientOptions &client = m_options.client;
@@ -330,6 +362,12 @@ int dispatch(const QStringList &arguments, const QList<Command> &commands)
                                                                             : QStringLiteral("table")));
     }
     options->client.readOnly = options->client.readOnly || command->readsOnly;
+    // On every run, not once per machine: the flag is most often left in a script or in
+    // ETCDCTL_INSECURE_SKIP_TLS_VERIFY, where it would otherwise be forgotten.
+    if (options->client.tls.skipServerVerification) {
+        printError(QStringLiteral("qetcd: warning: the server's certificate is not verified "
+                                  "(--insecure-skip-tls-verify): anyone on the way can pose as the server"));
+    }
     Invocation invocation(*command, parser, std::move(*options));
     return command->run(invocation);
 }

@@ -75,6 +75,8 @@ public:
     OutputFormat output() const { return m_options.output; }
     bool hex() const { return m_options.hex; }
     bool readOnly() const { return m_options.client.readOnly; }
+    // --endpoints as given (client().endpoints() are normalised: "http://127.0.0.1:2379").
+    QStringList endpointsAsGiven() const { return m_options.client.endpoints; }
     QStringList arguments() const { return m_parser.positionalArguments(); }
     bool isSet(const QString &option) const { return m_parser.isSet(option); }
     QString value(const QString &option) const { return m_parser.value(option); }
@@ -157,6 +159,8 @@ inline Status Invocation::await(const QFuture<Status> &future, const QString &wh
 
 // Rows as a table on stdout: columns as wide as their widest cell, two spaces apart.
 void printTable(Invocation &invocation, const QList<QStringList> &rows);
+// etcdctl's -w table: a box of +, - and |, the header centred, the cells right-aligned.
+void printBoxTable(Invocation &invocation, const QStringList &header, const QList<QStringList> &rows);
 
 // Runs "qetcd ARGS..." with commands and returns the exit code; arguments[0] is the program.
 int runCommandLine(const QStringList &arguments, const QList<Command> &commands);

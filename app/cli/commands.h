@@ -11,6 +11,8 @@ Command putCommand();
 Command deleteCommand();
 Command watchCommand();
 Command leaseCommand();
+Command memberCommand();
+Command endpointCommand();
 Command lockCommand();
 Command electCommand();
 Command semaphoreCommand();

@@ -39,15 +39,16 @@ constexpr Spec specs[] = {
     {"dial-timeout", "DURATION", "Time to connect to an endpoint, e.g. 2s, 500ms", "2s"},
     {"command-timeout", "DURATION", "Time limit of each request, e.g. 5s, 1m", "5s"},
     {"max-recv-bytes", "BYTES", "Largest answer accepted, at least 4194304 (4 MiB)", "33554432"},
-    {"write-out", "FORMAT", "Output format: simple (text), json (etcdctl's document for get, put and del; "
-     "elsewhere as jsonl), jsonl (as --json), fields (etcdctl's) or table (where etcdctl has one)", "simple", "w"},
+    {"write-out", "FORMAT", "Output format: simple (text), json (etcdctl's document for get, put, del, lease, "
+     "member and endpoint; elsewhere as jsonl), jsonl (as --json), fields (etcdctl's) or table (where etcdctl "
+     "has one)", "simple", "w"},
     {"json", nullptr, "Print one JSON object per line instead of text", nullptr},
     {"hex", nullptr, "get, put and del print keys and values as hex bytes (\\x61), as etcdctl does", nullptr},
     {"read-only", nullptr, "Refuse every write before it is sent (inspect without changing anything)", nullptr},
     {"insecure-transport", nullptr, "Allow --user's password to travel unencrypted to an http:// endpoint that is "
      "not on this machine (refused without it)", nullptr},
-    {"insecure-skip-tls-verify", nullptr, "etcdctl's; refused: qetcd always verifies the server's certificate "
-     "(give its CA with --cacert)", nullptr},
+    {"insecure-skip-tls-verify", nullptr, "Accept the server's certificate without verifying it (TLS, but anyone "
+     "on the way can pose as the server); warns on every run. Prefer --cacert", nullptr},
 };
 
 QString environmentName(const QString &option)
@@ -160,15 +161,6 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
     const std::optional<bool> skipVerification = flag("insecure-skip-tls-verify");
     if (!jsonLines || !hex || !readOnly || !insecureTransport || !skipVerification)
         return std::nullopt;
-    // Named rather than unknown, so that a script written for etcdctl fails saying what to do.
-    if (*skipVerification) {
-        const QString source = parser.isSet(QStringLiteral("insecure-skip-tls-verify"))
-            ? QStringLiteral("--insecure-skip-tls-verify")
-            : environmentName(QStringLiteral("insecure-skip-tls-verify"));
-        return fail(QStringLiteral("%1: qetcd always verifies the server's certificate; give the CA that signed it "
-                                   "with --cacert (ETCDCTL_CACERT)")
-                        .arg(source));
-    }
 
     static const std::pair<QLatin1String, OutputFormat> formats[] = {
         {QLatin1String("simple"), OutputFormat::Simple}, {QLatin1String("json"), OutputFormat::Json},
@@ -198,13 +190,15 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
     client.tls.caFile = get("cacert").value;
     client.tls.certFile = get("cert").value;
     client.tls.keyFile = get("key").value;
-    const bool tlsFilesGiven = !client.tls.caFile.isEmpty() || !client.tls.certFile.isEmpty()
-        || !client.tls.keyFile.isEmpty();
+    client.tls.skipServerVerification = *skipVerification;
+    // Skipping the verification asks for TLS as clearly as a TLS file does.
+    const bool tlsAskedFor = !client.tls.caFile.isEmpty() || !client.tls.certFile.isEmpty()
+        || !client.tls.keyFile.isEmpty() || client.tls.skipServerVerification;
     const Setting endpoints = get("endpoints");
     for (const QString &raw : endpoints.value.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
         const QString endpoint = raw.trimmed();
         const bool bare = !endpoint.contains(QLatin1String("://"));
-        client.endpoints.append(bare && tlsFilesGiven ? QLatin1String("https://") + endpoint : endpoint);
+        client.endpoints.append(bare && tlsAskedFor ? QLatin1String("https://") + endpoint : endpoint);
     }
     if (client.endpoints.isEmpty())
         return fail(QStringLiteral("%1: no endpoints given").arg(endpoints.source));

@@ -17,7 +17,7 @@ QT_END_NAMESPACE
 
 namespace QEtcd::Cli {
 
-// -w/--write-out. Json is etcdctl's document (get, put, del) where etcdctl has one, so that jq
+// -w/--write-out. Json is etcdctl's document (get, put, del, lease) where etcdctl has one, so that jq
 // scripts written for etcdctl work; the other commands print JSON lines for it, as for JsonLines
 // (--json). Fields is etcdctl's "Name" : value lines; Table is refused where etcdctl refuses it.
 enum class OutputFormat { Simple, Json, JsonLines, Fields, Table };
@@ -34,8 +34,8 @@ struct GlobalOptions
 
 // --endpoints, --cacert, --cert, --key, --user, --password, --namespace, --dial-timeout,
 // --command-timeout, --max-recv-bytes, -w/--write-out, --json, --hex, --read-only, --insecure-transport,
-// --insecure-skip-tls-verify (refused, named) and --help. Each option also reads ETCDCTL_<NAME> (ETCDCTL_DIAL_TIMEOUT for --dial-timeout), as
-// etcdctl does; a flag's variable is true or false (ETCDCTL_HEX=true).
+// --insecure-skip-tls-verify and --help. Each option also reads ETCDCTL_<NAME> (ETCDCTL_DIAL_TIMEOUT for
+// --dial-timeout), as etcdctl does; a flag's variable is true or false (ETCDCTL_HEX=true).
 QList<QCommandLineOption> globalOptions();
 bool takesValue(const QString &globalOptionName);
 
@@ -43,8 +43,8 @@ bool takesValue(const QString &globalOptionName);
 using PasswordPrompt = std::function<std::optional<QString>(const QString &user, QString *error)>;
 
 // Flags win over the environment, the environment over the defaults. Bare "host:port"
-// endpoints are http, or https when TLS files are given (etcdctl's reading); an explicit
-// http:// together with TLS files is refused. A user without a password is asked for it through
+// endpoints are http, or https when TLS files or --insecure-skip-tls-verify are given; an
+// explicit http:// together with them is refused. A user without a password is asked for it through
 // askPassword, last, once everything else is known to be right. nullopt with error naming the
 // flag or variable.
 std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &parser,

@@ -68,10 +68,8 @@ QByteArray keyValues(const QList<KeyValue> &kvs)
 
 void printHeaderFields(Invocation &invocation, const ResponseHeader &header)
 {
-    invocation.print("\"ClusterID\" : " + QByteArray::number(header.clusterId));
-    invocation.print("\"MemberID\" : " + QByteArray::number(header.memberId));
-    invocation.print("\"Revision\" : " + QByteArray::number(header.revision));
-    invocation.print("\"RaftTerm\" : " + QByteArray::number(header.raftTerm));
+    for (const QByteArray &line : headerFieldLines(header))
+        invocation.print(line);
 }
 
 void printKeyValueFields(Invocation &invocation, const QByteArray &prefix, const KeyValue &kv)

@@ -132,6 +132,14 @@ QJsonObject keyValueJson(const KeyValue &kv)
     return object;
 }
 
+QByteArrayList headerFieldLines(const ResponseHeader &header)
+{
+    return {"\"ClusterID\" : " + QByteArray::number(header.clusterId),
+            "\"MemberID\" : " + QByteArray::number(header.memberId),
+            "\"Revision\" : " + QByteArray::number(header.revision),
+            "\"RaftTerm\" : " + QByteArray::number(header.raftTerm)};
+}
+
 QString hexId(quint64 id)
 {
     return QString::number(id, 16);

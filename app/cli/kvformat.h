@@ -31,6 +31,9 @@ QByteArray goQuoted(const QByteArray &bytes);
 // etcdctl's --hex: every byte as \x and two hex digits ("ab" is \x61\x62).
 QByteArray hexBytes(const QByteArray &bytes);
 
+// etcdctl's -w fields lines of a response header: "ClusterID" : 123, ... "RaftTerm" : 2.
+QByteArrayList headerFieldLines(const ResponseHeader &header);
+
 // The way etcdctl prints lease IDs: 16 hex digits.
 QString leaseHex(qint64 id);
 // A member or cluster ID as etcdctl prints it: hex.

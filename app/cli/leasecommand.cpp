@@ -2,10 +2,14 @@
 #include "commands.h"
 
 #include "eventsession.h"
+#include "interventions.h"
+#include "keyfile_p.h"
 #include "kvformat.h"
 #include "recipeoutput.h"
 
 #include <QEtcd/transientkeyvalue.h>
+
+#include <QtCore/QJsonArray>
 
 namespace QEtcd::Cli {
 
@@ -63,9 +67,208 @@ int runKeep(Invocation &invocation)
     return session.finish(closed);
 }
 
+// etcdctl's -w json flattens the header into some answers ({"cluster_id":…,"ID":…}) and nests it
+// in others ({"header":{…}}); this is the flattened one, to continue with more fields.
+QByteArray flatHeader(const ResponseHeader &header)
+{
+    return Internal::KeyFileText::header(header).chopped(1);
+}
+
+void printFields(Invocation &invocation, const ResponseHeader &header, const QByteArrayList &fields)
+{
+    for (const QByteArray &line : headerFieldLines(header) + fields)
+        invocation.print(line);
+}
+
+std::optional<qint64> leaseArgument(Invocation &invocation, QString *error)
+{
+    return parseLeaseId(invocation.arguments().value(1), error);
+}
+
+int runGrant(Invocation &invocation)
+{
+    bool isNumber = false;
+    const QString text = invocation.arguments().value(1);
+    const qint64 ttl = text.toLongLong(&isNumber);
+    if (!isNumber || ttl <= 0)
+        return invocation.usageError(QStringLiteral("grant: TTL \"%1\" is not a number of seconds above 0").arg(text));
+    const LeaseGrantResult granted = invocation.await(invocation.client().leaseGrant(ttl), QStringLiteral("lease grant"));
+    if (!granted.status)
+        return invocation.failed(granted.status);
+    switch (invocation.output()) {
+    case OutputFormat::Json:
+        invocation.print(flatHeader(granted.header) + ",\"ID\":" + QByteArray::number(granted.id) + ",\"TTL\":"
+                         + QByteArray::number(granted.ttl) + ",\"Error\":\"\"}");
+        break;
+    case OutputFormat::Fields:
+        printFields(invocation, granted.header,
+                    {"\"ID\" : " + QByteArray::number(granted.id), "\"TTL\" : " + QByteArray::number(granted.ttl)});
+        break;
+    case OutputFormat::JsonLines:
+        invocation.print(QJsonObject{{QLatin1String("lease_id"), leaseHex(granted.id)}, {QLatin1String("ttl"), granted.ttl}});
+        break;
+    default:
+        invocation.print(QStringLiteral("lease %1 granted with TTL(%2s)").arg(leaseHex(granted.id)).arg(granted.ttl).toUtf8());
+    }
+    return Success;
+}
+
+int runRevoke(Invocation &invocation)
+{
+    QString error;
+    const std::optional<qint64> id = leaseArgument(invocation, &error);
+    if (!id)
+        return invocation.usageError(QStringLiteral("revoke: ") + error);
+    // Revoking deletes the lease's keys with it: that is confirmed, naming how many, as any other
+    // destructive command is. A lease without keys goes without asking (nothing else is lost).
+    if (!invocation.readOnly()) {
+        const LeaseTimeToLiveResult bound = invocation.await(invocation.client().leaseTimeToLive(*id, true),
+                                                             QStringLiteral("lease revoke"));
+        if (!bound.status)
+            return invocation.failed(bound.status);
+        if (!bound.keys.isEmpty()) {
+            const QString plan = QStringLiteral("Revoke lease %1: etcd deletes its %2 with it.")
+                                     .arg(leaseHex(*id), bound.keys.size() == 1 ? QStringLiteral("key")
+                                                                                : QStringLiteral("%1 keys").arg(bound.keys.size()));
+            if (const std::optional<int> declined = confirm(invocation, plan))
+                return *declined;
+        }
+    }
+    const Result revoked = invocation.await(invocation.client().leaseRevoke(*id), QStringLiteral("lease revoke"));
+    if (!revoked.status)
+        return invocation.failed(revoked.status);
+    switch (invocation.output()) {
+    case OutputFormat::Json:
+        invocation.print("{\"header\":" + Internal::KeyFileText::header(revoked.header) + '}');
+        break;
+    case OutputFormat::Fields:
+        printFields(invocation, revoked.header, {});
+        break;
+    case OutputFormat::JsonLines:
+        invocation.print(QJsonObject{{QLatin1String("lease_id"), leaseHex(*id)}, {QLatin1String("revoked"), true}});
+        break;
+    default:
+        invocation.print(QStringLiteral("lease %1 revoked").arg(leaseHex(*id)).toUtf8());
+    }
+    return Success;
+}
+
+int runTimeToLive(Invocation &invocation)
+{
+    QString error;
+    const std::optional<qint64> id = leaseArgument(invocation, &error);
+    if (!id)
+        return invocation.usageError(QStringLiteral("timetolive: ") + error);
+    const bool withKeys = invocation.isSet(QStringLiteral("keys"));
+    const LeaseTimeToLiveResult lease = invocation.await(invocation.client().leaseTimeToLive(*id, withKeys),
+                                                         QStringLiteral("lease timetolive"));
+    if (!lease.status)
+        return invocation.failed(lease.status);
+    switch (invocation.output()) {
+    case OutputFormat::Json: {
+        // Go writes a nil list of keys as null, and bytes as base64.
+        QByteArray keys = "null";
+        if (!lease.keys.isEmpty()) {
+            QByteArrayList quoted;
+            for (const QByteArray &key : lease.keys)
+                quoted.append('"' + key.toBase64() + '"');
+            keys = '[' + quoted.join(',') + ']';
+        }
+        invocation.print(flatHeader(lease.header) + ",\"id\":" + QByteArray::number(*id) + ",\"ttl\":"
+                         + QByteArray::number(lease.ttl) + ",\"granted-ttl\":" + QByteArray::number(lease.grantedTtl)
+                         + ",\"keys\":" + keys + '}');
+        break;
+    }
+    case OutputFormat::Fields: {
+        QByteArrayList fields{"\"ID\" : " + QByteArray::number(*id), "\"TTL\" : " + QByteArray::number(lease.ttl),
+                              "\"GrantedTTL\" : " + QByteArray::number(lease.grantedTtl)};
+        for (const QByteArray &key : lease.keys)
+            fields.append("\"Key\" : " + goQuoted(key));
+        printFields(invocation, lease.header, fields);
+        break;
+    }
+    case OutputFormat::JsonLines: {
+        QJsonObject fields{{QLatin1String("lease_id"), leaseHex(*id)},
+                           {QLatin1String("ttl"), lease.ttl},
+                           {QLatin1String("granted_ttl"), lease.grantedTtl}};
+        if (withKeys) {
+            QJsonArray keys;
+            for (const QByteArray &key : lease.keys) {
+                QJsonObject named;
+                insertBytes(&named, QStringLiteral("key"), key);
+                keys.append(named);
+            }
+            fields.insert(QLatin1String("keys"), keys);
+        }
+        invocation.print(fields);
+        break;
+    }
+    default: {
+        if (lease.grantedTtl == 0 && lease.ttl == -1) {
+            invocation.print(QStringLiteral("lease %1 already expired").arg(leaseHex(*id)).toUtf8());
+            break;
+        }
+        QByteArray line = QStringLiteral("lease %1 granted with TTL(%2s), remaining(%3s)")
+                              .arg(leaseHex(*id))
+                              .arg(lease.grantedTtl)
+                              .arg(lease.ttl)
+                              .toUtf8();
+        if (withKeys)
+            line += ", attached keys([" + lease.keys.join(' ') + "])";
+        invocation.printData(line);
+    }
+    }
+    return Success;
+}
+
+int runList(Invocation &invocation)
+{
+    const LeaseListResult leases = invocation.await(invocation.client().leaseList(), QStringLiteral("lease list"));
+    if (!leases.status)
+        return invocation.failed(leases.status);
+    switch (invocation.output()) {
+    case OutputFormat::Json: {
+        QByteArrayList objects;
+        for (const qint64 id : leases.ids)
+            objects.append("{\"id\":" + QByteArray::number(id) + '}');
+        invocation.print(flatHeader(leases.header) + ",\"leases\":[" + objects.join(',') + "]}");
+        break;
+    }
+    case OutputFormat::Fields: {
+        QByteArrayList fields;
+        for (const qint64 id : leases.ids)
+            fields.append("\"ID\" : " + QByteArray::number(id));
+        printFields(invocation, leases.header, fields);
+        break;
+    }
+    case OutputFormat::JsonLines: {
+        QJsonArray ids;
+        for (const qint64 id : leases.ids)
+            ids.append(leaseHex(id));
+        invocation.print(QJsonObject{{QLatin1String("leases"), ids}});
+        break;
+    }
+    default:
+        invocation.print(QStringLiteral("found %1 leases").arg(leases.ids.size()).toUtf8());
+        for (const qint64 id : leases.ids)
+            invocation.print(leaseHex(id).toUtf8());
+    }
+    return Success;
+}
+
 int runLease(Invocation &invocation)
 {
-    return runAction(invocation, {{QStringLiteral("keep"), {QStringLiteral("KEY"), QStringLiteral("VALUE")}, {}, runKeep}});
+    // keep prints its events as JSON lines; etcdctl's formats are for the actions etcdctl has.
+    const QString action = invocation.arguments().value(0);
+    if (action == QLatin1String("keep") && invocation.output() == OutputFormat::Fields)
+        return invocation.usageError(QStringLiteral("keep prints JSON lines, not etcdctl's fields"));
+    return runAction(invocation,
+                     {{QStringLiteral("keep"), {QStringLiteral("KEY"), QStringLiteral("VALUE")},
+                       {QStringLiteral("ttl"), QStringLiteral("hold")}, runKeep},
+                      {QStringLiteral("grant"), {QStringLiteral("TTL")}, {}, runGrant},
+                      {QStringLiteral("revoke"), {QStringLiteral("ID")}, {QStringLiteral("yes")}, runRevoke},
+                      {QStringLiteral("timetolive"), {QStringLiteral("ID")}, {QStringLiteral("keys")}, runTimeToLive},
+                      {QStringLiteral("list"), {}, {}, runList}});
 }
 } // namespace
 
@@ -73,9 +276,20 @@ Command leaseCommand()
 {
     Command command;
     command.name = QStringLiteral("lease");
-    command.summary = QStringLiteral("Keep a key alive on a self-healing lease (lease keep KEY VALUE)");
+    command.summary = QStringLiteral("Leases: keep a key alive on a self-healing one; grant, revoke, timetolive, list");
     command.details = QStringLiteral(
         "Actions:\n"
+        "  grant TTL       Grants a lease of TTL seconds and prints its ID.\n"
+        "  revoke ID       Revokes lease ID; etcd deletes its keys with it. When it has\n"
+        "                  keys, says how many and asks first (--yes off a terminal).\n"
+        "  timetolive ID   The lease's granted TTL and the seconds it has left; with\n"
+        "                  --keys the keys attached to it.\n"
+        "  list            Every lease's ID.\n"
+        "These print what etcdctl's lease commands print, in -w simple, json and fields\n"
+        "(etcdctl's shapes; no table, as etcdctl has none); -w jsonl (--json) prints one\n"
+        "JSON object of qetcd's, lease IDs in hex. IDs are read in hex, as etcdctl\n"
+        "prints them (\"dec:\" before a decimal one).\n"
+        "\n"
         "  keep KEY VALUE  Grants a lease of --ttl seconds, creates KEY with VALUE on it\n"
         "                  and keeps the lease alive. When the lease expires anyway (a\n"
         "                  partition longer than the TTL, an out-of-band revoke) a new one\n"
@@ -90,9 +304,9 @@ Command leaseCommand()
         "KEY and VALUE are arguments, not options: --key is the TLS key file, as in\n"
         "etcdctl.\n"
         "\n"
-        "Output: JSON lines (whatever --json says), each starting with \"event\" and\n"
-        "\"mono_ms\" (CLOCK_MONOTONIC in milliseconds). Lease IDs are hex, as etcdctl\n"
-        "prints them.\n"
+        "keep's output: JSON lines (whatever --json says; -w fields is refused), each\n"
+        "starting with \"event\" and \"mono_ms\" (CLOCK_MONOTONIC in milliseconds).\n"
+        "Lease IDs are hex, as etcdctl prints them.\n"
         "  established      \"key\", \"value\", \"lease_id\", \"ttl\" (seconds)\n"
         "  leaseEvent       \"kind\": Suspended (renewals failed; the lease is probably\n"
         "                   fine), Expired (healing starts), Restored (the key is back on\n"
@@ -111,13 +325,17 @@ Command leaseCommand()
         "                   stays until the TTL runs out)\n"
         "A start that fails exits 1 (2 when it got no answer within --command-timeout;\n"
         "see qetcd --help); a signal before the start is done prints \"closed\", exit 5.");
-    command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("keep (the only action so far)")},
-                         {QStringLiteral("KEY"), QStringLiteral("The key to keep")},
-                         {QStringLiteral("VALUE"), QStringLiteral("Its value; put -- before one that starts with -")}};
+    command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("keep, grant, revoke, timetolive or list")},
+                         {QStringLiteral("ARGUMENT"), QStringLiteral("keep: KEY; grant: TTL; revoke, timetolive: ID"), true},
+                         {QStringLiteral("VALUE"), QStringLiteral("keep: the key's value; put -- before one that starts with -"),
+                          true}};
     command.options = {
         ttlOption(),
         holdOption(),
+        QCommandLineOption(QStringLiteral("keys"), QStringLiteral("timetolive: also list the keys attached to the lease")),
+        yesOption(),
     };
+    command.printsFields = true;
     command.run = runLease;
     return command;
 }

@@ -17,7 +17,7 @@ int main(int argc, char *argv[])
     using namespace QEtcd::Cli;
     return runCommandLine(QCoreApplication::arguments(),
                           {statusCommand(), getCommand(), putCommand(), deleteCommand(), watchCommand(),
-                           leaseCommand(), lockCommand(), electCommand(), semaphoreCommand(),
+                           leaseCommand(), memberCommand(), endpointCommand(), lockCommand(), electCommand(), semaphoreCommand(),
                            barrierCommand(), doubleBarrierCommand(), serviceCommand(), counterCommand(),
                            queueCommand(), inspectCommand(), historyCommand(), exporterCommand(), recordCommand(), alarmCommand(),
                            defragCommand(), checkCommand(), compactionCommand(), moveLeaderCommand(),

@@ -108,7 +108,9 @@ struct ConsoleOptions
             "or waits at which barrier, live. The connection flags and ETCDCTL_* variables are etcdctl's."));
         for (QCommandLineOption option : QEtcd::Cli::globalOptions()) {
             const QString name = option.names().constFirst();
-            if (name == QLatin1String("json") || name == QLatin1String("hex"))  // the CLI's output formats
+            // The CLI's output formats, and its unverified TLS, which the console refuses.
+            if (name == QLatin1String("json") || name == QLatin1String("hex")
+                || name == QLatin1String("insecure-skip-tls-verify"))
                 option.setFlags(QCommandLineOption::HiddenFromHelp);
             parser->addOption(option);
         }
@@ -167,6 +169,12 @@ int main(int argc, char *argv[])
                                                           askInTheWindow);
     if (!options)
         return usageError(error);
+    // The window would show a connection as trusted that is not: the CLI's alone, with its warning.
+    if (options->client.tls.skipServerVerification) {
+        return usageError(QStringLiteral("--insecure-skip-tls-verify (or ETCDCTL_INSECURE_SKIP_TLS_VERIFY) is the "
+                                         "qetcd CLI's only: the console always verifies the server's certificate; "
+                                         "give the CA that signed it with --cacert"));
+    }
 
     ConsoleWindow::Settings settings;
     settings.client = options->client;

@@ -5,8 +5,8 @@
 //
 //   barrier-job [endpoint] [job]   defaults http://127.0.0.1:2379, "report"
 
-#include <QEtcd/client.h>
-#include <QEtcd/distributedbarrier.h>
+#include <QEtcd/Client>
+#include <QEtcd/DistributedBarrier>
 
 #include <QtCore/QCoreApplication>
 #include <QtCore/QDebug>

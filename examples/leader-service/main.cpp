@@ -5,8 +5,8 @@
 //
 //   leader-service [endpoint] [name]   defaults http://127.0.0.1:2379, the host name
 
-#include <QEtcd/client.h>
-#include <QEtcd/leaderselector.h>
+#include <QEtcd/Client>
+#include <QEtcd/LeaderSelector>
 
 #include <QtCore/QCoreApplication>
 #include <QtCore/QDebug>

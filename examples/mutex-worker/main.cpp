@@ -5,8 +5,8 @@
 //
 //   mutex-worker [endpoint]          default http://127.0.0.1:2379
 
-#include <QEtcd/client.h>
-#include <QEtcd/distributedmutex.h>
+#include <QEtcd/Client>
+#include <QEtcd/DistributedMutex>
 
 #include <QtCore/QCoreApplication>
 #include <QtCore/QDebug>

@@ -100,6 +100,10 @@ Status ClientOptions::validate(QList<Endpoint> *parsedEndpoints) const
     // Never fall back to plaintext when the caller clearly asked for TLS.
     if (tlsFilesGiven && !allTls)
         return invalid(QStringLiteral("TLS files are set but the endpoints are http://; use https:// endpoints"));
+    if (tls.skipServerVerification && !allTls) {
+        return invalid(QStringLiteral("skipping the server's certificate verification needs https:// endpoints, "
+                                      "not http://"));
+    }
     if (tls.certFile.isEmpty() != tls.keyFile.isEmpty())
         return invalid(QStringLiteral("mutual TLS needs both a client certificate and its key file"));
     for (const auto &[what, path] : {std::pair{"CA", tls.caFile}, {"client certificate", tls.certFile},

@@ -43,6 +43,11 @@ struct QETCD_EXPORT TlsOptions
     QString keyFile;   ///< The private key (PEM) of certFile.
     /// Verify the server's certificate against this name instead of the host.
     QString serverNameOverride;
+    /// Accept whatever certificate the server shows, neither checking who signed it nor whom it
+    /// names: the traffic is encrypted, but anyone on the way can pose as the server and read
+    /// it. For the `qetcd` CLI's `--insecure-skip-tls-verify` (etcdctl's), which warns each run;
+    /// needs https:// endpoints.
+    bool skipServerVerification = false;
 };
 
 /// Everything a Client is configured with. Client refuses options that fail validate().

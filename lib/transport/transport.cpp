@@ -8,6 +8,9 @@
 
 #include <absl/synchronization/mutex.h>
 #include <grpc/support/log.h>
+#include <grpcpp/security/tls_certificate_provider.h>
+#include <grpcpp/security/tls_certificate_verifier.h>
+#include <grpcpp/security/tls_credentials_options.h>
 
 #include <mutex>
 
@@ -30,6 +33,22 @@ std::shared_ptr<grpc::ChannelCredentials> credentialsFor(const Endpoint &endpoin
 {
     if (!endpoint.tls)
         return grpc::InsecureChannelCredentials();
+    if (tls.skipServerVerification) {
+        // SslCredentials always verifies; TLS credentials can be told not to check the chain
+        // (set_verify_server_certs) nor the name (a verifier that accepts, no per-call host check).
+        grpc::experimental::TlsChannelCredentialsOptions unverified;
+        unverified.set_verify_server_certs(false);
+        unverified.set_certificate_verifier(std::make_shared<grpc::experimental::NoOpCertificateVerifier>());
+        unverified.set_check_call_host(false);
+        if (!tls.certFile.isEmpty()) {
+            const std::vector<grpc::experimental::IdentityKeyCertPair> identity{
+                {readPem(tls.keyFile), readPem(tls.certFile)}};
+            unverified.set_certificate_provider(
+                std::make_shared<grpc::experimental::StaticDataCertificateProvider>(identity));
+            unverified.watch_identity_key_cert_pairs();
+        }
+        return grpc::experimental::TlsCredentials(unverified);
+    }
     grpc::SslCredentialsOptions ssl;
     ssl.pem_root_certs = readPem(tls.caFile);
     ssl.pem_cert_chain = readPem(tls.certFile);

@@ -3,7 +3,7 @@
 # the bash completion (../bash-completion/qetcd) offers them. tests/package/checkcompletion.sh
 # holds these lists against `qetcd --help` and every `qetcd COMMAND --help`.
 
-set -l commands status get put del watch lease lock elect semaphore barrier double-barrier \
+set -l commands status get put del watch lease member endpoint lock elect semaphore barrier double-barrier \
     service counter queue inspect history exporter record alarm defrag check compaction move-leader \
     user role auth snapshot export import diff
 set -l global_options --endpoints --cacert --cert --key --user --password --namespace \
@@ -22,7 +22,7 @@ set -l command_options \
     'put --lease --prev-kv --fence' \
     'del --prefix --from-key --prev-kv --dry-run --in-batches' \
     'watch --prefix --rev --prev-kv --hold' \
-    'lease --ttl --hold' \
+    'lease --ttl --hold --keys --yes' \
     'lock --ttl --hold --yes --entry' \
     'elect -l --listen --observe --ttl --hold --yes --entry' \
     'semaphore --permits --ttl --hold --yes --entry' \
@@ -46,7 +46,7 @@ set -l command_options \
     'diff --side-by-side --width'
 # The word a command takes as its first argument, when that word is one of a few.
 set -l command_actions \
-    'lease keep' 'lock break' 'semaphore break' 'elect force' \
+    'lease keep grant revoke timetolive list' 'member list' 'endpoint status' 'lock break' 'semaphore break' 'elect force' \
     'barrier hold wait count lift release' 'service register list' \
     'queue put take work requeue purge delete' 'alarm list disarm' 'check consistency' \
     'user add delete get list passwd grant-role revoke-role' \

@@ -65,6 +65,9 @@ private Q_SLOTS:
         // A password on its way to another machine in clear text; the message never repeats it.
         QTest::newRow("plaintext password")
             << QStringList{"--endpoints", "http://db.example:2379", "--user", "alice:s3cret"} << "--insecure-transport";
+        // The CLI's unverified TLS: never the console's, silently or not.
+        QTest::newRow("unverified TLS") << QStringList{"--insecure-skip-tls-verify"}
+                                        << "the console always verifies the server's certificate";
     }
 
     void usageErrorsExit128WithOneLine()
@@ -87,6 +90,7 @@ private Q_SLOTS:
         QCOMPARE(run.exitCode, 0);
         QVERIFY2(run.out.contains("--writable") && run.out.contains("--read-only"), run.out.constData());
         QVERIFY2(!run.out.contains("USER:PASSWORD") && !run.out.contains("USER[:PASSWORD]"), run.out.constData());
+        QVERIFY2(!run.out.contains("--insecure-skip-tls-verify"), run.out.constData());
     }
 
     // --screenshot when nothing answers: exit 1 and one line naming the endpoint, no picture.

@@ -171,6 +171,32 @@ private Q_SLOTS:
         QVERIFY2(right.exitCode == 0, right.err.constData());
     }
 
+    // --insecure-skip-tls-verify connects whoever signed the server's certificate, as etcdctl's
+    // does, and says so on stderr at every run, by the flag as by the variable.
+    void skippingVerificationWarnsEachRun()
+    {
+        const QStringList client{"--cert", path("client.pem"), "--key", path("client.key")};
+        const QString bare = QString(tlsEndpoint()).remove(QLatin1String("https://"));
+        const auto checkWarned = [](const Run &run) {
+            QVERIFY2(run.exitCode == 0, run.err.constData());
+            QCOMPARE(run.err.count('\n'), 1);
+            QVERIFY2(run.err.startsWith("qetcd: warning: ") && run.err.contains("not verified")
+                         && run.err.contains("--insecure-skip-tls-verify"),
+                     run.err.constData());
+        };
+        Run run = qetcd(QStringList{"put", "/skip/k", "v", "--endpoints", tlsEndpoint(), "--insecure-skip-tls-verify"}
+                        + client);
+        checkWarned(run);
+        // A CA that did not sign the server's certificate is not consulted either; a bare
+        // host:port is https.
+        run = qetcd(QStringList{"get", "/skip/k", "--print-value-only", "--endpoints", bare, "--cacert",
+                                path("other-ca.pem")}
+                        + client,
+                    {{"ETCDCTL_INSECURE_SKIP_TLS_VERIFY", "true"}});
+        checkWarned(run);
+        QCOMPARE(run.out, QByteArray("v\n"));
+    }
+
     // Authentication mistakes: the key or endpoint named, and what to do.
     void authMistakes_data()
     {

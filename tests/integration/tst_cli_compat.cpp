@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What qetcd shares with etcdctl beyond its flags, against a real etcd: the exit codes, the
-// environment of `lock NAME COMMAND`, -w json and -w fields of get, put and del compared with
-// etcdctl's own, --hex, bare seconds as durations, --version, and the password asked on a
+// environment of `lock NAME COMMAND`, -w json and -w fields of get, put, del and the lease
+// commands compared with etcdctl's own, --hex, bare seconds as durations, --version, and the password asked on a
 // terminal (through a pseudo-terminal, as a person would type it).
 #include "../common/qetcdprocess.h"
 
@@ -84,6 +84,28 @@ QByteArray withoutRevisions(QByteArray text)
     masked.replace(json, QStringLiteral("\\1N"));
     masked.replace(fields, QStringLiteral("\\1N"));
     return masked.toUtf8();
+}
+
+// Lease IDs (decimal in json and fields, hex in simple) and the seconds a lease has left
+// masked: two leases granted alike, or one asked about twice, differ in nothing else.
+QByteArray withoutLeaseIdsAndRemainingTtls(QByteArray text)
+{
+    static const QRegularExpression json(QStringLiteral("(\"(?:ID|id|ttl|revision)\":)-?\\d+"));
+    static const QRegularExpression fields(QStringLiteral("(\"(?:ID|TTL|Revision)\" : )-?\\d+"));
+    static const QRegularExpression simple(QStringLiteral("(lease )[0-9a-f]{16}|(remaining\\()\\d+"));
+    QString masked = QString::fromUtf8(text);
+    masked.replace(json, QStringLiteral("\\1N"));
+    masked.replace(fields, QStringLiteral("\\1N"));
+    masked.replace(simple, QStringLiteral("\\1\\2N"));
+    return masked.toUtf8();
+}
+
+// etcd lists leases in no particular order, different at each call: the lines sorted.
+QByteArray sortedLines(const QByteArray &text)
+{
+    QByteArrayList lines = text.trimmed().split('\n');
+    std::sort(lines.begin(), lines.end());
+    return lines.join('\n');
 }
 
 // What a program run on a pseudo-terminal showed there, and how it ended.
@@ -471,6 +493,138 @@ private Q_SLOTS:
         QVERIFY2(isOneLine(err) && err.contains("no fields output"), err.constData());
         QCOMPARE(runToEnd({"-w", "fields", "del", "/cc/e/", "--prefix", "--dry-run"}, nullptr, &err), 128);
         QVERIFY2(isOneLine(err) && err.contains("--dry-run"), err.constData());
+    }
+
+    // lease grant, revoke, timetolive [--keys] and list in etcdctl's -w simple, json and fields:
+    // by qetcd and by etcdctl, the same but for lease IDs, revisions and seconds left.
+    void leaseCommandsPrintWhatEtcdctlPrints_data()
+    {
+        QTest::addColumn<QString>("format");
+        QTest::newRow("simple") << "simple";
+        QTest::newRow("json") << "json";
+        QTest::newRow("fields") << "fields";
+    }
+
+    void leaseCommandsPrintWhatEtcdctlPrints()
+    {
+        QFETCH(QString, format);
+        const QStringList written{"-w", format};
+        // Both exit codes and both outputs, masked: {ours, theirs}, the exit codes first.
+        const auto both = [&](const QStringList &ourArguments, const QStringList &theirArguments) {
+            QByteArray ours;
+            const int ourExit = runToEnd(ourArguments + written, &ours);
+            int theirExit = -1;
+            const QByteArray theirs = m_cluster.etcdctl(theirArguments + written, &theirExit).trimmed();
+            return QList<QByteArray>{QByteArray::number(ourExit), QByteArray::number(theirExit),
+                                     withoutLeaseIdsAndRemainingTtls(ours), withoutLeaseIdsAndRemainingTtls(theirs)};
+        };
+        const QList<QByteArray> succeeded{"0", "0"};
+        const QStringList grant{"lease", "grant", "600"};
+        QList<QByteArray> outputs = both(grant, grant);
+        QCOMPARE(outputs.mid(0, 2), succeeded);
+        QCOMPARE(outputs[2], outputs[3]);
+
+        // One lease asked about by both, with one key on it (etcd's order of several varies).
+        const QString lease = QString::fromLatin1(m_cluster.etcdctl(grant).split(' ').value(1));
+        m_cluster.etcdctl({"put", "/cc/lease/" + format, "v", "--lease", lease});
+        for (const QStringList &ask : {QStringList{"lease", "timetolive", lease},
+                                       QStringList{"lease", "timetolive", lease, "--keys"},
+                                       QStringList{"lease", "timetolive", "1234"}}) {
+            outputs = both(ask, ask);
+            QCOMPARE(outputs.mid(0, 2), succeeded);
+            QVERIFY2(outputs[2] == outputs[3], qPrintable(ask.join(' ') + ":\n" + outputs[2] + "\nvs\n" + outputs[3]));
+        }
+
+        // Each revokes a lease of its own, without keys: nothing to confirm.
+        const auto keyless = [&] { return QString::fromLatin1(m_cluster.etcdctl(grant).split(' ').value(1)); };
+        outputs = both({"lease", "revoke", keyless()}, {"lease", "revoke", keyless()});
+        QCOMPARE(outputs.mid(0, 2), succeeded);
+        QCOMPARE(withoutRevisions(outputs[2]), withoutRevisions(outputs[3]));
+
+        // The same leases, listed in etcd's order of the moment.
+        QByteArray ourList;
+        QCOMPARE(runToEnd(QStringList{"lease", "list"} + written, &ourList), 0);
+        const QByteArray theirList = m_cluster.etcdctl(QStringList{"lease", "list"} + written).trimmed();
+        if (format == QLatin1String("json")) {
+            const auto idsOf = [](const QByteArray &document) {
+                QList<qint64> ids;
+                for (const QJsonValue &entry : QJsonDocument::fromJson(document).object().value("leases").toArray())
+                    ids.append(entry.toObject().value("id").toInteger());
+                std::sort(ids.begin(), ids.end());
+                return ids;
+            };
+            QVERIFY(!idsOf(theirList).isEmpty());
+            QCOMPARE(idsOf(ourList), idsOf(theirList));
+            // What comes before the list, the header's fields, byte for byte.
+            QCOMPARE(withoutRevisions(ourList.left(ourList.indexOf("\"leases\""))),
+                     withoutRevisions(theirList.left(theirList.indexOf("\"leases\""))));
+        } else {
+            QCOMPARE(sortedLines(withoutRevisions(ourList)), sortedLines(withoutRevisions(theirList)));
+        }
+
+        // -w table is etcdctl's error for leases, and qetcd's.
+        QByteArray err;
+        QCOMPARE(runToEnd({"lease", "list", "-w", "table"}, nullptr, &err), 128);
+        QVERIFY2(isOneLine(err) && err.contains("no table output"), err.constData());
+    }
+
+    // member list and endpoint status in all four of etcdctl's formats, table included, byte for
+    // byte: etcdctl before and after qetcd, so that a write in between (a lease of an earlier
+    // test expiring) is seen and the comparison made again rather than failed.
+    void memberListAndEndpointStatusPrintWhatEtcdctlPrints_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        for (const char *format : {"simple", "json", "fields", "table"}) {
+            QTest::addRow("member list -w %s", format) << QStringList{"member", "list", "-w", format};
+            QTest::addRow("endpoint status -w %s", format) << QStringList{"endpoint", "status", "-w", format};
+        }
+    }
+
+    void memberListAndEndpointStatusPrintWhatEtcdctlPrints()
+    {
+        QFETCH(QStringList, arguments);
+        // etcdctl names the endpoint as given; so does qetcd.
+        const QString endpoint = QString(m_cluster.clientUrl(0)).remove(QLatin1String("http://"));
+        const QStringList given = QStringList{"--endpoints", endpoint} + arguments;
+        QByteArray ours;
+        QByteArray theirs;
+        for (int attempt = 0; attempt < 3; ++attempt) {
+            theirs = m_cluster.etcdctl(given);
+            QByteArray err;
+            QCOMPARE(runToEnd(given, &ours, &err), 0);
+            QVERIFY2(err.isEmpty(), err.constData());
+            if (m_cluster.etcdctl(given) == theirs)
+                break;
+        }
+        QVERIFY(!theirs.isEmpty());
+        QCOMPARE(ours, theirs.chopped(1));  // rawLines() leave the last line break out
+    }
+
+    // Revoking a lease deletes its keys: asked first, naming how many; refused under --read-only
+    // like granting one, before anything is sent.
+    void leaseRevokeWithKeysIsConfirmed()
+    {
+        const QString lease = QString::fromLatin1(m_cluster.etcdctl({"lease", "grant", "600"}).split(' ').value(1));
+        m_cluster.etcdctl({"put", "/cc/revoke/a", "1", "--lease", lease});
+        m_cluster.etcdctl({"put", "/cc/revoke/b", "2", "--lease", lease});
+
+        QByteArray err;
+        QCOMPARE(runToEnd({"lease", "revoke", lease}, nullptr, &err), 128);
+        QVERIFY2(isOneLine(err) && err.contains("--yes") && err.contains("its 2 keys"), err.constData());
+        QCOMPARE(keysUnder("/cc/revoke/"), 2);
+        for (const QStringList &write : {QStringList{"lease", "revoke", lease, "--yes"}, QStringList{"lease", "grant", "60"}}) {
+            QCOMPARE(runToEnd(QStringList{"--read-only"} + write, nullptr, &err), 1);
+            QVERIFY2(isOneLine(err) && err.contains("read-only"), err.constData());
+        }
+        QCOMPARE(keysUnder("/cc/revoke/"), 2);
+
+        QByteArray out;
+        QCOMPARE(runToEnd({"lease", "revoke", lease, "--yes"}, &out, &err), 0);
+        QCOMPARE(out, QByteArray("lease " + lease.toLatin1() + " revoked"));
+        QCOMPARE(keysUnder("/cc/revoke/"), 0);
+        // Gone already: etcd's not found, exit 1.
+        QCOMPARE(runToEnd({"lease", "revoke", lease}, nullptr, &err), 1);
+        QVERIFY2(isOneLine(err) && err.contains("not found"), err.constData());
     }
 
     void bareNumbersAreSeconds()

@@ -383,7 +383,7 @@ private Q_SLOTS:
         QTest::addColumn<QStringList>("arguments");
         QTest::addColumn<QByteArray>("mentions");
         QTest::newRow("unknown action") << QStringList{"lease", "grab", "k", "v"} << QByteArray("grab");
-        QTest::newRow("lease without key") << QStringList{"lease", "keep"} << QByteArray("ACTION KEY VALUE");
+        QTest::newRow("lease without key") << QStringList{"lease", "keep"} << QByteArray("keep takes KEY and VALUE");
         QTest::newRow("bad ttl") << QStringList{"lease", "keep", "k", "v", "--ttl", "0"} << QByteArray("--ttl");
         QTest::newRow("bad hold") << QStringList{"watch", "k", "--hold", "5x"} << QByteArray("--hold");
         QTest::newRow("bad rev") << QStringList{"watch", "k", "--rev", "-3"} << QByteArray("--rev");

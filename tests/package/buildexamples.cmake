@@ -44,6 +44,36 @@ foreach(request IN ITEMS "${major}" "${installed}" "${next_major}")
   endif()
 endforeach()
 
+# The components are Qt's names: all three are found, and an unknown one fails a REQUIRED
+# find_package naming it (a configure of a few lines each, no build).
+function(configure_finding components expect_success expected_message)
+  set(project_dir "${WORK_DIR}/find-${expect_success}")
+  file(WRITE "${project_dir}/CMakeLists.txt"
+    "cmake_minimum_required(VERSION 3.16)\n"
+    "project(find-qetcd LANGUAGES CXX)\n"
+    "find_package(QEtcd REQUIRED COMPONENTS ${components})\n"
+    "foreach(target QEtcd::QEtcd QEtcd::Testing)\n"
+    "  if(NOT TARGET \${target})\n"
+    "    message(FATAL_ERROR \"no \${target}\")\n"
+    "  endif()\n"
+    "endforeach()\n")
+  execute_process(COMMAND "${CMAKE_COMMAND}" -S "${project_dir}" -B "${project_dir}/build" -G "${GENERATOR}"
+                          "-DCMAKE_CXX_COMPILER=${CXX_COMPILER}" "-DCMAKE_PREFIX_PATH=${prefix}"
+                          -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+                  RESULT_VARIABLE result OUTPUT_VARIABLE output ERROR_VARIABLE output)
+  string(REGEX REPLACE "[ \n]+" " " flat_output "${output}")
+  if(expect_success AND NOT result EQUAL 0)
+    message(FATAL_ERROR "find_package(QEtcd COMPONENTS ${components}) failed:\n${output}")
+  elseif(NOT expect_success AND result EQUAL 0)
+    message(FATAL_ERROR "find_package(QEtcd COMPONENTS ${components}) succeeded")
+  elseif(NOT flat_output MATCHES "${expected_message}")
+    message(FATAL_ERROR "find_package(QEtcd COMPONENTS ${components}) did not say \"${expected_message}\":\n${output}")
+  endif()
+endfunction()
+message(STATUS "Finding QEtcd's components")
+configure_finding("Core Quick Testing" TRUE "")
+configure_finding("Core Widgets" FALSE "QEtcd has no component Widgets \\(it has Core, Quick and Testing\\)")
+
 set(ENV{PKG_CONFIG_PATH} "${prefix}/${LIBDIR}/pkgconfig")
 set(launcher)
 if(LAUNCHER)
