@@ -25,15 +25,16 @@ void ListGridModel::setSource(QAbstractItemModel *source)
         // The first role the list does not use.
         const QList<int> roles = m_source->roleNames().keys();
         m_filledRole = std::max(int(Qt::UserRole), roles.isEmpty() ? 0 : *std::max_element(roles.cbegin(), roles.cend()) + 1);
-        const auto reflowAll = [this] { reflowFrom(0); };
+        const auto reflowAll = [this] { scheduleReflow(0); };
         m_connections = {
             connect(m_source, &QAbstractItemModel::modelAboutToBeReset, this, &ListGridModel::beginResetModel),
             connect(m_source, &QAbstractItemModel::modelReset, this, [this] {
                 m_rows = rowsFor(m_source->rowCount());
+                m_reflowFrom = -1;
                 endResetModel();
             }),
-            connect(m_source, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &, int first) { reflowFrom(first); }),
-            connect(m_source, &QAbstractItemModel::rowsRemoved, this, [this](const QModelIndex &, int first) { reflowFrom(first); }),
+            connect(m_source, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &, int first) { scheduleReflow(first); }),
+            connect(m_source, &QAbstractItemModel::rowsRemoved, this, [this](const QModelIndex &, int first) { scheduleReflow(first); }),
             connect(m_source, &QAbstractItemModel::rowsMoved, this, reflowAll),
             connect(m_source, &QAbstractItemModel::layoutChanged, this, reflowAll),
             connect(m_source, &QAbstractItemModel::dataChanged, this, &ListGridModel::cellsChanged),
@@ -41,6 +42,7 @@ void ListGridModel::setSource(QAbstractItemModel *source)
         };
     }
     m_rows = m_source ? rowsFor(m_source->rowCount()) : 0;
+    m_reflowFrom = -1;
     endResetModel();
     Q_EMIT sourceChanged();
 }
@@ -53,6 +55,7 @@ void ListGridModel::setColumns(int columns)
     beginResetModel();
     m_columns = columns;
     m_rows = m_source ? rowsFor(m_source->rowCount()) : 0;
+    m_reflowFrom = -1;
     endResetModel();
     Q_EMIT columnsChanged();
 }
@@ -97,10 +100,26 @@ QHash<int, QByteArray> ListGridModel::roleNames() const
     return names;
 }
 
+void ListGridModel::scheduleReflow(int first)
+{
+    // Once per turn of the event loop, whatever the list did meanwhile: Qt's table instance model
+    // finds a cell's delegate by row + column × the row count, and a change told after the count
+    // changed, before the view laid itself out again, would reach another cell's delegate.
+    if (m_reflowFrom < 0)
+        QMetaObject::invokeMethod(this, &ListGridModel::reflow, Qt::QueuedConnection);
+    m_reflowFrom = m_reflowFrom < 0 ? first : std::min(m_reflowFrom, first);
+}
+
+void ListGridModel::reflow()
+{
+    if (m_reflowFrom < 0 || !m_source)
+        return;
+    reflowFrom(std::exchange(m_reflowFrom, -1));
+}
+
 void ListGridModel::reflowFrom(int first)
 {
-    // The cells that stay change first: Qt's table instance model finds a cell's delegate by
-    // row + column × the row count, and a count changed in between points it at another one.
+    // The cells that stay change first, while the row count is still the one the view knows.
     const int rows = rowsFor(m_source->rowCount());
     const int firstRow = first / m_columns;
     const int lastKept = std::min(rows, m_rows) - 1;
@@ -119,6 +138,8 @@ void ListGridModel::reflowFrom(int first)
 
 void ListGridModel::cellsChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight, const QList<int> &roles)
 {
+    if (m_reflowFrom >= 0)
+        return scheduleReflow(topLeft.row());  // told with the rows' own change
     const int firstRow = topLeft.row() / m_columns;
     const int lastRow = std::min(bottomRight.row() / m_columns, m_rows - 1);
     if (firstRow <= lastRow)

@@ -7,7 +7,8 @@
 // A list model's rows laid out as a grid, row by row, `columns` wide: what a TableView needs
 // to show a list as cards side by side while making only the cards in sight. Every role of the
 // list reads through; `cellFilled` tells a cell past the list's last row (the end of the
-// grid's last row), whose roles hold empty values of their types.
+// grid's last row), whose roles hold empty values of their types. The list's inserts, removals
+// and moves reach the grid once per turn of the event loop.
 class ListGridModel : public QAbstractTableModel
 {
     Q_OBJECT
@@ -40,6 +41,8 @@ private:
     int rowsFor(int items) const { return (items + m_columns - 1) / m_columns; }
     // The list's rows from `first` on moved: the grid grows or shrinks at its end, and every
     // cell from first's on shows another row now.
+    void scheduleReflow(int first);
+    void reflow();
     void reflowFrom(int first);
     void cellsChanged(const QModelIndex &topLeft, const QModelIndex &bottomRight, const QList<int> &roles);
 
@@ -47,6 +50,7 @@ private:
     int m_columns = 1;
     int m_rows = 0;
     int m_filledRole = -1;
+    int m_reflowFrom = -1;  // the first row of the list moved since the grid last told; -1: none
     // Each role's type as the list last gave it, for the cells past its end.
     mutable QHash<int, QMetaType> m_roleTypes;
     QList<QMetaObject::Connection> m_connections;

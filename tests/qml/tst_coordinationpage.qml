@@ -565,6 +565,40 @@ Item {
             root.width = widthBefore
         }
 
+        // Many objects make only the cards in sight, and scrolling brings the others: the page
+        // reuses its cards rather than making one per object (bench_console --cases cards).
+        function test_onlyTheCardsInSightAreMade() {
+            const lease = qetcdTest.etcdctl(["lease", "grant", "120"]).split(" ")[1]
+            const objects = 60
+            for (let i = 0; i < objects; ++i)
+                qetcdTest.etcdctl(["put", "--lease=" + lease, "/qml/coordinationpage/many/lock" + String(i).padStart(2, "0") + "/" + lease,
+                                   "{\"clientId\":\"c" + i + "\",\"host\":\"h\",\"pid\":1}"])
+            const page = createTemporaryObject(coordinationPage, root, { client: direct.client })
+            page.model.prefix = "/qml/coordinationpage/many/"
+            const cards = findChild(page, "cards")
+            tryCompare(cards, "count", objects, qetcdTest.timeout(10000))
+            const made = function() {
+                let count = 0
+                const visit = function(item) {
+                    if (item.kind !== undefined && item.holders !== undefined && item.visible)
+                        ++count
+                    for (let i = 0; i < item.children.length; ++i)
+                        visit(item.children[i])
+                }
+                visit(cards)
+                return count
+            }
+            tryVerify(function() { return made() > 0 }, qetcdTest.timeout(5000))
+            verify(made() < objects / 2, made() + " cards shown for " + objects + " objects")
+            compare(cards.itemAt(objects - 1), null, "the last card is not made before it is in sight")
+            cards.positionViewAtRow(cards.rows - 1, TableView.AlignBottom)
+            tryVerify(function() { return cards.itemAt(objects - 1) !== null }, qetcdTest.timeout(5000))
+            compare(cards.itemAt(objects - 1).name, "/qml/coordinationpage/many/lock" + (objects - 1))
+            verify(made() < objects / 2, made() + " cards shown after scrolling")
+            qetcdTest.etcdctl(["lease", "revoke", lease])
+            tryCompare(cards, "count", 0, qetcdTest.timeout(10000))
+        }
+
         function test_pauseHoldsTheCardsStill() {
             mutex.lock()
             tryCompare(mutex, "held", true, qetcdTest.timeout(10000))
