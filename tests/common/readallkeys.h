@@ -6,7 +6,9 @@
 #include <QEtcd/testtimeouts.h>
 
 #include <QtCore/QDeadlineTimer>
-#include <QtTest/QTest>
+#include <QtTest/QSignalSpy>
+
+#include <algorithm>
 
 namespace QEtcd::Testing {
 
@@ -15,10 +17,11 @@ namespace QEtcd::Testing {
 inline bool readAllKeys(KeyModel &model, int timeoutMs = 20000)
 {
     const QDeadlineTimer deadline(scaledMs(timeoutMs));
+    QSignalSpy paged(&model, &KeyModel::progressChanged);
     while (model.progress() < 1.0 && !deadline.hasExpired()) {
         if (model.canFetchMore({}))
             model.fetchMore({});
-        QTest::qWait(5);
+        paged.wait(int(std::max<qint64>(1, deadline.remainingTime())));  // the page asked for
     }
     return model.progress() == 1.0;
 }
