@@ -151,7 +151,9 @@ void ConsoleWindow::tryScreenshot()
         return;
     // The grab must show a frame rendered after the data arrived, not the one before it.
     connect(m_window, &QQuickWindow::frameSwapped, this, [this] {
-        if (!m_deadline.isActive())
+        // A page may lay itself out again after it was ready (a card that grew): its frame then
+        // waits for the page to be ready once more.
+        if (!m_deadline.isActive() || !m_window->property("ready").toBool())
             return;
         m_deadline.stop();
         const double paintedMs = msSinceProcessStart();

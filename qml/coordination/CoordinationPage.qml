@@ -41,8 +41,10 @@ ConsolePage {
             : viewingPast ? qsTr("%n object(s) under %1 at revision %2", "", objects.count).arg(objects.prefix || "/").arg(objects.asOfRevision)
             : qsTr("%n object(s) under %1", "", objects.count).arg(objects.prefix || "/")
     // The rings wait for the leases: a screenshot shows them. The past has none to show.
+    // ... and for the rows measured again after a card grew.
     ready: objects.status === ModelStatus.Error
-           || (objects.status === ModelStatus.Ready && (viewingPast || leaseTimes.status === ModelStatus.Ready || leaseTimes.status === ModelStatus.Error))
+           || (objects.status === ModelStatus.Ready && !cardGrid.relayoutPending
+               && (viewingPast || leaseTimes.status === ModelStatus.Ready || leaseTimes.status === ModelStatus.Error))
     notReadyReason: qsTr("the coordination objects have not been read")
     summary: ({ objects: objects.count, prefix: objects.prefix, asOfRevision: objects.asOfRevision })
 
@@ -335,11 +337,23 @@ ConsolePage {
         function itemAt(index) {
             return itemAtCell(Qt.point(index % columns, Math.floor(index / columns)));
         }
-        function relayout() { forceLayout(); }
+        // The table measures a row when it lays it out: a card that grew asks for another, once
+        // per turn of the event loop however many grew.
+        property bool relayoutPending: false
+        function relayout() {
+            relayoutPending = false;
+            forceLayout();
+        }
+        function relayoutSoon() {
+            if (relayoutPending)
+                return;
+            relayoutPending = true;
+            Qt.callLater(relayout);
+        }
         columnSpacing: Theme.padding
         rowSpacing: Theme.padding
         columnWidthProvider: () => (width - (columns - 1) * columnSpacing) / columns
-        onWidthChanged: Qt.callLater(relayout)
+        onWidthChanged: relayoutSoon()
         ScrollBar.vertical: ScrollBar {}
         model: ListGridModel {
             source: shown
@@ -359,8 +373,7 @@ ConsolePage {
             onIntervene: (action, entry) => page.intervene(card, action, entry)
             onPeekRequested: page.peek(card)
             onEntryOpened: entry => page.keyChosen(entry.key, card.name)
-            // The table measures a row when it lays it out: a card that grew asks for another.
-            onImplicitHeightChanged: Qt.callLater(cardGrid.relayout)
+            onImplicitHeightChanged: cardGrid.relayoutSoon()
         }
     }
 

@@ -599,6 +599,36 @@ Item {
             tryCompare(cards, "count", 0, qetcdTest.timeout(10000))
         }
 
+        // Each card has the height it asks for, in the light look and the dark: a row is as tall as
+        // its taller card, measured again when a card grows after it was laid out.
+        function test_everyCardFitsItsRow() {
+            mutex.lock()
+            tryCompare(mutex, "held", true, qetcdTest.timeout(10000))
+            second.lock()
+            leader.campaign()
+            tryCompare(leader, "isLeader", true, qetcdTest.timeout(10000))
+            candidate.campaign()
+            gate.set()
+            for (const dark of [true, false]) {
+                Theme.dark = dark
+                const page = openPage()
+                const cards = findChild(page, "cards")
+                tryVerify(function() { const card = cardOf(page, "lock"); return card && card.waiters.length === 1 }, qetcdTest.timeout(10000))
+                tryVerify(function() { const card = cardOf(page, "election"); return card && card.waiters.length === 1 }, qetcdTest.timeout(10000))
+                const cramped = function() {
+                    const found = []
+                    for (let i = 0; i < cards.count; ++i) {
+                        const card = cards.itemAt(i)
+                        if (card && card.height + 1 < card.implicitHeight)
+                            found.push(card.name + " " + card.height + " < " + card.implicitHeight)
+                    }
+                    return found
+                }
+                tryVerify(function() { return cramped().length === 0 }, qetcdTest.timeout(5000), "dark " + dark + ": " + cramped().join(", "))
+                page.destroy()
+            }
+        }
+
         function test_pauseHoldsTheCardsStill() {
             mutex.lock()
             tryCompare(mutex, "held", true, qetcdTest.timeout(10000))
