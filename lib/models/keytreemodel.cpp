@@ -298,7 +298,8 @@ void KeyTreeModel::onPage(const QByteArray &path, quint64 generation, const Rang
     }
     if (complete) {
         endListing(node);
-        return pruneIfEmpty(node);  // its keys went before it was listed
+        pruneIfEmpty(node);  // its keys went before it was listed
+        return;
     }
     Q_EMIT listingChanged();
     requestPage(node);
@@ -401,13 +402,13 @@ bool KeyTreeModel::apply(const WatchEvent &event)
             changed(child);
         } else {
             removeNode(child);
-            pruneIfEmpty(node);
+            node = pruneIfEmpty(node);  // the counts go on from what is left
         }
         return true;
     }
 }
 
-void KeyTreeModel::pruneIfEmpty(Node *folder)
+KeyTreeModel::Node *KeyTreeModel::pruneIfEmpty(Node *folder)
 {
     // A folder wholly listed with nothing left in it holds no key below.
     while (folder != m_root.get() && folder->listing == Node::Listing::Complete && folder->children.empty()) {
@@ -415,9 +416,10 @@ void KeyTreeModel::pruneIfEmpty(Node *folder)
         const bool goes = !folder->isKey;
         dropFolder(folder);
         if (!goes)
-            return;
+            return folder;
         folder = parent;
     }
+    return folder;
 }
 
 void KeyTreeModel::dropFolder(Node *folder)

@@ -130,7 +130,8 @@ private:
     void countScheduled();
     void onCount(const QByteArray &path, quint64 generation, const RangeResult &count);
     void removeNode(Node *node);
-    void pruneIfEmpty(Node *folder);
+    // Drops a folder left empty, and each one above it that it empties; what is left.
+    Node *pruneIfEmpty(Node *folder);
     void dropFolder(Node *folder);
     Node *insertChild(Node *parent, const QByteArray &part);
     Node *find(const QByteArray &path) const;  // the node at path, or null
