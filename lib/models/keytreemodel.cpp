@@ -274,14 +274,18 @@ void KeyTreeModel::onPage(const QByteArray &path, quint64 generation, const Rang
     // What the watch said of keys this page reached applies where it is newer than the page;
     // news of keys inside a child folder waits for that folder's own listing.
     const QByteArray below = node == m_root.get() ? node->path : node->path + '/';
-    const QList<QByteArray> waiting = m_ahead.keys();
-    for (const QByteArray &key : waiting) {
-        if (!key.startsWith(below) || !node->lists(key))
-            continue;
-        const WatchEvent event = m_ahead.take(key);
-        if (event.kv.modRevision > page.header.revision && !apply(event))
-            m_ahead.insert(key, event);
+    QList<WatchEvent> reached;
+    for (const QByteArray &key : m_ahead.keys()) {
+        if (key.startsWith(below) && node->lists(key))
+            reached.append(m_ahead.take(key));
     }
+    for (const WatchEvent &event : std::as_const(reached)) {
+        if (event.kv.modRevision > page.header.revision && !apply(event))
+            m_ahead.insert(event.kv.key, event);
+    }
+    node = find(path);
+    if (!node)
+        return;  // a deletion told meanwhile emptied it, and it went
     if (!m_watcher && m_source->asOfRevision() == 0) {
         WatchOptions options;
         options.range = KeyRange::prefix();
