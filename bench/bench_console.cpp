@@ -638,19 +638,10 @@ QJsonObject consoleStartFigures(Client &client, const QString &endpoint, int key
     if (!idle.waitForStarted())
         fail(QStringLiteral("qetcd-console did not start: %1").arg(idle.errorString()));
     QThread::sleep(10);
-    QFile status(QStringLiteral("/proc/%1/status").arg(idle.processId()));
-    qint64 rssKiB = -1;
-    if (status.open(QIODevice::ReadOnly)) {
-        for (const QByteArray &line : status.readAll().split('\n')) {
-            if (line.startsWith("VmRSS:"))
-                rssKiB = line.mid(6).trimmed().split(' ').value(0).toLongLong();
-        }
-    }
+    const qint64 rssKiB = statusFieldKiB("VmRSS:", QStringLiteral("/proc/%1/status").arg(idle.processId()));
     idle.terminate();
     if (!idle.waitForFinished(10000))
         idle.kill();
-    if (rssKiB < 0)
-        fail(QStringLiteral("the idle console's RSS could not be read"));
     return QJsonObject{{"keys", keys},
                        {"starts", starts},
                        {"first_frame_ms", summary(paintedMs, {{"median", 50}})},

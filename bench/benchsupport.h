@@ -185,17 +185,18 @@ inline QJsonArray roundedList(const QList<double> &samples)
     return list;
 }
 
-// A field of /proc/self/status in KiB, e.g. statusFieldKiB("VmRSS:").
-inline qint64 statusFieldKiB(const char *field)
+// A field of a process's status file in KiB, e.g. statusFieldKiB("VmRSS:"); this process's
+// unless another's is named ("/proc/1234/status").
+inline qint64 statusFieldKiB(const char *field, const QString &statusPath = QStringLiteral("/proc/self/status"))
 {
-    QFile file(QStringLiteral("/proc/self/status"));
+    QFile file(statusPath);
     if (!file.open(QIODevice::ReadOnly))
-        fail(QStringLiteral("cannot read /proc/self/status"));
+        fail(QStringLiteral("cannot read %1").arg(statusPath));
     for (const QByteArray &line : file.readAll().split('\n')) {
         if (line.startsWith(field))
             return line.mid(qsizetype(qstrlen(field))).trimmed().split(' ').value(0).toLongLong();
     }
-    fail(QStringLiteral("no %1 in /proc/self/status").arg(QLatin1String(field)));
+    fail(QStringLiteral("no %1 in %2").arg(QLatin1String(field), statusPath));
 }
 
 // Starts VmHWM (the peak RSS) over from the current RSS, so a case's peak is its own.

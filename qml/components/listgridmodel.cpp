@@ -29,8 +29,7 @@ void ListGridModel::setSource(QAbstractItemModel *source)
         m_connections = {
             connect(m_source, &QAbstractItemModel::modelAboutToBeReset, this, &ListGridModel::beginResetModel),
             connect(m_source, &QAbstractItemModel::modelReset, this, [this] {
-                m_rows = rowsFor(m_source->rowCount());
-                m_reflowFrom = -1;
+                countRows();
                 endResetModel();
             }),
             connect(m_source, &QAbstractItemModel::rowsInserted, this, [this](const QModelIndex &, int first) { scheduleReflow(first); }),
@@ -41,8 +40,7 @@ void ListGridModel::setSource(QAbstractItemModel *source)
             connect(m_source, &QObject::destroyed, this, [this] { setSource(nullptr); }),
         };
     }
-    m_rows = m_source ? rowsFor(m_source->rowCount()) : 0;
-    m_reflowFrom = -1;
+    countRows();
     endResetModel();
     Q_EMIT sourceChanged();
 }
@@ -54,8 +52,7 @@ void ListGridModel::setColumns(int columns)
         return;
     beginResetModel();
     m_columns = columns;
-    m_rows = m_source ? rowsFor(m_source->rowCount()) : 0;
-    m_reflowFrom = -1;
+    countRows();
     endResetModel();
     Q_EMIT columnsChanged();
 }

@@ -39,6 +39,12 @@ Q_SIGNALS:
 
 private:
     int rowsFor(int items) const { return (items + m_columns - 1) / m_columns; }
+    // Inside a reset: the rows the list fills now, nothing left to reflow.
+    void countRows()
+    {
+        m_rows = m_source ? rowsFor(m_source->rowCount()) : 0;
+        m_reflowFrom = -1;
+    }
     // The list's rows from `first` on moved: the grid grows or shrinks at its end, and every
     // cell from first's on shows another row now.
     void scheduleReflow(int first);
