@@ -16,6 +16,9 @@ class QETCD_QUICK_EXPORT ValueCheck : public QObject
     Q_OBJECT
     QML_ELEMENT
     QML_SINGLETON
+    // Qt 6.4 leaves a C++ singleton undefined when it is registered at version 0.0, which a
+    // module of major version 0 gives a type unless told otherwise.
+    QML_ADDED_IN_VERSION(0, 1)
 
 public:
     /// The singleton QML creates.

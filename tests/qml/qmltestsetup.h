@@ -3,6 +3,7 @@
 
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/faultproxy.h>
+#include <QEtcd/qetcdversion.h>
 #include <QEtcd/testcertificates.h>
 
 #include <QtCore/QObject>
@@ -25,6 +26,9 @@ class QmlTestSetup : public QObject
     Q_OBJECT
     Q_PROPERTY(QString endpoint READ endpoint CONSTANT)
     Q_PROPERTY(QString proxyEndpoint READ proxyEndpoint CONSTANT)
+    // The library's version, which `import QEtcd <major>.<minor>` names.
+    Q_PROPERTY(int libraryMajorVersion READ libraryMajorVersion CONSTANT)
+    Q_PROPERTY(int libraryMinorVersion READ libraryMinorVersion CONSTANT)
 
 public:
     QmlTestSetup();
@@ -36,6 +40,8 @@ public:
 
     QString endpoint() const;
     QString proxyEndpoint() const;
+    int libraryMajorVersion() const { return QETCD_VERSION_MAJOR; }
+    int libraryMinorVersion() const { return QETCD_VERSION_MINOR; }
 
     // "pass", "blackhole" or "reset".
     Q_INVOKABLE void setFault(const QString &mode);

@@ -38,6 +38,28 @@ TestCase {
         compare(healthy.activeEndpoint, qetcdTest.endpoint)
     }
 
+    // The module's version is the library's: its own major.minor imports, the next major does not.
+    function test_moduleVersionIsTheLibrarys() {
+        const version = qetcdTest.libraryMajorVersion + "." + qetcdTest.libraryMinorVersion
+        const versioned = createTemporaryQmlObject("import QEtcd " + version + "; EtcdClient { endpoints: [\"" + qetcdTest.endpoint + "\"] }", this)
+        verify(versioned, "import QEtcd " + version + " failed")
+        // The module's C++ singletons too, through the versioned import and without a version.
+        for (const header of ["import QEtcd " + version, "import QEtcd"]) {
+            const probe = createTemporaryQmlObject(header + "; import QtQuick; QtObject { readonly property string escaped: DisplayText.escape(\"a\\nb\"); readonly property bool checked: ValueCheck.json(\"{}\").valid }", this)
+            verify(probe, header + ": the singletons did not resolve")
+            compare(probe.escaped, "a\\nb", header)
+            verify(probe.checked, header)
+        }
+        const nextMajor = (qetcdTest.libraryMajorVersion + 1) + ".0"
+        let refusal = ""
+        try {
+            Qt.createQmlObject("import QEtcd " + nextMajor + "; EtcdClient {}", this)
+        } catch (error) {
+            refusal = error.qmlErrors.map(e => e.message).join("; ")
+        }
+        verify(refusal.indexOf("version") >= 0, "import QEtcd " + nextMajor + ": " + (refusal || "no error"))
+    }
+
     // The "app" user may read only under /app/, not the probe's key: its client still connects.
     function test_aRestrictedUserConnects() {
         const endpoint = qetcdTest.authEndpoint()
