@@ -6,6 +6,11 @@
 // (scripts/bench builds it from bench/golease), etcd's own Go client first keeps as many leases
 // of the same TTL alive on the same server, through a proxy of its own, measured over a window
 // as long, and both are printed side by side.
+//
+// Given several sizes (--leases 1000,10000,100000), it runs itself once per size, each run with
+// a fresh process and server so that one size's memory and leases do not weigh on the next, and
+// prints every run with the curve: each figure per lease (or per thousand leases), so that a
+// straight line reads as a constant column.
 
 #include "benchsupport.h"
 
@@ -114,7 +119,7 @@ void startAll(const std::vector<std::unique_ptr<SelfHealingKeepAlive>> &keepers,
 
 QJsonObject goLease(const QStringList &endpoints, const Parameters &parameters)
 {
-    return runGoReference(parameters.goLease,
+    return runJsonProgram(parameters.goLease,
                           {QStringLiteral("--endpoints"), endpoints.join(','), QStringLiteral("--leases"),
                            QString::number(parameters.leases), QStringLiteral("--ttl"),
                            QString::number(parameters.ttlSeconds), QStringLiteral("--idle"),
@@ -327,6 +332,79 @@ QJsonObject benchmark(const Parameters &parameters)
     return result;
 }
 
+// One size of the curve: the figures that should stay flat if the cost grows linearly.
+QJsonObject curvePoint(const QJsonObject &run)
+{
+    const double leases = run.value(QStringLiteral("leases")).toDouble();
+    const QJsonObject idle = run.value(QStringLiteral("idle")).toObject();
+    const QJsonObject partition = run.value(QStringLiteral("partition")).toObject();
+    const QJsonObject memory = run.value(QStringLiteral("memory")).toObject();
+    const double clientCpu = idle.value(QStringLiteral("client_cpu_percent_of_one_core")).toDouble();
+    const double restoredMs = partition.value(QStringLiteral("all_restored_ms")).toDouble();
+    const double healCpuMs = partition.value(QStringLiteral("client_cpu_ms_while_healing")).toDouble();
+    const double etcdHealCpuMs = partition.value(QStringLiteral("etcd_cpu_ms_while_healing")).toDouble();
+    const double thousands = leases / 1000.0;
+    QJsonObject point{
+        {"leases", qint64(leases)},
+        {"client_cpu_percent_of_one_core", clientCpu},
+        {"client_cpu_percent_per_1000_leases", rounded(clientCpu / thousands)},
+        {"etcd_cpu_percent_of_one_core", idle.value(QStringLiteral("etcd_cpu_percent_of_one_core"))},
+        {"bytes_per_lease", memory.value(QStringLiteral("bytes_per_lease"))},
+        {"heap_bytes_in_use_per_lease", memory.value(QStringLiteral("heap_bytes_in_use_per_lease"))},
+        {"start_all_s", run.value(QStringLiteral("start_all_s"))},
+        {"all_restored_ms", restoredMs},
+        {"restore_ms_per_1000_leases", rounded(restoredMs / thousands)},
+        {"client_heal_cpu_ms_per_1000_leases", rounded(healCpuMs / thousands)},
+        {"etcd_heal_cpu_ms_per_1000_leases", rounded(etcdHealCpuMs / thousands)},
+        {"etcd_too_many_requests_logged", partition.value(QStringLiteral("etcd_too_many_requests_logged"))},
+    };
+    const QJsonObject go = run.value(QStringLiteral("go_clientv3")).toObject();
+    if (!go.isEmpty()) {
+        const double goCpu = go.value(QStringLiteral("cpu_percent_of_one_core")).toDouble();
+        point.insert(QStringLiteral("go_cpu_percent_of_one_core"), goCpu);
+        point.insert(QStringLiteral("go_bytes_per_lease"), go.value(QStringLiteral("memory"))[QStringLiteral("bytes_per_lease")]);
+        point.insert(QStringLiteral("client_cpu_ratio_to_go"), ratio(clientCpu, goCpu));
+    }
+    return point;
+}
+
+QJsonObject curve(const QList<int> &sizes, const QCommandLineParser &parser)
+{
+    QJsonArray runs;
+    QJsonArray points;
+    for (const int leases : sizes) {
+        QStringList arguments{QStringLiteral("--leases"), QString::number(leases)};
+        for (const char *option : {"ttl", "idle", "concurrency", "hold", "go-lease"}) {
+            const QString name = QLatin1String(option);
+            if (!parser.value(name).isEmpty())
+                arguments << QStringLiteral("--") + name << parser.value(name);
+        }
+        std::fprintf(stderr, "bench_lease_scale: %d leases\n", leases);
+        // A size's own bound: its start, idle window, partition and heal, and Go's run before it.
+        const auto bound = minutes(10) + milliseconds(20 * qint64(leases));
+        const QJsonObject run = runJsonProgram(QCoreApplication::applicationFilePath(), arguments, bound);
+        runs.append(run);
+        points.append(curvePoint(run));
+    }
+    // The curve as a table on stderr too, for a reader at the terminal.
+    std::fprintf(stderr, "%9s %10s %8s %6s %9s %9s %12s %14s %16s\n", "leases", "client %", "Go %", "ratio",
+                 "B/lease", "Go B/l", "restored ms", "ms/1000 leases", "etcd heal ms/1k");
+    for (const QJsonValue &value : points) {
+        const QJsonObject p = value.toObject();
+        std::fprintf(stderr, "%9lld %10.2f %8.2f %6.2f %9lld %9lld %12.1f %14.1f %16.1f\n",
+                     p.value(QStringLiteral("leases")).toInteger(),
+                     p.value(QStringLiteral("client_cpu_percent_of_one_core")).toDouble(),
+                     p.value(QStringLiteral("go_cpu_percent_of_one_core")).toDouble(),
+                     p.value(QStringLiteral("client_cpu_ratio_to_go")).toDouble(),
+                     p.value(QStringLiteral("bytes_per_lease")).toInteger(),
+                     p.value(QStringLiteral("go_bytes_per_lease")).toInteger(),
+                     p.value(QStringLiteral("all_restored_ms")).toDouble(),
+                     p.value(QStringLiteral("restore_ms_per_1000_leases")).toDouble(),
+                     p.value(QStringLiteral("etcd_heal_cpu_ms_per_1000_leases")).toDouble());
+    }
+    return {{"benchmark", "lease_scale_curve"}, {"curve", points}, {"runs", runs}};
+}
+
 } // namespace
 
 int main(int argc, char *argv[])
@@ -338,7 +416,10 @@ int main(int argc, char *argv[])
         QStringLiteral(
             "Cost of many self-healing leases on one client while they renew, and the time for all of them to "
             "be Restored after one partition. Prints one JSON object."),
-        {{"leases", QStringLiteral("Self-healing leases, one key each."), QStringLiteral("n"), QStringLiteral("10000")},
+        {{"leases",
+          QStringLiteral("Self-healing leases, one key each; several comma-separated sizes run one after another "
+                         "and print the curve."),
+          QStringLiteral("n[,n...]"), QStringLiteral("10000")},
          {"ttl", QStringLiteral("Lease TTL in seconds."), QStringLiteral("s"), QStringLiteral("30")},
          {"idle", QStringLiteral("Idle window over which CPU is measured, in seconds."), QStringLiteral("s"),
           QStringLiteral("30")},
@@ -349,8 +430,11 @@ int main(int argc, char *argv[])
          {"go-lease", QStringLiteral("The golease program (bench/golease): measure etcd's Go client beside ours."),
           QStringLiteral("path")}});
     return Bench::run([&parser] {
+        const QList<int> sizes = positiveList(parser, QStringLiteral("leases"));
+        if (sizes.size() > 1)
+            return curve(sizes, parser);
         Parameters parameters;
-        parameters.leases = positiveOption(parser, QStringLiteral("leases"));
+        parameters.leases = sizes.constFirst();
         parameters.ttlSeconds = positiveOption(parser, QStringLiteral("ttl"));
         parameters.idle = seconds(positiveOption(parser, QStringLiteral("idle")));
         parameters.startConcurrency = positiveOption(parser, QStringLiteral("concurrency"));

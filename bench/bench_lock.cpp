@@ -64,7 +64,7 @@ struct Contention
 Contention goLock(const QString &program, const QStringList &endpoints, int count, milliseconds window)
 {
     const QJsonObject slice
-        = runGoReference(program,
+        = runJsonProgram(program,
                          {QStringLiteral("--endpoints"), endpoints.join(','), QStringLiteral("--contenders"),
                           QString::number(count), QStringLiteral("--window-ms"), QString::number(window.count())},
                          window + 60s);

@@ -270,7 +270,7 @@ Sampled goRtt(const QString &program, const QStringList &endpoints, const QByteA
               int callers, const Window &window)
 {
     const QJsonObject slice
-        = runGoReference(program,
+        = runJsonProgram(program,
                          {QStringLiteral("--endpoints"), endpoints.join(','), QStringLiteral("--prefix"),
                           QString::fromLatin1(prefix), QStringLiteral("--op"), op, QStringLiteral("--callers"),
                           QString::number(callers), QStringLiteral("--window-ms"),

@@ -207,9 +207,10 @@ inline void resetPeakRss()
         fail(QStringLiteral("cannot reset the peak RSS through /proc/self/clear_refs"));
 }
 
-// Runs one of the Go reference programs (bench/go*, built by scripts/bench) and returns the one
-// JSON object it prints; its diagnostics pass through to stderr.
-inline QJsonObject runGoReference(const QString &program, const QStringList &arguments,
+// Runs a program that prints one JSON object (a Go reference program from bench/go*, built by
+// scripts/bench, or a benchmark run at one size) and returns it; its diagnostics pass through
+// to stderr.
+inline QJsonObject runJsonProgram(const QString &program, const QStringList &arguments,
                                   std::chrono::milliseconds timeout)
 {
     QProcess run;
