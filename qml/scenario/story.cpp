@@ -605,7 +605,7 @@ QStringList Story::builtInNames()
 {
     // Resources beside the engine (stories/*.json): the console's menu lists them in this order.
     return {QStringLiteral("lock-partition"), QStringLiteral("spurious-barrier"), QStringLiteral("registration-heal"),
-            QStringLiteral("leader-death"), QStringLiteral("operator-unsticks-a-deploy")};
+            QStringLiteral("leader-death"), QStringLiteral("operator-unsticks-a-deploy"), QStringLiteral("consumer-partition")};
 }
 
 QString Story::fileOf(const QString &name)

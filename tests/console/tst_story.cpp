@@ -43,7 +43,7 @@ private Q_SLOTS:
     void builtInStoriesRead()
     {
         const QStringList names = Story::builtInNames();
-        QCOMPARE(names.size(), 5);
+        QCOMPARE(names.size(), 6);
         for (const QString &name : names) {
             QString error;
             const std::optional<Story> story = Story::read(Story::fileOf(name), &error);
