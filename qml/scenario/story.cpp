@@ -342,8 +342,15 @@ private:
                 return;
             Story::Participant participant;
             participant.name = text(object, path, QStringLiteral("name"));
+            // The event log's other voices: a participant by one of their names would be taken
+            // for them, and a step awaiting them would match it.
+            static const QRegularExpression reserved(QStringLiteral("^(etcd|operator|scenario|m[0-9]+)$"));
             if (m_story.participant(participant.name))
                 fail(fieldPath(path, QStringLiteral("name")), tr("\"%1\" takes part twice").arg(participant.name));
+            else if (reserved.match(participant.name).hasMatch())
+                fail(fieldPath(path, QStringLiteral("name")),
+                     tr("\"%1\" is taken: the event log names etcd, the operator, the scenario and the members (m0, m1…) so")
+                         .arg(participant.name));
             participant.recipe = text(object, path, QStringLiteral("recipe"));
             const RecipeType *type = recipeType(participant.recipe);
             if (!type && m_error.isEmpty()) {

@@ -93,6 +93,9 @@ private Q_SLOTS:
                                     << QStringLiteral("1: version: missing; this console reads stories of version 1");
         QTest::newRow("misspelt field") << QByteArray("\"narration\": \"A is cut off.\"") << QByteArray("\"narative\": \"A is cut off.\"")
                                         << QStringLiteral("17: steps[1].narative: unknown field (known here: id, narration, action, await)");
+        QTest::newRow("a reserved name") << QByteArray("\"name\": \"B\"") << QByteArray("\"name\": \"etcd\"")
+                                         << QStringLiteral("7: participants[1].name: \"etcd\" is taken: the event log names etcd, "
+                                                           "the operator, the scenario and the members (m0, m1…) so");
         QTest::newRow("unknown recipe") << QByteArray("\"recipe\": \"Mutex\", \"path\": \"/demo/lock\" }")
                                         << QByteArray("\"recipe\": \"Mutexx\", \"path\": \"/demo/lock\" }")
                                         << QStringLiteral("7: participants[1].recipe: unknown recipe \"Mutexx\" (known: Mutex, "
