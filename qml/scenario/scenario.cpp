@@ -150,7 +150,7 @@ bool Scenario::start()
     m_error.clear();
     m_eventLog->clear();  // a fresh timeline: the events of this run, in its order
     m_etcdSide.setEventLog(m_eventLog);
-    m_etcdSide.setPrefix(prefix());
+    m_etcdSide.setPrefix(Story::prefix());
     m_client = std::make_unique<Client>(ClientOptions::fromEndpoints(m_sandbox->clientUrls()));
     m_etcdSide.setClient(m_client.get());
     m_matches.assign(m_story.steps.size(), Match());

@@ -97,9 +97,6 @@ public:
     // Ends the run and lets the participants go.
     Q_INVOKABLE void stop();
 
-    // Every scenario's keys live under this prefix, which the scenario watches as etcd sees it.
-    static QString prefix() { return QStringLiteral("/demo/"); }
-
 Q_SIGNALS:
     void nameChanged();
     void sandboxChanged();

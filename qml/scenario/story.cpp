@@ -361,9 +361,9 @@ private:
                      tr("unknown recipe \"%1\" (known: %2)").arg(participant.recipe, quotedList(known)));
             }
             participant.path = text(object, path, QStringLiteral("path"));
-            if (m_error.isEmpty() && !participant.path.startsWith(QLatin1String("/demo/")))
-                fail(fieldPath(path, QStringLiteral("path")),
-                     tr("\"%1\" is not under /demo/, where a scenario's keys live and are watched").arg(participant.path));
+            if (m_error.isEmpty() && !participant.path.startsWith(Story::prefix()))
+                fail(fieldPath(path, QStringLiteral("path")), tr("\"%1\" is not under %2, where a scenario's keys live and are watched")
+                                                                  .arg(participant.path, Story::prefix()));
             participant.ttlSeconds = number(object, path, QStringLiteral("ttl"), participant.ttlSeconds, 1);
             const QJsonObject options = value(object, path, QStringLiteral("options"), QJsonValue::Object, Optional).toObject();
             for (auto option = options.begin(); option != options.end() && m_error.isEmpty() && type; ++option) {

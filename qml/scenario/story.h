@@ -24,6 +24,8 @@ struct Story
 {
     // The one version of the format this console reads.
     static constexpr int Version = 1;
+    // Every story's keys live under this prefix, which a scenario watches as etcd sees it.
+    static QString prefix() { return QStringLiteral("/demo/"); }
 
     struct Participant
     {

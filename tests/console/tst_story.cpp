@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Story files (docs/scenarios.md) read without a server: every built-in story reads; a malformed
-// file gets one message naming its line and field, and a scenario given it starts nothing.
+// Story files (docs/scenarios.md) read without a server: every built-in story reads, the
+// documentation's example is the one shipped; a malformed file gets one message naming its line
+// and field, and a scenario given it starts nothing.
 
 #include "sandbox.h"
 #include "scenario.h"
@@ -51,6 +52,21 @@ private Q_SLOTS:
             QVERIFY2(!story->title.isEmpty() && !story->summary.isEmpty() && !story->steps.empty(), qPrintable(name));
             QVERIFY2(error.isEmpty(), qPrintable(error));
         }
+    }
+
+    // docs/scenarios.md teaches the format with consumer-partition, whole: as the console ships it.
+    void theDocumentedExampleIsTheBuiltInStory()
+    {
+        QFile doc(QStringLiteral(QETCD_DOCS_DIR "/scenarios.md"));
+        QVERIFY(doc.open(QIODevice::ReadOnly));
+        const QByteArray text = doc.readAll();
+        const QByteArray fence = "```json\n";
+        const qsizetype start = text.indexOf(fence + "{\n  \"version\"");
+        QVERIFY2(start >= 0, "a JSON block that is a story");
+        const QByteArray example = text.mid(start + fence.size(), text.indexOf("```", start + fence.size()) - start - fence.size());
+        QFile story(Story::fileOf(QStringLiteral("consumer-partition")));
+        QVERIFY(story.open(QIODevice::ReadOnly));
+        QCOMPARE(example.trimmed(), story.readAll().trimmed());
     }
 
     void wellFormedStoryReads()
