@@ -85,6 +85,46 @@ private Q_SLOTS:
         QCOMPARE(story->concludedWith([](int step) { return step == 2 ? qint64(4250) : qint64(1000); }), QStringLiteral("3.25 s."));
     }
 
+    // Each kind of action and await, with its fields as the file gives them.
+    void everyActionReads()
+    {
+        QString error;
+        const std::optional<Story> story = Story::read(QStringLiteral(QETCD_STORY_DIR "/every-action.json"), &error);
+        QVERIFY2(story, qPrintable(error));
+        using Kind = Story::Action::Kind;
+        const std::vector<Story::Step> &steps = story->steps;
+        QCOMPARE(int(steps.size()), 12);
+        QCOMPARE(story->participants[0].options.value(QStringLiteral("permits")).toInt(), 2);
+        QCOMPARE(story->participants[1].ttlSeconds, 3);
+        QCOMPARE(steps[0].action->kind, Kind::Call);
+        QCOMPARE(steps[0].action->arguments, QVariantList{5000});
+        QCOMPARE(steps[0].await.within, std::chrono::milliseconds(5000));
+        QCOMPARE(steps[1].action->arguments.size(), 2);
+        QCOMPARE(steps[2].action->kind, Kind::Fault);
+        QCOMPARE(steps[2].action->fault, QStringLiteral("delay"));
+        QCOMPARE(steps[2].action->delayMs, 300);
+        QCOMPARE(steps[3].action->fault, QStringLiteral("reset"));
+        QCOMPARE(steps[4].action->kind, Kind::Member);
+        QCOMPARE(steps[4].action->memberAction, QStringLiteral("pause"));
+        QCOMPARE(steps[4].action->member, QStringLiteral("m1"));
+        QCOMPARE(steps[6].action->member, QStringLiteral("leader"));
+        QCOMPARE(steps[7].action->memberAction, QStringLiteral("restart"));
+        QCOMPARE(steps[8].action->kind, Kind::Put);
+        QCOMPARE(steps[8].action->key, QStringLiteral("/demo/note"));
+        QCOMPARE(steps[8].action->value, QStringLiteral("hello"));
+        QCOMPARE(steps[9].action->kind, Kind::Read);
+        QCOMPARE(steps[9].action->keyOf, 0);
+        QCOMPARE(steps[9].await.keyOf, 0);
+        QCOMPARE(steps[10].action->kind, Kind::Intervene);
+        QCOMPARE(steps[10].action->intervention, QStringLiteral("breakHold"));
+        QCOMPARE(steps[10].await.spurious, std::optional<bool>(false));
+        QCOMPARE(steps[10].await.after, 0);
+        QVERIFY(steps[11].await.quiet);
+        QCOMPARE(steps[11].await.within, std::chrono::milliseconds(1000));
+        QVERIFY(steps[11].await.forbidden.isEmpty());
+        QVERIFY(!steps[11].action);
+    }
+
     void malformed_data()
     {
         QTest::addColumn<QByteArray>("from");
