@@ -310,8 +310,10 @@ private:
         if (found.isUndefined())
             return fallback;
         const double number = found.toDouble();
-        if (number != std::floor(number) || number < minimum || number > std::numeric_limits<int>::max())
+        if (number != std::floor(number) || number < minimum || number > std::numeric_limits<int>::max()) {
             fail(fieldPath(path, field), tr("%1 is not a whole number from %2").arg(number).arg(minimum));
+            return fallback;
+        }
         return int(number);
     }
 

@@ -179,6 +179,8 @@ private Q_SLOTS:
                                                            "\"quiet\", a time in which nothing forbidden happens)");
         QTest::newRow("a number as a string") << QByteArray("\"ttl\": 3") << QByteArray("\"ttl\": \"3\"")
                                               << QStringLiteral("6: participants[0].ttl: a string where a number belongs");
+        QTest::newRow("a TTL too long") << QByteArray("\"ttl\": 3") << QByteArray("\"ttl\": 1e12")
+                                        << QStringLiteral("6: participants[0].ttl: 1e+12 is not a whole number from 1");
         QTest::newRow("conclusion of an unknown step") << QByteArray("{seconds:aLocks:deleted}")
                                                        << QByteArray("{seconds:aLocks:gone}")
                                                        << QStringLiteral("27: conclusion: {seconds:aLocks:gone}: no step has the id \"gone\"");
