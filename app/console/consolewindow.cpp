@@ -103,15 +103,9 @@ bool ConsoleWindow::load(QString *error)
         return false;
     }
 
-    if (!m_settings.scenario.isEmpty()) {
-        const QStringList scenarios = m_window->property("scenarioNames").toStringList();
-        if (!scenarios.contains(m_settings.scenario)) {
-            *error = QStringLiteral("--scenario: no scenario named \"%1\"; there are %2")
-                         .arg(m_settings.scenario, scenarios.join(QLatin1String(", ")));
-            return false;
-        }
+    // main() has checked the scenario: a built-in name, or a story file it could read.
+    if (!m_settings.scenario.isEmpty())
         connect(m_window, SIGNAL(scenarioEnded(bool,QString)), this, SLOT(scenarioEnded(bool,QString)));
-    }
     const bool exitsByItself = !m_settings.screenshotFile.isEmpty() || m_settings.autoplay;
     if (m_settings.sandbox && exitsByItself) {
         // Nothing would end the run: the scenario never starts, the page never gets its data.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "consolewindow.h"
 
+#include <story.h>
+
 #include <exitcodes.h>
 #include <globaloptions.h>
 #include <shutdownsignals.h>
@@ -79,10 +81,11 @@ struct ConsoleOptions
                                            "Dark button turns it over"),
                             QStringLiteral("NAME")};
     QCommandLineOption scenario{QStringLiteral("scenario"),
-                                QStringLiteral("With --sandbox: run this guided scenario on the Timeline page: "
-                                               "lock-partition, spurious-barrier, registration-heal, leader-death, "
-                                               "operator-unsticks-a-deploy"),
-                                QStringLiteral("NAME")};
+                                QStringLiteral("With --sandbox: run this guided scenario on the Timeline page: a "
+                                               "built-in one (lock-partition, spurious-barrier, registration-heal, "
+                                               "leader-death, operator-unsticks-a-deploy, consumer-partition) or a "
+                                               "story file of your own (a path; its format is docs/scenarios.md)"),
+                                QStringLiteral("NAME|FILE")};
     QCommandLineOption autoplay{QStringLiteral("autoplay"),
                                 QStringLiteral("With --scenario: play every step without waiting for Next, and exit "
                                                "when the scenario ends: 0 when every step happened, 1 naming the step "
@@ -202,7 +205,19 @@ int main(int argc, char *argv[])
     if (!settings.scenario.isEmpty() && settings.client.readOnly)
         return usageError(QStringLiteral("--scenario writes to its sandbox, which --read-only forbids"));
     if (settings.scenario.isEmpty() && (settings.autoplay || !settings.exportEventsFile.isEmpty()))
-        return usageError(QStringLiteral("--autoplay and --export-events go with --scenario NAME"));
+        return usageError(QStringLiteral("--autoplay and --export-events go with --scenario"));
+    // A story file is read whole before anything starts: a mistake in it is the one line that
+    // ends the run, with its line and field, rather than a sandbox started for nothing.
+    if (!settings.scenario.isEmpty() && !Story::builtInNames().contains(settings.scenario)) {
+        const QFileInfo story(settings.scenario);
+        if (!story.exists()) {
+            return usageError(QStringLiteral("--scenario: no scenario named \"%1\"; there are %2, or give a story file's path")
+                                  .arg(settings.scenario, Story::builtInNames().join(QLatin1String(", "))));
+        }
+        settings.scenario = story.absoluteFilePath();
+        if (!Story::read(settings.scenario, &error))
+            return usageError(error);
+    }
     if (!settings.exportEventsFile.isEmpty())
         settings.exportEventsFile = QFileInfo(settings.exportEventsFile).absoluteFilePath();
     if (const QEtcd::Status declared = QEtcd::CoordinationLayouts::declare(parser.value(consoleOptions.layouts)); !declared)

@@ -39,10 +39,12 @@ namespace QEtcd {
 ///   left (a double barrier); registered, unregistered (a service instance, a transient key);
 ///   removedByOther (another client deleted a barrier, instance or transient key it kept, or
 ///   moved it to another lease: honoured, not put back; detail: what happened);
-///   enqueued, taken (a queue); error (detail: what failed). For holds, leadership and instances
+///   enqueued, taken (a queue); received (detail: "attempt N: value"; key: the claim),
+///   acknowledged, requeued, ackRefused (its claim was lost: someone else has the item), swept
+///   (a work queue); error (detail: what failed). For holds, leadership, instances and claims
 ///   the key is the participant's own key in etcd.
 /// - etcd as an unpartitioned observer sees it (participant = "etcd"; KeyEventRecorder): keyPut,
-///   keyDeleted.
+///   keyDeleted; keyRead (a scenario's read-back: detail, the value found).
 ///   A participant's loss is drawn against the keyDeleted of its key: the margin between them is
 ///   how long before etcd let anyone else in the participant knew.
 /// - faults on a participant's proxy (participant = its name): fault, detail pass, blackhole,

@@ -59,7 +59,7 @@ Rectangle {
             Label {
                 objectName: "scenarioNarration"
                 text: bar.scenario.state === Scenario.Failed ? bar.scenario.errorString
-                    : bar.readyToPlay ? qsTr("Play runs it step by step on the sandbox, with the timeline below: press Next after each step, or let Auto-play go on by itself.")
+                    : bar.readyToPlay ? bar.scenario.summary + "\n" + qsTr("Play runs it step by step on the sandbox, with the timeline below: press Next after each step, or let Auto-play go on by itself.")
                     : bar.scenario.narration
                 color: Theme.text
                 wrapMode: Text.Wrap
@@ -103,7 +103,8 @@ Rectangle {
         }
         Button {
             objectName: "scenarioPlay"
-            visible: bar.ended || bar.readyToPlay
+            // Not for a story file that could not be read: there is nothing to play.
+            visible: (bar.ended || bar.readyToPlay) && bar.scenario.stepCount > 0
             text: bar.readyToPlay ? qsTr("Play \u25B6") : qsTr("Run again")
             highlighted: bar.readyToPlay
             // The event log is the record of what happened before: cleared only when asked.

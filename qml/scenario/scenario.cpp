@@ -1,26 +1,28 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "scenario.h"
 
+#include "continuation_p.h"
 #include "sandbox.h"
-#include "scenarioscripts.h"
 
-#include <barrierparticipant.h>
 #include <clustermodel.h>
-#include <electionparticipant.h>
+#include <coordinationactions.h>
 #include <etcdclientitem.h>
 #include <eventlogmodel.h>
-#include <mutexparticipant.h>
-#include <serviceregistrationparticipant.h>
+
+#include <QEtcd/coordinationrecogniser.h>
+
+#include <algorithm>
+#include <array>
 
 using namespace std::chrono;
 using namespace QEtcd;
 
-// A participant of the scenario: its own client through its own fault link, and its recipes.
+// A participant of the scenario: its own client through its own fault link, and its recipe.
 struct Scenario::Actor
 {
     QPointer<FaultLink> link;
     std::unique_ptr<EtcdClientItem> client;
-    std::vector<std::unique_ptr<RecipeParticipant>> recipes;  // destroyed before the client
+    std::unique_ptr<RecipeParticipant> recipe;  // destroyed before the client
 };
 
 Scenario::Scenario(QObject *parent) : QObject(parent)
@@ -39,13 +41,20 @@ Scenario::~Scenario()
 
 QStringList Scenario::names()
 {
-    return ScenarioScripts::names();
+    return Story::builtInNames();
 }
 
 QString Scenario::titleOf(const QString &name)
 {
-    std::vector<Step> unused;
-    return ScenarioScripts::write(name, this, &unused);
+    static QHash<QString, QString> titles;  // the built-ins', read once
+    if (const auto known = titles.constFind(name); known != titles.cend())
+        return *known;
+    QString unused;
+    const std::optional<Story> story = Story::read(Story::fileOf(name), &unused);
+    const QString title = story ? story->title : QString();
+    if (Story::builtInNames().contains(name))
+        titles.insert(name, title);
+    return title;
 }
 
 void Scenario::setName(const QString &name)
@@ -54,10 +63,15 @@ void Scenario::setName(const QString &name)
         return;
     stop();
     m_name = name;
-    m_steps.clear();
-    m_conclusion = nullptr;
-    m_title = ScenarioScripts::write(name, this, &m_steps);
+    m_story = Story();
+    m_loadError.clear();
+    if (!name.isEmpty()) {
+        if (std::optional<Story> story = Story::read(Story::fileOf(name), &m_loadError))
+            m_story = std::move(*story);
+    }
     Q_EMIT nameChanged();
+    m_error = m_loadError;
+    setState(m_loadError.isEmpty() ? State::Idle : State::Failed);
 }
 
 void Scenario::setSandbox(Sandbox *sandbox)
@@ -106,20 +120,23 @@ void Scenario::setAutoplay(bool autoplay)
 QString Scenario::narration() const
 {
     if (m_state == State::Finished)
-        return m_conclusion ? m_conclusion() : tr("The scenario is over.");
-    return m_step >= 0 && m_step < stepCount() ? m_steps[m_step].narration : QString();
+        return m_story.conclusion.isEmpty() ? tr("The scenario is over.")
+                                            : m_story.concludedWith([this](int step) { return m_matches[step].monotonicMs; });
+    return m_step >= 0 && m_step < stepCount() ? m_story.steps[m_step].narration : QString();
 }
 
 QString Scenario::awaiting() const
 {
-    return m_state == State::Acting ? m_steps[m_step].expect.says : QString();
+    return m_state == State::Acting ? m_story.steps[m_step].await.says : QString();
 }
 
 bool Scenario::start()
 {
     stop();
     QString problem;
-    if (m_steps.empty())
+    if (!m_loadError.isEmpty())
+        problem = m_loadError;
+    else if (m_story.steps.empty())
         problem = tr("there is no scenario called \"%1\"; there are %2").arg(m_name, names().join(QLatin1String(", ")));
     else if (!m_sandbox || m_sandbox->state() != Sandbox::Running)
         problem = tr("scenarios run on the sandbox, and it is not running: start it first");
@@ -133,11 +150,11 @@ bool Scenario::start()
     m_error.clear();
     m_eventLog->clear();  // a fresh timeline: the events of this run, in its order
     m_etcdSide.setEventLog(m_eventLog);
-    m_etcdSide.setPrefix(prefix());
+    m_etcdSide.setPrefix(Story::prefix());
     m_client = std::make_unique<Client>(ClientOptions::fromEndpoints(m_sandbox->clientUrls()));
     m_etcdSide.setClient(m_client.get());
-    m_matches.assign(m_steps.size(), Match());
-    m_matchedAt.assign(m_steps.size(), -1);
+    m_matches.assign(m_story.steps.size(), Match());
+    m_matchedAt.assign(m_story.steps.size(), -1);
     m_step = 0;
     runStep();
     return true;
@@ -173,12 +190,12 @@ void Scenario::runStep()
         Q_EMIT finished(true, narration());
         return;
     }
-    const Step &step = m_steps[m_step];
+    const Story::Step &step = m_story.steps[m_step];
     m_eventLog->append(QStringLiteral("scenario"), QStringLiteral("step"), step.narration);
     setState(State::Acting);
-    if (step.act)
-        step.act();
-    m_deadline.start(step.expect.within);
+    if (step.action)
+        act(*step.action);
+    m_deadline.start(step.await.within);
     check();
 }
 
@@ -186,9 +203,10 @@ void Scenario::check()
 {
     if (m_state != State::Acting || !m_eventLog)
         return;
-    const Expectation &expect = m_steps[m_step].expect;
+    const Story::Await &expect = m_story.steps[m_step].await;
     const QList<EventLogModel::Event> events = m_eventLog->events();
-    const bool quiet = !expect.forbidden.isEmpty();
+    const bool quiet = expect.quiet;
+    const QString key = keyOf(expect.key, expect.keyOf);
     const int cause = expect.after >= 0 ? expect.after : m_step - 1;
     const qsizetype from = cause >= 0 ? m_matchedAt[cause] + 1 : 0;
     for (qsizetype i = from; i < events.size(); ++i) {
@@ -201,7 +219,7 @@ void Scenario::check()
             continue;
         }
         if (event.kind != expect.kind || (!expect.detail.isEmpty() && event.detail != expect.detail)
-            || (expect.spurious && event.spurious != *expect.spurious) || (expect.key && event.key != expect.key()))
+            || (expect.spurious && event.spurious != *expect.spurious) || (!key.isEmpty() && event.key != key))
             continue;
         m_matchedAt[m_step] = i;
         return matched({event.key, event.monotonicMs});
@@ -227,7 +245,7 @@ void Scenario::matched(const Match &match)
 void Scenario::fail(const QString &why)
 {
     m_deadline.stop();
-    m_error = tr("step %1 of %2 (%3): %4").arg(m_step + 1).arg(stepCount()).arg(m_steps[m_step].narration, why);
+    m_error = tr("step %1 of %2 (%3): %4").arg(m_step + 1).arg(stepCount()).arg(m_story.steps[m_step].narration, why);
     m_eventLog->append(QStringLiteral("scenario"), QStringLiteral("stepFailed"), m_error);
     setState(State::Failed);
     Q_EMIT finished(false, m_error);
@@ -239,22 +257,10 @@ void Scenario::setState(State state)
     Q_EMIT progressChanged();
 }
 
-QString Scenario::matchedKey(int step) const
+// The key given, or that of the event step matched.
+QString Scenario::keyOf(const QString &key, int step) const
 {
-    return step >= 0 && step < int(m_matches.size()) ? m_matches[step].key : QString();
-}
-
-qint64 Scenario::matchedTime(int step) const
-{
-    return step >= 0 && step < int(m_matches.size()) ? m_matches[step].monotonicMs : 0;
-}
-
-int Scenario::memberIndex(const QString &memberName)
-{
-    // The sandbox names its members m0, m1, m2.
-    bool isNumber = false;
-    const int index = memberName.startsWith(QLatin1Char('m')) ? memberName.mid(1).toInt(&isNumber) : -1;
-    return isNumber ? index : -1;
+    return step >= 0 && step < int(m_matches.size()) ? m_matches[step].key : key;
 }
 
 Scenario::Actor &Scenario::actor(const QString &name)
@@ -273,47 +279,126 @@ Scenario::Actor &Scenario::actor(const QString &name)
     return *actor;
 }
 
-FaultLink *Scenario::linkOf(const QString &participantName)
+// A step's action, as the console's own controls would do it.
+void Scenario::act(const Story::Action &action)
 {
-    return actor(participantName).link;
-}
-
-template <class Participant>
-Participant *Scenario::recipe(const QString &participantName, const QString &path, int ttlSeconds)
-{
-    Actor &owner = actor(participantName);
-    for (const auto &recipe : owner.recipes) {
-        if (auto *found = qobject_cast<Participant *>(recipe.get()))
-            return found;
+    using Kind = Story::Action::Kind;
+    switch (action.kind) {
+    case Kind::Call: return call(action);
+    case Kind::Fault: {
+        FaultLink *link = actor(action.participant).link;
+        if (action.fault == QLatin1String("blackhole"))
+            link->blackhole();
+        else if (action.fault == QLatin1String("delay"))
+            link->delay(action.delayMs);
+        else if (action.fault == QLatin1String("reset"))
+            link->reset();
+        else
+            link->pass();
+        return;
     }
-    auto *participant = new Participant;
-    owner.recipes.emplace_back(participant);
-    participant->setParticipantName(participantName);
-    participant->setEventLog(m_eventLog);
-    participant->setClientId(participantName);
-    participant->setClient(owner.client.get());
-    participant->setPath(path);
-    participant->setTtl(ttlSeconds);
-    Q_EMIT participantCreated(participantName, participant);
-    return participant;
+    case Kind::Member: return actOnMember(action.member, action.memberAction);
+    case Kind::Put:
+        if (m_client)
+            m_client->put(keyOf(action.key, action.keyOf).toUtf8(), action.value.toUtf8());
+        return;
+    case Kind::Read: return read(keyOf(action.key, action.keyOf));
+    case Kind::Intervene: return intervene(action.intervention, action.path);
+    }
 }
 
-MutexParticipant *Scenario::mutex(const QString &participantName, const QString &path, int ttlSeconds)
+// The participant's recipe, made on first use with the story's settings, then the method the
+// story names; the story was checked when read, so the method is there and takes the arguments.
+void Scenario::call(const Story::Action &action)
 {
-    return recipe<MutexParticipant>(participantName, path, ttlSeconds);
+    Actor &owner = actor(action.participant);
+    if (!owner.recipe) {
+        const Story::Participant &spec = *m_story.participant(action.participant);
+        owner.recipe = Story::makeRecipe(spec);
+        RecipeParticipant *participant = owner.recipe.get();
+        participant->setParticipantName(spec.name);
+        participant->setEventLog(m_eventLog);
+        participant->setClientId(spec.name);
+        participant->setClient(owner.client.get());
+        participant->setPath(spec.path);
+        participant->setTtl(spec.ttlSeconds);
+        for (auto option = spec.options.cbegin(); option != spec.options.cend(); ++option)
+            participant->setProperty(option.key().toLatin1().constData(), option.value());
+        Q_EMIT participantCreated(spec.name, participant);
+    }
+    const QMetaMethod method = Story::methodOf(owner.recipe.get(), action);
+    QVariantList arguments = action.arguments;
+    std::array<QGenericArgument, 3> passed;
+    for (int i = 0; i < method.parameterCount(); ++i) {
+        arguments[i].convert(method.parameterMetaType(i));
+        passed[i] = QGenericArgument(method.parameterMetaType(i).name(), arguments[i].constData());
+    }
+    method.invoke(owner.recipe.get(), Qt::DirectConnection, passed[0], passed[1], passed[2]);
 }
 
-BarrierParticipant *Scenario::barrier(const QString &participantName, const QString &path, int ttlSeconds)
+void Scenario::actOnMember(const QString &member, const QString &memberAction)
 {
-    return recipe<BarrierParticipant>(participantName, path, ttlSeconds);
+    if (!m_sandbox)
+        return;
+    const QString name = member == QLatin1String("leader") ? (m_cluster ? m_cluster->leaderName() : QString()) : member;
+    // The sandbox names its members m0, m1, m2.
+    bool isNumber = false;
+    const int index = name.startsWith(QLatin1Char('m')) ? name.mid(1).toInt(&isNumber) : -1;
+    static const QHash<QString, bool (Sandbox::*)(int)> actions{
+        {QStringLiteral("stop"), &Sandbox::stopMember},       {QStringLiteral("kill"), &Sandbox::killMember},
+        {QStringLiteral("pause"), &Sandbox::pauseMember},     {QStringLiteral("resume"), &Sandbox::resumeMember},
+        {QStringLiteral("restart"), &Sandbox::restartMember},
+    };
+    (m_sandbox->*actions.value(memberAction))(isNumber ? index : -1);
 }
 
-ElectionParticipant *Scenario::election(const QString &participantName, const QString &path, int ttlSeconds)
+// What etcd holds under key, read through the scenario's own client and logged as etcd's
+// "keyRead" with the value (or why there is none) as its detail: the story's end state, checked.
+void Scenario::read(const QString &key)
 {
-    return recipe<ElectionParticipant>(participantName, path, ttlSeconds);
+    if (!m_client)
+        return;
+    Internal::thenOn(m_client->get(key.toUtf8()), this, [this, key](const RangeResult &read) {
+        const QString found = !read.status ? tr("not read: %1").arg(read.status.message())
+                            : read.kvs.isEmpty() ? tr("no such key")
+                                                 : QString::fromUtf8(read.kvs.constFirst().value);
+        if (m_eventLog)
+            m_eventLog->append(QStringLiteral("etcd"), QStringLiteral("keyRead"), found, false, key);
+    });
 }
 
-ServiceRegistrationParticipant *Scenario::service(const QString &participantName, const QString &path, int ttlSeconds)
+// An operator's intervention on the object at path, as its card on the Coordination page does
+// it: the object as the page recognises it, the entry the card would offer first (the holder,
+// the leader, the barrier's owner), then CoordinationActions, which logs what it did.
+void Scenario::intervene(const QString &intervention, const QString &path)
 {
-    return recipe<ServiceRegistrationParticipant>(participantName, path, ttlSeconds);
+    if (!m_client)
+        return;
+    RangeOptions everyKey;
+    everyKey.range = KeyRange::prefix();
+    Internal::thenOn(m_client->get(path.toUtf8(), everyKey), this, [this, intervention, path](const RangeResult &read) {
+        const QList<CoordinationObject> objects = read.status ? CoordinationRecogniser::recognise(read.kvs)
+                                                              : QList<CoordinationObject>();
+        const auto object = std::find_if(objects.cbegin(), objects.cend(), [&path](const CoordinationObject &object) {
+            return object.path == path.toUtf8() && !object.holders.isEmpty();
+        });
+        if (object == objects.cend()) {
+            if (m_eventLog)
+                m_eventLog->append(QStringLiteral("operator"), QStringLiteral("interventionFailed"),
+                                   tr("%1: nothing at %2 that the Coordination page could act on").arg(intervention, path));
+            return;
+        }
+        static const QHash<QString, CoordinationActions::Action> actions{
+            {QStringLiteral("breakHold"), CoordinationActions::Action::BreakHold},
+            {QStringLiteral("removeEntry"), CoordinationActions::Action::RemoveEntry},
+            {QStringLiteral("liftBarrier"), CoordinationActions::Action::LiftBarrier},
+            {QStringLiteral("forceReelection"), CoordinationActions::Action::ForceReelection},
+            {QStringLiteral("releaseRound"), CoordinationActions::Action::ReleaseRound},
+        };
+        auto *operatorActions = new CoordinationActions(this);
+        operatorActions->setClient(m_client.get());
+        operatorActions->setEventLog(m_eventLog);
+        connect(operatorActions, &CoordinationActions::finished, operatorActions, &QObject::deleteLater);
+        operatorActions->run(actions.value(intervention), path, object->holders.first());
+    });
 }

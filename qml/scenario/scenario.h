@@ -6,6 +6,8 @@
 #include <keyeventrecorder.h>
 #include <participant.h>
 
+#include "story.h"
+
 #include <QEtcd/client.h>
 
 #include <QtCore/QObject>
@@ -14,38 +16,30 @@
 #include <QtCore/QTimer>
 #include <QtQml/qqmlregistration.h>
 
-#include <chrono>
-#include <functional>
 #include <map>
 #include <memory>
-#include <optional>
 
-namespace QEtcd {
-class BarrierParticipant;
-class ElectionParticipant;
-class MutexParticipant;
-class ServiceRegistrationParticipant;
-}
 class FaultLink;
 class Sandbox;
 
-// A narrated script on the sandbox: each step says what happens, does it (lock, cut off, kill
-// a member…), and waits for the event that proves it happened, in order, in the event log.
-// With autoplay it goes on by itself; otherwise next() moves on. A step whose event does not
-// come in time fails the scenario with the step named.
+// A narrated story on the sandbox, read from its file (docs/scenarios.md; the built-in ones are
+// Qt resources): each step says what happens, does it (lock, cut off, kill a member…), and
+// waits for the event that proves it happened, in order, in the event log. With autoplay it
+// goes on by itself; otherwise next() moves on. A step whose event does not come in time fails
+// the scenario with the step named.
 //
-// The scripts themselves (lock-partition, spurious-barrier, registration-heal, leader-death)
-// are in scenarioscripts.cpp; their participants are the scenario's own, each its own client
-// behind its own fault link, and write to the same event log as everything else. What the
-// scenario itself reads and writes (etcd's side of the story, an operator's put) goes through
-// a client of its own to the sandbox's members, never through the window's: a user who switches
-// the window to a real cluster mid-scenario must not have the story write there.
+// The story's participants are the scenario's own, each its own client behind its own fault
+// link, and write to the same event log as everything else. What the scenario itself reads and
+// writes (etcd's side of the story, an operator's put) goes through a client of its own to the
+// sandbox's members, never through the window's: a user who switches the window to a real
+// cluster mid-scenario must not have the story write there.
 class Scenario : public QObject
 {
     Q_OBJECT
     QML_ELEMENT
     Q_PROPERTY(QString name READ name WRITE setName NOTIFY nameChanged)
     Q_PROPERTY(QString title READ title NOTIFY nameChanged)
+    Q_PROPERTY(QString summary READ summary NOTIFY nameChanged)
     Q_PROPERTY(QStringList names READ names CONSTANT)
     Q_PROPERTY(Sandbox *sandbox READ sandbox WRITE setSandbox NOTIFY sandboxChanged)
     Q_PROPERTY(QEtcd::ClusterModel *cluster READ cluster WRITE setCluster NOTIFY clusterChanged)
@@ -64,41 +58,21 @@ public:
     enum class State { Idle, Acting, Ready, Finished, Failed };
     Q_ENUM(State)
 
-    // What a step waits for: the next event (after the previous step's) from participant of
-    // this kind; key, detail and spurious must match when given. A quiet step instead waits
-    // `within` and fails if any of the forbidden kinds from participant happens meanwhile.
-    struct Expectation
-    {
-        QString participant;  // empty: anyone
-        QString kind;
-        std::function<QString()> key;
-        QString detail;
-        std::optional<bool> spurious;
-        std::chrono::milliseconds within{20000};
-        QStringList forbidden;  // a quiet step: none of these kinds from participant (empty: anyone)
-        QString says;           // what is awaited, for people ("A is told it lost the lock")
-        // The step whose event this one's must follow in the log; -1: the step before. Events
-        // two observers see at once (etcd deleting a key, the next holder acquiring) may reach
-        // the log in either order, so both follow the cause instead.
-        int after = -1;
-    };
-    struct Step
-    {
-        QString narration;
-        std::function<void()> act;
-        Expectation expect;
-    };
-
     explicit Scenario(QObject *parent = nullptr);
     ~Scenario() override;
     Q_DISABLE_COPY_MOVE(Scenario)
 
+    // The built-in stories' names, in the order a menu lists them.
     static QStringList names();
-    // The title of a scenario by name ("A lock holder is partitioned"); empty for an unknown one.
+    // The title of a built-in story by name, or of the story in a file ("A lock holder is
+    // partitioned"); empty for one that cannot be read.
     Q_INVOKABLE QString titleOf(const QString &name);
+    // A built-in story's name, or a story file's path or file: URL. A file that cannot be read
+    // leaves the scenario Failed, with errorString naming its line and field, and no steps.
     QString name() const { return m_name; }
     void setName(const QString &name);
-    QString title() const { return m_title; }
+    QString title() const { return m_story.title; }
+    QString summary() const { return m_story.summary; }
     Sandbox *sandbox() const { return m_sandbox; }
     void setSandbox(Sandbox *sandbox);
     // The scenario's own client to the sandbox, while a run lasts; null otherwise.
@@ -111,34 +85,17 @@ public:
     void setAutoplay(bool autoplay);
     State state() const { return m_state; }
     int step() const { return m_step; }
-    int stepCount() const { return int(m_steps.size()); }
+    int stepCount() const { return int(m_story.steps.size()); }
     QString narration() const;
     QString awaiting() const;
     QString errorString() const { return m_error; }
 
     // Clears the event log, makes fresh participants and runs the first step; false (with
-    // errorString) without a running sandbox, a known name or an event log.
+    // errorString) without a running sandbox, a readable story or an event log.
     Q_INVOKABLE bool start();
     Q_INVOKABLE void next();
     // Ends the run and lets the participants go.
     Q_INVOKABLE void stop();
-
-    // For the scripts: the scenario's participant `name`, made on first use behind its own
-    // fault link, and its recipes, one of each kind, made on first use.
-    QEtcd::MutexParticipant *mutex(const QString &participantName, const QString &path, int ttlSeconds);
-    QEtcd::BarrierParticipant *barrier(const QString &participantName, const QString &path, int ttlSeconds);
-    QEtcd::ElectionParticipant *election(const QString &participantName, const QString &path, int ttlSeconds);
-    QEtcd::ServiceRegistrationParticipant *service(const QString &participantName, const QString &path,
-                                                   int ttlSeconds);
-    FaultLink *linkOf(const QString &participantName);
-    // The key of the event a step matched, for steps that wait on the same key later.
-    QString matchedKey(int step) const;
-    qint64 matchedTime(int step) const;
-    static int memberIndex(const QString &memberName);
-    void setConclusion(std::function<QString()> conclusion) { m_conclusion = std::move(conclusion); }
-
-    // Every scenario's keys live under this prefix, which the scenario watches as etcd sees it.
-    static QString prefix() { return QStringLiteral("/demo/"); }
 
 Q_SIGNALS:
     void nameChanged();
@@ -160,8 +117,12 @@ private:
     };
 
     Actor &actor(const QString &name);
-    template <class Participant>
-    Participant *recipe(const QString &participantName, const QString &path, int ttlSeconds);
+    void act(const Story::Action &action);
+    void call(const Story::Action &action);
+    void actOnMember(const QString &member, const QString &memberAction);
+    void read(const QString &key);
+    void intervene(const QString &intervention, const QString &path);
+    QString keyOf(const QString &key, int step) const;
     void runStep();
     void check();
     void matched(const Match &match);
@@ -169,9 +130,8 @@ private:
     void setState(State state);
 
     QString m_name;
-    QString m_title;
-    std::vector<Step> m_steps;
-    std::function<QString()> m_conclusion;
+    Story m_story;
+    QString m_loadError;  // why the story named could not be read
     QPointer<Sandbox> m_sandbox;
     std::unique_ptr<QEtcd::Client> m_client;  // to the sandbox's members, from start() to stop()
     QPointer<QEtcd::ClusterModel> m_cluster;

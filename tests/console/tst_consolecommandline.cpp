@@ -52,8 +52,12 @@ private Q_SLOTS:
         QTest::newRow("unknown page") << QStringList{"--page", "nosuch"} << "--page: no page named \"nosuch\"";
         QTest::newRow("unknown scenario") << QStringList{"--sandbox", "--scenario", "nosuch"}
                                           << "--scenario: no scenario named \"nosuch\"; there are lock-partition";
-        QTest::newRow("autoplay alone") << QStringList{"--autoplay"} << "go with --scenario NAME";
-        QTest::newRow("export without scenario") << QStringList{"--export-events", "x.jsonl"} << "go with --scenario NAME";
+        // A story file with a mistake: refused before the sandbox starts, its line and field named.
+        QTest::newRow("malformed story file")
+            << QStringList{"--sandbox", "--scenario", qEnvironmentVariable("QETCD_SOURCE_DIR") + "/tests/console/stories/misspelt-action.json"}
+            << "misspelt-action.json:16: steps[1].action.do: unknown action \"blackhol\" (known: call, blackhole,";
+        QTest::newRow("autoplay alone") << QStringList{"--autoplay"} << "go with --scenario";
+        QTest::newRow("export without scenario") << QStringList{"--export-events", "x.jsonl"} << "go with --scenario";
         QTest::newRow("read-only and writable") << QStringList{"--read-only", "--writable"} << "contradict";
         QTest::newRow("scenario read-only") << QStringList{"--sandbox", "--scenario", "lock-partition", "--read-only"}
                                             << "which --read-only forbids";
@@ -83,7 +87,7 @@ private Q_SLOTS:
         QVERIFY2(!error.contains(QLatin1String("s3cret")), qPrintable(error));
     }
 
-    // The help names the new flags and the exit code the usage errors use.
+    // The help names the new flags, the exit code the usage errors use, and story files.
     void helpNamesWritableAndTheExitCode()
     {
         const Run run = console({"--help"});
@@ -91,6 +95,8 @@ private Q_SLOTS:
         QVERIFY2(run.out.contains("--writable") && run.out.contains("--read-only"), run.out.constData());
         QVERIFY2(!run.out.contains("USER:PASSWORD") && !run.out.contains("USER[:PASSWORD]"), run.out.constData());
         QVERIFY2(!run.out.contains("--insecure-skip-tls-verify"), run.out.constData());
+        // --scenario takes a story file too, and says where its format is.
+        QVERIFY2(run.out.contains("--scenario <NAME|FILE>") && run.out.contains("docs/scenarios.md"), run.out.constData());
     }
 
     // --screenshot when nothing answers: exit 1 and one line naming the endpoint, no picture.

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Each guided scenario run as a user would script it: `qetcd-console --sandbox --scenario NAME
+// Each guided scenario run as a user would script it: `qetcd-console --sandbox --scenario NAME|FILE
 // --autoplay --export-events FILE`, offscreen, to its end, as the documentation gives it and
 // again with `--screenshot`. The exported event log must tell the scenario's story in order,
 // with nothing the story forbids; for a partitioned lock holder, the loss strictly before etcd
@@ -12,6 +12,7 @@
 
 #include <QtCore/QDir>
 #include <QtCore/QFile>
+#include <QtCore/QFileInfo>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QProcess>
@@ -123,6 +124,14 @@ private Q_SLOTS:
                                   {"job-2 pending", "job-2 barrierLifted"},
                                   {"job-2 pending", "deployer removedByOther"}}
             << QStringList{"* leaseFailed", "* lost", "* leaseExpired", "deployer barrierSet", "* interventionFailed"};
+        // A story of one's own, run from its file (`--scenario FILE`): the built-in
+        // consumer-partition is one, written without C++. A's claim goes with its lease (etcd
+        // deletes it), and B's redelivery is seen after the cut, like the deletion.
+        QTest::newRow("consumer-partition, from its file")
+            << QStringLiteral("%1/qml/scenario/stories/consumer-partition.json").arg(qEnvironmentVariable("QETCD_SOURCE_DIR")) << true
+            << QList<QStringList>{{"producer enqueued", "A received", "B pending", "A fault", "etcd keyDeleted"},
+                                  {"A fault", "B received", "A fault", "A ackRefused", "B acknowledged"}}
+            << QStringList{"* leaseFailed", "A received", "B received", "A acknowledged", "B ackRefused"};
     }
 
     void scenario()
@@ -131,8 +140,10 @@ private Q_SLOTS:
         QFETCH(bool, screenshot);
         QFETCH(QList<QStringList>, stories);
         QFETCH(QStringList, exclusive);
-        const QString events = m_scratch.filePath(name + (screenshot ? QStringLiteral(".jsonl") : QStringLiteral("-documented.jsonl")));
-        const QString picture = QDir(m_outputDir).filePath(QStringLiteral("scenario-%1.png").arg(name));
+        // A built-in's name, or a story file's base name.
+        const QString story = QFileInfo(name).completeBaseName();
+        const QString events = m_scratch.filePath(story + (screenshot ? QStringLiteral(".jsonl") : QStringLiteral("-documented.jsonl")));
+        const QString picture = QDir(m_outputDir).filePath(QStringLiteral("scenario-%1.png").arg(story));
         QStringList arguments{QStringLiteral("--sandbox"), QStringLiteral("--scenario"), name, QStringLiteral("--autoplay"),
                               QStringLiteral("--export-events"), events};
         if (screenshot) {
@@ -245,6 +256,19 @@ private Q_SLOTS:
                 QVERIFY2(!lifted.spurious && lifted.detail.contains(QLatin1String("deleted by someone else")),
                          qPrintable(lifted.detail));
             }
+        }
+        if (story == QLatin1String("consumer-partition")) {
+            // The job's first delivery was A's, its claim the key etcd deleted; B's was the second,
+            // of the same claim key; A's acknowledgement was refused for the lost claim.
+            const Event &first = log[found[0][1]];
+            const Event &deleted = log[found[0][4]];
+            const Event &second = log[found[1][1]];
+            QCOMPARE(first.detail, QStringLiteral("attempt 1: resize photo 42"));
+            QVERIFY2(first.key.startsWith(QLatin1String("/demo/jobs/claims/")), qPrintable(first.key));
+            QCOMPARE(deleted.key, first.key);
+            QCOMPARE(second.detail, QStringLiteral("attempt 2: resize photo 42"));
+            QCOMPARE(second.key, first.key);
+            QVERIFY2(log[found[1][3]].detail.contains(QLatin1String("was lost")), qPrintable(log[found[1][3]].detail));
         }
         if (name == QLatin1String("registration-heal")) {
             // etcd is left with the operator's value under A's instance key, read back at the end.

@@ -30,6 +30,14 @@ Item {
         id: scenarioBarComponent
         ScenarioBar { width: 1000; sandboxRunning: true }
     }
+    Component {
+        id: scenarioComponent
+        Scenario {}
+    }
+    Component {
+        id: scenarioMenuComponent
+        ScenarioMenu {}
+    }
     EventLogModel { id: playLog }
     Scenario { id: playScenario; name: "lock-partition"; eventLog: playLog }
     Component {
@@ -307,6 +315,47 @@ Item {
                     "nothing written to the window's cluster")
             sandbox.stop()
             tryCompare(sandbox, "state", Sandbox.Stopped, startTimeout)
+        }
+
+        // Every built-in story is a file among the console's resources that reads: the menu has
+        // a title for each. Open story… hands the picked file on as a local path.
+        function test_theMenuOffersTheBuiltInStoriesAndAFileOfOnesOwn() {
+            const scenario = playScenario  // outlives the menu, whose items read it
+            const menu = createTemporaryObject(scenarioMenuComponent, root, { scenario: scenario })
+            compare(scenario.names.length, 6)
+            for (const name of scenario.names)
+                verify(scenario.titleOf(name).length > 0, name)
+            compare(scenario.titleOf("consumer-partition"), "A consumer is partitioned mid-claim")
+            const chosen = createTemporaryQmlObject("import QtTest; SignalSpy { signalName: \"chosen\" }", root)
+            chosen.target = menu
+            const file = Qt.resolvedUrl("../console/stories/misspelt-action.json")
+            menu.storyPicker.selectedFile = file
+            menu.storyPicker.accepted()
+            compare(chosen.count, 1)
+            compare("file://" + chosen.signalArguments[0][0], file.toString())
+        }
+
+        // A story file that cannot be read (picked with Open story…): the bar says where it is
+        // wrong, offers nothing to play, and nothing starts.
+        function test_aStoryThatCannotBeReadStartsNothing() {
+            // Temporary objects go in the order they came: the bar before the scenario it reads.
+            const bar = createTemporaryObject(scenarioBarComponent, root, { scenario: playScenario })
+            const log = createTemporaryObject(eventLogComponent, root)
+            const scenario = createTemporaryObject(scenarioComponent, root, { eventLog: log })
+            bar.scenario = scenario
+            const file = Qt.resolvedUrl("../console/stories/misspelt-action.json")
+            scenario.name = file
+            compare(scenario.state, Scenario.Failed)
+            compare(scenario.stepCount, 0)
+            const where = decodeURIComponent(file.toString().replace(/^file:\/\//, ""))
+            compare(scenario.errorString, where + ":16: steps[1].action.do: unknown action \"blackhol\" (known: call, "
+                    + "blackhole, delay, reset, pass, stop, kill, pause, resume, restart, put, read, intervene)")
+            verify(bar.visible)
+            compare(findChild(bar, "scenarioNarration").text, scenario.errorString)
+            verify(!findChild(bar, "scenarioPlay").visible, "nothing to play")
+            verify(!scenario.start())
+            compare(scenario.state, Scenario.Failed)
+            compare(log.count, 0, "nothing started")
         }
 
         // Play clears the event log: with events in it, only once confirmed.
