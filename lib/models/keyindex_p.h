@@ -15,6 +15,7 @@
 #include <QtCore/QPointer>
 #include <QtCore/QTimer>
 
+#include <deque>
 #include <optional>
 #include <vector>
 
@@ -27,11 +28,28 @@ struct KeyEntry
     qint64 modRevision = 0;
     qint64 version = 0;
     qint64 lease = 0;
-    qint64 changedAtMs = 0;  // ms since the epoch the watch last changed it; 0: loaded by a page
 };
 
 // A lease ID in hex, as etcdctl prints it; empty for none.
 QString leaseHex(qint64 lease);
+
+// Where the index keeps its keys' bytes: a key of its own heap block costs Qt's header and the
+// allocator's on top of its bytes, more than the bytes of a typical key, a million times over.
+// keep() copies a key into a shared block and returns a QByteArray on that copy, which holds a
+// reference to the block like any shared QByteArray: a copy of it outlives the index safely, and
+// the block goes with its last key. Each copy ends in '\0' as every QByteArray's data does.
+class QETCD_QUICK_EXPORT KeyBlocks
+{
+public:
+    QByteArray keep(const QByteArray &key);
+    // Later keys go to a new block; the old ones go as their keys do.
+    void startAfresh() { m_block = {}; }
+
+private:
+    static constexpr qsizetype BlockBytes = 64 * 1024;
+    QByteArray::DataPointer m_block;
+    qsizetype m_used = 0;
+};
 
 class KeyIndex : public QObject
 {
@@ -57,6 +75,10 @@ public:
     void fetchMore();
 
     const std::vector<KeyEntry> &entries() const { return m_entries; }
+    // When the watch last changed key, in ms since the epoch; 0 when not since the keys were
+    // loaded, or not lately: a view flashes a change it hears of, and a field in every entry
+    // would cost a million keys 8 MB for the few that just changed.
+    qint64 changedAtMs(const QByteArray &key) const { return m_changedAtMs.value(key); }
     // Every key is in; else the next page starts at continuation().
     bool isComplete() const { return m_complete; }
     QByteArray continuation() const { return m_continuation; }
@@ -96,6 +118,7 @@ private:
     // A key appeared (1) or went (-1) where the keys are loaded: total follows.
     void countedChange(int keys);
     void apply(const WatchEvent &event);
+    void noteChanged(const QByteArray &key);
     void setStatus(ModelStatus::Status status, const QString &error = {});
     QByteArray startKey() const;
     void fetchSelected();
@@ -104,12 +127,22 @@ private:
     QPointer<Client> m_client;
     QByteArray m_prefix;
     static constexpr int MaxPageKeys = 32768;  // keys only: a few MiB at most per answer
+    // Room set aside at the first page; beyond it the entries grow as they come.
+    static constexpr qint64 MaxReservedEntries = 4 * 1024 * 1024;
+    // A listing this long gives the memory its pages took back to the system when it ends.
+    static constexpr size_t ManyKeys = 100000;
     int m_pageSize = 1000;
     qint64 m_revision = 0;
     int m_limit = 1000;  // the next page's
     int m_limitCeiling = MaxPageKeys;  // lowered when a page outgrew the receive limit
     quint64 m_generation = 0;
     std::vector<KeyEntry> m_entries;
+    KeyBlocks m_keyBlocks;
+    // The keys the watch changed, kept from one change to the next for ChangeMemoryMs at least,
+    // in the order they changed so that the stale ones go first.
+    static constexpr qint64 ChangeMemoryMs = 5000;
+    QHash<QByteArray, qint64> m_changedAtMs;
+    std::deque<std::pair<qint64, QByteArray>> m_changes;
     QByteArray m_continuation;  // where the next page starts; empty once every key is in
     bool m_complete = false;
     bool m_fetching = false;

@@ -7,6 +7,7 @@
 #include "sortedmerge_p.h"
 #include "valuedescription_p.h"
 
+#include <QtCore/QDateTime>
 #include <QtCore/QPromise>
 #include <QtCore/QThreadPool>
 
@@ -180,6 +181,7 @@ void KeyModel::setPaused(bool paused)
         return;
     if (paused) {
         m_frozen = std::make_unique<std::vector<KeyEntry>>(m_index->entries());
+        m_frozenAtMs = QDateTime::currentMSecsSinceEpoch();
         m_frozenSelected = m_liveSelected;
         m_selectionPending = false;
         Q_EMIT pausedChanged();
@@ -452,8 +454,10 @@ QVariant KeyModel::data(const QModelIndex &index, int role) const
         return entry.version;
     case LeaseRole:
         return leaseHex(entry.lease);
-    case ChangedAtRole:
-        return entry.changedAtMs;
+    case ChangedAtRole: {
+        const qint64 changedAt = m_index->changedAtMs(entry.key);
+        return m_frozen && changedAt > m_frozenAtMs ? 0 : changedAt;
+    }
     case MarkedRole:
         return m_marked.count(entry.key) > 0;
     }

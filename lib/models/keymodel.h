@@ -82,8 +82,9 @@ public:
         ModRevisionRole,     ///< `modRevision`.
         VersionRole,         ///< `version`.
         LeaseRole,        ///< `lease`: hex, as etcdctl prints it; empty without a lease.
-        /// `changedAt`: ms since the epoch the watch last changed it (0: not since loading), to
-        /// flash.
+        /// `changedAt`: ms since the epoch the watch last changed it, to flash; 0 when not since
+        /// loading, not lately (a change is remembered a few seconds at least), or, while paused,
+        /// only after the rows were frozen.
         ChangedAtRole,
         MarkedRole,  ///< `marked`: the key is in markedKeys.
     };
@@ -223,6 +224,7 @@ private:
     friend class KeySearchModel;  // searches the keys loaded before it reads the rest
     // The rows shown while paused; null while live. The index goes on underneath.
     std::unique_ptr<std::vector<Internal::KeyEntry>> m_frozen;
+    qint64 m_frozenAtMs = 0;  // when the rows were frozen: later changes are not theirs
     QVariantMap m_liveSelected;  // what selected() returns while live: made once per revision
     bool m_describing = false;  // a value is being described on the thread pool
     bool m_describeAgain = false;  // a newer revision came meanwhile

@@ -40,6 +40,7 @@ struct KeyTreeModel::Node
     bool isKey = false;
     bool isFolder = false;  // keys exist below path + '/' (the root: below the prefix)
     KeyEntry entry;         // when isKey
+    qint64 changedAtMs = 0;  // when the watch last changed the key, ms since the epoch
     qint64 keyCount = -1;
     // A folder is counted once a view shows its count, and again after changes below it.
     mutable bool countAsked = false;
@@ -241,7 +242,7 @@ void KeyTreeModel::onPage(const QByteArray &path, quint64 generation, const Rang
         if (found.key) {
             child->isKey = true;
             const KeyValue &kv = *found.key;
-            child->entry = {kv.key, kv.createRevision, kv.modRevision, kv.version, kv.lease, 0};
+            child->entry = {kv.key, kv.createRevision, kv.modRevision, kv.version, kv.lease};
         }
         child->isFolder = child->isFolder || found.folder;
         if (!child->isFolder)
@@ -395,14 +396,15 @@ bool KeyTreeModel::apply(const WatchEvent &event)
         }
         if (put) {
             child->isKey = true;
-            child->entry = {key, event.kv.createRevision, event.kv.modRevision, event.kv.version, event.kv.lease,
-                            QDateTime::currentMSecsSinceEpoch()};
+            child->entry = {key, event.kv.createRevision, event.kv.modRevision, event.kv.version, event.kv.lease};
+            child->changedAtMs = QDateTime::currentMSecsSinceEpoch();
             if (!child->isFolder)
                 child->keyCount = 1;
             changed(child);
         } else if (child->isFolder) {
             child->isKey = false;
             child->entry = {};
+            child->changedAtMs = 0;
             changed(child);
         } else {
             removeNode(child);
@@ -606,7 +608,7 @@ QVariant KeyTreeModel::data(const QModelIndex &index, int role) const
     case LeaseRole:
         return leaseHex(node->entry.lease);
     case ChangedAtRole:
-        return node->entry.changedAtMs;
+        return node->changedAtMs;
     }
     return {};
 }

@@ -9,6 +9,7 @@
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/testtimeouts.h>
 
+#include "keyindex_p.h"
 #include "keymodel.h"
 #include "keytreemodel.h"
 
@@ -141,6 +142,58 @@ private Q_SLOTS:
         QCOMPARE(paged.total(), 31);
         QVERIFY(std::is_sorted(keys.cbegin(), keys.cend()));
         QTRY_COMPARE_WITH_TIMEOUT(keysOf(tested), keys, scaledMs(10000));
+    }
+
+    // A key is flashed when the watch changes it, not when a page loads it, and a paused list's
+    // frozen rows do not flash for what they do not show yet.
+    void changedAtIsTheWatchsNews()
+    {
+        putMany("/km/c/", 5);
+        KeyModel model;
+        model.setPrefix(QStringLiteral("/km/c/"));
+        model.setClient(m_client.get());
+        QTRY_COMPARE_WITH_TIMEOUT(model.rowCount(), 5, scaledMs(10000));
+        QCOMPARE(model.index(2).data(KeyModel::ChangedAtRole).toLongLong(), 0);
+        const qint64 before = QDateTime::currentMSecsSinceEpoch();
+        put("/km/c/0002", "changed");
+        QTRY_VERIFY_WITH_TIMEOUT(model.index(2).data(KeyModel::ChangedAtRole).toLongLong() > 0, scaledMs(10000));
+        const qint64 changedAt = model.index(2).data(KeyModel::ChangedAtRole).toLongLong();
+        QVERIFY(changedAt >= before && changedAt <= QDateTime::currentMSecsSinceEpoch());
+        QCOMPARE(model.index(3).data(KeyModel::ChangedAtRole).toLongLong(), 0);
+
+        model.setPaused(true);
+        put("/km/c/0003", "changed while paused");
+        QTRY_COMPARE_WITH_TIMEOUT(model.heldChanges(), 1, scaledMs(10000));
+        QCOMPARE(model.index(3).data(KeyModel::ChangedAtRole).toLongLong(), 0);
+        QCOMPARE(model.index(2).data(KeyModel::ChangedAtRole).toLongLong(), changedAt);
+        model.setPaused(false);
+        QVERIFY(model.index(3).data(KeyModel::ChangedAtRole).toLongLong() > 0);
+    }
+
+    // The index keeps keys in shared blocks: each is a QByteArray like any other, which ends in
+    // '\0', keeps its block alive after the index let go of it, and detaches when written.
+    void keptKeysAreOrdinaryByteArrays()
+    {
+        QList<QByteArray> kept;
+        {
+            Internal::KeyBlocks blocks;
+            for (int i = 0; i < 20000; ++i)  // some blocks' worth
+                kept.append(blocks.keep("/blocks/" + QByteArray::number(i)));
+            kept.append(blocks.keep(QByteArray(5000, 'L')));  // a long key keeps a block of its own
+            blocks.startAfresh();
+            kept.append(blocks.keep("/after"));
+        }
+        for (int i = 0; i < 20000; ++i) {
+            QCOMPARE(kept.at(i), "/blocks/" + QByteArray::number(i));
+            QCOMPARE(kept.at(i).constData()[kept.at(i).size()], '\0');
+        }
+        QCOMPARE(kept.at(20000), QByteArray(5000, 'L'));
+        QCOMPARE(kept.at(20001), QByteArrayLiteral("/after"));
+        QByteArray written = kept.at(7);
+        written.append("-more");
+        QCOMPARE(written, QByteArrayLiteral("/blocks/7-more"));
+        QCOMPARE(kept.at(7), QByteArrayLiteral("/blocks/7"));
+        QCOMPARE(kept.at(8), QByteArrayLiteral("/blocks/8"));
     }
 
     // Marks are keys, not rows: they follow their keys through inserts, leave with a deleted
