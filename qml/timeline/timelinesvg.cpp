@@ -136,7 +136,9 @@ QString picture(const TimelineModel &timeline, const Options &options)
         laneContent[row] += text(12, laneTop(row) + LaneHeight / 2 + 5, lanes.at(row), 13, true, palette.ink);
     }
     const QFontMetricsF labelMetrics(font(LabelPixels, true));
-    for (const auto &band : timeline.visibleBands(start, end)) {
+    const QList<TimelineModel::VisibleBand> bands = timeline.visibleBands(start, end);
+    const QList<TimelineModel::VisibleLoss> losses = timeline.visibleLosses(start, end);
+    for (const auto &band : bands) {
         const QColor strong = TimelineGlyphs::bandColour(band.kind);
         // One still open when the run ended runs on to the plot's end, not past it.
         const double left = xAt(band.start);
@@ -184,7 +186,7 @@ QString picture(const TimelineModel &timeline, const Options &options)
                    TimelineGlyphs::indexOf(glyph.isEmpty() ? QStringLiteral("other") : glyph), describe(event));
         }
     }
-    for (const auto &loss : timeline.visibleLosses(start, end)) {
+    for (const auto &loss : losses) {
         // As TimelineLayer draws it: a tick at each moment, a line between them, the margin on it.
         const QColor ink = loss.late ? TimelineGlyphs::Colours::Bad : palette.ink;
         const double top = laneTop(loss.row);
@@ -227,12 +229,16 @@ QString picture(const TimelineModel &timeline, const Options &options)
     legendEntry(QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"14\" height=\"1.5\" transform=\"translate(0 6)\" fill=\"%3\"/>\n")
                     .arg(QStringLiteral("%1"), QStringLiteral("%2"), colour(TimelineGlyphs::Colours::Lease)),
                 QStringLiteral("lease time left, 0 to TTL"));
-    legendEntry(QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"14\" height=\"14\" fill=\"%3\" fill-opacity=\"0.11\" stroke=\"%3\"/>\n")
-                    .arg(QStringLiteral("%1"), QStringLiteral("%2"), colour(TimelineGlyphs::Colours::Bad)),
-                QStringLiteral("fault or outage, named in its band"));
-    legendEntry(QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"14\" height=\"1.5\" transform=\"translate(0 6)\" fill=\"%3\"/>\n")
-                    .arg(QStringLiteral("%1"), QStringLiteral("%2"), colour(palette.ink)),
-                QStringLiteral("|\u2190 s \u2192| how long before etcd deleted the key its participant knew it was lost"));
+    if (!bands.isEmpty()) {
+        legendEntry(QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"14\" height=\"14\" fill=\"%3\" fill-opacity=\"0.11\" stroke=\"%3\"/>\n")
+                        .arg(QStringLiteral("%1"), QStringLiteral("%2"), colour(TimelineGlyphs::Colours::Bad)),
+                    QStringLiteral("fault or outage, named in its band"));
+    }
+    if (!losses.isEmpty()) {
+        legendEntry(QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"14\" height=\"1.5\" transform=\"translate(0 6)\" fill=\"%3\"/>\n")
+                        .arg(QStringLiteral("%1"), QStringLiteral("%2"), colour(palette.ink)),
+                    QStringLiteral("|\u2190 s \u2192| how long before etcd deleted the key its participant knew it was lost"));
+    }
     const double height = at.y() + LegendLineHeight;
 
     QString svg = QStringLiteral("<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
