@@ -134,6 +134,14 @@ ApplicationWindow {
         }
         onParticipantCreated: (name, participant) => timelinePage.watchLease(name, participant)
     }
+    // A run, once over, as one HTML page with a PNG per step (the bar's Export story…, --export-story).
+    readonly property alias storyExport: storyExport
+    StoryExport {
+        id: storyExport
+        objectName: "storyExport"
+        scenario: scenario
+        timeline: timelinePage.timeline
+    }
     function runScenario(name) {
         scenario.name = name;
         scenario.start();
@@ -571,6 +579,7 @@ ApplicationWindow {
             ScenarioBar {
                 objectName: "scenarioBar"
                 scenario: window.scenario
+                storyExport: window.storyExport
                 sandboxRunning: connection.sandbox
                 Layout.fillWidth: true
                 Layout.leftMargin: Theme.spacing

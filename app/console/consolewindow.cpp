@@ -184,6 +184,16 @@ void ConsoleWindow::scenarioEnded(bool succeeded, const QString &message, bool e
             m_scenarioExitCode = 1;
         }
     }
+    if (!m_settings.exportStoryFile.isEmpty()) {
+        // A failed run is exported too, up to the step that failed: it shows where the story went wrong.
+        QObject *storyExport = m_window->property("storyExport").value<QObject *>();
+        bool written = false;
+        QMetaObject::invokeMethod(storyExport, "write", Q_RETURN_ARG(bool, written), Q_ARG(QString, m_settings.exportStoryFile));
+        if (!written) {
+            reportFailure(QStringLiteral("--export-story: %1").arg(storyExport->property("errorString").toString()));
+            m_scenarioExitCode = 1;
+        }
+    }
     // With a screenshot to take, the window's readiness (which waits for the scenario's end) ends the run.
     if (exitNow || (m_settings.autoplay && m_settings.screenshotFile.isEmpty())) {
         m_deadline.stop();

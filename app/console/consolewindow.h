@@ -31,6 +31,7 @@ public:
         QString look;          // "light", "dark" or empty: the system's
         bool autoplay = false;  // ... to its end, then exit
         QString exportEventsFile;  // where its event log goes when it ends
+        QString exportStoryFile;   // where its run goes as a page (StoryExport) when it ends
         QString page;
         QString key;  // selected on the Keys page
         bool history = false;  // replay historyPrefix's history on the Timeline

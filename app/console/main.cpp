@@ -94,6 +94,14 @@ struct ConsoleOptions
                                     QStringLiteral("With --scenario: when it ends, write its event log to FILE as JSON "
                                                    "lines (mono_ms, participant, kind, detail, spurious, key)"),
                                     QStringLiteral("FILE")};
+    QCommandLineOption exportStory{QStringLiteral("export-story"),
+                                   QStringLiteral("With --scenario: when it ends, write the run to FILE as one HTML page "
+                                                  "that opens without a network (the timeline, the narration step by "
+                                                  "step, the event log) and a PNG per step beside it, "
+                                                  "NAME-step-N.png; existing files are refused without --force"),
+                                   QStringLiteral("FILE")};
+    QCommandLineOption force{QStringLiteral("force"),
+                             QStringLiteral("With --export-story: overwrite the page and pictures it writes")};
     QCommandLineOption layouts{QStringLiteral("layouts"),
                                QStringLiteral("Coordination layouts to recognise before the built-in ones, as "
                                               "qetcd inspect --layouts [default: ~/.config/qetcd/layouts.json]"),
@@ -118,7 +126,7 @@ struct ConsoleOptions
             parser->addOption(option);
         }
         parser->addOptions(
-            {version, profile, writable, look, sandbox, sandboxSeed, scenario, autoplay, exportEvents, page, select, history, rev, screenshot, layouts});
+            {version, profile, writable, look, sandbox, sandboxSeed, scenario, autoplay, exportEvents, exportStory, force, page, select, history, rev, screenshot, layouts});
     }
 };
 } // namespace
@@ -204,8 +212,11 @@ int main(int argc, char *argv[])
         return usageError(QStringLiteral("--scenario runs on a sandbox: add --sandbox"));
     if (!settings.scenario.isEmpty() && settings.client.readOnly)
         return usageError(QStringLiteral("--scenario writes to its sandbox, which --read-only forbids"));
-    if (settings.scenario.isEmpty() && (settings.autoplay || !settings.exportEventsFile.isEmpty()))
-        return usageError(QStringLiteral("--autoplay and --export-events go with --scenario"));
+    settings.exportStoryFile = parser.value(consoleOptions.exportStory);
+    if (settings.scenario.isEmpty() && (settings.autoplay || !settings.exportEventsFile.isEmpty() || !settings.exportStoryFile.isEmpty()))
+        return usageError(QStringLiteral("--autoplay, --export-events and --export-story go with --scenario"));
+    if (parser.isSet(consoleOptions.force) && settings.exportStoryFile.isEmpty())
+        return usageError(QStringLiteral("--force goes with --export-story"));
     // A story file is read whole before anything starts: a mistake in it is the one line that
     // ends the run, with its line and field, rather than a sandbox started for nothing.
     if (!settings.scenario.isEmpty() && !Story::builtInNames().contains(settings.scenario)) {
@@ -220,6 +231,30 @@ int main(int argc, char *argv[])
     }
     if (!settings.exportEventsFile.isEmpty())
         settings.exportEventsFile = QFileInfo(settings.exportEventsFile).absoluteFilePath();
+    // A run of a minute must not end in a page that cannot be written, nor write over one unasked.
+    if (!settings.exportStoryFile.isEmpty()) {
+        const QFileInfo page(settings.exportStoryFile);
+        settings.exportStoryFile = page.absoluteFilePath();
+        const QFileInfo directory(page.absolutePath());
+        if (!directory.isDir() || !directory.isWritable())
+            return usageError(QStringLiteral("--export-story: cannot write in %1: %2")
+                                  .arg(directory.filePath(), directory.isDir() ? QStringLiteral("not writable")
+                                                                               : QStringLiteral("no such directory")));
+        const std::optional<Story> story = Story::read(Story::fileOf(settings.scenario), &error);
+        if (!story)
+            return usageError(error);
+        QStringList existing;
+        for (const QString &file : story->exportFiles(settings.exportStoryFile)) {
+            if (QFileInfo::exists(file))
+                existing << QFileInfo(file).fileName();
+        }
+        if (!existing.isEmpty() && !parser.isSet(consoleOptions.force)) {
+            return usageError(QStringLiteral("--export-story: %1 exist%2 already in %3; add --force to overwrite")
+                                  .arg(existing.size() > 3 ? existing.mid(0, 3).join(QLatin1String(", ")) + QStringLiteral(" and %1 more").arg(existing.size() - 3)
+                                                           : existing.join(QLatin1String(", ")),
+                                       existing.size() == 1 ? QStringLiteral("s") : QString(), page.absolutePath()));
+        }
+    }
     if (const QEtcd::Status declared = QEtcd::CoordinationLayouts::declare(parser.value(consoleOptions.layouts)); !declared)
         return usageError(declared.message());
     settings.key = parser.value(consoleOptions.select);

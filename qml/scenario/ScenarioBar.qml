@@ -1,14 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 import QtQuick
 import QtQuick.Controls
+import QtQuick.Dialogs
 import QtQuick.Layouts
 import QEtcdConsole
 
 // The narrator of a scenario: ready to play, then which step, what happens now, what it waits
-// for, and the buttons to go on; shown until it is closed.
+// for, and the buttons to go on; once it is over, Export story… writes the run as a page with a
+// picture per step. Shown until it is closed.
 Rectangle {
     id: bar
     required property Scenario scenario
+    property StoryExport storyExport
+    // The export's file picker and its overwrite question, for tests: offscreen they have no window of their own.
+    readonly property alias storySaveDialog: storySaveDialog
+    readonly property alias confirmOverwrite: confirmOverwrite
     property bool sandboxRunning: false
 
     readonly property bool running: scenario.state === Scenario.Acting || scenario.state === Scenario.Ready
@@ -66,6 +72,17 @@ Rectangle {
                 textFormat: Text.PlainText
                 Layout.fillWidth: true
             }
+            Label {
+                objectName: "storyExportNote"
+                visible: bar.ended && !!bar.storyExport && text.length > 0
+                text: !bar.storyExport ? "" : bar.storyExport.errorString.length > 0 ? bar.storyExport.errorString
+                    : bar.storyExport.written.length > 0 ? qsTr("Exported: %1").arg(bar.storyExport.written) : ""
+                color: bar.storyExport && bar.storyExport.errorString.length > 0 ? Theme.bad : Theme.mutedText
+                font.pixelSize: Theme.smallFont
+                textFormat: Text.PlainText
+                elide: Text.ElideMiddle
+                Layout.fillWidth: true
+            }
             RowLayout {
                 visible: bar.scenario.state === Scenario.Acting
                 spacing: 6
@@ -102,6 +119,15 @@ Rectangle {
             onToggled: bar.scenario.autoplay = checked
         }
         Button {
+            objectName: "exportStory"
+            visible: bar.ended && bar.scenario.stepCount > 0 && !!bar.storyExport
+            text: qsTr("Export story…")
+            onClicked: storySaveDialog.open()
+            ToolTip.visible: hovered
+            ToolTip.text: qsTr("Write this run as one HTML page that opens anywhere (timeline, narration step by step, event log) and a PNG per step for slides")
+            ToolTip.delay: 600
+        }
+        Button {
             objectName: "scenarioPlay"
             // Not for a story file that could not be read: there is nothing to play.
             visible: (bar.ended || bar.readyToPlay) && bar.scenario.stepCount > 0
@@ -121,6 +147,37 @@ Rectangle {
                                       : qsTr("Close")
             Accessible.name: qsTr("Stop the scenario")
         }
+    }
+    // Writes the run to path, asking first when that would replace files.
+    function exportStory(path) {
+        const existing = bar.storyExport.existingFilesFor(path);
+        if (existing.length === 0)
+            return bar.storyExport.write(path);
+        confirmOverwrite.path = path;
+        confirmOverwrite.existing = existing;
+        confirmOverwrite.open();
+        return false;
+    }
+    FileDialog {
+        id: storySaveDialog
+        title: qsTr("Export the story as a web page")
+        fileMode: FileDialog.SaveFile
+        defaultSuffix: "html"
+        nameFilters: [qsTr("Web pages (*.html)"), qsTr("All files (*)")]
+        // A local path, as the export writes it.
+        onAccepted: bar.exportStory(decodeURIComponent(selectedFile.toString().replace(/^file:\/\//, "")))
+    }
+    ConfirmDialog {
+        id: confirmOverwrite
+        objectName: "confirmStoryOverwrite"
+        property string path
+        property var existing: []
+        title: qsTr("Replace the files?")
+        destructive: true
+        confirmText: qsTr("Replace")
+        message: qsTr("The export writes a page and a picture per step; these %n file(s) exist already and would be replaced:", "", existing.length)
+                 + "\n" + existing.join("\n")
+        onConfirmed: bar.storyExport.write(path)
     }
     ConfirmDialog {
         id: confirmClearLog

@@ -160,6 +160,13 @@ bool Scenario::start()
     return true;
 }
 
+std::optional<qint64> Scenario::momentOf(int step) const
+{
+    if (step < 0 || step >= int(m_matchedAt.size()) || m_matchedAt[step] < 0)
+        return std::nullopt;
+    return m_matches[step].monotonicMs;
+}
+
 void Scenario::next()
 {
     m_pause.stop();

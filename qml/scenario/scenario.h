@@ -89,6 +89,9 @@ public:
     QString narration() const;
     QString awaiting() const;
     QString errorString() const { return m_error; }
+    const Story &story() const { return m_story; }
+    // When the event that proved step happened (monotonic ms), once it has in this run.
+    std::optional<qint64> momentOf(int step) const;
 
     // Clears the event log, makes fresh participants and runs the first step; false (with
     // errorString) without a running sandbox, a readable story or an event log.

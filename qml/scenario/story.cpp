@@ -16,7 +16,9 @@
 #include <workqueueparticipant.h>
 
 #include <QtCore/QCoreApplication>
+#include <QtCore/QDir>
 #include <QtCore/QFile>
+#include <QtCore/QFileInfo>
 #include <QtCore/QHash>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
@@ -694,4 +696,13 @@ QString Story::concludedWith(const std::function<qint64(int)> &timeOf) const
         text.replace(interval.capturedStart(), interval.capturedLength(), QString::number(double(ms) / 1000.0, 'f', 2));
     }
     return text;
+}
+
+QStringList Story::exportFiles(const QString &path) const
+{
+    const QFileInfo page(path);
+    QStringList files{page.filePath()};
+    for (size_t step = 1; step <= steps.size(); ++step)
+        files << page.dir().filePath(QStringLiteral("%1-step-%2.png").arg(page.completeBaseName()).arg(step));
+    return files;
 }

@@ -113,6 +113,9 @@ struct Story
     // (read() has checked there is one); invalid for another recipe.
     static QMetaMethod methodOf(const QObject *recipe, const Action &call);
     const Participant *participant(const QString &name) const;
+    // The files an export of a run of this story to path writes (StoryExport): path, then each
+    // step's picture beside it, NAME-step-N.png.
+    QStringList exportFiles(const QString &path) const;
     // The conclusion with each {seconds:FROM:TO} replaced by the seconds between the events of
     // steps FROM and TO, as timeOf (monotonic ms by step index) gives them.
     QString concludedWith(const std::function<qint64(int)> &timeOf) const;

@@ -51,7 +51,12 @@ QImage glyphImage(int glyph, int size, qreal devicePixelRatio);
 namespace Colours {
 extern const QColor Good, Warning, Bad, Info, Neutral;
 extern const QColor Barrier, Lifted, Etcd;  // a barrier set and lifted, etcd's deletions
+extern const QColor Lease;  // a lease's time left
 }
+// How high in its lane a lease with this fraction of its TTL left is drawn, in lane heights from
+// the lane's bottom: from nothing to its TTL but for a margin, below the markers' middle and
+// above it.
+inline double leaseHeight(double fraction) { return 0.14 + 0.72 * fraction; }
 // What the lanes are painted on, in the light or the dark look (Theme.dark), as Theme has them.
 struct LanePalette
 {

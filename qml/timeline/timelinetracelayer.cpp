@@ -18,7 +18,6 @@ namespace {
 // The lease lines' pen: blue under the markers, thin enough not to hide them, and cosmetic (one
 // pixel whatever the scale): the raster engine draws such lines directly, where a wider pen is
 // outlined and filled, at several times the cost in a tile painted 20 times a second.
-const QColor LeaseLineColour(0x3b, 0x82, 0xf6);
 constexpr double LeaseLineWidth = 1;
 
 // The tiles' image nodes, by tile index; a tile with nothing in it has none. A transform node (that
@@ -213,10 +212,9 @@ void TimelineTraceLayer::paintTile(qint64 index, Tile &tile)
     const double laneHeight = m_scale.height / std::max(1, m_scale.rows);
     QPainter painter(&tile.image);
 
-    // Each lease from nothing to its TTL, in its lane but for a margin: below the markers'
-    // middle and above it.
+    // Each lease from nothing to its TTL, in its lane (TimelineGlyphs::leaseHeight).
     painter.setRenderHint(QPainter::Antialiasing);
-    QPen leasePen(LeaseLineColour, LeaseLineWidth);
+    QPen leasePen(TimelineGlyphs::Colours::Lease, LeaseLineWidth);
     leasePen.setCosmetic(true);
     painter.setPen(leasePen);
     QPolygonF polyline;
@@ -224,7 +222,7 @@ void TimelineTraceLayer::paintTile(qint64 index, Tile &tile)
         polyline.clear();
         const double bottom = (row + 1) * laneHeight;
         for (const QPointF &point : leaseLines.at(row))
-            polyline << QPointF((point.x() - start) / m_scale.secondsPerPixel, bottom - (0.14 + 0.72 * point.y()) * laneHeight);
+            polyline << QPointF((point.x() - start) / m_scale.secondsPerPixel, bottom - TimelineGlyphs::leaseHeight(point.y()) * laneHeight);
         painter.drawPolyline(polyline);
     }
 

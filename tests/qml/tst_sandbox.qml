@@ -313,6 +313,28 @@ Item {
             compare(scenario.state, Scenario.Finished)
             compare(qetcdTest.etcdctl(["get", "--prefix", "--keys-only", "/demo/"]).trim(), "",
                     "nothing written to the window's cluster")
+
+            // Export story… writes the run as a page and a picture per step; a second export to
+            // the same place asks first, naming the files it would replace.
+            const bar = findChild(window, "scenarioBar")
+            bar.sandboxRunning = true  // shown as it is while the window looks at the sandbox
+            verify(findChild(bar, "exportStory").visible)
+            const page = qetcdTest.temporaryPath("registration-heal.html")
+            bar.storySaveDialog.selectedFile = "file://" + page
+            bar.storySaveDialog.accepted()
+            compare(window.storyExport.errorString, "")
+            verify(window.storyExport.written.indexOf("registration-heal.html and 9 step picture(s)") === 0,
+                   window.storyExport.written)
+            compare(window.storyExport.existingFilesFor(page).length, scenario.stepCount + 1)
+            verify(qetcdTest.readFile(page).indexOf("<li class=\"step\"") > 0)
+            verify(findChild(bar, "storyExportNote").visible)
+            bar.storySaveDialog.accepted()
+            tryCompare(bar.confirmOverwrite, "opened", true)
+            verify(bar.confirmOverwrite.message.indexOf(page) > 0, bar.confirmOverwrite.message)
+            verify(bar.confirmOverwrite.message.indexOf("registration-heal-step-9.png") > 0, bar.confirmOverwrite.message)
+            mouseClick(findChild(bar.confirmOverwrite.footer, "confirmButton"))
+            tryCompare(bar.confirmOverwrite, "visible", false)
+            compare(window.storyExport.errorString, "")
             sandbox.stop()
             tryCompare(sandbox, "state", Sandbox.Stopped, startTimeout)
         }

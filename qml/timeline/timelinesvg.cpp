@@ -1,0 +1,309 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "timelinesvg.h"
+
+#include "timelineglyphs.h"
+#include "timelinemodel.h"
+
+#include <QtCore/QBuffer>
+#include <QtCore/QSet>
+#include <QtGui/QFontMetricsF>
+#include <QtGui/QPainter>
+#include <QtSvg/QSvgRenderer>
+
+#include <algorithm>
+#include <cmath>
+
+namespace TimelineSvg {
+namespace {
+constexpr double Gutter = 110;  // the lanes' names
+constexpr double RightMargin = 24;
+constexpr double LaneHeight = 54;
+constexpr double MomentRoom = 28;  // above the lanes: a moment's number
+constexpr double AxisHeight = 30;
+constexpr int GlyphSize = TimelineModel::MarkerPixels;
+// Fonts a reader has: the console's where it is installed, any sans-serif elsewhere.
+const QString FontFamily = QStringLiteral("DejaVu Sans, Verdana, sans-serif");
+constexpr int LabelPixels = 11;  // bands' and margins' labels, as TimelineLayer's
+constexpr int CaptionPixels = 17;
+constexpr int LegendPixels = 12;
+constexpr double LegendLineHeight = 22;
+
+QString number(double value)
+{
+    return QString::number(value, 'f', 1);
+}
+
+QString colour(const QColor &colour)
+{
+    return colour.name(QColor::HexRgb);
+}
+
+QFont font(int pixels, bool bold)
+{
+    QFont font(QStringLiteral("DejaVu Sans"));
+    font.setPixelSize(pixels);
+    font.setBold(bold);
+    return font;
+}
+
+QString text(double x, double y, const QString &content, int pixels, bool bold, const QColor &fill,
+             const QString &anchor = QStringLiteral("start"))
+{
+    return QStringLiteral("<text x=\"%1\" y=\"%2\" font-family=\"%3\" font-size=\"%4\"%5 fill=\"%6\" text-anchor=\"%7\">%8</text>\n")
+        .arg(number(x), number(y), FontFamily)
+        .arg(pixels)
+        .arg(bold ? QStringLiteral(" font-weight=\"bold\"") : QString(), colour(fill), anchor, content.toHtmlEscaped());
+}
+
+QString rect(const QRectF &area, const QColor &fill, double opacity = 1)
+{
+    return QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" fill=\"%5\"%6/>\n")
+        .arg(number(area.x()), number(area.y()), number(area.width()), number(area.height()), colour(fill),
+             opacity < 1 ? QStringLiteral(" fill-opacity=\"%1\"").arg(opacity, 0, 'f', 3) : QString());
+}
+
+// The words of text in lines no wider than width in the caption's font.
+QStringList wrapped(const QString &text, double width)
+{
+    const QFontMetricsF metrics(font(CaptionPixels, false));
+    QStringList lines;
+    QString line;
+    for (const QString &word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        const QString longer = line.isEmpty() ? word : line + QLatin1Char(' ') + word;
+        if (!line.isEmpty() && metrics.horizontalAdvance(longer) > width) {
+            lines.append(line);
+            line = word;
+        } else {
+            line = longer;
+        }
+    }
+    if (!line.isEmpty())
+        lines.append(line);
+    return lines;
+}
+
+// The time labels' interval: the roundest that puts at most about a dozen on the axis.
+double tickInterval(double span)
+{
+    for (double interval : {0.5, 1.0, 2.0, 5.0, 10.0, 15.0, 30.0, 60.0, 120.0, 300.0, 600.0}) {
+        if (span / interval <= 12)
+            return interval;
+    }
+    return 1800;
+}
+QString glyphUrl(int glyph)
+{
+    QByteArray png;
+    QBuffer buffer(&png);
+    buffer.open(QIODevice::WriteOnly);
+    TimelineGlyphs::glyphImage(glyph, GlyphSize, 2).save(&buffer, "PNG");
+    return QStringLiteral("data:image/png;base64,") + QString::fromLatin1(png.toBase64());
+}
+} // namespace
+
+QString picture(const TimelineModel &timeline, const Options &options)
+{
+    const TimelineGlyphs::LanePalette &palette = TimelineGlyphs::lanePalette(false);
+    const QEtcd::EventLogModel *log = timeline.eventLog();
+    const QStringList lanes = timeline.lanes() << QStringLiteral("etcd");
+    const int etcdRow = int(lanes.size()) - 1;
+    const int firstMember = etcdRow - timeline.memberLaneCount();
+
+    const double width = options.width;
+    const QStringList caption = wrapped(options.caption, width - 2 * RightMargin);
+    const double captionHeight = caption.isEmpty() ? 0 : caption.size() * (CaptionPixels + 7) + 14;
+    const double lanesTop = captionHeight + MomentRoom;
+    const double axisY = lanesTop + lanes.size() * LaneHeight;
+
+    // The whole log, with a glyph's width of air at both ends.
+    const double plotWidth = width - Gutter - RightMargin;
+    const double logSpan = std::max(1.0, timeline.logEnd() - timeline.logStart());
+    const double air = logSpan * GlyphSize / plotWidth;
+    const double start = timeline.logStart() - air;
+    const double end = timeline.logEnd() + air;
+    const double secondsPerPixel = (end - start) / plotWidth;
+    const auto xAt = [&](double seconds) { return Gutter + (seconds - start) / secondsPerPixel; };
+    const auto laneTop = [&](int row) { return lanesTop + row * LaneHeight; };
+    const auto secondsOf = [&](qint64 ms) { return double(ms - timeline.originMs()) / 1000.0; };
+
+    // What each lane draws, in its own group, bottom layer first as on the page: stripe, bands,
+    // lease line, markers, losses.
+    QList<QString> laneContent(lanes.size());
+    QSet<int> glyphsUsed;
+    for (int row = 0; row < lanes.size(); ++row) {
+        const QColor stripe = row >= firstMember ? palette.memberStripe : row % 2 ? palette.alternateStripe : palette.stripe;
+        laneContent[row] += rect(QRectF(0, laneTop(row), width, LaneHeight), stripe);
+        laneContent[row] += text(12, laneTop(row) + LaneHeight / 2 + 5, lanes.at(row), 13, true, palette.ink);
+    }
+    const QFontMetricsF labelMetrics(font(LabelPixels, true));
+    const QList<TimelineModel::VisibleBand> bands = timeline.visibleBands(start, end);
+    const QList<TimelineModel::VisibleLoss> losses = timeline.visibleLosses(start, end);
+    for (const auto &band : bands) {
+        const QColor strong = TimelineGlyphs::bandColour(band.kind);
+        // One still open when the run ended runs on to the plot's end, not past it.
+        const double left = xAt(band.start);
+        const QRectF area(left, laneTop(band.row) + 1, std::max(2.0, std::min(xAt(band.end), xAt(end)) - left), LaneHeight - 2);
+        QString &content = laneContent[band.row];
+        content += rect(area, strong, 28 / 255.0);
+        content += rect(QRectF(area.left(), area.top(), 2, area.height()), strong);
+        content += rect(QRectF(area.right() - 1, area.top(), 1, area.height()), strong, 0.5);
+        if (area.width() >= labelMetrics.horizontalAdvance(band.label) + 10)
+            content += text(area.left() + 6, area.bottom() - labelMetrics.descent() - 2, band.label, LabelPixels, true, strong);
+    }
+    for (int row = 0; row < etcdRow; ++row) {
+        QStringList points;
+        const double bottom = laneTop(row) + LaneHeight;
+        for (const QPointF &point : timeline.leaseLine(row, start, end, secondsPerPixel))
+            points << number(xAt(point.x())) + QLatin1Char(',') + number(bottom - TimelineGlyphs::leaseHeight(point.y()) * LaneHeight);
+        if (!points.isEmpty()) {
+            laneContent[row] += QStringLiteral("<polyline points=\"%1\" fill=\"none\" stroke=\"%2\" stroke-width=\"1.2\"/>\n")
+                                    .arg(points.join(QLatin1Char(' ')), colour(TimelineGlyphs::Colours::Lease));
+        }
+    }
+    const auto marker = [&](int row, double at, int glyph, const QString &title) {
+        glyphsUsed.insert(glyph);
+        laneContent[row] += QStringLiteral("<g class=\"marker\"><title>%1</title><use xlink:href=\"#glyph-%2\" x=\"%3\" y=\"%4\"/></g>\n")
+                                .arg(title.toHtmlEscaped(), QString::number(glyph), number(xAt(at) - GlyphSize / 2.0),
+                                     number(laneTop(row) + (LaneHeight - GlyphSize) / 2));
+    };
+    const auto describe = [&](const QEtcd::EventLogModel::Event &event) {
+        return QStringList{number(secondsOf(event.monotonicMs)) + QStringLiteral(" s"), event.participant, event.kind,
+                           event.detail, event.key}
+            .join(QLatin1Char(' '))
+            .simplified();
+    };
+    for (const TimelineModel::Marker &each : timeline.markers()) {
+        const bool logged = log && each.sequence >= log->firstSequence() && each.sequence < log->endSequence();
+        marker(timeline.rowOfLane(each.lane), secondsOf(each.ms), each.glyph, logged ? describe(log->eventAt(each.sequence)) : QString());
+    }
+    if (log) {
+        for (const QEtcd::EventLogModel::Event &event : log->events()) {
+            if (event.participant != QLatin1String("etcd"))
+                continue;
+            // A put or a read is no kind of its own among the glyphs: etcd's lane is the place that tells it.
+            const QString glyph = TimelineGlyphs::glyphOf(event.kind, event.detail, event.spurious);
+            marker(etcdRow, secondsOf(event.monotonicMs),
+                   TimelineGlyphs::indexOf(glyph.isEmpty() ? QStringLiteral("other") : glyph), describe(event));
+        }
+    }
+    for (const auto &loss : losses) {
+        // As TimelineLayer draws it: a tick at each moment, a line between them, the margin on it.
+        const QColor ink = loss.late ? TimelineGlyphs::Colours::Bad : palette.ink;
+        const double top = laneTop(loss.row);
+        const double left = xAt(std::min(loss.knew, loss.deleted));
+        const double right = xAt(std::max(loss.knew, loss.deleted));
+        const double tickHeight = std::max(3.0, LaneHeight / 2 - 8);
+        const double lineY = top + std::max(3.0, std::min(LaneHeight * 0.22, tickHeight - 2));
+        QString &content = laneContent[loss.row];
+        content += rect(QRectF(left - 1, top + 1, 2, tickHeight), ink);
+        content += rect(QRectF(right - 1, top + 1, 2, tickHeight), ink);
+        content += rect(QRectF(left, lineY - 0.75, right - left, 1.5), ink);
+        const QSizeF box(labelMetrics.horizontalAdvance(loss.margin) + 8, labelMetrics.height() + 2);
+        const bool fits = right - left >= box.width() + 12;
+        const QRectF area(QPointF(fits ? (left + right - box.width()) / 2 : right + 5, lineY - box.height() / 2), box);
+        content += QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" rx=\"3\" fill=\"%5\"%6/>\n")
+                       .arg(number(area.x()), number(area.y()), number(area.width()), number(area.height()), colour(palette.paper),
+                            loss.late ? QStringLiteral(" stroke=\"%1\"").arg(colour(ink)) : QString());
+        content += text(area.center().x(), area.bottom() - labelMetrics.descent() - 1.5, loss.margin, LabelPixels, true, ink,
+                        QStringLiteral("middle"));
+    }
+
+    // The legend under the axis, as the page's: the glyphs drawn, then the lines and shades.
+    QList<int> glyphs(glyphsUsed.cbegin(), glyphsUsed.cend());
+    std::sort(glyphs.begin(), glyphs.end());
+    QString legend;
+    const QFontMetricsF legendMetrics(font(LegendPixels, false));
+    QPointF at(Gutter, axisY + AxisHeight + 4);
+    const auto legendEntry = [&](const QString &swatch, const QString &title) {
+        const double entryWidth = GlyphSize + 6 + legendMetrics.horizontalAdvance(title) + 20;
+        if (at.x() + entryWidth > width - RightMargin && at.x() > Gutter)
+            at = QPointF(Gutter, at.y() + LegendLineHeight);
+        legend += swatch.arg(number(at.x()), number(at.y()));
+        legend += text(at.x() + GlyphSize + 6, at.y() + GlyphSize - 2, title, LegendPixels, false, palette.ink);
+        at.rx() += entryWidth;
+    };
+    for (int glyph : glyphs) {
+        legendEntry(QStringLiteral("<use xlink:href=\"#glyph-%1\" x=\"%2\" y=\"%3\"/>\n").arg(glyph),
+                    TimelineGlyphs::all().at(glyph).title);
+    }
+    legendEntry(QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"14\" height=\"1.5\" transform=\"translate(0 6)\" fill=\"%3\"/>\n")
+                    .arg(QStringLiteral("%1"), QStringLiteral("%2"), colour(TimelineGlyphs::Colours::Lease)),
+                QStringLiteral("lease time left, 0 to TTL"));
+    if (!bands.isEmpty()) {
+        legendEntry(QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"14\" height=\"14\" fill=\"%3\" fill-opacity=\"0.11\" stroke=\"%3\"/>\n")
+                        .arg(QStringLiteral("%1"), QStringLiteral("%2"), colour(TimelineGlyphs::Colours::Bad)),
+                    QStringLiteral("fault or outage, named in its band"));
+    }
+    if (!losses.isEmpty()) {
+        legendEntry(QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"14\" height=\"1.5\" transform=\"translate(0 6)\" fill=\"%3\"/>\n")
+                        .arg(QStringLiteral("%1"), QStringLiteral("%2"), colour(palette.ink)),
+                    QStringLiteral("|\u2190 s \u2192| how long before etcd deleted the key its participant knew it was lost"));
+    }
+    const double height = at.y() + LegendLineHeight;
+
+    QString svg = QStringLiteral("<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
+                                 "version=\"1.2\" baseProfile=\"tiny\" width=\"%1\" height=\"%2\" viewBox=\"0 0 %1 %2\">\n")
+                      .arg(width)
+                      .arg(height);
+    svg += QStringLiteral("<defs>\n");
+    for (int glyph : glyphs) {
+        svg += QStringLiteral("<image id=\"glyph-%1\" width=\"%2\" height=\"%2\" xlink:href=\"%3\"/>\n")
+                   .arg(glyph)
+                   .arg(GlyphSize)
+                   .arg(glyphUrl(glyph));
+    }
+    svg += QStringLiteral("</defs>\n");
+    svg += rect(QRectF(0, 0, width, height), palette.paper);
+    for (int line = 0; line < caption.size(); ++line)
+        svg += text(RightMargin, 10 + (line + 1) * (CaptionPixels + 7) - 6, caption.at(line), CaptionPixels, false, palette.ink);
+
+    for (int row = 0; row < lanes.size(); ++row) {
+        svg += QStringLiteral("<g class=\"lane\" data-lane=\"%1\">\n").arg(lanes.at(row).toHtmlEscaped());
+        svg += laneContent.at(row);
+        svg += QStringLiteral("</g>\n");
+    }
+    // The time grid over the stripes, thin enough to read the lanes through.
+    const double interval = tickInterval(end - start);
+    for (qint64 tick = qint64(std::ceil(start / interval)); tick * interval <= end; ++tick) {
+        const double at = tick * interval;
+        svg += rect(QRectF(xAt(at) - 0.5, lanesTop, 1, axisY - lanesTop), palette.grid, 0.6);
+        svg += text(xAt(at), axisY + 18, QStringLiteral("%1 s").arg(at), 11, false, palette.ink, QStringLiteral("middle"));
+    }
+    svg += rect(QRectF(Gutter - 1, lanesTop, 1, axisY - lanesTop), palette.grid);
+
+    for (int index = 0; index < options.moments.size(); ++index) {
+        if (options.shownMoment >= 0 && index != options.shownMoment)
+            continue;
+        const Moment &moment = options.moments.at(index);
+        const double x = xAt(moment.at);
+        const QColor mark = TimelineGlyphs::Colours::Info;
+        svg += QStringLiteral("<g class=\"moment\" id=\"moment-%1\" visibility=\"%2\">\n")
+                   .arg(index)
+                   .arg(index == options.shownMoment ? QStringLiteral("visible") : QStringLiteral("hidden"));
+        // See-through: the markers of that moment show through it.
+        svg += rect(QRectF(x - 1, lanesTop - 6, 2, axisY - lanesTop + 6), mark, 0.55);
+        svg += QStringLiteral("<circle cx=\"%1\" cy=\"%2\" r=\"11\" fill=\"%3\"/>\n").arg(number(x), number(lanesTop - 14), colour(mark));
+        svg += text(x, lanesTop - 10, moment.label, 12, true, Qt::white, QStringLiteral("middle"));
+        svg += QStringLiteral("</g>\n");
+    }
+    svg += legend;
+    svg += QStringLiteral("</svg>\n");
+    return svg;
+}
+
+QImage image(const QString &svg, qreal scale)
+{
+    QSvgRenderer renderer(svg.toUtf8());
+    if (!renderer.isValid())
+        return {};
+    QImage image((QSizeF(renderer.defaultSize()) * scale).toSize(), QImage::Format_ARGB32_Premultiplied);
+    image.fill(Qt::white);
+    QPainter painter(&image);
+    painter.setRenderHint(QPainter::Antialiasing);
+    painter.setRenderHint(QPainter::SmoothPixmapTransform);
+    renderer.render(&painter);
+    painter.end();
+    return image;
+}
+
+} // namespace TimelineSvg

@@ -1,0 +1,237 @@
+// SPDX-License-Identifier: Apache-2.0
+// Each built-in story exported headless, as docs/scenarios.md gives it: `qetcd-console --sandbox
+// --scenario NAME --autoplay --export-story FILE`, offscreen. The page must parse (Python's
+// html.parser, and its SVG as XML), draw one lane per participant of the story and etcd's, hold
+// one step per narration line and the event log, and reach for nothing outside itself; a PNG per
+// step must be written beside it, not blank. An existing page is refused without --force, before
+// any sandbox starts. The pictures are kept in QETCD_SCREENSHOT_DIR/stories when it is set (the
+// gallery in docs/scenarios.md).
+
+#include <QEtcd/testtimeouts.h>
+
+#include <algorithm>
+
+#include <QtCore/QDir>
+#include <QtCore/QFile>
+#include <QtCore/QFileInfo>
+#include <QtCore/QJsonArray>
+#include <QtCore/QJsonDocument>
+#include <QtCore/QJsonObject>
+#include <QtCore/QProcess>
+#include <QtCore/QSet>
+#include <QtCore/QTemporaryDir>
+#include <QtCore/QXmlStreamReader>
+#include <QtGui/QImage>
+#include <QtTest/QtTest>
+
+using namespace QEtcd::Testing;
+
+namespace {
+// What the page holds, as a browser's parser reads it: prints one JSON object.
+const char *const PageReader = R"(
+import json, sys
+from html.parser import HTMLParser
+
+class Page(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.lanes, self.steps, self.rows, self.moments, self.external, self.scripts = [], 0, 0, 0, [], 0
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        classes = (attributes.get('class') or '').split()
+        if tag == 'g' and 'lane' in classes:
+            self.lanes.append(attributes.get('data-lane'))
+        if tag == 'g' and 'moment' in classes:
+            self.moments += 1
+        if tag == 'li' and 'step' in classes:
+            self.steps += 1
+        if tag == 'tr':
+            self.rows += 1
+        if tag == 'script':
+            self.scripts += 1
+        for name in ('src', 'href', 'xlink:href'):
+            value = attributes.get(name)
+            if value is not None and not value.startswith(('data:', '#')):
+                self.external.append(value)
+
+page = Page()
+page.feed(open(sys.argv[1], encoding='utf-8').read())
+page.close()
+print(json.dumps({'lanes': page.lanes, 'steps': page.steps, 'rows': page.rows, 'moments': page.moments,
+                  'external': page.external, 'scripts': page.scripts}))
+)";
+
+QJsonObject storyFile(const QString &name)
+{
+    QFile file(QStringLiteral(QETCD_STORY_DIR "/%1.json").arg(name));
+    return file.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(file.readAll()).object() : QJsonObject();
+}
+
+// Not blank: more than a handful of colours in a grid of samples over the whole picture.
+int coloursIn(const QImage &image)
+{
+    QSet<QRgb> colours;
+    for (int y = 0; y < image.height(); y += 4) {
+        for (int x = 0; x < image.width(); x += 4)
+            colours.insert(image.pixel(x, y));
+    }
+    return int(colours.size());
+}
+} // namespace
+
+class tst_ConsoleStoryExport : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QVERIFY(m_scratch.isValid());
+        const QString kept = qEnvironmentVariable("QETCD_SCREENSHOT_DIR");
+        m_outputDir = kept.isEmpty() ? m_scratch.filePath(QStringLiteral("stories")) : kept + QStringLiteral("/stories");
+        QVERIFY(QDir().mkpath(m_outputDir));
+    }
+
+    void story_data()
+    {
+        QTest::addColumn<QString>("name");
+        for (const char *name : {"lock-partition", "spurious-barrier", "registration-heal", "leader-death",
+                                 "operator-unsticks-a-deploy", "consumer-partition"})
+            QTest::newRow(name) << QString::fromLatin1(name);
+    }
+
+    void story()
+    {
+        QFETCH(QString, name);
+        const QJsonObject story = storyFile(name);
+        const QJsonArray steps = story.value(QLatin1String("steps")).toArray();
+        QVERIFY2(!steps.isEmpty(), qPrintable(name));
+        const QString page = QDir(m_outputDir).filePath(name + QStringLiteral(".html"));
+        // --force: a kept gallery is written over, run after run.
+        QProcess console;
+        run(&console, {QStringLiteral("--sandbox"), QStringLiteral("--scenario"), name, QStringLiteral("--autoplay"),
+                       QStringLiteral("--export-story"), page, QStringLiteral("--force")});
+        QVERIFY(console.waitForFinished(scaledMs(180000)));
+        const QByteArray errors = console.readAllStandardError();
+        QVERIFY2(console.exitStatus() == QProcess::NormalExit && console.exitCode() == 0, errors.constData());
+
+        QProcess python;
+        python.start(QStringLiteral("python3"), {QStringLiteral("-c"), QString::fromLatin1(PageReader), page});
+        QVERIFY(python.waitForFinished(scaledMs(30000)));
+        QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+        const QJsonObject read = QJsonDocument::fromJson(python.readAllStandardOutput()).object();
+        QVERIFY2(!read.isEmpty(), qPrintable(page));
+
+        // A lane for each participant and for etcd, each once; members have lanes when they
+        // did something (leader-death's).
+        QStringList lanes;
+        for (const QJsonValue &lane : read.value(QLatin1String("lanes")).toArray())
+            lanes << lane.toString();
+        QCOMPARE(QSet<QString>(lanes.cbegin(), lanes.cend()).size(), lanes.size());
+        QStringList expected{QStringLiteral("etcd")};
+        for (const QJsonValue &participant : story.value(QLatin1String("participants")).toArray())
+            expected << participant.toObject().value(QLatin1String("name")).toString();
+        for (const QString &lane : expected)
+            QVERIFY2(lanes.contains(lane), qPrintable(QStringLiteral("no lane for %1 in %2").arg(lane, lanes.join(QLatin1String(", ")))));
+        // An operator's intervention is drawn on a lane of its own, as on the Timeline page.
+        const bool intervenes = std::any_of(steps.cbegin(), steps.cend(), [](const QJsonValue &step) {
+            return step.toObject().value(QLatin1String("action")).toObject().value(QLatin1String("do")).toString()
+                == QLatin1String("intervene");
+        });
+        for (const QString &lane : lanes) {
+            QVERIFY2(expected.contains(lane) || (intervenes && lane == QLatin1String("operator"))
+                         || QRegularExpression(QStringLiteral("^m\\d$")).match(lane).hasMatch(),
+                     qPrintable(QStringLiteral("a lane for %1, which is no participant").arg(lane)));
+        }
+        // One step per narration line, each with its moment on the timeline; the event log's
+        // rows besides its header; nothing fetched from elsewhere.
+        QCOMPARE(read.value(QLatin1String("steps")).toInt(), int(steps.size()));
+        QCOMPARE(read.value(QLatin1String("moments")).toInt(), int(steps.size()));
+        QVERIFY2(read.value(QLatin1String("rows")).toInt() > int(steps.size()), qPrintable(page));
+        QCOMPARE(read.value(QLatin1String("scripts")).toInt(), 1);
+        QVERIFY2(read.value(QLatin1String("external")).toArray().isEmpty(),
+                 QJsonDocument(read.value(QLatin1String("external")).toArray()).toJson().constData());
+
+        // The timeline is well-formed XML too (as QSvgRenderer drew the pictures from it).
+        QFile file(page);
+        QVERIFY(file.open(QIODevice::ReadOnly));
+        const QByteArray html = file.readAll();
+        const qsizetype svgStart = html.indexOf("<svg");
+        const qsizetype svgEnd = html.indexOf("</svg>");
+        QVERIFY(svgStart >= 0 && svgEnd > svgStart);
+        QXmlStreamReader svg(html.mid(svgStart, svgEnd + 6 - svgStart));
+        while (!svg.atEnd())
+            svg.readNext();
+        QVERIFY2(!svg.hasError(), qPrintable(svg.errorString()));
+
+        for (int step = 1; step <= steps.size(); ++step) {
+            const QString picture = QDir(m_outputDir).filePath(QStringLiteral("%1-step-%2.png").arg(name).arg(step));
+            const QImage image(picture);
+            QVERIFY2(!image.isNull(), qPrintable(picture));
+            QVERIFY2(image.width() >= 1600, qPrintable(picture));
+            QVERIFY2(coloursIn(image) > 12, qPrintable(picture));
+        }
+    }
+
+    // Refused before anything starts: a page that exists, a directory that does not.
+    void refusals()
+    {
+        const QString page = m_scratch.filePath(QStringLiteral("exists.html"));
+        QFile existing(page);
+        QVERIFY(existing.open(QIODevice::WriteOnly));
+        existing.close();
+        QProcess console;
+        run(&console, {QStringLiteral("--sandbox"), QStringLiteral("--scenario"), QStringLiteral("lock-partition"),
+                       QStringLiteral("--autoplay"), QStringLiteral("--export-story"), page});
+        QVERIFY(console.waitForFinished(scaledMs(30000)));
+        QCOMPARE(console.exitCode(), 128);
+        QByteArray errors = console.readAllStandardError().trimmed();
+        QVERIFY2(!errors.contains('\n') && errors.contains("exists.html exists already") && errors.contains("--force"),
+                 errors.constData());
+        QCOMPARE(QFileInfo(page).size(), 0);
+
+        run(&console, {QStringLiteral("--sandbox"), QStringLiteral("--scenario"), QStringLiteral("lock-partition"),
+                       QStringLiteral("--autoplay"), QStringLiteral("--export-story"),
+                       m_scratch.filePath(QStringLiteral("nowhere/story.html"))});
+        QVERIFY(console.waitForFinished(scaledMs(30000)));
+        QCOMPARE(console.exitCode(), 128);
+        errors = console.readAllStandardError().trimmed();
+        QVERIFY2(!errors.contains('\n') && errors.contains("no such directory"), errors.constData());
+
+        run(&console, {QStringLiteral("--sandbox"), QStringLiteral("--export-story"), page});
+        QVERIFY(console.waitForFinished(scaledMs(30000)));
+        QCOMPARE(console.exitCode(), 128);
+        QVERIFY(console.readAllStandardError().contains("go with --scenario"));
+
+        run(&console, {QStringLiteral("--sandbox"), QStringLiteral("--scenario"), QStringLiteral("lock-partition"),
+                       QStringLiteral("--force")});
+        QVERIFY(console.waitForFinished(scaledMs(30000)));
+        QCOMPARE(console.exitCode(), 128);
+        QVERIFY(console.readAllStandardError().contains("--force goes with --export-story"));
+
+        run(&console, {QStringLiteral("--help")});
+        QVERIFY(console.waitForFinished(scaledMs(30000)));
+        const QByteArray help = console.readAllStandardOutput();
+        QVERIFY2(help.contains("--export-story <FILE>") && help.contains("--force"), help.constData());
+    }
+
+private:
+    void run(QProcess *console, const QStringList &arguments)
+    {
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert(QStringLiteral("QT_QPA_PLATFORM"), QStringLiteral("offscreen"));
+        environment.insert(QStringLiteral("XDG_CONFIG_HOME"), m_scratch.filePath(QStringLiteral("config")));
+        environment.insert(QStringLiteral("XDG_DATA_HOME"), m_scratch.filePath(QStringLiteral("data")));
+        // Qt's warning without one would be a second line on stderr.
+        environment.insert(QStringLiteral("XDG_RUNTIME_DIR"), m_scratch.path());
+        console->setProcessEnvironment(environment);
+        console->start(QStringLiteral(QETCD_CONSOLE_PATH), arguments);
+    }
+
+    QTemporaryDir m_scratch;
+    QString m_outputDir;
+};
+
+QTEST_GUILESS_MAIN(tst_ConsoleStoryExport)
+#include "tst_consolestoryexport.moc"
