@@ -214,10 +214,15 @@ inline QJsonObject runJsonProgram(const QString &program, const QStringList &arg
                                   std::chrono::milliseconds timeout)
 {
     QProcess run;
-    run.setProcessChannelMode(QProcess::ForwardedErrorChannel);
     run.start(program, arguments);
-    if (!run.waitForFinished(int(timeout.count())) || run.exitCode() != 0)
-        fail(QStringLiteral("%1 failed: %2").arg(program, run.errorString()));
+    const bool finished = run.waitForFinished(int(timeout.count()));
+    const QByteArray diagnostics = run.readAllStandardError();
+    std::fwrite(diagnostics.constData(), 1, size_t(diagnostics.size()), stderr);
+    if (!finished || run.exitStatus() != QProcess::NormalExit || run.exitCode() != 0) {
+        // Its own last word says why better than QProcess can.
+        const QByteArray why = diagnostics.trimmed().split('\n').constLast();
+        fail(QStringLiteral("%1 failed: %2").arg(program, why.isEmpty() ? run.errorString() : QString::fromUtf8(why)));
+    }
     const QJsonObject result = QJsonDocument::fromJson(run.readAllStandardOutput()).object();
     if (result.isEmpty())
         fail(program + QStringLiteral(" printed no JSON"));
