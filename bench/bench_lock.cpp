@@ -11,7 +11,12 @@
 // window update for every message a stream receives). That cost is the server's and gRPC's,
 // whatever the lock does: "bare followed" is the bare loop again while N - 1 other clients watch
 // its key as waiters watch a lock's prefix. Between the two bare figures lies the library's own
-// overhead.
+// overhead. Each figure comes with the CPU it took per cycle (or bare pair), this process's and
+// etcd's apart, to tell whose work a slower cycle is.
+//
+// Our contenders are counted from when each has held once (its client connected, its lease
+// granted, its watches started), as the bare loops count once their clients and watches are up
+// and Go's lock once its sessions are.
 //
 // etcd's commit speed drifts on a shared machine, by half within seconds on a small VM. So a
 // level's window is cut into --rounds slices for each of ours, bare, bare followed and Go's, and
@@ -34,14 +39,46 @@ using namespace std::chrono;
 using namespace std::chrono_literals;
 
 namespace {
-double bareTxnDeleteRate(Client &client, milliseconds window)
+// CPU seconds spent over measured windows by this process (the lock's or the bare loop's
+// clients, and the followers') and by etcd, to tell whose work a slower cycle is.
+struct CpuSpent
+{
+    double client = 0;
+    double etcd = 0;
+};
+
+class CpuMeter
+{
+public:
+    explicit CpuMeter(qint64 etcdPid)
+        : m_etcdStat(QStringLiteral("/proc/%1/stat").arg(etcdPid)), m_client(processCpuSeconds()),
+          m_etcd(statCpuSeconds(m_etcdStat))
+    {
+    }
+    void addTo(CpuSpent *spent) const
+    {
+        spent->client += processCpuSeconds() - m_client;
+        spent->etcd += statCpuSeconds(m_etcdStat) - m_etcd;
+    }
+
+private:
+    const QString m_etcdStat;
+    const double m_client;
+    const double m_etcd;
+};
+
+// Bare txn + delete pairs per second over window.
+double bareTxnDeleteRate(Client &client, milliseconds window, qint64 etcdPid, CpuSpent *spent, int *pairsDone)
 {
     int pairs = 0;
+    const CpuMeter meter(etcdPid);
     const qint64 start = nowNs();
     while (nowNs() - start < duration_cast<nanoseconds>(window).count()) {
         txnThenDelete(client, "/bench/bare");
         ++pairs;
     }
+    meter.addTo(spent);
+    *pairsDone += pairs;
     return pairs / nsToMs(nowNs() - start) * 1000.0;
 }
 
@@ -50,6 +87,7 @@ struct Contender
     std::unique_ptr<Client> client;
     std::unique_ptr<DistributedMutex> mutex;
     bool busy = false;
+    bool heldOnce = false;
 };
 
 // What one stretch of contention counted.
@@ -58,6 +96,7 @@ struct Contention
     int cycles = 0;
     double elapsedMs = 0;
     QList<double> handoffs;
+    CpuSpent cpu;
 };
 
 // One slice of etcd's Go lock, as a Contention.
@@ -69,27 +108,40 @@ Contention goLock(const QString &program, const QStringList &endpoints, int coun
                           QString::number(count), QStringLiteral("--window-ms"), QString::number(window.count())},
                          window + 60s);
     Contention counted{slice.value(QStringLiteral("cycles")).toInt(), slice.value(QStringLiteral("elapsed_ms")).toDouble(),
-                       {}};
+                       {}, {}};
     for (const QJsonValue &handoff : slice.value(QStringLiteral("handoffs_ms")).toArray())
         counted.handoffs.append(handoff.toDouble());
     return counted;
 }
 
-QJsonObject figures(int count, const QList<Contention> &parts)
+// CPU milliseconds per cycle (or bare pair).
+QJsonObject cpuPerCycle(const CpuSpent &spent, int cycles)
+{
+    const auto perCycle = [cycles](double seconds) { return cycles ? rounded(seconds * 1000.0 / cycles) : 0.0; };
+    return {{"client", perCycle(spent.client)}, {"etcd", perCycle(spent.etcd)}};
+}
+
+// Go's lock runs in a process of its own, its CPU not measured here (cpuMeasured false).
+QJsonObject figures(int count, const QList<Contention> &parts, bool cpuMeasured)
 {
     Contention all;
     for (const Contention &part : parts) {
         all.cycles += part.cycles;
         all.elapsedMs += part.elapsedMs;
         all.handoffs += part.handoffs;
+        all.cpu.client += part.cpu.client;
+        all.cpu.etcd += part.cpu.etcd;
     }
-    return {{"contenders", count},
-            {"cycles", all.cycles},
-            {"cycles_per_s", rounded(all.cycles / all.elapsedMs * 1000.0)},
-            {"handoff_ms", summary(all.handoffs, {{"p50", 50}, {"p99", 99}})}};
+    QJsonObject result{{"contenders", count},
+                       {"cycles", all.cycles},
+                       {"cycles_per_s", rounded(all.cycles / all.elapsedMs * 1000.0)},
+                       {"handoff_ms", summary(all.handoffs, {{"p50", 50}, {"p99", 99}})}};
+    if (cpuMeasured)
+        result.insert(QStringLiteral("cpu_ms_per_cycle"), cpuPerCycle(all.cpu, all.cycles));
+    return result;
 }
 
-Contention contend(const QStringList &endpoints, int count, milliseconds window)
+Contention contend(const QStringList &endpoints, int count, milliseconds window, qint64 etcdPid)
 {
     std::vector<Contender> contenders{size_t(count)};
     for (Contender &c : contenders) {
@@ -111,6 +163,7 @@ Contention contend(const QStringList &endpoints, int count, milliseconds window)
             if (lastUnlockNs)
                 handoffs.append(nsToMs(nowNs() - lastUnlockNs));
             ++cycles;
+            c.heldOnce = true;
             c.mutex->unlock();
             lastUnlockNs = nowNs();
             c.busy = false;
@@ -118,18 +171,30 @@ Contention contend(const QStringList &endpoints, int count, milliseconds window)
                 cycle(c);
         });
     };
-    const qint64 start = nowNs();
     for (Contender &c : contenders)
         cycle(c);
+    // Counted from when every contender has held once, as the bare loops and Go's lock count
+    // from when their clients are connected and their watches or sessions are set up: a
+    // contender's first turn connects its client, grants its lease and starts its watches.
+    if (!waitUntil([&] { return std::all_of(contenders.begin(), contenders.end(),
+                                            [](const Contender &c) { return c.heldOnce; }); },
+                   60s))
+        fail(QStringLiteral("not every contender took the lock within 60 s"));
+    cycles = 0;
+    handoffs.clear();
+    const CpuMeter meter(etcdPid);
+    const qint64 start = nowNs();
     pause(window);
     running = false;
     const int counted = cycles;
     const double elapsedMs = nsToMs(nowNs() - start);
+    CpuSpent cpu;
+    meter.addTo(&cpu);
     if (!waitUntil([&] { return std::none_of(contenders.begin(), contenders.end(),
                                              [](const Contender &c) { return c.busy; }); },
                    60s))
         fail(QStringLiteral("contenders did not wind down"));
-    return {counted, elapsedMs, handoffs};
+    return {counted, elapsedMs, handoffs, cpu};
 }
 } // namespace
 
@@ -167,16 +232,21 @@ int main(int argc, char *argv[])
             QList<Contention> go;
             QJsonArray bare;
             double bareSum = 0;
+            CpuSpent bareCpu;
+            int barePairs = 0;
             QJsonArray followed;
             double followedSum = 0;
+            CpuSpent followedCpu;
+            int followedPairs = 0;
+            const qint64 etcdPid = cluster.pid(0);
             enum Turn { Ours, Bare, BareFollowed, Go };
             takeTurns(rounds, Go + 1, [&](int, int turn) {
                 switch (Turn(turn)) {
                 case Ours:
-                    ours.append(contend(cluster.clientUrls(), count, slice));
+                    ours.append(contend(cluster.clientUrls(), count, slice, etcdPid));
                     break;
                 case Bare: {
-                    const double rate = bareTxnDeleteRate(client, slice);
+                    const double rate = bareTxnDeleteRate(client, slice, etcdPid, &bareCpu, &barePairs);
                     bare.append(rounded(rate));
                     bareSum += rate;
                     break;
@@ -185,7 +255,7 @@ int main(int argc, char *argv[])
                     // One contender has no waiters, and nothing follows its deletions.
                     if (count > 1) {
                         const Followers followers(cluster.clientUrls(), "/bench/bare", count - 1);
-                        const double rate = bareTxnDeleteRate(client, slice);
+                        const double rate = bareTxnDeleteRate(client, slice, etcdPid, &followedCpu, &followedPairs);
                         followed.append(rounded(rate));
                         followedSum += rate;
                     }
@@ -196,17 +266,19 @@ int main(int argc, char *argv[])
                     break;
                 }
             });
-            QJsonObject measured = figures(count, ours);
+            QJsonObject measured = figures(count, ours, true);
             const double rate = measured.value(QStringLiteral("cycles_per_s")).toDouble();
             measured.insert(QStringLiteral("bare_txn_delete_per_s"), bare);
             measured.insert(QStringLiteral("ratio_to_bare_txn_delete"), ratio(rate, bareSum / rounds));
+            measured.insert(QStringLiteral("bare_cpu_ms_per_pair"), cpuPerCycle(bareCpu, barePairs));
             if (count > 1) {
                 measured.insert(QStringLiteral("bare_followed_txn_delete_per_s"), followed);
                 measured.insert(QStringLiteral("followers"), count - 1);
                 measured.insert(QStringLiteral("ratio_to_bare_followed"), ratio(rate, followedSum / rounds));
+                measured.insert(QStringLiteral("bare_followed_cpu_ms_per_pair"), cpuPerCycle(followedCpu, followedPairs));
             }
             if (withGo) {
-                QJsonObject goFigures = figures(count, go);
+                QJsonObject goFigures = figures(count, go, false);
                 goFigures.insert(QStringLiteral("client"), QStringLiteral("go.etcd.io/etcd/clientv3/concurrency.Mutex"));
                 measured.insert(QStringLiteral("go_concurrency_mutex"), goFigures);
                 measured.insert(QStringLiteral("ratio_to_go"),
