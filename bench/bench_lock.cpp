@@ -11,15 +11,19 @@
 // window update for every message a stream receives). That cost is the server's and gRPC's,
 // whatever the lock does: "bare followed" is the bare loop again while N - 1 other clients watch
 // its key as waiters watch a lock's prefix. Between the two bare figures lies the library's own
-// overhead. Each figure comes with the CPU it took per cycle (or bare pair), this process's and
-// etcd's apart, to tell whose work a slower cycle is.
+// overhead. A lock's contender keeps a second watch, though: on every change under the prefix,
+// while it holds and for a while after, so that it is told when its entry goes by any hand but
+// its own. "Bare watched as locked" is the bare loop again with N clients watching as contenders
+// do, both watches each: the lock's whole fan-out, without the lock. Each figure comes with the
+// CPU it took per cycle (or bare pair), this process's and etcd's apart, to tell whose work a
+// slower cycle is.
 //
 // Our contenders are counted from when each has held once (its client connected, its lease
 // granted, its watches started), as the bare loops count once their clients and watches are up
 // and Go's lock once its sessions are.
 //
 // etcd's commit speed drifts on a shared machine, by half within seconds on a small VM. So a
-// level's window is cut into --rounds slices for each of ours, bare, bare followed and Go's, and
+// level's window is cut into --rounds slices for each of ours, the three bare loops and Go's, and
 // those take turns (in an order that rotates from round to round); each figure counts all its
 // slices together, so the drift weighs on them alike.
 //
@@ -208,7 +212,7 @@ int main(int argc, char *argv[])
                        "Txn+Delete round trips on the same server, alone and with the waiters' watches. Prints one "
                        "JSON object."),
         {{QStringLiteral("seconds"),
-          QStringLiteral("Measuring window per level, for each of ours, bare, bare followed and Go's."),
+          QStringLiteral("Measuring window per level, for each of ours, bare, bare followed, bare watched as locked and Go's."),
           QStringLiteral("s"), QStringLiteral("10")},
          {QStringLiteral("rounds"), QStringLiteral("Slices each window is cut into, taking turns with the others'."),
           QStringLiteral("n"), QStringLiteral("5")},
@@ -238,8 +242,12 @@ int main(int argc, char *argv[])
             double followedSum = 0;
             CpuSpent followedCpu;
             int followedPairs = 0;
+            QJsonArray watchedAsLocked;
+            double watchedAsLockedSum = 0;
+            CpuSpent watchedAsLockedCpu;
+            int watchedAsLockedPairs = 0;
             const qint64 etcdPid = cluster.pid(0);
-            enum Turn { Ours, Bare, BareFollowed, Go };
+            enum Turn { Ours, Bare, BareFollowed, BareWatchedAsLocked, Go };
             takeTurns(rounds, Go + 1, [&](int, int turn) {
                 switch (Turn(turn)) {
                 case Ours:
@@ -260,6 +268,15 @@ int main(int argc, char *argv[])
                         followedSum += rate;
                     }
                     break;
+                case BareWatchedAsLocked:
+                    if (count > 1) {
+                        const Followers contenders(cluster.clientUrls(), "/bench/bare", count, true);
+                        const double rate
+                            = bareTxnDeleteRate(client, slice, etcdPid, &watchedAsLockedCpu, &watchedAsLockedPairs);
+                        watchedAsLocked.append(rounded(rate));
+                        watchedAsLockedSum += rate;
+                    }
+                    break;
                 case Go:
                     if (withGo)
                         go.append(goLock(parser.value(QStringLiteral("go-lock")), cluster.clientUrls(), count, slice));
@@ -276,6 +293,10 @@ int main(int argc, char *argv[])
                 measured.insert(QStringLiteral("followers"), count - 1);
                 measured.insert(QStringLiteral("ratio_to_bare_followed"), ratio(rate, followedSum / rounds));
                 measured.insert(QStringLiteral("bare_followed_cpu_ms_per_pair"), cpuPerCycle(followedCpu, followedPairs));
+                measured.insert(QStringLiteral("bare_watched_as_locked_txn_delete_per_s"), watchedAsLocked);
+                measured.insert(QStringLiteral("ratio_to_bare_watched_as_locked"), ratio(rate, watchedAsLockedSum / rounds));
+                measured.insert(QStringLiteral("bare_watched_as_locked_cpu_ms_per_pair"),
+                                cpuPerCycle(watchedAsLockedCpu, watchedAsLockedPairs));
             }
             if (withGo) {
                 QJsonObject goFigures = figures(count, go, false);

@@ -279,21 +279,32 @@ inline void txnThenDelete(QEtcd::Client &client, const QByteArray &key)
 class Followers
 {
 public:
-    Followers(const QStringList &endpoints, const QByteArray &prefix, int count)
+    // everyChangeToo: each follower also watches every change under prefix, as a lock's
+    // contender watches its holds (and every other entry's creation and deletion with them).
+    Followers(const QStringList &endpoints, const QByteArray &prefix, int count, bool everyChangeToo = false)
     {
         QEtcd::WatchOptions deletions;
         deletions.range = QEtcd::KeyRange::prefix();
         deletions.noPut = true;
+        QEtcd::WatchOptions everyChange;
+        everyChange.range = QEtcd::KeyRange::prefix();
         for (int i = 0; i < count; ++i) {
             m_clients.push_back(std::make_unique<QEtcd::Client>(QEtcd::ClientOptions::fromEndpoints(endpoints)));
-            m_watches.push_back(std::make_unique<QEtcd::Watcher>(m_clients.back().get(), prefix, deletions));
-            const QEtcd::Status started = await(m_watches.back()->start(), QStringLiteral("follower's watch"));
-            if (!started)
-                fail(QStringLiteral("a follower's watch did not start: ") + started.toString());
+            follow(prefix, deletions);
+            if (everyChangeToo)
+                follow(prefix, everyChange);
         }
     }
 
 private:
+    void follow(const QByteArray &prefix, const QEtcd::WatchOptions &options)
+    {
+        m_watches.push_back(std::make_unique<QEtcd::Watcher>(m_clients.back().get(), prefix, options));
+        const QEtcd::Status started = await(m_watches.back()->start(), QStringLiteral("follower's watch"));
+        if (!started)
+            fail(QStringLiteral("a follower's watch did not start: ") + started.toString());
+    }
+
     std::vector<std::unique_ptr<QEtcd::Client>> m_clients;
     std::vector<std::unique_ptr<QEtcd::Watcher>> m_watches;  // after the clients: destroyed first
 };
