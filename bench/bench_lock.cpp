@@ -71,20 +71,46 @@ private:
     const double m_etcd;
 };
 
-// Bare txn + delete pairs per second over window.
-double bareTxnDeleteRate(Client &client, milliseconds window, qint64 etcdPid, CpuSpent *spent, int *pairsDone)
+// CPU milliseconds per cycle (or bare pair).
+QJsonObject cpuPerCycle(const CpuSpent &spent, int cycles)
 {
-    int pairs = 0;
-    const CpuMeter meter(etcdPid);
-    const qint64 start = nowNs();
-    while (nowNs() - start < duration_cast<nanoseconds>(window).count()) {
-        txnThenDelete(client, "/bench/bare");
-        ++pairs;
-    }
-    meter.addTo(spent);
-    *pairsDone += pairs;
-    return pairs / nsToMs(nowNs() - start) * 1000.0;
+    const auto perCycle = [cycles](double seconds) { return cycles ? rounded(seconds * 1000.0 / cycles) : 0.0; };
+    return {{"client", perCycle(spent.client)}, {"etcd", perCycle(spent.etcd)}};
 }
+
+// One of the bare Txn + Delete loops, over its slices.
+struct BareLoop
+{
+    QJsonArray ratePerSlice;
+    double rateSum = 0;
+    CpuSpent cpu;
+    int pairs = 0;
+
+    void measure(Client &client, milliseconds window, qint64 etcdPid)
+    {
+        int counted = 0;
+        const CpuMeter meter(etcdPid);
+        const qint64 start = nowNs();
+        while (nowNs() - start < duration_cast<nanoseconds>(window).count()) {
+            txnThenDelete(client, "/bench/bare");
+            ++counted;
+        }
+        meter.addTo(&cpu);
+        pairs += counted;
+        const double rate = counted / nsToMs(nowNs() - start) * 1000.0;
+        ratePerSlice.append(rounded(rate));
+        rateSum += rate;
+    }
+
+    // Its figures into measured, under name, beside the lock's rate.
+    void report(QJsonObject *measured, const QString &name, double lockRate, int rounds) const
+    {
+        measured->insert(name + QStringLiteral("_txn_delete_per_s"), ratePerSlice);
+        measured->insert(QStringLiteral("ratio_to_") + name + QStringLiteral("_txn_delete"),
+                         ratio(lockRate, rateSum / rounds));
+        measured->insert(name + QStringLiteral("_cpu_ms_per_pair"), cpuPerCycle(cpu, pairs));
+    }
+};
 
 struct Contender
 {
@@ -116,13 +142,6 @@ Contention goLock(const QString &program, const QStringList &endpoints, int coun
     for (const QJsonValue &handoff : slice.value(QStringLiteral("handoffs_ms")).toArray())
         counted.handoffs.append(handoff.toDouble());
     return counted;
-}
-
-// CPU milliseconds per cycle (or bare pair).
-QJsonObject cpuPerCycle(const CpuSpent &spent, int cycles)
-{
-    const auto perCycle = [cycles](double seconds) { return cycles ? rounded(seconds * 1000.0 / cycles) : 0.0; };
-    return {{"client", perCycle(spent.client)}, {"etcd", perCycle(spent.etcd)}};
 }
 
 // Go's lock runs in a process of its own, its CPU not measured here (cpuMeasured false).
@@ -234,18 +253,9 @@ int main(int argc, char *argv[])
         for (const int count : contenders) {
             QList<Contention> ours;
             QList<Contention> go;
-            QJsonArray bare;
-            double bareSum = 0;
-            CpuSpent bareCpu;
-            int barePairs = 0;
-            QJsonArray followed;
-            double followedSum = 0;
-            CpuSpent followedCpu;
-            int followedPairs = 0;
-            QJsonArray watchedAsLocked;
-            double watchedAsLockedSum = 0;
-            CpuSpent watchedAsLockedCpu;
-            int watchedAsLockedPairs = 0;
+            BareLoop bare;
+            BareLoop followed;
+            BareLoop watchedAsLocked;
             const qint64 etcdPid = cluster.pid(0);
             enum Turn { Ours, Bare, BareFollowed, BareWatchedAsLocked, Go };
             takeTurns(rounds, Go + 1, [&](int, int turn) {
@@ -253,28 +263,20 @@ int main(int argc, char *argv[])
                 case Ours:
                     ours.append(contend(cluster.clientUrls(), count, slice, etcdPid));
                     break;
-                case Bare: {
-                    const double rate = bareTxnDeleteRate(client, slice, etcdPid, &bareCpu, &barePairs);
-                    bare.append(rounded(rate));
-                    bareSum += rate;
+                case Bare:
+                    bare.measure(client, slice, etcdPid);
                     break;
-                }
                 case BareFollowed:
                     // One contender has no waiters, and nothing follows its deletions.
                     if (count > 1) {
                         const Followers followers(cluster.clientUrls(), "/bench/bare", count - 1);
-                        const double rate = bareTxnDeleteRate(client, slice, etcdPid, &followedCpu, &followedPairs);
-                        followed.append(rounded(rate));
-                        followedSum += rate;
+                        followed.measure(client, slice, etcdPid);
                     }
                     break;
                 case BareWatchedAsLocked:
                     if (count > 1) {
                         const Followers contenders(cluster.clientUrls(), "/bench/bare", count, true);
-                        const double rate
-                            = bareTxnDeleteRate(client, slice, etcdPid, &watchedAsLockedCpu, &watchedAsLockedPairs);
-                        watchedAsLocked.append(rounded(rate));
-                        watchedAsLockedSum += rate;
+                        watchedAsLocked.measure(client, slice, etcdPid);
                     }
                     break;
                 case Go:
@@ -285,18 +287,11 @@ int main(int argc, char *argv[])
             });
             QJsonObject measured = figures(count, ours, true);
             const double rate = measured.value(QStringLiteral("cycles_per_s")).toDouble();
-            measured.insert(QStringLiteral("bare_txn_delete_per_s"), bare);
-            measured.insert(QStringLiteral("ratio_to_bare_txn_delete"), ratio(rate, bareSum / rounds));
-            measured.insert(QStringLiteral("bare_cpu_ms_per_pair"), cpuPerCycle(bareCpu, barePairs));
+            bare.report(&measured, QStringLiteral("bare"), rate, rounds);
             if (count > 1) {
-                measured.insert(QStringLiteral("bare_followed_txn_delete_per_s"), followed);
                 measured.insert(QStringLiteral("followers"), count - 1);
-                measured.insert(QStringLiteral("ratio_to_bare_followed"), ratio(rate, followedSum / rounds));
-                measured.insert(QStringLiteral("bare_followed_cpu_ms_per_pair"), cpuPerCycle(followedCpu, followedPairs));
-                measured.insert(QStringLiteral("bare_watched_as_locked_txn_delete_per_s"), watchedAsLocked);
-                measured.insert(QStringLiteral("ratio_to_bare_watched_as_locked"), ratio(rate, watchedAsLockedSum / rounds));
-                measured.insert(QStringLiteral("bare_watched_as_locked_cpu_ms_per_pair"),
-                                cpuPerCycle(watchedAsLockedCpu, watchedAsLockedPairs));
+                followed.report(&measured, QStringLiteral("bare_followed"), rate, rounds);
+                watchedAsLocked.report(&measured, QStringLiteral("bare_watched_as_locked"), rate, rounds);
             }
             if (withGo) {
                 QJsonObject goFigures = figures(count, go, false);
