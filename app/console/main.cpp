@@ -97,8 +97,9 @@ struct ConsoleOptions
     QCommandLineOption exportStory{QStringLiteral("export-story"),
                                    QStringLiteral("With --scenario: when it ends, write the run to FILE as one HTML page "
                                                   "that opens without a network (the timeline, the narration step by "
-                                                  "step, the event log) and a PNG per step beside it, "
-                                                  "NAME-step-N.png; existing files are refused without --force"),
+                                                  "step, the event log; light or dark as the reader's system "
+                                                  "is) and a PNG per step beside it, NAME-step-N.png, in the "
+                                                  "console's look (--look); existing files are refused without --force"),
                                    QStringLiteral("FILE")};
     QCommandLineOption force{QStringLiteral("force"),
                              QStringLiteral("With --export-story: overwrite the page and pictures it writes")};

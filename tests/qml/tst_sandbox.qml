@@ -314,8 +314,8 @@ Item {
             compare(qetcdTest.etcdctl(["get", "--prefix", "--keys-only", "/demo/"]).trim(), "",
                     "nothing written to the window's cluster")
 
-            // Export story… writes the run as a page and a picture per step; a second export to
-            // the same place asks first, naming the files it would replace.
+            // Export story… writes the run as a page and a picture per step, in the console's look;
+            // a second export to the same place asks first, naming the files it would replace.
             const bar = findChild(window, "scenarioBar")
             bar.sandboxRunning = true  // shown as it is while the window looks at the sandbox
             verify(findChild(bar, "exportStory").visible)
@@ -328,6 +328,10 @@ Item {
             compare(window.storyExport.existingFilesFor(page).length, scenario.stepCount + 1)
             verify(qetcdTest.readFile(page).indexOf("<li class=\"step\"") > 0)
             verify(findChild(bar, "storyExportNote").visible)
+            const wasDark = Theme.dark
+            Theme.dark = !wasDark
+            compare(window.storyExport.dark, !wasDark)
+            Theme.dark = wasDark
             bar.storySaveDialog.accepted()
             tryCompare(bar.confirmOverwrite, "opened", true)
             verify(bar.confirmOverwrite.message.indexOf(page) > 0, bar.confirmOverwrite.message)
