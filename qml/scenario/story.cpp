@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 
 using namespace QEtcd;
 
@@ -709,3 +710,22 @@ QStringList Story::exportFiles(const QString &path) const
     return files;
 }
 
+QStringList Story::staleExportFiles(const QString &path) const
+{
+    const QFileInfo page(path);
+    const QRegularExpression picture(QStringLiteral("^%1-step-([1-9][0-9]*)\\.png$")
+                                         .arg(QRegularExpression::escape(page.completeBaseName())));
+    std::map<qulonglong, QString> stale;
+    const QStringList candidates = page.dir().entryList(QDir::Files);
+    for (const QString &name : candidates) {
+        const QRegularExpressionMatch match = picture.match(name);
+        bool number = false;
+        const qulonglong step = match.captured(1).toULongLong(&number);
+        if (match.hasMatch() && number && step > steps.size())
+            stale.emplace(step, page.dir().filePath(name));
+    }
+    QStringList files;
+    for (const auto &[step, file] : stale)
+        files.append(file);
+    return files;
+}

@@ -164,6 +164,11 @@ QStringList StoryExport::existingFilesFor(const QString &path) const
     return existing;
 }
 
+QStringList StoryExport::staleFilesFor(const QString &path) const
+{
+    return m_scenario ? m_scenario->story().staleExportFiles(path) : QStringList();
+}
+
 bool StoryExport::fail(const QString &why)
 {
     m_error = why;
@@ -193,12 +198,12 @@ bool StoryExport::write(const QString &path)
         options.moments.append({double(*moment - m_timeline->originMs()) / 1000.0, QString::number(step + 1)});
     }
 
+    // Every file is written beside its place and renamed into it, the page last, once its
+    // pictures are: an export that fails leaves no file half-written, and the earlier page whole.
     QSaveFile html(path);
     if (!html.open(QIODevice::WriteOnly))
         return fail(tr("could not write %1: %2").arg(path, html.errorString()));
     html.write(page(TimelineSvg::picture(*m_timeline, options)).toUtf8());
-    if (!html.commit())
-        return fail(tr("could not write %1: %2").arg(path, html.errorString()));
 
     // The page follows its reader's look; the pictures, for slides made now, the console's.
     options.dark = m_dark;
@@ -208,10 +213,19 @@ bool StoryExport::write(const QString &path)
         if (step >= options.moments.size())
             options.caption += QLatin1Char(' ') + tr("(It did not happen: the story failed before it.)");
         const QImage picture = TimelineSvg::image(TimelineSvg::picture(*m_timeline, options), PictureScale);
-        const QString file = files.at(step + 1);
-        if (picture.isNull() || !picture.save(file, "PNG"))
-            return fail(tr("could not write %1").arg(file));
+        QSaveFile file(files.at(step + 1));
+        if (picture.isNull() || !file.open(QIODevice::WriteOnly) || !picture.save(&file, "PNG") || !file.commit())
+            return fail(tr("could not write %1: %2").arg(file.fileName(), file.errorString()));
     }
+    // An earlier export of a longer story to the same name would leave its last pictures as if
+    // they were this story's.
+    for (const QString &stale : story.staleExportFiles(path)) {
+        QFile file(stale);
+        if (!file.remove())
+            return fail(tr("could not remove %1, an earlier export's: %2").arg(stale, file.errorString()));
+    }
+    if (!html.commit())
+        return fail(tr("could not write %1: %2").arg(path, html.errorString()));
     m_error.clear();
     m_written = tr("%1 and %n step picture(s) in %2", "", steps).arg(QFileInfo(path).fileName(), QFileInfo(path).absolutePath());
     Q_EMIT writtenChanged();

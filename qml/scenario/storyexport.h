@@ -44,8 +44,11 @@ public:
 
     // The files an export to path would write that exist already (Story::exportFiles): what it would overwrite.
     Q_INVOKABLE QStringList existingFilesFor(const QString &path) const;
-    // Writes the page to path and the pictures beside it, overwriting them; false with
-    // errorString unless the scenario has run (to its end, or to the step that failed).
+    // The pictures of an earlier export to path beyond this story's steps (Story::staleExportFiles): what it would remove.
+    Q_INVOKABLE QStringList staleFilesFor(const QString &path) const;
+    // Writes the page to path and the pictures beside it, overwriting them, and removes the
+    // stale ones; false with errorString unless the scenario has run (to its end, or to the step
+    // that failed). A failed export leaves the earlier page as it was.
     Q_INVOKABLE bool write(const QString &path);
 
 Q_SIGNALS:

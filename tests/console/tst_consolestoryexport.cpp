@@ -3,7 +3,8 @@
 // --scenario NAME --autoplay --export-story FILE`, offscreen. The page must parse (Python's
 // html.parser, and its SVG as XML), draw one lane per participant of the story and etcd's, hold
 // one step per narration line and the event log, and reach for nothing outside itself; a PNG per
-// step must be written beside it, not blank. Then a real browser opens the page
+// step must be written beside it, not blank, and an earlier export's pictures beyond the story's
+// steps removed (--force), files only like them left alone. Then a real browser opens the page
 // (Debian's chromium-headless-shell; missing, it is a failure, as etcd is): its script ran
 // without an error and the page fetched nothing, the script counts one step per narration line,
 // an address ending in #step-3 shows step 3, and the page is drawn, light or dark as the
@@ -137,6 +138,14 @@ private Q_SLOTS:
         QVERIFY2(!browserProgram.isEmpty(), "no chromium-headless-shell on PATH: install it (debian/control's Build-Depends)");
         const QDir output(m_outputDir);
         const QString page = output.filePath(name + QStringLiteral(".html"));
+        // An earlier export of a longer story to this name: its last picture goes, what is only
+        // like one stays.
+        const QString stale = output.filePath(QStringLiteral("%1-step-%2.png").arg(name).arg(steps.size() + 1));
+        const QString alike = stale + QStringLiteral(".orig");
+        for (const QString &earlier : {stale, alike}) {
+            QFile file(earlier);
+            QVERIFY(file.open(QIODevice::WriteOnly) && file.write("earlier") == 7);
+        }
         // --force: a kept gallery is written over, run after run.
         QProcess console;
         run(&console, {QStringLiteral("--sandbox"), QStringLiteral("--scenario"), name, QStringLiteral("--autoplay"),
@@ -201,6 +210,8 @@ private Q_SLOTS:
             QVERIFY2(image.width() >= 1600, qPrintable(picture));
             QVERIFY2(coloursIn(image) > 12, qPrintable(picture));
         }
+        QVERIFY2(!QFile::exists(stale), qPrintable(stale));
+        QVERIFY2(QFile::exists(alike), qPrintable(alike));
 
         // What only a browser tells. The page's script marks the root element: the steps it
         // built and the one it shows, and any error or anything the page's policy kept it from
@@ -270,6 +281,21 @@ private Q_SLOTS:
         errors = console.readAllStandardError().trimmed();
         QVERIFY2(!errors.contains('\n') && errors.contains("no such directory"), errors.constData());
 
+        // Without --force, an export does not remove an earlier one's pictures either.
+        QVERIFY(QFile::remove(page));
+        const QString stale = m_scratch.filePath(QStringLiteral("exists-step-10.png"));
+        QFile earlier(stale);
+        QVERIFY(earlier.open(QIODevice::WriteOnly));
+        earlier.close();
+        run(&console, {QStringLiteral("--sandbox"), QStringLiteral("--scenario"), QStringLiteral("lock-partition"),
+                       QStringLiteral("--autoplay"), QStringLiteral("--export-story"), page});
+        QVERIFY(console.waitForFinished(scaledMs(30000)));
+        QCOMPARE(console.exitCode(), 128);
+        errors = console.readAllStandardError().trimmed();
+        QVERIFY2(!errors.contains('\n') && errors.contains("exists-step-10.png") && errors.contains("--force to remove it"),
+                 errors.constData());
+        QVERIFY(QFile::exists(stale));
+
         run(&console, {QStringLiteral("--sandbox"), QStringLiteral("--export-story"), page});
         QVERIFY(console.waitForFinished(scaledMs(30000)));
         QCOMPARE(console.exitCode(), 128);
@@ -285,6 +311,7 @@ private Q_SLOTS:
         QVERIFY(console.waitForFinished(scaledMs(30000)));
         const QByteArray help = console.readAllStandardOutput();
         QVERIFY2(help.contains("--export-story <FILE>") && help.contains("--force"), help.constData());
+        QVERIFY2(help.simplified().contains("remove the NAME-step-N.png beyond the story's steps"), help.constData());
     }
 
 private:

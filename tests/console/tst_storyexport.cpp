@@ -2,7 +2,9 @@
 // StoryExport and TimelineSvg without a server: a scenario that could not start (it has no
 // sandbox) is over, failed at its first step, and exports like a run that failed there. Two
 // events of one lane at one moment are drawn apart, each with its title; the pictures take the
-// look they are asked for, the page carries the other's colours for its reader.
+// look they are asked for, the page carries the other's colours for its reader; an export over
+// an earlier one of a longer story removes that one's last pictures and nothing else; an export
+// that fails leaves the earlier page as it was, and no file half-written.
 
 #include "sandbox.h"  // scenario.h's inline sandbox() converts its QPointer<Sandbox>
 #include "scenario.h"
@@ -30,6 +32,12 @@ QByteArray contentsOf(const QString &path)
 {
     QFile file(path);
     return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+}
+
+bool writeFile(const QString &path, const QByteArray &contents)
+{
+    QFile file(path);
+    return file.open(QIODevice::WriteOnly) && file.write(contents) == contents.size();
 }
 
 // How light a picture is on the whole, 0 to 1, from a grid of samples.
@@ -131,6 +139,65 @@ private Q_SLOTS:
         QVERIFY(page.indexOf("svg.timeline .stripe { fill: #ffffff; }") > 0
                 && page.indexOf("svg.timeline .stripe { fill: #19202a; }") > darkRules);
         QVERIFY(page.contains("class=\"stripe\" fill=\"#ffffff\""));
+    }
+
+    void aLongerEarlierExportsLastPicturesAreRemoved()
+    {
+        Run run(QStringLiteral("leader-death"));
+        QTRY_COMPARE(run.timeline.eventCount(), 3);
+        const int steps = run.scenario.stepCount();
+        QVERIFY(steps > 1);
+        QDir directory(m_files.filePath(QStringLiteral("stale")));
+        QVERIFY(directory.mkpath(QStringLiteral(".")));
+        const QString page = directory.filePath(QStringLiteral("story.html"));
+        // An earlier export's pictures beyond this story's steps, and files only like them.
+        const QStringList stale{QStringLiteral("story-step-%1.png").arg(steps + 1), QStringLiteral("story-step-%1.png").arg(steps + 10)};
+        const QStringList kept{QStringLiteral("story-step-%1.png.orig").arg(steps + 1), QStringLiteral("story-step-0.png"),
+                               QStringLiteral("story-step-0%1.png").arg(steps + 1), QStringLiteral("story-step-x.png"),
+                               QStringLiteral("other-step-%1.png").arg(steps + 1), QStringLiteral("story.html-step-%1.png").arg(steps + 1),
+                               QStringLiteral("my-story-step-%1.png").arg(steps + 1)};
+        for (const QString &name : stale + kept)
+            QVERIFY(writeFile(directory.filePath(name), "earlier"));
+
+        QStringList expected;
+        for (const QString &name : stale)
+            expected << directory.filePath(name);
+        QCOMPARE(run.storyExport.staleFilesFor(page), expected);
+        QVERIFY2(run.storyExport.write(page), qPrintable(run.storyExport.errorString()));
+        for (const QString &name : stale)
+            QVERIFY2(!directory.exists(name), qPrintable(name));
+        for (const QString &name : kept)
+            QVERIFY2(directory.exists(name), qPrintable(name));
+        for (int step = 1; step <= steps; ++step)
+            QVERIFY(!QImage(directory.filePath(QStringLiteral("story-step-%1.png").arg(step))).isNull());
+        QVERIFY(run.storyExport.staleFilesFor(page).isEmpty());
+    }
+
+    void aFailedExportLeavesTheEarlierPage()
+    {
+        Run run(QStringLiteral("leader-death"));
+        QTRY_COMPARE(run.timeline.eventCount(), 3);
+        QDir directory(m_files.filePath(QStringLiteral("failed")));
+        QVERIFY(directory.mkpath(QStringLiteral(".")));
+        const QString page = directory.filePath(QStringLiteral("story.html"));
+        const QString stale = directory.filePath(QStringLiteral("story-step-%1.png").arg(run.scenario.stepCount() + 1));
+        QVERIFY(writeFile(page, "the earlier page"));
+        QVERIFY(writeFile(stale, "an earlier picture"));
+        // A picture that cannot be written: a directory is where it goes.
+        QVERIFY(directory.mkdir(QStringLiteral("story-step-2.png")));
+
+        QSignalSpy written(&run.storyExport, &StoryExport::writtenChanged);
+        QVERIFY(!run.storyExport.write(page));
+        QCOMPARE(written.size(), 1);
+        QVERIFY2(run.storyExport.errorString().contains(QLatin1String("story-step-2.png")), qPrintable(run.storyExport.errorString()));
+        QVERIFY(run.storyExport.written().isEmpty());
+        QCOMPARE(contentsOf(page), QByteArray("the earlier page"));
+        QCOMPARE(contentsOf(stale), QByteArray("an earlier picture"));
+        // Nothing half-written beside them: the page, the first picture, the two in the way.
+        QStringList names = directory.entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden);
+        names.sort();
+        QCOMPARE(names, QStringList({QStringLiteral("story-step-1.png"), QStringLiteral("story-step-2.png"), QFileInfo(stale).fileName(),
+                                     QStringLiteral("story.html")}));
     }
 
 private:

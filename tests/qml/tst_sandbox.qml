@@ -315,7 +315,8 @@ Item {
                     "nothing written to the window's cluster")
 
             // Export story… writes the run as a page and a picture per step, in the console's look;
-            // a second export to the same place asks first, naming the files it would replace.
+            // a second export to the same place asks first, naming the files it would replace, and
+            // an earlier, longer export's last picture, which it removes.
             const bar = findChild(window, "scenarioBar")
             bar.sandboxRunning = true  // shown as it is while the window looks at the sandbox
             verify(findChild(bar, "exportStory").visible)
@@ -332,13 +333,18 @@ Item {
             Theme.dark = !wasDark
             compare(window.storyExport.dark, !wasDark)
             Theme.dark = wasDark
+            const stale = qetcdTest.temporaryPath("registration-heal-step-12.png")
+            verify(qetcdTest.writeTextFile(stale, "an earlier export's"))
+            compare(window.storyExport.staleFilesFor(page), [stale])
             bar.storySaveDialog.accepted()
             tryCompare(bar.confirmOverwrite, "opened", true)
             verify(bar.confirmOverwrite.message.indexOf(page) > 0, bar.confirmOverwrite.message)
             verify(bar.confirmOverwrite.message.indexOf("registration-heal-step-9.png") > 0, bar.confirmOverwrite.message)
+            verify(bar.confirmOverwrite.message.indexOf("would be removed:\n" + stale) > 0, bar.confirmOverwrite.message)
             mouseClick(findChild(bar.confirmOverwrite.footer, "confirmButton"))
             tryCompare(bar.confirmOverwrite, "visible", false)
             compare(window.storyExport.errorString, "")
+            compare(window.storyExport.staleFilesFor(page), [])
             sandbox.stop()
             tryCompare(sandbox, "state", Sandbox.Stopped, startTimeout)
         }
