@@ -9,8 +9,9 @@
 // without an error and the page fetched nothing, the script counts one step per narration line,
 // an address ending in #step-3 shows step 3, and the page is drawn, light or dark as the
 // reader's system is. Existing files are refused without --force, before any sandbox starts.
-// The pictures are kept in QETCD_SCREENSHOT_DIR/stories when it is set (the gallery in
-// docs/scenarios.md).
+// With QETCD_SCREENSHOT_DIR set, each story's last picture is kept there as stories/NAME.png (the
+// gallery in docs/scenarios.md; scripts/screenshots), and the browser's screenshots of one page,
+// lock-partition's, as stories/lock-partition-page.png and lock-partition-page-dark.png.
 
 #include <QEtcd/testtimeouts.h>
 
@@ -77,6 +78,9 @@ print(json.dumps({'lanes': page.lanes, 'steps': page.steps, 'rows': page.rows, '
                   'external': page.external, 'scripts': page.scripts, 'root': page.root, 'current': page.current}))
 )";
 
+// The story whose page the gallery shows as a browser draws it.
+const QLatin1String GalleryPage("lock-partition");
+
 QJsonObject storyFile(const QString &name)
 {
     QFile file(QStringLiteral(QETCD_STORY_DIR "/%1.json").arg(name));
@@ -105,6 +109,12 @@ double lightnessOf(const QImage &image)
     }
     return samples ? sum / samples : 0;
 }
+
+// Replaces what is at to with a copy of from.
+bool copyOver(const QString &from, const QString &to)
+{
+    return (!QFile::exists(to) || QFile::remove(to)) && QFile::copy(from, to);
+}
 } // namespace
 
 class tst_ConsoleStoryExport : public QObject
@@ -115,9 +125,13 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_scratch.isValid());
-        const QString kept = qEnvironmentVariable("QETCD_SCREENSHOT_DIR");
-        m_outputDir = kept.isEmpty() ? m_scratch.filePath(QStringLiteral("stories")) : kept + QStringLiteral("/stories");
+        m_outputDir = m_scratch.filePath(QStringLiteral("stories"));
         QVERIFY(QDir().mkpath(m_outputDir));
+        const QString kept = qEnvironmentVariable("QETCD_SCREENSHOT_DIR");
+        if (!kept.isEmpty()) {
+            m_galleryDir = kept + QStringLiteral("/stories");
+            QVERIFY(QDir().mkpath(m_galleryDir));
+        }
     }
 
     void story_data()
@@ -146,7 +160,6 @@ private Q_SLOTS:
             QFile file(earlier);
             QVERIFY(file.open(QIODevice::WriteOnly) && file.write("earlier") == 7);
         }
-        // --force: a kept gallery is written over, run after run.
         QProcess console;
         run(&console, {QStringLiteral("--sandbox"), QStringLiteral("--scenario"), name, QStringLiteral("--autoplay"),
                        QStringLiteral("--export-story"), page, QStringLiteral("--force")});
@@ -253,6 +266,12 @@ private Q_SLOTS:
             QVERIFY2(coloursIn(image) > 12, qPrintable(screenshot));
             const double lightness = lightnessOf(image);
             QVERIFY2(dark ? lightness < 0.25 : lightness > 0.75, qPrintable(QStringLiteral("%1: lightness %2").arg(screenshot).arg(lightness)));
+            if (!m_galleryDir.isEmpty() && name == GalleryPage)
+                QVERIFY(copyOver(screenshot, QDir(m_galleryDir).filePath(QFileInfo(screenshot).fileName())));
+        }
+        if (!m_galleryDir.isEmpty()) {
+            QVERIFY(copyOver(output.filePath(QStringLiteral("%1-step-%2.png").arg(name).arg(steps.size())),
+                             QDir(m_galleryDir).filePath(name + QStringLiteral(".png"))));
         }
     }
 
@@ -339,6 +358,7 @@ private:
 
     QTemporaryDir m_scratch;
     QString m_outputDir;
+    QString m_galleryDir;  // QETCD_SCREENSHOT_DIR/stories, when it is set
 };
 
 QTEST_GUILESS_MAIN(tst_ConsoleStoryExport)
