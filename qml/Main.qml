@@ -141,6 +141,7 @@ ApplicationWindow {
         objectName: "storyExport"
         scenario: scenario
         timeline: timelinePage.timeline
+        dark: Theme.dark  // the pictures, for slides made now, in the look of the console they are made in
     }
     function runScenario(name) {
         scenario.name = name;

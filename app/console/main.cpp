@@ -97,11 +97,14 @@ struct ConsoleOptions
     QCommandLineOption exportStory{QStringLiteral("export-story"),
                                    QStringLiteral("With --scenario: when it ends, write the run to FILE as one HTML page "
                                                   "that opens without a network (the timeline, the narration step by "
-                                                  "step, the event log) and a PNG per step beside it, "
-                                                  "NAME-step-N.png; existing files are refused without --force"),
+                                                  "step, the event log; light or dark as the reader's system "
+                                                  "is) and a PNG per step beside it, NAME-step-N.png, in the "
+                                                  "console's look (--look); existing files are refused without --force"),
                                    QStringLiteral("FILE")};
     QCommandLineOption force{QStringLiteral("force"),
-                             QStringLiteral("With --export-story: overwrite the page and pictures it writes")};
+                             QStringLiteral("With --export-story: overwrite the page and pictures it writes, and "
+                                            "remove the NAME-step-N.png beyond the story's steps that an earlier "
+                                            "export to that name left")};
     QCommandLineOption layouts{QStringLiteral("layouts"),
                                QStringLiteral("Coordination layouts to recognise before the built-in ones, as "
                                               "qetcd inspect --layouts [default: ~/.config/qetcd/layouts.json]"),
@@ -248,11 +251,24 @@ int main(int argc, char *argv[])
             if (QFileInfo::exists(file))
                 existing << QFileInfo(file).fileName();
         }
+        QStringList stale;
+        for (const QString &file : story->staleExportFiles(settings.exportStoryFile))
+            stale << QFileInfo(file).fileName();
+        const auto someOf = [](const QStringList &names) {
+            return names.size() > 3 ? names.mid(0, 3).join(QLatin1String(", ")) + QStringLiteral(" and %1 more").arg(names.size() - 3)
+                                    : names.join(QLatin1String(", "));
+        };
         if (!existing.isEmpty() && !parser.isSet(consoleOptions.force)) {
-            return usageError(QStringLiteral("--export-story: %1 exist%2 already in %3; add --force to overwrite")
-                                  .arg(existing.size() > 3 ? existing.mid(0, 3).join(QLatin1String(", ")) + QStringLiteral(" and %1 more").arg(existing.size() - 3)
-                                                           : existing.join(QLatin1String(", ")),
-                                       existing.size() == 1 ? QStringLiteral("s") : QString(), page.absolutePath()));
+            return usageError(QStringLiteral("--export-story: %1 exist%2 already in %3; add --force to overwrite%4")
+                                  .arg(someOf(existing), existing.size() == 1 ? QStringLiteral("s") : QString(), page.absolutePath(),
+                                       stale.isEmpty() ? QString() : QStringLiteral(" (and remove %1, beyond the story's steps)").arg(someOf(stale))));
+        }
+        if (!stale.isEmpty() && !parser.isSet(consoleOptions.force)) {
+            return usageError(QStringLiteral("--export-story: %1 in %2 %3 an earlier export's pictures beyond the story's %4 "
+                                             "steps; add --force to remove %5")
+                                  .arg(someOf(stale), page.absolutePath(), stale.size() == 1 ? QStringLiteral("is") : QStringLiteral("are"))
+                                  .arg(story->steps.size())
+                                  .arg(stale.size() == 1 ? QStringLiteral("it") : QStringLiteral("them")));
         }
     }
     if (const QEtcd::Status declared = QEtcd::CoordinationLayouts::declare(parser.value(consoleOptions.layouts)); !declared)

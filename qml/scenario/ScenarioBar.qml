@@ -148,13 +148,15 @@ Rectangle {
             Accessible.name: qsTr("Stop the scenario")
         }
     }
-    // Writes the run to path, asking first when that would replace files.
+    // Writes the run to path, asking first when that would replace or remove files.
     function exportStory(path) {
         const existing = bar.storyExport.existingFilesFor(path);
-        if (existing.length === 0)
+        const stale = bar.storyExport.staleFilesFor(path);
+        if (existing.length === 0 && stale.length === 0)
             return bar.storyExport.write(path);
         confirmOverwrite.path = path;
         confirmOverwrite.existing = existing;
+        confirmOverwrite.stale = stale;
         confirmOverwrite.open();
         return false;
     }
@@ -172,11 +174,17 @@ Rectangle {
         objectName: "confirmStoryOverwrite"
         property string path
         property var existing: []
-        title: qsTr("Replace the files?")
+        property var stale: []  // an earlier, longer export's last pictures
+        title: existing.length > 0 ? qsTr("Replace the files?") : qsTr("Remove an earlier export's pictures?")
         destructive: true
-        confirmText: qsTr("Replace")
-        message: qsTr("The export writes a page and a picture per step; these %n file(s) exist already and would be replaced:", "", existing.length)
-                 + "\n" + existing.join("\n")
+        confirmText: existing.length > 0 ? qsTr("Replace") : qsTr("Remove")
+        message: (existing.length === 0 ? ""
+                  : qsTr("The export writes a page and a picture per step; these %n file(s) exist already and would be replaced:", "", existing.length)
+                    + "\n" + existing.join("\n"))
+                 + (existing.length > 0 && stale.length > 0 ? "\n\n" : "")
+                 + (stale.length === 0 ? ""
+                    : qsTr("These %n picture(s) of an earlier export to this name have no step in this story and would be removed:", "", stale.length)
+                      + "\n" + stale.join("\n"))
         onConfirmed: bar.storyExport.write(path)
     }
     ConfirmDialog {

@@ -32,6 +32,7 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 
 using namespace QEtcd;
 
@@ -330,20 +331,32 @@ private:
         return *found;
     }
 
-    void readParticipants(const QJsonObject &root)
+    // Each object of root's array `field` (which must hold one at least, or it is `empty`) to
+    // read(object, path, index) in order, until a mistake: something else than an object, or an
+    // object with fields other than `fields`, is one.
+    void readObjects(const QJsonObject &root, const QString &field, const QString &empty, const QStringList &fields,
+                     const std::function<void(const QJsonObject &, const QString &, int)> &read)
     {
-        const QJsonArray participants = value(root, QString(), QStringLiteral("participants"), QJsonValue::Array, Required).toArray();
-        if (participants.isEmpty() && m_error.isEmpty())
-            fail(QStringLiteral("participants"), tr("a story needs at least one participant"));
-        for (qsizetype i = 0; i < participants.size() && m_error.isEmpty(); ++i) {
-            const QString path = QStringLiteral("participants[%1]").arg(i);
-            if (!participants[i].isObject()) {
-                fail(path, tr("%1 where an object belongs").arg(typeName(participants[i])));
+        const QJsonArray array = value(root, QString(), field, QJsonValue::Array, Required).toArray();
+        if (array.isEmpty() && m_error.isEmpty())
+            fail(field, empty);
+        for (qsizetype i = 0; i < array.size() && m_error.isEmpty(); ++i) {
+            const QString path = QStringLiteral("%1[%2]").arg(field).arg(i);
+            if (!array[i].isObject()) {
+                fail(path, tr("%1 where an object belongs").arg(typeName(array[i])));
                 return;
             }
-            const QJsonObject object = participants[i].toObject();
-            if (!onlyKnown(object, path, {"name", "recipe", "path", "ttl", "options"}))
+            const QJsonObject object = array[i].toObject();
+            if (!onlyKnown(object, path, fields))
                 return;
+            read(object, path, int(i));
+        }
+    }
+
+    void readParticipants(const QJsonObject &root)
+    {
+        readObjects(root, QStringLiteral("participants"), tr("a story needs at least one participant"),
+                    {"name", "recipe", "path", "ttl", "options"}, [this](const QJsonObject &object, const QString &path, int) {
             Story::Participant participant;
             participant.name = text(object, path, QStringLiteral("name"));
             // The event log's other voices: a participant by one of their names would be taken
@@ -388,23 +401,13 @@ private:
                 }
             }
             m_story.participants.append(participant);
-        }
+        });
     }
 
     void readSteps(const QJsonObject &root)
     {
-        const QJsonArray steps = value(root, QString(), QStringLiteral("steps"), QJsonValue::Array, Required).toArray();
-        if (steps.isEmpty() && m_error.isEmpty())
-            fail(QStringLiteral("steps"), tr("a story needs at least one step"));
-        for (qsizetype i = 0; i < steps.size() && m_error.isEmpty(); ++i) {
-            const QString path = QStringLiteral("steps[%1]").arg(i);
-            if (!steps[i].isObject()) {
-                fail(path, tr("%1 where an object belongs").arg(typeName(steps[i])));
-                return;
-            }
-            const QJsonObject object = steps[i].toObject();
-            if (!onlyKnown(object, path, {"id", "narration", "action", "await"}))
-                return;
+        readObjects(root, QStringLiteral("steps"), tr("a story needs at least one step"), {"id", "narration", "action", "await"},
+                    [this](const QJsonObject &object, const QString &path, int index) {
             Story::Step step;
             step.id = text(object, path, QStringLiteral("id"), Optional);
             if (m_stepIds.contains(step.id))
@@ -416,9 +419,9 @@ private:
             const QJsonValue await = value(object, path, QStringLiteral("await"), QJsonValue::Object, Required);
             step.await = readAwait(await.toObject(), fieldPath(path, QStringLiteral("await")));
             if (!step.id.isEmpty())
-                m_stepIds.insert(step.id, int(i));
+                m_stepIds.insert(step.id, index);
             m_story.steps.push_back(step);
-        }
+        });
     }
 
     // The participant an action acts through: one the story lists.
@@ -704,5 +707,25 @@ QStringList Story::exportFiles(const QString &path) const
     QStringList files{page.filePath()};
     for (size_t step = 1; step <= steps.size(); ++step)
         files << page.dir().filePath(QStringLiteral("%1-step-%2.png").arg(page.completeBaseName()).arg(step));
+    return files;
+}
+
+QStringList Story::staleExportFiles(const QString &path) const
+{
+    const QFileInfo page(path);
+    const QRegularExpression picture(QStringLiteral("^%1-step-([1-9][0-9]*)\\.png$")
+                                         .arg(QRegularExpression::escape(page.completeBaseName())));
+    std::map<qulonglong, QString> stale;
+    const QStringList candidates = page.dir().entryList(QDir::Files);
+    for (const QString &name : candidates) {
+        const QRegularExpressionMatch match = picture.match(name);
+        bool number = false;
+        const qulonglong step = match.captured(1).toULongLong(&number);
+        if (match.hasMatch() && number && step > steps.size())
+            stale.emplace(step, page.dir().filePath(name));
+    }
+    QStringList files;
+    for (const auto &[step, file] : stale)
+        files.append(file);
     return files;
 }

@@ -116,6 +116,9 @@ struct Story
     // The files an export of a run of this story to path writes (StoryExport): path, then each
     // step's picture beside it, NAME-step-N.png.
     QStringList exportFiles(const QString &path) const;
+    // The pictures an earlier export to path left that this story has no step for, which an
+    // export removes: NAME-step-N.png exactly, N beyond its steps, in the order of N.
+    QStringList staleExportFiles(const QString &path) const;
     // The conclusion with each {seconds:FROM:TO} replaced by the seconds between the events of
     // steps FROM and TO, as timeOf (monotonic ms by step index) gives them.
     QString concludedWith(const std::function<qint64(int)> &timeOf) const;

@@ -11,7 +11,9 @@
 #include <QtSvg/QSvgRenderer>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <limits>
 
 namespace TimelineSvg {
 namespace {
@@ -21,6 +23,8 @@ constexpr double LaneHeight = 54;
 constexpr double MomentRoom = 28;  // above the lanes: a moment's number
 constexpr double AxisHeight = 30;
 constexpr int GlyphSize = TimelineModel::MarkerPixels;
+// A marker crowded off its lane's middle goes this far above it, or below.
+constexpr double CrowdedOffset = GlyphSize + 2;
 // Fonts a reader has: the console's where it is installed, any sans-serif elsewhere.
 const QString FontFamily = QStringLiteral("DejaVu Sans, Verdana, sans-serif");
 constexpr int LabelPixels = 11;  // bands' and margins' labels, as TimelineLayer's
@@ -38,6 +42,37 @@ QString colour(const QColor &colour)
     return colour.name(QColor::HexRgb);
 }
 
+using TimelineGlyphs::LanePalette;
+
+// The colours that differ between the looks, by the class that names them in the picture.
+const std::pair<const char *, QColor LanePalette::*> LookColours[] = {
+    {"stripe", &LanePalette::stripe}, {"stripe-alternate", &LanePalette::alternateStripe},
+    {"stripe-member", &LanePalette::memberStripe}, {"grid", &LanePalette::grid},
+    {"ink", &LanePalette::ink}, {"paper", &LanePalette::paper}};
+
+// What fills a shape: a colour that reads in both looks, or one of the look's, drawn as the
+// picture's look has it and named by its class.
+struct Paint
+{
+    Paint(const QColor &value) : value(value) {}  // one for both looks
+    Paint(const LanePalette &palette, QColor LanePalette::*role) : value(palette.*role)
+    {
+        for (const auto &[name, each] : LookColours) {
+            if (each == role)
+                lookClass = QLatin1String(name);
+        }
+    }
+
+    QString attributes() const
+    {
+        const QString fill = QStringLiteral("fill=\"%1\"").arg(colour(value));
+        return lookClass.isEmpty() ? fill : QStringLiteral("class=\"%1\" %2").arg(lookClass, fill);
+    }
+
+    QColor value;
+    QString lookClass;
+};
+
 QFont font(int pixels, bool bold)
 {
     QFont font(QStringLiteral("DejaVu Sans"));
@@ -46,20 +81,51 @@ QFont font(int pixels, bool bold)
     return font;
 }
 
-QString text(double x, double y, const QString &content, int pixels, bool bold, const QColor &fill,
+QString text(double x, double y, const QString &content, int pixels, bool bold, const Paint &fill,
              const QString &anchor = QStringLiteral("start"))
 {
-    return QStringLiteral("<text x=\"%1\" y=\"%2\" font-family=\"%3\" font-size=\"%4\"%5 fill=\"%6\" text-anchor=\"%7\">%8</text>\n")
+    return QStringLiteral("<text x=\"%1\" y=\"%2\" font-family=\"%3\" font-size=\"%4\"%5 %6 text-anchor=\"%7\">%8</text>\n")
         .arg(number(x), number(y), FontFamily)
         .arg(pixels)
-        .arg(bold ? QStringLiteral(" font-weight=\"bold\"") : QString(), colour(fill), anchor, content.toHtmlEscaped());
+        .arg(bold ? QStringLiteral(" font-weight=\"bold\"") : QString(), fill.attributes(), anchor, content.toHtmlEscaped());
 }
 
-QString rect(const QRectF &area, const QColor &fill, double opacity = 1)
+QString rect(const QRectF &area, const Paint &fill, double opacity = 1)
 {
-    return QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" fill=\"%5\"%6/>\n")
-        .arg(number(area.x()), number(area.y()), number(area.width()), number(area.height()), colour(fill),
+    return QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" %5%6/>\n")
+        .arg(number(area.x()), number(area.y()), number(area.width()), number(area.height()), fill.attributes(),
              opacity < 1 ? QStringLiteral(" fill-opacity=\"%1\"").arg(opacity, 0, 'f', 3) : QString());
+}
+
+struct LaneMarker
+{
+    double x;
+    int glyph;
+    QString title;
+};
+
+// A lane's markers, left to right: each on the lane's middle unless one there would cover it,
+// else below it, else above (where a loss's bracket is drawn); when all three are taken, just
+// right of the one that ends first.
+QString markers(QList<LaneMarker> lane, double middle)
+{
+    std::stable_sort(lane.begin(), lane.end(), [](const LaneMarker &a, const LaneMarker &b) { return a.x < b.x; });
+    const std::array<double, 3> offsets{0, CrowdedOffset, -CrowdedOffset};
+    std::array<double, 3> takenUpTo;  // on each level, where its last marker ends
+    takenUpTo.fill(-std::numeric_limits<double>::infinity());
+    QString content;
+    for (const LaneMarker &marker : lane) {
+        double left = marker.x - GlyphSize / 2.0;
+        const auto free = std::find_if(takenUpTo.cbegin(), takenUpTo.cend(), [left](double end) { return end <= left; });
+        const size_t level = free != takenUpTo.cend() ? size_t(free - takenUpTo.cbegin())
+                                                      : size_t(std::min_element(takenUpTo.cbegin(), takenUpTo.cend()) - takenUpTo.cbegin());
+        left = std::max(left, takenUpTo[level]);
+        takenUpTo[level] = left + GlyphSize;
+        content += QStringLiteral("<g class=\"marker\"><title>%1</title><use xlink:href=\"#glyph-%2\" x=\"%3\" y=\"%4\"/></g>\n")
+                       .arg(marker.title.toHtmlEscaped(), QString::number(marker.glyph), number(left),
+                            number(middle - GlyphSize / 2.0 + offsets[level]));
+    }
+    return content;
 }
 
 // The words of text in lines no wider than width in the caption's font.
@@ -103,7 +169,7 @@ QString glyphUrl(int glyph)
 
 QString picture(const TimelineModel &timeline, const Options &options)
 {
-    const TimelineGlyphs::LanePalette &palette = TimelineGlyphs::lanePalette(false);
+    const LanePalette &palette = TimelineGlyphs::lanePalette(options.dark);
     const QEtcd::EventLogModel *log = timeline.eventLog();
     const QStringList lanes = timeline.lanes() << QStringLiteral("etcd");
     const int etcdRow = int(lanes.size()) - 1;
@@ -131,9 +197,9 @@ QString picture(const TimelineModel &timeline, const Options &options)
     QList<QString> laneContent(lanes.size());
     QSet<int> glyphsUsed;
     for (int row = 0; row < lanes.size(); ++row) {
-        const QColor stripe = row >= firstMember ? palette.memberStripe : row % 2 ? palette.alternateStripe : palette.stripe;
-        laneContent[row] += rect(QRectF(0, laneTop(row), width, LaneHeight), stripe);
-        laneContent[row] += text(12, laneTop(row) + LaneHeight / 2 + 5, lanes.at(row), 13, true, palette.ink);
+        const auto stripe = row >= firstMember ? &LanePalette::memberStripe : row % 2 ? &LanePalette::alternateStripe : &LanePalette::stripe;
+        laneContent[row] += rect(QRectF(0, laneTop(row), width, LaneHeight), Paint(palette, stripe));
+        laneContent[row] += text(12, laneTop(row) + LaneHeight / 2 + 5, lanes.at(row), 13, true, Paint(palette, &LanePalette::ink));
     }
     const QFontMetricsF labelMetrics(font(LabelPixels, true));
     const QList<TimelineModel::VisibleBand> bands = timeline.visibleBands(start, end);
@@ -160,11 +226,10 @@ QString picture(const TimelineModel &timeline, const Options &options)
                                     .arg(points.join(QLatin1Char(' ')), colour(TimelineGlyphs::Colours::Lease));
         }
     }
+    QList<QList<LaneMarker>> laneMarkers(lanes.size());
     const auto marker = [&](int row, double at, int glyph, const QString &title) {
         glyphsUsed.insert(glyph);
-        laneContent[row] += QStringLiteral("<g class=\"marker\"><title>%1</title><use xlink:href=\"#glyph-%2\" x=\"%3\" y=\"%4\"/></g>\n")
-                                .arg(title.toHtmlEscaped(), QString::number(glyph), number(xAt(at) - GlyphSize / 2.0),
-                                     number(laneTop(row) + (LaneHeight - GlyphSize) / 2));
+        laneMarkers[row].append({xAt(at), glyph, title});
     };
     const auto describe = [&](const QEtcd::EventLogModel::Event &event) {
         return QStringList{number(secondsOf(event.monotonicMs)) + QStringLiteral(" s"), event.participant, event.kind,
@@ -186,9 +251,11 @@ QString picture(const TimelineModel &timeline, const Options &options)
                    TimelineGlyphs::indexOf(glyph.isEmpty() ? QStringLiteral("other") : glyph), describe(event));
         }
     }
+    for (int row = 0; row < lanes.size(); ++row)
+        laneContent[row] += markers(laneMarkers.at(row), laneTop(row) + LaneHeight / 2);
     for (const auto &loss : losses) {
         // As TimelineLayer draws it: a tick at each moment, a line between them, the margin on it.
-        const QColor ink = loss.late ? TimelineGlyphs::Colours::Bad : palette.ink;
+        const Paint ink = loss.late ? Paint(TimelineGlyphs::Colours::Bad) : Paint(palette, &LanePalette::ink);
         const double top = laneTop(loss.row);
         const double left = xAt(std::min(loss.knew, loss.deleted));
         const double right = xAt(std::max(loss.knew, loss.deleted));
@@ -201,9 +268,10 @@ QString picture(const TimelineModel &timeline, const Options &options)
         const QSizeF box(labelMetrics.horizontalAdvance(loss.margin) + 8, labelMetrics.height() + 2);
         const bool fits = right - left >= box.width() + 12;
         const QRectF area(QPointF(fits ? (left + right - box.width()) / 2 : right + 5, lineY - box.height() / 2), box);
-        content += QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" rx=\"3\" fill=\"%5\"%6/>\n")
-                       .arg(number(area.x()), number(area.y()), number(area.width()), number(area.height()), colour(palette.paper),
-                            loss.late ? QStringLiteral(" stroke=\"%1\"").arg(colour(ink)) : QString());
+        content += QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" rx=\"3\" %5%6/>\n")
+                       .arg(number(area.x()), number(area.y()), number(area.width()), number(area.height()),
+                            Paint(palette, &LanePalette::paper).attributes(),
+                            loss.late ? QStringLiteral(" stroke=\"%1\"").arg(colour(ink.value)) : QString());
         content += text(area.center().x(), area.bottom() - labelMetrics.descent() - 1.5, loss.margin, LabelPixels, true, ink,
                         QStringLiteral("middle"));
     }
@@ -219,7 +287,7 @@ QString picture(const TimelineModel &timeline, const Options &options)
         if (at.x() + entryWidth > width - RightMargin && at.x() > Gutter)
             at = QPointF(Gutter, at.y() + LegendLineHeight);
         legend += swatch.arg(number(at.x()), number(at.y()));
-        legend += text(at.x() + GlyphSize + 6, at.y() + GlyphSize - 2, title, LegendPixels, false, palette.ink);
+        legend += text(at.x() + GlyphSize + 6, at.y() + GlyphSize - 2, title, LegendPixels, false, Paint(palette, &LanePalette::ink));
         at.rx() += entryWidth;
     };
     for (int glyph : glyphs) {
@@ -235,14 +303,14 @@ QString picture(const TimelineModel &timeline, const Options &options)
                     QStringLiteral("fault or outage, named in its band"));
     }
     if (!losses.isEmpty()) {
-        legendEntry(QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"14\" height=\"1.5\" transform=\"translate(0 6)\" fill=\"%3\"/>\n")
-                        .arg(QStringLiteral("%1"), QStringLiteral("%2"), colour(palette.ink)),
+        legendEntry(QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"14\" height=\"1.5\" transform=\"translate(0 6)\" %3/>\n")
+                        .arg(QStringLiteral("%1"), QStringLiteral("%2"), Paint(palette, &LanePalette::ink).attributes()),
                     QStringLiteral("|\u2190 s \u2192| how long before etcd deleted the key its participant knew it was lost"));
     }
     const double height = at.y() + LegendLineHeight;
 
     QString svg = QStringLiteral("<svg xmlns=\"http://www.w3.org/2000/svg\" xmlns:xlink=\"http://www.w3.org/1999/xlink\" "
-                                 "version=\"1.2\" baseProfile=\"tiny\" width=\"%1\" height=\"%2\" viewBox=\"0 0 %1 %2\">\n")
+                                 "version=\"1.2\" baseProfile=\"tiny\" class=\"timeline\" width=\"%1\" height=\"%2\" viewBox=\"0 0 %1 %2\">\n")
                       .arg(width)
                       .arg(height);
     svg += QStringLiteral("<defs>\n");
@@ -253,9 +321,9 @@ QString picture(const TimelineModel &timeline, const Options &options)
                    .arg(glyphUrl(glyph));
     }
     svg += QStringLiteral("</defs>\n");
-    svg += rect(QRectF(0, 0, width, height), palette.paper);
+    svg += rect(QRectF(0, 0, width, height), Paint(palette, &LanePalette::paper));
     for (int line = 0; line < caption.size(); ++line)
-        svg += text(RightMargin, 10 + (line + 1) * (CaptionPixels + 7) - 6, caption.at(line), CaptionPixels, false, palette.ink);
+        svg += text(RightMargin, 10 + (line + 1) * (CaptionPixels + 7) - 6, caption.at(line), CaptionPixels, false, Paint(palette, &LanePalette::ink));
 
     for (int row = 0; row < lanes.size(); ++row) {
         svg += QStringLiteral("<g class=\"lane\" data-lane=\"%1\">\n").arg(lanes.at(row).toHtmlEscaped());
@@ -266,10 +334,10 @@ QString picture(const TimelineModel &timeline, const Options &options)
     const double interval = tickInterval(end - start);
     for (qint64 tick = qint64(std::ceil(start / interval)); tick * interval <= end; ++tick) {
         const double at = tick * interval;
-        svg += rect(QRectF(xAt(at) - 0.5, lanesTop, 1, axisY - lanesTop), palette.grid, 0.6);
-        svg += text(xAt(at), axisY + 18, QStringLiteral("%1 s").arg(at), 11, false, palette.ink, QStringLiteral("middle"));
+        svg += rect(QRectF(xAt(at) - 0.5, lanesTop, 1, axisY - lanesTop), Paint(palette, &LanePalette::grid), 0.6);
+        svg += text(xAt(at), axisY + 18, QStringLiteral("%1 s").arg(at), 11, false, Paint(palette, &LanePalette::ink), QStringLiteral("middle"));
     }
-    svg += rect(QRectF(Gutter - 1, lanesTop, 1, axisY - lanesTop), palette.grid);
+    svg += rect(QRectF(Gutter - 1, lanesTop, 1, axisY - lanesTop), Paint(palette, &LanePalette::grid));
 
     for (int index = 0; index < options.moments.size(); ++index) {
         if (options.shownMoment >= 0 && index != options.shownMoment)
@@ -283,7 +351,7 @@ QString picture(const TimelineModel &timeline, const Options &options)
         // See-through: the markers of that moment show through it.
         svg += rect(QRectF(x - 1, lanesTop - 6, 2, axisY - lanesTop + 6), mark, 0.55);
         svg += QStringLiteral("<circle cx=\"%1\" cy=\"%2\" r=\"11\" fill=\"%3\"/>\n").arg(number(x), number(lanesTop - 14), colour(mark));
-        svg += text(x, lanesTop - 10, moment.label, 12, true, Qt::white, QStringLiteral("middle"));
+        svg += text(x, lanesTop - 10, moment.label, 12, true, QColor(Qt::white), QStringLiteral("middle"));
         svg += QStringLiteral("</g>\n");
     }
     svg += legend;
@@ -304,6 +372,18 @@ QImage image(const QString &svg, qreal scale)
     renderer.render(&painter);
     painter.end();
     return image;
+}
+
+QString styleSheet()
+{
+    const auto rules = [](const LanePalette &palette) {
+        QString css;
+        for (const auto &[name, role] : LookColours)
+            css += QStringLiteral("svg.timeline .%1 { fill: %2; }\n").arg(QLatin1String(name), colour(palette.*role));
+        return css;
+    };
+    return rules(TimelineGlyphs::lanePalette(false)) + QStringLiteral("@media (prefers-color-scheme: dark) {\n")
+        + rules(TimelineGlyphs::lanePalette(true)) + QStringLiteral("}\n");
 }
 
 } // namespace TimelineSvg

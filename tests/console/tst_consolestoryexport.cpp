@@ -3,9 +3,15 @@
 // --scenario NAME --autoplay --export-story FILE`, offscreen. The page must parse (Python's
 // html.parser, and its SVG as XML), draw one lane per participant of the story and etcd's, hold
 // one step per narration line and the event log, and reach for nothing outside itself; a PNG per
-// step must be written beside it, not blank. An existing page is refused without --force, before
-// any sandbox starts. The pictures are kept in QETCD_SCREENSHOT_DIR/stories when it is set (the
-// gallery in docs/scenarios.md).
+// step must be written beside it, not blank, and an earlier export's pictures beyond the story's
+// steps removed (--force), files only like them left alone. Then a real browser opens the page
+// (Debian's chromium-headless-shell; missing, it is a failure, as etcd is): its script ran
+// without an error and the page fetched nothing, the script counts one step per narration line,
+// an address ending in #step-3 shows step 3, and the page is drawn, light or dark as the
+// reader's system is. Existing files are refused without --force, before any sandbox starts.
+// With QETCD_SCREENSHOT_DIR set, each story's last picture is kept there as stories/NAME.png (the
+// gallery in docs/scenarios.md; scripts/screenshots), and the browser's screenshots of one page,
+// lock-partition's, as stories/lock-partition-page.png and lock-partition-page-dark.png.
 
 #include <QEtcd/testtimeouts.h>
 
@@ -19,15 +25,20 @@
 #include <QtCore/QJsonObject>
 #include <QtCore/QProcess>
 #include <QtCore/QSet>
+#include <QtCore/QStandardPaths>
 #include <QtCore/QTemporaryDir>
+#include <QtCore/QUrl>
 #include <QtCore/QXmlStreamReader>
+#include <QtGui/QColor>
 #include <QtGui/QImage>
 #include <QtTest/QtTest>
 
 using namespace QEtcd::Testing;
 
 namespace {
-// What the page holds, as a browser's parser reads it: prints one JSON object.
+// What the page holds, as a browser's parser reads it (or what a browser made of it, its DOM
+// dumped): prints one JSON object. root: the <html> element's data-* attributes, which the page's
+// script sets.
 const char *const PageReader = R"(
 import json, sys
 from html.parser import HTMLParser
@@ -36,6 +47,7 @@ class Page(HTMLParser):
     def __init__(self):
         super().__init__()
         self.lanes, self.steps, self.rows, self.moments, self.external, self.scripts = [], 0, 0, 0, [], 0
+        self.root, self.current = {}, []
 
     def handle_starttag(self, tag, attrs):
         attributes = dict(attrs)
@@ -44,8 +56,12 @@ class Page(HTMLParser):
             self.lanes.append(attributes.get('data-lane'))
         if tag == 'g' and 'moment' in classes:
             self.moments += 1
+        if tag == 'html':
+            self.root = {name: value for name, value in attrs if name.startswith('data-')}
         if tag == 'li' and 'step' in classes:
             self.steps += 1
+            if 'current' in classes:
+                self.current.append(attributes.get('id'))
         if tag == 'tr':
             self.rows += 1
         if tag == 'script':
@@ -59,8 +75,11 @@ page = Page()
 page.feed(open(sys.argv[1], encoding='utf-8').read())
 page.close()
 print(json.dumps({'lanes': page.lanes, 'steps': page.steps, 'rows': page.rows, 'moments': page.moments,
-                  'external': page.external, 'scripts': page.scripts}))
+                  'external': page.external, 'scripts': page.scripts, 'root': page.root, 'current': page.current}))
 )";
+
+// The story whose page the gallery shows as a browser draws it.
+const QLatin1String GalleryPage("lock-partition");
 
 QJsonObject storyFile(const QString &name)
 {
@@ -78,6 +97,24 @@ int coloursIn(const QImage &image)
     }
     return int(colours.size());
 }
+
+// How light a picture is on the whole, 0 to 1, from a grid of samples.
+double lightnessOf(const QImage &image)
+{
+    double sum = 0;
+    int samples = 0;
+    for (int y = 0; y < image.height(); y += 8) {
+        for (int x = 0; x < image.width(); x += 8, ++samples)
+            sum += QColor(image.pixel(x, y)).lightnessF();
+    }
+    return samples ? sum / samples : 0;
+}
+
+// Replaces what is at to with a copy of from.
+bool copyOver(const QString &from, const QString &to)
+{
+    return (!QFile::exists(to) || QFile::remove(to)) && QFile::copy(from, to);
+}
 } // namespace
 
 class tst_ConsoleStoryExport : public QObject
@@ -88,9 +125,13 @@ private Q_SLOTS:
     void initTestCase()
     {
         QVERIFY(m_scratch.isValid());
-        const QString kept = qEnvironmentVariable("QETCD_SCREENSHOT_DIR");
-        m_outputDir = kept.isEmpty() ? m_scratch.filePath(QStringLiteral("stories")) : kept + QStringLiteral("/stories");
+        m_outputDir = m_scratch.filePath(QStringLiteral("stories"));
         QVERIFY(QDir().mkpath(m_outputDir));
+        const QString kept = qEnvironmentVariable("QETCD_SCREENSHOT_DIR");
+        if (!kept.isEmpty()) {
+            m_galleryDir = kept + QStringLiteral("/stories");
+            QVERIFY(QDir().mkpath(m_galleryDir));
+        }
     }
 
     void story_data()
@@ -107,8 +148,18 @@ private Q_SLOTS:
         const QJsonObject story = storyFile(name);
         const QJsonArray steps = story.value(QLatin1String("steps")).toArray();
         QVERIFY2(!steps.isEmpty(), qPrintable(name));
-        const QString page = QDir(m_outputDir).filePath(name + QStringLiteral(".html"));
-        // --force: a kept gallery is written over, run after run.
+        const QString browserProgram = QStandardPaths::findExecutable(QStringLiteral("chromium-headless-shell"));
+        QVERIFY2(!browserProgram.isEmpty(), "no chromium-headless-shell on PATH: install it (debian/control's Build-Depends)");
+        const QDir output(m_outputDir);
+        const QString page = output.filePath(name + QStringLiteral(".html"));
+        // An earlier export of a longer story to this name: its last picture goes, what is only
+        // like one stays.
+        const QString stale = output.filePath(QStringLiteral("%1-step-%2.png").arg(name).arg(steps.size() + 1));
+        const QString alike = stale + QStringLiteral(".orig");
+        for (const QString &earlier : {stale, alike}) {
+            QFile file(earlier);
+            QVERIFY(file.open(QIODevice::WriteOnly) && file.write("earlier") == 7);
+        }
         QProcess console;
         run(&console, {QStringLiteral("--sandbox"), QStringLiteral("--scenario"), name, QStringLiteral("--autoplay"),
                        QStringLiteral("--export-story"), page, QStringLiteral("--force")});
@@ -172,6 +223,56 @@ private Q_SLOTS:
             QVERIFY2(image.width() >= 1600, qPrintable(picture));
             QVERIFY2(coloursIn(image) > 12, qPrintable(picture));
         }
+        QVERIFY2(!QFile::exists(stale), qPrintable(stale));
+        QVERIFY2(QFile::exists(alike), qPrintable(alike));
+
+        // What only a browser tells. The page's script marks the root element: the steps it
+        // built and the one it shows, and any error or anything the page's policy kept it from
+        // fetching. Step 3 (or the last) asked for by the address.
+        const int asked = std::min(3, int(steps.size()));
+        QUrl address = QUrl::fromLocalFile(page);
+        address.setFragment(QStringLiteral("step-%1").arg(asked));
+        QProcess browser;
+        browse(&browser, browserProgram, {QStringLiteral("--dump-dom"), address.toString(QUrl::FullyEncoded)});
+        QVERIFY(browser.waitForFinished(scaledMs(60000)));
+        QVERIFY2(browser.exitStatus() == QProcess::NormalExit && browser.exitCode() == 0, browser.readAllStandardError().constData());
+        const QString dom = m_scratch.filePath(name + QStringLiteral(".dom.html"));
+        QFile dumped(dom);
+        QVERIFY(dumped.open(QIODevice::WriteOnly) && dumped.write(browser.readAllStandardOutput()) > 0);
+        dumped.close();
+        python.start(QStringLiteral("python3"), {QStringLiteral("-c"), QString::fromLatin1(PageReader), dom});
+        QVERIFY(python.waitForFinished(scaledMs(30000)));
+        QVERIFY2(python.exitCode() == 0, python.readAllStandardError().constData());
+        const QJsonObject shown = QJsonDocument::fromJson(python.readAllStandardOutput()).object();
+        const QJsonObject root = shown.value(QLatin1String("root")).toObject();
+        QVERIFY2(!root.contains(QLatin1String("data-error")), qPrintable(root.value(QLatin1String("data-error")).toString()));
+        QVERIFY2(!root.contains(QLatin1String("data-blocked")), qPrintable(root.value(QLatin1String("data-blocked")).toString()));
+        QCOMPARE(root.value(QLatin1String("data-steps")).toString(), QString::number(steps.size()));
+        QCOMPARE(root.value(QLatin1String("data-current")).toString(), QString::number(asked));
+        QCOMPARE(shown.value(QLatin1String("current")).toArray(), QJsonArray({QStringLiteral("step-%1").arg(asked)}));
+
+        // Drawn, and in the reader's look: Blink's preferredColorScheme 0 is dark.
+        for (const bool dark : {false, true}) {
+            const QString screenshot = m_scratch.filePath(name + (dark ? QStringLiteral("-page-dark.png") : QStringLiteral("-page.png")));
+            QStringList arguments{QStringLiteral("--screenshot=") + screenshot};
+            if (dark)
+                arguments << QStringLiteral("--blink-settings=preferredColorScheme=0");
+            browse(&browser, browserProgram, arguments << QUrl::fromLocalFile(page).toString(QUrl::FullyEncoded));
+            QVERIFY(browser.waitForFinished(scaledMs(60000)));
+            QVERIFY2(browser.exitStatus() == QProcess::NormalExit && browser.exitCode() == 0, browser.readAllStandardError().constData());
+            const QImage image(screenshot);
+            QVERIFY2(!image.isNull(), qPrintable(screenshot));
+            QCOMPARE(image.size(), QSize(1280, 900));
+            QVERIFY2(coloursIn(image) > 12, qPrintable(screenshot));
+            const double lightness = lightnessOf(image);
+            QVERIFY2(dark ? lightness < 0.25 : lightness > 0.75, qPrintable(QStringLiteral("%1: lightness %2").arg(screenshot).arg(lightness)));
+            if (!m_galleryDir.isEmpty() && name == GalleryPage)
+                QVERIFY(copyOver(screenshot, QDir(m_galleryDir).filePath(QFileInfo(screenshot).fileName())));
+        }
+        if (!m_galleryDir.isEmpty()) {
+            QVERIFY(copyOver(output.filePath(QStringLiteral("%1-step-%2.png").arg(name).arg(steps.size())),
+                             QDir(m_galleryDir).filePath(name + QStringLiteral(".png"))));
+        }
     }
 
     // Refused before anything starts: a page that exists, a directory that does not.
@@ -199,6 +300,21 @@ private Q_SLOTS:
         errors = console.readAllStandardError().trimmed();
         QVERIFY2(!errors.contains('\n') && errors.contains("no such directory"), errors.constData());
 
+        // Without --force, an export does not remove an earlier one's pictures either.
+        QVERIFY(QFile::remove(page));
+        const QString stale = m_scratch.filePath(QStringLiteral("exists-step-10.png"));
+        QFile earlier(stale);
+        QVERIFY(earlier.open(QIODevice::WriteOnly));
+        earlier.close();
+        run(&console, {QStringLiteral("--sandbox"), QStringLiteral("--scenario"), QStringLiteral("lock-partition"),
+                       QStringLiteral("--autoplay"), QStringLiteral("--export-story"), page});
+        QVERIFY(console.waitForFinished(scaledMs(30000)));
+        QCOMPARE(console.exitCode(), 128);
+        errors = console.readAllStandardError().trimmed();
+        QVERIFY2(!errors.contains('\n') && errors.contains("exists-step-10.png") && errors.contains("--force to remove it"),
+                 errors.constData());
+        QVERIFY(QFile::exists(stale));
+
         run(&console, {QStringLiteral("--sandbox"), QStringLiteral("--export-story"), page});
         QVERIFY(console.waitForFinished(scaledMs(30000)));
         QCOMPARE(console.exitCode(), 128);
@@ -214,6 +330,7 @@ private Q_SLOTS:
         QVERIFY(console.waitForFinished(scaledMs(30000)));
         const QByteArray help = console.readAllStandardOutput();
         QVERIFY2(help.contains("--export-story <FILE>") && help.contains("--force"), help.constData());
+        QVERIFY2(help.simplified().contains("remove the NAME-step-N.png beyond the story's steps"), help.constData());
     }
 
 private:
@@ -229,8 +346,19 @@ private:
         console->start(QStringLiteral(QETCD_CONSOLE_PATH), arguments);
     }
 
+    // The headless browser, with a profile of its own, resolving no name: the page needs no network.
+    void browse(QProcess *browser, const QString &program, const QStringList &arguments)
+    {
+        browser->start(program, QStringList{QStringLiteral("--headless"), QStringLiteral("--no-sandbox"), QStringLiteral("--disable-gpu"),
+                                            QStringLiteral("--user-data-dir=") + m_scratch.filePath(QStringLiteral("browser")),
+                                            QStringLiteral("--host-resolver-rules=MAP * ~NOTFOUND"), QStringLiteral("--hide-scrollbars"),
+                                            QStringLiteral("--window-size=1280,900")}
+                                    + arguments);
+    }
+
     QTemporaryDir m_scratch;
     QString m_outputDir;
+    QString m_galleryDir;  // QETCD_SCREENSHOT_DIR/stories, when it is set
 };
 
 QTEST_GUILESS_MAIN(tst_ConsoleStoryExport)

@@ -336,6 +336,11 @@ QString QmlTestSetup::readFile(const QString &path) const
     return file.open(QIODevice::ReadOnly) ? QString::fromUtf8(file.readAll()) : QString();
 }
 
+bool QmlTestSetup::writeTextFile(const QString &path, const QString &text) const
+{
+    return writeFile(path, text.toUtf8(), QFile::ReadOwner | QFile::WriteOwner | QFile::ReadGroup | QFile::ReadOther);
+}
+
 void QmlTestSetup::qmlEngineAvailable(QQmlEngine *engine)
 {
     engine->addImportPath(QStringLiteral(QETCD_QML_IMPORT_PATH));

@@ -87,6 +87,8 @@ public:
     Q_INVOKABLE QString temporaryPath(const QString &name) const;
     // A file's contents as text; empty when it cannot be read.
     Q_INVOKABLE QString readFile(const QString &path) const;
+    // Writes text to a file, replacing it, readable by all; false when it cannot.
+    Q_INVOKABLE bool writeTextFile(const QString &path, const QString &text) const;
 
 public Q_SLOTS:
     void qmlEngineAvailable(QQmlEngine *engine);

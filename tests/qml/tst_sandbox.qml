@@ -314,8 +314,9 @@ Item {
             compare(qetcdTest.etcdctl(["get", "--prefix", "--keys-only", "/demo/"]).trim(), "",
                     "nothing written to the window's cluster")
 
-            // Export story… writes the run as a page and a picture per step; a second export to
-            // the same place asks first, naming the files it would replace.
+            // Export story… writes the run as a page and a picture per step, in the console's look;
+            // a second export to the same place asks first, naming the files it would replace, and
+            // an earlier, longer export's last picture, which it removes.
             const bar = findChild(window, "scenarioBar")
             bar.sandboxRunning = true  // shown as it is while the window looks at the sandbox
             verify(findChild(bar, "exportStory").visible)
@@ -328,13 +329,22 @@ Item {
             compare(window.storyExport.existingFilesFor(page).length, scenario.stepCount + 1)
             verify(qetcdTest.readFile(page).indexOf("<li class=\"step\"") > 0)
             verify(findChild(bar, "storyExportNote").visible)
+            const wasDark = Theme.dark
+            Theme.dark = !wasDark
+            compare(window.storyExport.dark, !wasDark)
+            Theme.dark = wasDark
+            const stale = qetcdTest.temporaryPath("registration-heal-step-12.png")
+            verify(qetcdTest.writeTextFile(stale, "an earlier export's"))
+            compare(window.storyExport.staleFilesFor(page), [stale])
             bar.storySaveDialog.accepted()
             tryCompare(bar.confirmOverwrite, "opened", true)
             verify(bar.confirmOverwrite.message.indexOf(page) > 0, bar.confirmOverwrite.message)
             verify(bar.confirmOverwrite.message.indexOf("registration-heal-step-9.png") > 0, bar.confirmOverwrite.message)
+            verify(bar.confirmOverwrite.message.indexOf("would be removed:\n" + stale) > 0, bar.confirmOverwrite.message)
             mouseClick(findChild(bar.confirmOverwrite.footer, "confirmButton"))
             tryCompare(bar.confirmOverwrite, "visible", false)
             compare(window.storyExport.errorString, "")
+            compare(window.storyExport.staleFilesFor(page), [])
             sandbox.stop()
             tryCompare(sandbox, "state", Sandbox.Stopped, startTimeout)
         }
