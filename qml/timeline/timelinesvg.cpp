@@ -106,8 +106,8 @@ struct LaneMarker
 
 // A lane's markers, left to right: each on the lane's middle unless one there would cover it,
 // else below it, else above (where a loss's bracket is drawn); when all three are taken, just
-// right of the one that ends first.
-QString markers(QList<LaneMarker> lane, double middle)
+// right of the one that ends first. Where each went is added to placed.
+QString markers(QList<LaneMarker> lane, double middle, QList<QRectF> *placed)
 {
     std::stable_sort(lane.begin(), lane.end(), [](const LaneMarker &a, const LaneMarker &b) { return a.x < b.x; });
     const std::array<double, 3> offsets{0, CrowdedOffset, -CrowdedOffset};
@@ -121,11 +121,23 @@ QString markers(QList<LaneMarker> lane, double middle)
                                                       : size_t(std::min_element(takenUpTo.cbegin(), takenUpTo.cend()) - takenUpTo.cbegin());
         left = std::max(left, takenUpTo[level]);
         takenUpTo[level] = left + GlyphSize;
+        const double top = middle - GlyphSize / 2.0 + offsets[level];
+        placed->append(QRectF(left, top, GlyphSize, GlyphSize));
         content += QStringLiteral("<g class=\"marker\"><title>%1</title><use xlink:href=\"#glyph-%2\" x=\"%3\" y=\"%4\"/></g>\n")
-                       .arg(marker.title.toHtmlEscaped(), QString::number(marker.glyph), number(left),
-                            number(middle - GlyphSize / 2.0 + offsets[level]));
+                       .arg(marker.title.toHtmlEscaped(), QString::number(marker.glyph), number(left), number(top));
     }
     return content;
+}
+
+// The first of the lefts at which a box of size with its top at top covers none of placed; the
+// first left when each would.
+double clearLeft(const QList<double> &lefts, double top, const QSizeF &size, const QList<QRectF> &placed)
+{
+    const auto clear = std::find_if(lefts.cbegin(), lefts.cend(), [&](double left) {
+        const QRectF box(QPointF(left, top), size);
+        return std::none_of(placed.cbegin(), placed.cend(), [&](const QRectF &glyph) { return glyph.intersects(box); });
+    });
+    return clear != lefts.cend() ? *clear : lefts.first();
 }
 
 // The words of text in lines no wider than width in the caption's font.
@@ -193,7 +205,7 @@ QString picture(const TimelineModel &timeline, const Options &options)
     const auto secondsOf = [&](qint64 ms) { return double(ms - timeline.originMs()) / 1000.0; };
 
     // What each lane draws, in its own group, bottom layer first as on the page: stripe, bands,
-    // lease line, markers, losses.
+    // lease line, bands' names and losses' brackets (clear of the markers), markers.
     QList<QString> laneContent(lanes.size());
     QSet<int> glyphsUsed;
     for (int row = 0; row < lanes.size(); ++row) {
@@ -213,8 +225,6 @@ QString picture(const TimelineModel &timeline, const Options &options)
         content += rect(area, strong, 28 / 255.0);
         content += rect(QRectF(area.left(), area.top(), 2, area.height()), strong);
         content += rect(QRectF(area.right() - 1, area.top(), 1, area.height()), strong, 0.5);
-        if (area.width() >= labelMetrics.horizontalAdvance(band.label) + 10)
-            content += text(area.left() + 6, area.bottom() - labelMetrics.descent() - 2, band.label, LabelPixels, true, strong);
     }
     for (int row = 0; row < etcdRow; ++row) {
         QStringList points;
@@ -251,8 +261,29 @@ QString picture(const TimelineModel &timeline, const Options &options)
                    TimelineGlyphs::indexOf(glyph.isEmpty() ? QStringLiteral("other") : glyph), describe(event));
         }
     }
+    // Placed before the bands' names and the losses' margins, which keep clear of them, and drawn
+    // after, over the brackets' lines.
+    QList<QList<QRectF>> placedMarkers(lanes.size());
+    QStringList markerContent;
     for (int row = 0; row < lanes.size(); ++row)
-        laneContent[row] += markers(laneMarkers.at(row), laneTop(row) + LaneHeight / 2);
+        markerContent << markers(laneMarkers.at(row), laneTop(row) + LaneHeight / 2, &placedMarkers[row]);
+    // A band's name in its bottom left corner, else just right of a marker it would cover.
+    for (const auto &band : bands) {
+        const double left = xAt(band.start);
+        const double right = std::min(xAt(band.end), xAt(end));
+        const QSizeF box(labelMetrics.horizontalAdvance(band.label), labelMetrics.height());
+        if (left + 6 + box.width() > right - 4)
+            continue;
+        const double baseline = laneTop(band.row) + LaneHeight - 3 - labelMetrics.descent();
+        QList<double> lefts{left + 6};
+        for (const QRectF &glyph : placedMarkers.at(band.row)) {
+            if (glyph.right() + 4 > left + 6 && glyph.right() + 4 + box.width() <= right - 4)
+                lefts.append(glyph.right() + 4);
+        }
+        std::sort(lefts.begin(), lefts.end());
+        const double at = clearLeft(lefts, baseline - labelMetrics.ascent(), box, placedMarkers.at(band.row));
+        laneContent[band.row] += text(at, baseline, band.label, LabelPixels, true, TimelineGlyphs::bandColour(band.kind));
+    }
     for (const auto &loss : losses) {
         // As TimelineLayer draws it: a tick at each moment, a line between them, the margin on it.
         const Paint ink = loss.late ? Paint(TimelineGlyphs::Colours::Bad) : Paint(palette, &LanePalette::ink);
@@ -265,9 +296,18 @@ QString picture(const TimelineModel &timeline, const Options &options)
         content += rect(QRectF(left - 1, top + 1, 2, tickHeight), ink);
         content += rect(QRectF(right - 1, top + 1, 2, tickHeight), ink);
         content += rect(QRectF(left, lineY - 0.75, right - left, 1.5), ink);
+        // The margin on the line when it fits between the ticks, else beside them; and where a
+        // marker of the lane would be under it, beside them on the other side, or the first side
+        // after all when every place covers one.
         const QSizeF box(labelMetrics.horizontalAdvance(loss.margin) + 8, labelMetrics.height() + 2);
         const bool fits = right - left >= box.width() + 12;
-        const QRectF area(QPointF(fits ? (left + right - box.width()) / 2 : right + 5, lineY - box.height() / 2), box);
+        QList<double> lefts{right + 5};
+        if (left - 5 - box.width() >= Gutter)
+            lefts.append(left - 5 - box.width());
+        if (fits)
+            lefts.prepend((left + right - box.width()) / 2);
+        const double boxTop = lineY - box.height() / 2;
+        const QRectF area(QPointF(clearLeft(lefts, boxTop, box, placedMarkers.at(loss.row)), boxTop), box);
         content += QStringLiteral("<rect x=\"%1\" y=\"%2\" width=\"%3\" height=\"%4\" rx=\"3\" %5%6/>\n")
                        .arg(number(area.x()), number(area.y()), number(area.width()), number(area.height()),
                             Paint(palette, &LanePalette::paper).attributes(),
@@ -275,6 +315,8 @@ QString picture(const TimelineModel &timeline, const Options &options)
         content += text(area.center().x(), area.bottom() - labelMetrics.descent() - 1.5, loss.margin, LabelPixels, true, ink,
                         QStringLiteral("middle"));
     }
+    for (int row = 0; row < lanes.size(); ++row)
+        laneContent[row] += markerContent.at(row);
 
     // The legend under the axis, as the page's: the glyphs drawn, then the lines and shades.
     QList<int> glyphs(glyphsUsed.cbegin(), glyphsUsed.cend());

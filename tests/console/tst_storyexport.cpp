@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // StoryExport and TimelineSvg without a server: a scenario that could not start (it has no
 // sandbox) is over, failed at its first step, and exports like a run that failed there. Two
-// events of one lane at one moment are drawn apart, each with its title; the pictures take the
+// events of one lane at one moment are drawn apart, each with its title, and a band's name
+// beside them rather than under them; the pictures take the
 // look they are asked for, the page carries the other's colours for its reader; an export over
 // an earlier one of a longer story removes that one's last pictures and nothing else; an export
 // that fails leaves the earlier page as it was, and no file half-written.
@@ -112,6 +113,45 @@ private Q_SLOTS:
         // Below the lane's middle rather than later than it happened.
         QCOMPARE(places.at(0).x(), places.at(1).x());
         QVERIFY(places.at(1).y() > places.at(0).y());
+    }
+
+    // A band's name goes right of markers in its corner, not under them.
+    void aBandsNameKeepsClearOfTheMarkers()
+    {
+        // Ending about now: the picture runs to the log's end.
+        const qint64 start = EventLogModel::monotonicNowMs() - 9000;
+        EventLogModel log;
+        TimelineModel timeline;
+        timeline.setEventLog(&log);
+        log.append({start, QStringLiteral("carol"), QStringLiteral("fault"), QStringLiteral("blackhole"), false, QString()});
+        for (const QString &kind : {QStringLiteral("leaseSuspended"), QStringLiteral("error"), QStringLiteral("acquired")})
+            log.append({start + 100, QStringLiteral("carol"), kind, QString(), false, QStringLiteral("/s/lock/c")});
+        log.append({start + 8000, QStringLiteral("carol"), QStringLiteral("fault"), QStringLiteral("pass"), false, QString()});
+        QTRY_COMPARE(timeline.eventCount(), 5);
+        timeline.refresh();
+        const QString svg = TimelineSvg::picture(timeline, {});
+        const qsizetype laneStart = svg.indexOf(QLatin1String("<g class=\"lane\" data-lane=\"carol\">"));
+        QVERIFY(laneStart >= 0);
+        const QString lane = svg.mid(laneStart, svg.indexOf(QLatin1String("<g class=\"lane\""), laneStart + 1) - laneStart);
+        static const QRegularExpression marker(QStringLiteral("<use xlink:href=\"#glyph-\\d+\" x=\"([\\d.]+)\" y=\"([\\d.]+)\"/>"));
+        QList<QRectF> glyphs;
+        for (auto match = marker.globalMatch(lane); match.hasNext();) {
+            const QRegularExpressionMatch each = match.next();
+            glyphs << QRectF(each.captured(1).toDouble(), each.captured(2).toDouble(), TimelineModel::MarkerPixels,
+                             TimelineModel::MarkerPixels);
+        }
+        QCOMPARE(glyphs.size(), 3);
+        static const QRegularExpression name(QStringLiteral("<text x=\"([\\d.]+)\" y=\"([\\d.]+)\"[^>]*>blackhole</text>"));
+        const QRegularExpressionMatch label = name.match(lane);
+        QVERIFY2(label.hasMatch(), qPrintable(lane));
+        // The name's line, as wide as the glyphs' room for it: no glyph's box may reach into it.
+        const double left = label.captured(1).toDouble();
+        const double baseline = label.captured(2).toDouble();
+        for (const QRectF &glyph : glyphs) {
+            const bool sameLine = glyph.bottom() > baseline - 9 && glyph.top() < baseline;
+            QVERIFY2(!sameLine || glyph.right() <= left,
+                     qPrintable(QStringLiteral("glyph %1,%2 and the name at %3,%4").arg(glyph.x()).arg(glyph.y()).arg(left).arg(baseline)));
+        }
     }
 
     void picturesTakeTheLookAskedForThePageBoth()
