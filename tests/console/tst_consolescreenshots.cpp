@@ -4,6 +4,8 @@
 // each page's own numbers checked against what the participants hold. With
 // QETCD_SCREENSHOT_DIR set the pictures are kept there (scripts/screenshots: the README's).
 
+#include "../common/picturechecks.h"
+
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/testtimeouts.h>
 
@@ -11,7 +13,6 @@
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QProcess>
-#include <QtCore/QSet>
 #include <QtCore/QTemporaryDir>
 #include <QtGui/QImage>
 #include <QtTest/QtTest>
@@ -142,7 +143,7 @@ private Q_SLOTS:
         const QImage picture(file);
         QVERIFY2(!picture.isNull(), qPrintable(file));
         QCOMPARE(picture.size(), QSize(1280, 800));
-        QVERIFY2(distinctColours(picture) > 100, qPrintable(QStringLiteral("%1 looks blank").arg(file)));
+        QVERIFY2(coloursIn(picture, 2) > 100, qPrintable(QStringLiteral("%1 looks blank").arg(file)));
 
         const QJsonObject summary = QJsonDocument::fromJson(console.readAllStandardOutput()).object();
         QCOMPARE(summary.value(QStringLiteral("page")).toString(), page);
@@ -226,16 +227,6 @@ private:
         QCOMPARE(keysUnder(lock), 0);
         for (const QString &lease : std::as_const(leases))
             m_cluster.etcdctl({QStringLiteral("lease"), QStringLiteral("revoke"), lease});
-    }
-
-    static int distinctColours(const QImage &image)
-    {
-        QSet<QRgb> colours;
-        for (int y = 0; y < image.height(); y += 2) {
-            for (int x = 0; x < image.width(); x += 2)
-                colours.insert(image.pixel(x, y));
-        }
-        return int(colours.size());
     }
 
     EtcdCluster m_cluster;

@@ -13,6 +13,8 @@
 // gallery in docs/scenarios.md; scripts/screenshots), and the browser's screenshots of one page,
 // lock-partition's, as stories/lock-partition-page.png and lock-partition-page-dark.png.
 
+#include "../common/picturechecks.h"
+
 #include <QEtcd/testtimeouts.h>
 
 #include <algorithm>
@@ -29,7 +31,6 @@
 #include <QtCore/QTemporaryDir>
 #include <QtCore/QUrl>
 #include <QtCore/QXmlStreamReader>
-#include <QtGui/QColor>
 #include <QtGui/QImage>
 #include <QtTest/QtTest>
 
@@ -85,29 +86,6 @@ QJsonObject storyFile(const QString &name)
 {
     QFile file(QStringLiteral(QETCD_STORY_DIR "/%1.json").arg(name));
     return file.open(QIODevice::ReadOnly) ? QJsonDocument::fromJson(file.readAll()).object() : QJsonObject();
-}
-
-// Not blank: more than a handful of colours in a grid of samples over the whole picture.
-int coloursIn(const QImage &image)
-{
-    QSet<QRgb> colours;
-    for (int y = 0; y < image.height(); y += 4) {
-        for (int x = 0; x < image.width(); x += 4)
-            colours.insert(image.pixel(x, y));
-    }
-    return int(colours.size());
-}
-
-// How light a picture is on the whole, 0 to 1, from a grid of samples.
-double lightnessOf(const QImage &image)
-{
-    double sum = 0;
-    int samples = 0;
-    for (int y = 0; y < image.height(); y += 8) {
-        for (int x = 0; x < image.width(); x += 8, ++samples)
-            sum += QColor(image.pixel(x, y)).lightnessF();
-    }
-    return samples ? sum / samples : 0;
 }
 
 // Replaces what is at to with a copy of from.

@@ -7,6 +7,7 @@
 // an earlier one of a longer story removes that one's last pictures and nothing else; an export
 // that fails leaves the earlier page as it was, and no file half-written.
 
+#include "../common/picturechecks.h"
 #include "sandbox.h"  // scenario.h's inline sandbox() converts its QPointer<Sandbox>
 #include "scenario.h"
 #include "storyexport.h"
@@ -19,11 +20,11 @@
 #include <QtCore/QFile>
 #include <QtCore/QRegularExpression>
 #include <QtCore/QTemporaryDir>
-#include <QtGui/QColor>
 #include <QtGui/QImage>
 #include <QtTest/QtTest>
 
 using QEtcd::EventLogModel;
+using QEtcd::Testing::lightnessOf;
 
 namespace {
 // The synthetic log's start, in monotonic ms: well before now.
@@ -41,17 +42,6 @@ bool writeFile(const QString &path, const QByteArray &contents)
     return file.open(QIODevice::WriteOnly) && file.write(contents) == contents.size();
 }
 
-// How light a picture is on the whole, 0 to 1, from a grid of samples.
-double lightnessOf(const QImage &image)
-{
-    double sum = 0;
-    int samples = 0;
-    for (int y = 0; y < image.height(); y += 8) {
-        for (int x = 0; x < image.width(); x += 8, ++samples)
-            sum += QColor(image.pixel(x, y)).lightnessF();
-    }
-    return samples ? sum / samples : 0;
-}
 } // namespace
 
 class tst_StoryExport : public QObject
