@@ -327,7 +327,9 @@ private:
     // The headless browser, with a profile of its own, resolving no name: the page needs no network.
     void browse(QProcess *browser, const QString &program, const QStringList &arguments)
     {
+        // A container's /dev/shm is often 64 MB, too small for Chromium's shared memory: /tmp.
         browser->start(program, QStringList{QStringLiteral("--headless"), QStringLiteral("--no-sandbox"), QStringLiteral("--disable-gpu"),
+                                            QStringLiteral("--disable-dev-shm-usage"),
                                             QStringLiteral("--user-data-dir=") + m_scratch.filePath(QStringLiteral("browser")),
                                             QStringLiteral("--host-resolver-rules=MAP * ~NOTFOUND"), QStringLiteral("--hide-scrollbars"),
                                             QStringLiteral("--window-size=1280,900")}
