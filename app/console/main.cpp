@@ -246,14 +246,14 @@ int main(int argc, char *argv[])
         const std::optional<Story> story = Story::read(Story::fileOf(settings.scenario), &error);
         if (!story)
             return usageError(error);
-        QStringList existing;
-        for (const QString &file : story->exportFiles(settings.exportStoryFile)) {
-            if (QFileInfo::exists(file))
-                existing << QFileInfo(file).fileName();
-        }
-        QStringList stale;
-        for (const QString &file : story->staleExportFiles(settings.exportStoryFile))
-            stale << QFileInfo(file).fileName();
+        const auto namesOf = [](const QStringList &files) {
+            QStringList names;
+            for (const QString &file : files)
+                names << QFileInfo(file).fileName();
+            return names;
+        };
+        const QStringList existing = namesOf(story->existingExportFiles(settings.exportStoryFile));
+        const QStringList stale = namesOf(story->staleExportFiles(settings.exportStoryFile));
         const auto someOf = [](const QStringList &names) {
             return names.size() > 3 ? names.mid(0, 3).join(QLatin1String(", ")) + QStringLiteral(" and %1 more").arg(names.size() - 3)
                                     : names.join(QLatin1String(", "));

@@ -710,6 +710,16 @@ QStringList Story::exportFiles(const QString &path) const
     return files;
 }
 
+QStringList Story::existingExportFiles(const QString &path) const
+{
+    QStringList existing;
+    for (const QString &file : exportFiles(path)) {
+        if (QFileInfo::exists(file))
+            existing << file;
+    }
+    return existing;
+}
+
 QStringList Story::staleExportFiles(const QString &path) const
 {
     const QFileInfo page(path);

@@ -116,6 +116,8 @@ struct Story
     // The files an export of a run of this story to path writes (StoryExport): path, then each
     // step's picture beside it, NAME-step-N.png.
     QStringList exportFiles(const QString &path) const;
+    // Those of exportFiles(path) that are there already, which an export would overwrite.
+    QStringList existingExportFiles(const QString &path) const;
     // The pictures an earlier export to path left that this story has no step for, which an
     // export removes: NAME-step-N.png exactly, N beyond its steps, in the order of N.
     QStringList staleExportFiles(const QString &path) const;

@@ -154,14 +154,7 @@ void StoryExport::setTimeline(TimelineModel *timeline)
 
 QStringList StoryExport::existingFilesFor(const QString &path) const
 {
-    QStringList existing;
-    if (!m_scenario)
-        return existing;
-    for (const QString &file : m_scenario->story().exportFiles(path)) {
-        if (QFileInfo::exists(file))
-            existing << file;
-    }
-    return existing;
+    return m_scenario ? m_scenario->story().existingExportFiles(path) : QStringList();
 }
 
 QStringList StoryExport::staleFilesFor(const QString &path) const
