@@ -11,10 +11,10 @@
 // window update for every message a stream receives). That cost is the server's and gRPC's,
 // whatever the lock does: "bare followed" is the bare loop again while N - 1 other clients watch
 // its key as waiters watch a lock's prefix. Between the two bare figures lies the library's own
-// overhead. A lock's contender keeps a second watch, though: on every change under the prefix,
-// while it holds and for a while after, so that it is told when its entry goes by any hand but
-// its own. "Bare watched as locked" is the bare loop again with N clients watching as contenders
-// do, both watches each: the lock's whole fan-out, without the lock. Each figure comes with the
+// overhead. A lock's contender keeps a second watch, though: on its own entry's key, while it
+// holds and for a while after, so that it is told when its entry goes by any hand but its own.
+// "Bare watched as locked" is the bare loop again with N clients watching as contenders do, both
+// watches each: the lock's whole fan-out, without the lock. Each figure comes with the
 // CPU it took per cycle (or bare pair), this process's and etcd's apart, to tell whose work a
 // slower cycle is.
 //
@@ -275,7 +275,7 @@ int main(int argc, char *argv[])
                     break;
                 case BareWatchedAsLocked:
                     if (count > 1) {
-                        const Followers contenders(cluster.clientUrls(), "/bench/bare", count, true);
+                        const Followers contenders(cluster.clientUrls(), "/bench/bare", count, "/bench/bare");
                         watchedAsLocked.measure(client, slice, etcdPid);
                     }
                     break;

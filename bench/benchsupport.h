@@ -279,20 +279,19 @@ inline void txnThenDelete(QEtcd::Client &client, const QByteArray &key)
 class Followers
 {
 public:
-    // everyChangeToo: each follower also watches every change under prefix, as a lock's
-    // contender watches its holds (and every other entry's creation and deletion with them).
-    Followers(const QStringList &endpoints, const QByteArray &prefix, int count, bool everyChangeToo = false)
+    // With a heldKey, each follower also watches one key of its own, as a lock's contender
+    // watches its held entry (named after its lease): the first follower heldKey (the key the
+    // loop writes), the others keys under prefix that nothing writes.
+    Followers(const QStringList &endpoints, const QByteArray &prefix, int count, const QByteArray &heldKey = {})
     {
         QEtcd::WatchOptions deletions;
         deletions.range = QEtcd::KeyRange::prefix();
         deletions.noPut = true;
-        QEtcd::WatchOptions everyChange;
-        everyChange.range = QEtcd::KeyRange::prefix();
         for (int i = 0; i < count; ++i) {
             m_clients.push_back(std::make_unique<QEtcd::Client>(QEtcd::ClientOptions::fromEndpoints(endpoints)));
             follow(prefix, deletions);
-            if (everyChangeToo)
-                follow(prefix, everyChange);
+            if (!heldKey.isEmpty())
+                follow(i == 0 ? heldKey : prefix + "/idle-" + QByteArray::number(i), {});
         }
     }
 

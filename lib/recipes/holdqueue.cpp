@@ -596,92 +596,138 @@ void HoldQueue::watchEntry(const std::shared_ptr<QueuedHold> &hold)
 {
     if (hold->lost || closing)
         return;
-    m_watchedHolds.push_back(hold);
-    if (m_holdsIdle)
-        m_holdsIdle->stop();
-    if (!m_holdsWatch)
-        return startHoldsWatch(hold->revision + 1);
+    const QByteArray watched = entriesPrefix().isEmpty() ? hold->key : entriesPrefix();
+    const auto found = m_entryWatches.find(watched);
+    EntryWatch &watch = found != m_entryWatches.end() ? found->second : startEntryWatch(watched, hold->revision + 1);
+    watch.holds.push_back(hold);
+    watch.idleSince = 0;
     // Created before the watch began (a hold that waited long, from another thread): what
     // happened to it in between, one read tells.
-    if (hold->revision + 1 < m_holdsWatchFrom)
-        readEntry(hold);
+    if (hold->revision + 1 < watch.from)
+        return readEntry(hold);
+    judgeChanges(hold, watch.recent);
 }
 
 void HoldQueue::unwatchEntry(const std::shared_ptr<QueuedHold> &hold)
 {
-    const auto it = std::find(m_watchedHolds.begin(), m_watchedHolds.end(), hold);
-    if (it == m_watchedHolds.end())
+    const auto found = m_entryWatches.find(entriesPrefix().isEmpty() ? hold->key : entriesPrefix());
+    if (found == m_entryWatches.end())
         return;
-    m_watchedHolds.erase(it);
-    if (m_watchedHolds.empty() && m_holdsIdle)
-        m_holdsIdle->start();
+    std::vector<std::shared_ptr<QueuedHold>> &holds = found->second.holds;
+    const auto it = std::find(holds.begin(), holds.end(), hold);
+    if (it == holds.end())
+        return;
+    holds.erase(it);
+    if (!holds.empty())
+        return;
+    found->second.idleSince = ++m_idleCount;
+    dropIdleEntryWatches(idleEntryWatchesKept);
+    m_entryWatchesIdle->start();
 }
 
-void HoldQueue::startHoldsWatch(qint64 from)
+HoldQueue::EntryWatch &HoldQueue::startEntryWatch(const QByteArray &watched, qint64 from)
 {
     WatchOptions everyChange;
-    everyChange.range = KeyRange::prefix();
+    if (!entriesPrefix().isEmpty())
+        everyChange.range = KeyRange::prefix();
     everyChange.startRevision = from;
-    m_holdsWatch = new Watcher(client, entriesPrefix(), everyChange, options.resilience.watch, this);
-    m_holdsWatchFrom = from;
+    EntryWatch &watch = m_entryWatches[watched];
+    watch.watcher = new Watcher(client, watched, everyChange, options.resilience.watch, this);
+    watch.from = from;
+    const QPointer<Watcher> watcher = watch.watcher;
     // What a compaction hid, the entries as they are now tell.
-    m_holdsWatch->setResyncWith([this] {
+    watch.watcher->setResyncWith([this, watched, watcher, range = everyChange.range] {
         RangeOptions every;
-        every.range = KeyRange::prefix();
+        every.range = range;
         every.keysOnly = true;
-        return thenOn(client->get(entriesPrefix(), every), this, [this](const RangeResult &read) -> qint64 {
-            if (!read.status)
+        return thenOn(client->get(watched, every), this, [this, watched, watcher](const RangeResult &read) -> qint64 {
+            const auto found = m_entryWatches.find(watched);
+            if (!read.status || found == m_entryWatches.end() || found->second.watcher != watcher)
                 return 0;  // a failed recovery attempt: the watcher tries again
-            for (const auto &hold : std::vector(m_watchedHolds)) {
-                const auto found = std::find_if(read.kvs.cbegin(), read.kvs.cend(),
-                                                [&](const KeyValue &kv) { return kv.key == hold->key; });
-                judgeEntry(hold, found == read.kvs.cend() ? std::nullopt : std::optional(*found), read.header.revision);
+            EntryWatch &watch = found->second;
+            watch.recent.clear();
+            watch.from = read.header.revision + 1;
+            for (const auto &hold : std::vector(watch.holds)) {
+                const auto kv = std::find_if(read.kvs.cbegin(), read.kvs.cend(),
+                                             [&](const KeyValue &each) { return each.key == hold->key; });
+                judgeEntry(hold, kv == read.kvs.cend() ? std::nullopt : std::optional(*kv), read.header.revision);
             }
             return read.header.revision + 1;
         }, [](const RangeResult &) -> qint64 { return 0; });
     });
-    connect(m_holdsWatch, &Watcher::eventsReceived, this, [this](const QList<WatchEvent> &events) {
-        for (const WatchEvent &event : events) {
-            for (const auto &hold : std::vector(m_watchedHolds)) {
-                if (hold->key == event.kv.key && event.kv.modRevision > hold->revision)
-                    judgeEntry(hold, event.type == WatchEvent::Type::Put ? std::optional(event.kv) : std::nullopt,
-                               event.kv.modRevision);
-            }
-        }
+    connect(watch.watcher, &Watcher::eventsReceived, this,
+            [this, watched](const QList<WatchEvent> &events) { takeEntryChanges(watched, events); });
+    connect(watch.watcher, &Watcher::recovery, this, [this, watched, watcher](const WatchRecoveryEvent &event) {
+        const auto found = m_entryWatches.find(watched);
+        if (event.kind == WatchRecoveryKind::Failed && found != m_entryWatches.end() && found->second.watcher == watcher)
+            dropEntryWatch(watched, event.cause.toString());
     });
-    connect(m_holdsWatch, &Watcher::recovery, this, [this](const WatchRecoveryEvent &event) {
-        if (event.kind == WatchRecoveryKind::Failed)
-            dropHoldsWatch(event.cause.toString());
+    thenOn(watch.watcher->start(), this, [this, watched, watcher](const Status &started) {
+        const auto found = m_entryWatches.find(watched);
+        if (!started && found != m_entryWatches.end() && found->second.watcher == watcher)
+            dropEntryWatch(watched, started.toString());
     });
-    thenOn(m_holdsWatch->start(), this, [this, watch = QPointer<Watcher>(m_holdsWatch)](const Status &started) {
-        if (!started && watch == m_holdsWatch)
-            dropHoldsWatch(started.toString());
-    });
-    if (!m_holdsIdle) {
-        m_holdsIdle = new QTimer(this);
-        m_holdsIdle->setSingleShot(true);
-        m_holdsIdle->setInterval(departuresLinger);
-        connect(m_holdsIdle, &QTimer::timeout, this, [this] {
-            if (m_watchedHolds.empty())
-                dropHoldsWatch({});
-        });
+    if (!m_entryWatchesIdle) {
+        m_entryWatchesIdle = new QTimer(this);
+        m_entryWatchesIdle->setSingleShot(true);
+        m_entryWatchesIdle->setInterval(departuresLinger);
+        connect(m_entryWatchesIdle, &QTimer::timeout, this, [this] { dropIdleEntryWatches(0); });
+    }
+    return watch;
+}
+
+void HoldQueue::takeEntryChanges(const QByteArray &watched, const QList<WatchEvent> &events)
+{
+    const auto found = m_entryWatches.find(watched);
+    if (found == m_entryWatches.end())
+        return;
+    EntryWatch &watch = found->second;
+    watch.recent.append(events);
+    while (size_t(watch.recent.size()) > entryChangesKept)
+        watch.from = watch.recent.takeFirst().kv.modRevision + 1;
+    // Judging may end a hold, and with it the watch.
+    for (const auto &hold : std::vector(watch.holds))
+        judgeChanges(hold, events);
+}
+
+void HoldQueue::judgeChanges(const std::shared_ptr<QueuedHold> &hold, const QList<WatchEvent> &events)
+{
+    for (const WatchEvent &event : events) {
+        if (event.kv.key == hold->key && event.kv.modRevision > hold->revision)
+            judgeEntry(hold, event.type == WatchEvent::Type::Put ? std::optional(event.kv) : std::nullopt,
+                       event.kv.modRevision);
     }
 }
 
-// The holds still standing are no longer followed; the next hold starts a new watch.
-void HoldQueue::dropHoldsWatch(const QString &why)
+// The holds still standing on it are no longer followed; the next hold starts a new watch.
+void HoldQueue::dropEntryWatch(const QByteArray &watched, const QString &why)
 {
-    if (!m_holdsWatch)
+    const auto found = m_entryWatches.find(watched);
+    if (found == m_entryWatches.end())
         return;
-    for (const auto &hold : std::exchange(m_watchedHolds, {})) {
+    for (const auto &hold : found->second.holds) {
         if (!why.isEmpty() && !hold->lost)
             note(QStringLiteral("%1 is no longer watched, so another client deleting it would go untold: %2")
                      .arg(QString::fromUtf8(hold->key), why));
     }
-    m_holdsWatch->close();
-    m_holdsWatch->deleteLater();
-    m_holdsWatch = nullptr;
-    m_holdsWatchFrom = 0;
+    found->second.watcher->close();
+    found->second.watcher->deleteLater();
+    m_entryWatches.erase(found);
+}
+
+// Closes the idle watches beyond the `kept` most recently used.
+void HoldQueue::dropIdleEntryWatches(size_t kept)
+{
+    std::vector<std::pair<quint64, QByteArray>> idle;
+    for (const auto &[watched, watch] : m_entryWatches) {
+        if (watch.idleSince > 0)
+            idle.push_back({watch.idleSince, watched});
+    }
+    if (idle.size() <= kept)
+        return;
+    std::sort(idle.begin(), idle.end());
+    for (size_t i = 0; i + kept < idle.size(); ++i)
+        dropEntryWatch(idle[i].second, {});
 }
 
 void HoldQueue::readEntry(const std::shared_ptr<QueuedHold> &hold)
@@ -941,7 +987,8 @@ void HoldQueue::shutDown(const QList<std::shared_ptr<QueuedHold>> &holds)
     if (m_spareLease)
         std::exchange(m_spareLease, nullptr)->release();
     dropDepartures({});
-    dropHoldsWatch({});
+    while (!m_entryWatches.empty())
+        dropEntryWatch(m_entryWatches.begin()->first, {});
 }
 
 void HoldQueue::note(const QString &text)

@@ -40,6 +40,7 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 
@@ -236,8 +237,12 @@ protected:
     // whose read found every entry ahead is admitted once they have all been deleted while its
     // own stood. Empty (the default): every wait watches the entries it waits for.
     virtual QByteArray departuresPrefix() const { return {}; }
-    // The prefix every entry of the queue lives under, watched while a hold stands.
-    virtual QByteArray entriesPrefix() const = 0;
+    // Where held entries are followed. Empty (the default), for a recipe that names its entries
+    // after their leases: each held entry's own key is watched, and a lease kept for the next
+    // attempt brings its name, and so its watch, along; the queue then hears of its own entries
+    // only, not of every hand-off under the prefix. Otherwise the prefix every entry lives
+    // under (fresh names on every attempt), followed through one watch.
+    virtual QByteArray entriesPrefix() const { return {}; }
     // The recipe's history, while it lives.
     void note(const QString &text);
 
@@ -276,13 +281,19 @@ private:
 
     // An operator breaking a stuck lock (`etcdctl del`), a careless `del --prefix`, or a tool
     // putting the key on its own lease lets the next in line in while the holder still
-    // believes it holds. Every change under entriesPrefix() is followed through one watch
-    // while the queue has holds (and departuresLinger after, for the next hold to find it
-    // live): a hold's entry deleted or moved to another lease by someone else is its loss.
+    // believes it holds. Every change to a held entry is followed through a watch (its key's,
+    // or entriesPrefix()'s) while the entry is held, and departuresLinger after, for the next
+    // hold to find it live: a hold's entry deleted or moved to another lease by someone else
+    // is its loss.
     void watchEntry(const std::shared_ptr<QueuedHold> &hold);
     void unwatchEntry(const std::shared_ptr<QueuedHold> &hold);
-    void startHoldsWatch(qint64 from);
-    void dropHoldsWatch(const QString &why);
+    struct EntryWatch;
+    EntryWatch &startEntryWatch(const QByteArray &watched, qint64 from);
+    void takeEntryChanges(const QByteArray &watched, const QList<WatchEvent> &events);
+    // The changes among events made to hold's entry after its creation, judged in order.
+    void judgeChanges(const std::shared_ptr<QueuedHold> &hold, const QList<WatchEvent> &events);
+    void dropEntryWatch(const QByteArray &watched, const QString &why);
+    void dropIdleEntryWatches(size_t kept);
     // What a read finds at the hold's entry now.
     void readEntry(const std::shared_ptr<QueuedHold> &hold);
     // The hold's entry as of revision (nullopt: absent); a change not ours is the hold's loss.
@@ -307,11 +318,24 @@ private:
     QList<std::shared_ptr<QueuedAttempt>> m_attempts;
     QMutex m_threadAttemptsMutex;
     QSet<std::pair<int, QThread *>> m_threadAttempts;  // guarded by m_threadAttemptsMutex
-    // The holds whose entries m_holdsWatch follows, and the revision it follows from.
-    std::vector<std::shared_ptr<QueuedHold>> m_watchedHolds;
-    Watcher *m_holdsWatch = nullptr;
-    qint64 m_holdsWatchFrom = 0;
-    QTimer *m_holdsIdle = nullptr;
+    struct EntryWatch
+    {
+        Watcher *watcher = nullptr;
+        std::vector<std::shared_ptr<QueuedHold>> holds;  // whose entries it follows
+        // Every change delivered from revision `from` on, newest last: a hold that joins the
+        // watch after some of them (its admission and the watch's events travel apart) is
+        // judged by them; one created before `from` is read once instead.
+        QList<WatchEvent> recent;
+        qint64 from = 0;
+        quint64 idleSince = 0;  // m_idleCount when it last lost its last hold; 0 while in use
+    };
+    std::map<QByteArray, EntryWatch> m_entryWatches;  // by the key or prefix watched
+    QTimer *m_entryWatchesIdle = nullptr;
+    quint64 m_idleCount = 0;
+    static constexpr size_t entryChangesKept = 64;
+    // Idle entry watches kept open between lulls: a lock taken again and again alternates two
+    // leases, so two names.
+    static constexpr size_t idleEntryWatchesKept = 2;
     std::shared_ptr<ExclusivityLease> m_spareLease;
     // Live once its watch runs: m_departuresFrom is then set.
     Watcher *m_departureWatch = nullptr;

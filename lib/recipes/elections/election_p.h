@@ -111,7 +111,6 @@ private:
     void announceLoss(const std::shared_ptr<QueuedHold> &hold, const Status &cause) override;
     void announceRelease(const std::shared_ptr<QueuedHold> &) override {}
     Recipe *recipe() const override { return q; }
-    QByteArray entriesPrefix() const override { return prefix; }
 
     void settleCampaign(const Status &status);
     QFuture<Status> writeProclamation(const QByteArray &key, qint64 revision, qint64 leaseId);

@@ -90,7 +90,6 @@ public:
     Recipe *recipe() const override { return q; }
 
     QByteArray departuresPrefix() const override { return prefix; }
-    QByteArray entriesPrefix() const override { return prefix; }
 
     DistributedMutex *q;
     const QByteArray prefix;
