@@ -204,6 +204,22 @@ auto thenOn(const QFuture<T> &future, QObject *context, Function function, Orpha
     return result;
 }
 
+// A Client call's onAnswer that runs function(answer) on context's thread while context lives,
+// one posted event after the answer arrives. For a recipe's hot path: a future watched from
+// context's thread costs five posted events and a watcher and a promise per call (the watcher,
+// attached to a running future, posts three to itself; the answer posts two more). Once context
+// is gone the answer is dropped, and function with it, perhaps on the thread the answer came on:
+// it must have nothing to undo and own nothing that has to go on context's thread (a lease:
+// capture what owns one weakly).
+template <class Result, class Function>
+std::function<void(const Result &)> answerOn(QObject *context, Function function)
+{
+    return [guard = QPointer<QObject>(context), function = std::move(function)](const Result &answer) mutable {
+        QMetaObject::invokeMethod(
+            guard.data(), [function = std::move(function), answer] { function(answer); }, Qt::QueuedConnection);
+    };
+}
+
 // For a continuation with nothing to undo when its context is gone.
 template <class T, class Function>
 auto thenOn(const QFuture<T> &future, QObject *context, Function function)

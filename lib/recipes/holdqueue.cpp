@@ -114,7 +114,13 @@ bool HoldQueue::giveBack(std::shared_ptr<QueuedHold> hold)
     const bool stillOurs = hold->isValid() && !hold->lossTold.exchange(true);
     if (stillOurs && holdsStandAlone) {
         hold->deletedByHolder = true;  // before the delete: its watch event may beat release()
-        hold->deleting = client->txn(entryDeletion(*hold));
+        hold->deleting = std::make_shared<SentDelete>();
+        client->txn(entryDeletion(*hold), {}, answerOn<TxnResult>(this, [sent = hold->deleting](const TxnResult &deleted) {
+            if (sent->then)
+                sent->then(deleted);
+            else
+                sent->answer = deleted;
+        }));
     }
     QMetaObject::invokeMethod(this, [this, hold] { release(hold); }, Qt::QueuedConnection);
     return stillOurs;
@@ -257,8 +263,9 @@ void HoldQueue::join(std::shared_ptr<QueuedAttempt> attempt)
     txn.compares = {Compare::absent(attempt->key)};
     txn.success = QList<TxnOp>{TxnOp::put(attempt->key, entryValue(*attempt), onLease)} + lookAhead(*attempt);
     txn.failure = {TxnOp::range(attempt->key)};
-    thenOn(client->txn(txn), this, [this, attempt](const TxnResult &created) {
-        if (interrupted(attempt))
+    client->txn(txn, {}, answerOn<TxnResult>(this, [this, weak = std::weak_ptr(attempt)](const TxnResult &created) {
+        const auto attempt = weak.lock();  // gone: it finished, and its lease went with it
+        if (!attempt || interrupted(attempt))
             return;
         if (!created.status)
             return failed(attempt, created.status);
@@ -273,7 +280,7 @@ void HoldQueue::join(std::shared_ptr<QueuedAttempt> attempt)
         attempt->revision = created.header.revision;
         queued(attempt);
         decide(attempt, created.responses.mid(1), created.header.revision);
-    });
+    }));
 }
 
 void HoldQueue::lookAgain(std::shared_ptr<QueuedAttempt> attempt, bool throughLeader)
@@ -285,8 +292,9 @@ void HoldQueue::lookAgain(std::shared_ptr<QueuedAttempt> attempt, bool throughLe
         for (TxnOp &read : txn.success)
             read.rangeOptions.serializable = false;
     }
-    thenOn(client->txn(txn), this, [this, attempt, throughLeader](const TxnResult &result) {
-        if (interrupted(attempt))
+    client->txn(txn, {}, answerOn<TxnResult>(this, [this, weak = std::weak_ptr(attempt), throughLeader](const TxnResult &result) {
+        const auto attempt = weak.lock();
+        if (!attempt || interrupted(attempt))
             return;
         if (!result.status)
             return failed(attempt, result.status);
@@ -298,7 +306,7 @@ void HoldQueue::lookAgain(std::shared_ptr<QueuedAttempt> attempt, bool throughLe
         if (!result.succeeded)
             return entryVanished(attempt);
         decide(attempt, result.responses, result.header.revision);
-    });
+    }));
 }
 
 // Our entry went while we waited. With our lease, which etcd deletes keys and all, it is an
@@ -914,8 +922,7 @@ void HoldQueue::recycle(const std::shared_ptr<QueuedHold> &hold)
     recycling->revision = hold->revision;
     Recycling *raw = recycling.get();
     m_recycling.push_back(std::move(recycling));
-    const QFuture<TxnResult> deleting = hold->deleting.isValid() ? hold->deleting : client->txn(entryDeletion(*hold));
-    thenOn(deleting, this, [this, raw](const TxnResult &deleted) {
+    const auto recycled = [this, raw](const TxnResult &deleted) {
         const auto it = std::find_if(m_recycling.begin(), m_recycling.end(),
                                      [raw](const std::unique_ptr<Recycling> &each) { return each.get() == raw; });
         const std::unique_ptr<Recycling> done = std::move(*it);
@@ -929,7 +936,13 @@ void HoldQueue::recycle(const std::shared_ptr<QueuedHold> &hold)
             m_recycled.pop_front();
         for (const auto &then : done->whenDeleted)
             then(deleted.status && deleted.succeeded);
-    });
+    };
+    if (!hold->deleting)
+        client->txn(entryDeletion(*hold), {}, answerOn<TxnResult>(this, recycled));
+    else if (hold->deleting->answer)
+        recycled(*hold->deleting->answer);
+    else
+        hold->deleting->then = recycled;
 }
 
 bool HoldQueue::afterOwnDeletes(const QList<KeyValue> &ahead, std::function<void(bool)> then)

@@ -40,11 +40,21 @@
 #include <atomic>
 #include <chrono>
 #include <deque>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
 
 namespace QEtcd::Internal {
+
+// A hold's delete sent ahead of the dispatcher: its answer, should it come before release()
+// takes it over, or what release() left for the answer to do. Dispatcher thread. It owns nothing
+// that must go on that thread, so whichever thread drops it may.
+struct SentDelete
+{
+    std::optional<TxnResult> answer;
+    std::function<void(const TxnResult &)> then;
+};
 
 struct QueuedHold
 {
@@ -69,9 +79,9 @@ struct QueuedHold
     // The recipe has announced the hold: a loss is told only after that, exactly once.
     std::atomic<bool> published{false};
     std::atomic<bool> lossTold{false};
-    // The entry's delete, sent by the thread that gave the hold back (HoldQueue::holdsStandAlone);
-    // the dispatcher takes it over in release(), which that thread posts after setting it.
-    QFuture<TxnResult> deleting;
+    // The entry's delete, sent by the thread that gave the hold back (HoldQueue::holdsStandAlone),
+    // which posts release() after setting it.
+    std::shared_ptr<SentDelete> deleting;
     // Set by giveBack() before it sends that delete: the entry's deletion is then ours, not a
     // takeover.
     std::atomic<bool> deletedByHolder{false};
