@@ -613,7 +613,7 @@ void HoldQueue::watchEntry(const std::shared_ptr<QueuedHold> &hold)
     // happened to it in between, one read tells.
     if (hold->revision + 1 < watch.from)
         return readEntry(hold);
-    judgeChanges(hold, watch.recent);
+    judgeChanges(hold, QList(watch.recent));  // a copy: judging may end the watch
 }
 
 void HoldQueue::unwatchEntry(const std::shared_ptr<QueuedHold> &hold)
