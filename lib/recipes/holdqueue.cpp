@@ -11,6 +11,7 @@
 
 #include <QtCore/QTimer>
 
+#include <algorithm>
 #include <atomic>
 
 namespace QEtcd::Internal {
@@ -604,7 +605,7 @@ void HoldQueue::watchEntry(const std::shared_ptr<QueuedHold> &hold)
 {
     if (hold->lost || closing)
         return;
-    const QByteArray watched = entriesPrefix().isEmpty() ? hold->key : entriesPrefix();
+    const QByteArray watched = watchedFor(*hold);
     const auto found = m_entryWatches.find(watched);
     EntryWatch &watch = found != m_entryWatches.end() ? found->second : startEntryWatch(watched, hold->revision + 1);
     watch.holds.push_back(hold);
@@ -618,7 +619,7 @@ void HoldQueue::watchEntry(const std::shared_ptr<QueuedHold> &hold)
 
 void HoldQueue::unwatchEntry(const std::shared_ptr<QueuedHold> &hold)
 {
-    const auto found = m_entryWatches.find(entriesPrefix().isEmpty() ? hold->key : entriesPrefix());
+    const auto found = m_entryWatches.find(watchedFor(*hold));
     if (found == m_entryWatches.end())
         return;
     std::vector<std::shared_ptr<QueuedHold>> &holds = found->second.holds;
@@ -631,6 +632,11 @@ void HoldQueue::unwatchEntry(const std::shared_ptr<QueuedHold> &hold)
     found->second.idleSince = ++m_idleCount;
     dropIdleEntryWatches(idleEntryWatchesKept);
     m_entryWatchesIdle->start();
+}
+
+QByteArray HoldQueue::watchedFor(const QueuedHold &hold) const
+{
+    return entriesPrefix().isEmpty() ? hold.key : entriesPrefix();
 }
 
 HoldQueue::EntryWatch &HoldQueue::startEntryWatch(const QByteArray &watched, qint64 from)
@@ -726,13 +732,16 @@ void HoldQueue::dropEntryWatch(const QByteArray &watched, const QString &why)
 // Closes the idle watches beyond the `kept` most recently used.
 void HoldQueue::dropIdleEntryWatches(size_t kept)
 {
+    // Counted first: on every release, and almost always within bounds.
+    const auto idleCount = size_t(std::count_if(m_entryWatches.cbegin(), m_entryWatches.cend(),
+                                                [](const auto &each) { return each.second.idleSince > 0; }));
+    if (idleCount <= kept)
+        return;
     std::vector<std::pair<quint64, QByteArray>> idle;
     for (const auto &[watched, watch] : m_entryWatches) {
         if (watch.idleSince > 0)
             idle.push_back({watch.idleSince, watched});
     }
-    if (idle.size() <= kept)
-        return;
     std::sort(idle.begin(), idle.end());
     for (size_t i = 0; i + kept < idle.size(); ++i)
         dropEntryWatch(idle[i].second, {});

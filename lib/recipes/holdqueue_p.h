@@ -298,6 +298,8 @@ private:
     void watchEntry(const std::shared_ptr<QueuedHold> &hold);
     void unwatchEntry(const std::shared_ptr<QueuedHold> &hold);
     struct EntryWatch;
+    // The key or prefix whose watch follows hold's entry.
+    QByteArray watchedFor(const QueuedHold &hold) const;
     EntryWatch &startEntryWatch(const QByteArray &watched, qint64 from);
     void takeEntryChanges(const QByteArray &watched, const QList<WatchEvent> &events);
     // The changes among events made to hold's entry after its creation, judged in order.
