@@ -11,6 +11,8 @@
 #include <QEtcd/qetcdexport.h>
 
 #include <chrono>
+#include <functional>
+#include <memory>
 
 namespace QEtcd::Internal {
 
@@ -31,6 +33,14 @@ struct LeaseClock
         return std::chrono::steady_clock::now()
             + std::chrono::duration_cast<std::chrono::steady_clock::duration>(deadline - now());
     }
+
+    // The same instant on the system's CLOCK_BOOTTIME, which a timerfd arms on: the two differ by
+    // the suspends simulated so far.
+    static duration systemBootTime(time_point at);
+
+    // wake runs on simulateSuspend's caller's thread each time it moves the clock, until the
+    // returned handle is dropped: a wait armed on the system's clock must look again.
+    static std::shared_ptr<void> onSimulatedSuspend(std::function<void()> wake);
 
     // Tests only: as if the system had been suspended for asleep (boot time moves on,
     // monotonic time does not). Process-wide and irreversible.

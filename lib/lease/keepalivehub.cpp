@@ -12,9 +12,7 @@ using namespace std::chrono_literals;
 
 namespace {
 constexpr milliseconds shortestRenewalStep = 50ms;
-// gRPC's timers run on a clock that stops while the machine sleeps, and LeaseClock does not: a
-// tick at least this often notices deadlines that passed during a suspend.
-constexpr milliseconds longestTickWait = 250ms;
+constexpr milliseconds longestRenewalStep = 250ms;
 constexpr milliseconds firstReopenDelay = 250ms;
 constexpr milliseconds maxReopenDelay = 2000ms;
 } // namespace
@@ -23,15 +21,18 @@ KeepAliveHub::KeepAliveHub(Transport *transport) : m_transport(transport) {}
 
 KeepAliveHub::~KeepAliveHub()
 {
-    std::unique_lock lock(m_mutex);
-    m_closing = true;
-    m_leases.clear();
-    if (m_tickArmed)
-        m_tick.Cancel();
-    if (m_stream)
-        m_stream->close();
-    // The tick and the stream each come back once more through the queue; wait for both.
-    m_quiet.wait(lock, [this] { return !m_tickArmed && !m_stream; });
+    std::unique_ptr<LeaseTicker> ticker;
+    {
+        std::unique_lock lock(m_mutex);
+        m_closing = true;
+        m_leases.clear();
+        if (m_stream)
+            m_stream->close();
+        // The stream comes back once more through the queue.
+        m_quiet.wait(lock, [this] { return !m_stream; });
+        ticker = std::move(m_ticker);
+    }
+    ticker.reset();  // joins its thread, whose tick takes the lock
 }
 
 milliseconds KeepAliveHub::stallThreshold(qint64 ttlSeconds)
@@ -57,7 +58,7 @@ Clock::time_point KeepAliveHub::deadlineAfter(const Registration &registration, 
 Clock::time_point KeepAliveHub::renewalAfter(Clock::time_point sentAt, qint64 ttlSeconds)
 {
     const milliseconds interval(ttlSeconds * 1000 / 3);
-    const Clock::duration step = std::clamp<milliseconds>(interval / 8, shortestRenewalStep, longestTickWait);
+    const Clock::duration step = std::clamp<milliseconds>(interval / 8, shortestRenewalStep, longestRenewalStep);
     const Clock::duration due = (sentAt + interval).time_since_epoch();
     return Clock::time_point(due - due % step);
 }
@@ -80,9 +81,9 @@ void KeepAliveHub::scheduleLocked(qint64 leaseId, Registration &registration)
     registration.dueAt = due;
     m_due.push_back({due, leaseId});
     std::push_heap(m_due.begin(), m_due.end(), std::greater<>());
-    if (m_tickArmed && due < m_tickAt) {
-        m_tick.Cancel();  // the tick comes at once, and arms itself for what is due next
-        m_tickAt = Clock::time_point::min();
+    if (due < m_tickAt && m_ticker) {
+        m_tickAt = due;
+        m_ticker->wakeAt(due);
     }
 }
 
@@ -99,6 +100,8 @@ void KeepAliveHub::add(qint64 leaseId, qint64 ttlSeconds, Clock::time_point gran
     registration.nextRenewal = renewalAfter(grantSentAt, ttlSeconds);
     registration.lossDeadline = deadlineAfter(registration, grantSentAt);
     registration.dueAt = Clock::time_point::max();
+    if (!m_ticker)
+        m_ticker = std::make_unique<LeaseTicker>([this] { tick(); });
     Registration &added = m_leases[leaseId] = registration;
     scheduleLocked(leaseId, added);
     if (!m_stream)
@@ -120,27 +123,26 @@ int KeepAliveHub::size() const
 
 void KeepAliveHub::armTickLocked()
 {
-    if (m_tickArmed || m_closing || m_leases.empty())
+    if (m_closing || m_leases.empty() || !m_ticker)
         return;
-    const Clock::time_point now = Clock::now();
-    Clock::time_point next = now + longestTickWait;
+    Clock::time_point next = Clock::time_point::max();
     if (!m_due.empty())
-        next = std::min(next, m_due.front().at);
+        next = m_due.front().at;
     if (!m_stream)
         next = std::min(next, m_reopenAt);
-    m_tickArmed = true;
+    if (next >= m_tickAt)
+        return;
     m_tickAt = next;
-    m_tick.Set(m_transport->queue(), system_clock::now() + std::max(next - now, Clock::duration::zero()), this);
+    m_ticker->wakeAt(next);
 }
 
-void KeepAliveHub::onEvent(bool)
+void KeepAliveHub::tick()
 {
     std::lock_guard lock(m_mutex);
-    m_tickArmed = false;
-    if (m_closing) {
-        m_quiet.notify_all();
+    if (m_closing)
         return;
-    }
+    // While this tick runs, what it schedules waits for the one arming below.
+    m_tickAt = Clock::time_point::min();
     const Clock::time_point now = Clock::now();
     std::vector<etcdserverpb::LeaseKeepAliveRequest> renewals;
     while (!m_due.empty() && m_due.front().at <= now) {
@@ -169,6 +171,7 @@ void KeepAliveHub::onEvent(bool)
     }
     if (!m_stream && !m_leases.empty() && now >= m_reopenAt)
         openStreamLocked();
+    m_tickAt = Clock::time_point::max();
     armTickLocked();
 }
 

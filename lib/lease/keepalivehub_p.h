@@ -2,10 +2,10 @@
 #pragma once
 
 // Every lease of a Client renews over one LeaseKeepAlive stream. The hub runs on the
-// completion-queue thread, driven by a tick that comes when the earliest lease is due (and at
-// least every 250 ms), so no listener and no slow receiver can delay a renewal. It also keeps
-// each lease's loss deadline by the boot clock (LeaseClock, which counts a system suspend as
-// etcd does):
+// completion-queue thread (answers) and a thread of its own (LeaseTicker: a tick when the
+// earliest lease is due, and only then), so no listener and no slow receiver can delay a
+// renewal. It keeps each lease's loss deadline by the boot clock (LeaseClock, which counts a
+// system suspend as etcd does, and so does the tick's timer):
 //
 //     send time of the last renewal etcd acknowledged + granted TTL − safety margin
 //
@@ -20,12 +20,12 @@
 
 #include "bidistream_p.h"
 #include "leaseclock_p.h"
+#include "leaseticker_p.h"
 #include "transport_p.h"
-
-#include <grpcpp/alarm.h>
 
 #include <array>
 #include <chrono>
+#include <memory>
 #include <unordered_map>
 #include <vector>
 
@@ -38,8 +38,8 @@ enum class LeaseKind : quint8 {
     Exclusivity,  // never heals; the deadline keeps a safety margin
 };
 
-// Called on the completion-queue thread with the hub's lock held: post, never block, never
-// call back into the hub.
+// Called on the completion-queue thread or the hub's ticker thread, with the hub's lock held:
+// post, never block, never call back into the hub.
 class LeaseSink
 {
 public:
@@ -51,11 +51,11 @@ public:
     virtual void keepAliveSuspended(qint64 leaseId, const Status &cause) = 0;
 };
 
-class KeepAliveHub final : public CqTag
+class KeepAliveHub final
 {
 public:
     explicit KeepAliveHub(Transport *transport);
-    ~KeepAliveHub() override;
+    ~KeepAliveHub();
     Q_DISABLE_COPY_MOVE(KeepAliveHub)
 
     static std::chrono::milliseconds safetyMargin(qint64 ttlSeconds);
@@ -68,8 +68,6 @@ public:
     void remove(qint64 leaseId);
 
     int size() const;
-
-    void onEvent(bool ok) override;  // the tick
 
 private:
     // Send times of renewals not answered yet, oldest first. etcd answers a stream's renewals
@@ -131,6 +129,7 @@ private:
     bool visitLocked(qint64 leaseId, Registration &registration, Clock::time_point now,
                      std::vector<etcdserverpb::LeaseKeepAliveRequest> &renewals);
     void armTickLocked();
+    void tick();
     void openStreamLocked();
     void onResponse(const etcdserverpb::LeaseKeepAliveResponse &response);
     void onStreamClosed(const Status &status);
@@ -140,9 +139,8 @@ private:
     std::condition_variable m_quiet;
     std::unordered_map<qint64, Registration> m_leases;
     std::vector<Due> m_due;  // a heap
-    grpc::Alarm m_tick;
-    bool m_tickArmed = false;
-    Clock::time_point m_tickAt;  // when the armed tick comes
+    std::unique_ptr<LeaseTicker> m_ticker;  // from the first lease on
+    Clock::time_point m_tickAt = Clock::time_point::max();  // when the armed tick comes
     Stream *m_stream = nullptr;
     bool m_streamReady = false;
     Clock::time_point m_reopenAt;

@@ -512,6 +512,22 @@ private Q_SLOTS:
         QCOMPARE(read("/shka/revoked").lease, keeper->currentLeaseId());
         QVERIFY(keeper->currentLeaseId() != lease);
     }
+
+    // The hub sleeps on the boot clock until what is due next, here ten seconds away (the first
+    // renewal's stall check; the next renewal comes at twenty): a suspend past the TTL is told
+    // when the machine wakes, not then.
+    void aSuspendLongerThanTheTtlIsToldOnWaking()
+    {
+        auto keeper = keepKey("/shka/asleep", "v", 60, fastHeals());
+        QSignalSpy events(keeper.get(), &SelfHealingKeepAlive::leaseEvent);
+        Status started;
+        QETCD_AWAIT(keeper->start(), started);
+        QVERIFY(started.isOk());
+        Internal::LeaseClock::simulateSuspend(120s);
+        QTRY_VERIFY_WITH_TIMEOUT(!events.isEmpty(), 5000);  // not scaled: it must come well before then
+        QCOMPARE(leaseEventKinds(events).constFirst(), LeaseEventKind::Expired);
+        QVERIFY(eventAt(events, 0).cause.message().contains(QLatin1String("deadline passed")));
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_SelfHealingKeepAlive)

@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "leaseticker_p.h"
+
+#include "logging_p.h"
+
+#include <cerrno>
+#include <cstring>
+
+#include <pthread.h>
+#include <sys/timerfd.h>
+#include <unistd.h>
+
+namespace QEtcd::Internal {
+
+namespace {
+timespec asTimespec(std::chrono::nanoseconds sinceBoot)
+{
+    const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(sinceBoot);
+    return timespec{time_t(seconds.count()), long((sinceBoot - seconds).count())};
+}
+} // namespace
+
+LeaseTicker::LeaseTicker(std::function<void()> tick) : m_tick(std::move(tick))
+{
+    m_timer = timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC);
+    if (m_timer < 0)
+        qFatal("qetcd: no timerfd for the lease clock: %s", std::strerror(errno));
+    // A simulated suspend moves every deadline nearer at once; a wait armed on the system's clock
+    // would sleep past them.
+    m_suspendListener = LeaseClock::onSimulatedSuspend([this] { wakeNow(); });
+    m_thread = std::thread([this] { run(); });
+    pthread_setname_np(m_thread.native_handle(), "qetcd-leases");
+}
+
+LeaseTicker::~LeaseTicker()
+{
+    m_suspendListener.reset();
+    m_stopping = true;
+    wakeNow();
+    m_thread.join();
+    close(m_timer);
+}
+
+void LeaseTicker::wakeAt(LeaseClock::time_point at)
+{
+    // An absolute time of zero would disarm the timer; one already past fires at once.
+    const std::chrono::nanoseconds boot = std::max(LeaseClock::systemBootTime(at), std::chrono::nanoseconds(1));
+    const itimerspec spec{{0, 0}, asTimespec(boot)};
+    timerfd_settime(m_timer, TFD_TIMER_ABSTIME, &spec, nullptr);
+}
+
+void LeaseTicker::wakeNow()
+{
+    const itimerspec spec{{0, 0}, {0, 1}};
+    timerfd_settime(m_timer, 0, &spec, nullptr);
+}
+
+void LeaseTicker::run()
+{
+    while (true) {
+        quint64 expirations = 0;
+        const ssize_t got = read(m_timer, &expirations, sizeof expirations);
+        if (m_stopping)
+            return;
+        if (got != ssize_t(sizeof expirations)) {
+            if (errno != EINTR)
+                qCWarning(lcLease) << "lease clock: reading its timer failed:" << std::strerror(errno);
+            continue;
+        }
+        m_tick();
+    }
+}
+
+} // namespace QEtcd::Internal
