@@ -13,6 +13,11 @@
 namespace QEtcd::Internal {
 
 namespace {
+// Without a timer (no file descriptor left), as often as gRPC's alarms used to poll.
+constexpr std::chrono::milliseconds pollingInterval{250};
+
+std::atomic<bool> timerWithheld{false};
+
 timespec asTimespec(std::chrono::nanoseconds sinceBoot)
 {
     const auto seconds = std::chrono::duration_cast<std::chrono::seconds>(sinceBoot);
@@ -22,9 +27,10 @@ timespec asTimespec(std::chrono::nanoseconds sinceBoot)
 
 LeaseTicker::LeaseTicker(std::function<void()> tick) : m_tick(std::move(tick))
 {
-    m_timer = timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC);
+    m_timer = timerWithheld ? -1 : timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC);
     if (m_timer < 0)
-        qFatal("qetcd: no timerfd for the lease clock: %s", std::strerror(errno));
+        qCCritical(lcLease) << "no timer for the lease clock (" << (timerWithheld ? "withheld by a test" : std::strerror(errno))
+                            << "); leases are looked at every" << pollingInterval.count() << "ms instead";
     // A simulated suspend moves every deadline nearer at once; a wait armed on the system's clock
     // would sleep past them.
     m_suspendListener = LeaseClock::onSimulatedSuspend([this] { wakeNow(); });
@@ -38,11 +44,19 @@ LeaseTicker::~LeaseTicker()
     m_stopping = true;
     wakeNow();
     m_thread.join();
-    close(m_timer);
+    if (m_timer >= 0)
+        close(m_timer);
+}
+
+void LeaseTicker::withholdTimerForTests(bool withheld)
+{
+    timerWithheld = withheld;
 }
 
 void LeaseTicker::wakeAt(LeaseClock::time_point at)
 {
+    if (m_timer < 0)
+        return;
     // An absolute time of zero would disarm the timer; one already past fires at once.
     const std::chrono::nanoseconds boot = std::max(LeaseClock::systemBootTime(at), std::chrono::nanoseconds(1));
     const itimerspec spec{{0, 0}, asTimespec(boot)};
@@ -51,6 +65,8 @@ void LeaseTicker::wakeAt(LeaseClock::time_point at)
 
 void LeaseTicker::wakeNow()
 {
+    if (m_timer < 0)
+        return;
     const itimerspec spec{{0, 0}, {0, 1}};
     timerfd_settime(m_timer, 0, &spec, nullptr);
 }
@@ -58,17 +74,26 @@ void LeaseTicker::wakeNow()
 void LeaseTicker::run()
 {
     while (true) {
-        quint64 expirations = 0;
-        const ssize_t got = read(m_timer, &expirations, sizeof expirations);
+        const bool due = waitForTimer();
         if (m_stopping)
             return;
-        if (got != ssize_t(sizeof expirations)) {
-            if (errno != EINTR)
-                qCWarning(lcLease) << "lease clock: reading its timer failed:" << std::strerror(errno);
-            continue;
-        }
-        m_tick();
+        if (due)
+            m_tick();
     }
+}
+
+bool LeaseTicker::waitForTimer()
+{
+    if (m_timer < 0) {
+        std::this_thread::sleep_for(pollingInterval);
+        return true;
+    }
+    quint64 expirations = 0;
+    if (read(m_timer, &expirations, sizeof expirations) == ssize_t(sizeof expirations))
+        return true;
+    if (errno != EINTR)
+        qCWarning(lcLease) << "lease clock: reading its timer failed:" << std::strerror(errno);
+    return false;
 }
 
 } // namespace QEtcd::Internal

@@ -7,9 +7,12 @@
 // stops during a suspend, and each one woke three threads of this process: measured on an idle
 // client, its polls every 250 ms cost more CPU than renewing a thousand leases.
 //
-// One thread, blocked in read() between instants; tick runs on it.
+// One thread, blocked in read() between instants; tick runs on it. Should the process have no
+// file descriptor left for the timer, it looks every 250 ms instead, as the hub used to.
 
 #include "leaseclock_p.h"
+
+#include <QEtcd/qetcdexport.h>
 
 #include <atomic>
 #include <functional>
@@ -30,8 +33,14 @@ public:
     // was asked before. A tick may come early or twice; the hub then finds nothing due.
     void wakeAt(LeaseClock::time_point at);
 
+    // Tests only: tickers made while withheld go without a timer, as if the process had no file
+    // descriptor left. Process-wide.
+    QETCD_INTERNAL_EXPORT static void withholdTimerForTests(bool withheld);
+
 private:
     void run();
+    // Until the armed instant (or, without a timer, a polling interval); false if interrupted.
+    bool waitForTimer();
     void wakeNow();
 
     std::function<void()> m_tick;

@@ -9,6 +9,7 @@
 
 #include "continuation_p.h"
 #include "leaseclock_p.h"
+#include "leaseticker_p.h"
 #include "testhooks_p.h"
 
 #include <QtTest/QtTest>
@@ -511,6 +512,28 @@ private Q_SLOTS:
         QCOMPARE(eventAt(events, 0).cause.code(), StatusCode::NotFound);
         QCOMPARE(read("/shka/revoked").lease, keeper->currentLeaseId());
         QVERIFY(keeper->currentLeaseId() != lease);
+    }
+
+    // With no file descriptor left for the lease clock's timer, the hub looks every 250 ms
+    // instead: leases still renew, and a deadline passed in a suspend is still told.
+    void leasesAreKeptWithoutATimerForTheLeaseClock()
+    {
+        auto keeper = keepKey("/shka/no-timer", "v", 2, fastHeals());
+        QSignalSpy events(keeper.get(), &SelfHealingKeepAlive::leaseEvent);
+        QTest::ignoreMessage(QtCriticalMsg, QRegularExpression(QStringLiteral("no timer for the lease clock")));
+        Internal::LeaseTicker::withholdTimerForTests(true);
+        Status started;
+        QETCD_AWAIT(keeper->start(), started);
+        Internal::LeaseTicker::withholdTimerForTests(false);
+        QVERIFY2(started.isOk(), qPrintable(started.toString()));
+        const qint64 lease = keeper->currentLeaseId();
+        // Three TTLs: renewed all along, or etcd would have expired it.
+        const bool told = QTest::qWaitFor([&] { return !events.isEmpty(); }, 6000);
+        QVERIFY2(!told, told ? qPrintable(eventAt(events, 0).toString()) : "");
+        QCOMPARE(read("/shka/no-timer").lease, lease);
+        Internal::LeaseClock::simulateSuspend(10s);
+        QTRY_VERIFY_WITH_TIMEOUT(!events.isEmpty(), scaledMs(2000));
+        QCOMPARE(leaseEventKinds(events).constFirst(), LeaseEventKind::Expired);
     }
 
     // The hub sleeps on the boot clock until what is due next, here ten seconds away (the first
