@@ -391,10 +391,12 @@ QJsonObject curvePoint(const QJsonObject &run)
     if (go.contains(QStringLiteral("failed")))
         point.insert(QStringLiteral("go_failed"), go.value(QStringLiteral("failed")));
     else if (!go.isEmpty()) {
-        const double goCpu = go.value(QStringLiteral("cpu_percent_of_one_core")).toDouble();
-        point.insert(QStringLiteral("go_cpu_percent_of_one_core"), goCpu);
-        point.insert(QStringLiteral("go_bytes_per_lease"), go.value(QStringLiteral("memory"))[QStringLiteral("bytes_per_lease")]);
-        point.insert(QStringLiteral("client_cpu_ratio_to_go"), run.value(QStringLiteral("ratio_to_go"))[QStringLiteral("client_cpu")]);
+        point.insert(QStringLiteral("go_cpu_percent_of_one_core"), go.value(QStringLiteral("cpu_percent_of_one_core")));
+        point.insert(QStringLiteral("go_bytes_per_lease"),
+                     go.value(QStringLiteral("memory"))[QStringLiteral("bytes_per_lease")]);
+        // Taken from the run's unrounded figures, not from the rounded percentages above.
+        point.insert(QStringLiteral("client_cpu_ratio_to_go"),
+                     run.value(QStringLiteral("ratio_to_go"))[QStringLiteral("client_cpu")]);
     }
     return point;
 }

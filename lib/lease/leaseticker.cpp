@@ -27,9 +27,10 @@ timespec asTimespec(std::chrono::nanoseconds sinceBoot)
 
 LeaseTicker::LeaseTicker(std::function<void()> tick) : m_tick(std::move(tick))
 {
-    m_timer = timerWithheld ? -1 : timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC);
+    const bool withheld = timerWithheld;
+    m_timer = withheld ? -1 : timerfd_create(CLOCK_BOOTTIME, TFD_CLOEXEC);
     if (m_timer < 0)
-        qCCritical(lcLease) << "no timer for the lease clock (" << (timerWithheld ? "withheld by a test" : std::strerror(errno))
+        qCCritical(lcLease) << "no timer for the lease clock (" << (withheld ? "withheld by a test" : std::strerror(errno))
                             << "); leases are looked at every" << pollingInterval.count() << "ms instead";
     // A simulated suspend moves every deadline nearer at once; a wait armed on the system's clock
     // would sleep past them.
