@@ -134,6 +134,14 @@ QJsonObject goLease(const QStringList &endpoints, const Parameters &parameters)
                               + milliseconds(50 * qint64(parameters.leases)));
 }
 
+// Starts VmHWM over from the current RSS, so that a later reading is one phase's peak.
+void resetPeakRss()
+{
+    QFile clearRefs(QStringLiteral("/proc/self/clear_refs"));
+    if (!clearRefs.open(QIODevice::WriteOnly) || clearRefs.write("5") != 1)
+        fail(QStringLiteral("/proc/self/clear_refs: ") + clearRefs.errorString());
+}
+
 // What the allocator has handed out and not had back, in bytes: RSS less the allocator's own
 // free space and fragmentation.
 qint64 heapInUse()
@@ -295,6 +303,19 @@ QJsonObject benchmark(const Parameters &parameters)
     if (keysAfter != n)
         fail(QStringLiteral("%1 of %2 keys present after healing").arg(keysAfter).arg(n));
 
+    const qint64 peakKiB = statusFieldKiB("VmHWM:");
+
+    // Every keep-alive destroyed at once, as an application shutting down destroys them: their
+    // revokes take the keys with them at etcd's pace, and the process should not grow meanwhile.
+    const qint64 rssBeforeTeardownKiB = statusFieldKiB("VmRSS:");
+    resetPeakRss();
+    const qint64 teardownBeganNs = nowNs();
+    keepers.clear();
+    if (!waitUntil([&] { return keysUnder(observer, prefix) == 0; }, seconds(300), milliseconds(100)))
+        fail(QStringLiteral("%1 keys left 300 s after their keep-alives were destroyed").arg(keysUnder(observer, prefix)));
+    const double keysGoneMs = nsToMs(nowNs() - teardownBeganNs);
+    const qint64 teardownPeakKiB = statusFieldKiB("VmHWM:");
+
     const qint64 bytesPerLease = (rssAfterIdleKiB - rssBeforeKiB) * 1024 / n;
     QJsonObject result{
         {"benchmark", "lease_scale"},
@@ -316,7 +337,13 @@ QJsonObject benchmark(const Parameters &parameters)
              // Which phase drove the high-water mark: renewing, the partition, or the heal.
              {"peak_rss_mib_before_partition", mib(peakBeforePartitionKiB)},
              {"peak_rss_mib_before_heal", mib(peakBeforeHealKiB)},
-             {"peak_rss_mib", mib(statusFieldKiB("VmHWM:"))},
+             {"peak_rss_mib", mib(peakKiB)},
+         }},
+        {"teardown",
+         QJsonObject{
+             {"rss_before_mib", mib(rssBeforeTeardownKiB)},
+             {"peak_rss_mib", mib(teardownPeakKiB)},
+             {"all_keys_gone_ms", rounded(keysGoneMs)},
          }},
         {"idle",
          QJsonObject{
@@ -386,6 +413,10 @@ QJsonObject curvePoint(const QJsonObject &run)
         {"client_heal_cpu_ms_per_1000_leases", rounded(healCpuMs / thousands)},
         {"etcd_heal_cpu_ms_per_1000_leases", rounded(etcdHealCpuMs / thousands)},
         {"etcd_too_many_requests_logged", partition.value(QStringLiteral("etcd_too_many_requests_logged"))},
+        {"teardown_peak_rss_growth_mib",
+         rounded(run[QStringLiteral("teardown")][QStringLiteral("peak_rss_mib")].toDouble()
+                 - run[QStringLiteral("teardown")][QStringLiteral("rss_before_mib")].toDouble())},
+        {"teardown_all_keys_gone_ms", run[QStringLiteral("teardown")][QStringLiteral("all_keys_gone_ms")]},
     };
     const QJsonObject go = run.value(QStringLiteral("go_clientv3")).toObject();
     if (go.contains(QStringLiteral("failed")))

@@ -5,7 +5,7 @@ namespace QEtcd::Internal {
 
 ClientLeases::ClientLeases(ClientPrivate *client)
     : m_healGate(std::max(1, client->options.maxConcurrentHeals)),  // refused options never heal
-      m_establishments(client->lifeline())
+      m_establishments(client->lifeline()), m_revokes(client)
 {
     if (Transport *transport = client->transport())
         m_hub = std::make_unique<KeepAliveHub>(transport);
@@ -15,6 +15,11 @@ ClientLeases &ClientLeases::of(ClientPrivate *client)
 {
     ClientPart *part = client->leasePart([client] { return std::unique_ptr<ClientPart>(new ClientLeases(client)); });
     return static_cast<ClientLeases &>(*part);
+}
+
+void ClientLeases::revokeUnlessGone(const std::shared_ptr<ClientLifeline> &lifeline, qint64 id)
+{
+    lifeline->use([id](Client *client) { of(ClientPrivate::get(client)).revokes().revoke(id); });
 }
 
 } // namespace QEtcd::Internal

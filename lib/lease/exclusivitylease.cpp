@@ -132,7 +132,7 @@ QFuture<Status> ExclusivityLease::grant()
     const auto orphaned = [lifeline = lifelineOf(d->client)](const LeaseGrantResult &grant) {
         if (!grant.status)
             return grant.status;
-        lifeline->use([&grant](Client *client) { client->leaseRevoke(grant.id); });
+        ClientLeases::revokeUnlessGone(lifeline, grant.id);
         return Status(StatusCode::Closed, QStringLiteral("destroyed while the grant was in flight"));
     };
     return thenOn(d->client->leaseGrant(d->ttl), priv, [priv, sentAt](const LeaseGrantResult &grant) {
@@ -140,7 +140,7 @@ QFuture<Status> ExclusivityLease::grant()
             return grant.status;
         QMutexLocker landing(&priv->landingMutex);
         if (priv->released) {
-            priv->client->leaseRevoke(grant.id);
+            ClientLeases::of(priv->clientPrivate).revokes().revoke(grant.id);
             return Status(StatusCode::Closed, QStringLiteral("released while the grant was in flight"));
         }
         priv->report->ttlSeconds = grant.ttl;

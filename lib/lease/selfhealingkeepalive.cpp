@@ -104,7 +104,7 @@ public:
         // was granted after that, and to answer start().
         const auto orphaned = [lifeline = lifelineOf(client), promise](const LeaseGrantResult &grant) {
             if (grant.status)
-                lifeline->use([&grant](Client *client) { client->leaseRevoke(grant.id); });
+                ClientLeases::revokeUnlessGone(lifeline, grant.id);
             finishStart(promise, closedStatus());
         };
         const auto told = [promise](const auto &) { finishStart(promise, closedStatus()); };
@@ -231,7 +231,7 @@ public:
         const qint64 previous = leaseId.load();
         const auto orphaned = [lifeline = lifelineOf(client)](const LeaseGrantResult &grant) {
             if (grant.status)
-                lifeline->use([&grant](Client *client) { client->leaseRevoke(grant.id); });
+                ClientLeases::revokeUnlessGone(lifeline, grant.id);
         };
         thenOn(client->leaseGrant(ttl, 0, onceOnly()), this, [this, sentAt, previous](const LeaseGrantResult &grant) {
             if (closed) {
@@ -289,7 +289,7 @@ public:
             }
             // It holds nothing: the establishment never committed, or the keys went with it.
             dropCandidate();
-            client->leaseRevoke(id);
+            revokeUnawaited(id);
             grantAndEstablish();  // in the same turn
         });
     }
@@ -471,7 +471,7 @@ public:
     void takeAway(const QByteArray &key, qint64 revision, const QString &what)
     {
         takenAway = true;
-        client->leaseRevoke(stopRenewing());
+        revokeUnawaited(stopRenewing());
         setHealthy(false);
         const Status cause(StatusCode::OwnershipLost, what + QStringLiteral("; it is not put back"));
         qCInfo(lcLease).noquote() << cause.message();
@@ -504,9 +504,9 @@ public:
     {
         const qint64 id = stopRenewing();
         if (id > 0 && !failed && !takenAway)
-            client->leaseRevoke(id);
+            revokeUnawaited(id);
         if (candidate > 0) {
-            client->leaseRevoke(candidate);
+            revokeUnawaited(candidate);
             dropCandidate();
         }
         setHealthy(false);
@@ -515,8 +515,10 @@ public:
     void revokeIfGranted(const LeaseGrantResult &grant)
     {
         if (grant.status && grant.id > 0)
-            client->leaseRevoke(grant.id);
+            revokeUnawaited(grant.id);
     }
+
+    void revokeUnawaited(qint64 id) { ClientLeases::of(clientPrivate).revokes().revoke(id); }
 
     static void finishStart(const std::shared_ptr<QPromise<Status>> &promise, const Status &status)
     {

@@ -71,6 +71,9 @@ public:
     /// under the resilience's retry policy, as a heal would. AlreadyStarted on a second call.
     QFuture<Status> start();
     /// Cancels a pending heal and revokes the lease so the owned keys go at once. Idempotent.
+    /// A client sends at most 128 such revokes at a time, the rest as answers come back: many
+    /// keep-alives closed together go at etcd's pace, without a gRPC call each held in memory.
+    /// Those still waiting when the client is destroyed are left to their TTL.
     void close();
     /// Follows \a key, one that establish puts, from each establishment on: another client
     /// deleting it, or putting it on another lease, is keyTakenAway(). Before start(); ignored

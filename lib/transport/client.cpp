@@ -338,13 +338,19 @@ QFuture<LeaseGrantResult> Client::leaseGrant(qint64 ttlSeconds, qint64 id, const
 
 QFuture<Result> Client::leaseRevoke(qint64 id, const Rpc &rpc)
 {
+    return d->leaseRevoke(id, d->resilience(rpc));
+}
+
+QFuture<Result> ClientPrivate::leaseRevoke(qint64 id, const RpcResilience &resilience, Client::OnAnswer<Result> onAnswer)
+{
     etcdserverpb::LeaseRevokeRequest request;
     request.set_id(id);
-    return d->call<Result, etcdserverpb::LeaseRevokeRequest, etcdserverpb::LeaseRevokeResponse>(
-        writeSpec([id] { return QStringLiteral("lease revoke %1").arg(id, 0, 16); }, d->resilience(rpc), false), {},
+    return call<Result, etcdserverpb::LeaseRevokeRequest, etcdserverpb::LeaseRevokeResponse>(
+        writeSpec([id] { return QStringLiteral("lease revoke %1").arg(id, 0, 16); }, resilience, false), {},
         std::move(request),
         QETCD_ISSUE(lease, LeaseRevoke),
-        [](const auto &response, Result *result) { result->header = headerFromProto(response.header()); });
+        [](const auto &response, Result *result) { result->header = headerFromProto(response.header()); },
+        std::move(onAnswer));
 }
 
 QFuture<LeaseTimeToLiveResult> Client::leaseTimeToLive(qint64 id, bool withKeys, const Rpc &rpc)

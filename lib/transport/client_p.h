@@ -155,6 +155,10 @@ public:
         return promise ? promise->future() : QFuture<Result>();
     }
 
+    // Client::leaseRevoke(); given onAnswer, answered through it on the completion-queue thread
+    // (the future is then empty).
+    QFuture<Result> leaseRevoke(qint64 id, const RpcResilience &resilience, Client::OnAnswer<Result> onAnswer = {});
+
     Internal::BeforeSend beforeSend() const
     {
         std::lock_guard lock(m_beforeSendMutex);

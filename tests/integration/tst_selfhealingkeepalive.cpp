@@ -10,6 +10,7 @@
 #include "continuation_p.h"
 #include "leaseclock_p.h"
 #include "leaseticker_p.h"
+#include "revokequeue_p.h"
 #include "testhooks_p.h"
 
 #include <QtTest/QtTest>
@@ -125,6 +126,41 @@ private Q_SLOTS:
         Status again;
         QETCD_AWAIT(keeper->start(), again);
         QCOMPARE(again.code(), StatusCode::Closed);
+    }
+
+    // Keep-alives destroyed together revoke their leases a fixed number at a time: each revoke
+    // holds a gRPC call's memory until answered, and 100,000 sent at once held 1.8 GB. Every
+    // lease still goes.
+    void keepAlivesDestroyedTogetherRevokeAFewAtATime()
+    {
+        QTRY_VERIFY_WITH_TIMEOUT(leaseCount() == 0, scaledMs(5000));  // earlier tests' revokes landed
+        constexpr int inFlight = Internal::RevokeQueue::maxInFlight;
+        const int keepers = inFlight + 20;
+        std::vector<std::unique_ptr<SelfHealingKeepAlive>> all;
+        for (int i = 0; i < keepers; ++i) {
+            all.push_back(keepKey("/shka/many/" + QByteArray::number(i), "v", 30, fastHeals()));
+            Status started;
+            QETCD_AWAIT(all.back()->start(), started);
+            QVERIFY2(started.isOk(), qPrintable(started.toString()));
+        }
+        QCOMPARE(leaseCount(), keepers);
+        std::atomic<int> revokesSent{0};
+        Internal::setBeforeSend(m_participant.get(), [&](const QString &what) {
+            if (what.startsWith(QLatin1String("lease revoke")))
+                ++revokesSent;
+            return Internal::SendFault::None;
+        });
+        // Answers take 5 s: the first revokes are still on their way while the test looks.
+        m_proxy->setDelay(5s);
+        m_proxy->setMode(FaultProxy::Mode::Delay);
+
+        all.clear();
+        QTRY_COMPARE_WITH_TIMEOUT(revokesSent.load(), inFlight, scaledMs(5000));
+        QCOMPARE(leaseCount(), keepers);  // a round trip later, etcd has none of them yet
+        QCOMPARE(revokesSent.load(), inFlight);
+        QTRY_COMPARE_WITH_TIMEOUT(revokesSent.load(), keepers, scaledMs(20000));
+        QTRY_COMPARE_WITH_TIMEOUT(leaseCount(), 0, scaledMs(20000));
+        Internal::setBeforeSend(m_participant.get(), {});
     }
 
     void initialEstablishDeclinedRevokesTheLease()
