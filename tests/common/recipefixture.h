@@ -78,6 +78,16 @@ inline QList<StateChange> stateChanges(const QSignalSpy &spy)
     return result;
 }
 
+// stateChanges() sorted: changes reported from two threads (a lease's loss, its heal) may reach a
+// listener in either order (Recipe::reportSource); each carries the state it left, and
+// connectionState() reads the one computed last.
+inline QList<StateChange> sortedStateChanges(const QSignalSpy &spy)
+{
+    QList<StateChange> changes = stateChanges(spy);
+    std::sort(changes.begin(), changes.end());
+    return changes;
+}
+
 // The kinds of the LeaseEvents a spy recorded, the event being the signal's argument at index.
 inline QList<LeaseEventKind> leaseEventKinds(const QSignalSpy &spy, int index = 0)
 {

@@ -3,6 +3,7 @@
 // `snapshot save` on three members, and a NOSPACE alarm raised for real on a member with a tiny quota, refused
 // under --read-only, then disarmed once space was freed. Each through the qetcd binary.
 #include "../common/awaitfuture.h"
+#include "../common/fillquota.h"
 #include "../common/qetcdprocess.h"
 
 #include <QEtcd/client.h>
@@ -201,16 +202,7 @@ private Q_SLOTS:
         QVERIFY2(small.start(), qPrintable(small.errorString()));
         const QStringList endpoints = small.clientUrls();
         Client client(ClientOptions::fromEndpoints(endpoints));
-        const QByteArray large(100 * 1024, 'x');
-        Status refused;
-        // etcd measures its database as last committed, every 100 ms: a fast machine writes many
-        // times the quota before the first refusal, so the bound is a time, not a count.
-        const QDeadlineTimer filling(scaledMs(30000));
-        for (int i = 0; !filling.hasExpired() && refused.isOk(); ++i) {
-            const QFuture<PutResult> put = client.put("/full/" + QByteArray::number(i % 4), large);
-            QVERIFY(awaitFuture(put));
-            refused = put.result().status;
-        }
+        const Status refused = fillUntilRefused(client);
         QVERIFY2(refused.message().contains("database space exceeded"), qPrintable(refused.toString()));
 
         const QList<QJsonObject> alarms = run(endpoints, {"alarm", "list"});

@@ -2,6 +2,7 @@
 #include "qmltestsetup.h"
 
 #include "../common/awaitfuture.h"
+#include "../common/fillquota.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/testtimeouts.h>
@@ -242,17 +243,11 @@ QString QmlTestSetup::noSpaceEndpoint()
         qCritical("qetcdTest.noSpaceEndpoint: etcd did not start: %s", qPrintable(m_noSpaceCluster->errorString()));
         return {};
     }
-    // Four keys written over and over: the history, not the keys, fills the quota.
     QEtcd::Client client(QEtcd::ClientOptions::fromEndpoints(m_noSpaceCluster->clientUrls()));
-    const QByteArray large(100 * 1024, 'x');
-    for (int i = 0; i < 64; ++i) {
-        const QFuture<QEtcd::PutResult> put = client.put("/full/" + QByteArray::number(i % 4), large);
-        if (!QEtcd::Testing::awaitFuture(put))
-            break;
-        if (put.result().status.message().contains(QLatin1String("database space exceeded")))
-            return m_noSpaceCluster->clientUrl(0);
-    }
-    qCritical("qetcdTest.noSpaceEndpoint: etcd never raised NOSPACE");
+    const QEtcd::Status refused = QEtcd::Testing::fillUntilRefused(client);
+    if (refused.message().contains(QLatin1String("database space exceeded")))
+        return m_noSpaceCluster->clientUrl(0);
+    qCritical("qetcdTest.noSpaceEndpoint: etcd never raised NOSPACE: %s", qPrintable(refused.toString()));
     return {};
 }
 
