@@ -81,11 +81,14 @@ inline QList<StateChange> stateChanges(const QSignalSpy &spy)
 // stateChanges() sorted: changes reported from two threads (a lease's loss, its heal) may reach a
 // listener in either order (Recipe::reportSource); each carries the state it left, and
 // connectionState() reads the one computed last.
-inline QList<StateChange> sortedStateChanges(const QSignalSpy &spy)
+inline QList<StateChange> sorted(QList<StateChange> changes)
 {
-    QList<StateChange> changes = stateChanges(spy);
     std::sort(changes.begin(), changes.end());
     return changes;
+}
+inline QList<StateChange> sortedStateChanges(const QSignalSpy &spy)
+{
+    return sorted(stateChanges(spy));
 }
 
 // The kinds of the LeaseEvents a spy recorded, the event being the signal's argument at index.

@@ -467,10 +467,10 @@ private Q_SLOTS:
         QCOMPARE(queue("/elect/requeue-loss")[1].key, b.key());
         QVERIFY(saidInHistory(b, "re-queues with a fresh lease"));
         // Lost, then Reconnected; told from two threads, they may reach the spy in either order.
-        QList<StateChange> lostThenReconnected{{ConnectionState::Lost, ConnectionState::Connected},
-                                               {ConnectionState::Reconnected, ConnectionState::Lost}};
-        std::sort(lostThenReconnected.begin(), lostThenReconnected.end());
-        QTRY_COMPARE_WITH_TIMEOUT(sortedStateChanges(states), lostThenReconnected, scaledMs(5000));
+        QTRY_COMPARE_WITH_TIMEOUT(sortedStateChanges(states),
+                                  sorted({{ConnectionState::Lost, ConnectionState::Connected},
+                                          {ConnectionState::Reconnected, ConnectionState::Lost}}),
+                                  scaledMs(5000));
         QCOMPARE(b.connectionState(), ConnectionState::Reconnected);
         QCOMPARE(waiting.takes(), 0);
 
