@@ -395,6 +395,7 @@ QJsonObject curvePoint(const QJsonObject &run)
     const QJsonObject idle = run.value(QStringLiteral("idle")).toObject();
     const QJsonObject partition = run.value(QStringLiteral("partition")).toObject();
     const QJsonObject memory = run.value(QStringLiteral("memory")).toObject();
+    const QJsonObject teardown = run.value(QStringLiteral("teardown")).toObject();
     const double clientCpu = idle.value(QStringLiteral("client_cpu_percent_of_one_core")).toDouble();
     const double restoredMs = partition.value(QStringLiteral("all_restored_ms")).toDouble();
     const double healCpuMs = partition.value(QStringLiteral("client_cpu_ms_while_healing")).toDouble();
@@ -414,9 +415,9 @@ QJsonObject curvePoint(const QJsonObject &run)
         {"etcd_heal_cpu_ms_per_1000_leases", rounded(etcdHealCpuMs / thousands)},
         {"etcd_too_many_requests_logged", partition.value(QStringLiteral("etcd_too_many_requests_logged"))},
         {"teardown_peak_rss_growth_mib",
-         rounded(run[QStringLiteral("teardown")][QStringLiteral("peak_rss_mib")].toDouble()
-                 - run[QStringLiteral("teardown")][QStringLiteral("rss_before_mib")].toDouble())},
-        {"teardown_all_keys_gone_ms", run[QStringLiteral("teardown")][QStringLiteral("all_keys_gone_ms")]},
+         rounded(teardown.value(QStringLiteral("peak_rss_mib")).toDouble()
+                 - teardown.value(QStringLiteral("rss_before_mib")).toDouble())},
+        {"teardown_all_keys_gone_ms", teardown.value(QStringLiteral("all_keys_gone_ms"))},
     };
     const QJsonObject go = run.value(QStringLiteral("go_clientv3")).toObject();
     if (go.contains(QStringLiteral("failed")))
