@@ -9,11 +9,13 @@
 #include <QEtcd/faultproxy.h>
 #include <QEtcd/testtimeouts.h>
 
+#include <QtCore/QDebug>
 #include <QtCore/QEventLoop>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QProcess>
 #include <QtCore/QRandomGenerator>
+#include <QtCore/QStandardPaths>
 #include <QtCore/QTimer>
 
 #include <algorithm>
@@ -129,6 +131,23 @@ struct ParticipantProcess
     }
 };
 
+// A participant that does not stop has hung, and its JSON lines cannot say where: its threads'
+// stacks, taken by gdb (scripts/setup installs it) before the process is killed, are all the
+// record there is of a hang seen once in a hundred runs.
+inline QString threadStacks(qint64 pid)
+{
+    const QString gdb = QStandardPaths::findExecutable(QStringLiteral("gdb"));
+    if (gdb.isEmpty())
+        return QStringLiteral("(gdb is not installed: no stacks)");
+    QProcess attach;
+    attach.setProcessChannelMode(QProcess::MergedChannels);
+    attach.start(gdb, {QStringLiteral("-batch"), QStringLiteral("-p"), QString::number(pid),
+                       QStringLiteral("-ex"), QStringLiteral("thread apply all bt")});
+    if (!attach.waitForFinished(scaledMs(60000)))
+        attach.kill();
+    return QString::fromLocal8Bit(attach.readAll());
+}
+
 // Heals and thaws everyone, asks them to stop (SIGTERM) and reads their last words. Empty when
 // every participant exited 0 and every line it printed was understood, else what went wrong.
 inline QString stopParticipants(std::vector<ParticipantProcess> &participants)
@@ -139,8 +158,10 @@ inline QString stopParticipants(std::vector<ParticipantProcess> &participants)
         p.process->terminate();
     }
     for (ParticipantProcess &p : participants) {
-        if (!p.process->waitForFinished(scaledMs(30000)))
-            return p.name + QStringLiteral(" did not stop");
+        if (!p.process->waitForFinished(scaledMs(30000))) {
+            qWarning().noquote() << p.name << "did not stop; its threads:\n" << threadStacks(p.process->processId());
+            return p.name + QStringLiteral(" did not stop (its threads' stacks are in the log above)");
+        }
         p.read();
         if (p.process->exitStatus() != QProcess::NormalExit)
             return p.name + QStringLiteral(" crashed (signal %1; its backtrace is on stderr above)").arg(p.process->exitCode());
