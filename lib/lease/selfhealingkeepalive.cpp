@@ -320,12 +320,21 @@ public:
         emitEvent(LeaseEventKind::Restored, previous, id, {});
         // The old lease may still be alive on the server if only our clock gave up on it; it
         // owns nothing now, so let it go rather than wait out its TTL, once no heal waits or
-        // runs. The revoke is the client's, not ours: we may go first.
+        // runs. Almost always etcd expired it already, so ask first: the leader answers that
+        // from memory, where a revoke is a write every member logs (after a partition, one per
+        // healed lease, competing with the heals of the others). The tidying is the client's,
+        // not ours: we may go first.
         QObject *context = clientPrivate->dispatcherContext();
         HealGate &gate = ClientLeases::of(clientPrivate).healGate();
         gate.enterAfterHeals(context, [lifeline = lifelineOf(client), context, &gate, previous] {
             lifeline->use([&](Client *client) {
-                thenOn(client->leaseRevoke(previous), context, [&gate](const Result &) { gate.leaveTidying(); });
+                thenOn(client->leaseTimeToLive(previous), context, [lifeline, context, &gate, previous](const LeaseTimeToLiveResult &left) {
+                    if (left.status && left.ttl <= 0)
+                        return gate.leaveTidying();
+                    lifeline->use([&](Client *client) {
+                        thenOn(client->leaseRevoke(previous), context, [&gate](const Result &) { gate.leaveTidying(); });
+                    });
+                });
             });
         });
     }

@@ -38,6 +38,8 @@ private:
     std::unique_ptr<FaultProxy> m_proxy;
     std::unique_ptr<Client> m_participant;
     std::atomic<int> m_txnsSent{0};
+    std::mutex m_sentMutex;
+    QStringList m_sent;
 
     LeaseResilience fastHeals() const
     {
@@ -66,6 +68,14 @@ private:
         return int(leases.ids.size());
     }
 
+    // What etcd says is left of a lease: -1 when it has none.
+    qint64 secondsLeft(qint64 lease)
+    {
+        LeaseTimeToLiveResult left;
+        [&] { QETCD_AWAIT(m_observer->leaseTimeToLive(lease), left); }();
+        return left.status ? left.ttl : -2;
+    }
+
     // The participant's transactions are counted, and their answers take a while: later
     // establishments certainly find earlier ones on their way.
     void countTxnsThroughSlowLink()
@@ -79,6 +89,25 @@ private:
         m_proxy->setDelay(100ms);
         m_proxy->setMode(FaultProxy::Mode::Delay);
     }
+
+    // Every request the participant sends, by its description ("lease revoke 1a2b").
+    void recordSends()
+    {
+        Internal::setBeforeSend(m_participant.get(), [this](const QString &what) {
+            std::lock_guard lock(m_sentMutex);
+            m_sent.append(what);
+            return Internal::SendFault::None;
+        });
+    }
+
+    bool wasSent(const QString &what)
+    {
+        std::lock_guard lock(m_sentMutex);
+        return m_sent.contains(what);
+    }
+
+    static QString revokeOf(qint64 lease) { return QStringLiteral("lease revoke %1").arg(lease, 0, 16); }
+    static QString timeToLiveOf(qint64 lease) { return QStringLiteral("lease time-to-live %1").arg(lease, 0, 16); }
 
     KeyValue read(const QByteArray &key)
     {
@@ -106,6 +135,8 @@ private Q_SLOTS:
     {
         m_participant.reset();
         m_proxy.reset();
+        std::lock_guard lock(m_sentMutex);
+        m_sent.clear();
     }
 
     void startEstablishesAndCloseRemovesAtOnce()
@@ -215,6 +246,7 @@ private Q_SLOTS:
 
     void partitionLongerThanTtlExpiresThenRestores()
     {
+        recordSends();
         auto keeper = keepKey("/shka/long", "v", 2, fastHeals());
         QSignalSpy events(keeper.get(), &SelfHealingKeepAlive::leaseEvent);
         Status started;
@@ -242,6 +274,37 @@ private Q_SLOTS:
         QCOMPARE(back.lease, restored.newLeaseId);
         QVERIFY(eventAt(events, 0).monotonicMs <= eventAt(events, 1).monotonicMs);
         QVERIFY(eventAt(events, 1).monotonicMs <= restored.monotonicMs);
+
+        // etcd expired the lease the heal replaced: the tidying after the heal asks about it,
+        // and spares the cluster a revoke (a write every member logs) of a lease already gone.
+        QTRY_VERIFY_WITH_TIMEOUT(wasSent(timeToLiveOf(first)), scaledMs(5000));
+        const bool revoked = QTest::qWaitFor([&] { return wasSent(revokeOf(first)); }, int(scaledMs(1000)));
+        QVERIFY2(!revoked, "the expired lease was revoked");
+    }
+
+    // Only our clock gave the lease up (here a suspend the server never saw), so etcd still
+    // keeps it once the heal has moved the key to a fresh lease: the tidying revokes it rather
+    // than leave an empty lease to run out its TTL.
+    void aLeaseOnlyOurClockGaveUpIsRevokedAfterTheHeal()
+    {
+        recordSends();
+        auto keeper = keepKey("/shka/clock", "v", 60, fastHeals());
+        QSignalSpy events(keeper.get(), &SelfHealingKeepAlive::leaseEvent);
+        Status started;
+        QETCD_AWAIT(keeper->start(), started);
+        QVERIFY2(started.isOk(), qPrintable(started.toString()));
+        const qint64 first = keeper->currentLeaseId();
+
+        Internal::LeaseClock::simulateSuspend(120s);
+        QTRY_COMPARE_WITH_TIMEOUT(leaseEventKinds(events), (QList{LeaseEventKind::Expired, LeaseEventKind::Restored}),
+                                  scaledMs(10000));
+        const qint64 second = keeper->currentLeaseId();
+        QVERIFY(second != first);
+        QCOMPARE(read("/shka/clock").lease, second);
+        QTRY_VERIFY_WITH_TIMEOUT(wasSent(revokeOf(first)), scaledMs(5000));
+        QVERIFY(wasSent(timeToLiveOf(first)));
+        QTRY_COMPARE_WITH_TIMEOUT(secondsLeft(first), -1, scaledMs(5000));
+        QCOMPARE(read("/shka/clock").lease, second);
     }
 
     // A partition expires every lease of a client at once; their heals take turns, at most
