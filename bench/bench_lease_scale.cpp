@@ -22,6 +22,7 @@
 #include <QtCore/QFile>
 
 #include <climits>
+#include <cmath>
 #include <malloc.h>
 
 #include <memory>
@@ -132,6 +133,18 @@ QJsonObject goLease(const QStringList &endpoints, const Parameters &parameters)
                            QString::number(parameters.startConcurrency)},
                           duration_cast<milliseconds>(parameters.idle + seconds(120))
                               + milliseconds(50 * qint64(parameters.leases)));
+}
+
+// etcd's count of the unary requests a heal may send, by method: what a healed lease cost the
+// server, beside the CPU it took.
+QHash<QString, double> unaryRequests(EtcdCluster &cluster)
+{
+    QHash<QString, double> started;
+    for (const char *method : {"LeaseGrant", "Txn", "Range", "Put", "LeaseRevoke", "LeaseTimeToLive"})
+        started.insert(QLatin1String(method),
+                       cluster.metric(0, QStringLiteral("grpc_server_started_total{grpc_method=\"%1\"")
+                                             .arg(QLatin1String(method))));
+    return started;
 }
 
 // Starts VmHWM over from the current RSS, so that a later reading is one phase's peak.
@@ -268,6 +281,7 @@ QJsonObject benchmark(const Parameters &parameters)
     const double processBeforeHeal = processCpuSeconds();
     const double proxyBeforeHeal = proxyThreadCpuSeconds();
     const double etcdBeforeHeal = statCpuSeconds(etcdStat);
+    const QHash<QString, double> requestsBeforeHeal = unaryRequests(cluster);
     proxy.setMode(FaultProxy::Mode::Pass);
     const qint64 passedNs = nowNs();
     const double partitionSeconds = nsToMs(passedNs - partitionedNs) / 1000.0;
@@ -279,8 +293,27 @@ QJsonObject benchmark(const Parameters &parameters)
     // CPU time spent healing, which a busy machine stretches less than the wall time.
     const double healCpu = processCpuSeconds() - processBeforeHeal - (proxyThreadCpuSeconds() - proxyBeforeHeal);
     const double etcdHealCpu = statCpuSeconds(etcdStat) - etcdBeforeHeal;
+    QJsonObject requestsPerHeal;
+    const QHash<QString, double> requestsAfterHeal = unaryRequests(cluster);
+    for (auto it = requestsAfterHeal.cbegin(); it != requestsAfterHeal.cend(); ++it)
+        requestsPerHeal.insert(it.key(), rounded((it.value() - requestsBeforeHeal.value(it.key())) / n));
     if (tally->failed != 0)
         fail(QStringLiteral("%1 leases Failed to heal").arg(tally->failed));
+    // After the heals each client tidies up, one request per healed lease about the lease it
+    // replaced: what that costs etcd once the keys are back, and how long it takes.
+    const qint64 tidyingBeganNs = nowNs();
+    const double etcdBeforeTidying = statCpuSeconds(etcdStat);
+    const auto tidied = [&] {
+        const QHash<QString, double> now = unaryRequests(cluster);
+        const auto since = [&](const char *method) {
+            return now.value(QLatin1String(method)) - requestsBeforeHeal.value(QLatin1String(method));
+        };
+        return std::max(since("LeaseTimeToLive"), since("LeaseRevoke")) >= n;
+    };
+    if (!waitUntil(tidied, seconds(300), milliseconds(100)))
+        fail(QStringLiteral("the heals' tidying did not end within 300 s"));
+    const double tidyingMs = nsToMs(nowNs() - tidyingBeganNs);
+    const double etcdTidyingCpu = statCpuSeconds(etcdStat) - etcdBeforeTidying;
     QList<double> restoreMs;
     restoreMs.reserve(n);
     for (int i = 0; i < n; ++i)
@@ -366,6 +399,9 @@ QJsonObject benchmark(const Parameters &parameters)
              {"all_restored_ms", rounded(percentile(restoreMs, 100))},
              {"client_cpu_ms_while_healing", rounded(healCpu * 1000.0)},
              {"etcd_cpu_ms_while_healing", rounded(etcdHealCpu * 1000.0)},
+             {"etcd_requests_per_lease_while_healing", requestsPerHeal},
+             {"tidied_ms_after_restored", rounded(tidyingMs)},
+             {"etcd_cpu_ms_tidying_after_restored", rounded(etcdTidyingCpu * 1000.0)},
              {"restored_in_each_second", restoredBySecond},
              {"etcd_too_many_requests_logged", qint64(etcdRefusals)},
              {"failed", tally->failed.load()},
@@ -401,6 +437,7 @@ QJsonObject curvePoint(const QJsonObject &run)
     const double healCpuMs = partition.value(QStringLiteral("client_cpu_ms_while_healing")).toDouble();
     const double etcdHealCpuMs = partition.value(QStringLiteral("etcd_cpu_ms_while_healing")).toDouble();
     const double thousands = leases / 1000.0;
+    const double cpus = run.value(QStringLiteral("host"))[QStringLiteral("cpus")].toDouble();
     QJsonObject point{
         {"leases", qint64(leases)},
         {"client_cpu_percent_of_one_core", clientCpu},
@@ -413,6 +450,10 @@ QJsonObject curvePoint(const QJsonObject &run)
         {"restore_ms_per_1000_leases", rounded(restoredMs / thousands)},
         {"client_heal_cpu_ms_per_1000_leases", rounded(healCpuMs / thousands)},
         {"etcd_heal_cpu_ms_per_1000_leases", rounded(etcdHealCpuMs / thousands)},
+        // The shortest heal this host allows for the CPU the heal took on both sides, every core
+        // busy with nothing else: how close the heal comes to being bound by the machine.
+        {"heal_cpu_floor_ms", rounded((healCpuMs + etcdHealCpuMs) / cpus)},
+        {"etcd_requests_per_lease_while_healing", partition.value(QStringLiteral("etcd_requests_per_lease_while_healing"))},
         {"etcd_too_many_requests_logged", partition.value(QStringLiteral("etcd_too_many_requests_logged"))},
         {"teardown_peak_rss_growth_mib",
          rounded(teardown.value(QStringLiteral("peak_rss_mib")).toDouble()
@@ -431,6 +472,33 @@ QJsonObject curvePoint(const QJsonObject &run)
                      run.value(QStringLiteral("ratio_to_go"))[QStringLiteral("client_cpu")]);
     }
     return point;
+}
+
+// Growth = fixed + marginal × leases, fitted by least squares over the curve's sizes. Apart
+// from the fixed part (code paged in by the first lease, what the allocator keeps for its
+// threads), which dominates a small size's bytes per lease, marginal is what one more lease
+// costs. Empty with fewer than two sizes measured.
+QJsonObject linearFit(const QJsonArray &points, const QString &bytesPerLease)
+{
+    double sumX = 0, sumY = 0, sumXX = 0, sumXY = 0;
+    int count = 0;
+    for (const QJsonValue &value : points) {
+        const QJsonObject point = value.toObject();
+        if (!point.contains(bytesPerLease))
+            continue;
+        const double leases = point.value(QStringLiteral("leases")).toDouble();
+        const double growth = leases * point.value(bytesPerLease).toDouble();
+        sumX += leases;
+        sumY += growth;
+        sumXX += leases * leases;
+        sumXY += leases * growth;
+        ++count;
+    }
+    if (count < 2)
+        return {};
+    const double marginal = (count * sumXY - sumX * sumY) / (count * sumXX - sumX * sumX);
+    const double fixed = (sumY - marginal * sumX) / count;
+    return {{"fixed_mib", rounded(fixed / (1024.0 * 1024.0))}, {"marginal_bytes_per_lease", qint64(std::lround(marginal))}};
 }
 
 QJsonObject curve(const QList<int> &sizes, const QCommandLineParser &parser)
@@ -452,11 +520,11 @@ QJsonObject curve(const QList<int> &sizes, const QCommandLineParser &parser)
         points.append(curvePoint(run));
     }
     // The curve as a table on stderr too, for a reader at the terminal.
-    std::fprintf(stderr, "%9s %10s %8s %6s %9s %9s %12s %14s %16s\n", "leases", "client %", "Go %", "ratio",
-                 "B/lease", "Go B/l", "restored ms", "ms/1000 leases", "etcd heal ms/1k");
+    std::fprintf(stderr, "%9s %10s %8s %6s %9s %9s %12s %14s %16s %14s\n", "leases", "client %", "Go %", "ratio",
+                 "B/lease", "Go B/l", "restored ms", "ms/1000 leases", "etcd heal ms/1k", "CPU floor ms");
     for (const QJsonValue &value : points) {
         const QJsonObject p = value.toObject();
-        std::fprintf(stderr, "%9lld %10.2f %8.2f %6.2f %9lld %9lld %12.1f %14.1f %16.1f\n",
+        std::fprintf(stderr, "%9lld %10.2f %8.2f %6.2f %9lld %9lld %12.1f %14.1f %16.1f %14.1f\n",
                      p.value(QStringLiteral("leases")).toInteger(),
                      p.value(QStringLiteral("client_cpu_percent_of_one_core")).toDouble(),
                      p.value(QStringLiteral("go_cpu_percent_of_one_core")).toDouble(),
@@ -465,9 +533,20 @@ QJsonObject curve(const QList<int> &sizes, const QCommandLineParser &parser)
                      p.value(QStringLiteral("go_bytes_per_lease")).toInteger(),
                      p.value(QStringLiteral("all_restored_ms")).toDouble(),
                      p.value(QStringLiteral("restore_ms_per_1000_leases")).toDouble(),
-                     p.value(QStringLiteral("etcd_heal_cpu_ms_per_1000_leases")).toDouble());
+                     p.value(QStringLiteral("etcd_heal_cpu_ms_per_1000_leases")).toDouble(),
+                     p.value(QStringLiteral("heal_cpu_floor_ms")).toDouble());
     }
-    return {{"benchmark", "lease_scale_curve"}, {"curve", points}, {"runs", runs}};
+    const QJsonObject growth{{"rss", linearFit(points, QStringLiteral("bytes_per_lease"))},
+                             {"heap_in_use", linearFit(points, QStringLiteral("heap_bytes_in_use_per_lease"))},
+                             {"go_rss", linearFit(points, QStringLiteral("go_bytes_per_lease"))}};
+    for (const char *part : {"rss", "heap_in_use", "go_rss"}) {
+        const QJsonObject fit = growth.value(QLatin1String(part)).toObject();
+        if (!fit.isEmpty())
+            std::fprintf(stderr, "%s growth: %.1f MiB + %lld B per lease\n", part,
+                         fit.value(QStringLiteral("fixed_mib")).toDouble(),
+                         fit.value(QStringLiteral("marginal_bytes_per_lease")).toInteger());
+    }
+    return {{"benchmark", "lease_scale_curve"}, {"curve", points}, {"memory_growth_fit", growth}, {"runs", runs}};
 }
 
 } // namespace
