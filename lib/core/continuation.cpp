@@ -5,6 +5,7 @@
 #include <QtCore/QThread>
 
 #include <mutex>
+#include <unordered_map>
 
 namespace QEtcd::Internal {
 
@@ -19,6 +20,18 @@ struct FuturesThread
 FuturesThread &futures()
 {
     static auto *instance = new FuturesThread;  // never destroyed: clients may outlive static teardown
+    return *instance;
+}
+
+struct ContextLifelines
+{
+    std::mutex mutex;
+    std::unordered_map<QObject *, std::shared_ptr<Lifeline<QObject>>> byContext;
+};
+
+ContextLifelines &contextLifelines()
+{
+    static auto *instance = new ContextLifelines;  // never destroyed, as the futures thread
     return *instance;
 }
 
@@ -42,6 +55,30 @@ void stopFuturesThread()
     delete thread;
 }
 } // namespace
+
+std::shared_ptr<Lifeline<QObject>> contextLifeline(QObject *context)
+{
+    if (!context)
+        return {};
+    ContextLifelines &all = contextLifelines();
+    std::shared_ptr<Lifeline<QObject>> made;
+    {
+        std::lock_guard lock(all.mutex);
+        auto [entry, inserted] = all.byContext.try_emplace(context);
+        if (!inserted)
+            return entry->second;
+        made = entry->second = std::make_shared<Lifeline<QObject>>(context);
+    }
+    // Connected outside the lock: a context dying on another thread takes it in the cut below.
+    QObject::connect(context, &QObject::destroyed, [context, made] {
+        made->cut();
+        ContextLifelines &all = contextLifelines();
+        std::lock_guard lock(all.mutex);
+        if (const auto entry = all.byContext.find(context); entry != all.byContext.end() && entry->second == made)
+            all.byContext.erase(entry);
+    });
+    return made;
+}
 
 void onFuturesThread(std::function<void()> work)
 {

@@ -24,12 +24,13 @@
 // A function that returns a QFuture<U> chains: the returned future is a QFuture<U> that finishes
 // with it. A cancelled future cancels what follows it.
 
+#include "lifeline_p.h"
+
 #include <QEtcd/qetcdexport.h>
 
 #include <QtCore/QFuture>
 #include <QtCore/QFutureWatcher>
 #include <QtCore/QObject>
-#include <QtCore/QPointer>
 #include <QtCore/QPromise>
 #include <QtCore/QThread>
 
@@ -41,6 +42,23 @@ namespace QEtcd::Internal {
 
 // Queues work to the futures thread; drops it once the application is gone.
 QETCD_INTERNAL_EXPORT void onFuturesThread(std::function<void()> work);
+
+// How other threads reach context: one lifeline per context, cut on the thread that destroys
+// it as it dies (QObject::destroyed, before Qt drops the object's posted events). A QPointer
+// read on another thread can still say the object lives while it is being destroyed, and the
+// post then reads freed memory: a mutex checker participant died so, in postEvent, an answer
+// arriving as its lock went away. Null for a null context.
+QETCD_INTERNAL_EXPORT std::shared_ptr<Lifeline<QObject>> contextLifeline(QObject *context);
+
+// Queues work to context's thread, unless context is gone (false; work is dropped). A post made
+// before the context dies is dropped with its other posted events.
+template <class Work>
+bool postTo(const std::shared_ptr<Lifeline<QObject>> &context, Work &&work)
+{
+    return context && context->use([&work](QObject *target) {
+        QMetaObject::invokeMethod(target, std::forward<Work>(work), Qt::QueuedConnection);
+    });
+}
 
 // callback(future) runs once on the futures thread when future has finished (or was cancelled).
 template <class T, class Callback>
@@ -186,19 +204,21 @@ auto thenOn(const QFuture<T> &future, QObject *context, Function function, Orpha
     auto promise = std::make_shared<QPromise<ChainedT<R>>>();
     promise->start();
     QFuture<ChainedT<R>> result = promise->future();
-    const auto deliver = [promise, function, orphaned, guard = QPointer<QObject>(context)](const QFuture<T> &done) {
+    if (!future.isFinished() && context && context->thread() == QThread::currentThread()) {
+        watchOnContextThread<T, R>(future, context, promise, function, orphaned);
+        return result;
+    }
+    const auto deliver = [promise, function, orphaned, target = contextLifeline(context)](const QFuture<T> &done) {
         if (done.isCanceled())
             return;
         auto delivery = std::make_shared<Delivery<T, R, Function, Orphaned>>(promise, function, orphaned, done.result());
-        // Fails at once for a context already gone; a call still queued when its context dies
-        // is dropped by Qt. Either way the delivery goes unrun and settles as orphaned.
-        QMetaObject::invokeMethod(guard.data(), [delivery] { delivery->deliver(); }, Qt::QueuedConnection);
+        // Not posted to a context already gone; a call still queued when its context dies is
+        // dropped by Qt. Either way the delivery goes unrun and settles as orphaned.
+        postTo(target, [delivery] { delivery->deliver(); });
     };
     // A future finished before we look has no finish left to race with.
     if (future.isFinished())
         deliver(future);
-    else if (context && context->thread() == QThread::currentThread())
-        watchOnContextThread<T, R>(future, context, promise, function, orphaned);
     else
         whenFinished(future, deliver);
     return result;
@@ -214,9 +234,8 @@ auto thenOn(const QFuture<T> &future, QObject *context, Function function, Orpha
 template <class Result, class Function>
 std::function<void(const Result &)> answerOn(QObject *context, Function function)
 {
-    return [guard = QPointer<QObject>(context), function = std::move(function)](const Result &answer) mutable {
-        QMetaObject::invokeMethod(
-            guard.data(), [function = std::move(function), answer] { function(answer); }, Qt::QueuedConnection);
+    return [target = contextLifeline(context), function = std::move(function)](const Result &answer) mutable {
+        postTo(target, [function = std::move(function), answer] { function(answer); });
     };
 }
 

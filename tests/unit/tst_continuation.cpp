@@ -9,6 +9,7 @@
 
 #include <atomic>
 #include <thread>
+#include <vector>
 
 using namespace QEtcd;
 using namespace QEtcd::Internal;
@@ -188,6 +189,55 @@ private Q_SLOTS:
         QVERIFY(viaThenOn.isCanceled());
         QVERIFY(viaAfter.isCanceled());
         QVERIFY(!ran);
+    }
+
+    // Answers posted from other threads while their context is being destroyed on its own: a
+    // QPointer read on the posting thread said the context lived while its destructor ran, and
+    // the post read freed memory (a mutex checker participant died so, in postEvent). Each is
+    // run before the context dies or dropped, never run after, and nothing crashes.
+    void answersRacingTheirContextsDestructionAreRunBeforeOrDropped()
+    {
+        QThread owner;
+        owner.start();
+        std::atomic<int> ran = 0;
+        int ranAfterDeath = 0;  // owner's thread only
+        constexpr int rounds = 300;
+        constexpr int answersPerRound = 200;
+        for (int round = 0; round < rounds; ++round) {
+            auto *context = new QObject;
+            auto dead = std::make_shared<bool>(false);
+            QObject::connect(context, &QObject::destroyed, [dead] { *dead = true; });
+            context->moveToThread(&owner);
+            std::vector<std::function<void(const int &)>> answers;
+            for (int i = 0; i < answersPerRound; ++i) {
+                answers.push_back(answerOn<int>(context, [&ran, &ranAfterDeath, dead](int) {
+                    ++ran;
+                    ranAfterDeath += *dead ? 1 : 0;
+                }));
+            }
+            std::atomic<bool> go = false;
+            std::thread poster([&] {
+                while (!go) {
+                }
+                for (int i = 0; i < answersPerRound; ++i)
+                    answers[size_t(i)](i);
+            });
+            go = true;
+            QMetaObject::invokeMethod(context, [context] { delete context; }, Qt::QueuedConnection);
+            poster.join();
+            QTRY_VERIFY_WITH_TIMEOUT(*dead, scaledMs(5000));
+        }
+        // Whatever was still queued to the last context is gone with it: a round trip through
+        // the owner's queue lets it run if it could.
+        std::atomic<bool> drained = false;
+        QObject flush;
+        flush.moveToThread(&owner);
+        QMetaObject::invokeMethod(&flush, [&drained] { drained = true; }, Qt::QueuedConnection);
+        QTRY_VERIFY_WITH_TIMEOUT(drained.load(), scaledMs(5000));
+        QCOMPARE(ranAfterDeath, 0);
+        QVERIFY(ran.load() <= rounds * answersPerRound);
+        owner.quit();
+        owner.wait();
     }
 
 private:
