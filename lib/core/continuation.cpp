@@ -23,15 +23,15 @@ FuturesThread &futures()
     return *instance;
 }
 
-struct ContextLifelines
+struct ContextMailboxes
 {
     std::mutex mutex;
-    std::unordered_map<QObject *, std::shared_ptr<Lifeline<QObject>>> byContext;
+    std::unordered_map<QObject *, std::shared_ptr<Mailbox>> byContext;
 };
 
-ContextLifelines &contextLifelines()
+ContextMailboxes &contextMailboxes()
 {
-    static auto *instance = new ContextLifelines;  // never destroyed, as the futures thread
+    static auto *instance = new ContextMailboxes;  // never destroyed, as the futures thread
     return *instance;
 }
 
@@ -56,23 +56,23 @@ void stopFuturesThread()
 }
 } // namespace
 
-std::shared_ptr<Lifeline<QObject>> contextLifeline(QObject *context)
+std::shared_ptr<Mailbox> contextMailbox(QObject *context)
 {
     if (!context)
         return {};
-    ContextLifelines &all = contextLifelines();
-    std::shared_ptr<Lifeline<QObject>> made;
+    ContextMailboxes &all = contextMailboxes();
+    std::shared_ptr<Mailbox> made;
     {
         std::lock_guard lock(all.mutex);
         auto [entry, inserted] = all.byContext.try_emplace(context);
         if (!inserted)
             return entry->second;
-        made = entry->second = std::make_shared<Lifeline<QObject>>(context);
+        made = entry->second = Mailbox::create(context);
     }
-    // Connected outside the lock: a context dying on another thread takes it in the cut below.
+    // Connected outside the lock: a context dying on another thread takes it once closed.
     QObject::connect(context, &QObject::destroyed, [context, made] {
-        made->cut();
-        ContextLifelines &all = contextLifelines();
+        made->close();
+        ContextMailboxes &all = contextMailboxes();
         std::lock_guard lock(all.mutex);
         if (const auto entry = all.byContext.find(context); entry != all.byContext.end() && entry->second == made)
             all.byContext.erase(entry);

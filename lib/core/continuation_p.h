@@ -24,7 +24,7 @@
 // A function that returns a QFuture<U> chains: the returned future is a QFuture<U> that finishes
 // with it. A cancelled future cancels what follows it.
 
-#include "lifeline_p.h"
+#include "mailbox_p.h"
 
 #include <QEtcd/qetcdexport.h>
 
@@ -43,22 +43,12 @@ namespace QEtcd::Internal {
 // Queues work to the futures thread; drops it once the application is gone.
 QETCD_INTERNAL_EXPORT void onFuturesThread(std::function<void()> work);
 
-// How other threads reach context: one lifeline per context, cut on the thread that destroys
+// How other threads reach context: one mailbox per context, closed on the thread that destroys
 // it as it dies (QObject::destroyed, before Qt drops the object's posted events). A QPointer
 // read on another thread can still say the object lives while it is being destroyed, and the
 // post then reads freed memory: a mutex checker participant died so, in postEvent, an answer
 // arriving as its lock went away. Null for a null context.
-QETCD_INTERNAL_EXPORT std::shared_ptr<Lifeline<QObject>> contextLifeline(QObject *context);
-
-// Queues work to context's thread, unless context is gone (false; work is dropped). A post made
-// before the context dies is dropped with its other posted events.
-template <class Work>
-bool postTo(const std::shared_ptr<Lifeline<QObject>> &context, Work &&work)
-{
-    return context && context->use([&work](QObject *target) {
-        QMetaObject::invokeMethod(target, std::forward<Work>(work), Qt::QueuedConnection);
-    });
-}
+QETCD_INTERNAL_EXPORT std::shared_ptr<Mailbox> contextMailbox(QObject *context);
 
 // callback(future) runs once on the futures thread when future has finished (or was cancelled).
 template <class T, class Callback>
@@ -208,13 +198,14 @@ auto thenOn(const QFuture<T> &future, QObject *context, Function function, Orpha
         watchOnContextThread<T, R>(future, context, promise, function, orphaned);
         return result;
     }
-    const auto deliver = [promise, function, orphaned, target = contextLifeline(context)](const QFuture<T> &done) {
+    const auto deliver = [promise, function, orphaned, box = contextMailbox(context)](const QFuture<T> &done) {
         if (done.isCanceled())
             return;
         auto delivery = std::make_shared<Delivery<T, R, Function, Orphaned>>(promise, function, orphaned, done.result());
         // Not posted to a context already gone; a call still queued when its context dies is
         // dropped by Qt. Either way the delivery goes unrun and settles as orphaned.
-        postTo(target, [delivery] { delivery->deliver(); });
+        if (box)
+            box->post([delivery] { delivery->deliver(); });
     };
     // A future finished before we look has no finish left to race with.
     if (future.isFinished())
@@ -234,8 +225,9 @@ auto thenOn(const QFuture<T> &future, QObject *context, Function function, Orpha
 template <class Result, class Function>
 std::function<void(const Result &)> answerOn(QObject *context, Function function)
 {
-    return [target = contextLifeline(context), function = std::move(function)](const Result &answer) mutable {
-        postTo(target, [function = std::move(function), answer] { function(answer); });
+    return [box = contextMailbox(context), function = std::move(function)](const Result &answer) mutable {
+        if (box)
+            box->post([function = std::move(function), answer] { function(answer); });
     };
 }
 

@@ -327,15 +327,25 @@ public:
         QObject *context = clientPrivate->dispatcherContext();
         HealGate &gate = ClientLeases::of(clientPrivate).healGate();
         gate.enterAfterHeals(context, [lifeline = lifelineOf(client), context, &gate, previous] {
-            lifeline->use([&](Client *client) {
-                thenOn(client->leaseTimeToLive(previous), context, [lifeline, context, &gate, previous](const LeaseTimeToLiveResult &left) {
-                    if (left.status && left.ttl <= 0)
-                        return gate.leaveTidying();
-                    lifeline->use([&](Client *client) {
-                        thenOn(client->leaseRevoke(previous), context, [&gate](const Result &) { gate.leaveTidying(); });
-                    });
-                });
+            askAboutReplaced(lifeline, context, gate, previous);
+        });
+    }
+
+    static void askAboutReplaced(const std::shared_ptr<ClientLifeline> &lifeline, QObject *context, HealGate &gate, qint64 previous)
+    {
+        lifeline->use([&](Client *client) {
+            thenOn(client->leaseTimeToLive(previous), context, [lifeline, context, &gate, previous](const LeaseTimeToLiveResult &left) {
+                if (left.status && left.ttl <= 0)
+                    return gate.leaveTidying();
+                revokeReplaced(lifeline, context, gate, previous);
             });
+        });
+    }
+
+    static void revokeReplaced(const std::shared_ptr<ClientLifeline> &lifeline, QObject *context, HealGate &gate, qint64 previous)
+    {
+        lifeline->use([&](Client *client) {
+            thenOn(client->leaseRevoke(previous), context, [&gate](const Result &) { gate.leaveTidying(); });
         });
     }
 

@@ -377,20 +377,31 @@ bool EtcdClusterPrivate::probeHealth(int index, QDeadlineTimer deadline, QString
 
 double EtcdCluster::metric(int member, const QString &series)
 {
+    const QHash<QString, double> read = metrics(member, {series});
+    return read.isEmpty() ? -1 : read.value(series);
+}
+
+QHash<QString, double> EtcdCluster::metrics(int member, const QStringList &series)
+{
     QByteArray page;
     QString problem;
     if (!d->httpGet(QUrl(clientUrl(member) + QStringLiteral("/metrics")),
                     QDeadlineTimer(scaled(ProbeTimeout)), &page, &problem)) {
         qCWarning(lcTesting).noquote() << "EtcdCluster: no metrics from member" << member << ":" << problem;
-        return -1;
+        return {};
     }
-    const QByteArray wanted = series.toUtf8();
-    double sum = 0;
-    for (const QByteArray &line : page.split('\n')) {
-        if (line.startsWith(wanted))
-            sum += line.mid(line.lastIndexOf(' ') + 1).toDouble();
+    QHash<QString, double> sums;
+    for (const QString &each : series)
+        sums.insert(each, 0);
+    const QList<QByteArray> lines = page.split('\n');
+    for (const QString &each : series) {
+        const QByteArray wanted = each.toUtf8();
+        for (const QByteArray &line : lines) {
+            if (line.startsWith(wanted))
+                sums[each] += line.mid(line.lastIndexOf(' ') + 1).toDouble();
+        }
     }
-    return sum;
+    return sums;
 }
 
 bool EtcdClusterPrivate::probePeerService(int index, QDeadlineTimer deadline, QString *answer)

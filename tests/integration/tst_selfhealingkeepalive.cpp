@@ -37,7 +37,6 @@ private:
     std::unique_ptr<Client> m_observer;
     std::unique_ptr<FaultProxy> m_proxy;
     std::unique_ptr<Client> m_participant;
-    std::atomic<int> m_txnsSent{0};
     std::mutex m_sentMutex;
     QStringList m_sent;
 
@@ -80,12 +79,7 @@ private:
     // establishments certainly find earlier ones on their way.
     void countTxnsThroughSlowLink()
     {
-        m_txnsSent = 0;
-        Internal::setBeforeSend(m_participant.get(), [this](const QString &what) {
-            if (what.startsWith(QLatin1String("txn")))
-                ++m_txnsSent;
-            return Internal::SendFault::None;
-        });
+        recordSends();
         m_proxy->setDelay(100ms);
         m_proxy->setMode(FaultProxy::Mode::Delay);
     }
@@ -93,6 +87,10 @@ private:
     // Every request the participant sends, by its description ("lease revoke 1a2b").
     void recordSends()
     {
+        {
+            std::lock_guard lock(m_sentMutex);
+            m_sent.clear();
+        }
         Internal::setBeforeSend(m_participant.get(), [this](const QString &what) {
             std::lock_guard lock(m_sentMutex);
             m_sent.append(what);
@@ -104,6 +102,13 @@ private:
     {
         std::lock_guard lock(m_sentMutex);
         return m_sent.contains(what);
+    }
+
+    int txnsSent()
+    {
+        std::lock_guard lock(m_sentMutex);
+        return int(std::count_if(m_sent.cbegin(), m_sent.cend(),
+                                 [](const QString &what) { return what.startsWith(QLatin1String("txn")); }));
     }
 
     static QString revokeOf(qint64 lease) { return QStringLiteral("lease revoke %1").arg(lease, 0, 16); }
@@ -135,8 +140,6 @@ private Q_SLOTS:
     {
         m_participant.reset();
         m_proxy.reset();
-        std::lock_guard lock(m_sentMutex);
-        m_sent.clear();
     }
 
     void startEstablishesAndCloseRemovesAtOnce()
@@ -387,7 +390,7 @@ private Q_SLOTS:
             QCOMPARE(kv.value, i % 3 == 2 ? QByteArray("before") : "v" + QByteArray::number(i));
         }
         // Two went alone; the rest in batches of up to 64.
-        QVERIFY2(m_txnsSent.load() <= 8, qPrintable(QString::number(m_txnsSent.load())));
+        QVERIFY2(txnsSent() <= 8, qPrintable(QString::number(txnsSent())));
     }
 
     // A batch etcd refuses as a whole (here it holds one key twice) is sent again one at a
@@ -417,7 +420,7 @@ private Q_SLOTS:
         QCOMPARE((firstOutcome.isOk() ? secondOutcome : firstOutcome).code(), StatusCode::OwnershipLost);
         QCOMPARE(read("/shka/refused/twice").value, QByteArray(firstOutcome.isOk() ? "first" : "second"));
         // Two alone, one refused batch of ten, then those ten one at a time.
-        QCOMPARE(m_txnsSent.load(), 2 + 1 + 10);
+        QCOMPARE(txnsSent(), 2 + 1 + 10);
     }
 
     void partitionShorterThanTtlOnlySuspends()

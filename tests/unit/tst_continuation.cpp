@@ -205,7 +205,7 @@ private Q_SLOTS:
         constexpr int answersPerRound = 200;
         for (int round = 0; round < rounds; ++round) {
             auto *context = new QObject;
-            auto dead = std::make_shared<bool>(false);
+            auto dead = std::make_shared<std::atomic<bool>>(false);
             QObject::connect(context, &QObject::destroyed, [dead] { *dead = true; });
             context->moveToThread(&owner);
             std::vector<std::function<void(const int &)>> answers;
@@ -225,7 +225,7 @@ private Q_SLOTS:
             go = true;
             QMetaObject::invokeMethod(context, [context] { delete context; }, Qt::QueuedConnection);
             poster.join();
-            QTRY_VERIFY_WITH_TIMEOUT(*dead, scaledMs(5000));
+            QTRY_VERIFY_WITH_TIMEOUT(dead->load(), scaledMs(5000));
         }
         // Whatever was still queued to the last context is gone with it: a round trip through
         // the owner's queue lets it run if it could.

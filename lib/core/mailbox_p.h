@@ -9,11 +9,12 @@
 
 namespace QEtcd::Internal {
 
-// Hands work from the completion-queue thread to a QObject's own thread. The owner closes the
-// mailbox first thing in its destructor; after that nothing more is posted, and what was
-// already posted is discarded by Qt when the object dies. This is how transport code reaches a
-// QObject; the one exception is an exclusivity lease's events, which go to the client's loss
-// thread instead (ClientPrivate::tellOnLossThread, through the lease's LossGate).
+// Hands work from another thread (the completion-queue thread, the futures thread) to a
+// QObject's own thread. The mailbox is closed as the object dies, by its owner first thing in
+// its destructor or by contextMailbox() (continuation_p.h); after that nothing more is posted,
+// and what was already posted is discarded by Qt when the object dies. This is how transport
+// code reaches a QObject; the one exception is an exclusivity lease's events, which go to the
+// client's loss thread instead (ClientPrivate::tellOnLossThread, through the lease's LossGate).
 class Mailbox
 {
 public:
