@@ -2,8 +2,10 @@
 #include "stoptoken.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <map>
 #include <mutex>
+#include <thread>
 
 namespace QEtcd {
 
@@ -15,6 +17,11 @@ public:
     std::mutex mutex;
     quint64 nextId = 1;
     std::map<quint64, std::function<void()>> callbacks;
+    // The callback requestStop() is running, on which thread: its StopCallback's destructor
+    // waits for it there, or its owner could be gone while the callback still posts to it.
+    quint64 running = 0;
+    std::thread::id runner;
+    std::condition_variable ran;
 };
 } // namespace Internal
 
@@ -27,15 +34,28 @@ StopSource::StopSource() : m_state(std::make_shared<Internal::StopState>()) {}
 
 bool StopSource::requestStop()
 {
-    std::map<quint64, std::function<void()>> callbacks;
-    {
-        std::lock_guard lock(m_state->mutex);
-        if (m_state->stopped.exchange(true))
-            return false;
-        callbacks.swap(m_state->callbacks);
+    // A callback may destroy this source; the state must outlive the loop.
+    const std::shared_ptr<Internal::StopState> keep = m_state;
+    Internal::StopState &state = *keep;
+    std::unique_lock lock(state.mutex);
+    if (state.stopped.exchange(true))
+        return false;
+    state.runner = std::this_thread::get_id();
+    // One at a time, each unregistered as it starts: a callback may destroy StopCallbacks of
+    // this same source, or register new ones (which then run at once, on their own thread).
+    while (!state.callbacks.empty()) {
+        {
+            auto first = state.callbacks.begin();
+            state.running = first->first;
+            std::function<void()> callback = std::move(first->second);
+            state.callbacks.erase(first);
+            lock.unlock();
+            callback();
+        }  // its captures are released unlocked too: they may own StopCallbacks
+        lock.lock();
+        state.running = 0;
+        state.ran.notify_all();
     }
-    for (auto &[id, callback] : callbacks)
-        callback();
     return true;
 }
 
@@ -63,8 +83,13 @@ StopCallback::~StopCallback()
 {
     if (!m_state || !m_id)
         return;
-    std::lock_guard lock(m_state->mutex);
-    m_state->callbacks.erase(m_id);
+    std::unique_lock lock(m_state->mutex);
+    if (m_state->callbacks.erase(m_id) > 0)
+        return;
+    // Already run, being run here (from inside the callback itself), or being run on another
+    // thread: only the last is waited for.
+    if (m_state->runner != std::this_thread::get_id())
+        m_state->ran.wait(lock, [this] { return m_state->running != m_id; });
 }
 
 } // namespace QEtcd

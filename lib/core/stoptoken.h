@@ -63,8 +63,10 @@ public:
     /// Registers \a callback with \a token's source; runs it at once, on this thread, when the
     /// stop was already requested. A token that cannot stop never runs it.
     StopCallback(const StopToken &token, std::function<void()> callback);
-    /// Unregisters the callback. One that a requestStop() on another thread has already begun to
-    /// run may still be running.
+    /// Unregisters the callback. If a requestStop() on another thread is running it, waits until
+    /// it has returned, as std::stop_callback does: once destroyed, the callback no longer runs
+    /// and touches nothing. So a callback must not wait for the thread that destroys it.
+    /// Destroyed from inside its own callback, it does not wait.
     ~StopCallback();
     StopCallback(const StopCallback &) = delete;
     StopCallback &operator=(const StopCallback &) = delete;
