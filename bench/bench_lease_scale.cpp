@@ -150,20 +150,54 @@ QHash<QString, double> unaryRequests(EtcdCluster &cluster)
     return started;
 }
 
-// Starts VmHWM over from the current RSS, so that a later reading is one phase's peak.
-void resetPeakRss()
-{
-    QFile clearRefs(QStringLiteral("/proc/self/clear_refs"));
-    if (!clearRefs.open(QIODevice::WriteOnly) || clearRefs.write("5") != 1)
-        fail(QStringLiteral("/proc/self/clear_refs: ") + clearRefs.errorString());
-}
-
 // What the allocator has handed out and not had back, in bytes: RSS less the allocator's own
 // free space and fragmentation.
 qint64 heapInUse()
 {
     const struct mallinfo2 info = mallinfo2();
     return qint64(info.uordblks + info.hblkhd);
+}
+
+// What RSS is made of, to say where growth that is not per lease comes from.
+struct MemoryKinds
+{
+    qint64 fileBackedKiB = 0;  // code and data of the binaries, paged in on first use
+    qint64 anonymousKiB = 0;   // the allocator's arenas and the threads' stacks
+    QStringList threads;       // each new thread brings a stack and, once it allocates, an arena
+};
+
+QStringList threadNames()
+{
+    QStringList names;
+    const QDir tasks(QStringLiteral("/proc/self/task"));
+    for (const QString &task : tasks.entryList(QDir::Dirs | QDir::NoDotAndDotDot)) {
+        QFile comm(tasks.filePath(task + QStringLiteral("/comm")));
+        if (comm.open(QIODevice::ReadOnly))
+            names.append(QString::fromUtf8(comm.readAll().trimmed()));
+    }
+    names.sort();
+    return names;
+}
+
+MemoryKinds memoryKinds()
+{
+    const QString rollup = QStringLiteral("/proc/self/smaps_rollup");
+    const qint64 anonymous = statusFieldKiB("Anonymous:", rollup);
+    return {statusFieldKiB("Rss:", rollup) - anonymous, anonymous, threadNames()};
+}
+
+QJsonObject growthByKind(const MemoryKinds &before, const MemoryKinds &after, qint64 heapGrowthBytes)
+{
+    const qint64 anonymousKiB = after.anonymousKiB - before.anonymousKiB;
+    QStringList added = after.threads;
+    for (const QString &name : before.threads)
+        added.removeOne(name);
+    return {
+        {"file_backed_kib", after.fileBackedKiB - before.fileBackedKiB},
+        {"anonymous_kib", anonymousKiB},
+        {"anonymous_kib_beyond_heap_in_use", anonymousKiB - heapGrowthBytes / 1024},
+        {"threads_added", QJsonArray::fromStringList(added)},
+    };
 }
 
 QJsonObject benchmark(const Parameters &parameters)
@@ -194,6 +228,7 @@ QJsonObject benchmark(const Parameters &parameters)
         fail(QStringLiteral("ping: ") + warm.status.toString());
     const qint64 rssBeforeKiB = statusFieldKiB("VmRSS:");
     const qint64 heapBefore = heapInUse();
+    const MemoryKinds kindsBefore = memoryKinds();
 
     const int n = parameters.leases;
     const QByteArray prefix = "/bench/scale/";
@@ -258,6 +293,7 @@ QJsonObject benchmark(const Parameters &parameters)
     const int expiredWhileIdle = tally->expired - expiredBeforeIdle;
     const qint64 rssAfterIdleKiB = statusFieldKiB("VmRSS:");
     const qint64 heapAfterIdle = heapInUse();
+    const MemoryKinds kindsAfterIdle = memoryKinds();
     const qint64 peakBeforePartitionKiB = statusFieldKiB("VmHWM:");
     Client observer(ClientOptions::fromEndpoints(cluster.clientUrls()));
     const qint64 keysBefore = keysUnder(observer, prefix);
@@ -368,6 +404,7 @@ QJsonObject benchmark(const Parameters &parameters)
              {"rss_after_idle_mib", mib(rssAfterIdleKiB)},
              {"bytes_per_lease", bytesPerLease},
              {"heap_bytes_in_use_per_lease", (heapAfterIdle - heapBefore) / n},
+             {"growth_while_starting_and_idle", growthByKind(kindsBefore, kindsAfterIdle, heapAfterIdle - heapBefore)},
              {"rss_after_heal_mib", mib(rssAfterHealKiB)},
              {"rss_after_heal_and_malloc_trim_mib", mib(rssTrimmedKiB)},
              // Which phase drove the high-water mark: renewing, the partition, or the heal.
