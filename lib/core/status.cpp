@@ -16,6 +16,12 @@ bool Status::isLeaseNotFound() const
     return m_code == StatusCode::NotFound && m_message.contains(QLatin1String("lease not found"));
 }
 
+bool Status::isTooManyRequests() const
+{
+    return (m_code == StatusCode::ResourceExhausted || m_code == StatusCode::Unknown)
+        && m_message.contains(QLatin1String("etcdserver: too many requests"));
+}
+
 Status Status::withContext(const QString &context) const
 {
     if (isOk() || context.isEmpty())

@@ -57,6 +57,11 @@ public:
     bool isTransient() const;
     /// NotFound with etcd's "lease not found": the lease was already gone when asked about.
     bool isLeaseNotFound() const;
+    /// etcd refused the request unapplied ("etcdserver: too many requests"): more proposals
+    /// waited than it takes, so nothing was written and the same request may be sent again in a
+    /// moment. etcd 3.4 sends it as Unknown, later versions as ResourceExhausted; the client
+    /// reports it as ResourceExhausted.
+    bool isTooManyRequests() const;
 
     /// The same status with what the library was doing ("put /a/b") in front of the
     /// server's words; success stays as it is.

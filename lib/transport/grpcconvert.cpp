@@ -288,7 +288,11 @@ Status statusFromGrpc(const grpc::Status &status)
                                      "(maxReceiveMessageSize): ask for less (a limit, keys only) or raise the limit: ")
                           + message);
     }
-    return Status(StatusCode(int(status.error_code())), message.isEmpty() ? QStringLiteral("no message") : message);
+    const Status converted(StatusCode(int(status.error_code())), message.isEmpty() ? QStringLiteral("no message") : message);
+    // One code for etcd's overload refusal whichever version sent it (3.4 says Unknown).
+    if (converted.isTooManyRequests())
+        return Status(StatusCode::ResourceExhausted, message);
+    return converted;
 }
 
 Status withRejectedCertificateHint(const Status &status)

@@ -531,7 +531,7 @@ void Connection::probe()
             // The user may still read what its role allows; the pages say where it may not.
             return setProblem({}, {});
         case QEtcd::StatusCode::ResourceExhausted:
-            if (status.message().contains(QLatin1String("too many requests"))) {
+            if (status.isTooManyRequests()) {
                 return setProblem(tr("%1 is too busy to answer (%2): more proposals wait than it takes. Wait a "
                                      "moment; the console keeps trying.")
                                       .arg(where, status.message()),
@@ -562,7 +562,7 @@ QString Connection::advice(const QEtcd::Status &status) const
                   "connect as another user.")
             .arg(status.message(), user());
     case QEtcd::StatusCode::ResourceExhausted:
-        if (status.message().contains(QLatin1String("too many requests")))
+        if (status.isTooManyRequests())
             return tr("%1. %2 is too busy (too many requests): try again in a moment.")
                 .arg(status.message(), endpointList(endpoints()));
         return status.message();  // a limit of ours, which the message names

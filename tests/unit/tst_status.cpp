@@ -41,6 +41,16 @@ private Q_SLOTS:
         QVERIFY(!Status(StatusCode::NotFound, "key not found").isLeaseNotFound());
     }
 
+    void tooManyRequests()
+    {
+        // etcd 3.4 sends its overload refusal as Unknown, later versions as ResourceExhausted.
+        QVERIFY(Status(StatusCode::Unknown, "etcdserver: too many requests").isTooManyRequests());
+        QVERIFY(Status(StatusCode::ResourceExhausted, "etcdserver: too many requests").isTooManyRequests());
+        QVERIFY(!Status(StatusCode::ResourceExhausted, "grpc: received message larger than max").isTooManyRequests());
+        QVERIFY(!Status(StatusCode::InvalidArgument, "etcdserver: too many requests").isTooManyRequests());
+        QVERIFY(Status(StatusCode::Unknown, "etcdserver: too many requests").withContext("put \"/k\"").isTooManyRequests());
+    }
+
     void contextAndText()
     {
         const Status status = Status(StatusCode::PermissionDenied, "etcdserver: permission denied")
