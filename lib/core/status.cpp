@@ -8,7 +8,7 @@ namespace QEtcd {
 bool Status::isTransient() const
 {
     return m_code == StatusCode::Unavailable || m_code == StatusCode::Internal
-        || m_code == StatusCode::DeadlineExceeded;
+        || m_code == StatusCode::DeadlineExceeded || isTooManyRequests();
 }
 
 bool Status::isLeaseNotFound() const

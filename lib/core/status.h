@@ -52,8 +52,8 @@ public:
     /// What went wrong; empty on success.
     QString message() const { return m_message; }
 
-    /// gRPC's codes that a retry may cure: the server was unreachable, overloaded or slow
-    /// (Unavailable, Internal, DeadlineExceeded).
+    /// A failure a retry may cure: the server was unreachable, overloaded or slow (Unavailable,
+    /// Internal, DeadlineExceeded, or etcd's "too many requests", see isTooManyRequests()).
     bool isTransient() const;
     /// NotFound with etcd's "lease not found": the lease was already gone when asked about.
     bool isLeaseNotFound() const;

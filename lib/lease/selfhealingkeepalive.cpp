@@ -37,9 +37,10 @@ QString LeaseEvent::toString() const
 
 namespace {
 // Failures a reachable server would not have produced: worth retrying the moment it answers.
+// An overloaded one answers at once, so its refusal waits out the policy's delay instead.
 bool isConnectivity(const Status &status)
 {
-    return status.isTransient() || status.code() == StatusCode::LeaseLost;
+    return (status.isTransient() && !status.isTooManyRequests()) || status.code() == StatusCode::LeaseLost;
 }
 } // namespace
 

@@ -15,6 +15,7 @@
 #include <functional>
 #include <mutex>
 #include <set>
+#include <utility>
 
 namespace QEtcd {
 
@@ -101,13 +102,15 @@ public:
         Status admitted = admission(spec, requestStatus);
         Internal::SendFault fault = Internal::SendFault::None;
         if (admitted) {
-            if (Internal::BeforeSend hook = beforeSend(); hook)
+            Internal::BeforeSend hook = beforeSend();
+            if (hook)
                 fault = hook(spec.what());
             if (fault == Internal::SendFault::Refuse)
                 admitted = Status(StatusCode::Unavailable, spec.what() + QStringLiteral(": refused by a test"));
             else if (fault == Internal::SendFault::TooManyRequests)
-                admitted = Status(StatusCode::ResourceExhausted, QStringLiteral("etcdserver: too many requests"))
-                              .withContext(spec.what());
+                spec.refusedAsTooManyRequests = [hook, what = spec.what(), first = true]() mutable {
+                    return std::exchange(first, false) || hook(what) == Internal::SendFault::TooManyRequests;
+                };
             else if (fault == Internal::SendFault::AnswerFromBehind && !std::is_same_v<Result, TxnResult>)
                 admitted = Status(StatusCode::Unavailable, spec.what() + QStringLiteral(": only a transaction can be "
                                                                                        "answered from behind"));

@@ -21,7 +21,9 @@ enum class SendFault {
     None,        // sent and answered as usual
     LoseAnswer,  // sent and carried out by etcd, but the caller hears DeadlineExceeded
     Refuse,      // never sent; the caller hears Unavailable
-    TooManyRequests,  // never sent; the caller hears what etcd says when its proposal queue is full
+    // Not sent; answered as etcd answers when more proposals wait than it takes. The call is
+    // retried as that answer would be, and the hook is asked again before each retry.
+    TooManyRequests,
     // Never sent; answered as a member that has not applied the latest writes yet may answer a
     // serializable transaction (after a fail-over to one that lags): its compares fail, Ok and
     // no responses. A call other than a transaction hears Unavailable.

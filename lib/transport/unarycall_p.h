@@ -26,6 +26,9 @@ struct CallSpec
     int fixedEndpoint = -1;      // Maintenance calls address one member, never fail over
     bool authenticated = true;   // false only for Authenticate itself
     bool writes = false;         // changes the cluster: a read-only client refuses it unsent
+    // The test seam's "too many requests": asked before each attempt, and an attempt it says
+    // yes to is answered so without being sent. Empty outside tests.
+    std::function<bool()> refusedAsTooManyRequests = {};
 
     QString what() const { return describe(); }
 };
@@ -58,7 +61,7 @@ public:
         m_cancelled = true;
         if (m_phase == Phase::InFlight && m_context)
             m_context->TryCancel();
-        else if (m_phase == Phase::Backoff)
+        else if (m_phase == Phase::Backoff || m_phase == Phase::RefusedUnsent)
             m_alarm.Cancel();
     }
 
@@ -74,11 +77,16 @@ public:
                 return finish(Status(StatusCode::Cancelled, QStringLiteral("the client is closing")));
             return beginAttempt();
         }
+        if (phase == Phase::RefusedUnsent) {
+            if (!ok)
+                return finish(Status(StatusCode::Cancelled, QStringLiteral("the client is closing")));
+            return onAnswer(Status(StatusCode::ResourceExhausted, QStringLiteral("etcdserver: too many requests")));
+        }
         onAnswer(statusFromGrpc(m_grpcStatus));
     }
 
 private:
-    enum class Phase { Idle, Authenticating, InFlight, Backoff };
+    enum class Phase { Idle, Authenticating, InFlight, Backoff, RefusedUnsent };
 
     UnaryCall(Transport *transport, CallSpec spec, Request request, Issue issue, Done done)
         : m_transport(transport), m_spec(std::move(spec)), m_request(std::move(request)), m_issue(std::move(issue)),
@@ -128,6 +136,12 @@ private:
                 m_context->AddMetadata("token", m_tokenUsed);
         }
         m_response = Response();
+        if (m_spec.refusedAsTooManyRequests && m_spec.refusedAsTooManyRequests()) {
+            // Answered through the queue, as etcd's refusal would be, never inside this call.
+            m_phase = Phase::RefusedUnsent;
+            m_alarm.Set(m_transport->queue(), std::chrono::system_clock::now(), this);
+            return true;
+        }
         m_phase = Phase::InFlight;
         m_reader = m_issue(m_transport->channel(m_endpoint), m_context.get(), m_request, m_transport->queue());
         m_reader->Finish(&m_response, &m_grpcStatus, this);
@@ -153,8 +167,9 @@ private:
             m_transport->invalidateToken(m_tokenUsed);
             return beginAttempt();
         }
-        // A call that never left the client may be repeated even when it is not idempotent.
-        const bool repeatable = m_spec.retriable || neverLeftTheClient(status);
+        // A call that never left the client may be repeated even when it is not idempotent, and
+        // so may one etcd refused as too many: it refuses before proposing, so nothing was applied.
+        const bool repeatable = m_spec.retriable || neverLeftTheClient(status) || status.isTooManyRequests();
         if (repeatable && status.isTransient() && !isCancelled()) {
             const auto elapsed = std::chrono::duration_cast<std::chrono::milliseconds>(
                 std::chrono::steady_clock::now() - m_clock);

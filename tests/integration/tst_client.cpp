@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "../common/awaitfuture.h"
+#include "testhooks_p.h"
 
 #include <QEtcd/client.h>
 #include <QEtcd/clustermaintenance.h>
@@ -644,6 +645,56 @@ private Q_SLOTS:
         QETCD_AWAIT(client.txn(txn), result);
         QCOMPARE(result.status.code(), StatusCode::Unavailable);
         QVERIFY2(result.status.message().contains("after 3 attempts"), qPrintable(result.status.message()));
+    }
+
+    // etcd refuses a request as "too many" before proposing it, so nothing was applied and even
+    // a transaction, never repeated after it may have reached etcd, is sent again.
+    void aTransactionRefusedAsTooManyIsSentAgain()
+    {
+        ClientOptions busy = options();
+        busy.rpc = RpcResilience{RetryPolicy::bounded(4, 50ms), 10s};
+        Client client(busy);
+        std::atomic<int> asked{0};
+        Internal::setBeforeSend(&client, [&asked](const QString &what) {
+            if (!what.startsWith(QLatin1String("txn")))
+                return Internal::SendFault::None;
+            return ++asked <= 2 ? Internal::SendFault::TooManyRequests : Internal::SendFault::None;
+        });
+        Txn txn;
+        txn.compares = {Compare::absent("/busy/txn")};
+        txn.success = {TxnOp::put("/busy/txn", "once")};
+        TxnResult result;
+        QETCD_AWAIT(client.txn(txn), result);
+        Internal::setBeforeSend(&client, {});
+        QVERIFY2(result.status.isOk(), qPrintable(result.status.toString()));
+        QVERIFY(result.succeeded);
+        QCOMPARE(asked.load(), 3);
+        RangeResult got;
+        QETCD_AWAIT(m_client->get("/busy/txn"), got);
+        QCOMPARE(got.kvs.value(0).value, QByteArray("once"));
+        QCOMPARE(got.kvs.value(0).version, 1);
+    }
+
+    void tooManyRequestsToTheEndIsToldWithTheAttemptsMade()
+    {
+        ClientOptions busy = options();
+        busy.rpc = RpcResilience{RetryPolicy::bounded(2, 50ms), 10s};
+        Client client(busy);
+        std::atomic<int> asked{0};
+        Internal::setBeforeSend(&client, [&asked](const QString &) {
+            ++asked;
+            return Internal::SendFault::TooManyRequests;
+        });
+        PutResult put;
+        QETCD_AWAIT(client.put("/busy/put", "v"), put);
+        Internal::setBeforeSend(&client, {});
+        QCOMPARE(put.status.code(), StatusCode::ResourceExhausted);
+        QVERIFY(put.status.isTooManyRequests());
+        QVERIFY2(put.status.message().contains("(after 3 attempts)"), qPrintable(put.status.message()));
+        QCOMPARE(asked.load(), 3);
+        RangeResult got;
+        QETCD_AWAIT(m_client->get("/busy/put"), got);
+        QVERIFY(got.kvs.isEmpty());
     }
 
     void blackholedCallsFailWithinTheirDeadlineAndRecover()

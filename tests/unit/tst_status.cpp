@@ -49,6 +49,9 @@ private Q_SLOTS:
         QVERIFY(!Status(StatusCode::ResourceExhausted, "grpc: received message larger than max").isTooManyRequests());
         QVERIFY(!Status(StatusCode::InvalidArgument, "etcdserver: too many requests").isTooManyRequests());
         QVERIFY(Status(StatusCode::Unknown, "etcdserver: too many requests").withContext("put \"/k\"").isTooManyRequests());
+        // Nothing was applied, so a retry may cure it; other exhaustion is not cured by one.
+        QVERIFY(Status(StatusCode::ResourceExhausted, "etcdserver: too many requests").isTransient());
+        QVERIFY(!Status(StatusCode::ResourceExhausted, "grpc: received message larger than max").isTransient());
     }
 
     void contextAndText()
