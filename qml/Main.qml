@@ -371,17 +371,39 @@ ApplicationWindow {
                 ToolTip.delay: 600
             }
             Label {
+                id: endpointsLabel
+                objectName: "endpointsLabel"
+                readonly property string via: connection.tunnelThrough ? qsTr(" via ssh %1").arg(connection.tunnelThrough) : ""
+                readonly property string everyEndpoint: window.endpoints.join(", ") + via
+                // Cut in the middle, a list of URLs reads as one broken URL: the first endpoint
+                // and how many more, all of them in the tooltip. Plain http goes unsaid there to
+                // leave room for the count; https stays, it says the link is encrypted.
+                readonly property string firstAndCount: window.endpoints.length > 1
+                    ? qsTr("%1 +%n", "the first endpoint and how many more", window.endpoints.length - 1)
+                          .arg(window.endpoints[0].replace(/^http:\/\//, "")) + via
+                    : everyEndpoint
                 textFormat: Text.PlainText
-                text: window.endpoints.join(", ") + (connection.tunnelThrough ? qsTr(" via ssh %1").arg(connection.tunnelThrough) : "")
+                text: everyEndpointWidth.advanceWidth <= width + 1 ? everyEndpoint : firstAndCount
                 color: Theme.mutedText
                 font.family: Theme.monoFamily
                 font.pixelSize: Theme.smallFont
-                elide: Text.ElideMiddle
+                elide: Text.ElideRight
                 // Shrinks first when the header runs short (a sandbox's three endpoints beside the
-                // scenario menu), so that the revision and Pause stay in view.
+                // scenario menu), so that the revision and Pause stay in view. Sized by the whole
+                // list, never by what is shown, so that the choice above cannot feed back.
                 Layout.fillWidth: true
+                Layout.preferredWidth: Math.ceil(everyEndpointWidth.advanceWidth)
                 Layout.minimumWidth: 60
                 Layout.maximumWidth: 360
+                TextMetrics {
+                    id: everyEndpointWidth
+                    font: endpointsLabel.font
+                    text: endpointsLabel.everyEndpoint
+                }
+                HoverHandler { id: endpointsHover }
+                ToolTip.visible: endpointsHover.hovered && endpointsLabel.text !== endpointsLabel.everyEndpoint
+                ToolTip.text: window.endpoints.join("\n") + via
+                ToolTip.delay: 600
             }
             ConnectionPill {
                 state: window.connectionState

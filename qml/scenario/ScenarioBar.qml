@@ -39,12 +39,16 @@ Rectangle {
 
         ColumnLayout {
             spacing: 2
-            Layout.preferredWidth: 190
+            Layout.preferredWidth: 200
             Label {
+                objectName: "scenarioTitle"
                 textFormat: Text.PlainText
                 text: bar.scenario.title
                 font.bold: true
                 color: bar.tone
+                // Titles run to a few words more than the column: two lines, cut only beyond.
+                wrapMode: Text.WordWrap
+                maximumLineCount: 2
                 elide: Text.ElideRight
                 Layout.fillWidth: true
             }

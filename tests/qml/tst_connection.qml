@@ -194,6 +194,22 @@ Item {
             tryCompare(localLink, "readOnly", true)
         }
 
+        // Several endpoints in a short header: the first and how many more, never a list cut in
+        // the middle into what reads as one broken URL; all of them in full where they fit.
+        function test_endpointsShowTheFirstAndHowManyMoreWhenShort() {
+            const members = ["http://192.0.2.7:2379", "http://192.0.2.8:2379", "http://192.0.2.9:2379"]
+            const window = open({ endpoints: members })
+            const label = findChild(window.header, "endpointsLabel")
+            verify(label)
+            window.width = 1000
+            tryCompare(label, "text", "192.0.2.7:2379 +2")
+            compare(label.everyEndpoint, members.join(", "), "in the tooltip")
+            verify(label.width <= 360, "the header keeps its room for the rest")
+            const wide = open({ endpoints: members.slice(0, 2) })
+            wide.width = 1900
+            tryCompare(findChild(wide.header, "endpointsLabel"), "text", members.slice(0, 2).join(", "))
+        }
+
         // --user NAME without a password: the window asks (never argv), and connects with it.
         function test_commandLineUserIsAskedForThePassword() {
             const endpoint = qetcdTest.authEndpoint()
