@@ -3,7 +3,8 @@
 
 // One client's lease heals take turns (ClientOptions::maxConcurrentHeals at a time): after a
 // partition every lease of the client expires together, and granting thousands at once makes
-// etcd refuse part of them, which then sit out their backoff while their keys stay gone. What
+// etcd refuse part of them, which then sit out their backoff while their keys stay gone. A
+// lease's first grant, at its start, takes a turn the same way. What
 // follows a heal (revoking the lease it replaced) takes turns too, once no heal waits or runs:
 // it only tidies up, and must not hold back a key that is still gone.
 //

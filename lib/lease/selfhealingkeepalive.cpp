@@ -60,8 +60,8 @@ public:
     ~SelfHealingKeepAlivePrivate() override
     {
         giveBackTurn();
-        if (startAwaitingRetry)
-            finishStart(startAwaitingRetry, closedStatus());
+        if (startWaiting)
+            finishStart(startWaiting, closedStatus());
     }
 
     // --- LeaseSink: completion-queue thread, hub lock held ---------------------------------
@@ -98,7 +98,27 @@ public:
         attemptHeal();
     }
 
+    // A start takes its turn at the heal gate as a heal does: thousands of leases started at
+    // once would otherwise be thousands of grants at once, which etcd refuses in part and which
+    // hold their calls' memory until answered.
     void start(std::shared_ptr<QPromise<Status>> promise, int attempt = 0, Clock::time_point firstSent = Clock::now())
+    {
+        if (closed)
+            return finishStart(promise, closedStatus());
+        startWaiting = promise;
+        ClientLeases::of(clientPrivate).healGate().enter(this, [this, promise, attempt, firstSent] {
+            startWaiting.reset();
+            holdingTurn = true;
+            if (closed) {
+                giveBackTurn();
+                return finishStart(promise, closedStatus());
+            }
+            grantAndEstablishFirst(promise, attempt, firstSent);
+        });
+    }
+
+    // Holds a turn at the heal gate; every way out gives it back.
+    void grantAndEstablishFirst(const std::shared_ptr<QPromise<Status>> &promise, int attempt, Clock::time_point firstSent)
     {
         const Clock::time_point sentAt = Clock::now();
         // Destroyed meanwhile: close() let any candidate go; what is left is to revoke what
@@ -111,11 +131,13 @@ public:
         const auto told = [promise](const auto &) { finishStart(promise, closedStatus()); };
         thenOn(client->leaseGrant(ttl, 0), this, [this, promise, sentAt, told, attempt, firstSent](const LeaseGrantResult &grant) {
             if (!grant.status || closed) {
+                giveBackTurn();
                 finishStart(promise, grant.status ? closedStatus() : grant.status);
                 return revokeIfGranted(grant);
             }
             renewFromGrant(grant, sentAt);
             thenOn(establish(grant.id, 0), this, [this, promise, grant, told, attempt, firstSent](const Status &established) {
+                giveBackTurn();
                 if (established.isLeaseNotFound() && !closed && retryStart(promise, attempt, firstSent, established))
                     return;
                 if (!established || closed) {
@@ -148,9 +170,9 @@ public:
         dropCandidate();
         qCInfo(lcLease).noquote() << "lease expired before its keys were written (" << cause.toString()
                                   << "); granting another";
-        startAwaitingRetry = promise;
+        startWaiting = promise;
         QTimer::singleShot(*delay, this, [this, promise, attempt, firstSent] {
-            startAwaitingRetry.reset();
+            startWaiting.reset();
             if (closed)
                 return finishStart(promise, closedStatus());
             start(promise, attempt + 1, firstSent);
@@ -596,14 +618,16 @@ public:
     std::atomic<bool> suspended{false};
     std::atomic<bool> started{false};  // start() was accepted once
 
-    std::shared_ptr<QPromise<Status>> startAwaitingRetry;  // answered here if destroyed before the retry
+    // A start waiting for its turn at the heal gate or for its retry: answered here if
+    // destroyed first.
+    std::shared_ptr<QPromise<Status>> startWaiting;
     qint64 candidate = 0;   // granted and renewed, its keys not established yet
     Status candidateLost;   // the candidate expired while being established
     qint64 candidateTtl = 0;
     Clock::time_point candidateDeadline;  // as of its grant; renewals move it once adopted
     bool healing = false;
-    bool awaitingTurn = false;  // queued at the client's heal gate
-    bool holdingTurn = false;   // let in: a heal is in flight
+    bool awaitingTurn = false;  // a heal queued at the client's heal gate
+    bool holdingTurn = false;   // let in: a heal or the start's first grant is in flight
     bool failed = false;
     bool takenAway = false;  // another client deleted or moved a followed key
     int attempt = 0;

@@ -74,11 +74,13 @@ struct QETCD_EXPORT ClientOptions
     /// should not buffer a whole store at once. The models page under it (keys only, one value
     /// at a time); a range over it is refused with ResourceExhausted.
     int maxReceiveMessageSize = 32 * 1024 * 1024;
-    /// How many self-healing leases of this client heal at once; the rest wait their turn.
+    /// How many self-healing leases of this client heal or start at once; the rest wait their
+    /// turn.
     ///
     /// A partition expires every lease of a client together, and thousands of grants at one
-    /// moment make etcd refuse part of them ("too many requests"). A few hundred keep etcd busy
-    /// without a backlog: their establishments go to etcd together (casEstablish()).
+    /// moment make etcd refuse part of them ("too many requests"); so would thousands of leases
+    /// started together. A few hundred keep etcd busy without a backlog: their establishments
+    /// go to etcd together (casEstablish()).
     int maxConcurrentHeals = 256;
     TlsOptions tls;    ///< TLS and mutual TLS.
     QString user;      ///< etcd user for password authentication; the token is refreshed as it expires.

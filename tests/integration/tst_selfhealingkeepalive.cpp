@@ -356,6 +356,75 @@ private Q_SLOTS:
             QCOMPARE(read("/shka/turns/" + QByteArray::number(i)).lease, keepers[i]->currentLeaseId());
     }
 
+    // Leases started together take the same turns: thousands of first grants at once would be
+    // refused in part by etcd and hold their calls' memory meanwhile. Each start still ends.
+    void leasesStartedTogetherTakeTurnsToo()
+    {
+        ClientOptions options = ClientOptions::fromEndpoints({m_proxy->url()});
+        options.maxConcurrentHeals = 3;
+        Client client(options);
+        m_proxy->setDelay(50ms);  // answers take a while: without turns, establishments overlap
+        m_proxy->setMode(FaultProxy::Mode::Delay);
+        std::atomic<int> inFlight{0};
+        std::atomic<int> mostInFlight{0};
+        constexpr int Keepers = 30;
+        std::vector<std::unique_ptr<SelfHealingKeepAlive>> keepers;
+        std::vector<QFuture<Status>> starts;
+        for (int i = 0; i < Keepers; ++i) {
+            const QByteArray key = "/shka/startturns/" + QByteArray::number(i);
+            keepers.push_back(std::make_unique<SelfHealingKeepAlive>(
+                &client, 10,
+                [&, key](qint64 lease, qint64 previous) {
+                    mostInFlight = std::max(mostInFlight.load(), ++inFlight);
+                    return casEstablish(&client, key, "v", lease, previous).then([&](const Status &done) {
+                        --inFlight;
+                        return done;
+                    });
+                },
+                fastHeals()));
+            starts.push_back(keepers.back()->start());
+        }
+        for (const QFuture<Status> &start : starts) {
+            Status started;
+            QETCD_AWAIT(start, started);
+            QVERIFY2(started.isOk(), qPrintable(started.toString()));
+        }
+        QVERIFY2(mostInFlight.load() >= 1 && mostInFlight.load() <= 3, qPrintable(QString::number(mostInFlight.load())));
+        for (int i = 0; i < Keepers; ++i)
+            QCOMPARE(read("/shka/startturns/" + QByteArray::number(i)).lease, keepers[i]->currentLeaseId());
+    }
+
+    // A start waiting for its turn is answered when its keep-alive goes first.
+    void aStartWaitingForItsTurnIsAnsweredWhenDestroyed()
+    {
+        ClientOptions options = ClientOptions::fromEndpoints({m_proxy->url()});
+        options.maxConcurrentHeals = 1;
+        Client client(options);
+        m_proxy->setMode(FaultProxy::Mode::Blackhole);  // the first start's grant holds the only turn
+        auto first = std::make_unique<SelfHealingKeepAlive>(
+            &client, 10, [&client](qint64 lease, qint64 previous) {
+                return casEstablish(&client, "/shka/waitturn/first", "v", lease, previous);
+            },
+            fastHeals());
+        auto second = std::make_unique<SelfHealingKeepAlive>(
+            &client, 10, [&client](qint64 lease, qint64 previous) {
+                return casEstablish(&client, "/shka/waitturn/second", "v", lease, previous);
+            },
+            fastHeals());
+        const QFuture<Status> firstStart = first->start();
+        const QFuture<Status> secondStart = second->start();
+        second.reset();
+        Status told;
+        QETCD_AWAIT(secondStart, told);
+        QCOMPARE(told.code(), StatusCode::Closed);
+        m_proxy->setMode(FaultProxy::Mode::Pass);
+        Status started;
+        QETCD_AWAIT(firstStart, started);
+        QVERIFY2(started.isOk(), qPrintable(started.toString()));
+        QCOMPARE(read("/shka/waitturn/first").lease, first->currentLeaseId());
+        QVERIFY(read("/shka/waitturn/second").key.isEmpty());
+    }
+
     // Establishments that arrive while earlier ones are on their way go to etcd together, and
     // each still hears its own answer: put where the key is absent, taken over from the lease
     // it replaces, refused where somebody else owns the key.
