@@ -729,6 +729,19 @@ void HoldQueue::dropEntryWatch(const QByteArray &watched, const QString &why)
     m_entryWatches.erase(found);
 }
 
+// Where entries are named after their leases, a lease let go never names an entry again: the
+// idle watch of its name would only keep out one whose lease is still kept for the next hold.
+// Under load a third lease joins the two a lock alternates (both still deleting their entries),
+// and one of the two would lose its watch to the third's, soon useless.
+void HoldQueue::dropIdleWatchOfLetGoEntry(const QByteArray &key)
+{
+    if (!entriesPrefix().isEmpty())
+        return;  // one watch for every entry
+    const auto found = m_entryWatches.find(key);
+    if (found != m_entryWatches.end() && found->second.idleSince > 0)
+        dropEntryWatch(key, {});
+}
+
 // Closes the idle watches beyond the `kept` most recently used.
 void HoldQueue::dropIdleEntryWatches(size_t kept)
 {
@@ -900,10 +913,12 @@ void HoldQueue::dropEntry(const std::shared_ptr<QueuedHold> &hold)
     untrack(hold->source, hold->lease.get());
     disconnect(hold->lease.get(), nullptr, this, nullptr);
     hold->retired.requestStop();
-    if (hold->lost || closing || !hold->lease->isValid())
+    if (hold->lost || closing || !hold->lease->isValid()) {
         hold->lease->release();  // revoking removes the entry
-    else
+        dropIdleWatchOfLetGoEntry(hold->key);
+    } else {
         recycle(hold);
+    }
     unanchor(hold);
 }
 
@@ -936,10 +951,12 @@ void HoldQueue::recycle(const std::shared_ptr<QueuedHold> &hold)
                                      [raw](const std::unique_ptr<Recycling> &each) { return each.get() == raw; });
         const std::unique_ptr<Recycling> done = std::move(*it);
         m_recycling.erase(it);
-        if (deleted.status && !closing && !m_spareLease)
+        if (deleted.status && !closing && !m_spareLease) {
             m_spareLease = done->lease;
-        else
+        } else {
             done->lease->release();
+            dropIdleWatchOfLetGoEntry(done->key);
+        }
         m_recycled.push_back({done->key, done->revision, deleted.status && deleted.succeeded});
         if (m_recycled.size() > recycledKept)
             m_recycled.pop_front();

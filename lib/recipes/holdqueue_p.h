@@ -306,6 +306,7 @@ private:
     void judgeChanges(const std::shared_ptr<QueuedHold> &hold, const QList<WatchEvent> &events);
     void dropEntryWatch(const QByteArray &watched, const QString &why);
     void dropIdleEntryWatches(size_t kept);
+    void dropIdleWatchOfLetGoEntry(const QByteArray &key);
     // What a read finds at the hold's entry now.
     void readEntry(const std::shared_ptr<QueuedHold> &hold);
     // The hold's entry as of revision (nullopt: absent); a change not ours is the hold's loss.

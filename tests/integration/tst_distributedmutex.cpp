@@ -35,17 +35,34 @@ private:
     const QString watchers = QStringLiteral("etcd_debugging_mvcc_watcher_total");
     const QString watchRequests = QStringLiteral("grpc_server_msg_received_total{grpc_method=\"Watch\"");
     const QString leaseGrants = QStringLiteral("grpc_server_started_total{grpc_method=\"LeaseGrant\"");
+    const QString leaseRevokes = QStringLiteral("grpc_server_started_total{grpc_method=\"LeaseRevoke\"");
 
     // Watch requests since the counts taken, none but those a new lease brings: a held entry is
     // watched by its name, which is its lease's, so a lease's first hold opens a watch (and may
     // close the idle one of a lease no longer used). Empty when it holds.
-    QString watchesOnlyForNewLeases(double requestsBefore, double grantsBefore)
+    struct WatchCounts
     {
-        const double requests = m_cluster.metric(0, watchRequests) - requestsBefore;
-        const double grants = m_cluster.metric(0, leaseGrants) - grantsBefore;
-        if (requests <= 2 * grants)
+        double requests = -1;  // unread
+        double grants = 0;
+        double revokes = 0;
+    };
+    WatchCounts watchCounts()
+    {
+        return {m_cluster.metric(0, watchRequests), m_cluster.metric(0, leaseGrants), m_cluster.metric(0, leaseRevokes)};
+    }
+
+    // A new lease may open its entry's watch and close it; a lease let go closes its watch at
+    // once. Any other watch request since `before` is one too many.
+    QString watchesOnlyForNewLeases(const WatchCounts &before)
+    {
+        const WatchCounts now = watchCounts();
+        const double requests = now.requests - before.requests;
+        const double grants = now.grants - before.grants;
+        const double revokes = now.revokes - before.revokes;
+        if (requests <= 2 * grants + revokes)
             return {};
-        return QStringLiteral("%1 watch requests for %2 new leases; %3").arg(requests).arg(grants).arg(watchPicture());
+        return QStringLiteral("%1 watch requests for %2 new leases and %3 let go; %4")
+            .arg(requests).arg(grants).arg(revokes).arg(watchPicture());
     }
 
     // etcd's watch figures, for a failure's message.
@@ -209,8 +226,7 @@ private Q_SLOTS:
         DistributedMutex *holder = &first;
         DistributedMutex *waiter = &second;
         QCOMPARE(holder->lock(), Status());
-        double requestsBefore = -1;
-        double grantsBefore = 0;
+        WatchCounts before;
         for (int handOff = 0; handOff < 12; ++handOff) {
             if (handOff == 2) {
                 // Each queue's first wait started following, and each of its leases' first hold
@@ -220,8 +236,7 @@ private Q_SLOTS:
                     const double open = m_cluster.metric(0, watchers);
                     return open >= 4 && open <= 6;
                 }, int(scaledMs(5000))), qPrintable(watchPicture()));
-                requestsBefore = m_cluster.metric(0, watchRequests);
-                grantsBefore = m_cluster.metric(0, leaseGrants);
+                before = watchCounts();
             }
             QFuture<Status> turn = waiter->lockAsync();
             QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/departures").size(), 2, scaledMs(5000));
@@ -234,8 +249,8 @@ private Q_SLOTS:
             QCOMPARE(waiter->fencingToken(), waiterRevision);
             std::swap(holder, waiter);
         }
-        QVERIFY(requestsBefore > 0);
-        const QString extraWatches = watchesOnlyForNewLeases(requestsBefore, grantsBefore);
+        QVERIFY(before.requests > 0);
+        const QString extraWatches = watchesOnlyForNewLeases(before);
         QVERIFY2(extraWatches.isEmpty(), qPrintable(extraWatches));
         QVERIFY(holder->unlock());
         // Nobody waits any more: ten seconds on, both queues have closed their watches.
@@ -251,8 +266,7 @@ private Q_SLOTS:
         constexpr int cycles = 240;
         const double watchersBefore = m_cluster.metric(0, watchers);
         QString wrong;
-        double requestsMidway = -1;
-        double grantsMidway = 0;
+        WatchCounts midway;
         {
             std::vector<std::unique_ptr<Client>> clients;
             std::vector<std::unique_ptr<DistributedMutex>> mutexes;
@@ -281,8 +295,7 @@ private Q_SLOTS:
                             wrong = QStringLiteral("an unlock found the hold gone");
                         // By now every queue has waited, and follows the departures.
                         if (++held == cycles / 2) {
-                            requestsMidway = m_cluster.metric(0, watchRequests);
-                            grantsMidway = m_cluster.metric(0, leaseGrants);
+                            midway = watchCounts();
                         }
                         if (held < cycles)
                             cycle(mutex);
@@ -295,8 +308,8 @@ private Q_SLOTS:
                 cycle(mutex.get());
             QTRY_VERIFY_WITH_TIMEOUT(finished == contenders || !wrong.isEmpty(), scaledMs(60000));
             QVERIFY2(wrong.isEmpty(), qPrintable(wrong));
-            QVERIFY(requestsMidway > 0);
-            const QString extraWatches = watchesOnlyForNewLeases(requestsMidway, grantsMidway);
+            QVERIFY(midway.requests > 0);
+            const QString extraWatches = watchesOnlyForNewLeases(midway);
             QVERIFY2(extraWatches.isEmpty(), qPrintable(extraWatches));
             QVERIFY(queue("/locks/many").isEmpty());
         }
@@ -313,13 +326,12 @@ private Q_SLOTS:
         QCOMPARE(mutex.lock(), Status());
         QVERIFY(mutex.unlock());
         QTRY_COMPARE_WITH_TIMEOUT(m_cluster.metric(0, watchers), watchersBefore + 1, scaledMs(5000));
-        const double requestsBefore = m_cluster.metric(0, watchRequests);
-        const double grantsBefore = m_cluster.metric(0, leaseGrants);
+        const WatchCounts before = watchCounts();
         for (int round = 0; round < 20; ++round) {
             QCOMPARE(mutex.lock(), Status());
             QVERIFY(mutex.unlock());
         }
-        const QString extraWatches = watchesOnlyForNewLeases(requestsBefore, grantsBefore);
+        const QString extraWatches = watchesOnlyForNewLeases(before);
         QVERIFY2(extraWatches.isEmpty(), qPrintable(extraWatches));
         // Taken again while its last delete is on the way, it alternates two leases at most.
         QVERIFY(m_cluster.metric(0, watchers) <= watchersBefore + 2);
