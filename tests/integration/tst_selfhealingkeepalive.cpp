@@ -60,6 +60,30 @@ private:
             resilience);
     }
 
+    // How many establishments are on their way at once, at most.
+    struct EstablishmentsInFlight
+    {
+        std::atomic<int> now{0};
+        std::atomic<int> most{0};
+    };
+
+    // A key kept on client by a keep-alive whose establishments are counted in inFlight.
+    static std::unique_ptr<SelfHealingKeepAlive> keepCounted(Client *client, const QByteArray &key, qint64 ttl,
+                                                             EstablishmentsInFlight *inFlight,
+                                                             const LeaseResilience &resilience)
+    {
+        return std::make_unique<SelfHealingKeepAlive>(
+            client, ttl,
+            [client, key, inFlight](qint64 lease, qint64 previous) {
+                inFlight->most = std::max(inFlight->most.load(), ++inFlight->now);
+                return casEstablish(client, key, "v", lease, previous).then([inFlight](const Status &done) {
+                    --inFlight->now;
+                    return done;
+                });
+            },
+            resilience);
+    }
+
     int leaseCount()
     {
         LeaseListResult leases;
@@ -317,29 +341,18 @@ private Q_SLOTS:
         ClientOptions options = ClientOptions::fromEndpoints({m_proxy->url()});
         options.maxConcurrentHeals = 3;
         Client client(options);
-        std::atomic<int> inFlight{0};
-        std::atomic<int> mostInFlight{0};
+        EstablishmentsInFlight inFlight;
         constexpr int Keepers = 30;
         std::vector<std::unique_ptr<SelfHealingKeepAlive>> keepers;
         std::vector<std::unique_ptr<QSignalSpy>> events;
         for (int i = 0; i < Keepers; ++i) {
-            const QByteArray key = "/shka/turns/" + QByteArray::number(i);
-            keepers.push_back(std::make_unique<SelfHealingKeepAlive>(
-                &client, 2,
-                [&, key](qint64 lease, qint64 previous) {
-                    mostInFlight = std::max(mostInFlight.load(), ++inFlight);
-                    return casEstablish(&client, key, "v", lease, previous).then([&](const Status &done) {
-                        --inFlight;
-                        return done;
-                    });
-                },
-                fastHeals()));
+            keepers.push_back(keepCounted(&client, "/shka/turns/" + QByteArray::number(i), 2, &inFlight, fastHeals()));
             events.push_back(std::make_unique<QSignalSpy>(keepers.back().get(), &SelfHealingKeepAlive::leaseEvent));
             Status started;
             QETCD_AWAIT(keepers.back()->start(), started);
             QVERIFY2(started.isOk(), qPrintable(started.toString()));
         }
-        mostInFlight = 0;
+        inFlight.most = 0;
 
         m_proxy->setMode(FaultProxy::Mode::Blackhole);
         QTRY_VERIFY_WITH_TIMEOUT(std::all_of(events.cbegin(), events.cend(), [](const auto &spy) {
@@ -351,7 +364,7 @@ private Q_SLOTS:
                                      return leaseEventKinds(*spy).contains(LeaseEventKind::Restored);
                                  }),
                                  scaledMs(30000));
-        QVERIFY2(mostInFlight.load() >= 1 && mostInFlight.load() <= 3, qPrintable(QString::number(mostInFlight.load())));
+        QVERIFY2(inFlight.most.load() >= 1 && inFlight.most.load() <= 3, qPrintable(QString::number(inFlight.most.load())));
         for (int i = 0; i < Keepers; ++i)
             QCOMPARE(read("/shka/turns/" + QByteArray::number(i)).lease, keepers[i]->currentLeaseId());
     }
@@ -365,23 +378,12 @@ private Q_SLOTS:
         Client client(options);
         m_proxy->setDelay(50ms);  // answers take a while: without turns, establishments overlap
         m_proxy->setMode(FaultProxy::Mode::Delay);
-        std::atomic<int> inFlight{0};
-        std::atomic<int> mostInFlight{0};
+        EstablishmentsInFlight inFlight;
         constexpr int Keepers = 30;
         std::vector<std::unique_ptr<SelfHealingKeepAlive>> keepers;
         std::vector<QFuture<Status>> starts;
         for (int i = 0; i < Keepers; ++i) {
-            const QByteArray key = "/shka/startturns/" + QByteArray::number(i);
-            keepers.push_back(std::make_unique<SelfHealingKeepAlive>(
-                &client, 10,
-                [&, key](qint64 lease, qint64 previous) {
-                    mostInFlight = std::max(mostInFlight.load(), ++inFlight);
-                    return casEstablish(&client, key, "v", lease, previous).then([&](const Status &done) {
-                        --inFlight;
-                        return done;
-                    });
-                },
-                fastHeals()));
+            keepers.push_back(keepCounted(&client, "/shka/startturns/" + QByteArray::number(i), 10, &inFlight, fastHeals()));
             starts.push_back(keepers.back()->start());
         }
         for (const QFuture<Status> &start : starts) {
@@ -389,7 +391,7 @@ private Q_SLOTS:
             QETCD_AWAIT(start, started);
             QVERIFY2(started.isOk(), qPrintable(started.toString()));
         }
-        QVERIFY2(mostInFlight.load() >= 1 && mostInFlight.load() <= 3, qPrintable(QString::number(mostInFlight.load())));
+        QVERIFY2(inFlight.most.load() >= 1 && inFlight.most.load() <= 3, qPrintable(QString::number(inFlight.most.load())));
         for (int i = 0; i < Keepers; ++i)
             QCOMPARE(read("/shka/startturns/" + QByteArray::number(i)).lease, keepers[i]->currentLeaseId());
     }
