@@ -22,7 +22,8 @@ enum class SendFault {
     LoseAnswer,  // sent and carried out by etcd, but the caller hears DeadlineExceeded
     Refuse,      // never sent; the caller hears Unavailable
     // Not sent; answered as etcd answers when more proposals wait than it takes. The call is
-    // retried as that answer would be, and the hook is asked again before each retry.
+    // retried as that answer would be, and the hook is asked again before each retry, there on
+    // the completion-queue thread.
     TooManyRequests,
     // Never sent; answered as a member that has not applied the latest writes yet may answer a
     // serializable transaction (after a fail-over to one that lags): its compares fail, Ok and
