@@ -401,7 +401,7 @@ ApplicationWindow {
                     text: endpointsLabel.everyEndpoint
                 }
                 HoverHandler { id: endpointsHover }
-                ToolTip.visible: endpointsHover.hovered && endpointsLabel.text !== endpointsLabel.everyEndpoint
+                ToolTip.visible: endpointsHover.hovered && (endpointsLabel.text !== endpointsLabel.everyEndpoint || endpointsLabel.truncated)
                 ToolTip.text: window.endpoints.join("\n") + via
                 ToolTip.delay: 600
             }
