@@ -152,12 +152,14 @@ private Q_SLOTS:
         QTRY_COMPARE_WITH_TIMEOUT(entriesLeft(), qint64(0), scaledMs(10000));
     }
 
-    // Two participants go on holding past their permit's loss: more holders than permits.
+    // Three participants go on holding past their permit's loss: more holders than permits. (Three,
+    // not two: a catch needs a saboteur's loss while both permits are taken again, and the run
+    // has 120 s to find one.)
     void catchesHoldersThatIgnoreTheirLoss()
     {
         CheckerRun checker(0);
         FencedRun run(participantCount, holdersPrefix, permitCount);
-        start(run, checker, QStringLiteral("ignore-loss"), 2);
+        start(run, checker, QStringLiteral("ignore-loss"), 3);
         if (QTest::currentTestFailed())
             return;
         const QString found = runUntilCaught(run.participants, checker.random, faults(), 120, [&run] { return run.violation(); });
@@ -167,12 +169,13 @@ private Q_SLOTS:
         QVERIFY2(stopParticipants(run.participants).isEmpty(), "the participants did not stop cleanly");
     }
 
-    // Two participants write without the fence: a write held up past their permit lands late.
+    // Every participant writes without the fence: a write held up past its permit lands late
+    // (every one, so that a fault on any holder can show it; see tst_mutexchecker).
     void catchesWritesThatSkipTheFence()
     {
         CheckerRun checker(0);
         FencedRun run(participantCount, holdersPrefix, permitCount);
-        start(run, checker, QStringLiteral("unfenced"), 2);
+        start(run, checker, QStringLiteral("unfenced"), participantCount);
         if (QTest::currentTestFailed())
             return;
         const QString found = runUntilCaught(run.participants, checker.random, faults(), 120, [&run] { return run.violation(); });
