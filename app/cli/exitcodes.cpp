@@ -12,7 +12,8 @@ ExitCode exitCodeFor(const Status &failure, FailureOrigin origin)
     case StatusCode::DeadlineExceeded:
         return origin == FailureOrigin::OwnTimeout ? Failure : BadConnection;
     // etcd answers InvalidArgument to an empty key, a too long TTL or a wrong password, and
-    // OutOfRange to a revision that is compacted or still to come.
+    // OutOfRange to a revision that is compacted or still to come (and a counter refuses an
+    // addition past 64 bits with it).
     case StatusCode::InvalidArgument:
     case StatusCode::OutOfRange:
     case StatusCode::InvalidConfiguration:
@@ -39,7 +40,8 @@ QString exitCodesHelp()
         "  2    no answer from the cluster: unreachable, silent past --command-timeout,\n"
         "       TLS handshake failed\n"
         "  3    invalid input: etcd refused what was asked (an empty key, a compacted\n"
-        "       or future revision, wrong credentials)\n"
+        "       or future revision, wrong credentials), or a counter's addition would\n"
+        "       go past 64 bits\n"
         "  5    interrupted: SIGINT or SIGTERM ended a wait before its result (a lock\n"
         "       still queued, a queue take, a barrier wait)\n"
         "  128  bad arguments: unknown command or option, a malformed value; nothing\n"

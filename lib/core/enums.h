@@ -34,7 +34,7 @@ enum class StatusCode : int {
     ResourceExhausted = 8,   ///< etcd is overloaded, or an answer exceeds maxReceiveMessageSize.
     FailedPrecondition = 9,  ///< The state does not allow the request (etcd's, or the recipe's).
     Aborted = 10,            ///< etcd aborted the request.
-    OutOfRange = 11,         ///< A revision outside what etcd keeps (compacted, or in the future).
+    OutOfRange = 11,         ///< A revision outside what etcd keeps (compacted, future); a counter past 64 bits.
     Unimplemented = 12,      ///< The server does not offer the call.
     Internal = 13,           ///< An internal error in gRPC or etcd; retried as transient.
     Unavailable = 14,        ///< No member could be reached; retried as transient.

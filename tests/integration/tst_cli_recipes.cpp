@@ -343,6 +343,19 @@ private Q_SLOTS:
         QCOMPARE(out, QByteArray("{\"path\":\"/cr/n\",\"value\":10}\n"));
     }
 
+    void counterPastSixtyFourBitsExits3AndWritesNothing()
+    {
+        QByteArray out;
+        QByteArray err;
+        QCOMPARE(runToEnd({"counter", "/cr/max", "set", "9223372036854775807", "--yes"}, &out), 0);
+        QCOMPARE(runToEnd({"counter", "/cr/max", "add", "1"}, &out, &err), 3);
+        QCOMPARE(out, QByteArray());
+        QVERIFY2(err.startsWith("qetcd: ") && err.contains("adding 1 to 9223372036854775807") && err.contains("64-bit"),
+                 err.constData());
+        QCOMPARE(runToEnd({"counter", "/cr/max", "get"}, &out), 0);
+        QCOMPARE(out, QByteArray("9223372036854775807\n"));
+    }
+
     void counterRepeatPrintsEachCommittedValue()
     {
         QByteArray out;

@@ -7,6 +7,7 @@
 
 #include <QtTest/QtTest>
 
+#include <limits>
 #include <set>
 
 using namespace QEtcd;
@@ -85,6 +86,38 @@ private Q_SLOTS:
         QETCD_AWAIT(counter.compareAndSetAsync(42, -1), result);
         QVERIFY(result.status.isOk());
         QCOMPARE(counter.get().value, -1);
+    }
+
+    // A sequence number that wrapped around would repeat or turn negative, and nobody would know.
+    void anAddPastSixtyFourBitsIsRefusedAndWritesNothing()
+    {
+        constexpr qint64 largest = std::numeric_limits<qint64>::max();
+        constexpr qint64 smallest = std::numeric_limits<qint64>::min();
+        DistributedAtomicLong counter(m_observer.get(), "/counters/edge", startingAt(largest - 1));
+        QCOMPARE(counter.increment().value, largest);
+        const auto modRevision = [this] {
+            RangeResult got;
+            [&] { QETCD_AWAIT(m_observer->get("/counters/edge"), got); }();
+            return got.kvs.value(0).modRevision;
+        };
+        const qint64 written = modRevision();
+
+        AtomicLongResult result = counter.increment();
+        QCOMPARE(result.status.code(), StatusCode::OutOfRange);
+        QCOMPARE(result.value, largest);
+        QVERIFY2(result.status.message().contains("adding 1 to 9223372036854775807"),
+                 qPrintable(result.status.toString()));
+        QCOMPARE(counter.add(largest).status.code(), StatusCode::OutOfRange);
+        QCOMPARE(modRevision(), written);
+        QCOMPARE(bytes("/counters/edge"), QByteArray::fromHex("7fffffffffffffff"));
+
+        QCOMPARE(counter.add(0).value, largest);
+        QCOMPARE(counter.add(smallest).value, -1);
+        QCOMPARE(counter.add(smallest + 1).value, smallest);
+        QETCD_AWAIT(counter.decrementAsync(), result);
+        QCOMPARE(result.status.code(), StatusCode::OutOfRange);
+        QCOMPARE(result.value, smallest);
+        QCOMPARE(bytes("/counters/edge"), QByteArray::fromHex("8000000000000000"));
     }
 
     void theFirstDefaultWins()

@@ -11,6 +11,8 @@
 #include <QtCore/QTimer>
 #include <QtCore/QtEndian>
 
+#include <limits>
+
 namespace QEtcd {
 
 using namespace Internal;
@@ -137,8 +139,18 @@ public:
         case Change::Kind::Get:
             return finish(change, now);
         case Change::Kind::Add:
-            // Wraps around like the reference's Java long.
-            return commit(change, kv, qint64(quint64(*value) + quint64(change->operand)));
+            // The reference's Java long wraps around: a sequence number would turn negative, or
+            // repeat, without anyone being told.
+            if (change->operand > 0 ? *value > std::numeric_limits<qint64>::max() - change->operand
+                                    : *value < std::numeric_limits<qint64>::min() - change->operand) {
+                now.status = Status(StatusCode::OutOfRange,
+                                    context + QStringLiteral(": adding %1 to %2 would go past a 64-bit integer; "
+                                                             "nothing written")
+                                                  .arg(change->operand)
+                                                  .arg(*value));
+                return finish(change, now);
+            }
+            return commit(change, kv, *value + change->operand);
         case Change::Kind::CompareAndSet:
             if (*value != change->expected) {
                 now.status = Status(StatusCode::Mismatch,

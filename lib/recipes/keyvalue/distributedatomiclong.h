@@ -29,7 +29,8 @@ struct QETCD_EXPORT AtomicLongResult : Result
 {
     /// get(): the value read. add(), increment(), decrement(), compareAndSet(): the value this
     /// call committed, so concurrent increments each see a value of their own. compareAndSet()
-    /// that found another value: Mismatch, and that value.
+    /// that found another value: Mismatch, and that value. An add() that would take the value
+    /// past a 64-bit integer: OutOfRange, and the value found.
     qint64 value = 0;
 };
 
@@ -59,7 +60,9 @@ public:
 
     /// Reads the value.
     AtomicLongResult get();
-    /// Adds \a delta; the result holds the value this call committed.
+    /// Adds \a delta; the result holds the value this call committed. Past the range of a
+    /// 64-bit integer nothing is written and the result is OutOfRange (the reference's Java
+    /// long wraps around instead).
     AtomicLongResult add(qint64 delta);
     /// Adds 1.
     AtomicLongResult increment();
