@@ -7,6 +7,7 @@
 
 #include <QEtcd/bulkdelete.h>
 
+#include <QtCore/QHash>
 #include <QtCore/QJsonArray>
 
 namespace QEtcd::Cli {
@@ -161,6 +162,57 @@ std::optional<qint64> nonNegative(const Invocation &invocation, const QString &o
     return std::nullopt;
 }
 
+// etcdctl's --order and --sort-by, in either case. Sorted by anything but the key and in no
+// order, etcd sorts ascending; sorted by the key ascending is etcd's own order, asked as none
+// so that a --limit does not make etcd sort the whole range first.
+bool sorting(const Invocation &invocation, RangeOptions *options, QString *error)
+{
+    static const QHash<QString, SortTarget> targets{{QStringLiteral("CREATE"), SortTarget::CreateRevision},
+                                                    {QStringLiteral("KEY"), SortTarget::Key},
+                                                    {QStringLiteral("MODIFY"), SortTarget::ModRevision},
+                                                    {QStringLiteral("VALUE"), SortTarget::Value},
+                                                    {QStringLiteral("VERSION"), SortTarget::Version}};
+    const QString order = invocation.value(QStringLiteral("order")).toUpper();
+    const QString target = invocation.value(QStringLiteral("sort-by")).toUpper();
+    if (order == QLatin1String("ASCEND")) {
+        options->sortOrder = SortOrder::Ascending;
+    } else if (order == QLatin1String("DESCEND")) {
+        options->sortOrder = SortOrder::Descending;
+    } else if (invocation.isSet(QStringLiteral("order"))) {
+        *error = QStringLiteral("--order must be ASCEND or DESCEND, not \"%1\"")
+                     .arg(invocation.value(QStringLiteral("order")));
+        return false;
+    }
+    if (invocation.isSet(QStringLiteral("sort-by"))) {
+        const auto found = targets.constFind(target);
+        if (found == targets.cend()) {
+            *error = QStringLiteral("--sort-by must be CREATE, KEY, MODIFY, VALUE or VERSION, not \"%1\"")
+                         .arg(invocation.value(QStringLiteral("sort-by")));
+            return false;
+        }
+        options->sortTarget = *found;
+    }
+    if (options->sortTarget != SortTarget::Key && options->sortOrder == SortOrder::None)
+        options->sortOrder = SortOrder::Ascending;
+    if (options->sortTarget == SortTarget::Key && options->sortOrder == SortOrder::Ascending)
+        options->sortOrder = SortOrder::None;
+    return true;
+}
+
+// etcdctl's --consistency: l (linearizable, the default) or s (serializable).
+bool consistency(const Invocation &invocation, RangeOptions *options, QString *error)
+{
+    const QString asked = invocation.value(QStringLiteral("consistency"));
+    if (!invocation.isSet(QStringLiteral("consistency")) || asked == QLatin1String("l"))
+        return true;
+    if (asked == QLatin1String("s")) {
+        options->serializable = true;
+        return true;
+    }
+    *error = QStringLiteral("--consistency must be l (linearizable) or s (serializable), not \"%1\"").arg(asked);
+    return false;
+}
+
 int runGet(Invocation &invocation)
 {
     const QByteArray key = invocation.arguments().value(0).toUtf8();
@@ -169,11 +221,20 @@ int runGet(Invocation &invocation)
     const auto range = keyRange(invocation, &error);
     const auto limit = nonNegative(invocation, QStringLiteral("limit"), &error);
     const auto revision = nonNegative(invocation, QStringLiteral("rev"), &error);
-    if (!range || !limit || !revision)
+    const auto minMod = nonNegative(invocation, QStringLiteral("min-mod-revision"), &error);
+    const auto maxMod = nonNegative(invocation, QStringLiteral("max-mod-revision"), &error);
+    const auto minCreate = nonNegative(invocation, QStringLiteral("min-create-revision"), &error);
+    const auto maxCreate = nonNegative(invocation, QStringLiteral("max-create-revision"), &error);
+    if (!range || !limit || !revision || !minMod || !maxMod || !minCreate || !maxCreate
+        || !sorting(invocation, &options, &error) || !consistency(invocation, &options, &error))
         return invocation.usageError(error);
     options.range = *range;
     options.limit = *limit;
     options.revision = *revision;
+    options.minModRevision = *minMod;
+    options.maxModRevision = *maxMod;
+    options.minCreateRevision = *minCreate;
+    options.maxCreateRevision = *maxCreate;
     options.keysOnly = invocation.isSet(QStringLiteral("keys-only"));
     options.countOnly = invocation.isSet(QStringLiteral("count-only"));
     const bool valuesOnly = invocation.isSet(QStringLiteral("print-value-only"));
@@ -413,6 +474,21 @@ Command getCommand()
         flag(QStringLiteral("keys-only"), QStringLiteral("Print the keys without values")),
         flag(QStringLiteral("count-only"), QStringLiteral("Print only how many keys there are")),
         flag(QStringLiteral("print-value-only"), QStringLiteral("Print only the values (text output)")),
+        valued(QStringLiteral("order"), QStringLiteral("ORDER"),
+               QStringLiteral("ASCEND or DESCEND (with --sort-by alone: ASCEND)")),
+        valued(QStringLiteral("sort-by"), QStringLiteral("TARGET"),
+               QStringLiteral("Sort by CREATE, KEY, MODIFY, VALUE or VERSION [default KEY]")),
+        valued(QStringLiteral("consistency"), QStringLiteral("l|s"),
+               QStringLiteral("l: linearizable; s: serializable, answered by the member from its own copy, "
+                              "faster and maybe stale [default l]")),
+        valued(QStringLiteral("min-mod-revision"), QStringLiteral("REVISION"),
+               QStringLiteral("Only keys last changed at or after REVISION")),
+        valued(QStringLiteral("max-mod-revision"), QStringLiteral("REVISION"),
+               QStringLiteral("Only keys last changed at or before REVISION")),
+        valued(QStringLiteral("min-create-revision"), QStringLiteral("REVISION"),
+               QStringLiteral("Only keys created at or after REVISION")),
+        valued(QStringLiteral("max-create-revision"), QStringLiteral("REVISION"),
+               QStringLiteral("Only keys created at or before REVISION")),
     };
     command.run = runGet;
     command.printsFields = true;

@@ -177,6 +177,50 @@ private Q_SLOTS:
         QVERIFY2(isOneLine(run.err), run.err.constData());
     }
 
+    // etcdctl 3.5's revision bounds (3.4 lacks them, so tst_cli_compat cannot compare them).
+    void getBetweenRevisions()
+    {
+        const auto revisionOf = [this](const char *key, const char *value) {
+            return jsonLines(qetcd({"put", key, value, "--json"}).out).value(0).value("revision").toInteger();
+        };
+        const qint64 first = revisionOf("/cli/b/1", "x");
+        const qint64 second = revisionOf("/cli/b/2", "x");
+        const qint64 changed = revisionOf("/cli/b/1", "y");
+        QVERIFY(first < second && second < changed);
+        const auto keys = [this](const QStringList &bounds) {
+            return qetcd(QStringList{"get", "/cli/b/", "--prefix", "--keys-only"} + bounds).out;
+        };
+        QCOMPARE(keys({"--min-mod-revision", QString::number(second)}), QByteArray("/cli/b/1\n/cli/b/2\n"));
+        QCOMPARE(keys({"--max-mod-revision", QString::number(second)}), QByteArray("/cli/b/2\n"));
+        QCOMPARE(keys({"--min-create-revision", QString::number(second)}), QByteArray("/cli/b/2\n"));
+        QCOMPARE(keys({"--max-create-revision", QString::number(first)}), QByteArray("/cli/b/1\n"));
+        QCOMPARE(keys({"--min-mod-revision", QString::number(changed + 1)}), QByteArray());
+
+        const Run bad = qetcd({"get", "/cli/b/", "--prefix", "--max-create-revision", "soon"});
+        QCOMPARE(bad.exitCode, 128);
+        QVERIFY2(isOneLine(bad.err) && bad.err.contains("--max-create-revision"), bad.err.constData());
+    }
+
+    void getRefusesAnUnknownOrderSortOrConsistency_data()
+    {
+        QTest::addColumn<QStringList>("arguments");
+        QTest::addColumn<QByteArray>("named");
+        QTest::newRow("order") << QStringList{"--order", "up"} << QByteArray("--order must be ASCEND or DESCEND, not \"up\"");
+        QTest::newRow("sort-by") << QStringList{"--sort-by", "size"} << QByteArray("--sort-by must be CREATE, KEY, MODIFY");
+        QTest::newRow("consistency") << QStringList{"--consistency", "linearizable"}
+                                     << QByteArray("--consistency must be l (linearizable) or s (serializable)");
+    }
+
+    void getRefusesAnUnknownOrderSortOrConsistency()
+    {
+        QFETCH(QStringList, arguments);
+        QFETCH(QByteArray, named);
+        const Run run = qetcd(QStringList{"get", "/cli/p/", "--prefix"} + arguments);
+        QCOMPARE(run.exitCode, 128);
+        QVERIFY2(isOneLine(run.err) && run.err.contains(named), run.err.constData());
+        QCOMPARE(run.out, QByteArray());
+    }
+
     void getAtRevision()
     {
         const Run first = qetcd({"put", "/cli/rev", "old", "--json"});

@@ -371,6 +371,16 @@ private Q_SLOTS:
         QTest::newRow("from key") << QStringList{"get", "/cc/e/b", "--from-key"};
         QTest::newRow("no match") << QStringList{"get", "/cc/e/none"};
         QTest::newRow("no match in a prefix") << QStringList{"get", "/cc/none/", "--prefix"};
+        QTest::newRow("sorted by value, descending")
+            << QStringList{"get", "/cc/e/", "--prefix", "--sort-by", "VALUE", "--order", "DESCEND"};
+        QTest::newRow("sorted by modify, no order") << QStringList{"get", "/cc/e/", "--prefix", "--sort-by", "modify"};
+        QTest::newRow("key order descending, limit")
+            << QStringList{"get", "/cc/e/", "--prefix", "--order", "descend", "--limit", "2"};
+        QTest::newRow("by version, ascending, limit")
+            << QStringList{"get", "/cc/e/", "--prefix", "--sort-by", "VERSION", "--order", "ASCEND", "--limit", "3"};
+        QTest::newRow("by create revision, descending, keys only")
+            << QStringList{"get", "/cc/e/", "--prefix", "--sort-by", "CREATE", "--order", "DESCEND", "--keys-only"};
+        QTest::newRow("serializable") << QStringList{"get", "/cc/e/", "--prefix", "--consistency", "s"};
     }
 
     void getPrintsWhatEtcdctlPrints()
