@@ -280,6 +280,15 @@ int runPut(Invocation &invocation)
     const QByteArray value = invocation.arguments().value(1).toUtf8();
     PutOptions options;
     options.prevKv = invocation.isSet(QStringLiteral("prev-kv"));
+    options.ignoreValue = invocation.isSet(QStringLiteral("ignore-value"));
+    options.ignoreLease = invocation.isSet(QStringLiteral("ignore-lease"));
+    const bool valueGiven = invocation.arguments().size() > 1;
+    if (options.ignoreValue && valueGiven)
+        return invocation.usageError(QStringLiteral("--ignore-value keeps the key's value: give KEY alone"));
+    if (!options.ignoreValue && !valueGiven)
+        return invocation.usageError(QStringLiteral("expects KEY VALUE (KEY alone with --ignore-value)"));
+    if (options.ignoreLease && invocation.isSet(QStringLiteral("lease")))
+        return invocation.usageError(QStringLiteral("--ignore-lease keeps the key's lease: --lease cannot go with it"));
     if (invocation.isSet(QStringLiteral("lease"))) {
         QString error;
         const auto lease = parseLeaseId(invocation.value(QStringLiteral("lease")), &error);
@@ -510,11 +519,17 @@ Command putCommand()
         "--fence LOCK_KEY=TOKEN writes only while LOCK_KEY still has create revision\n"
         "TOKEN, the fencing token of a hold: inside `qetcd lock NAME -- COMMAND`, give\n"
         "--fence \"$QETCD_LOCK_KEY=$QETCD_FENCING_TOKEN\", and a hold that was lost or\n"
-        "broken meanwhile writes nothing (exit 1, OwnershipLost).");
+        "broken meanwhile writes nothing (exit 1, OwnershipLost).\n"
+        "--ignore-value (KEY alone) moves an existing key onto --lease, or off its lease,\n"
+        "keeping its value; --ignore-lease changes the value and keeps the key's lease.\n"
+        "Either on a key that does not exist writes nothing (exit 3, etcd's \"key not\n"
+        "found\").");
     command.arguments = {{QStringLiteral("KEY"), QStringLiteral("The key to write")},
-                         {QStringLiteral("VALUE"), QStringLiteral("The value; put -- before one that starts with -")}};
+                         {QStringLiteral("VALUE"), QStringLiteral("The value; put -- before one that starts with -"), true}};
     command.options = {
         valued(QStringLiteral("lease"), QStringLiteral("ID"), QStringLiteral("Attach the key to this lease (hex ID)")),
+        flag(QStringLiteral("ignore-value"), QStringLiteral("Keep the key's value (give KEY alone)")),
+        flag(QStringLiteral("ignore-lease"), QStringLiteral("Keep the key's lease")),
         flag(QStringLiteral("prev-kv"), QStringLiteral("Print the key-value pair this put replaced")),
         valued(QStringLiteral("fence"), QStringLiteral("LOCK_KEY=TOKEN"),
                QStringLiteral("Write only while that hold stands (its key has create revision TOKEN)")),

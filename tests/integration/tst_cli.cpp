@@ -177,6 +177,39 @@ private Q_SLOTS:
         QVERIFY2(isOneLine(run.err), run.err.constData());
     }
 
+    // A key moved onto a lease and off it, its value kept; its value changed, its lease kept.
+    void putIgnoresValueOrLease()
+    {
+        const Run granted = qetcd({"lease", "grant", "600", "--json"});
+        QCOMPARE(granted.exitCode, 0);
+        const QString lease = jsonLines(granted.out).value(0).value("lease_id").toString();
+        QVERIFY2(!lease.isEmpty(), granted.out.constData());
+        const auto leaseOf = [this] {
+            return jsonLines(qetcd({"get", "/cli/iv", "--json"}).out).value(0).value("lease").toString();
+        };
+        QCOMPARE(qetcd({"put", "/cli/iv", "first"}).exitCode, 0);
+        QCOMPARE(qetcd({"put", "/cli/iv", "--ignore-value", "--lease", lease}).exitCode, 0);
+        QCOMPARE(qetcd({"get", "/cli/iv", "--print-value-only"}).out, QByteArray("first\n"));
+        QCOMPARE(leaseOf(), lease);
+        QCOMPARE(qetcd({"put", "/cli/iv", "second", "--ignore-lease"}).exitCode, 0);
+        QCOMPARE(qetcd({"get", "/cli/iv", "--print-value-only"}).out, QByteArray("second\n"));
+        QCOMPARE(leaseOf(), lease);
+        QCOMPARE(qetcd({"put", "/cli/iv", "--ignore-value"}).exitCode, 0);
+        QCOMPARE(leaseOf(), QString());
+
+        const Run absent = qetcd({"put", "/cli/iv-none", "--ignore-value"});
+        QCOMPARE(absent.exitCode, 3);
+        QVERIFY2(isOneLine(absent.err) && absent.err.contains("key not found"), absent.err.constData());
+        QCOMPARE(qetcd({"get", "/cli/iv-none", "--count-only"}).out, QByteArray("0\n"));
+        for (const QStringList &bad : {QStringList{"put", "/cli/iv", "x", "--ignore-value"}, QStringList{"put", "/cli/iv"},
+                                       QStringList{"put", "/cli/iv", "x", "--ignore-lease", "--lease", lease}}) {
+            const Run refused = qetcd(bad);
+            QCOMPARE(refused.exitCode, 128);
+            QVERIFY2(isOneLine(refused.err), refused.err.constData());
+        }
+        QCOMPARE(qetcd({"get", "/cli/iv", "--print-value-only"}).out, QByteArray("second\n"));
+    }
+
     // etcdctl 3.5's revision bounds (3.4 lacks them, so tst_cli_compat cannot compare them).
     void getBetweenRevisions()
     {

@@ -444,7 +444,8 @@ private Q_SLOTS:
         };
         m_cluster.etcdctl({"del", key});
         for (const QStringList &write : {QStringList{"put", key, "v"}, QStringList{"put", key, "v", "--prev-kv"},
-                                         QStringList{"put", key, "v"}}) {
+                                         QStringList{"put", key, "v"}, QStringList{"put", key, "--ignore-value", "--prev-kv"},
+                                         QStringList{"put", key, "v", "--ignore-lease", "--prev-kv"}}) {
             const auto [exitCode, ours, theirs] = both(write);
             QCOMPARE(exitCode, 0);
             QCOMPARE(ours, theirs);
