@@ -5,11 +5,15 @@
 
 #include "kvformat.h"
 
+#include <QtCore/QElapsedTimer>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <memory>
+#include <vector>
 
 namespace QEtcd::Cli {
 
@@ -258,6 +262,237 @@ int runEndpointStatus(Invocation &invocation)
     }
     return firstFailure ? Success : invocation.failed(firstFailure);
 }
+// Go's time.Duration.String(), in which etcdctl says how long a health check took: "850.2µs",
+// "18.368799ms", "1.001926921s", "1m2.5s".
+QString goDuration(qint64 ns)
+{
+    if (ns == 0)
+        return QStringLiteral("0s");
+    const auto withFraction = [](qint64 value, qint64 unit, int digits, const QString &suffix) {
+        QString text = QString::number(value / unit);
+        if (const qint64 rest = value % unit) {
+            QString decimals = QString::number(rest).rightJustified(digits, QLatin1Char('0'));
+            while (decimals.endsWith(QLatin1Char('0')))
+                decimals.chop(1);
+            text += QLatin1Char('.') + decimals;
+        }
+        return text + suffix;
+    };
+    if (ns < 1000)
+        return QString::number(ns) + QLatin1String("ns");
+    if (ns < 1000000)
+        return withFraction(ns, 1000, 3, QStringLiteral("\u00b5s"));
+    if (ns < 1000000000)
+        return withFraction(ns, 1000000, 6, QStringLiteral("ms"));
+    constexpr qint64 minute = 60 * qint64(1000000000);
+    const qint64 hours = ns / (60 * minute);
+    const qint64 minutes = ns % (60 * minute) / minute;
+    QString text;
+    if (hours > 0)
+        text += QString::number(hours) + QLatin1Char('h');
+    if (hours > 0 || minutes > 0)
+        text += QString::number(minutes) + QLatin1Char('m');
+    return text + withFraction(ns % minute, 1000000000, 9, QStringLiteral("s"));
+}
+
+struct EndpointHealth
+{
+    QString endpoint;
+    bool healthy = false;
+    qint64 tookNs = 0;
+    QString error;
+};
+
+// A health check's read and how long it took, timed where its answer landed rather than where
+// it was awaited after the others.
+struct TimedRead : RangeResult
+{
+    qint64 tookNs = -1;
+};
+
+// As etcdctl judges a member: healthy when a linearizable read went through consensus (a read
+// the user may not make did too) and the cluster has no alarm raised. Every endpoint is asked
+// at once, through a client of its own, under one deadline.
+int runEndpointHealth(Invocation &invocation)
+{
+    const QStringList endpoints = invocation.endpointsAsGiven();
+    const QDeadlineTimer deadline = invocation.requestDeadline();
+    QElapsedTimer sent;
+    sent.start();
+    std::vector<std::unique_ptr<Client>> clients;
+    QList<QFuture<TimedRead>> reads;
+    for (const QString &endpoint : endpoints) {
+        clients.push_back(invocation.clientFor(endpoint));
+        reads.append(clients.back()->get(QByteArrayLiteral("health")).then([sent](const RangeResult &read) {
+            TimedRead timed;
+            static_cast<RangeResult &>(timed) = read;
+            timed.tookNs = sent.nsecsElapsed();
+            return timed;
+        }));
+    }
+    QList<EndpointHealth> checks;
+    for (qsizetype i = 0; i < endpoints.size(); ++i) {
+        const TimedRead read = invocation.await(reads[i], QLatin1String("health check of ") + endpoints[i], deadline);
+        EndpointHealth check{endpoints[i], false, read.tookNs >= 0 ? read.tookNs : sent.nsecsElapsed(), {}};
+        if (!read.status && read.status.code() != StatusCode::PermissionDenied) {
+            check.error = read.status.message();
+            checks.append(check);
+            continue;
+        }
+        const AlarmListResult raised =
+            invocation.await(clients[size_t(i)]->alarms(), QLatin1String("alarm list of ") + endpoints[i], deadline);
+        if (!raised.status) {
+            check.error = QStringLiteral("Unable to fetch the alarm list");
+        } else if (!raised.alarms.isEmpty()) {
+            check.error = QStringLiteral("Active Alarm(s): ");
+            for (const Alarm &alarm : raised.alarms) {
+                check.error += QLatin1String(alarm.type == AlarmType::NoSpace ? "NOSPACE "
+                                                 : alarm.type == AlarmType::Corrupt ? "CORRUPT "
+                                                                                    : "UNKNOWN ");
+            }
+        } else {
+            check.healthy = true;
+        }
+        checks.append(check);
+    }
+
+    switch (invocation.output()) {
+    case OutputFormat::Json: {
+        QByteArrayList objects;
+        for (const EndpointHealth &check : checks) {
+            QByteArray text = "{\"endpoint\":" + jsonString(check.endpoint) + ",\"health\":" + boolText(check.healthy)
+                + ",\"took\":" + jsonString(goDuration(check.tookNs));
+            if (!check.error.isEmpty())
+                text += ",\"error\":" + jsonString(check.error);
+            objects.append(text + '}');
+        }
+        invocation.print('[' + objects.join(',') + ']');
+        break;
+    }
+    case OutputFormat::Fields:
+        for (const EndpointHealth &check : checks) {
+            invocation.print("\"Endpoint\" : " + goQuoted(check.endpoint.toUtf8()));
+            invocation.print("\"Health\" : " + boolText(check.healthy));
+            invocation.print("\"Took\" : " + goDuration(check.tookNs).toUtf8());
+            invocation.print("\"Error\" : " + check.error.toUtf8());
+            invocation.print(QByteArray());
+        }
+        break;
+    case OutputFormat::JsonLines:
+        for (const EndpointHealth &check : checks) {
+            QJsonObject object{{QLatin1String("endpoint"), check.endpoint},
+                               {QLatin1String("healthy"), check.healthy},
+                               {QLatin1String("took_ms"), std::round(double(check.tookNs) / 1000.0) / 1000.0}};
+            if (!check.error.isEmpty())
+                object.insert(QLatin1String("error"), check.error);
+            invocation.print(object);
+        }
+        break;
+    case OutputFormat::Table: {
+        QList<QStringList> rows;
+        for (const EndpointHealth &check : checks)
+            rows.append({check.endpoint, QString::fromLatin1(boolText(check.healthy)), goDuration(check.tookNs), check.error});
+        printBoxTable(invocation, {QStringLiteral("ENDPOINT"), QStringLiteral("HEALTH"), QStringLiteral("TOOK"), QStringLiteral("ERROR")},
+                      rows);
+        break;
+    }
+    case OutputFormat::Simple:
+        for (const EndpointHealth &check : checks) {
+            if (check.healthy) {
+                invocation.print(QStringLiteral("%1 is healthy: successfully committed proposal: took = %2")
+                                     .arg(check.endpoint, goDuration(check.tookNs))
+                                     .toUtf8());
+            } else {
+                invocation.printToStderr(QStringLiteral("%1 is unhealthy: failed to commit proposal: %2")
+                                             .arg(check.endpoint, check.error)
+                                             .toUtf8());
+            }
+        }
+        break;
+    }
+    const auto unhealthy = std::count_if(checks.cbegin(), checks.cend(), [](const EndpointHealth &c) { return !c.healthy; });
+    if (unhealthy == 0)
+        return Success;
+    return invocation.failed(Status(StatusCode::FailedPrecondition,
+                                    QStringLiteral("unhealthy cluster: %1 of %2 endpoints").arg(unhealthy).arg(checks.size())));
+}
+// Each member's hash of its keys' history up to --rev (its latest by default), to compare:
+// members that disagree hold different data. qetcd check consistency compares them itself.
+int runEndpointHashKV(Invocation &invocation)
+{
+    bool ok = true;
+    const qint64 revision = invocation.isSet(QStringLiteral("rev")) ? invocation.value(QStringLiteral("rev")).toLongLong(&ok) : 0;
+    if (!ok || revision < 0) {
+        return invocation.usageError(
+            QStringLiteral("--rev must be a whole number >= 0, not \"%1\"").arg(invocation.value(QStringLiteral("rev"))));
+    }
+    Client &client = invocation.client();
+    const QDeadlineTimer deadline = invocation.requestDeadline();
+    const QStringList endpoints = client.endpoints();
+    const QStringList given = invocation.endpointsAsGiven();
+    QList<QFuture<HashKVResult>> pending;
+    for (const QString &endpoint : endpoints)
+        pending.append(client.hashKV(endpoint, revision));
+    QList<std::pair<QString, HashKVResult>> hashes;
+    Status firstFailure;
+    for (qsizetype i = 0; i < endpoints.size(); ++i) {
+        const QString named = given.value(i, endpoints[i]);
+        const HashKVResult hash = invocation.await(pending[i], QLatin1String("hash of ") + named, deadline);
+        if (hash.status) {
+            hashes.append({named, hash});
+            continue;
+        }
+        invocation.printToStderr(
+            QStringLiteral("Failed to get the hash of endpoint %1 (%2)").arg(named, hash.status.message()).toUtf8());
+        if (firstFailure)
+            firstFailure = hash.status;
+    }
+
+    switch (invocation.output()) {
+    case OutputFormat::Json: {
+        QByteArrayList objects;
+        for (const auto &[endpoint, hash] : hashes) {
+            QByteArray text = "{\"Endpoint\":" + jsonString(endpoint) + ",\"HashKV\":{\"header\":" + headerJson(hash.header);
+            if (hash.hash != 0)
+                text += ",\"hash\":" + QByteArray::number(hash.hash);
+            if (hash.compactRevision != 0)
+                text += ",\"compact_revision\":" + QByteArray::number(hash.compactRevision);
+            objects.append(text + "}}");
+        }
+        invocation.print('[' + objects.join(',') + ']');
+        break;
+    }
+    case OutputFormat::Fields:
+        for (const auto &[endpoint, hash] : hashes) {
+            for (const QByteArray &line : headerFieldLines(hash.header))
+                invocation.print(line);
+            invocation.print("\"Endpoint\" : " + goQuoted(endpoint.toUtf8()));
+            invocation.print("\"Hash\" : " + QByteArray::number(hash.hash));
+            invocation.print(QByteArray());
+        }
+        break;
+    case OutputFormat::JsonLines:
+        for (const auto &[endpoint, hash] : hashes) {
+            invocation.print(QJsonObject{{QLatin1String("endpoint"), endpoint},
+                                         {QLatin1String("hash"), qint64(hash.hash)},
+                                         {QLatin1String("revision"), hash.header.revision},
+                                         {QLatin1String("compact_revision"), hash.compactRevision}});
+        }
+        break;
+    case OutputFormat::Table: {
+        QList<QStringList> rows;
+        for (const auto &[endpoint, hash] : hashes)
+            rows.append({endpoint, QString::number(hash.hash)});
+        printBoxTable(invocation, {QStringLiteral("ENDPOINT"), QStringLiteral("HASH")}, rows);
+        break;
+    }
+    case OutputFormat::Simple:
+        for (const auto &[endpoint, hash] : hashes)
+            invocation.print(QStringLiteral("%1, %2").arg(endpoint).arg(hash.hash).toUtf8());
+        break;
+    }
+    return firstFailure ? Success : invocation.failed(firstFailure);
+}
 } // namespace
 
 Command memberCommand()
@@ -285,22 +520,34 @@ Command endpointCommand()
 {
     Command command;
     command.name = QStringLiteral("endpoint");
-    command.summary = QStringLiteral("Each endpoint's state, as etcdctl's endpoint status prints it");
+    command.summary = QStringLiteral("Each endpoint's state, health or hash, as etcdctl's endpoint prints them");
     command.details = QStringLiteral(
         "Actions:\n"
         "  status  Each endpoint of --endpoints about itself: its member's ID, etcd\n"
         "          version, database size, whether it leads or is a learner, raft term,\n"
         "          index and applied index, and its errors.\n"
-        "Prints what etcdctl's endpoint status prints, in -w simple, json, fields and\n"
-        "table; -w jsonl (--json) prints one JSON object of qetcd's per endpoint, IDs in\n"
-        "hex. An endpoint that does not answer is left out, and the command fails\n"
-        "(exit 2) after printing the others. qetcd status is qetcd's own shape of the\n"
-        "same, with the members.");
-    command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("status (the only action)")}};
+        "  health  Whether each endpoint commits a linearizable read, and how long it\n"
+        "          took; an endpoint is unhealthy too while the cluster has an alarm\n"
+        "          raised. Healthy ones on stdout, unhealthy ones on stderr; any\n"
+        "          unhealthy one fails the command (exit 1) after all are printed.\n"
+        "  hashkv  Each endpoint's hash of its keys' history up to --rev (0: its\n"
+        "          latest): members that disagree hold different data (qetcd check\n"
+        "          consistency compares them for you).\n"
+        "Prints what etcdctl's endpoint status, health and hashkv print, in -w simple,\n"
+        "json, fields and table; -w jsonl (--json) prints one JSON object of qetcd's per\n"
+        "endpoint, IDs in hex. For status and hashkv an endpoint that does not answer is\n"
+        "left out, and the command fails (exit 2) after printing the others. qetcd\n"
+        "status is qetcd's own shape of the status, with the members.");
+    command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("status, health or hashkv")}};
+    command.options = {QCommandLineOption(QStringLiteral("rev"),
+                                          QStringLiteral("hashkv: the revision to hash up to (0: each member's latest)"),
+                                          QStringLiteral("REVISION"))};
     command.printsFields = true;
     command.printsTable = true;
     command.run = [](Invocation &invocation) {
-        return runAction(invocation, {{QStringLiteral("status"), {}, {}, runEndpointStatus}});
+        return runAction(invocation, {{QStringLiteral("status"), {}, {}, runEndpointStatus},
+                                      {QStringLiteral("health"), {}, {}, runEndpointHealth},
+                                      {QStringLiteral("hashkv"), {}, {QStringLiteral("rev")}, runEndpointHashKV}});
     };
     return command;
 }

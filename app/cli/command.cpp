@@ -136,6 +136,21 @@ Client &Invocation::client()
     return *m_client;
 }
 
+std::unique_ptr<Client> Invocation::clientFor(const QString &endpoint) const
+{
+    ClientOptions options = m_options.client;
+    options.endpoints = {endpoint};
+    return std::make_unique<Client>(options);
+}
+
+void Invocation::printToStderr(const QByteArray &line)
+{
+    standardStream(1).flush();
+    QFile &err = standardStream(2);
+    err.write(line + '\n');
+    err.flush();
+}
+
 void Invocation::print(const QByteArray &line)
 {
     standardStream(1).write(line + '\n');
@@ -302,10 +317,17 @@ QString Invocation::explained(const Status &failure) const
 
 Status Invocation::timedOut(const QString &what) const
 {
+    const QStringList &endpoints = m_options.client.endpoints;
+    const QString within = formatDuration(m_options.commandTimeout);
+    // A request to one member names it already (endpoint health, hashkv, status): the others
+    // may well have answered.
+    if (std::any_of(endpoints.cbegin(), endpoints.cend(), [&](const QString &one) { return what.contains(one); })) {
+        return Status(StatusCode::DeadlineExceeded,
+                      QStringLiteral("%1: no answer within %2 (--command-timeout)").arg(what, within));
+    }
     return Status(StatusCode::DeadlineExceeded,
                   QStringLiteral("%1: no answer from %2 within %3 (--command-timeout)")
-                      .arg(what, m_options.client.endpoints.join(QLatin1Char(',')),
-                           formatDuration(m_options.commandTimeout)));
+                      .arg(what, endpoints.join(QLatin1Char(',')), within));
 }
 
 namespace {

@@ -15,6 +15,7 @@
 
 #include <functional>
 #include <memory>
+#include <memory>
 
 namespace QEtcd::Cli {
 
@@ -83,6 +84,9 @@ public:
     QStringList values(const QString &option) const { return m_parser.values(option); }
 
     Client &client();
+    // A client of its own for one endpoint of --endpoints, with every other option given: its
+    // calls go to that member and never fail over to another.
+    std::unique_ptr<Client> clientFor(const QString &endpoint) const;
 
     // Waits for a call's result until deadline, by default --command-timeout from now; what
     // names the request in the message of a timeout ("get \"k\""). Requests started together
@@ -106,6 +110,9 @@ public:
     void printData(const QByteArray &bytes);
     // Standard output as print() writes it, for an EventWriter.
     QIODevice *standardOutput();
+    // A line of a command's findings on stderr (etcdctl prints an unhealthy endpoint there),
+    // after what stdout holds so far.
+    void printToStderr(const QByteArray &line);
     // Print "qetcd: <status message>" or "qetcd <command>: <message>" on stderr and return the
     // exit code: exitCodeFor(status, origin), or for a usage error BadArguments.
     int failed(const Status &status, FailureOrigin origin = FailureOrigin::Request);

@@ -427,6 +427,49 @@ private Q_SLOTS:
         QVERIFY2(isOneLine(run.err) && run.err.contains("--command-timeout"), run.err.constData());
     }
 
+    // One member answers, one is silent: the healthy one on stdout, the silent one on stderr,
+    // named alone (the other did answer), and the command fails after both are told.
+    void endpointHealthTellsEachMemberAndFailsOnASilentOne()
+    {
+        QTcpServer silent;
+        QVERIFY(silent.listen(QHostAddress::LocalHost));
+        const QString live = QString(m_cluster.clientUrl(0)).remove(QLatin1String("http://"));
+        const QString dead = QStringLiteral("127.0.0.1:%1").arg(silent.serverPort());
+        const Run run = qetcdWithEnvironment(
+            {"--endpoints", live + ',' + dead, "--command-timeout", "1s", "endpoint", "health"}, {});
+        QCOMPARE(run.exitCode, 1);
+        static const QRegularExpression healthy(QStringLiteral("^(\\S+) is healthy: successfully committed proposal: "
+                                                               "took = \\d+(\\.\\d+)?(\u00b5s|ms|s)\n$"));
+        const QRegularExpressionMatch match = healthy.match(QString::fromUtf8(run.out));
+        QVERIFY2(match.hasMatch() && match.captured(1) == live, run.out.constData());
+        const QByteArrayList told = run.err.split('\n');
+        QCOMPARE(told.size(), 3);
+        QVERIFY2(told[0].startsWith((dead + " is unhealthy: failed to commit proposal: ").toUtf8())
+                     && told[0].contains("no answer within 1s") && !told[0].contains(live.toUtf8()),
+                 run.err.constData());
+        QCOMPARE(told[1], QByteArray("qetcd: unhealthy cluster: 1 of 2 endpoints"));
+
+        const Run jsonLines = qetcdWithEnvironment(
+            {"--endpoints", live + ',' + dead, "--command-timeout", "1s", "endpoint", "health", "--json"}, {});
+        QCOMPARE(jsonLines.exitCode, 1);
+        const QList<QJsonObject> objects = ::jsonLines(jsonLines.out);
+        QCOMPARE(objects.size(), 2);
+        QCOMPARE(objects[0].value("healthy").toBool(), true);
+        QCOMPARE(objects[1].value("endpoint").toString(), dead);
+        QCOMPARE(objects[1].value("healthy").toBool(), false);
+        QVERIFY(objects[1].value("took_ms").toDouble() >= 1000);
+    }
+
+    void endpointHashKVRefusesABadRevision()
+    {
+        const Run run = qetcd({"endpoint", "hashkv", "--rev", "-1"});
+        QCOMPARE(run.exitCode, 128);
+        QVERIFY2(isOneLine(run.err) && run.err.contains("--rev"), run.err.constData());
+        const Run misplaced = qetcd({"endpoint", "health", "--rev", "3"});
+        QCOMPARE(misplaced.exitCode, 128);
+        QVERIFY2(isOneLine(misplaced.err) && misplaced.err.contains("--rev does not apply to health"), misplaced.err.constData());
+    }
+
     void namespacePrefixesKeys()
     {
         Run run = qetcd({"--namespace", "/cli/ns/", "put", "k", "v"});

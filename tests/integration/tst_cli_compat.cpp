@@ -588,7 +588,9 @@ private Q_SLOTS:
         for (const char *format : {"simple", "json", "fields", "table"}) {
             QTest::addRow("member list -w %s", format) << QStringList{"member", "list", "-w", format};
             QTest::addRow("endpoint status -w %s", format) << QStringList{"endpoint", "status", "-w", format};
+            QTest::addRow("endpoint hashkv -w %s", format) << QStringList{"endpoint", "hashkv", "-w", format};
         }
+        QTest::newRow("endpoint hashkv --rev") << QStringList{"endpoint", "hashkv", "--rev", "1"};
     }
 
     void memberListAndEndpointStatusPrintWhatEtcdctlPrints()
@@ -609,6 +611,49 @@ private Q_SLOTS:
         }
         QVERIFY(!theirs.isEmpty());
         QCOMPARE(ours, theirs.chopped(1));  // rawLines() leave the last line break out
+    }
+
+    // endpoint health in etcdctl's four formats; only how long each check took differs (and,
+    // in a table, the column that says so).
+    void endpointHealthPrintsWhatEtcdctlPrints_data()
+    {
+        QTest::addColumn<QString>("format");
+        for (const char *format : {"simple", "json", "fields", "table"})
+            QTest::newRow(format) << QString::fromLatin1(format);
+    }
+
+    void endpointHealthPrintsWhatEtcdctlPrints()
+    {
+        QFETCH(QString, format);
+        const QString endpoint = QString(m_cluster.clientUrl(0)).remove(QLatin1String("http://"));
+        const QStringList given{"--endpoints", endpoint, "endpoint", "health", "-w", format};
+        QByteArray ours;
+        QByteArray err;
+        QCOMPARE(runToEnd(given, &ours, &err), 0);
+        QVERIFY2(err.isEmpty(), err.constData());
+        int theirExitCode = -1;
+        QByteArray theirErr;
+        QByteArray theirs = m_cluster.etcdctl(given, &theirExitCode, &theirErr);
+        QCOMPARE(theirExitCode, 0);
+        // etcdctl 3.4 prints a healthy endpoint's line on stderr; 3.5 and qetcd on stdout.
+        if (format == QLatin1String("simple"))
+            theirs = theirErr;
+        // A duration as Go prints one ("4.264025ms", "850.2µs"), and a table's borders and padding.
+        const auto shape = [](const QByteArray &text) {
+            static const QRegularExpression took(QStringLiteral("\\d+(\\.\\d+)?(ns|\u00b5s|ms|s)\\b"));
+            QStringList lines;
+            for (const QString &line : QString::fromUtf8(text).split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+                if (line.startsWith(QLatin1Char('+')))
+                    continue;
+                QStringList cells = line.split(QLatin1Char('|'));
+                for (QString &cell : cells)
+                    cell = cell.trimmed().replace(took, QStringLiteral("T"));
+                lines.append(cells.join(QLatin1Char('|')));
+            }
+            return lines;
+        };
+        QVERIFY2(ours.contains(endpoint.toUtf8()) && !ours.contains("unhealthy") && !ours.contains("false"), ours.constData());
+        QCOMPARE(shape(ours), shape(theirs));
     }
 
     // Revoking a lease deletes its keys: asked first, naming how many; refused under --read-only
