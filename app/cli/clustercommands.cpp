@@ -3,6 +3,7 @@
 // parse. `status` is qetcd's own look at the same (statuscommand.cpp).
 #include "commands.h"
 
+#include "duration.h"
 #include "kvformat.h"
 
 #include <QtCore/QElapsedTimer>
@@ -262,39 +263,6 @@ int runEndpointStatus(Invocation &invocation)
     }
     return firstFailure ? Success : invocation.failed(firstFailure);
 }
-// Go's time.Duration.String(), in which etcdctl says how long a health check took: "850.2µs",
-// "18.368799ms", "1.001926921s", "1m2.5s".
-QString goDuration(qint64 ns)
-{
-    if (ns == 0)
-        return QStringLiteral("0s");
-    const auto withFraction = [](qint64 value, qint64 unit, int digits, const QString &suffix) {
-        QString text = QString::number(value / unit);
-        if (const qint64 rest = value % unit) {
-            QString decimals = QString::number(rest).rightJustified(digits, QLatin1Char('0'));
-            while (decimals.endsWith(QLatin1Char('0')))
-                decimals.chop(1);
-            text += QLatin1Char('.') + decimals;
-        }
-        return text + suffix;
-    };
-    if (ns < 1000)
-        return QString::number(ns) + QLatin1String("ns");
-    if (ns < 1000000)
-        return withFraction(ns, 1000, 3, QStringLiteral("\u00b5s"));
-    if (ns < 1000000000)
-        return withFraction(ns, 1000000, 6, QStringLiteral("ms"));
-    constexpr qint64 minute = 60 * qint64(1000000000);
-    const qint64 hours = ns / (60 * minute);
-    const qint64 minutes = ns % (60 * minute) / minute;
-    QString text;
-    if (hours > 0)
-        text += QString::number(hours) + QLatin1Char('h');
-    if (hours > 0 || minutes > 0)
-        text += QString::number(minutes) + QLatin1Char('m');
-    return text + withFraction(ns % minute, 1000000000, 9, QStringLiteral("s"));
-}
-
 struct EndpointHealth
 {
     QString endpoint;

@@ -70,4 +70,35 @@ QString formatDuration(std::chrono::milliseconds duration)
     return QStringLiteral("%1h").arg(ms / 3600000);
 }
 
+QString goDuration(qint64 ns)
+{
+    if (ns == 0)
+        return QStringLiteral("0s");
+    const auto withFraction = [](qint64 value, qint64 unit, int digits, const QString &suffix) {
+        QString text = QString::number(value / unit);
+        if (const qint64 rest = value % unit) {
+            QString decimals = QString::number(rest).rightJustified(digits, QLatin1Char('0'));
+            while (decimals.endsWith(QLatin1Char('0')))
+                decimals.chop(1);
+            text += QLatin1Char('.') + decimals;
+        }
+        return text + suffix;
+    };
+    if (ns < 1000)
+        return QString::number(ns) + QLatin1String("ns");
+    if (ns < 1000000)
+        return withFraction(ns, 1000, 3, QStringLiteral("\u00b5s"));
+    if (ns < 1000000000)
+        return withFraction(ns, 1000000, 6, QStringLiteral("ms"));
+    constexpr qint64 minute = 60 * qint64(1000000000);
+    const qint64 hours = ns / (60 * minute);
+    const qint64 minutes = ns % (60 * minute) / minute;
+    QString text;
+    if (hours > 0)
+        text += QString::number(hours) + QLatin1Char('h');
+    if (hours > 0 || minutes > 0)
+        text += QString::number(minutes) + QLatin1Char('m');
+    return text + withFraction(ns % minute, 1000000000, 9, QStringLiteral("s"));
+}
+
 } // namespace QEtcd::Cli

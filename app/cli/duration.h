@@ -16,5 +16,8 @@ std::optional<std::chrono::milliseconds> parseDuration(const QString &text, QStr
 
 // The shortest spelling parseDuration() reads back: "2s", "500ms", "3m".
 QString formatDuration(std::chrono::milliseconds duration);
+// Go's time.Duration.String() of ns nanoseconds, as etcdctl prints how long something took:
+// "850.2µs", "18.368799ms", "1.001926921s", "1m2.5s".
+QString goDuration(qint64 ns);
 
 } // namespace QEtcd::Cli

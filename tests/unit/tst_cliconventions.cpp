@@ -123,6 +123,28 @@ private Q_SLOTS:
             QCOMPARE(parseDuration(formatDuration(d)), std::optional<std::chrono::milliseconds>(d));
     }
 
+    void printsDurationsAsGoDoes_data()
+    {
+        QTest::addColumn<qint64>("ns");
+        QTest::addColumn<QString>("go");
+        QTest::newRow("zero") << qint64(0) << QStringLiteral("0s");
+        QTest::newRow("nanoseconds") << qint64(999) << QStringLiteral("999ns");
+        QTest::newRow("microseconds") << qint64(850200) << QString::fromUtf8("850.2\u00b5s");
+        QTest::newRow("whole milliseconds") << qint64(2000000) << QStringLiteral("2ms");
+        QTest::newRow("milliseconds") << qint64(18368799) << QStringLiteral("18.368799ms");
+        QTest::newRow("seconds") << qint64(1001926921) << QStringLiteral("1.001926921s");
+        QTest::newRow("minutes") << qint64(62500000000) << QStringLiteral("1m2.5s");
+        QTest::newRow("hours") << qint64(3600000000000) << QStringLiteral("1h0m0s");
+    }
+
+    // As Go's time.Duration.String(): etcdctl's endpoint health says how long a check took so.
+    void printsDurationsAsGoDoes()
+    {
+        QFETCH(qint64, ns);
+        QFETCH(QString, go);
+        QCOMPARE(goDuration(ns), go);
+    }
+
     void defaultsAreEtcdctls()
     {
         QString error;
