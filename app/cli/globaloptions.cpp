@@ -24,7 +24,8 @@ struct Spec
     const char *shortName = nullptr;
 };
 
-// etcdctl's defaults: 127.0.0.1:2379, a 2 s dial and a 5 s command timeout.
+// etcdctl's defaults: 127.0.0.1:2379, a 2 s dial and a 5 s command timeout. The keep-alive ones
+// are ours: etcdctl's 2 s pings are more often than etcd's default --grpc-keepalive-min-time allows.
 constexpr Spec specs[] = {
     {"endpoints", "LIST", "Comma-separated etcd endpoints; bare host:port is http, or https when TLS files are given",
      "127.0.0.1:2379"},
@@ -38,6 +39,9 @@ constexpr Spec specs[] = {
     {"namespace", "PREFIX", "Prefix added to every key and stripped from every answer", nullptr},
     {"dial-timeout", "DURATION", "Time to connect to an endpoint, e.g. 2s, 500ms", "2s"},
     {"command-timeout", "DURATION", "Time limit of each request, e.g. 5s, 1m", "5s"},
+    {"keepalive-time", "DURATION", "Time between the pings that check an idle connection; at least etcd's "
+     "--grpc-keepalive-min-time (5s), or etcd closes the connection", "10s"},
+    {"keepalive-timeout", "DURATION", "Time a ping may go unanswered before the connection counts as broken", "5s"},
     {"max-recv-bytes", "BYTES", "Largest answer accepted, at least 4194304 (4 MiB)", "33554432"},
     {"write-out", "FORMAT", "Output format: simple (text), json (etcdctl's document for get, put, del, lease, "
      "member and endpoint; elsewhere as jsonl), jsonl (as --json), fields (etcdctl's) or table (where etcdctl "
@@ -224,7 +228,9 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
     client.keyNamespace = get("namespace").value.toUtf8();
 
     for (const auto &[name, target] : {std::pair{"dial-timeout", &client.dialTimeout},
-                                       std::pair{"command-timeout", &options.commandTimeout}}) {
+                                       std::pair{"command-timeout", &options.commandTimeout},
+                                       std::pair{"keepalive-time", &client.keepAliveTime},
+                                       std::pair{"keepalive-timeout", &client.keepAliveTimeout}}) {
         const Setting duration = get(name);
         QString why;
         const auto parsed = parseDuration(duration.value, &why);
@@ -235,6 +241,12 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
         *target = *parsed;
     }
     client.rpc.operationTimeout = options.commandTimeout;
+    if (client.keepAliveTime < client.serverMinKeepAliveTime) {
+        const Setting keepAlive = get("keepalive-time");
+        return fail(QStringLiteral("%1: %2 is shorter than etcd's --grpc-keepalive-min-time (%3 by default): etcd "
+                                   "would close the connection with too_many_pings")
+                        .arg(keepAlive.source, keepAlive.value, formatDuration(client.serverMinKeepAliveTime)));
+    }
 
     const Setting receiveLimit = get("max-recv-bytes");
     bool isNumber = false;

@@ -154,8 +154,27 @@ private Q_SLOTS:
         QCOMPARE(options->client.dialTimeout, 2s);
         QCOMPARE(options->commandTimeout, 5s);
         QCOMPARE(options->client.rpc.operationTimeout, 5s);
+        QCOMPARE(options->client.keepAliveTime, 10s);  // ours: etcdctl's 2s is too often for etcd
+        QCOMPARE(options->client.keepAliveTimeout, 5s);
         QCOMPARE(options->output, OutputFormat::Simple);
         QVERIFY(!options->hex);
+    }
+
+    void keepAliveFlagsAndVariablesReachTheClient()
+    {
+        QString error;
+        auto options = resolve({"--keepalive-time", "30s", "--keepalive-timeout", "2s"}, {}, &error);
+        QVERIFY2(options.has_value(), qPrintable(error));
+        QCOMPARE(options->client.keepAliveTime, 30s);
+        QCOMPARE(options->client.keepAliveTimeout, 2s);
+        options = resolve({}, environment({{"ETCDCTL_KEEPALIVE_TIME", "1m"}}), &error);
+        QVERIFY2(options.has_value(), qPrintable(error));
+        QCOMPARE(options->client.keepAliveTime, 60s);
+        QVERIFY(!resolve({"--keepalive-time", "2s"}, {}, &error));
+        QVERIFY2(error.startsWith("--keepalive-time: 2s is shorter than etcd's --grpc-keepalive-min-time"),
+                 qPrintable(error));
+        QVERIFY(!resolve({}, environment({{"ETCDCTL_KEEPALIVE_TIMEOUT", "0"}}), &error));
+        QVERIFY2(error.startsWith("ETCDCTL_KEEPALIVE_TIMEOUT:") && error.contains("longer than 0"), qPrintable(error));
     }
 
     void flagsWinOverEnvironment()
