@@ -7,19 +7,20 @@ set -l commands status get put del watch lease member endpoint lock elect semaph
     service counter queue inspect history exporter record alarm defrag check compaction move-leader \
     user role auth snapshot export import diff
 set -l global_options --endpoints --cacert --cert --key --user --password --namespace \
-    --dial-timeout --command-timeout --max-recv-bytes --insecure-transport --insecure-skip-tls-verify \
+    --dial-timeout --command-timeout --keepalive-time --keepalive-timeout --max-recv-bytes --insecure-transport --insecure-skip-tls-verify \
     -w --write-out --json --hex --read-only -h --help
 # Options whose value is the next word (or follows "=").
 set -g __qetcd_value_options --endpoints --cacert --cert --key --user --password --namespace \
-    --dial-timeout --command-timeout --max-recv-bytes -w --write-out --limit --rev --lease --hold \
+    --dial-timeout --command-timeout --keepalive-time --keepalive-timeout --max-recv-bytes --order --sort-by \
+    --consistency --min-mod-revision --max-mod-revision --min-create-revision --max-create-revision -w --write-out --limit --rev --lease --hold \
     --ttl --permits --timeout --members --work --service-path --address --port --payload --repeat \
     --priority --count --entry --fence --id --layouts --since --until --map --interval --listen \
     --max-series --listen-cert --listen-key --interactive --new-user-password --keep -o --output \
     --format --prefix-rewrite --width
 set -l file_options --cacert --cert --key --layouts --map -o --output
 set -l command_options \
-    'get --prefix --from-key --limit --rev --keys-only --count-only --print-value-only' \
-    'put --lease --prev-kv --fence' \
+    'get --prefix --from-key --limit --rev --keys-only --count-only --print-value-only --order --sort-by --consistency --min-mod-revision --max-mod-revision --min-create-revision --max-create-revision' \
+    'put --lease --prev-kv --ignore-value --ignore-lease --fence' \
     'del --prefix --from-key --prev-kv --dry-run --in-batches' \
     'watch --prefix --rev --prev-kv --hold' \
     'lease --ttl --hold --keys --yes' \
@@ -43,10 +44,11 @@ set -l command_options \
     'snapshot --force' \
     'export -o --output --format --rev --force' \
     'import --dry-run --prefix-rewrite --keep-leases' \
-    'diff --side-by-side --width'
+    'diff --side-by-side --width' \
+    'endpoint --rev'
 # The word a command takes as its first argument, when that word is one of a few.
 set -l command_actions \
-    'lease keep grant revoke timetolive list' 'member list' 'endpoint status' 'lock break' 'semaphore break' 'elect force' \
+    'lease keep grant revoke timetolive list' 'member list' 'endpoint status health hashkv' 'lock break' 'semaphore break' 'elect force' \
     'barrier hold wait count lift release' 'service register list' \
     'queue put take work requeue purge delete' 'alarm list disarm' 'check consistency' \
     'user add delete get list passwd grant-role revoke-role' \
@@ -110,6 +112,12 @@ function __qetcd_option --argument-names condition option
             set value -x -a 'true false'
         case --format
             set value -x -a 'etcdctl jsonl'
+        case --order
+            set value -x -a 'ASCEND DESCEND'
+        case --sort-by
+            set value -x -a 'CREATE KEY MODIFY VALUE VERSION'
+        case --consistency
+            set value -x -a 'l s'
         case '*'
             contains -- $option $__qetcd_value_options; and set value -x
     end
