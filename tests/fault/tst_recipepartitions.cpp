@@ -298,10 +298,13 @@ private Q_SLOTS:
         QCOMPARE(released, Status());
         QVERIFY2(firstReleasedAt.result() > healedAt && thirdReleasedAt.result() > healedAt,
                  "the barrier tripped while one of its three members was cut off and its key gone");
+        // Generous: on a loaded machine the barrier can trip on the re-established key before
+        // the heal hears its establishment answered (or while it finds out, after a lost answer,
+        // what its candidate lease holds); Restored follows that.
         QTRY_COMPARE_WITH_TIMEOUT(leaseEvents,
                                   (QList<LeaseEventKind>{LeaseEventKind::Suspended, LeaseEventKind::Expired,
                                                          LeaseEventKind::Restored}),
-                                  scaledMs(5000));
+                                  scaledMs(20000));
         QTRY_VERIFY_WITH_TIMEOUT(keysByCreation(m_direct.get(), "/partitions/counted/").isEmpty(), scaledMs(5000));
     }
 
