@@ -391,24 +391,103 @@ QFuture<Result> Client::compact(qint64 revision, bool physical, const Rpc &rpc)
         [](const auto &response, Result *result) { result->header = headerFromProto(response.header()); });
 }
 
+namespace {
+Member memberFromProto(const etcdserverpb::Member &member)
+{
+    Member out;
+    out.id = member.id();
+    out.name = QString::fromStdString(member.name());
+    for (const std::string &url : member.peerurls())
+        out.peerUrls.append(QString::fromStdString(url));
+    for (const std::string &url : member.clienturls())
+        out.clientUrls.append(QString::fromStdString(url));
+    out.isLearner = member.islearner();
+    return out;
+}
+
+// Every membership answer: its header and the members after it.
+template <class Response>
+void toMembers(const Response &response, MemberListResult *result)
+{
+    result->header = headerFromProto(response.header());
+    for (const auto &member : response.members())
+        result->members.append(memberFromProto(member));
+}
+
+// etcd checks that peer URLs parse, but not that there is one.
+Status peerUrlsGiven(const QStringList &peerUrls)
+{
+    if (peerUrls.isEmpty())
+        return Status(StatusCode::InvalidArgument, QStringLiteral("no peer URLs given"));
+    for (const QString &url : peerUrls) {
+        if (url.trimmed().isEmpty())
+            return Status(StatusCode::InvalidArgument, QStringLiteral("an empty peer URL"));
+    }
+    return {};
+}
+
+QString memberName(quint64 id)
+{
+    return QString::number(id, 16);
+}
+} // namespace
+
 QFuture<MemberListResult> Client::memberList(const Rpc &rpc)
 {
     return d->call<MemberListResult, etcdserverpb::MemberListRequest, etcdserverpb::MemberListResponse>(
         spec([] { return QStringLiteral("member list"); }, d->resilience(rpc)), {}, {}, QETCD_ISSUE(cluster, MemberList),
-        [](const auto &response, MemberListResult *result) {
-            result->header = headerFromProto(response.header());
-            for (const auto &member : response.members()) {
-                Member out;
-                out.id = member.id();
-                out.name = QString::fromStdString(member.name());
-                for (const std::string &url : member.peerurls())
-                    out.peerUrls.append(QString::fromStdString(url));
-                for (const std::string &url : member.clienturls())
-                    out.clientUrls.append(QString::fromStdString(url));
-                out.isLearner = member.islearner();
-                result->members.append(out);
-            }
+        [](const auto &response, MemberListResult *result) { toMembers(response, result); });
+}
+
+QFuture<MemberAddResult> Client::memberAdd(const QStringList &peerUrls, bool isLearner, const Rpc &rpc)
+{
+    etcdserverpb::MemberAddRequest request;
+    for (const QString &url : peerUrls)
+        request.add_peerurls(url.toStdString());
+    request.set_islearner(isLearner);
+    return d->call<MemberAddResult, etcdserverpb::MemberAddRequest, etcdserverpb::MemberAddResponse>(
+        writeSpec([peerUrls, isLearner] {
+            return QStringLiteral("member add %1%2").arg(peerUrls.join(QLatin1Char(',')), QLatin1String(isLearner ? " (learner)" : ""));
+        }, d->resilience(rpc), false),
+        peerUrlsGiven(peerUrls), std::move(request), QETCD_ISSUE(cluster, MemberAdd),
+        [](const auto &response, MemberAddResult *result) {
+            toMembers(response, result);
+            result->member = memberFromProto(response.member());
         });
+}
+
+QFuture<MemberListResult> Client::memberRemove(quint64 id, const Rpc &rpc)
+{
+    etcdserverpb::MemberRemoveRequest request;
+    request.set_id(id);
+    return d->call<MemberListResult, etcdserverpb::MemberRemoveRequest, etcdserverpb::MemberRemoveResponse>(
+        writeSpec([id] { return QStringLiteral("member remove ") + memberName(id); }, d->resilience(rpc), false), {},
+        std::move(request), QETCD_ISSUE(cluster, MemberRemove),
+        [](const auto &response, MemberListResult *result) { toMembers(response, result); });
+}
+
+QFuture<MemberListResult> Client::memberUpdate(quint64 id, const QStringList &peerUrls, const Rpc &rpc)
+{
+    etcdserverpb::MemberUpdateRequest request;
+    request.set_id(id);
+    for (const QString &url : peerUrls)
+        request.add_peerurls(url.toStdString());
+    return d->call<MemberListResult, etcdserverpb::MemberUpdateRequest, etcdserverpb::MemberUpdateResponse>(
+        writeSpec([id, peerUrls] {
+            return QStringLiteral("member update %1 to %2").arg(memberName(id), peerUrls.join(QLatin1Char(',')));
+        }, d->resilience(rpc)),
+        peerUrlsGiven(peerUrls), std::move(request), QETCD_ISSUE(cluster, MemberUpdate),
+        [](const auto &response, MemberListResult *result) { toMembers(response, result); });
+}
+
+QFuture<MemberListResult> Client::memberPromote(quint64 id, const Rpc &rpc)
+{
+    etcdserverpb::MemberPromoteRequest request;
+    request.set_id(id);
+    return d->call<MemberListResult, etcdserverpb::MemberPromoteRequest, etcdserverpb::MemberPromoteResponse>(
+        writeSpec([id] { return QStringLiteral("member promote ") + memberName(id); }, d->resilience(rpc), false), {},
+        std::move(request), QETCD_ISSUE(cluster, MemberPromote),
+        [](const auto &response, MemberListResult *result) { toMembers(response, result); });
 }
 
 CallSpec ClientPrivate::toOneMember(CallSpec callSpec, const QString &endpoint, Status *built, QString *name) const

@@ -108,6 +108,22 @@ public:
     QFuture<Result> compact(qint64 revision, bool physical = false, const Rpc &rpc = {});
     /// The cluster's members.
     QFuture<MemberListResult> memberList(const Rpc &rpc = {});
+    /// Adds a member reachable at \a peerUrls; it then has to be started with the cluster's
+    /// members as its initial cluster. A voting member counts toward quorum at once, so one that
+    /// never starts leaves the cluster less room for failures; a learner (\a isLearner) does not
+    /// vote until memberPromote(). Refused under ClientOptions::readOnly; never retried.
+    QFuture<MemberAddResult> memberAdd(const QStringList &peerUrls, bool isLearner = false, const Rpc &rpc = {});
+    /// Removes member \a id from the cluster (a member removing itself stops). Refused under
+    /// ClientOptions::readOnly; never retried: a removal that was applied would be repeated as
+    /// NotFound.
+    QFuture<MemberListResult> memberRemove(quint64 id, const Rpc &rpc = {});
+    /// Changes the peer URLs of member \a id. Refused under ClientOptions::readOnly. (etcd 3.4
+    /// then lists a learner as a voting member, Member::isLearner false, though it still only
+    /// learns.)
+    QFuture<MemberListResult> memberUpdate(quint64 id, const QStringList &peerUrls, const Rpc &rpc = {});
+    /// Makes learner \a id a voting member; etcd refuses while the learner's log is behind the
+    /// leader's. Refused under ClientOptions::readOnly; never retried.
+    QFuture<MemberListResult> memberPromote(quint64 id, const Rpc &rpc = {});
     /// Asks one member about itself: \a endpoint, one of endpoints(), or for an empty one the
     /// endpoint in use. Never fails over to another member.
     QFuture<EndpointStatusResult> endpointStatus(const QString &endpoint = {}, const Rpc &rpc = {});

@@ -283,10 +283,17 @@ struct QETCD_EXPORT Member
     bool isLearner = false;   ///< A learner: it follows the log but does not vote.
 };
 
-/// The answer to Client::memberList().
+/// The answer to Client::memberList(), and to memberRemove(), memberUpdate() and
+/// memberPromote(): the members after the change.
 struct QETCD_EXPORT MemberListResult : Result
 {
     QList<Member> members;  ///< Every member of the cluster.
+};
+
+/// The answer to Client::memberAdd().
+struct QETCD_EXPORT MemberAddResult : MemberListResult
+{
+    Member member;  ///< The member added: its ID and peer URLs; no name until it starts.
 };
 
 /// The answer to Client::endpointStatus(): one member about itself.

@@ -378,6 +378,68 @@ private Q_SLOTS:
         QETCD_AWAIT(m_client->leaseRevoke(lease.id), result);
     }
 
+    // A learner added at a peer URL nothing listens on never starts and never counts toward
+    // quorum: the one member goes on committing while it is updated, refused promotion (its
+    // log is behind) and removed.
+    void membershipChangesOnALearner()
+    {
+        const QString peer = QStringLiteral("http://127.0.0.1:9");  // discard: nobody answers
+        ClientOptions readOnlyOptions = options();
+        readOnlyOptions.readOnly = true;
+        Client readOnly(readOnlyOptions);
+        MemberAddResult added;
+        QETCD_AWAIT(readOnly.memberAdd({peer}, true), added);
+        QCOMPARE(added.status.code(), StatusCode::ReadOnly);
+        QVERIFY2(added.status.message().contains("member add http://127.0.0.1:9 (learner)"),
+                 qPrintable(added.status.toString()));
+        QETCD_AWAIT(m_client->memberAdd({}, true), added);
+        QCOMPARE(added.status.code(), StatusCode::InvalidArgument);
+
+        QETCD_AWAIT(m_client->memberAdd({peer}, true), added);
+        QVERIFY2(added.status.isOk(), qPrintable(added.status.toString()));
+        const quint64 learner = added.member.id;
+        QVERIFY(learner != 0);
+        QCOMPARE(added.member.peerUrls, QStringList{peer});
+        QVERIFY(added.member.isLearner);
+        QCOMPARE(added.members.size(), 2);
+        QCOMPARE(added.member.name, QString());  // never started
+
+        PutResult written;
+        QETCD_AWAIT(m_client->put("/members/still-writable", "yes"), written);
+        QVERIFY2(written.status.isOk(), qPrintable(written.status.toString()));
+
+        const auto find = [&](const MemberListResult &list) {
+            const auto it = std::find_if(list.members.cbegin(), list.members.cend(),
+                                         [&](const Member &m) { return m.id == learner; });
+            return it == list.members.cend() ? Member() : *it;
+        };
+        MemberListResult listed;
+        QETCD_AWAIT(m_client->memberList(), listed);
+        QVERIFY(find(listed).isLearner);
+
+        MemberListResult after;
+        QETCD_AWAIT(m_client->memberPromote(learner), after);
+        QCOMPARE(after.status.code(), StatusCode::FailedPrecondition);
+        QVERIFY2(after.status.message().contains("member promote " + QString::number(learner, 16)),
+                 qPrintable(after.status.toString()));
+
+        // (etcd 3.4 lists the learner as a voter after this, though raft still has it learn:
+        // the write below commits with one of two members up.)
+        const QString moved = QStringLiteral("http://127.0.0.1:7");
+        QETCD_AWAIT(m_client->memberUpdate(learner, {moved}), after);
+        QVERIFY2(after.status.isOk(), qPrintable(after.status.toString()));
+        QETCD_AWAIT(m_client->memberList(), listed);
+        QCOMPARE(find(listed).peerUrls, QStringList{moved});
+        QETCD_AWAIT(m_client->put("/members/still-writable", "after the update"), written);
+        QVERIFY2(written.status.isOk(), qPrintable(written.status.toString()));
+
+        QETCD_AWAIT(m_client->memberRemove(learner), after);
+        QVERIFY2(after.status.isOk(), qPrintable(after.status.toString()));
+        QCOMPARE(after.members.size(), 1);
+        QETCD_AWAIT(m_client->memberRemove(learner), after);
+        QCOMPARE(after.status.code(), StatusCode::NotFound);
+    }
+
     void clusterCalls()
     {
         MemberListResult members;
