@@ -4,6 +4,7 @@
 #include "commands.h"
 
 #include "duration.h"
+#include "interventions.h"
 #include "kvformat.h"
 
 #include <QtCore/QElapsedTimer>
@@ -14,6 +15,7 @@
 #include <cmath>
 #include <cstdio>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace QEtcd::Cli {
@@ -461,25 +463,250 @@ int runEndpointHashKV(Invocation &invocation)
     }
     return firstFailure ? Success : invocation.failed(firstFailure);
 }
+// etcdctl's "%16x": hex, padded with spaces to 16 characters.
+QString paddedHex(quint64 id)
+{
+    return QString::number(id, 16).rightJustified(16, QLatin1Char(' '));
+}
+
+std::optional<quint64> memberIdArgument(Invocation &invocation, int *exitCode)
+{
+    bool ok = false;
+    const QString given = invocation.arguments().value(1);
+    const quint64 id = given.toULongLong(&ok, 16);
+    if (ok && id != 0)
+        return id;
+    *exitCode = invocation.usageError(
+        QStringLiteral("MEMBER_ID is a member ID in hex (see `qetcd member list`), not \"%1\"").arg(given));
+    return std::nullopt;
+}
+
+std::optional<QStringList> peerUrlsOption(Invocation &invocation, int *exitCode)
+{
+    const QStringList urls = invocation.value(QStringLiteral("peer-urls")).split(QLatin1Char(','), Qt::SkipEmptyParts);
+    if (!urls.isEmpty())
+        return urls;
+    *exitCode = invocation.usageError(QStringLiteral("--peer-urls is required: the new member's peer URLs, comma-separated"));
+    return std::nullopt;
+}
+
+// Voting members and how many of them must agree, as a sentence's part: "3 voting members,
+// 2 of them needed".
+QString quorumText(qsizetype voters)
+{
+    return QStringLiteral("%1 voting member%2, %3 needed to agree").arg(voters).arg(voters == 1 ? "" : "s").arg(voters / 2 + 1);
+}
+
+qsizetype votersOf(const QList<Member> &members)
+{
+    return std::count_if(members.cbegin(), members.cend(), [](const Member &m) { return !m.isLearner; });
+}
+
+QString describeMember(const Member &member)
+{
+    return QStringLiteral("%1 (%2, %3)")
+        .arg(hexId(member.id), member.name.isEmpty() ? QStringLiteral("not started") : member.name,
+             member.peerUrls.join(QLatin1Char(',')));
+}
+
+// The members as listed now, and the one with id among them; the exit code when that fails.
+std::optional<std::pair<QList<Member>, Member>> listedWith(Invocation &invocation, quint64 id, int *exitCode)
+{
+    const MemberListResult list = invocation.await(invocation.client().memberList(), QStringLiteral("member list"));
+    if (!list.status) {
+        *exitCode = invocation.failed(list.status);
+        return std::nullopt;
+    }
+    for (const Member &member : list.members) {
+        if (member.id == id)
+            return std::pair{list.members, member};
+    }
+    *exitCode = invocation.failed(Status(StatusCode::NotFound, QStringLiteral("no member %1 in the cluster").arg(hexId(id))));
+    return std::nullopt;
+}
+
+// What a membership change printed: etcdctl's line, or with --json the member and the members.
+int printMemberChange(Invocation &invocation, const MemberListResult &after, quint64 id, const char *verb)
+{
+    if (!after.status)
+        return invocation.failed(after.status);
+    if (invocation.json()) {
+        QJsonArray members;
+        for (const Member &member : after.members)
+            members.append(QJsonObject{{QLatin1String("id"), hexId(member.id)}, {QLatin1String("name"), member.name},
+                                       {QLatin1String("is_learner"), member.isLearner}});
+        invocation.print(QJsonObject{{QLatin1String("member"), hexId(id)}, {QLatin1String(verb), true},
+                                     {QLatin1String("members"), members}});
+        return Success;
+    }
+    invocation.print(QStringLiteral("Member %1 %2 cluster %3")
+                         .arg(paddedHex(id), QLatin1String(verb) + QLatin1String(qstrcmp(verb, "removed") == 0 ? " from" : " in"),
+                              paddedHex(after.header.clusterId))
+                         .toUtf8());
+    return Success;
+}
+
+int runMemberAdd(Invocation &invocation)
+{
+    int exitCode = Success;
+    const QString name = invocation.arguments().value(1);
+    const auto peerUrls = peerUrlsOption(invocation, &exitCode);
+    if (!peerUrls)
+        return exitCode;
+    const bool learner = invocation.isSet(QStringLiteral("learner"));
+    const MemberListResult before = invocation.await(invocation.client().memberList(), QStringLiteral("member list"));
+    if (!before.status)
+        return invocation.failed(before.status);
+    const qsizetype voters = votersOf(before.members);
+    QString plan = learner
+        ? QStringLiteral("Add %1 at %2 as a learner: it follows the log without voting (%3, as now); promote it "
+                         "once it has caught up.")
+              .arg(name, peerUrls->join(QLatin1Char(',')), quorumText(voters))
+        : QStringLiteral("Add %1 at %2 as a voting member: %3 instead of %4. Until it has started and caught up it "
+                         "counts as down.")
+              .arg(name, peerUrls->join(QLatin1Char(',')), quorumText(voters + 1), quorumText(voters));
+    // A voter that never starts takes a small cluster's quorum with it: say so before, not after.
+    const qsizetype started = std::count_if(before.members.cbegin(), before.members.cend(),
+                                            [](const Member &m) { return !m.isLearner && !m.name.isEmpty(); });
+    if (!learner && started < (voters + 1) / 2 + 1) {
+        plan += QStringLiteral(" With %1 of the %2 voting members started, the cluster stops committing anything, "
+                               "removing the member included, until it starts; add it with --learner instead and "
+                               "promote it once it has caught up.")
+                    .arg(started)
+                    .arg(voters + 1);
+    }
+    if (const std::optional<int> declined = confirm(invocation, plan))
+        return *declined;
+    const MemberAddResult added =
+        invocation.await(invocation.client().memberAdd(*peerUrls, learner), QStringLiteral("member add"));
+    if (!added.status)
+        return invocation.failed(added.status);
+    // What the new member is started with, as etcdctl prints it.
+    QStringList initialCluster;
+    for (const Member &member : added.members) {
+        for (const QString &url : member.peerUrls)
+            initialCluster.append((member.id == added.member.id ? name : member.name) + QLatin1Char('=') + url);
+    }
+    if (invocation.json()) {
+        invocation.print(QJsonObject{{QLatin1String("member"), hexId(added.member.id)},
+                                     {QLatin1String("name"), name},
+                                     {QLatin1String("is_learner"), added.member.isLearner},
+                                     {QLatin1String("initial_cluster"), initialCluster.join(QLatin1Char(','))},
+                                     {QLatin1String("initial_advertise_peer_urls"), peerUrls->join(QLatin1Char(','))}});
+        return Success;
+    }
+    invocation.print(QStringLiteral("Member %1 added to cluster %2\n").arg(paddedHex(added.member.id),
+                                                                          paddedHex(added.header.clusterId)).toUtf8());
+    invocation.printData(QStringLiteral("ETCD_NAME=\"%1\"").arg(name).toUtf8());
+    invocation.printData(QStringLiteral("ETCD_INITIAL_CLUSTER=\"%1\"").arg(initialCluster.join(QLatin1Char(','))).toUtf8());
+    invocation.printData(
+        QStringLiteral("ETCD_INITIAL_ADVERTISE_PEER_URLS=\"%1\"").arg(peerUrls->join(QLatin1Char(','))).toUtf8());
+    invocation.print("ETCD_INITIAL_CLUSTER_STATE=\"existing\"");
+    return Success;
+}
+
+int runMemberRemove(Invocation &invocation)
+{
+    int exitCode = Success;
+    const auto id = memberIdArgument(invocation, &exitCode);
+    if (!id)
+        return exitCode;
+    const auto listed = listedWith(invocation, *id, &exitCode);
+    if (!listed)
+        return exitCode;
+    const auto &[members, member] = *listed;
+    const qsizetype voters = votersOf(members);
+    const QString plan = member.isLearner
+        ? QStringLiteral("Remove learner %1 from the cluster (%2, as now).").arg(describeMember(member), quorumText(voters))
+        : QStringLiteral("Remove %1 from the cluster: %2 instead of %3. Its data stays on its machine, but it can "
+                         "never rejoin with it; a member removed while it runs stops.")
+              .arg(describeMember(member), quorumText(voters - 1), quorumText(voters));
+    if (const std::optional<int> declined = confirm(invocation, plan))
+        return *declined;
+    return printMemberChange(invocation,
+                             invocation.await(invocation.client().memberRemove(*id), QStringLiteral("member remove")),
+                             *id, "removed");
+}
+
+int runMemberUpdate(Invocation &invocation)
+{
+    int exitCode = Success;
+    const auto id = memberIdArgument(invocation, &exitCode);
+    if (!id)
+        return exitCode;
+    const auto peerUrls = peerUrlsOption(invocation, &exitCode);
+    if (!peerUrls)
+        return exitCode;
+    const auto listed = listedWith(invocation, *id, &exitCode);
+    if (!listed)
+        return exitCode;
+    const QString plan = QStringLiteral("Change the peer URLs of %1 to %2: the other members reach it there from now on.")
+                             .arg(describeMember(listed->second), peerUrls->join(QLatin1Char(',')));
+    if (const std::optional<int> declined = confirm(invocation, plan))
+        return *declined;
+    return printMemberChange(
+        invocation, invocation.await(invocation.client().memberUpdate(*id, *peerUrls), QStringLiteral("member update")),
+        *id, "updated");
+}
+
+int runMemberPromote(Invocation &invocation)
+{
+    int exitCode = Success;
+    const auto id = memberIdArgument(invocation, &exitCode);
+    if (!id)
+        return exitCode;
+    const auto listed = listedWith(invocation, *id, &exitCode);
+    if (!listed)
+        return exitCode;
+    const qsizetype voters = votersOf(listed->first);
+    const QString plan = QStringLiteral("Make learner %1 a voting member: %2 instead of %3.")
+                             .arg(describeMember(listed->second), quorumText(voters + 1), quorumText(voters));
+    if (const std::optional<int> declined = confirm(invocation, plan))
+        return *declined;
+    return printMemberChange(invocation,
+                             invocation.await(invocation.client().memberPromote(*id), QStringLiteral("member promote")),
+                             *id, "promoted");
+}
 } // namespace
 
 Command memberCommand()
 {
     Command command;
     command.name = QStringLiteral("member");
-    command.summary = QStringLiteral("The cluster's members, as etcdctl's member list prints them");
+    command.summary = QStringLiteral("The cluster's members: list, add, remove, update, promote");
     command.details = QStringLiteral(
         "Actions:\n"
-        "  list  Every member: ID, whether it has started, name, peer and client URLs,\n"
-        "        whether it is a learner.\n"
-        "Prints what etcdctl's member list prints, in -w simple, json, fields and table;\n"
-        "-w jsonl (--json) prints one JSON object of qetcd's per member, IDs in hex.\n"
-        "qetcd status shows the members with each endpoint's state, in qetcd's shape.");
-    command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("list (the only action)")}};
+        "  list                Every member: ID, whether it has started, name, peer and\n"
+        "                      client URLs, whether it is a learner.\n"
+        "  add NAME            A member at --peer-urls (--learner: one that does not vote\n"
+        "                      until promoted); prints what to start it with, as etcdctl.\n"
+        "  remove MEMBER_ID    Takes the member out of the cluster.\n"
+        "  update MEMBER_ID    Gives the member new --peer-urls.\n"
+        "  promote MEMBER_ID   Makes a learner that has caught up a voting member.\n"
+        "list prints what etcdctl's member list prints, in -w simple, json, fields and\n"
+        "table; -w jsonl (--json) prints one JSON object of qetcd's per member, IDs in\n"
+        "hex. qetcd status shows the members with each endpoint's state.\n"
+        "Every change says on stderr what it does to the cluster's quorum and asks on a\n"
+        "terminal; elsewhere --yes is required. --read-only refuses it before anything\n"
+        "is sent. Member IDs are hex, as list prints them.");
+    command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("list, add, remove, update or promote")},
+                         {QStringLiteral("NAME|MEMBER_ID"), QStringLiteral("add: the new member's name; else its ID"), true}};
+    command.options = {QCommandLineOption(QStringLiteral("peer-urls"),
+                                          QStringLiteral("add, update: the member's peer URLs, comma-separated"),
+                                          QStringLiteral("URLS")),
+                       QCommandLineOption(QStringLiteral("learner"), QStringLiteral("add: as a learner")),
+                       yesOption()};
     command.printsFields = true;
     command.printsTable = true;
     command.run = [](Invocation &invocation) {
-        return runAction(invocation, {{QStringLiteral("list"), {}, {}, runMemberList}});
+        const QString yes = QStringLiteral("yes");
+        const QString peerUrls = QStringLiteral("peer-urls");
+        return runAction(invocation,
+                         {{QStringLiteral("list"), {}, {}, runMemberList},
+                          {QStringLiteral("add"), {QStringLiteral("NAME")}, {peerUrls, QStringLiteral("learner"), yes}, runMemberAdd},
+                          {QStringLiteral("remove"), {QStringLiteral("MEMBER_ID")}, {yes}, runMemberRemove},
+                          {QStringLiteral("update"), {QStringLiteral("MEMBER_ID")}, {peerUrls, yes}, runMemberUpdate},
+                          {QStringLiteral("promote"), {QStringLiteral("MEMBER_ID")}, {yes}, runMemberPromote}});
     };
     return command;
 }

@@ -12,7 +12,7 @@ set -l global_options --endpoints --cacert --cert --key --user --password --name
 # Options whose value is the next word (or follows "=").
 set -g __qetcd_value_options --endpoints --cacert --cert --key --user --password --namespace \
     --dial-timeout --command-timeout --keepalive-time --keepalive-timeout --max-recv-bytes --order --sort-by \
-    --consistency --min-mod-revision --max-mod-revision --min-create-revision --max-create-revision -w --write-out --limit --rev --lease --hold \
+    --consistency --min-mod-revision --max-mod-revision --min-create-revision --max-create-revision --peer-urls -w --write-out --limit --rev --lease --hold \
     --ttl --permits --timeout --members --work --service-path --address --port --payload --repeat \
     --priority --count --entry --fence --id --layouts --since --until --map --interval --listen \
     --max-series --listen-cert --listen-key --interactive --new-user-password --keep -o --output \
@@ -45,10 +45,11 @@ set -l command_options \
     'export -o --output --format --rev --force' \
     'import --dry-run --prefix-rewrite --keep-leases' \
     'diff --side-by-side --width' \
-    'endpoint --rev'
+    'endpoint --rev' \
+    'member --peer-urls --learner --yes'
 # The word a command takes as its first argument, when that word is one of a few.
 set -l command_actions \
-    'lease keep grant revoke timetolive list' 'member list' 'endpoint status health hashkv' 'lock break' 'semaphore break' 'elect force' \
+    'lease keep grant revoke timetolive list' 'member list add remove update promote' 'endpoint status health hashkv' 'lock break' 'semaphore break' 'elect force' \
     'barrier hold wait count lift release' 'service register list' \
     'queue put take work requeue purge delete' 'alarm list disarm' 'check consistency' \
     'user add delete get list passwd grant-role revoke-role' \

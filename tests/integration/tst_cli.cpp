@@ -6,6 +6,7 @@
 #include "../common/qetcdprocess.h"
 
 #include <QtCore/QElapsedTimer>
+#include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
 #include <QtCore/QJsonObject>
 #include <QtCore/QProcess>
@@ -208,6 +209,71 @@ private Q_SLOTS:
             QVERIFY2(isOneLine(refused.err), refused.err.constData());
         }
         QCOMPARE(qetcd({"get", "/cli/iv", "--print-value-only"}).out, QByteArray("second\n"));
+    }
+
+    // A learner at a peer URL nothing listens on: added, moved, refused promotion, removed, each
+    // change only with --yes off a terminal and none under --read-only. A voting member that
+    // would stop this one-member cluster is refused unconfirmed, the warning saying why.
+    void memberChangesAreConfirmedAndTold()
+    {
+        const auto members = [this] { return qetcd({"member", "list"}).out.count('\n'); };
+        QCOMPARE(members(), 1);
+        Run run = qetcd({"member", "add", "voter", "--peer-urls", "http://127.0.0.1:9"});
+        QCOMPARE(run.exitCode, 128);
+        QVERIFY2(run.err.contains("--yes") && run.err.contains("2 voting members, 2 needed to agree")
+                     && run.err.contains("stops committing anything"),
+                 run.err.constData());
+        run = qetcd({"--read-only", "member", "add", "learner", "--peer-urls", "http://127.0.0.1:9", "--learner", "--yes"});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("read-only"), run.err.constData());
+        QCOMPARE(members(), 1);
+
+        run = qetcd({"member", "add", "learner", "--peer-urls", "http://127.0.0.1:9", "--learner"});
+        QCOMPARE(run.exitCode, 128);
+        QVERIFY2(run.err.contains("as a learner") && run.err.contains("1 voting member, 1 needed to agree, as now")
+                     && !run.err.contains("stops committing"),
+                 run.err.constData());
+        QCOMPARE(members(), 1);
+        run = qetcd({"member", "add", "learner", "--peer-urls", "http://127.0.0.1:9", "--learner", "--yes"});
+        QCOMPARE(run.exitCode, 0);
+        static const QRegularExpression added(QStringLiteral("^Member +([0-9a-f]+) added to cluster +[0-9a-f]+\n\n"
+                                                             "ETCD_NAME=\"learner\"\n"
+                                                             "ETCD_INITIAL_CLUSTER=\"([^\"]+)\"\n"
+                                                             "ETCD_INITIAL_ADVERTISE_PEER_URLS=\"http://127.0.0.1:9\"\n"
+                                                             "ETCD_INITIAL_CLUSTER_STATE=\"existing\"\n$"));
+        const QRegularExpressionMatch match = added.match(QString::fromUtf8(run.out));
+        QVERIFY2(match.hasMatch(), run.out.toPercentEncoding(" =\"/:,.").constData());
+        const QString id = match.captured(1);
+        // Every member's name=peer URL, the new one's name as given, in etcd's order of IDs.
+        const QStringList initialCluster = match.captured(2).split(',');
+        QCOMPARE(initialCluster.size(), 2);
+        QVERIFY2(initialCluster.contains("learner=http://127.0.0.1:9"), qPrintable(match.captured(2)));
+        QCOMPARE(members(), 2);
+
+        run = qetcd({"member", "update", id, "--peer-urls", "http://127.0.0.1:7", "--yes"});
+        QCOMPARE(run.exitCode, 0);
+        QVERIFY2(run.out.startsWith("Member ") && run.out.contains((id + " updated in cluster").toUtf8()), run.out.constData());
+        QVERIFY(qetcd({"member", "list"}).out.contains("http://127.0.0.1:7"));
+        run = qetcd({"member", "promote", id, "--yes"});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(isOneLine(run.err.mid(run.err.indexOf("qetcd: "))) && run.err.contains("in sync with leader"),
+                 run.err.constData());
+
+        run = qetcd({"member", "remove", id, "--yes", "--json"});
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject removed = jsonLines(run.out).value(0);
+        QCOMPARE(removed.value("member").toString(), id);
+        QCOMPARE(removed.value("members").toArray().size(), 1);
+        QCOMPARE(members(), 1);
+        run = qetcd({"member", "remove", id, "--yes"});
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(run.err.contains("no member " + id.toUtf8()), run.err.constData());
+        for (const QStringList &bad : {QStringList{"member", "remove", "zz"}, QStringList{"member", "add", "x"},
+                                       QStringList{"member", "promote", id, "--peer-urls", "http://x:1"}}) {
+            run = qetcd(bad);
+            QCOMPARE(run.exitCode, 128);
+            QVERIFY2(isOneLine(run.err), run.err.constData());
+        }
     }
 
     // etcdctl 3.5's revision bounds (3.4 lacks them, so tst_cli_compat cannot compare them).
