@@ -265,6 +265,7 @@ int runEndpointStatus(Invocation &invocation)
     }
     return firstFailure ? Success : invocation.failed(firstFailure);
 }
+
 struct EndpointHealth
 {
     QString endpoint;
@@ -463,6 +464,7 @@ int runEndpointHashKV(Invocation &invocation)
     }
     return firstFailure ? Success : invocation.failed(firstFailure);
 }
+
 // etcdctl's "%16x": hex, padded with spaces to 16 characters.
 QString paddedHex(quint64 id)
 {
@@ -490,8 +492,8 @@ std::optional<QStringList> peerUrlsOption(Invocation &invocation, int *exitCode)
     return std::nullopt;
 }
 
-// Voting members and how many of them must agree, as a sentence's part: "3 voting members,
-// 2 of them needed".
+// Voting members and how many of them must agree, as part of a sentence: "3 voting members, 2
+// needed to agree".
 QString quorumText(qsizetype voters)
 {
     return QStringLiteral("%1 voting member%2, %3 needed to agree").arg(voters).arg(voters == 1 ? "" : "s").arg(voters / 2 + 1);
@@ -525,7 +527,7 @@ std::optional<std::pair<QList<Member>, Member>> listedWith(Invocation &invocatio
     return std::nullopt;
 }
 
-// What a membership change printed: etcdctl's line, or with --json the member and the members.
+// Tells what a membership change did: etcdctl's line, or with --json the member and the members.
 int printMemberChange(Invocation &invocation, const MemberListResult &after, quint64 id, const char *verb)
 {
     if (!after.status)
