@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -471,18 +472,6 @@ QString paddedHex(quint64 id)
     return QString::number(id, 16).rightJustified(16, QLatin1Char(' '));
 }
 
-std::optional<quint64> memberIdArgument(Invocation &invocation, int *exitCode)
-{
-    bool ok = false;
-    const QString given = invocation.arguments().value(1);
-    const quint64 id = given.toULongLong(&ok, 16);
-    if (ok && id != 0)
-        return id;
-    *exitCode = invocation.usageError(
-        QStringLiteral("MEMBER_ID is a member ID in hex (see `qetcd member list`), not \"%1\"").arg(given));
-    return std::nullopt;
-}
-
 std::optional<QStringList> peerUrlsOption(Invocation &invocation, int *exitCode)
 {
     const QStringList urls = invocation.value(QStringLiteral("peer-urls")).split(QLatin1Char(','), Qt::SkipEmptyParts);
@@ -511,9 +500,18 @@ QString describeMember(const Member &member)
              member.peerUrls.join(QLatin1Char(',')));
 }
 
-// The members as listed now, and the one with id among them; the exit code when that fails.
-std::optional<std::pair<QList<Member>, Member>> listedWith(Invocation &invocation, quint64 id, int *exitCode)
+// The members as listed now and the one MEMBER_ID (hex) names; nullopt with *exitCode when the
+// argument is no ID or names no member.
+std::optional<std::pair<QList<Member>, Member>> namedMember(Invocation &invocation, int *exitCode)
 {
+    bool ok = false;
+    const QString given = invocation.arguments().value(1);
+    const quint64 id = given.toULongLong(&ok, 16);
+    if (!ok || id == 0) {
+        *exitCode = invocation.usageError(
+            QStringLiteral("MEMBER_ID is a member ID in hex (see `qetcd member list`), not \"%1\"").arg(given));
+        return std::nullopt;
+    }
     const MemberListResult list = invocation.await(invocation.client().memberList(), QStringLiteral("member list"));
     if (!list.status) {
         *exitCode = invocation.failed(list.status);
@@ -607,67 +605,60 @@ int runMemberAdd(Invocation &invocation)
     return Success;
 }
 
-int runMemberRemove(Invocation &invocation)
+// Reads the member MEMBER_ID names, says plan(members, member) and, once that is confirmed,
+// makes change and tells what it did (verb: "removed", "updated", "promoted").
+int changeNamedMember(Invocation &invocation, const QString &what, const char *verb,
+                      const std::function<QString(const QList<Member> &, const Member &)> &plan,
+                      const std::function<QFuture<MemberListResult>(Client &, quint64)> &change)
 {
     int exitCode = Success;
-    const auto id = memberIdArgument(invocation, &exitCode);
-    if (!id)
+    const auto named = namedMember(invocation, &exitCode);
+    if (!named)
         return exitCode;
-    const auto listed = listedWith(invocation, *id, &exitCode);
-    if (!listed)
-        return exitCode;
-    const auto &[members, member] = *listed;
-    const qsizetype voters = votersOf(members);
-    const QString plan = member.isLearner
-        ? QStringLiteral("Remove learner %1 from the cluster (%2, as now).").arg(describeMember(member), quorumText(voters))
-        : QStringLiteral("Remove %1 from the cluster: %2 instead of %3. Its data stays on its machine, but it can "
-                         "never rejoin with it; a member removed while it runs stops.")
-              .arg(describeMember(member), quorumText(voters - 1), quorumText(voters));
-    if (const std::optional<int> declined = confirm(invocation, plan))
+    const auto &[members, member] = *named;
+    if (const std::optional<int> declined = confirm(invocation, plan(members, member)))
         return *declined;
-    return printMemberChange(invocation,
-                             invocation.await(invocation.client().memberRemove(*id), QStringLiteral("member remove")),
-                             *id, "removed");
+    return printMemberChange(invocation, invocation.await(change(invocation.client(), member.id), what), member.id, verb);
+}
+
+int runMemberRemove(Invocation &invocation)
+{
+    const auto plan = [](const QList<Member> &members, const Member &member) {
+        const qsizetype voters = votersOf(members);
+        if (member.isLearner)
+            return QStringLiteral("Remove learner %1 from the cluster (%2, as now).").arg(describeMember(member), quorumText(voters));
+        return QStringLiteral("Remove %1 from the cluster: %2 instead of %3. Its data stays on its machine, but it can "
+                              "never rejoin with it; a member removed while it runs stops.")
+            .arg(describeMember(member), quorumText(voters - 1), quorumText(voters));
+    };
+    return changeNamedMember(invocation, QStringLiteral("member remove"), "removed", plan,
+                             [](Client &client, quint64 id) { return client.memberRemove(id); });
 }
 
 int runMemberUpdate(Invocation &invocation)
 {
     int exitCode = Success;
-    const auto id = memberIdArgument(invocation, &exitCode);
-    if (!id)
-        return exitCode;
     const auto peerUrls = peerUrlsOption(invocation, &exitCode);
     if (!peerUrls)
         return exitCode;
-    const auto listed = listedWith(invocation, *id, &exitCode);
-    if (!listed)
-        return exitCode;
-    const QString plan = QStringLiteral("Change the peer URLs of %1 to %2: the other members reach it there from now on.")
-                             .arg(describeMember(listed->second), peerUrls->join(QLatin1Char(',')));
-    if (const std::optional<int> declined = confirm(invocation, plan))
-        return *declined;
-    return printMemberChange(
-        invocation, invocation.await(invocation.client().memberUpdate(*id, *peerUrls), QStringLiteral("member update")),
-        *id, "updated");
+    const QStringList urls = *peerUrls;
+    const auto plan = [urls](const QList<Member> &, const Member &member) {
+        return QStringLiteral("Change the peer URLs of %1 to %2: the other members reach it there from now on.")
+            .arg(describeMember(member), urls.join(QLatin1Char(',')));
+    };
+    return changeNamedMember(invocation, QStringLiteral("member update"), "updated", plan,
+                             [urls](Client &client, quint64 id) { return client.memberUpdate(id, urls); });
 }
 
 int runMemberPromote(Invocation &invocation)
 {
-    int exitCode = Success;
-    const auto id = memberIdArgument(invocation, &exitCode);
-    if (!id)
-        return exitCode;
-    const auto listed = listedWith(invocation, *id, &exitCode);
-    if (!listed)
-        return exitCode;
-    const qsizetype voters = votersOf(listed->first);
-    const QString plan = QStringLiteral("Make learner %1 a voting member: %2 instead of %3.")
-                             .arg(describeMember(listed->second), quorumText(voters + 1), quorumText(voters));
-    if (const std::optional<int> declined = confirm(invocation, plan))
-        return *declined;
-    return printMemberChange(invocation,
-                             invocation.await(invocation.client().memberPromote(*id), QStringLiteral("member promote")),
-                             *id, "promoted");
+    const auto plan = [](const QList<Member> &members, const Member &member) {
+        const qsizetype voters = votersOf(members);
+        return QStringLiteral("Make learner %1 a voting member: %2 instead of %3.")
+            .arg(describeMember(member), quorumText(voters + 1), quorumText(voters));
+    };
+    return changeNamedMember(invocation, QStringLiteral("member promote"), "promoted", plan,
+                             [](Client &client, quint64 id) { return client.memberPromote(id); });
 }
 } // namespace
 
