@@ -5,6 +5,7 @@
 #include <QtGui/QPainter>
 #include <QtGui/QPainterPath>
 
+#include <algorithm>
 #include <cmath>
 
 namespace TimelineGlyphs {
@@ -20,6 +21,13 @@ const QColor Lifted(0x0f, 0x76, 0x6e);
 const QColor Etcd(0x7f, 0x1d, 0x1d);
 const QColor Lease(0x3b, 0x82, 0xf6);
 } // namespace Colours
+
+int MarkerLevels::choose(double left) const
+{
+    const auto free = std::find_if(m_ends.cbegin(), m_ends.cend(), [left](double end) { return end <= left; });
+    const auto level = free != m_ends.cend() ? free : std::min_element(m_ends.cbegin(), m_ends.cend());
+    return int(level - m_ends.cbegin());
+}
 
 const LanePalette &lanePalette(bool dark)
 {

@@ -8,6 +8,9 @@
 #include <QtQml/qqmlregistration.h>
 #include <QtQuick/QQuickPaintedItem>
 
+#include <array>
+#include <limits>
+
 QT_BEGIN_NAMESPACE
 class QPainter;
 QT_END_NAMESPACE
@@ -57,6 +60,28 @@ extern const QColor Lease;  // a lease's time left
 // the lane's bottom: from nothing to its TTL but for a margin, below the markers' middle and
 // above it.
 inline double leaseHeight(double fraction) { return 0.14 + 0.72 * fraction; }
+// Markers that would cover one another stand apart on three levels of their lane: its middle,
+// just below it, just above it (where a loss's bracket is drawn). The chart and the story
+// export place them alike: each on the first level free where it starts, else on the one that
+// frees first.
+class MarkerLevels
+{
+public:
+    static constexpr int Count = 3;
+    // How far from the lane's middle a level stands, levels step apart.
+    static double offset(int level, double step) { return level == 0 ? 0 : level == 1 ? step : -step; }
+
+    // The level for a marker whose box starts at left.
+    int choose(double left) const;
+    // Where the last marker on level ends; a marker placed there ends at right.
+    double end(int level) const { return m_ends[size_t(level)]; }
+    void take(int level, double right) { m_ends[size_t(level)] = right; }
+
+private:
+    std::array<double, Count> m_ends{-std::numeric_limits<double>::infinity(), -std::numeric_limits<double>::infinity(),
+                                     -std::numeric_limits<double>::infinity()};
+};
+
 // What the lanes are painted on, in the light or the dark look (Theme.dark), as Theme has them.
 struct LanePalette
 {

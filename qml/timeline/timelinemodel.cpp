@@ -718,16 +718,25 @@ QList<TimelineModel::VisibleMarker> TimelineModel::visibleMarkers(double start, 
     const qint64 scanFromMs = m_originMs + qint64(std::floor(double(bucketOf(startMs)) * bucketMs));
     const int glyphCount = int(TimelineGlyphs::all().size());
     QList<qint64> lastBucket(qsizetype(m_lanes.size()) * glyphCount, std::numeric_limits<qint64>::min());
+    // A marker's level depends on the markers just before it in its lane: read from the last one
+    // a glyph's width clear of the marker before it, where every lane's levels are free.
+    const double glyphMs = secondsPerPixel * 1000 * MarkerPixels;
+    QList<TimelineGlyphs::MarkerLevels> levels(qsizetype(m_lanes.size()));
     auto marker = std::lower_bound(m_markers.cbegin(), m_markers.cend(), scanFromMs,
                                    [](const Marker &marker, qint64 time) { return marker.ms < time; });
+    while (marker != m_markers.cbegin() && marker != m_markers.cend() && double(marker->ms - std::prev(marker)->ms) < glyphMs)
+        --marker;
     for (; marker != m_markers.cend() && marker->ms <= endMs; ++marker) {
         const qint64 bucket = bucketOf(marker->ms);
         qint64 &last = lastBucket[qsizetype(marker->lane) * glyphCount + marker->glyph];
         if (last == bucket)
             continue;
         last = bucket;
+        TimelineGlyphs::MarkerLevels &lane = levels[marker->lane];
+        const int level = lane.choose(double(marker->ms) - glyphMs / 2);
+        lane.take(level, double(marker->ms) + glyphMs / 2);
         if (marker->ms >= startMs)
-            visible.append({m_rowOfLane[marker->lane], seconds(marker->ms), marker->glyph});
+            visible.append({m_rowOfLane[marker->lane], seconds(marker->ms), marker->glyph, level});
     }
     return visible;
 }

@@ -129,12 +129,14 @@ public:
         qint64 lastSequence = -1;
         qint64 marginMs() const { return deletedMs - knewMs; }
     };
-    // A marker as the marker layer draws it: its row, its time in seconds since the origin.
+    // A marker as the marker layer draws it: its row, its time in seconds since the origin, and
+    // its level in the row (TimelineGlyphs::MarkerLevels).
     struct VisibleMarker
     {
         int row;
         double at;
         int glyph;
+        int level;
     };
     struct LeaseSample
     {
@@ -206,7 +208,8 @@ public:
     // The markers worth drawing from start to end (seconds since the origin) at secondsPerPixel:
     // of a lane's glyphs of one kind, the first in every half a glyph's width, in time order. The
     // halves are counted from the origin, so which marker stands for its neighbours does not
-    // depend on the times asked for (the marker layer asks tile by tile).
+    // depend on the times asked for (the marker layer asks tile by tile); nor does a marker's
+    // level, which is counted from the last moment every lane's levels were free.
     QList<VisibleMarker> visibleMarkers(double start, double end, double secondsPerPixel) const;
 
     // Samples participant's leaseTimeLeft (ms) and leaseTtl (s) properties 4 times a second while

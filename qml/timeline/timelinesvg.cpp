@@ -11,9 +11,7 @@
 #include <QtSvg/QSvgRenderer>
 
 #include <algorithm>
-#include <array>
 #include <cmath>
-#include <limits>
 
 namespace TimelineSvg {
 namespace {
@@ -23,7 +21,7 @@ constexpr double LaneHeight = 54;
 constexpr double MomentRoom = 28;  // above the lanes: a moment's number
 constexpr double AxisHeight = 30;
 constexpr int GlyphSize = TimelineModel::MarkerPixels;
-// A marker crowded off its lane's middle goes this far above it, or below.
+// A marker crowded off its lane's middle goes this far below it, or above.
 constexpr double CrowdedOffset = GlyphSize + 2;
 // Fonts a reader has: the console's where it is installed, any sans-serif elsewhere.
 const QString FontFamily = QStringLiteral("DejaVu Sans, Verdana, sans-serif");
@@ -104,24 +102,19 @@ struct LaneMarker
     QString title;
 };
 
-// A lane's markers, left to right: each on the lane's middle unless one there would cover it,
-// else below it, else above (where a loss's bracket is drawn); when all three are taken, just
-// right of the one that ends first. Where each went is added to placed.
+// A lane's markers, left to right, on MarkerLevels; when all three are taken, just right of the
+// one that ends first. Where each went is added to placed.
 QString markers(QList<LaneMarker> lane, double middle, QList<QRectF> *placed)
 {
     std::stable_sort(lane.begin(), lane.end(), [](const LaneMarker &a, const LaneMarker &b) { return a.x < b.x; });
-    const std::array<double, 3> offsets{0, CrowdedOffset, -CrowdedOffset};
-    std::array<double, 3> takenUpTo;  // on each level, where its last marker ends
-    takenUpTo.fill(-std::numeric_limits<double>::infinity());
+    TimelineGlyphs::MarkerLevels levels;
     QString content;
     for (const LaneMarker &marker : lane) {
         double left = marker.x - GlyphSize / 2.0;
-        const auto free = std::find_if(takenUpTo.cbegin(), takenUpTo.cend(), [left](double end) { return end <= left; });
-        const size_t level = free != takenUpTo.cend() ? size_t(free - takenUpTo.cbegin())
-                                                      : size_t(std::min_element(takenUpTo.cbegin(), takenUpTo.cend()) - takenUpTo.cbegin());
-        left = std::max(left, takenUpTo[level]);
-        takenUpTo[level] = left + GlyphSize;
-        const double top = middle - GlyphSize / 2.0 + offsets[level];
+        const int level = levels.choose(left);
+        left = std::max(left, levels.end(level));
+        levels.take(level, left + GlyphSize);
+        const double top = middle - GlyphSize / 2.0 + TimelineGlyphs::MarkerLevels::offset(level, CrowdedOffset);
         placed->append(QRectF(left, top, GlyphSize, GlyphSize));
         content += QStringLiteral("<g class=\"marker\"><title>%1</title><use xlink:href=\"#glyph-%2\" x=\"%3\" y=\"%4\"/></g>\n")
                        .arg(marker.title.toHtmlEscaped(), QString::number(marker.glyph), number(left), number(top));

@@ -11,6 +11,7 @@
 #include <QtQuick/QSGImageNode>
 #include <QtQuick/QSGTransformNode>
 
+#include <algorithm>
 #include <cmath>
 
 namespace {
@@ -230,9 +231,12 @@ void TimelineTraceLayer::paintTile(qint64 index, Tile &tile)
     painter.setRenderHint(QPainter::Antialiasing, false);
     painter.scale(1 / ratio, 1 / ratio);
     const int glyphPixels = m_glyphs.isEmpty() ? 0 : m_glyphs.first().width();
+    // A crowded marker a glyph and a little below the lane's middle, or above; closer in a lane
+    // too low for that.
+    const double levelStep = std::max(0.0, std::min(TimelineModel::MarkerPixels + 2.0, (laneHeight - TimelineModel::MarkerPixels) / 2));
     for (const auto &marker : markers) {
         const double x = (marker.at - start) / m_scale.secondsPerPixel;
-        const double y = (marker.row + 0.5) * laneHeight;
+        const double y = (marker.row + 0.5) * laneHeight + TimelineGlyphs::MarkerLevels::offset(marker.level, levelStep);
         painter.drawImage(QPoint(int(std::lround(x * ratio)) - glyphPixels / 2, int(std::lround(y * ratio)) - glyphPixels / 2),
                           m_glyphs.at(marker.glyph));
         if (x >= 0 && x < TileWidth)

@@ -8,6 +8,7 @@
 #include "timelinemodel.h"
 
 #include <QtCharts/QValueAxis>
+#include <QtCore/QRegularExpression>
 #include <QtTest/QAbstractItemModelTester>
 #include <QtTest/QtTest>
 
@@ -249,6 +250,45 @@ private Q_SLOTS:
         QCOMPARE(at(0, 20, 0.1, "leaseSuspended"), QList<QPointF>({{3.0, 0}, {9.6, 0}, {9.7, 1}}));
         QCOMPARE(at(9.62, 20, 0.1, "leaseSuspended"), QList<QPointF>({{9.7, 1}}));
         QCOMPARE(at(9.6, 20, 0.1, "leaseSuspended"), QList<QPointF>({{9.6, 0}, {9.7, 1}}));
+    }
+
+    // Markers of one lane that would cover one another stand on the lane's levels (its middle,
+    // below, above), the same whichever range is asked for: tiles that meet draw a glyph whole.
+    void crowdedMarkersStandApartWhateverTheRangeAsked()
+    {
+        EventLogModel log;
+        TimelineModel timeline;
+        timeline.setEventLog(&log);
+        log.append(logged(0, "B", "acquired"));
+        log.append(logged(1000, "A", "pending"));
+        log.append(logged(1000, "A", "acquired"));
+        log.append(logged(1000, "B", "lost"));
+        log.append(logged(1050, "A", "leaseSuspended"));
+        log.append(logged(1100, "A", "error"));
+        log.append(logged(2000, "A", "lost"));
+        QTRY_COMPARE(timeline.eventCount(), 7);
+        // 0.01 s a pixel: a glyph is 140 ms wide.
+        const auto levels = [&timeline](double start, double end, double secondsPerPixel = 0.01) {
+            QStringList placed;
+            for (const auto &marker : timeline.visibleMarkers(start, end, secondsPerPixel)) {
+                placed << QStringLiteral("%1 %2 %3@%4")
+                              .arg(timeline.lanes().at(marker.row), timeline.glyphs().at(marker.glyph))
+                              .arg(marker.at)
+                              .arg(marker.level);
+            }
+            return placed;
+        };
+        // Both at 1 s on the middle and below it; the suspension above them; the error, with all
+        // three taken, where the first freed (it covers part of the pair, not the suspension);
+        // B's loss at 1 s on its own lane's middle; A's later loss on the middle again.
+        const QStringList whole{"B acquired 0@0",  "A pending 1@0",        "A acquired 1@1", "B lost 1@0",
+                                "A leaseSuspended 1.05@2", "A error 1.1@0", "A lost 2@0"};
+        QCOMPARE(levels(0, 3), whole);
+        // Asked from inside the crowd, as a tile starting there would: the same levels.
+        QCOMPARE(levels(1.04, 3), whole.mid(4));
+        QCOMPARE(levels(1.09, 1.2), whole.mid(5, 1));
+        // Zoomed in so far that only the pair at the same moment touches: the rest on the middle.
+        QCOMPARE(levels(0, 3, 0.0001).filter(QRegularExpression(QStringLiteral("@[12]$"))), QStringList{"A acquired 1@1"});
     }
 
     void wholeLogAtOncePausedWithRoomAtBothEnds()
