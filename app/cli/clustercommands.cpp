@@ -7,6 +7,8 @@
 #include "interventions.h"
 #include "kvformat.h"
 
+#include <QEtcd/clustermaintenance.h>
+
 #include <QtCore/QElapsedTimer>
 #include <QtCore/QJsonArray>
 #include <QtCore/QJsonDocument>
@@ -481,25 +483,6 @@ std::optional<QStringList> peerUrlsOption(Invocation &invocation, int *exitCode)
     return std::nullopt;
 }
 
-// Voting members and how many of them must agree, as part of a sentence: "3 voting members, 2
-// needed to agree".
-QString quorumText(qsizetype voters)
-{
-    return QStringLiteral("%1 voting member%2, %3 needed to agree").arg(voters).arg(voters == 1 ? "" : "s").arg(voters / 2 + 1);
-}
-
-qsizetype votersOf(const QList<Member> &members)
-{
-    return std::count_if(members.cbegin(), members.cend(), [](const Member &m) { return !m.isLearner; });
-}
-
-QString describeMember(const Member &member)
-{
-    return QStringLiteral("%1 (%2, %3)")
-        .arg(hexId(member.id), member.name.isEmpty() ? QStringLiteral("not started") : member.name,
-             member.peerUrls.join(QLatin1Char(',')));
-}
-
 // The members as listed now and the one MEMBER_ID (hex) names; nullopt with *exitCode when the
 // argument is no ID or names no member.
 std::optional<std::pair<QList<Member>, Member>> namedMember(Invocation &invocation, int *exitCode)
@@ -557,24 +540,7 @@ int runMemberAdd(Invocation &invocation)
     const MemberListResult before = invocation.await(invocation.client().memberList(), QStringLiteral("member list"));
     if (!before.status)
         return invocation.failed(before.status);
-    const qsizetype voters = votersOf(before.members);
-    QString plan = learner
-        ? QStringLiteral("Add %1 at %2 as a learner: it follows the log without voting (%3, as now); promote it "
-                         "once it has caught up.")
-              .arg(name, peerUrls->join(QLatin1Char(',')), quorumText(voters))
-        : QStringLiteral("Add %1 at %2 as a voting member: %3 instead of %4. Until it has started and caught up it "
-                         "counts as down.")
-              .arg(name, peerUrls->join(QLatin1Char(',')), quorumText(voters + 1), quorumText(voters));
-    // A voter that never starts takes a small cluster's quorum with it: say so before, not after.
-    const qsizetype started = std::count_if(before.members.cbegin(), before.members.cend(),
-                                            [](const Member &m) { return !m.isLearner && !m.name.isEmpty(); });
-    if (!learner && started < (voters + 1) / 2 + 1) {
-        plan += QStringLiteral(" With %1 of the %2 voting members started, the cluster stops committing anything, "
-                               "removing the member included, until it starts; add it with --learner instead and "
-                               "promote it once it has caught up.")
-                    .arg(started)
-                    .arg(voters + 1);
-    }
+    const QString plan = ClusterMaintenance::planMemberAdd(before.members, name, *peerUrls, learner);
     if (const std::optional<int> declined = confirm(invocation, plan))
         return *declined;
     const MemberAddResult added =
@@ -582,23 +548,19 @@ int runMemberAdd(Invocation &invocation)
     if (!added.status)
         return invocation.failed(added.status);
     // What the new member is started with, as etcdctl prints it.
-    QStringList initialCluster;
-    for (const Member &member : added.members) {
-        for (const QString &url : member.peerUrls)
-            initialCluster.append((member.id == added.member.id ? name : member.name) + QLatin1Char('=') + url);
-    }
+    const QString initialCluster = ClusterMaintenance::initialCluster(added, name);
     if (invocation.json()) {
         invocation.print(QJsonObject{{QLatin1String("member"), hexId(added.member.id)},
                                      {QLatin1String("name"), name},
                                      {QLatin1String("is_learner"), added.member.isLearner},
-                                     {QLatin1String("initial_cluster"), initialCluster.join(QLatin1Char(','))},
+                                     {QLatin1String("initial_cluster"), initialCluster},
                                      {QLatin1String("initial_advertise_peer_urls"), peerUrls->join(QLatin1Char(','))}});
         return Success;
     }
     invocation.print(QStringLiteral("Member %1 added to cluster %2\n").arg(paddedHex(added.member.id),
                                                                           paddedHex(added.header.clusterId)).toUtf8());
     invocation.printData(QStringLiteral("ETCD_NAME=\"%1\"").arg(name).toUtf8());
-    invocation.printData(QStringLiteral("ETCD_INITIAL_CLUSTER=\"%1\"").arg(initialCluster.join(QLatin1Char(','))).toUtf8());
+    invocation.printData(QStringLiteral("ETCD_INITIAL_CLUSTER=\"%1\"").arg(initialCluster).toUtf8());
     invocation.printData(
         QStringLiteral("ETCD_INITIAL_ADVERTISE_PEER_URLS=\"%1\"").arg(peerUrls->join(QLatin1Char(','))).toUtf8());
     invocation.print("ETCD_INITIAL_CLUSTER_STATE=\"existing\"");
@@ -623,15 +585,7 @@ int changeNamedMember(Invocation &invocation, const QString &what, const char *v
 
 int runMemberRemove(Invocation &invocation)
 {
-    const auto plan = [](const QList<Member> &members, const Member &member) {
-        const qsizetype voters = votersOf(members);
-        if (member.isLearner)
-            return QStringLiteral("Remove learner %1 from the cluster (%2, as now).").arg(describeMember(member), quorumText(voters));
-        return QStringLiteral("Remove %1 from the cluster: %2 instead of %3. Its data stays on its machine, but it can "
-                              "never rejoin with it; a member removed while it runs stops.")
-            .arg(describeMember(member), quorumText(voters - 1), quorumText(voters));
-    };
-    return changeNamedMember(invocation, QStringLiteral("member remove"), "removed", plan,
+    return changeNamedMember(invocation, QStringLiteral("member remove"), "removed", &ClusterMaintenance::planMemberRemove,
                              [](Client &client, quint64 id) { return client.memberRemove(id); });
 }
 
@@ -643,8 +597,7 @@ int runMemberUpdate(Invocation &invocation)
         return exitCode;
     const QStringList urls = *peerUrls;
     const auto plan = [urls](const QList<Member> &, const Member &member) {
-        return QStringLiteral("Change the peer URLs of %1 to %2: the other members reach it there from now on.")
-            .arg(describeMember(member), urls.join(QLatin1Char(',')));
+        return ClusterMaintenance::planMemberUpdate(member, urls);
     };
     return changeNamedMember(invocation, QStringLiteral("member update"), "updated", plan,
                              [urls](Client &client, quint64 id) { return client.memberUpdate(id, urls); });
@@ -652,12 +605,7 @@ int runMemberUpdate(Invocation &invocation)
 
 int runMemberPromote(Invocation &invocation)
 {
-    const auto plan = [](const QList<Member> &members, const Member &member) {
-        const qsizetype voters = votersOf(members);
-        return QStringLiteral("Make learner %1 a voting member: %2 instead of %3.")
-            .arg(describeMember(member), quorumText(voters + 1), quorumText(voters));
-    };
-    return changeNamedMember(invocation, QStringLiteral("member promote"), "promoted", plan,
+    return changeNamedMember(invocation, QStringLiteral("member promote"), "promoted", &ClusterMaintenance::planMemberPromote,
                              [](Client &client, quint64 id) { return client.memberPromote(id); });
 }
 } // namespace

@@ -44,15 +44,20 @@ void ClusterActions::setEventLog(EventLogModel *log)
     Q_EMIT eventLogChanged();
 }
 
+void ClusterActions::refuse(const QString &name, const Status &refused)
+{
+    QMetaObject::invokeMethod(this, [this, name, refused] {
+        Q_EMIT finished(name, refused, tr("nothing done: %1").arg(refused.message()));
+    }, Qt::QueuedConnection);
+}
+
 bool ClusterActions::begin(const QString &name, const QString &running)
 {
     const Status refused = !m_client ? Status(StatusCode::FailedPrecondition, tr("not connected"))
                          : !m_running.isEmpty() ? Status(StatusCode::FailedPrecondition, tr("wait until %1 has ended").arg(m_running))
                                                 : Status();
     if (!refused) {
-        QMetaObject::invokeMethod(this, [this, name, refused] {
-            Q_EMIT finished(name, refused, tr("nothing done: %1").arg(refused.message()));
-        }, Qt::QueuedConnection);
+        refuse(name, refused);
         return false;
     }
     m_running = running;
@@ -212,13 +217,76 @@ void ClusterActions::defragmentInTurn(QStringList endpoints, const QString &name
 void ClusterActions::moveLeader(const QString &memberId)
 {
     const QString name = QStringLiteral("moveLeader");
-    bool ok = false;
-    const quint64 target = memberId.toULongLong(&ok, 16);
-    if (!ok || !begin(name, tr("moving the leadership to %1").arg(memberId)))
+    const auto target = memberIdOf(name, memberId);
+    if (!target || !begin(name, tr("moving the leadership to %1").arg(memberId)))
         return;
-    Internal::thenOn(ClusterMaintenance::moveLeader(m_client, target), this, [this, name, memberId](const Result &moved) {
+    Internal::thenOn(ClusterMaintenance::moveLeader(m_client, *target), this, [this, name, memberId](const Result &moved) {
         end(name, moved.status, tr("moved the leadership to member %1").arg(memberId));
     });
+}
+
+std::optional<quint64> ClusterActions::memberIdOf(const QString &name, const QString &memberId)
+{
+    bool ok = false;
+    const quint64 id = memberId.toULongLong(&ok, 16);
+    if (ok && id != 0)
+        return id;
+    refuse(name, Status(StatusCode::InvalidArgument, tr("\"%1\" is no member ID (hex, as a card shows it)").arg(memberId)));
+    return std::nullopt;
+}
+
+void ClusterActions::changeMember(const QString &name, const QString &running,
+                                  const std::function<QFuture<MemberListResult>(Client *)> &change, const QString &done)
+{
+    if (!begin(name, running))
+        return;
+    Internal::thenOn(change(m_client), this, [this, name, done](const MemberListResult &changed) { end(name, changed.status, done); });
+}
+
+void ClusterActions::addMember(const QString &name, const QStringList &peerUrls, bool learner)
+{
+    const QString action = QStringLiteral("addMember");
+    if (name.trimmed().isEmpty())
+        return refuse(action, Status(StatusCode::InvalidArgument, tr("the new member needs a name: it is started with it")));
+    if (!begin(action, tr("adding %1 at %2").arg(name, peerUrls.join(QLatin1Char(',')))))
+        return;
+    Internal::thenOn(m_client->memberAdd(peerUrls, learner), this, [this, action, name, peerUrls, learner](const MemberAddResult &added) {
+        const QString id = QString::number(added.member.id, 16);
+        const QString startFlags = QStringLiteral("--name %1 --initial-cluster %2 --initial-advertise-peer-urls %3 "
+                                                  "--initial-cluster-state existing")
+                                       .arg(name, ClusterMaintenance::initialCluster(added, name), peerUrls.join(QLatin1Char(',')));
+        if (added.status)
+            Q_EMIT memberAdded(name, id, startFlags);
+        end(action, added.status, tr("added %1 as %2 %3; start it with %4").arg(name, learner ? tr("learner") : tr("member"), id, startFlags));
+    });
+}
+
+void ClusterActions::removeMember(const QString &memberId)
+{
+    const QString name = QStringLiteral("removeMember");
+    if (const auto id = memberIdOf(name, memberId)) {
+        changeMember(name, tr("removing member %1").arg(memberId), [id](Client *client) { return client->memberRemove(*id); },
+                     tr("removed member %1").arg(memberId));
+    }
+}
+
+void ClusterActions::promoteMember(const QString &memberId)
+{
+    const QString name = QStringLiteral("promoteMember");
+    if (const auto id = memberIdOf(name, memberId)) {
+        changeMember(name, tr("promoting member %1").arg(memberId), [id](Client *client) { return client->memberPromote(*id); },
+                     tr("made member %1 a voting member").arg(memberId));
+    }
+}
+
+void ClusterActions::updateMember(const QString &memberId, const QStringList &peerUrls)
+{
+    const QString name = QStringLiteral("updateMember");
+    if (const auto id = memberIdOf(name, memberId)) {
+        changeMember(name, tr("moving member %1 to %2").arg(memberId, peerUrls.join(QLatin1Char(','))),
+                     [id, peerUrls](Client *client) { return client->memberUpdate(*id, peerUrls); },
+                     tr("gave member %1 the peer URLs %2").arg(memberId, peerUrls.join(QLatin1Char(','))));
+    }
 }
 
 void ClusterActions::checkConsistency()

@@ -13,6 +13,9 @@
 #include <QtCore/QVariantList>
 #include <QtQml/qqmlregistration.h>
 
+#include <functional>
+#include <optional>
+
 namespace QEtcd {
 
 class Client;
@@ -20,8 +23,8 @@ class EventLogModel;
 class SnapshotSave;
 
 /// `ClusterActions` in QML: an operator's maintenance of the cluster a ClusterModel shows
-/// (disarm, compact, defragment, move the leadership, check consistency, save a snapshot), one
-/// at a time, each written to the event log as the participant "operator" when it ends.
+/// (disarm, compact, defragment, move the leadership, check consistency, save a snapshot, add,
+/// remove, promote or move a member), one at a time, each written to the event log as the participant "operator" when it ends.
 ///
 /// Calls return at once; finished() follows once per call, never from inside it. A read-only
 /// client refuses the writes before anything is sent. Where the console asks first is the
@@ -89,6 +92,15 @@ public:
     Q_INVOKABLE void defragmentAll();
     /// Hands the leadership to the member \a memberId (hex, as the cards show it).
     Q_INVOKABLE void moveLeader(const QString &memberId);
+    /// Adds a member called \a name at \a peerUrls; with \a learner, one that follows the log
+    /// without voting until promoted. The outcome says what to start it with.
+    Q_INVOKABLE void addMember(const QString &name, const QStringList &peerUrls, bool learner);
+    /// Removes the member \a memberId (hex) from the cluster.
+    Q_INVOKABLE void removeMember(const QString &memberId);
+    /// Makes the learner \a memberId (hex) a voting member.
+    Q_INVOKABLE void promoteMember(const QString &memberId);
+    /// Gives the member \a memberId (hex) the peer URLs \a peerUrls.
+    Q_INVOKABLE void updateMember(const QString &memberId, const QStringList &peerUrls);
     /// Hashes every member's keys at one revision; consistencyChecked() tells the result.
     Q_INVOKABLE void checkConsistency();
     /// Saves the snapshot of the member in use to \a fileName (a path, or a file: URL), which
@@ -108,6 +120,10 @@ Q_SIGNALS:
     void snapshotProgressed();
     /// An action ended: \a action is the name of the call, \a outcome the sentence logged.
     void finished(const QString &action, const QEtcd::Status &status, const QString &outcome);
+    /// addMember() added \a name as the member \a memberId (hex); \a startFlags are what to start
+    /// its etcd with (`--name … --initial-cluster … --initial-advertise-peer-urls …
+    /// --initial-cluster-state existing`). Before finished().
+    void memberAdded(const QString &name, const QString &memberId, const QString &startFlags);
     /// retainedFrom, retainedUntil or retainedHistoryError changed.
     void retainedHistoryChanged();
     /// checkConsistency() answered: \a members (maps of endpoint, memberId, hash), \a revision,
@@ -115,8 +131,15 @@ Q_SIGNALS:
     void consistencyChecked(const QVariantList &members, qint64 revision, bool consistent);
 
 private:
+    // Tells, after this call, that name did nothing because of refused.
+    void refuse(const QString &name, const Status &refused);
     // Starts name unless another action runs; false (and finished() with the refusal) if one does.
     bool begin(const QString &name, const QString &running);
+    // The member ID memberId names, or nullopt after finished() has told name's refusal.
+    std::optional<quint64> memberIdOf(const QString &name, const QString &memberId);
+    // Runs a change of the member id: running while it does, done once it has.
+    void changeMember(const QString &name, const QString &running,
+                      const std::function<QFuture<MemberListResult>(Client *)> &change, const QString &done);
     // Ends the running action: logs outcome (what was done, or why nothing was) and tells it.
     void end(const QString &name, const Status &status, const QString &done);
     void disarmInTurn(QList<Alarm> alarms, const QString &name, int count);

@@ -4,6 +4,7 @@
 #include "continuation_p.h"
 
 #include <QEtcd/client.h>
+#include <QEtcd/clustermaintenance.h>
 
 #include <QtCore/QElapsedTimer>
 
@@ -67,6 +68,53 @@ QString ClusterModel::memberNameAt(const QString &clientUrl) const
     return it != m_rows.cend() ? it->name : QString();
 }
 
+QList<Member> ClusterModel::members() const
+{
+    QList<Member> members;
+    for (const MemberRow &row : m_rows) {
+        Member member;
+        member.id = row.id;
+        member.name = row.name;
+        member.peerUrls = row.peerUrls;
+        member.clientUrls = row.clientUrls;
+        member.isLearner = row.isLearner;
+        members.append(member);
+    }
+    return members;
+}
+
+QString ClusterModel::planFor(const QString &memberId,
+                              const std::function<QString(const QList<Member> &, const Member &)> &plan) const
+{
+    bool ok = false;
+    const quint64 id = memberId.toULongLong(&ok, 16);
+    const QList<Member> all = members();
+    const auto named = std::find_if(all.cbegin(), all.cend(), [id](const Member &member) { return member.id == id; });
+    return ok && named != all.cend() ? plan(all, *named) : QString();
+}
+
+QString ClusterModel::planMemberAdd(const QString &name, const QStringList &peerUrls, bool learner) const
+{
+    return ClusterMaintenance::planMemberAdd(members(), name, peerUrls, learner);
+}
+
+QString ClusterModel::planMemberRemove(const QString &memberId) const
+{
+    return planFor(memberId, &ClusterMaintenance::planMemberRemove);
+}
+
+QString ClusterModel::planMemberPromote(const QString &memberId) const
+{
+    return planFor(memberId, &ClusterMaintenance::planMemberPromote);
+}
+
+QString ClusterModel::planMemberUpdate(const QString &memberId, const QStringList &peerUrls) const
+{
+    return planFor(memberId, [peerUrls](const QList<Member> &, const Member &member) {
+        return ClusterMaintenance::planMemberUpdate(member, peerUrls);
+    });
+}
+
 int ClusterModel::healthyCount() const
 {
     return int(std::count_if(m_rows.cbegin(), m_rows.cend(), [](const MemberRow &row) { return row.healthy; }));
@@ -106,14 +154,24 @@ void ClusterModel::read(quint64 generation)
             pending->rows.append(row);
         }
         for (qsizetype i = 0; i < list.members.size(); ++i) {
+            // A member added but not started has no client URL to ask: it has no status, and
+            // asking the client's own endpoint instead would lend it another member's.
+            if (list.members[i].clientUrls.isEmpty()) {
+                done();
+                continue;
+            }
             auto clock = std::make_shared<QElapsedTimer>();
             clock->start();
             const QFuture<EndpointStatusResult> answered =
-                client()->endpointStatus(list.members[i].clientUrls.value(0), RpcResilience::probe());
+                client()->endpointStatus(list.members[i].clientUrls.constFirst(), RpcResilience::probe());
             Internal::thenOn(answered, this, [pending, i, clock, done](const EndpointStatusResult &status) {
                 MemberRow &row = pending->rows[i];
                 if (!status.status) {
                     row.error = status.status.message();
+                    return done();
+                }
+                if (status.header.memberId != row.id) {
+                    row.error = tr("%1 answers as member %2, not as this one").arg(status.endpoint, hexId(status.header.memberId));
                     return done();
                 }
                 row.healthy = true;

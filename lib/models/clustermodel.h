@@ -5,7 +5,11 @@
 #include "qetcdquickexport.h"
 #include "refreshinglistmodel.h"
 
+#include <QEtcd/kvtypes.h>
+
 #include <QtCore/QElapsedTimer>
+
+#include <functional>
 
 namespace QEtcd {
 
@@ -80,6 +84,16 @@ public:
     /// The name of the member that serves this client URL ("http://127.0.0.1:2379"), empty when
     /// no member lists it: which member a client's active endpoint reaches.
     Q_INVOKABLE QString memberNameAt(const QString &clientUrl) const;
+    /// What adding a member called \a name at \a peerUrls does to the quorum, as the members
+    /// stood at the last refresh: the sentence an operator confirms (ClusterMaintenance).
+    Q_INVOKABLE QString planMemberAdd(const QString &name, const QStringList &peerUrls, bool learner) const;
+    /// What removing the member \a memberId (hex) does; empty when no row has that ID.
+    Q_INVOKABLE QString planMemberRemove(const QString &memberId) const;
+    /// What promoting the learner \a memberId (hex) does; empty when no row has that ID.
+    Q_INVOKABLE QString planMemberPromote(const QString &memberId) const;
+    /// What giving the member \a memberId (hex) the peer URLs \a peerUrls does; empty when no
+    /// row has that ID.
+    Q_INVOKABLE QString planMemberUpdate(const QString &memberId, const QStringList &peerUrls) const;
     /// The highest store revision any member reported.
     qint64 revision() const { return m_revision; }
     /// How many members there are.
@@ -130,6 +144,9 @@ private:
     };
     void apply(QList<MemberRow> rows, quint64 leader, QStringList alarms);
     const MemberRow *leaderRow() const;  // null without a leader among the rows
+    QList<Member> members() const;  // the rows as the client lists members
+    // The plan for the member memberId (hex) names among members(); empty when none has it.
+    QString planFor(const QString &memberId, const std::function<QString(const QList<Member> &, const Member &)> &plan) const;
 
     QList<MemberRow> m_rows;  // sorted by id
     quint64 m_leader = 0;

@@ -163,4 +163,84 @@ QFuture<Result> ClusterMaintenance::moveLeader(Client *client, quint64 targetMem
     });
 }
 
+namespace {
+// Voting members and how many of them must agree, as part of a sentence: "3 voting members, 2
+// needed to agree".
+QString quorumText(qsizetype voters)
+{
+    return QStringLiteral("%1 voting member%2, %3 needed to agree").arg(voters).arg(voters == 1 ? "" : "s").arg(voters / 2 + 1);
+}
+
+qsizetype votersOf(const QList<Member> &members)
+{
+    return std::count_if(members.cbegin(), members.cend(), [](const Member &m) { return !m.isLearner; });
+}
+
+QString describeMember(const Member &member)
+{
+    return QStringLiteral("%1 (%2, %3)")
+        .arg(QString::number(member.id, 16), member.name.isEmpty() ? QStringLiteral("not started") : member.name,
+             member.peerUrls.join(QLatin1Char(',')));
+}
+} // namespace
+
+QString ClusterMaintenance::planMemberAdd(const QList<Member> &members, const QString &name, const QStringList &peerUrls,
+                                          bool learner)
+{
+    const qsizetype voters = votersOf(members);
+    const QString urls = peerUrls.join(QLatin1Char(','));
+    if (learner) {
+        return QStringLiteral("Add %1 at %2 as a learner: it follows the log without voting (%3, as now); promote it "
+                              "once it has caught up.")
+            .arg(name, urls, quorumText(voters));
+    }
+    QString plan = QStringLiteral("Add %1 at %2 as a voting member: %3 instead of %4. Until it has started and caught "
+                                  "up it counts as down.")
+                       .arg(name, urls, quorumText(voters + 1), quorumText(voters));
+    // A voter that never starts takes a small cluster's quorum with it: said before, not after.
+    const qsizetype started = std::count_if(members.cbegin(), members.cend(),
+                                            [](const Member &m) { return !m.isLearner && !m.name.isEmpty(); });
+    if (started < (voters + 1) / 2 + 1) {
+        plan += QStringLiteral(" With %1 of the %2 voting members started, the cluster stops committing anything, "
+                               "removing the member included, until it starts; add it as a learner instead and "
+                               "promote it once it has caught up.")
+                    .arg(started)
+                    .arg(voters + 1);
+    }
+    return plan;
+}
+
+QString ClusterMaintenance::initialCluster(const MemberAddResult &added, const QString &name)
+{
+    QStringList pairs;
+    for (const Member &member : added.members) {
+        for (const QString &url : member.peerUrls)
+            pairs.append((member.id == added.member.id ? name : member.name) + QLatin1Char('=') + url);
+    }
+    return pairs.join(QLatin1Char(','));
+}
+
+QString ClusterMaintenance::planMemberRemove(const QList<Member> &members, const Member &member)
+{
+    const qsizetype voters = votersOf(members);
+    if (member.isLearner)
+        return QStringLiteral("Remove learner %1 from the cluster (%2, as now).").arg(describeMember(member), quorumText(voters));
+    return QStringLiteral("Remove %1 from the cluster: %2 instead of %3. Its data stays on its machine, but it can "
+                          "never rejoin with it; a member removed while it runs stops.")
+        .arg(describeMember(member), quorumText(voters - 1), quorumText(voters));
+}
+
+QString ClusterMaintenance::planMemberUpdate(const Member &member, const QStringList &peerUrls)
+{
+    return QStringLiteral("Change the peer URLs of %1 to %2: the other members reach it there from now on.")
+        .arg(describeMember(member), peerUrls.join(QLatin1Char(',')));
+}
+
+QString ClusterMaintenance::planMemberPromote(const QList<Member> &members, const Member &member)
+{
+    const qsizetype voters = votersOf(members);
+    return QStringLiteral("Make learner %1 a voting member: %2 instead of %3.")
+        .arg(describeMember(member), quorumText(voters + 1), quorumText(voters));
+}
+
 } // namespace QEtcd

@@ -62,6 +62,22 @@ public:
     /// (one of \\a client's must be the leader's). FailedPrecondition when it leads already;
     /// refused under read-only.
     static QFuture<Result> moveLeader(Client *client, quint64 targetMemberId);
+
+    /// What adding a member called \a name at \a peerUrls does to the quorum of \a members (as
+    /// listed now), in the sentence an operator confirms; \a learner: one that follows the log
+    /// without voting until promoted. A voter that would leave too few started members to agree
+    /// is named as stopping the cluster, with a learner as the way round.
+    static QString planMemberAdd(const QList<Member> &members, const QString &name, const QStringList &peerUrls,
+                                 bool learner);
+    /// What the member just added as \a name starts with as its `--initial-cluster` (etcd's
+    /// ETCD_INITIAL_CLUSTER): every member's name=peer URL, the new one's under \a name.
+    static QString initialCluster(const MemberAddResult &added, const QString &name);
+    /// What removing \a member from \a members does to the quorum.
+    static QString planMemberRemove(const QList<Member> &members, const Member &member);
+    /// What giving \a member the peer URLs \a peerUrls does.
+    static QString planMemberUpdate(const Member &member, const QStringList &peerUrls);
+    /// What promoting the learner \a member of \a members does to the quorum.
+    static QString planMemberPromote(const QList<Member> &members, const Member &member);
 };
 
 } // namespace QEtcd

@@ -7,7 +7,9 @@ import QEtcdConsole
 
 // One card per member: who leads, how healthy each is and how fast it answers, its raft
 // position, database size and version; alarms across the top; the maintenance actions, and a
-// snapshot saved to a file with its progress, a cancel and its SHA-256 at the end. Looking at the console's sandbox,
+// snapshot saved to a file with its progress, a cancel and its SHA-256 at the end. Members are
+// added (as learners unless told otherwise), promoted, moved to new peer URLs and removed, each
+// confirmed with what it does to the quorum. Looking at the console's sandbox,
 // each card also shows its member's process and the actions on it (stop, kill, pause, resume,
 // restart), matched by client URL.
 ConsolePage {
@@ -25,6 +27,8 @@ ConsolePage {
     // What the last action said, and whether it went wrong.
     property string outcome
     property bool outcomeBad: false
+    // The flags a member just added is started with, offered for copying while its outcome shows.
+    property string startFlags
     // What runs now, for the alarm banners: inside a Banner delegate `actions` is the banner's
     // own property, not the ClusterActions.
     readonly property string actionRunning: actions.running
@@ -70,6 +74,15 @@ ConsolePage {
             onClicked: compactDialog.open()
         },
         WriteButton {
+            objectName: "addMember"
+            text: qsTr("Add member…")
+            flat: true
+            readOnly: page.readOnly
+            blockedReason: actions.running
+            toolTip: qsTr("Add a member to the cluster, a learner unless told otherwise (asks first)")
+            onClicked: page.editMember("addMember", null)
+        },
+        WriteButton {
             objectName: "defragmentAll"
             text: qsTr("Defragment all…")
             flat: true
@@ -85,7 +98,13 @@ ConsolePage {
         objectName: "clusterActions"
         client: page.members.client
         eventLog: page.members.eventLog
+        onMemberAdded: (name, memberId, startFlags) => page.startFlags = startFlags
         onFinished: (action, status, outcome) => {
+            if (action !== "addMember" || !status.isOk)
+                page.startFlags = "";
+            // The cards show the membership as it is now, not at the next refresh.
+            if (action.endsWith("Member"))
+                page.members.refresh();
             page.outcomeBad = !status.isOk;
             if (action !== "checkConsistency" || !status.isOk)
                 page.outcome = status.isOk ? outcome.charAt(0).toUpperCase() + outcome.slice(1) + "."
@@ -156,6 +175,78 @@ ConsolePage {
         typedConfirmation: page.confirmationWord
         onConfirmed: run()
     }
+    // Adding a member, or moving one to new peer URLs: what it does to the quorum is said above
+    // the fields, as they are filled in.
+    ConfirmDialog {
+        id: memberDialog
+        objectName: "memberDialog"
+        property string action: "addMember"
+        property var member: null  // updateMember: the card's
+        readonly property bool adding: action === "addMember"
+        readonly property var urls: peerUrlsField.text.split(",").map(url => url.trim()).filter(url => url.length > 0)
+        readonly property string problem: {
+            if (adding && nameField.text.trim().length === 0)
+                return qsTr("Name the new member: it is started with that name.");
+            if (urls.length === 0)
+                return qsTr("Give its peer URLs, where the other members reach it (http://host:2380), comma-separated.");
+            const wrong = urls.find(url => !/^(https?|unixs?):\/\/[^\s,]+$/.test(url));
+            return wrong !== undefined ? qsTr("“%1” is not a peer URL: write it as http://host:2380.").arg(wrong) : "";
+        }
+        title: adding ? qsTr("Add a member") : qsTr("New peer URLs for %1").arg(member ? member.name || member.memberId : "")
+        confirmText: adding ? qsTr("Add") : qsTr("Change")
+        typedConfirmation: page.confirmationWord
+        acceptable: problem.length === 0
+        message: problem.length > 0 ? problem
+               : adding ? page.members.planMemberAdd(nameField.text.trim(), urls, learnerBox.checked)
+               : member ? page.members.planMemberUpdate(member.memberId, urls) : ""
+        onConfirmed: adding ? actions.addMember(nameField.text.trim(), urls, learnerBox.checked)
+                            : actions.updateMember(member.memberId, urls)
+        // Once ConfirmDialog has placed its own focus: the first field to fill.
+        Connections {
+            target: memberDialog
+            function onOpened() {
+                (memberDialog.adding ? nameField : peerUrlsField).forceActiveFocus();
+            }
+        }
+        Label {
+            visible: memberDialog.adding
+            text: qsTr("Name")
+            color: Theme.mutedText
+            textFormat: Text.PlainText
+            Layout.topMargin: Theme.spacing
+        }
+        TextField {
+            id: nameField
+            objectName: "memberName"
+            visible: memberDialog.adding
+            Accessible.name: qsTr("Name")
+            placeholderText: qsTr("m3")
+            font.family: Theme.monoFamily
+            selectByMouse: true
+            Layout.fillWidth: true
+        }
+        Label {
+            text: qsTr("Peer URLs, comma-separated")
+            color: Theme.mutedText
+            textFormat: Text.PlainText
+            Layout.topMargin: Theme.spacing
+        }
+        TextField {
+            id: peerUrlsField
+            objectName: "memberPeerUrls"
+            Accessible.name: qsTr("Peer URLs")
+            placeholderText: qsTr("http://10.0.0.13:2380")
+            font.family: Theme.monoFamily
+            selectByMouse: true
+            Layout.fillWidth: true
+        }
+        CheckBox {
+            id: learnerBox
+            objectName: "memberLearner"
+            visible: memberDialog.adding
+            text: qsTr("As a learner: it follows the log without voting until promoted")
+        }
+    }
     CompactDialog {
         id: compactDialog
         actions: actions
@@ -173,6 +264,10 @@ ConsolePage {
         case "defragment": case "defragmentAll": return qsTr("Defragment");
         case "moveLeader": return qsTr("Move the leadership");
         case "saveSnapshot": return qsTr("Snapshot");
+        case "addMember": return qsTr("Add a member");
+        case "removeMember": return qsTr("Remove the member");
+        case "promoteMember": return qsTr("Promote the member");
+        case "updateMember": return qsTr("Change the peer URLs");
         }
         return qsTr("Check consistency");
     }
@@ -197,6 +292,17 @@ ConsolePage {
             message = qsTr("%1 serves nothing while it defragments (%2 on disk, %3 in use).").arg(member.name).arg(Format.bytes(member.dbSize)).arg(Format.bytes(member.dbSizeInUse))
                     + (member.isLeader ? "\n\n" + qsTr("It leads: every write waits until it is done. Move the leadership first to avoid that.") : "");
             break;
+        case "removeMember":
+            title = qsTr("Remove %1 from the cluster?").arg(member.name || member.memberId);
+            confirm = qsTr("Remove");
+            message = page.members.planMemberRemove(member.memberId);
+            break;
+        case "promoteMember":
+            title = qsTr("Promote %1 to a voting member?").arg(member.name || member.memberId);
+            confirm = qsTr("Promote");
+            message = page.members.planMemberPromote(member.memberId)
+                    + "\n\n" + qsTr("etcd refuses it until the learner has caught up with the leader's log.");
+            break;
         case "moveLeader":
             title = qsTr("Make %1 the leader?").arg(member.name);
             confirm = qsTr("Move");
@@ -206,10 +312,20 @@ ConsolePage {
         confirmAction.title = title;
         confirmAction.confirmText = confirm;
         confirmAction.message = message;
+        confirmAction.destructive = action !== "promoteMember";
         confirmAction.run = action === "defragment" ? () => actions.defragment(member.clientUrls)
-                          : action === "moveLeader" ? () => actions.moveLeader(member.memberId)
+                          : member ? () => actions[action](member.memberId)
                           : () => actions[action]();
         confirmAction.open();
+    }
+    // Opens the dialog that adds a member (member null) or gives one new peer URLs.
+    function editMember(action, member) {
+        memberDialog.member = member;
+        memberDialog.action = action;
+        nameField.text = "";
+        learnerBox.checked = true;
+        peerUrlsField.text = member ? member.peerUrls.join(",") : "";
+        memberDialog.open();
     }
 
     ColumnLayout {
@@ -241,7 +357,7 @@ ConsolePage {
             bad: actions.running === "" && page.outcomeBad
             good: actions.running === "" && !page.outcomeBad
             dismissable: actions.running === ""
-            onDismissed: page.outcome = ""
+            onDismissed: { page.outcome = ""; page.startFlags = "" }
             // A snapshot on its way: how far, and the way to stop it.
             ProgressBar {
                 objectName: "snapshotProgress"
@@ -256,6 +372,15 @@ ConsolePage {
                 text: qsTr("%1 of %2").arg(Format.bytes(actions.snapshotBytes)).arg(Format.bytes(actions.snapshotTotal))
                 color: Theme.text
                 textFormat: Text.PlainText
+            }
+            Button {
+                objectName: "copyStartFlags"
+                visible: actions.running === "" && page.startFlags.length > 0
+                text: qsTr("Copy start flags")
+                ToolTip.visible: hovered
+                ToolTip.delay: 400
+                ToolTip.text: qsTr("Copy the flags to start the new member's etcd with")
+                onClicked: Clipboard.setText(page.startFlags)
             }
             Button {
                 objectName: "cancelSnapshot"
@@ -274,7 +399,7 @@ ConsolePage {
             model: page.members
             cellWidth: Math.max(340, width / Math.max(1, Math.floor(width / 340)))
             // Room for the maintenance row, and the sandbox's row of member actions.
-            cellHeight: page.sandbox ? 340 : 276
+            cellHeight: page.sandbox ? 360 : 296
             ScrollBar.vertical: ScrollBar {}
 
             delegate: Item {
@@ -282,6 +407,7 @@ ConsolePage {
                 required property string memberId
                 required property string name
                 required property var clientUrls
+                required property var peerUrls
                 required property bool isLeader
                 required property bool isLearner
                 required property bool healthy
@@ -292,14 +418,16 @@ ConsolePage {
                 required property var dbSizeInUse
                 required property string version
                 required property string error
+                // Added to the cluster, but no etcd has started as it yet: no name, no client URL.
+                readonly property bool unstarted: name === "" && clientUrls.length === 0
                 width: grid.cellWidth
                 height: grid.cellHeight
 
                 Card {
                     // The cell's spare width is the gap to the next card.
                     width: parent.width - Theme.padding
-                    title: cell.name || qsTr("(unstarted member)")
-                    accentColor: !cell.healthy ? Theme.bad : cell.isLeader ? Theme.accent : Theme.border
+                    title: cell.name || qsTr("(no name yet)")
+                    accentColor: cell.unstarted ? Theme.warning : !cell.healthy ? Theme.bad : cell.isLeader ? Theme.accent : Theme.border
                     badge: [
                         StatePill {
                             visible: cell.isLeader
@@ -312,13 +440,21 @@ ConsolePage {
                             text: qsTr("LEARNER")
                         },
                         StatePill {
+                            visible: cell.unstarted
+                            text: qsTr("NOT STARTED")
+                            foreground: Theme.warning
+                            background: Theme.warningSoft
+                        },
+                        StatePill {
+                            visible: !cell.unstarted
                             text: cell.healthy ? qsTr("Healthy · %1 ms").arg(cell.roundTrip) : qsTr("No answer")
                             foreground: cell.healthy ? Theme.good : Theme.bad
                             background: cell.healthy ? Theme.goodSoft : Theme.badSoft
                         }
                     ]
                     Field { label: qsTr("ID"); value: cell.memberId; mono: true }
-                    Field { label: qsTr("Client URLs"); value: cell.clientUrls.join(", "); mono: true }
+                    Field { label: qsTr("Client URLs"); value: cell.clientUrls.join(", ") || "—"; mono: true }
+                    Field { label: qsTr("Peer URLs"); value: cell.peerUrls.join(", "); mono: true }
                     Field { label: qsTr("Raft term"); value: cell.healthy ? Format.count(cell.raftTerm) : "—"; mono: true }
                     Field { label: qsTr("Raft index"); value: cell.healthy ? Format.count(cell.raftIndex) : "—"; mono: true }
                     Field {
@@ -359,6 +495,38 @@ ConsolePage {
                             blockedReason: actions.running
                             toolTip: qsTr("Give this member's freed space back to the file system (asks first)")
                             onClicked: page.ask("defragment", cell)
+                        }
+                        WriteButton {
+                            id: membershipButton
+                            objectName: "membership"
+                            text: qsTr("Member ▾")
+                            flat: true
+                            readOnly: page.readOnly
+                            blockedReason: actions.running
+                            toolTip: qsTr("Promote, move or remove this member (each asks first)")
+                            onClicked: membershipMenu.open()
+                            Menu {
+                                id: membershipMenu
+                                objectName: "membershipMenu"
+                                y: membershipButton.height
+                                MenuItem {
+                                    objectName: "promoteMember"
+                                    visible: cell.isLearner
+                                    height: visible ? implicitHeight : 0
+                                    text: qsTr("Promote to a voting member…")
+                                    onTriggered: page.ask("promoteMember", cell)
+                                }
+                                MenuItem {
+                                    objectName: "updateMember"
+                                    text: qsTr("Change peer URLs…")
+                                    onTriggered: page.editMember("updateMember", cell)
+                                }
+                                MenuItem {
+                                    objectName: "removeMember"
+                                    text: qsTr("Remove from the cluster…")
+                                    onTriggered: page.ask("removeMember", cell)
+                                }
+                            }
                         }
                     }
                     // Of the sandbox's members, the one this card shows.

@@ -82,12 +82,6 @@ ConsolePage {
         keysToDelete = keys.markedKeys;
         transfer.countKeys(keysToDelete);
     }
-    function copyToClipboard(text) {
-        clipboardText.text = text;
-        clipboardText.selectAll();
-        clipboardText.copy();
-        clipboardText.text = "";
-    }
 
     // From another page: show \a key, its value and its lease. Under a prefix that does not
     // cover it the page reads \a fallbackPrefix instead; the list scrolls to the key once the
@@ -284,11 +278,6 @@ ConsolePage {
         latestVersion: keys.selected.version || 0
     }
 
-    // The way to the clipboard QML has: a text edit's copy(). Never shown.
-    TextEdit {
-        id: clipboardText
-        visible: false
-    }
     KeyTransfer {
         id: transfer
         client: keys.client
@@ -704,13 +693,13 @@ ConsolePage {
                                 MenuItem {
                                     objectName: "copyKey"
                                     text: qsTr("Key")
-                                    onTriggered: page.copyToClipboard(keys.selectedKey)
+                                    onTriggered: Clipboard.setText(keys.selectedKey)
                                 }
                                 MenuItem {
                                     objectName: "copyValue"
                                     text: qsTr("Value")
                                     enabled: !!(detail.shown.views || {}).isText && !detail.shown.views.truncated
-                                    onTriggered: page.copyToClipboard(detail.shown.views.text)
+                                    onTriggered: Clipboard.setText(detail.shown.views.text)
                                 }
                                 MenuItem {
                                     objectName: "copyCommand"
@@ -720,7 +709,7 @@ ConsolePage {
                                     // Not the command itself: a menu item renders its text as markup, and
                                     // the key is anyone's.
                                     text: history.atLatest ? qsTr("etcdctl command") : qsTr("etcdctl command at this revision")
-                                    onTriggered: page.copyToClipboard(command)
+                                    onTriggered: Clipboard.setText(command)
                                 }
                             }
                         }

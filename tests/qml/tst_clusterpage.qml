@@ -9,7 +9,9 @@ import QEtcdConsole
 // refused under read-only, and typed off this machine; NOSPACE raised for real, and disarmed
 // once compaction and defragmentation freed the space; a snapshot saved (read-only too), with
 // its SHA-256 at the end, an existing file kept, and a cancelled save leaving nothing; the
-// leadership of a three-member cluster moved to a follower.
+// leadership of a three-member cluster moved to a follower; a learner added (at a peer URL where
+// nothing runs, so the one voter keeps the quorum), its promotion refused by etcd, its peer URLs
+// changed and the member removed, each confirmed with what it does to the quorum.
 Item {
     id: root
     width: 1200
@@ -48,6 +50,12 @@ Item {
         function cleanup() {
             log.clear()
             trioLog.clear()
+            // A membership test that failed half-way leaves no member behind for the next.
+            for (const line of qetcdTest.etcdctl(["member", "list"]).trim().split("\n")) {
+                const fields = line.split(", ")
+                if (fields[1] === "unstarted")
+                    qetcdTest.etcdctl(["member", "remove", fields[0]])
+            }
         }
 
         function openPage(properties) {
@@ -265,9 +273,135 @@ Item {
                 verify(trioLog.get(i).participant !== "operator", "nothing done as the operator")
         }
 
+        // The "Member ▾" button of the card whose member is not started.
+        function unstartedMemberButton(page) {
+            let found = null
+            tryVerify(function() {
+                found = null
+                const visit = function(each) {
+                    if (!found && each.objectName === "membership" && each.visible) {
+                        let cell = each
+                        while (cell && cell.isLearner === undefined)
+                            cell = cell.parent
+                        if (cell && cell.name === "")
+                            found = each
+                    }
+                    for (let i = 0; i < each.children.length && !found; ++i)
+                        visit(each.children[i])
+                }
+                visit(page)
+                return found !== null
+            }, qetcdTest.timeout(10000), "the unstarted member's card")
+            return found
+        }
+        function chooseFromMemberMenu(page, name) {
+            const button = unstartedMemberButton(page)
+            settledClick(button)
+            const menu = findChild(button, "membershipMenu")
+            tryCompare(menu, "opened", true, qetcdTest.timeout(5000))
+            for (let i = 0; i < menu.count; ++i) {
+                if (menu.itemAt(i).objectName === name) {
+                    settledClick(menu.itemAt(i))
+                    return
+                }
+            }
+            fail("no " + name + " in the member menu")
+        }
+        function memberDialog(page) {
+            const dialog = findChild(page, "memberDialog")
+            verify(dialog)
+            tryCompare(dialog, "opened", true, qetcdTest.timeout(5000))
+            return dialog
+        }
+
+        function test_addPromoteMoveAndRemoveALearner() {
+            const page = openPage()
+            settledClick(findChild(page, "addMember"))
+            let dialog = memberDialog(page)
+            const confirm = findChild(dialog.footer, "confirmButton")
+            verify(!confirm.enabled, "nothing to add yet")
+            verify(dialog.message.indexOf("Name the new member") === 0, dialog.message)
+            findChild(dialog, "memberName").text = "qml-learner"
+            findChild(dialog, "memberPeerUrls").text = "127.0.0.1:9"
+            verify(!confirm.enabled, "no scheme: no peer URL")
+            verify(dialog.message.indexOf("“127.0.0.1:9” is not a peer URL") === 0, dialog.message)
+            findChild(dialog, "memberPeerUrls").text = " http://127.0.0.1:9 "
+            verify(findChild(dialog, "memberLearner").checked, "a learner unless told otherwise")
+            compare(dialog.message, "Add qml-learner at http://127.0.0.1:9 as a learner: it follows the log without voting "
+                                    + "(1 voting member, 1 needed to agree, as now); promote it once it has caught up.")
+            // As a voter it would stop this one-member cluster: the plan says so before.
+            findChild(dialog, "memberLearner").checked = false
+            verify(dialog.message.indexOf("With 1 of the 2 voting members started, the cluster stops committing anything") >= 0,
+                   dialog.message)
+            findChild(dialog, "memberLearner").checked = true
+            verify(confirm.enabled)
+            settledClick(confirm)
+            const banner = findChild(page, "maintenance")
+            tryVerify(function() { return banner.text.indexOf("--initial-cluster-state existing") >= 0 }, qetcdTest.timeout(10000), banner.text)
+            verify(banner.good, banner.text)
+            verify(banner.text.indexOf("--name qml-learner --initial-cluster ") >= 0
+                   && banner.text.indexOf("qml-learner=http://127.0.0.1:9") >= 0, banner.text)
+            tryVerify(function() { return loggedKinds().join("\n").indexOf("operator:intervention:added qml-learner as learner ") >= 0 },
+                      qetcdTest.timeout(10000), loggedKinds().join("\n"))
+            // What to start it with, copied as typed into a terminal.
+            settledClick(findChild(page, "copyStartFlags"))
+            const pasted = createTemporaryQmlObject("import QtQuick; TextEdit {}", root)
+            pasted.paste()
+            verify(/^--name qml-learner --initial-cluster \S*qml-learner=http:\/\/127\.0\.0\.1:9\S* --initial-advertise-peer-urls http:\/\/127\.0\.0\.1:9 --initial-cluster-state existing$/.test(pasted.text),
+                   pasted.text)
+            tryCompare(cluster, "count", 2, qetcdTest.timeout(10000))
+            compare(cluster.healthyCount, 1, "a member not started has no status of its own, nor another's")
+            const listed = qetcdTest.etcdctl(["member", "list"])
+            verify(/, unstarted, , http:\/\/127\.0\.0\.1:9, , true/.test(listed), listed)
+
+            // Promoting it: asked with the quorum it would make, and refused by etcd, since a
+            // learner that never started has not caught up.
+            chooseFromMemberMenu(page, "promoteMember")
+            let asked = confirmDialog(page)
+            verify(/^Make learner [0-9a-f]+ \(not started, http:\/\/127\.0\.0\.1:9\) a voting member: 2 voting members, 2 needed to agree instead of 1 voting member, 1 needed to agree\./.test(asked.message),
+                   asked.message)
+            settledClick(findChild(asked.footer, "confirmButton"))
+            tryVerify(function() { return banner.bad && banner.text.indexOf("Promote the member: ") === 0 }, qetcdTest.timeout(10000), banner.text)
+            tryVerify(function() { return loggedKinds().join("\n").indexOf("operator:interventionFailed:nothing more done: ") >= 0 },
+                      qetcdTest.timeout(10000), loggedKinds().join("\n"))
+            verify(qetcdTest.etcdctl(["member", "list"]).indexOf(", true") >= 0, "still a learner")
+
+            // New peer URLs, proposed from the old ones.
+            tryCompare(findChild(page, "clusterActions"), "running", "", qetcdTest.timeout(5000))
+            chooseFromMemberMenu(page, "updateMember")
+            dialog = memberDialog(page)
+            compare(findChild(dialog, "memberPeerUrls").text, "http://127.0.0.1:9")
+            verify(!findChild(dialog, "memberName").visible && !findChild(dialog, "memberLearner").visible)
+            findChild(dialog, "memberPeerUrls").text = "http://127.0.0.1:10"
+            verify(/^Change the peer URLs of [0-9a-f]+ \(not started, http:\/\/127\.0\.0\.1:9\) to http:\/\/127\.0\.0\.1:10:/.test(dialog.message),
+                   dialog.message)
+            settledClick(findChild(dialog.footer, "confirmButton"))
+            tryVerify(function() { return qetcdTest.etcdctl(["member", "list"]).indexOf("http://127.0.0.1:10") >= 0 }, qetcdTest.timeout(10000))
+            tryVerify(function() { return loggedKinds().join("\n").indexOf(" the peer URLs http://127.0.0.1:10") >= 0 },
+                      qetcdTest.timeout(10000), loggedKinds().join("\n"))
+            // Its card says so at once, not at the next refresh.
+            tryVerify(function() { return visibleNamed(page, "maintenance").text.indexOf("Gave member") === 0 }, qetcdTest.timeout(5000))
+            let moved = unstartedMemberButton(page)
+            while (moved.peerUrls === undefined)
+                moved = moved.parent
+            tryCompare(moved, "peerUrls", ["http://127.0.0.1:10"], qetcdTest.timeout(5000))
+
+            // Removed: the card goes, and the cluster is its one member again.
+            tryCompare(findChild(page, "clusterActions"), "running", "", qetcdTest.timeout(5000))
+            chooseFromMemberMenu(page, "removeMember")
+            asked = confirmDialog(page)
+            verify(/^Remove [0-9a-f]+ \(not started, http:\/\/127\.0\.0\.1:10\) from the cluster/.test(asked.message), asked.message)
+            verify(asked.destructive)
+            settledClick(findChild(asked.footer, "confirmButton"))
+            tryCompare(cluster, "count", 1, qetcdTest.timeout(10000))
+            tryVerify(function() { return loggedKinds().join("\n").indexOf("operator:intervention:removed member ") >= 0 },
+                      qetcdTest.timeout(10000), loggedKinds().join("\n"))
+            verify(qetcdTest.etcdctl(["member", "list"]).indexOf("127.0.0.1:10") < 0)
+        }
+
         function test_readOnlyRefusesMaintenanceButChecks() {
             const page = openPage({ readOnly: true })
-            for (const name of ["compact", "defragmentAll"]) {
+            for (const name of ["compact", "defragmentAll", "addMember"]) {
                 const button = findChild(page, name)
                 verify(!button.button.enabled, name + " is disabled")
                 mouseClick(button)
@@ -276,6 +410,8 @@ Item {
             let one = null
             tryVerify(function() { one = visibleNamed(page, "defragment"); return one !== null }, qetcdTest.timeout(10000))
             verify(!one.button.enabled)
+            verify(!visibleNamed(page, "membership").button.enabled, "no member is promoted, moved or removed")
+            verify(!findChild(page, "memberDialog").visible)
             verify(findChild(page, "checkConsistency").enabled, "a check only reads")
             compare(findChild(page, "clusterActions").running, "")
             compare(log.count, 0)
