@@ -330,6 +330,17 @@ Status Invocation::timedOut(const QString &what) const
                       .arg(what, endpoints.join(QLatin1Char(',')), within));
 }
 
+QString argumentCountProblem(const Command &command, const QCommandLineParser &parser)
+{
+    const qsizetype given = parser.positionalArguments().size();
+    const qsizetype required = std::count_if(command.arguments.cbegin(), command.arguments.cend(),
+                                             [](const Argument &a) { return !a.optional; });
+    const bool repeats = !command.arguments.isEmpty() && command.arguments.constLast().repeats;
+    if (given >= required && (given <= command.arguments.size() || repeats))
+        return {};
+    return QStringLiteral("expects %1 (got %2 arguments)").arg(synopsis(command)).arg(given);
+}
+
 namespace {
 int dispatch(const QStringList &arguments, const QList<Command> &commands)
 {
@@ -362,15 +373,8 @@ int dispatch(const QStringList &arguments, const QList<Command> &commands)
         standardStream(1).write(commandHelp(*command).toUtf8());
         return Success;
     }
-    const qsizetype given = parser.positionalArguments().size();
-    const qsizetype required = std::count_if(command->arguments.cbegin(), command->arguments.cend(),
-                                             [](const Argument &a) { return !a.optional; });
-    const bool repeats = !command->arguments.isEmpty() && command->arguments.constLast().repeats;
-    if (given < required || (given > command->arguments.size() && !repeats)) {
-        return usage(QStringLiteral("qetcd %1: expects %2 (got %3 arguments); see qetcd %1 --help")
-                         .arg(name, synopsis(*command))
-                         .arg(given));
-    }
+    if (const QString problem = argumentCountProblem(*command, parser); !problem.isEmpty())
+        return usage(QStringLiteral("qetcd %1: %2; see qetcd %1 --help").arg(name, problem));
     QString error;
     std::optional<GlobalOptions> options =
         resolveGlobalOptions(parser, QProcessEnvironment::systemEnvironment(), &error, askPasswordOnTerminal);

@@ -15,7 +15,6 @@
 
 #include <functional>
 #include <memory>
-#include <memory>
 
 namespace QEtcd::Cli {
 
@@ -76,6 +75,8 @@ public:
     OutputFormat output() const { return m_options.output; }
     bool hex() const { return m_options.hex; }
     bool readOnly() const { return m_options.client.readOnly; }
+    // The global options this command runs with, for a command it reads from its input (txn).
+    const GlobalOptions &options() const { return m_options; }
     // --endpoints as given (client().endpoints() are normalised: "http://127.0.0.1:2379").
     QStringList endpointsAsGiven() const { return m_options.client.endpoints; }
     QStringList arguments() const { return m_parser.positionalArguments(); }
@@ -168,6 +169,10 @@ inline Status Invocation::await(const QFuture<Status> &future, const QString &wh
 void printTable(Invocation &invocation, const QList<QStringList> &rows);
 // etcdctl's -w table: a box of +, - and |, the header centred, the cells right-aligned.
 void printBoxTable(Invocation &invocation, const QStringList &header, const QList<QStringList> &rows);
+
+// Why parser's arguments do not fit command ("expects KEY [RANGE_END] (got 3 arguments)"); empty
+// when they do.
+QString argumentCountProblem(const Command &command, const QCommandLineParser &parser);
 
 // Runs "qetcd ARGS..." with commands and returns the exit code; arguments[0] is the program.
 int runCommandLine(const QStringList &arguments, const QList<Command> &commands);

@@ -9,6 +9,7 @@ Command statusCommand();
 Command getCommand();
 Command putCommand();
 Command deleteCommand();
+Command txnCommand();
 Command watchCommand();
 Command leaseCommand();
 Command memberCommand();

@@ -4,6 +4,7 @@
 #include "jobrun.h"
 #include "keyfile_p.h"
 #include "kvformat.h"
+#include "kvrequests.h"
 
 #include <QEtcd/bulkdelete.h>
 
@@ -53,24 +54,19 @@ std::optional<KeyRange> keyRange(const Invocation &invocation, QString *error)
     return KeyRange::single();
 }
 
-// etcdctl's -w json and -w fields for get, put and del, field for field and in its order, with
-// what its JSON leaves out when zero or empty left out too: what scripts written for etcdctl parse.
+} // namespace
+
 namespace Etcdctl {
 using Internal::KeyFileText::header;
 using Internal::KeyFileText::keyValue;
 
+namespace {
 QByteArray keyValues(const QList<KeyValue> &kvs)
 {
     QByteArrayList objects;
     for (const KeyValue &kv : kvs)
         objects.append(keyValue(kv));
     return '[' + objects.join(',') + ']';
-}
-
-void printHeaderFields(Invocation &invocation, const ResponseHeader &header)
-{
-    for (const QByteArray &line : headerFieldLines(header))
-        invocation.print(line);
 }
 
 void printKeyValueFields(Invocation &invocation, const QByteArray &prefix, const KeyValue &kv)
@@ -82,17 +78,16 @@ void printKeyValueFields(Invocation &invocation, const QByteArray &prefix, const
     invocation.print("\"" + prefix + "Value\" : " + goQuoted(kv.value));
     invocation.print("\"" + prefix + "Lease\" : " + QByteArray::number(kv.lease));
 }
+} // namespace
 
-void printGet(Invocation &invocation, const RangeResult &result)
+void printHeaderFields(Invocation &invocation, const ResponseHeader &header)
 {
-    if (invocation.output() == OutputFormat::Fields) {
-        printHeaderFields(invocation, result.header);
-        for (const KeyValue &kv : result.kvs)
-            printKeyValueFields(invocation, {}, kv);
-        invocation.print(QByteArray("\"More\" : ") + (result.more ? "true" : "false"));
-        invocation.print("\"Count\" : " + QByteArray::number(result.count));
-        return;
-    }
+    for (const QByteArray &line : headerFieldLines(header))
+        invocation.print(line);
+}
+
+QByteArray getJson(const RangeResult &result)
+{
     QByteArray text = "{\"header\":" + header(result.header);
     if (!result.kvs.isEmpty())
         text += ",\"kvs\":" + keyValues(result.kvs);
@@ -100,46 +95,64 @@ void printGet(Invocation &invocation, const RangeResult &result)
         text += ",\"more\":true";
     if (result.count != 0)
         text += ",\"count\":" + QByteArray::number(result.count);
-    invocation.print(text + '}');
+    return text + '}';
+}
+
+void printGet(Invocation &invocation, const RangeResult &result)
+{
+    if (invocation.output() != OutputFormat::Fields)
+        return invocation.print(getJson(result));
+    printHeaderFields(invocation, result.header);
+    for (const KeyValue &kv : result.kvs)
+        printKeyValueFields(invocation, {}, kv);
+    invocation.print(QByteArray("\"More\" : ") + (result.more ? "true" : "false"));
+    invocation.print("\"Count\" : " + QByteArray::number(result.count));
+}
+
+QByteArray putJson(const PutResult &result)
+{
+    QByteArray text = "{\"header\":" + header(result.header);
+    if (result.prevKv)
+        text += ",\"prev_kv\":" + keyValue(*result.prevKv);
+    return text + '}';
 }
 
 void printPut(Invocation &invocation, const PutResult &result)
 {
-    if (invocation.output() == OutputFormat::Fields) {
-        printHeaderFields(invocation, result.header);
-        if (result.prevKv)
-            printKeyValueFields(invocation, "Prev", *result.prevKv);
-        return;
-    }
-    QByteArray text = "{\"header\":" + header(result.header);
+    if (invocation.output() != OutputFormat::Fields)
+        return invocation.print(putJson(result));
+    printHeaderFields(invocation, result.header);
     if (result.prevKv)
-        text += ",\"prev_kv\":" + keyValue(*result.prevKv);
-    invocation.print(text + '}');
+        printKeyValueFields(invocation, "Prev", *result.prevKv);
 }
 
-void printDelete(Invocation &invocation, const DeleteResult &result)
+QByteArray deleteJson(const DeleteResult &result)
 {
-    if (invocation.output() == OutputFormat::Fields) {
-        printHeaderFields(invocation, result.header);
-        invocation.print("\"Deleted\" : " + QByteArray::number(result.deleted));
-        for (const KeyValue &kv : result.prevKvs)
-            printKeyValueFields(invocation, "Prev", kv);
-        return;
-    }
     QByteArray text = "{\"header\":" + header(result.header);
     if (result.deleted != 0)
         text += ",\"deleted\":" + QByteArray::number(result.deleted);
     if (!result.prevKvs.isEmpty())
         text += ",\"prev_kvs\":" + keyValues(result.prevKvs);
-    invocation.print(text + '}');
+    return text + '}';
 }
 
-// Formats that print etcdctl's document rather than text or JSON lines.
+void printDelete(Invocation &invocation, const DeleteResult &result)
+{
+    if (invocation.output() != OutputFormat::Fields)
+        return invocation.print(deleteJson(result));
+    printHeaderFields(invocation, result.header);
+    invocation.print("\"Deleted\" : " + QByteArray::number(result.deleted));
+    for (const KeyValue &kv : result.prevKvs)
+        printKeyValueFields(invocation, "Prev", kv);
+}
+
 bool wanted(const Invocation &invocation)
 {
     return invocation.output() == OutputFormat::Json || invocation.output() == OutputFormat::Fields;
 }
 } // namespace Etcdctl
+
+namespace {
 
 // A key or value in text output: raw, or with --hex as etcdctl's \x61\x62.
 void printBytes(Invocation &invocation, const QByteArray &bytes)
@@ -213,21 +226,23 @@ bool consistency(const Invocation &invocation, RangeOptions *options, QString *e
     return false;
 }
 
-int runGet(Invocation &invocation)
+} // namespace
+
+std::optional<GetRequest> getRequest(const Invocation &invocation, QString *error)
 {
-    const QByteArray key = invocation.arguments().value(0).toUtf8();
-    QString error;
-    RangeOptions options;
-    const auto range = keyRange(invocation, &error);
-    const auto limit = nonNegative(invocation, QStringLiteral("limit"), &error);
-    const auto revision = nonNegative(invocation, QStringLiteral("rev"), &error);
-    const auto minMod = nonNegative(invocation, QStringLiteral("min-mod-revision"), &error);
-    const auto maxMod = nonNegative(invocation, QStringLiteral("max-mod-revision"), &error);
-    const auto minCreate = nonNegative(invocation, QStringLiteral("min-create-revision"), &error);
-    const auto maxCreate = nonNegative(invocation, QStringLiteral("max-create-revision"), &error);
+    GetRequest request;
+    request.key = invocation.arguments().value(0).toUtf8();
+    RangeOptions &options = request.options;
+    const auto range = keyRange(invocation, error);
+    const auto limit = nonNegative(invocation, QStringLiteral("limit"), error);
+    const auto revision = nonNegative(invocation, QStringLiteral("rev"), error);
+    const auto minMod = nonNegative(invocation, QStringLiteral("min-mod-revision"), error);
+    const auto maxMod = nonNegative(invocation, QStringLiteral("max-mod-revision"), error);
+    const auto minCreate = nonNegative(invocation, QStringLiteral("min-create-revision"), error);
+    const auto maxCreate = nonNegative(invocation, QStringLiteral("max-create-revision"), error);
     if (!range || !limit || !revision || !minMod || !maxMod || !minCreate || !maxCreate
-        || !sorting(invocation, &options, &error) || !consistency(invocation, &options, &error))
-        return invocation.usageError(error);
+        || !sorting(invocation, &options, error) || !consistency(invocation, &options, error))
+        return std::nullopt;
     options.range = *range;
     options.limit = *limit;
     options.revision = *revision;
@@ -237,85 +252,130 @@ int runGet(Invocation &invocation)
     options.maxCreateRevision = *maxCreate;
     options.keysOnly = invocation.isSet(QStringLiteral("keys-only"));
     options.countOnly = invocation.isSet(QStringLiteral("count-only"));
-    const bool valuesOnly = invocation.isSet(QStringLiteral("print-value-only"));
-    if (int(options.keysOnly) + int(options.countOnly) + int(valuesOnly) > 1)
-        return invocation.usageError(QStringLiteral("use one of --keys-only, --count-only and --print-value-only"));
-    if (valuesOnly && invocation.output() != OutputFormat::Simple)
-        return invocation.usageError(QStringLiteral("--print-value-only is for text; -w prints whole objects"));
-
-    const RangeResult result =
-        invocation.await(invocation.client().get(key, options), QLatin1String("get ") + quoted(key));
-    if (!result.status)
-        return invocation.failed(result.status);
-    if (Etcdctl::wanted(invocation)) {
-        Etcdctl::printGet(invocation, result);
-        return Success;
+    request.valuesOnly = invocation.isSet(QStringLiteral("print-value-only"));
+    if (int(options.keysOnly) + int(options.countOnly) + int(request.valuesOnly) > 1) {
+        *error = QStringLiteral("use one of --keys-only, --count-only and --print-value-only");
+        return std::nullopt;
     }
-    if (options.countOnly) {
+    if (request.valuesOnly && invocation.output() != OutputFormat::Simple) {
+        *error = QStringLiteral("--print-value-only is for text; -w prints whole objects");
+        return std::nullopt;
+    }
+    return request;
+}
+
+void printGetAnswer(Invocation &invocation, const GetRequest &request, const RangeResult &result)
+{
+    if (Etcdctl::wanted(invocation))
+        return Etcdctl::printGet(invocation, result);
+    if (request.options.countOnly) {
         if (invocation.json())
             invocation.print(QJsonObject{{QLatin1String("count"), result.count}});
         else
             invocation.print(QByteArray::number(result.count));
-        return Success;
+        return;
     }
     for (const KeyValue &kv : result.kvs) {
         if (invocation.json()) {
             QJsonObject object = keyValueJson(kv);
-            if (options.keysOnly)
+            if (request.options.keysOnly)
                 object.remove(QLatin1String("value"));
             invocation.print(object);
             continue;
         }
-        if (!valuesOnly)
+        if (!request.valuesOnly)
             printBytes(invocation, kv.key);
-        if (!options.keysOnly)
+        if (!request.options.keysOnly)
             printBytes(invocation, kv.value);
     }
+}
+
+namespace {
+int runGet(Invocation &invocation)
+{
+    QString error;
+    const auto request = getRequest(invocation, &error);
+    if (!request)
+        return invocation.usageError(error);
+    const RangeResult result = invocation.await(invocation.client().get(request->key, request->options),
+                                                QLatin1String("get ") + quoted(request->key));
+    if (!result.status)
+        return invocation.failed(result.status);
+    printGetAnswer(invocation, *request, result);
     return Success;
 }
 
-int runPut(Invocation &invocation)
+} // namespace
+
+std::optional<PutRequest> putRequest(const Invocation &invocation, QString *error)
 {
-    const QByteArray key = invocation.arguments().value(0).toUtf8();
-    const QByteArray value = invocation.arguments().value(1).toUtf8();
-    PutOptions options;
+    PutRequest request;
+    request.key = invocation.arguments().value(0).toUtf8();
+    request.value = invocation.arguments().value(1).toUtf8();
+    PutOptions &options = request.options;
     options.prevKv = invocation.isSet(QStringLiteral("prev-kv"));
     options.ignoreValue = invocation.isSet(QStringLiteral("ignore-value"));
     options.ignoreLease = invocation.isSet(QStringLiteral("ignore-lease"));
     const bool valueGiven = invocation.arguments().size() > 1;
     if (options.ignoreValue && valueGiven)
-        return invocation.usageError(QStringLiteral("--ignore-value keeps the key's value: give KEY alone"));
-    if (!options.ignoreValue && !valueGiven)
-        return invocation.usageError(QStringLiteral("expects KEY VALUE (KEY alone with --ignore-value)"));
-    if (options.ignoreLease && invocation.isSet(QStringLiteral("lease")))
-        return invocation.usageError(QStringLiteral("--ignore-lease keeps the key's lease: --lease cannot go with it"));
+        *error = QStringLiteral("--ignore-value keeps the key's value: give KEY alone");
+    else if (!options.ignoreValue && !valueGiven)
+        *error = QStringLiteral("expects KEY VALUE (KEY alone with --ignore-value)");
+    else if (options.ignoreLease && invocation.isSet(QStringLiteral("lease")))
+        *error = QStringLiteral("--ignore-lease keeps the key's lease: --lease cannot go with it");
+    if (!error->isEmpty())
+        return std::nullopt;
     if (invocation.isSet(QStringLiteral("lease"))) {
-        QString error;
-        const auto lease = parseLeaseId(invocation.value(QStringLiteral("lease")), &error);
+        const auto lease = parseLeaseId(invocation.value(QStringLiteral("lease")), error);
         if (!lease)
-            return invocation.usageError(error);
+            return std::nullopt;
         options.lease = *lease;
     }
-
-    std::optional<Compare> fence;
     if (invocation.isSet(QStringLiteral("fence"))) {
         const QString given = invocation.value(QStringLiteral("fence"));
         const qsizetype at = given.lastIndexOf(QLatin1Char('='));
         bool ok = false;
         const qint64 token = given.mid(at + 1).toLongLong(&ok);
         if (at <= 0 || !ok || token <= 0) {
-            return invocation.usageError(
-                QStringLiteral("--fence takes LOCK_KEY=FENCING_TOKEN (a token > 0), not \"%1\"").arg(given));
+            *error = QStringLiteral("--fence takes LOCK_KEY=FENCING_TOKEN (a token > 0), not \"%1\"").arg(given);
+            return std::nullopt;
         }
-        fence = Compare::createRevision(given.left(at).toUtf8(), CompareResult::Equal, token);
+        request.fence = Compare::createRevision(given.left(at).toUtf8(), CompareResult::Equal, token);
     }
+    return request;
+}
 
+void printPutAnswer(Invocation &invocation, const PutResult &result)
+{
+    if (Etcdctl::wanted(invocation))
+        return Etcdctl::printPut(invocation, result);
+    if (invocation.json()) {
+        QJsonObject object{{QLatin1String("revision"), result.header.revision}};
+        if (result.prevKv)
+            object.insert(QLatin1String("prev_kv"), keyValueJson(*result.prevKv));
+        return invocation.print(object);
+    }
+    invocation.print("OK");
+    if (result.prevKv) {
+        printBytes(invocation, result.prevKv->key);
+        printBytes(invocation, result.prevKv->value);
+    }
+}
+
+namespace {
+int runPut(Invocation &invocation)
+{
+    QString error;
+    const auto request = putRequest(invocation, &error);
+    if (!request)
+        return invocation.usageError(error);
+    const QByteArray &key = request->key;
     PutResult result;
-    if (fence) {
+    if (const std::optional<Compare> &fence = request->fence) {
         // The write lands only while the hold that handed out the token stands.
         Txn txn;
         txn.compares = {*fence};
-        txn.success = {TxnOp::put(key, value, options)};
+        txn.success = {TxnOp::put(key, request->value, request->options)};
         txn.failure = {TxnOp::range(fence->key)};
         const TxnResult answer = invocation.await(invocation.client().txn(txn), QLatin1String("put ") + quoted(key));
         if (answer.status && !answer.succeeded) {
@@ -332,26 +392,11 @@ int runPut(Invocation &invocation)
         result.status = answer.status;
         result.header = answer.header;
     } else {
-        result = invocation.await(invocation.client().put(key, value, options), QLatin1String("put ") + quoted(key));
+        result = invocation.await(invocation.client().put(key, request->value, request->options), QLatin1String("put ") + quoted(key));
     }
     if (!result.status)
         return invocation.failed(result.status);
-    if (Etcdctl::wanted(invocation)) {
-        Etcdctl::printPut(invocation, result);
-        return Success;
-    }
-    if (invocation.json()) {
-        QJsonObject object{{QLatin1String("revision"), result.header.revision}};
-        if (result.prevKv)
-            object.insert(QLatin1String("prev_kv"), keyValueJson(*result.prevKv));
-        invocation.print(object);
-        return Success;
-    }
-    invocation.print("OK");
-    if (result.prevKv) {
-        printBytes(invocation, result.prevKv->key);
-        printBytes(invocation, result.prevKv->value);
-    }
+    printPutAnswer(invocation, result);
     return Success;
 }
 
@@ -402,17 +447,54 @@ int runDeleteInBatches(Invocation &invocation, const QByteArray &prefix)
     return result.status ? Success : invocation.failed(result.status);
 }
 
+} // namespace
+
+std::optional<DeleteRequest> deleteRequest(const Invocation &invocation, QString *error)
+{
+    DeleteRequest request;
+    request.key = invocation.arguments().value(0).toUtf8();
+    const auto range = keyRange(invocation, error);
+    if (!range)
+        return std::nullopt;
+    request.options.range = *range;
+    request.options.prevKv = invocation.isSet(QStringLiteral("prev-kv"));
+    return request;
+}
+
+void printDeleteAnswer(Invocation &invocation, const DeleteRequest &request, const DeleteResult &result)
+{
+    if (Etcdctl::wanted(invocation))
+        return Etcdctl::printDelete(invocation, result);
+    if (invocation.json()) {
+        QJsonObject object{{QLatin1String("deleted"), result.deleted},
+                           {QLatin1String("revision"), result.header.revision}};
+        if (request.options.prevKv) {
+            QJsonArray previous;
+            for (const KeyValue &kv : result.prevKvs)
+                previous.append(keyValueJson(kv));
+            object.insert(QLatin1String("prev_kvs"), previous);
+        }
+        return invocation.print(object);
+    }
+    invocation.print(QByteArray::number(result.deleted));
+    for (const KeyValue &kv : result.prevKvs) {
+        printBytes(invocation, kv.key);
+        printBytes(invocation, kv.value);
+    }
+}
+
+namespace {
 int runDelete(Invocation &invocation)
 {
-    const QByteArray key = invocation.arguments().value(0).toUtf8();
     QString error;
-    const auto range = keyRange(invocation, &error);
-    if (!range)
+    const auto request = deleteRequest(invocation, &error);
+    if (!request)
         return invocation.usageError(error);
+    const QByteArray &key = request->key;
     const bool inBatches = invocation.isSet(QStringLiteral("in-batches"));
     if (inBatches && (!invocation.isSet(QStringLiteral("prefix")) || key.isEmpty()))
         return invocation.usageError(QStringLiteral("--in-batches deletes the keys under a --prefix that is not empty"));
-    if (inBatches && invocation.isSet(QStringLiteral("prev-kv")))
+    if (inBatches && request->options.prevKv)
         return invocation.usageError(QStringLiteral("--in-batches does not print the deleted pairs: leave out --prev-kv"));
     const bool dryRun = invocation.isSet(QStringLiteral("dry-run"));
     if ((dryRun || inBatches) && invocation.output() == OutputFormat::Fields) {
@@ -420,38 +502,14 @@ int runDelete(Invocation &invocation)
             QStringLiteral("--dry-run and --in-batches print simple, json or jsonl, not fields"));
     }
     if (dryRun)
-        return printDeleteDryRun(invocation, key, *range);
+        return printDeleteDryRun(invocation, key, request->options.range);
     if (inBatches)
         return runDeleteInBatches(invocation, key);
-    DeleteOptions options;
-    options.range = *range;
-    options.prevKv = invocation.isSet(QStringLiteral("prev-kv"));
-
-    const DeleteResult result = invocation.await(invocation.client().remove(key, options),
+    const DeleteResult result = invocation.await(invocation.client().remove(key, request->options),
                                                  QLatin1String("del ") + quoted(key));
     if (!result.status)
         return invocation.failed(result.status);
-    if (Etcdctl::wanted(invocation)) {
-        Etcdctl::printDelete(invocation, result);
-        return Success;
-    }
-    if (invocation.json()) {
-        QJsonObject object{{QLatin1String("deleted"), result.deleted},
-                           {QLatin1String("revision"), result.header.revision}};
-        if (options.prevKv) {
-            QJsonArray previous;
-            for (const KeyValue &kv : result.prevKvs)
-                previous.append(keyValueJson(kv));
-            object.insert(QLatin1String("prev_kvs"), previous);
-        }
-        invocation.print(object);
-        return Success;
-    }
-    invocation.print(QByteArray::number(result.deleted));
-    for (const KeyValue &kv : result.prevKvs) {
-        printBytes(invocation, kv.key);
-        printBytes(invocation, kv.value);
-    }
+    printDeleteAnswer(invocation, *request, result);
     return Success;
 }
 } // namespace

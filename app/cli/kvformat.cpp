@@ -107,6 +107,56 @@ QByteArray goQuoted(const QByteArray &bytes)
     return quoted + '"';
 }
 
+std::optional<QByteArray> goUnquoted(const QByteArray &text, qsizetype *at, QString *error)
+{
+    const qsizetype start = *at;
+    if (start >= text.size() || (text[start] != '"' && text[start] != '`')) {
+        *error = QStringLiteral("a quoted string was expected at \"%1\"").arg(QString::fromUtf8(text.mid(start)));
+        return std::nullopt;
+    }
+    const char quote = text[start];
+    QByteArray bytes;
+    qsizetype i = start + 1;
+    const auto digits = [&](int count, int base, uint *value) {
+        bool ok = i + count <= text.size();
+        if (ok)
+            *value = text.mid(i, count).toUInt(&ok, base);
+        i += count;
+        return ok;
+    };
+    while (i < text.size() && text[i] != quote) {
+        if (quote == '`' || text[i] != '\\') {
+            bytes += text[i++];
+            continue;
+        }
+        if (++i >= text.size())
+            break;
+        const char escape = text[i++];
+        static const QByteArray named = "abfnrtv\\\"'";
+        static const QByteArray meaning = "\a\b\f\n\r\t\v\\\"'";
+        uint value = 0;
+        if (const qsizetype n = named.indexOf(escape); n >= 0) {
+            bytes += meaning[n];
+        } else if (escape == 'x' && digits(2, 16, &value)) {
+            bytes += char(value);
+        } else if (escape >= '0' && escape <= '7' && (--i, digits(3, 8, &value)) && value < 256) {
+            bytes += char(value);
+        } else if ((escape == 'u' && digits(4, 16, &value)) || (escape == 'U' && digits(8, 16, &value))) {
+            const char32_t rune = value;
+            bytes += QString::fromUcs4(&rune, 1).toUtf8();
+        } else {
+            *error = QStringLiteral("%1 has an escape Go does not read at \\%2").arg(QString::fromUtf8(text.mid(start)), QChar::fromLatin1(escape));
+            return std::nullopt;
+        }
+    }
+    if (i >= text.size()) {
+        *error = QStringLiteral("%1 has no closing %2").arg(QString::fromUtf8(text.mid(start)), QChar::fromLatin1(quote));
+        return std::nullopt;
+    }
+    *at = i + 1;
+    return bytes;
+}
+
 QByteArray hexBytes(const QByteArray &bytes)
 {
     QByteArray shown;

@@ -28,6 +28,10 @@ QByteArray visibleControls(const QByteArray &bytes, LineBreaks lineBreaks = Line
 // A string as Go's %q writes it, as etcdctl's -w fields prints keys and values: in double
 // quotes, with \n, \", \\, \x for bytes that are not UTF-8 and \u for what Go does not print.
 QByteArray goQuoted(const QByteArray &bytes);
+// The Go string literal that starts at text[*at], as etcdctl's txn reads keys and values: in
+// double quotes with Go's escapes (\n, \", \\, \x41, \101, \u00e9, \U0001f600), or in
+// backquotes taken as they are. *at then points past it; nullopt with *error saying what is wrong.
+std::optional<QByteArray> goUnquoted(const QByteArray &text, qsizetype *at, QString *error);
 // etcdctl's --hex: every byte as \x and two hex digits ("ab" is \x61\x62).
 QByteArray hexBytes(const QByteArray &bytes);
 

@@ -16,7 +16,7 @@ int main(int argc, char *argv[])
 
     using namespace QEtcd::Cli;
     return runCommandLine(QCoreApplication::arguments(),
-                          {statusCommand(), getCommand(), putCommand(), deleteCommand(), watchCommand(),
+                          {statusCommand(), getCommand(), putCommand(), deleteCommand(), txnCommand(), watchCommand(),
                            leaseCommand(), memberCommand(), endpointCommand(), lockCommand(), electCommand(), semaphoreCommand(),
                            barrierCommand(), doubleBarrierCommand(), serviceCommand(), counterCommand(),
                            queueCommand(), inspectCommand(), historyCommand(), exporterCommand(), recordCommand(), alarmCommand(),

@@ -9,11 +9,17 @@ namespace QEtcd::Internal {
 namespace KeyFileText {
 // Numbers are written as text, not through QJsonValue: cluster and member IDs and lease IDs
 // exceed a double's 53 bits.
+// Its zero fields left out, as Go leaves them: the header of an answer inside a transaction
+// carries the revision alone.
 QByteArray header(const ResponseHeader &header)
 {
-    return "{\"cluster_id\":" + QByteArray::number(header.clusterId) + ",\"member_id\":"
-        + QByteArray::number(header.memberId) + ",\"revision\":" + QByteArray::number(header.revision)
-        + ",\"raft_term\":" + QByteArray::number(header.raftTerm) + '}';
+    QByteArrayList fields;
+    for (const auto &[name, value] : {std::pair{"cluster_id", header.clusterId}, std::pair{"member_id", header.memberId},
+                                      std::pair{"revision", quint64(header.revision)}, std::pair{"raft_term", header.raftTerm}}) {
+        if (value != 0)
+            fields.append('"' + QByteArray(name) + "\":" + QByteArray::number(value));
+    }
+    return '{' + fields.join(',') + '}';
 }
 
 // etcdctl's field order, and its omissions: no "value" for an empty one, no "lease" for none.

@@ -3,7 +3,7 @@
 # the bash completion (../bash-completion/qetcd) offers them. tests/package/checkcompletion.sh
 # holds these lists against `qetcd --help` and every `qetcd COMMAND --help`.
 
-set -l commands status get put del watch lease member endpoint lock elect semaphore barrier double-barrier \
+set -l commands status get put del txn watch lease member endpoint lock elect semaphore barrier double-barrier \
     service counter queue inspect history exporter record alarm defrag check compaction move-leader \
     user role auth snapshot export import diff
 set -l global_options --endpoints --cacert --cert --key --user --password --namespace \
@@ -22,6 +22,7 @@ set -l command_options \
     'get --prefix --from-key --limit --rev --keys-only --count-only --print-value-only --order --sort-by --consistency --min-mod-revision --max-mod-revision --min-create-revision --max-create-revision' \
     'put --lease --prev-kv --ignore-value --ignore-lease --fence' \
     'del --prefix --from-key --prev-kv --dry-run --in-batches' \
+    'txn -i --interactive' \
     'watch --prefix --rev --prev-kv --hold' \
     'lease --ttl --hold --keys --yes' \
     'lock --ttl --hold --yes --entry' \

@@ -14,6 +14,8 @@
 #include <QtNetwork/QTcpServer>
 #include <QtTest/QtTest>
 
+#include <optional>
+
 using namespace QEtcd::Testing;
 using namespace std::chrono_literals;
 
@@ -56,13 +58,19 @@ private:
     EtcdCluster m_cluster;
 
     // Runs qetcd with no ETCDCTL_*, ETCD_* or QETCD_* variables but those given.
-    Run qetcdWithEnvironment(const QStringList &arguments, const QList<std::pair<QString, QString>> &variables)
+    // With input, that is its stdin, and then the end of it.
+    Run qetcdWithEnvironment(const QStringList &arguments, const QList<std::pair<QString, QString>> &variables,
+                             const std::optional<QByteArray> &input = std::nullopt)
     {
         QProcess process;
         process.setProcessEnvironment(toolEnvironment(variables));
         QElapsedTimer timer;
         timer.start();
         process.start(QStringLiteral(QETCD_CLI_PATH), arguments);
+        if (input) {
+            process.write(*input);
+            process.closeWriteChannel();
+        }
         Run run;
         if (!process.waitForFinished(scaledMs(30000))) {
             process.kill();
@@ -78,9 +86,9 @@ private:
     }
 
     // Runs qetcd against the test member.
-    Run qetcd(const QStringList &arguments)
+    Run qetcd(const QStringList &arguments, const std::optional<QByteArray> &input = std::nullopt)
     {
-        return qetcdWithEnvironment(QStringList{QStringLiteral("--endpoints"), m_cluster.clientUrl(0)} + arguments, {});
+        return qetcdWithEnvironment(QStringList{QStringLiteral("--endpoints"), m_cluster.clientUrl(0)} + arguments, {}, input);
     }
 
     QString grantLease()
@@ -126,6 +134,86 @@ private Q_SLOTS:
 
         // etcdctl sees what qetcd wrote.
         QCOMPARE(m_cluster.etcdctl({"get", "/cli/a", "--print-value-only"}), QByteArray("-1\n"));
+    }
+
+    // txn reads etcdctl's three parts from stdin; the compares choose the branch, and each answer
+    // is printed as its command prints it.
+    void txnRunsTheBranchItsComparesChoose()
+    {
+        m_cluster.etcdctl({"put", "/cli/txn/k", "v1"});
+        const QByteArray input = "mod(\"/cli/txn/k\") > \"0\"\n"
+                                 "val(\"/cli/txn/k\") = \"v1\"\n"
+                                 "\n"
+                                 "put /cli/txn/k \"v 2\"\n"
+                                 "get /cli/txn/k\n"
+                                 "\n"
+                                 "del /cli/txn/k --prev-kv\n"
+                                 "\n";
+        Run run = qetcd({"txn"}, input);
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, QByteArray("SUCCESS\n\nOK\n\n/cli/txn/k\nv 2\n"));
+        QVERIFY(run.err.isEmpty());
+        // The value is "v 2" now: the same input runs the other branch.
+        run = qetcd({"txn", "--json"}, input);
+        QCOMPARE(run.exitCode, 0);
+        const QJsonObject answer = QJsonDocument::fromJson(run.out).object();
+        QCOMPARE(answer.value("succeeded").toBool(true), false);
+        const QJsonObject deleted = answer.value("responses").toArray().at(0).toObject().value("del").toObject();
+        QCOMPARE(deleted.value("deleted").toInt(), 1);
+        QCOMPARE(deleted.value("prev_kvs").toArray().at(0).toObject().value("value").toString(), QStringLiteral("v 2"));
+        QCOMPARE(m_cluster.etcdctl({"get", "/cli/txn/k"}), QByteArray());
+
+        // With -i each part is asked for; a missing last blank line ends the input all the same.
+        run = qetcd({"txn", "-i"}, "version(\"/cli/txn/k\") = \"0\"\n\nput /cli/txn/k created");
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, QByteArray("compares:\nsuccess requests (get, put, del):\nfailure requests (get, put, del):\n"
+                                     "SUCCESS\n\nOK\n"));
+        QCOMPARE(m_cluster.etcdctl({"get", "/cli/txn/k", "--print-value-only"}), QByteArray("created\n"));
+    }
+
+    // A line that does not read is named, with why, and nothing is sent.
+    void txnRefusesALineThatDoesNotRead_data()
+    {
+        QTest::addColumn<QByteArray>("input");
+        QTest::addColumn<QString>("told");
+        QTest::newRow("operator") << QByteArray("mod(\"/cli/txn/r\") >= \"1\"\n\nput /cli/txn/r x\n\n")
+                                  << "line 1 (mod(\"/cli/txn/r\") >= \"1\"): the operator is one of = != < >, not \">=\"";
+        QTest::newRow("target") << QByteArray("size(\"/cli/txn/r\") = \"1\"\n\n")
+                                << "the target is one of ver, c, m, val and lease";
+        QTest::newRow("number") << QByteArray("ver(\"/cli/txn/r\") = \"one\"\n\n")
+                                << "ver compares with a whole number, not \"one\"";
+        QTest::newRow("unclosed") << QByteArray("val(\"/cli/txn/r) = \"1\"\n\n") << "no ) after the key";
+        QTest::newRow("request") << QByteArray("\nput /cli/txn/r x\nlock /cli/txn/r\n\n")
+                                 << "line 3 (lock /cli/txn/r): a request is get, put or del, not \"lock\"";
+        QTest::newRow("arguments") << QByteArray("\nput /cli/txn/r x\n\nput /cli/txn/r\n\n")
+                                   << "line 4 (put /cli/txn/r): expects KEY VALUE";
+        QTest::newRow("option") << QByteArray("\nput /cli/txn/r x --lease=nope\n\n") << "line 2";
+        QTest::newRow("fence") << QByteArray("\nput /cli/txn/r x --fence /l=1\n\n")
+                               << "--fence is not for a request inside a txn";
+    }
+
+    void txnRefusesALineThatDoesNotRead()
+    {
+        QFETCH(QByteArray, input);
+        QFETCH(QString, told);
+        const Run run = qetcd({"txn"}, input);
+        QCOMPARE(run.exitCode, 128);
+        QVERIFY2(isOneLine(run.err) && run.err.contains(told.toUtf8()), run.err.constData());
+        QVERIFY(run.out.isEmpty());
+        QCOMPARE(m_cluster.etcdctl({"get", "/cli/txn/r"}), QByteArray());
+    }
+
+    void txnThatWritesIsRefusedUnderReadOnly()
+    {
+        const QByteArray writes = "\nput /cli/txn/ro x\n\n";
+        Run run = qetcd({"--read-only", "txn"}, writes);
+        QCOMPARE(run.exitCode, 1);
+        QVERIFY2(isOneLine(run.err) && run.err.contains("read-only"), run.err.constData());
+        QCOMPARE(m_cluster.etcdctl({"get", "/cli/txn/ro"}), QByteArray());
+        // One that only reads is answered.
+        run = qetcd({"--read-only", "txn"}, "\nget /cli/txn/ro\n\n");
+        QCOMPARE(run.exitCode, 0);
+        QCOMPARE(run.out, QByteArray("SUCCESS\n\n"));
     }
 
     void getJson()

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What qetcd shares with etcdctl beyond its flags, against a real etcd: the exit codes, the
 // environment of `lock NAME COMMAND`, -w json and -w fields of get, put, del and the lease
-// commands compared with etcdctl's own, --hex, bare seconds as durations, --version, and the password asked on a
+// commands compared with etcdctl's own, txn's three formats too, --hex, bare seconds as durations, --version, and the password asked on a
 // terminal (through a pseudo-terminal, as a person would type it).
 #include "../common/qetcdprocess.h"
 
@@ -468,6 +468,51 @@ private Q_SLOTS:
         const auto [exitCode, ours, theirs] = both({"del", key + "/none"});
         QCOMPARE(exitCode, 0);
         QCOMPARE(ours, theirs);
+    }
+
+    // etcdctl with input on its stdin, which EtcdCluster::etcdctl() leaves empty.
+    QByteArray etcdctlReading(const QStringList &arguments, const QByteArray &input)
+    {
+        QProcess process;
+        process.setProcessEnvironment(toolEnvironment({{"ETCDCTL_API", "3"}}));
+        process.start(QStringLiteral("etcdctl"), QStringList{"--endpoints", m_cluster.clientUrl(0)} + arguments);
+        process.write(input);
+        process.closeWriteChannel();
+        if (!process.waitForFinished(scaledMs(15000)))
+            qWarning() << "etcdctl" << arguments << "did not finish";
+        return process.readAllStandardOutput().trimmed();
+    }
+
+    void txnPrintsWhatEtcdctlPrints_data()
+    {
+        QTest::addColumn<QString>("format");
+        QTest::newRow("simple") << "simple";
+        QTest::newRow("json") << "json";
+        QTest::newRow("fields") << "fields";
+    }
+
+    // Both branches, each with a put, a get and a delete, and quoted words and Go escapes in
+    // the compares and requests.
+    void txnPrintsWhatEtcdctlPrints()
+    {
+        QFETCH(QString, format);
+        m_cluster.etcdctl({"put", "/cc/t/k", "v a"});
+        m_cluster.etcdctl({"put", "/cc/t/j", "w"});
+        const QByteArray requests = "put /cc/t/k \"v a\" --prev-kv\n"
+                                    "get /cc/t/ --prefix\n"
+                                    "del /cc/t/none\n"
+                                    "\n"
+                                    "get /cc/t/j\n"
+                                    "del /cc/t/none --prev-kv\n"
+                                    "\n";
+        for (const QByteArray &compares : {QByteArray("val(\"/cc/t/k\") = \"v\\x20a\"\nc(\"/cc/t/j\") > \"0\"\n\n"),
+                                           QByteArray("val(\"/cc/t/k\") != \"v a\"\n\n")}) {
+            auto ours = qetcd({"txn", "-w", format});
+            ours->feed(compares + requests);
+            QCOMPARE(ours->waitForExit(scaledMs(30000)), 0);
+            const QByteArray theirs = etcdctlReading({"txn", "-w", format}, compares + requests);
+            QCOMPARE(withoutRevisions(ours->rawLines().join('\n')), withoutRevisions(theirs));
+        }
     }
 
     void hexIsEtcdctls()

@@ -451,6 +451,38 @@ private Q_SLOTS:
         QCOMPARE(goQuoted(bytes), quoted);
     }
 
+    // What goQuoted() writes, goUnquoted() reads back; and the octal escapes, raw strings and
+    // trailing text it meets in txn's lines.
+    void unquotesAsGoDoes()
+    {
+        QFETCH(QByteArray, bytes);
+        QFETCH(QByteArray, quoted);
+        qsizetype at = 0;
+        QString error;
+        const QByteArray line = quoted + ") = \"1\"";
+        QCOMPARE(goUnquoted(line, &at, &error), std::optional(bytes));
+        QCOMPARE(at, quoted.size());
+    }
+    void unquotesAsGoDoes_data() { quotesAsGoDoes_data(); }
+
+    void unquotesGoLiteralsAndTellsWhatIsWrong()
+    {
+        const auto read = [](const QByteArray &text, QString *error = nullptr) {
+            qsizetype at = 0;
+            QString ignored;
+            return goUnquoted(text, &at, error ? error : &ignored);
+        };
+        QCOMPARE(read("\"\\101\\x42\\u0043\\U0001F600\""), std::optional(QByteArray("ABC\xf0\x9f\x98\x80")));
+        QCOMPARE(read("`raw \\n \"`"), std::optional(QByteArray("raw \\n \"")));
+        QString error;
+        QCOMPARE(read("\"open", &error), std::nullopt);
+        QVERIFY2(error.contains("no closing"), qPrintable(error));
+        QCOMPARE(read("\"\\q\"", &error), std::nullopt);
+        QVERIFY2(error.contains("escape Go does not read at \\q"), qPrintable(error));
+        QCOMPARE(read("bare", &error), std::nullopt);
+        QVERIFY2(error.contains("a quoted string was expected"), qPrintable(error));
+    }
+
     void hexIsEtcdctls()
     {
         QCOMPARE(hexBytes("ab"), QByteArray("\\x61\\x62"));
