@@ -51,35 +51,28 @@ void ClusterModel::setEventLog(EventLogModel *log)
 
 const ClusterModel::MemberRow *ClusterModel::leaderRow() const
 {
-    const auto it = std::find_if(m_rows.cbegin(), m_rows.cend(), [this](const MemberRow &row) { return row.id == m_leader; });
+    const auto it = std::find_if(m_rows.cbegin(), m_rows.cend(), [this](const MemberRow &row) { return row.member.id == m_leader; });
     return it != m_rows.cend() ? &*it : nullptr;
 }
 
 QString ClusterModel::leaderName() const
 {
     const MemberRow *leader = leaderRow();
-    return leader ? leader->name : QString();
+    return leader ? leader->member.name : QString();
 }
 
 QString ClusterModel::memberNameAt(const QString &clientUrl) const
 {
     const auto it = std::find_if(m_rows.cbegin(), m_rows.cend(),
-                                 [&clientUrl](const MemberRow &row) { return row.clientUrls.contains(clientUrl); });
-    return it != m_rows.cend() ? it->name : QString();
+                                 [&clientUrl](const MemberRow &row) { return row.member.clientUrls.contains(clientUrl); });
+    return it != m_rows.cend() ? it->member.name : QString();
 }
 
 QList<Member> ClusterModel::members() const
 {
     QList<Member> members;
-    for (const MemberRow &row : m_rows) {
-        Member member;
-        member.id = row.id;
-        member.name = row.name;
-        member.peerUrls = row.peerUrls;
-        member.clientUrls = row.clientUrls;
-        member.isLearner = row.isLearner;
-        members.append(member);
-    }
+    for (const MemberRow &row : m_rows)
+        members.append(row.member);
     return members;
 }
 
@@ -146,11 +139,7 @@ void ClusterModel::read(quint64 generation)
         };
         for (const Member &member : list.members) {
             MemberRow row;
-            row.id = member.id;
-            row.name = member.name;
-            row.clientUrls = member.clientUrls;
-            row.peerUrls = member.peerUrls;
-            row.isLearner = member.isLearner;
+            row.member = member;
             pending->rows.append(row);
         }
         for (qsizetype i = 0; i < list.members.size(); ++i) {
@@ -170,7 +159,7 @@ void ClusterModel::read(quint64 generation)
                     row.error = status.status.message();
                     return done();
                 }
-                if (status.header.memberId != row.id) {
+                if (status.header.memberId != row.member.id) {
                     row.error = tr("%1 answers as member %2, not as this one").arg(status.endpoint, hexId(status.header.memberId));
                     return done();
                 }
@@ -241,9 +230,9 @@ void ClusterModel::count(quint64 generation)
 
 void ClusterModel::apply(QList<MemberRow> rows, quint64 leader, QStringList alarms)
 {
-    std::sort(rows.begin(), rows.end(), [](const MemberRow &a, const MemberRow &b) { return a.id < b.id; });
+    std::sort(rows.begin(), rows.end(), [](const MemberRow &a, const MemberRow &b) { return a.member.id < b.member.id; });
     const bool sameMembers = std::equal(rows.cbegin(), rows.cend(), m_rows.cbegin(), m_rows.cend(),
-                                        [](const MemberRow &a, const MemberRow &b) { return a.id == b.id; });
+                                        [](const MemberRow &a, const MemberRow &b) { return a.member.id == b.member.id; });
     // The leader goes in with the rows: a view reads isLeader as soon as a row is announced.
     const bool newLeader = leader != 0 && leader != std::exchange(m_leader, leader);
     if (sameMembers) {
@@ -262,8 +251,8 @@ void ClusterModel::apply(QList<MemberRow> rows, quint64 leader, QStringList alar
         m_revision = std::max(m_revision, row.revision);
     if (newLeader && m_eventLog && leaderRow()) {
         const MemberRow &row = *leaderRow();
-        m_eventLog->append(row.name, QStringLiteral("leaderChanged"),
-                           QStringLiteral("%1 leads, raft term %2").arg(row.name).arg(row.raftTerm));
+        m_eventLog->append(row.member.name, QStringLiteral("leaderChanged"),
+                           QStringLiteral("%1 leads, raft term %2").arg(row.member.name).arg(row.raftTerm));
     }
     finish();
 }
@@ -281,17 +270,17 @@ QVariant ClusterModel::data(const QModelIndex &index, int role) const
     switch (role) {
     case Qt::DisplayRole:
     case NameRole:
-        return row.name;
+        return row.member.name;
     case IdRole:
-        return hexId(row.id);
+        return hexId(row.member.id);
     case ClientUrlsRole:
-        return row.clientUrls;
+        return row.member.clientUrls;
     case PeerUrlsRole:
-        return row.peerUrls;
+        return row.member.peerUrls;
     case IsLearnerRole:
-        return row.isLearner;
+        return row.member.isLearner;
     case IsLeaderRole:
-        return m_leader != 0 && row.id == m_leader;
+        return m_leader != 0 && row.member.id == m_leader;
     case HealthyRole:
         return row.healthy;
     case RoundTripRole:

@@ -133,10 +133,7 @@ protected:
 private:
     struct MemberRow
     {
-        quint64 id = 0;
-        QString name;
-        QStringList clientUrls, peerUrls;
-        bool isLearner = false;
+        Member member;  // as the member list has it
         bool healthy = false;
         qint64 roundTripMs = -1;
         qint64 raftTerm = 0, raftIndex = 0, revision = 0, dbSize = 0, dbSizeInUse = 0;
