@@ -156,6 +156,11 @@ void Invocation::print(const QByteArray &line)
     standardStream(1).write(line + '\n');
 }
 
+void Invocation::flush()
+{
+    standardStream(1).flush();
+}
+
 void Invocation::printData(const QByteArray &bytes)
 {
     static const bool terminal = isatty(STDOUT_FILENO);

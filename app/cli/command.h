@@ -105,6 +105,8 @@ public:
 
     void print(const QByteArray &line);
     void print(const QJsonObject &object);
+    // What print() wrote so far, out now: a long-running command's line is read as it comes.
+    void flush();
     // A key or value in text output. On a terminal its control characters are escaped (data
     // must not drive the terminal); into a pipe or file it goes byte for byte, as etcdctl
     // writes it, so `get --print-value-only > file` keeps binary values whole.

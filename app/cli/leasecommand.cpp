@@ -6,9 +6,11 @@
 #include "keyfile_p.h"
 #include "kvformat.h"
 #include "recipeoutput.h"
+#include "shutdownsignals.h"
 
 #include <QEtcd/transientkeyvalue.h>
 
+#include <QtCore/QElapsedTimer>
 #include <QtCore/QJsonArray>
 
 namespace QEtcd::Cli {
@@ -71,7 +73,8 @@ int runKeep(Invocation &invocation)
 // in others ({"header":{…}}); this is the flattened one, to continue with more fields.
 QByteArray flatHeader(const ResponseHeader &header)
 {
-    return Internal::KeyFileText::header(header).chopped(1);
+    const QByteArray fields = Internal::KeyFileText::header(header).chopped(1);
+    return fields.size() > 1 ? fields + ',' : fields;
 }
 
 void printFields(Invocation &invocation, const ResponseHeader &header, const QByteArrayList &fields)
@@ -97,7 +100,7 @@ int runGrant(Invocation &invocation)
         return invocation.failed(granted.status);
     switch (invocation.output()) {
     case OutputFormat::Json:
-        invocation.print(flatHeader(granted.header) + ",\"ID\":" + QByteArray::number(granted.id) + ",\"TTL\":"
+        invocation.print(flatHeader(granted.header) + "\"ID\":" + QByteArray::number(granted.id) + ",\"TTL\":"
                          + QByteArray::number(granted.ttl) + ",\"Error\":\"\"}");
         break;
     case OutputFormat::Fields:
@@ -174,7 +177,7 @@ int runTimeToLive(Invocation &invocation)
                 quoted.append('"' + key.toBase64() + '"');
             keys = '[' + quoted.join(',') + ']';
         }
-        invocation.print(flatHeader(lease.header) + ",\"id\":" + QByteArray::number(*id) + ",\"ttl\":"
+        invocation.print(flatHeader(lease.header) + "\"id\":" + QByteArray::number(*id) + ",\"ttl\":"
                          + QByteArray::number(lease.ttl) + ",\"granted-ttl\":" + QByteArray::number(lease.grantedTtl)
                          + ",\"keys\":" + keys + '}');
         break;
@@ -221,6 +224,68 @@ int runTimeToLive(Invocation &invocation)
     return Success;
 }
 
+// etcdctl's lease keep-alive: the lease renewed now and then every third of its TTL, each renewal
+// printed, until etcd no longer has it ("expired or revoked", exit 0), SIGINT or SIGTERM (exit 0),
+// or renewals that could not reach etcd for as long as the lease had left (exit as the last
+// failure says, 2 when unreachable). --once renews once.
+int runKeepAlive(Invocation &invocation)
+{
+    QString error;
+    const std::optional<qint64> id = leaseArgument(invocation, &error);
+    if (!id)
+        return invocation.usageError(QStringLiteral("keep-alive: ") + error);
+    const bool once = invocation.isSet(QStringLiteral("once"));
+    const auto print = [&](const LeaseKeepAliveResult &renewed) {
+        switch (invocation.output()) {
+        case OutputFormat::Json:
+            invocation.print(flatHeader(renewed.header) + "\"ID\":" + QByteArray::number(*id) + ",\"TTL\":"
+                             + QByteArray::number(renewed.ttl) + '}');
+            break;
+        case OutputFormat::Fields:
+            printFields(invocation, renewed.header,
+                        {"\"ID\" : " + QByteArray::number(*id), "\"TTL\" : " + QByteArray::number(renewed.ttl)});
+            break;
+        case OutputFormat::JsonLines:
+            invocation.print(QJsonObject{{QLatin1String("lease_id"), leaseHex(*id)}, {QLatin1String("ttl"), renewed.ttl}});
+            break;
+        default:
+            invocation.print(QStringLiteral("lease %1 keepalived with TTL(%2)").arg(leaseHex(*id)).arg(renewed.ttl).toUtf8());
+        }
+        invocation.flush();
+    };
+    ShutdownSignals shutdown;
+    bool stopping = false;
+    QObject::connect(&shutdown, &ShutdownSignals::shutdownRequested, &shutdown, [&stopping] { stopping = true; });
+    QElapsedTimer sinceRenewed;
+    qint64 ttl = 0;
+    while (!stopping) {
+        const LeaseKeepAliveResult renewed =
+            invocation.await(invocation.client().leaseKeepAliveOnce(*id), QStringLiteral("lease keep-alive"));
+        if (once)
+            return renewed.status ? (print(renewed), Success) : invocation.failed(renewed.status);
+        if (renewed.status) {
+            print(renewed);
+            ttl = renewed.ttl;
+            sinceRenewed.start();
+        } else if (renewed.status.code() == StatusCode::NotFound) {
+            if (invocation.output() == OutputFormat::Simple)
+                invocation.print(QStringLiteral("lease %1 expired or revoked.").arg(leaseHex(*id)).toUtf8());
+            else if (invocation.output() == OutputFormat::JsonLines)
+                invocation.print(QJsonObject{{QLatin1String("lease_id"), leaseHex(*id)}, {QLatin1String("expired"), true}});
+            return Success;
+        } else if (!sinceRenewed.isValid() || sinceRenewed.hasExpired(ttl * 1000)) {
+            // Out of reach for as long as the lease had left: it is gone by now, or never was.
+            return invocation.failed(renewed.status);
+        }
+        QEventLoop pause;
+        QObject::connect(&shutdown, &ShutdownSignals::shutdownRequested, &pause, &QEventLoop::quit);
+        QTimer::singleShot(renewed.status ? std::max<qint64>(500, ttl * 1000 / 3) : 1000, &pause, &QEventLoop::quit);
+        if (!stopping)
+            pause.exec();
+    }
+    return Success;
+}
+
 int runList(Invocation &invocation)
 {
     const LeaseListResult leases = invocation.await(invocation.client().leaseList(), QStringLiteral("lease list"));
@@ -231,7 +296,7 @@ int runList(Invocation &invocation)
         QByteArrayList objects;
         for (const qint64 id : leases.ids)
             objects.append("{\"id\":" + QByteArray::number(id) + '}');
-        invocation.print(flatHeader(leases.header) + ",\"leases\":[" + objects.join(',') + "]}");
+        invocation.print(flatHeader(leases.header) + "\"leases\":[" + objects.join(',') + "]}");
         break;
     }
     case OutputFormat::Fields: {
@@ -268,6 +333,7 @@ int runLease(Invocation &invocation)
                       {QStringLiteral("grant"), {QStringLiteral("TTL")}, {}, runGrant},
                       {QStringLiteral("revoke"), {QStringLiteral("ID")}, {QStringLiteral("yes")}, runRevoke},
                       {QStringLiteral("timetolive"), {QStringLiteral("ID")}, {QStringLiteral("keys")}, runTimeToLive},
+                      {QStringLiteral("keep-alive"), {QStringLiteral("ID")}, {QStringLiteral("once")}, runKeepAlive},
                       {QStringLiteral("list"), {}, {}, runList}});
 }
 } // namespace
@@ -276,7 +342,7 @@ Command leaseCommand()
 {
     Command command;
     command.name = QStringLiteral("lease");
-    command.summary = QStringLiteral("Leases: keep a key alive on a self-healing one; grant, revoke, timetolive, list");
+    command.summary = QStringLiteral("Leases: keep a key alive on a self-healing one; grant, revoke, timetolive, keep-alive, list");
     command.details = QStringLiteral(
         "Actions:\n"
         "  grant TTL       Grants a lease of TTL seconds and prints its ID.\n"
@@ -285,6 +351,12 @@ Command leaseCommand()
         "  timetolive ID   The lease's granted TTL and the seconds it has left; with\n"
         "                  --keys the keys attached to it.\n"
         "  list            Every lease's ID.\n"
+        "  keep-alive ID   Renews lease ID now and every third of its TTL, printing each\n"
+        "                  renewal, until etcd no longer has it (\"expired or revoked\",\n"
+        "                  exit 0), SIGINT or SIGTERM (exit 0), or until renewals could\n"
+        "                  not reach etcd for as long as the lease had left (exit 2).\n"
+        "                  --once renews once; a lease etcd does not have then exits 1.\n"
+        "                  Refused under --read-only: renewing keeps keys alive.\n"
         "These print what etcdctl's lease commands print, in -w simple, json and fields\n"
         "(etcdctl's shapes; no table, as etcdctl has none); -w jsonl (--json) prints one\n"
         "JSON object of qetcd's, lease IDs in hex. IDs are read in hex, as etcdctl\n"
@@ -325,14 +397,15 @@ Command leaseCommand()
         "                   stays until the TTL runs out)\n"
         "A start that fails exits 1 (2 when it got no answer within --command-timeout;\n"
         "see qetcd --help); a signal before the start is done prints \"closed\", exit 5.");
-    command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("keep, grant, revoke, timetolive or list")},
-                         {QStringLiteral("ARGUMENT"), QStringLiteral("keep: KEY; grant: TTL; revoke, timetolive: ID"), true},
+    command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("keep, grant, revoke, timetolive, keep-alive or list")},
+                         {QStringLiteral("ARGUMENT"), QStringLiteral("keep: KEY; grant: TTL; revoke, timetolive, keep-alive: ID"), true},
                          {QStringLiteral("VALUE"), QStringLiteral("keep: the key's value; put -- before one that starts with -"),
                           true}};
     command.options = {
         ttlOption(),
         holdOption(),
         QCommandLineOption(QStringLiteral("keys"), QStringLiteral("timetolive: also list the keys attached to the lease")),
+        QCommandLineOption(QStringLiteral("once"), QStringLiteral("keep-alive: renew once and exit")),
         yesOption(),
     };
     command.printsFields = true;

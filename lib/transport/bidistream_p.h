@@ -9,8 +9,10 @@
 #include "grpcconvert_p.h"
 #include "transport_p.h"
 
+#include <chrono>
 #include <deque>
 #include <iterator>
+#include <optional>
 #include <vector>
 
 namespace QEtcd::Internal {
@@ -29,14 +31,18 @@ public:
         std::function<void(const Status &)> onClosed;
     };
 
-    // Null when the transport is shutting down (then nothing is called back).
-    static BidiStream *open(Transport *transport, Prepare prepare, Handlers handlers)
+    // Null when the transport is shutting down (then nothing is called back). With a deadline,
+    // the stream is closed with DeadlineExceeded when it is still open then.
+    static BidiStream *open(Transport *transport, Prepare prepare, Handlers handlers,
+                            std::optional<std::chrono::system_clock::time_point> deadline = std::nullopt)
     {
         auto *stream = new BidiStream(transport, std::move(handlers));
         if (!transport->enlist(stream)) {
             delete stream;
             return nullptr;
         }
+        if (deadline)
+            stream->m_context.set_deadline(*deadline);
         bool waitForReady = true;
         stream->m_endpoint = transport->pickEndpoint(&waitForReady);
         stream->m_context.set_wait_for_ready(waitForReady);

@@ -2,6 +2,7 @@
 #include "client.h"
 
 #include "client_p.h"
+#include "bidistream_p.h"
 #include "clientthread_p.h"
 #include "watchhub_p.h"
 #include "logging_p.h"
@@ -351,6 +352,83 @@ QFuture<Result> ClientPrivate::leaseRevoke(qint64 id, const RpcResilience &resil
         QETCD_ISSUE(lease, LeaseRevoke),
         [](const auto &response, Result *result) { result->header = headerFromProto(response.header()); },
         std::move(onAnswer));
+}
+
+QFuture<LeaseKeepAliveResult> Client::leaseKeepAliveOnce(qint64 id, const Rpc &rpc)
+{
+    using Stream = BidiStream<etcdserverpb::LeaseKeepAliveRequest, etcdserverpb::LeaseKeepAliveResponse>;
+    // The answer and the stream's end race on the completion-queue thread; the first settles.
+    struct Once
+    {
+        std::mutex mutex;
+        Stream *stream = nullptr;  // until it closes
+        bool settled = false;
+        QPromise<LeaseKeepAliveResult> promise;
+
+        void settle(LeaseKeepAliveResult result)
+        {
+            if (std::exchange(settled, true))
+                return;
+            promise.addResult(std::move(result));
+            promise.finish();
+        }
+    };
+    const auto once = std::make_shared<Once>();
+    once->promise.start();
+    QFuture<LeaseKeepAliveResult> future = once->promise.future();
+    const QString what = QStringLiteral("lease keep-alive %1").arg(id, 0, 16);
+    const RpcResilience resilience = d->resilience(rpc);
+    const Status refused = d->admission(writeSpec([what] { return what; }, resilience, false),
+                                        id > 0 ? Status() : Status(StatusCode::InvalidArgument,
+                                                                   QStringLiteral("lease ID must be > 0 (got %1)").arg(id)));
+    std::lock_guard lock(once->mutex);
+    if (!refused) {
+        LeaseKeepAliveResult result;
+        result.status = refused;
+        once->settle(std::move(result));
+        return future;
+    }
+    std::optional<std::chrono::system_clock::time_point> deadline;
+    if (resilience.operationTimeout != NoTimeout)
+        deadline = std::chrono::system_clock::now() + resilience.operationTimeout;
+    once->stream = Stream::open(
+        d->transport(),
+        [](EndpointChannel &c, grpc::ClientContext *ctx, grpc::CompletionQueue *q) {
+            return c.lease->PrepareAsyncLeaseKeepAlive(ctx, q);
+        },
+        Stream::Handlers{[] {},
+                         [once, id, what](etcdserverpb::LeaseKeepAliveResponse &response) {
+                             std::lock_guard lock(once->mutex);
+                             LeaseKeepAliveResult result;
+                             result.header = headerFromProto(response.header());
+                             result.id = id;
+                             result.ttl = response.ttl();
+                             // etcd answers a lease it does not have with TTL 0.
+                             if (result.ttl <= 0)
+                                 result.status = Status(StatusCode::NotFound, what + QStringLiteral(": the lease has expired or was revoked"));
+                             once->settle(std::move(result));
+                             if (once->stream)
+                                 once->stream->close();
+                         },
+                         [once, what](const Status &closed) {
+                             std::lock_guard lock(once->mutex);
+                             once->stream = nullptr;
+                             LeaseKeepAliveResult result;
+                             result.status = closed ? Status(StatusCode::Unavailable, what + QStringLiteral(": the stream ended without an answer"))
+                                                    : closed.withContext(what);
+                             once->settle(std::move(result));
+                         }},
+        deadline);
+    if (!once->stream) {
+        LeaseKeepAliveResult result;
+        result.status = Status(StatusCode::Cancelled, what + QStringLiteral(": the client is closing"));
+        once->settle(std::move(result));
+        return future;
+    }
+    etcdserverpb::LeaseKeepAliveRequest request;
+    request.set_id(id);
+    once->stream->write(request);
+    return future;
 }
 
 QFuture<LeaseTimeToLiveResult> Client::leaseTimeToLive(qint64 id, bool withKeys, const Rpc &rpc)

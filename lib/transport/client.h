@@ -98,6 +98,12 @@ public:
     /// Revokes lease \a id; etcd deletes its keys at once. Retried only when it could not even be
     /// sent; a lease that was already gone reports NotFound.
     QFuture<Result> leaseRevoke(qint64 id, const Rpc &rpc = {});
+    /// Renews lease \a id once, over a keep-alive stream of its own that ends with the answer,
+    /// as etcdctl's `lease keep-alive --once` does: for a lease granted elsewhere (the recipes
+    /// renew their own). NotFound when the lease has expired or was revoked. Renewing keeps
+    /// etcd's keys alive: refused under ClientOptions::readOnly. Not retried; a renewal that did
+    /// not reach etcd is the caller's to send again before the lease runs out.
+    QFuture<LeaseKeepAliveResult> leaseKeepAliveOnce(qint64 id, const Rpc &rpc = {});
     /// How long lease \a id has left, and with \a withKeys which keys are bound to it.
     QFuture<LeaseTimeToLiveResult> leaseTimeToLive(qint64 id, bool withKeys = false, const Rpc &rpc = {});
     /// Every lease etcd has.

@@ -258,6 +258,13 @@ struct QETCD_EXPORT LeaseGrantResult : Result
     qint64 ttl = 0;  ///< Its TTL in seconds, as etcd granted it.
 };
 
+/// The answer to Client::leaseKeepAliveOnce().
+struct QETCD_EXPORT LeaseKeepAliveResult : Result
+{
+    qint64 id = 0;   ///< The lease renewed.
+    qint64 ttl = 0;  ///< The seconds it has again, counted from the renewal.
+};
+
 /// The answer to Client::leaseTimeToLive().
 struct QETCD_EXPORT LeaseTimeToLiveResult : Result
 {

@@ -24,7 +24,7 @@ set -l command_options \
     'del --prefix --from-key --prev-kv --dry-run --in-batches' \
     'txn -i --interactive' \
     'watch --prefix --rev --prev-kv --hold' \
-    'lease --ttl --hold --keys --yes' \
+    'lease --ttl --hold --keys --once --yes' \
     'lock --ttl --hold --yes --entry' \
     'elect -l --listen --observe --ttl --hold --yes --entry' \
     'semaphore --permits --ttl --hold --yes --entry' \
@@ -50,7 +50,7 @@ set -l command_options \
     'member --peer-urls --learner --yes'
 # The word a command takes as its first argument, when that word is one of a few.
 set -l command_actions \
-    'lease keep grant revoke timetolive list' 'member list add remove update promote' 'endpoint status health hashkv' 'lock break' 'semaphore break' 'elect force' \
+    'lease keep grant revoke timetolive keep-alive list' 'member list add remove update promote' 'endpoint status health hashkv' 'lock break' 'semaphore break' 'elect force' \
     'barrier hold wait count lift release' 'service register list' \
     'queue put take work requeue purge delete' 'alarm list disarm' 'check consistency' \
     'user add delete get list passwd grant-role revoke-role' \

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // What qetcd shares with etcdctl beyond its flags, against a real etcd: the exit codes, the
 // environment of `lock NAME COMMAND`, -w json and -w fields of get, put, del and the lease
-// commands compared with etcdctl's own, txn's three formats too, --hex, bare seconds as durations, --version, and the password asked on a
+// commands (keep-alive --once included) compared with etcdctl's own, txn's three formats too, --hex, bare seconds as durations, --version, and the password asked on a
 // terminal (through a pseudo-terminal, as a person would type it).
 #include "../common/qetcdprocess.h"
 
@@ -590,6 +590,15 @@ private Q_SLOTS:
             QCOMPARE(outputs.mid(0, 2), succeeded);
             QVERIFY2(outputs[2] == outputs[3], qPrintable(ask.join(' ') + ":\n" + outputs[2] + "\nvs\n" + outputs[3]));
         }
+
+        // One renewal of that lease each (the TTL it gets back is the granted one; masked but in
+        // simple).
+        const QStringList renew{"lease", "keep-alive", lease, "--once"};
+        outputs = both(renew, renew);
+        QCOMPARE(outputs.mid(0, 2), succeeded);
+        QVERIFY2(outputs[2] == outputs[3], qPrintable(renew.join(' ') + ":\n" + outputs[2] + "\nvs\n" + outputs[3]));
+        if (format == QLatin1String("simple"))
+            QVERIFY2(outputs[2].endsWith("keepalived with TTL(600)"), outputs[2].constData());
 
         // Each revokes a lease of its own, without keys: nothing to confirm.
         const auto keyless = [&] { return QString::fromLatin1(m_cluster.etcdctl(grant).split(' ').value(1)); };

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// The long-running qetcd commands (watch, lease keep) against a real etcd member: the binary is
+// The long-running qetcd commands (watch, lease keep, lease keep-alive) against a real etcd member: the binary is
 // run as an operator would run it, its JSON lines are read as they arrive, and it is stopped with
 // real signals.
 #include "../common/awaitfuture.h"
@@ -280,6 +280,49 @@ private Q_SLOTS:
         QCOMPARE(closed.value("revoked").toBool(), true);
         QVERIFY2(followsTheConvention(*run), run->transcript().constData());
         QVERIFY2(run->standardError().isEmpty(), run->standardError().constData());
+    }
+
+    // etcdctl's lease keep-alive on a lease granted elsewhere: renewed at once and every third of
+    // its TTL, each renewal a line, until the lease is revoked out of band (etcdctl's last line,
+    // exit 0); another one stopped by SIGTERM (exit 0) without touching its lease.
+    void leaseKeepAliveRenewsUntilTheLeaseEnds()
+    {
+        const QFuture<LeaseGrantResult> granted = m_client->leaseGrant(3);
+        QVERIFY(awaitFuture(granted) && granted.result().status);
+        const qint64 leaseId = granted.result().id;
+        const QString hex = QString::number(leaseId, 16).rightJustified(16, QLatin1Char('0'));
+        auto run = std::make_unique<Qetcd>(m_cluster.clientUrl(0), QStringList{"lease", "keep-alive", hex},
+                                           QList<std::pair<QString, QString>>{}, Printed::JsonAndPlainLines);
+        const QByteArray renewal = "lease " + hex.toUtf8() + " keepalived with TTL(3)";
+        // Three renewals take at least two seconds: past most of the 3 s the lease had at first.
+        QTRY_VERIFY_WITH_TIMEOUT(run->rawLines().count(renewal) >= 3, scaledMs(15000));
+        const QFuture<LeaseTimeToLiveResult> alive = m_client->leaseTimeToLive(leaseId);
+        QVERIFY(awaitFuture(alive) && alive.result().ttl > 0);
+        const QFuture<Result> revoked = m_client->leaseRevoke(leaseId);
+        QVERIFY(awaitFuture(revoked) && revoked.result().status);
+        QCOMPARE(run->waitForExit(scaledMs(15000)), 0);
+        QCOMPARE(run->rawLines().constLast(), "lease " + hex.toUtf8() + " expired or revoked.");
+        QVERIFY2(run->rawLines().count(renewal) == run->rawLines().size() - 1, run->transcript().constData());
+
+        const QFuture<LeaseGrantResult> another = m_client->leaseGrant(30);
+        QVERIFY(awaitFuture(another) && another.result().status);
+        const QString anotherHex = QString::number(another.result().id, 16);
+        auto stopped = std::make_unique<Qetcd>(m_cluster.clientUrl(0), QStringList{"lease", "keep-alive", anotherHex, "--json"});
+        QTRY_VERIFY_WITH_TIMEOUT(stopped->rawLines().size() >= 1, scaledMs(15000));
+        QCOMPARE(QJsonDocument::fromJson(stopped->rawLines().constFirst()).object().value("ttl").toInteger(), 30);
+        stopped->terminate();
+        QCOMPARE(stopped->waitForExit(), 0);
+        const QFuture<LeaseTimeToLiveResult> kept = m_client->leaseTimeToLive(another.result().id);
+        QVERIFY(awaitFuture(kept) && kept.result().ttl > 0);
+    }
+
+    void leaseKeepAliveIsRefusedUnderReadOnly()
+    {
+        const QFuture<LeaseGrantResult> granted = m_client->leaseGrant(30);
+        QVERIFY(awaitFuture(granted) && granted.result().status);
+        auto run = qetcd({"--read-only", "lease", "keep-alive", QString::number(granted.result().id, 16), "--once"});
+        QCOMPARE(run->waitForExit(), 1);
+        QVERIFY2(isOneLine(run->standardError()) && run->standardError().contains("read-only"), run->standardError().constData());
     }
 
     void leaseKeepOnAnExistingKeyFails()

@@ -249,6 +249,23 @@ private Q_SLOTS:
         QCOMPARE(revoked.status.code(), StatusCode::NotFound);
         QVERIFY(revoked.status.isLeaseNotFound());
 
+        // A lease granted elsewhere, renewed once: its whole TTL again; gone, NotFound.
+        LeaseGrantResult elsewhere;
+        QETCD_AWAIT(m_client->leaseGrant(20), elsewhere);
+        LeaseKeepAliveResult renewed;
+        QETCD_AWAIT(m_client->leaseKeepAliveOnce(elsewhere.id), renewed);
+        QVERIFY2(renewed.status.isOk(), qPrintable(renewed.status.toString()));
+        QCOMPARE(renewed.id, elsewhere.id);
+        QCOMPARE(renewed.ttl, 20);
+        QVERIFY(renewed.header.revision > 0 && renewed.header.clusterId != 0);
+        QETCD_AWAIT(m_client->leaseRevoke(elsewhere.id), revoked);
+        QETCD_AWAIT(m_client->leaseKeepAliveOnce(elsewhere.id), renewed);
+        QCOMPARE(renewed.status.code(), StatusCode::NotFound);
+        QVERIFY2(renewed.status.message().contains(QStringLiteral("lease keep-alive %1").arg(elsewhere.id, 0, 16)),
+                 qPrintable(renewed.status.message()));
+        QETCD_AWAIT(m_client->leaseKeepAliveOnce(0), renewed);
+        QCOMPARE(renewed.status.code(), StatusCode::InvalidArgument);
+
         LeaseGrantResult chosen;
         QETCD_AWAIT(m_client->leaseGrant(10, 0x1234abcd), chosen);
         QCOMPARE(chosen.id, 0x1234abcd);
@@ -320,6 +337,10 @@ private Q_SLOTS:
         PutResult put;
         QETCD_AWAIT(client.put("/ro/new", "v"), put);
         QCOMPARE(refused(put.status, "put \"/ro/new\""), QString());
+
+        LeaseKeepAliveResult renewed;
+        QETCD_AWAIT(client.leaseKeepAliveOnce(lease.id), renewed);
+        QCOMPARE(refused(renewed.status, "lease keep-alive"), QString());
 
         DeleteResult removed;
         QETCD_AWAIT(client.remove("/ro/seeded"), removed);
