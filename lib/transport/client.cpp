@@ -354,80 +354,135 @@ QFuture<Result> ClientPrivate::leaseRevoke(qint64 id, const RpcResilience &resil
         std::move(onAnswer));
 }
 
+namespace {
+// One renewal over a keep-alive stream of its own: opened with a token the transport vouches for,
+// closed once etcd answers. A token etcd rejects (a simple token expires after its TTL of disuse)
+// is fetched again and the renewal sent once more, as a unary call does.
+class KeepAliveOnce : public std::enable_shared_from_this<KeepAliveOnce>
+{
+public:
+    using Stream = BidiStream<etcdserverpb::LeaseKeepAliveRequest, etcdserverpb::LeaseKeepAliveResponse>;
+
+    KeepAliveOnce(Transport *transport, qint64 id, std::optional<std::chrono::system_clock::time_point> deadline)
+        : m_transport(transport), m_id(id), m_deadline(deadline),
+          m_what(QStringLiteral("lease keep-alive %1").arg(id, 0, 16))
+    {
+        m_promise.start();
+    }
+
+    QFuture<LeaseKeepAliveResult> future() { return m_promise.future(); }
+    QString what() const { return m_what; }
+
+    void start(bool reauthenticated = false)
+    {
+        if (!m_transport->usesAuth())
+            return open(reauthenticated);
+        m_transport->withToken([self = shared_from_this(), reauthenticated](const Status &status) {
+            if (!status)
+                return self->settle(failure(status.withContext(self->m_what)));
+            self->open(reauthenticated);
+        });
+    }
+
+    void settle(LeaseKeepAliveResult result)
+    {
+        std::lock_guard lock(m_mutex);
+        if (std::exchange(m_settled, true))
+            return;
+        m_promise.addResult(std::move(result));
+        m_promise.finish();
+    }
+
+    static LeaseKeepAliveResult failure(const Status &status)
+    {
+        LeaseKeepAliveResult result;
+        result.status = status;
+        return result;
+    }
+
+private:
+    void open(bool reauthenticated)
+    {
+        std::lock_guard lock(m_mutex);
+        const std::string token = m_transport->usesAuth() ? m_transport->token() : std::string();
+        m_stream = Stream::open(
+            m_transport,
+            [](EndpointChannel &c, grpc::ClientContext *ctx, grpc::CompletionQueue *q) {
+                return c.lease->PrepareAsyncLeaseKeepAlive(ctx, q);
+            },
+            Stream::Handlers{[] {}, [self = shared_from_this()](auto &response) { self->onAnswer(response); },
+                             [self = shared_from_this(), token, reauthenticated](const Status &closed) {
+                                 self->onClosed(closed, token, reauthenticated);
+                             }},
+            m_deadline);
+        if (!m_stream) {
+            m_settled = true;
+            m_promise.addResult(failure(Status(StatusCode::Cancelled, m_what + QStringLiteral(": the client is closing"))));
+            m_promise.finish();
+            return;
+        }
+        etcdserverpb::LeaseKeepAliveRequest request;
+        request.set_id(m_id);
+        m_stream->write(request);
+    }
+
+    void onAnswer(const etcdserverpb::LeaseKeepAliveResponse &response)
+    {
+        LeaseKeepAliveResult result;
+        result.header = headerFromProto(response.header());
+        result.id = m_id;
+        result.ttl = response.ttl();
+        // etcd answers a lease it does not have with TTL 0.
+        if (result.ttl <= 0)
+            result.status = Status(StatusCode::NotFound, m_what + QStringLiteral(": the lease has expired or was revoked"));
+        settle(std::move(result));
+        std::lock_guard lock(m_mutex);
+        if (m_stream)
+            m_stream->close();
+    }
+
+    void onClosed(const Status &closed, const std::string &token, bool reauthenticated)
+    {
+        {
+            std::lock_guard lock(m_mutex);
+            m_stream = nullptr;
+            if (m_settled)
+                return;
+        }
+        if (closed.code() == StatusCode::Unauthenticated && !reauthenticated && m_transport->usesAuth()) {
+            m_transport->invalidateToken(token);
+            return start(true);
+        }
+        settle(failure(closed ? Status(StatusCode::Unavailable, m_what + QStringLiteral(": the stream ended without an answer"))
+                              : closed.withContext(m_what)));
+    }
+
+    Transport *const m_transport;
+    const qint64 m_id;
+    const std::optional<std::chrono::system_clock::time_point> m_deadline;
+    const QString m_what;
+    std::mutex m_mutex;
+    Stream *m_stream = nullptr;  // while open
+    bool m_settled = false;
+    QPromise<LeaseKeepAliveResult> m_promise;
+};
+} // namespace
+
 QFuture<LeaseKeepAliveResult> Client::leaseKeepAliveOnce(qint64 id, const Rpc &rpc)
 {
-    using Stream = BidiStream<etcdserverpb::LeaseKeepAliveRequest, etcdserverpb::LeaseKeepAliveResponse>;
-    // The answer and the stream's end race on the completion-queue thread; the first settles.
-    struct Once
-    {
-        std::mutex mutex;
-        Stream *stream = nullptr;  // until it closes
-        bool settled = false;
-        QPromise<LeaseKeepAliveResult> promise;
-
-        void settle(LeaseKeepAliveResult result)
-        {
-            if (std::exchange(settled, true))
-                return;
-            promise.addResult(std::move(result));
-            promise.finish();
-        }
-    };
-    const auto once = std::make_shared<Once>();
-    once->promise.start();
-    QFuture<LeaseKeepAliveResult> future = once->promise.future();
-    const QString what = QStringLiteral("lease keep-alive %1").arg(id, 0, 16);
     const RpcResilience resilience = d->resilience(rpc);
-    const Status refused = d->admission(writeSpec([what] { return what; }, resilience, false),
-                                        id > 0 ? Status() : Status(StatusCode::InvalidArgument,
-                                                                   QStringLiteral("lease ID must be > 0 (got %1)").arg(id)));
-    std::lock_guard lock(once->mutex);
-    if (!refused) {
-        LeaseKeepAliveResult result;
-        result.status = refused;
-        once->settle(std::move(result));
-        return future;
-    }
     std::optional<std::chrono::system_clock::time_point> deadline;
     if (resilience.operationTimeout != NoTimeout)
         deadline = std::chrono::system_clock::now() + resilience.operationTimeout;
-    once->stream = Stream::open(
-        d->transport(),
-        [](EndpointChannel &c, grpc::ClientContext *ctx, grpc::CompletionQueue *q) {
-            return c.lease->PrepareAsyncLeaseKeepAlive(ctx, q);
-        },
-        Stream::Handlers{[] {},
-                         [once, id, what](etcdserverpb::LeaseKeepAliveResponse &response) {
-                             std::lock_guard lock(once->mutex);
-                             LeaseKeepAliveResult result;
-                             result.header = headerFromProto(response.header());
-                             result.id = id;
-                             result.ttl = response.ttl();
-                             // etcd answers a lease it does not have with TTL 0.
-                             if (result.ttl <= 0)
-                                 result.status = Status(StatusCode::NotFound, what + QStringLiteral(": the lease has expired or was revoked"));
-                             once->settle(std::move(result));
-                             if (once->stream)
-                                 once->stream->close();
-                         },
-                         [once, what](const Status &closed) {
-                             std::lock_guard lock(once->mutex);
-                             once->stream = nullptr;
-                             LeaseKeepAliveResult result;
-                             result.status = closed ? Status(StatusCode::Unavailable, what + QStringLiteral(": the stream ended without an answer"))
-                                                    : closed.withContext(what);
-                             once->settle(std::move(result));
-                         }},
-        deadline);
-    if (!once->stream) {
-        LeaseKeepAliveResult result;
-        result.status = Status(StatusCode::Cancelled, what + QStringLiteral(": the client is closing"));
-        once->settle(std::move(result));
-        return future;
-    }
-    etcdserverpb::LeaseKeepAliveRequest request;
-    request.set_id(id);
-    once->stream->write(request);
+    const auto once = std::make_shared<KeepAliveOnce>(d->transport(), id, deadline);
+    const QFuture<LeaseKeepAliveResult> future = once->future();
+    const Status refused = d->admission(writeSpec([what = once->what()] { return what; }, resilience, false),
+                                        id > 0 ? Status() : Status(StatusCode::InvalidArgument,
+                                                                   QStringLiteral("lease ID must be > 0 (got %1)").arg(id)));
+    if (!refused)
+        once->settle(KeepAliveOnce::failure(refused));
+    else
+        once->start();
     return future;
 }
 

@@ -310,6 +310,28 @@ private Q_SLOTS:
         QETCD_AWAIT(client.get("/app/refresh"), got);
         QCOMPARE(got.kvs.value(0).value, QByteArray("2"));
     }
+
+    // A lease renewed once over a stream of its own, then again after the token expired. etcd 3.4
+    // does not check the token of a keep-alive stream (this passes with the re-fetch on
+    // Unauthenticated taken out, tried); the re-fetch is for the etcds that do, as the hubs'.
+    void leaseKeepAliveOnceOutlivesAnExpiredToken()
+    {
+        Client client(as("app", "apppw"));
+        LeaseGrantResult lease;
+        QETCD_AWAIT(client.leaseGrant(30), lease);
+        QVERIFY2(lease.status.isOk(), qPrintable(lease.status.toString()));
+        LeaseKeepAliveResult renewed;
+        QETCD_AWAIT(client.leaseKeepAliveOnce(lease.id), renewed);
+        QVERIFY2(renewed.status.isOk(), qPrintable(renewed.status.toString()));
+        QCOMPARE(renewed.ttl, 30);
+        // As above: only time makes etcd drop the token.
+        QTest::qWait(2500);
+        QETCD_AWAIT(client.leaseKeepAliveOnce(lease.id), renewed);
+        QVERIFY2(renewed.status.isOk(), qPrintable(renewed.status.toString()));
+        QCOMPARE(renewed.ttl, 30);
+        Result revoked;
+        QETCD_AWAIT(client.leaseRevoke(lease.id), revoked);
+    }
 };
 
 QTEST_GUILESS_MAIN(tst_Auth)
