@@ -6,6 +6,7 @@
 namespace QEtcd::Cli {
 
 Command statusCommand();
+Command versionCommand();
 Command getCommand();
 Command putCommand();
 Command deleteCommand();

@@ -2,6 +2,8 @@
 #include "commands.h"
 #include "kvformat.h"
 
+#include <QEtcd/qetcdversion.h>
+
 #include <QtCore/QJsonArray>
 #include <QtCore/QLocale>
 
@@ -117,7 +119,31 @@ int runStatus(Invocation &invocation)
         return invocation.failed(members.status);
     return Success;
 }
+int runVersion(Invocation &invocation)
+{
+    if (invocation.json()) {
+        invocation.print(QJsonObject{{QLatin1String("qetcd_version"), QStringLiteral(QETCD_VERSION_STR)},
+                                     {QLatin1String("api_version"), QStringLiteral(QETCD_ETCD_API_VERSION)}});
+    } else {
+        invocation.print("qetcd version: " QETCD_VERSION_STR);
+        invocation.print("API version: " QETCD_ETCD_API_VERSION);
+    }
+    return Success;
+}
 } // namespace
+
+Command versionCommand()
+{
+    Command command;
+    command.name = QStringLiteral("version");
+    command.summary = QStringLiteral("Print qetcd's version and the etcd API version it speaks");
+    command.details = QStringLiteral(
+        "As etcdctl version: \"qetcd version: X\" and \"API version: 3.4\", the API of the\n"
+        "etcd protos qetcd was built from; asks no endpoint (status shows each member's\n"
+        "version). --json: {\"qetcd_version\", \"api_version\"}.");
+    command.run = runVersion;
+    return command;
+}
 
 Command statusCommand()
 {

@@ -5,7 +5,7 @@
 
 set -l commands status get put del txn watch lease member endpoint lock elect semaphore barrier double-barrier \
     service counter queue inspect history exporter record alarm defrag check compaction move-leader \
-    user role auth snapshot export import diff
+    user role auth snapshot export import diff version
 set -l global_options --endpoints --cacert --cert --key --user --password --namespace \
     --dial-timeout --command-timeout --keepalive-time --keepalive-timeout --max-recv-bytes --insecure-transport --insecure-skip-tls-verify \
     -w --write-out --json --hex --read-only -h --help

@@ -772,6 +772,17 @@ private Q_SLOTS:
         QVERIFY(run.standardError().isEmpty());
     }
 
+    // etcdctl version's two lines, the API version the same as etcdctl's (both from etcd 3.4).
+    void versionCommandIsEtcdctls()
+    {
+        Qetcd run(m_cluster.clientUrl(0), {"version"}, {}, Printed::JsonAndPlainLines);
+        QCOMPARE(run.waitForExit(scaledMs(30000)), 0);
+        const QByteArrayList theirs = m_cluster.etcdctl({"version"}).trimmed().split('\n');
+        QCOMPARE(theirs.size(), 2);
+        QVERIFY2(theirs[1].startsWith("API version: "), theirs[1].constData());
+        QCOMPARE(run.rawLines(), (QList<QByteArray>{"qetcd version: " QETCD_VERSION_STR, theirs[1]}));
+    }
+
     void passwordIsAskedOnTheTerminalWithoutEcho()
     {
         EtcdCluster secured;
