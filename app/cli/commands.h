@@ -11,6 +11,7 @@ Command getCommand();
 Command putCommand();
 Command deleteCommand();
 Command txnCommand();
+Command makeMirrorCommand();
 Command watchCommand();
 Command leaseCommand();
 Command memberCommand();

@@ -146,6 +146,20 @@ bool takesValue(const QString &globalOptionName)
     });
 }
 
+QStringList endpointList(const QString &text, const TlsOptions &tls)
+{
+    // Skipping the verification asks for TLS as clearly as a TLS file does.
+    const bool tlsAskedFor = !tls.caFile.isEmpty() || !tls.certFile.isEmpty() || !tls.keyFile.isEmpty()
+        || tls.skipServerVerification;
+    QStringList endpoints;
+    for (const QString &raw : text.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
+        const QString endpoint = raw.trimmed();
+        const bool bare = !endpoint.contains(QLatin1String("://"));
+        endpoints.append(bare && tlsAskedFor ? QLatin1String("https://") + endpoint : endpoint);
+    }
+    return endpoints;
+}
+
 std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &parser,
                                                   const QProcessEnvironment &environment, QString *error,
                                                   const PasswordPrompt &askPassword)
@@ -195,15 +209,8 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
     client.tls.certFile = get("cert").value;
     client.tls.keyFile = get("key").value;
     client.tls.skipServerVerification = *skipVerification;
-    // Skipping the verification asks for TLS as clearly as a TLS file does.
-    const bool tlsAskedFor = !client.tls.caFile.isEmpty() || !client.tls.certFile.isEmpty()
-        || !client.tls.keyFile.isEmpty() || client.tls.skipServerVerification;
     const Setting endpoints = get("endpoints");
-    for (const QString &raw : endpoints.value.split(QLatin1Char(','), Qt::SkipEmptyParts)) {
-        const QString endpoint = raw.trimmed();
-        const bool bare = !endpoint.contains(QLatin1String("://"));
-        client.endpoints.append(bare && tlsAskedFor ? QLatin1String("https://") + endpoint : endpoint);
-    }
+    client.endpoints = endpointList(endpoints.value, client.tls);
     if (client.endpoints.isEmpty())
         return fail(QStringLiteral("%1: no endpoints given").arg(endpoints.source));
 

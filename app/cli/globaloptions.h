@@ -47,6 +47,9 @@ using PasswordPrompt = std::function<std::optional<QString>(const QString &user,
 // explicit http:// together with them is refused. A user without a password is asked for it through
 // askPassword, last, once everything else is known to be right. nullopt with error naming the
 // flag or variable.
+// --endpoints' comma-separated list: a bare host:port is https when tls asks for TLS at all.
+QStringList endpointList(const QString &text, const TlsOptions &tls);
+
 std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &parser,
                                                   const QProcessEnvironment &environment, QString *error,
                                                   const PasswordPrompt &askPassword = {});

@@ -22,5 +22,5 @@ int main(int argc, char *argv[])
                            queueCommand(), inspectCommand(), historyCommand(), exporterCommand(), recordCommand(), alarmCommand(),
                            defragCommand(), checkCommand(), compactionCommand(), moveLeaderCommand(),
                            userCommand(), roleCommand(), authCommand(), snapshotCommand(),
-                           exportCommand(), importCommand(), diffCommand(), versionCommand()});
+                           exportCommand(), importCommand(), diffCommand(), makeMirrorCommand(), versionCommand()});
 }

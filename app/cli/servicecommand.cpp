@@ -136,7 +136,7 @@ int runWatchList(Invocation &invocation, const QString &name)
     return session.finish({{QLatin1String("name"), name}});
 }
 
-int runList(Invocation &invocation)
+int runServiceList(Invocation &invocation)
 {
     const QString name = invocation.arguments().value(1);
     if (invocation.isSet(QStringLiteral("watch"))) {
@@ -172,7 +172,7 @@ int runService(Invocation &invocation)
                         QStringLiteral("payload"), QStringLiteral("hold")},
                        runRegister},
                       {QStringLiteral("list"), {QStringLiteral("[NAME]")}, {QStringLiteral("watch"), QStringLiteral("hold")},
-                       runList}});
+                       runServiceList}});
 }
 } // namespace
 

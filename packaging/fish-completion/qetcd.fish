@@ -5,24 +5,25 @@
 
 set -l commands status get put del txn watch lease member endpoint lock elect semaphore barrier double-barrier \
     service counter queue inspect history exporter record alarm defrag check compaction move-leader \
-    user role auth snapshot export import diff version
+    user role auth snapshot export import diff make-mirror version
 set -l global_options --endpoints --cacert --cert --key --user --password --namespace \
     --dial-timeout --command-timeout --keepalive-time --keepalive-timeout --max-recv-bytes --insecure-transport --insecure-skip-tls-verify \
     -w --write-out --json --hex --read-only -h --help
 # Options whose value is the next word (or follows "=").
 set -g __qetcd_value_options --endpoints --cacert --cert --key --user --password --namespace \
     --dial-timeout --command-timeout --keepalive-time --keepalive-timeout --max-recv-bytes --order --sort-by \
-    --consistency --min-mod-revision --max-mod-revision --min-create-revision --max-create-revision --peer-urls -w --write-out --limit --rev --lease --hold \
+    --consistency --min-mod-revision --max-mod-revision --min-create-revision --max-create-revision --peer-urls --dest-prefix --dest-cacert --dest-cert --dest-key -w --write-out --limit --rev --lease --hold \
     --ttl --permits --timeout --members --work --service-path --address --port --payload --repeat \
     --priority --count --entry --fence --id --layouts --since --until --map --interval --listen \
     --max-series --listen-cert --listen-key --interactive --new-user-password --keep -o --output \
     --format --prefix-rewrite --width
-set -l file_options --cacert --cert --key --layouts --map -o --output
+set -l file_options --cacert --cert --key --dest-cacert --dest-cert --dest-key --layouts --map -o --output
 set -l command_options \
     'get --prefix --from-key --limit --rev --keys-only --count-only --print-value-only --order --sort-by --consistency --min-mod-revision --max-mod-revision --min-create-revision --max-create-revision' \
     'put --lease --prev-kv --ignore-value --ignore-lease --fence' \
     'del --prefix --from-key --prev-kv --dry-run --in-batches' \
     'txn -i --interactive' \
+    'make-mirror --prefix --dest-prefix --no-dest-prefix --dest-cacert --dest-cert --dest-key --hold' \
     'watch --prefix --rev --prev-kv --hold' \
     'lease --ttl --hold --keys --once --yes' \
     'lock --ttl --hold --yes --entry' \

@@ -325,6 +325,58 @@ private Q_SLOTS:
         QVERIFY2(isOneLine(run->standardError()) && run->standardError().contains("read-only"), run->standardError().constData());
     }
 
+    // make-mirror copies a prefix to another cluster as it was (more keys than one transaction
+    // takes), under another prefix there, then applies each change after it; nothing outside
+    // the prefix goes.
+    void makeMirrorCopiesThenFollows()
+    {
+        EtcdCluster other;
+        QVERIFY2(other.start(), qPrintable(other.errorString()));
+        Client there(ClientOptions::fromEndpoints(other.clientUrls()));
+        const auto read = [&there](const QByteArray &key, KeyRange range = KeyRange::single()) {
+            RangeOptions options;
+            options.range = range;
+            const QFuture<RangeResult> future = there.get(key, options);
+            return awaitFuture(future) && future.result().status ? future.result().kvs : QList<KeyValue>{{"unread", {}}};
+        };
+        for (int i = 0; i < 130; ++i)
+            QVERIFY(put("/cs/mm/k" + QByteArray::number(i), "v" + QByteArray::number(i)) > 0);
+        QVERIFY(put("/cs/outside", "x") > 0);
+        auto run = qetcd({"make-mirror", other.clientUrl(0), "--prefix", "/cs/mm/", "--dest-prefix", "/copy/"});
+        QTRY_VERIFY_WITH_TIMEOUT(run->has("synced"), scaledMs(15000));
+        QCOMPARE(integer(run->event("synced"), "keys"), 130);
+        QCOMPARE(read("/copy/", KeyRange::prefix()).size(), 130);
+        QCOMPARE(read("/copy/k7").value(0).value, QByteArray("v7"));
+        QVERIFY(read("/cs/", KeyRange::prefix()).isEmpty());
+
+        QVERIFY(put("/cs/mm/new", "n") > 0);
+        QVERIFY(remove("/cs/mm/k0") > 0);
+        QTRY_COMPARE_WITH_TIMEOUT(read("/copy/new").value(0).value, QByteArray("n"), scaledMs(15000));
+        QTRY_VERIFY_WITH_TIMEOUT(read("/copy/k0").isEmpty(), scaledMs(15000));
+        run->signal(SIGTERM);
+        QCOMPARE(run->waitForExit(), 0);
+        const QJsonObject closed = run->event("closed");
+        QCOMPARE(text(closed, "reason"), QStringLiteral("SIGTERM"));
+        QCOMPARE(integer(closed, "keys"), 132);
+        QVERIFY2(followsTheConvention(*run), run->transcript().constData());
+    }
+
+    void makeMirrorRefusesWhatItCannotDo()
+    {
+        // It writes to the destination: refused under --read-only before connecting anywhere.
+        auto refused = qetcd({"--read-only", "make-mirror", "127.0.0.1:9"});
+        QCOMPARE(refused->waitForExit(), 1);
+        QVERIFY2(isOneLine(refused->standardError()) && refused->standardError().contains("read-only"),
+                 refused->standardError().constData());
+        // Onto its own cluster under its own prefix, it would copy its copies forever.
+        auto loop = qetcd({"make-mirror", m_cluster.clientUrl(0), "--prefix", "/cs/loop/", "--dest-prefix", "/cs/loop/copy/"});
+        QCOMPARE(loop->waitForExit(), 128);
+        QVERIFY2(loop->standardError().contains("copy its own writes forever"), loop->standardError().constData());
+        auto both = qetcd({"make-mirror", "127.0.0.1:9", "--dest-prefix", "/a/", "--no-dest-prefix"});
+        QCOMPARE(both->waitForExit(), 128);
+        QVERIFY2(both->standardError().contains("one of --dest-prefix and --no-dest-prefix"), both->standardError().constData());
+    }
+
     void leaseKeepOnAnExistingKeyFails()
     {
         QVERIFY(put("/cs/lk/taken", "theirs") > 0);
