@@ -56,7 +56,7 @@ set -l command_actions \
     'queue put take work requeue purge delete' 'alarm list disarm' 'check consistency' \
     'user add delete get list passwd grant-role revoke-role' \
     'role add delete get list grant-permission revoke-permission' \
-    'auth enable disable status' 'snapshot save'
+    'auth enable disable status' 'snapshot save status'
 
 # The command line so far as "COMMAND ARGUMENTS FIRST": the command is the first word that is
 # neither an option nor an option's value; after it come its arguments, the first of which is FIRST.

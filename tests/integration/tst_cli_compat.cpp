@@ -16,6 +16,7 @@
 #include <QtCore/QJsonObject>
 #include <QtCore/QProcess>
 #include <QtCore/QRegularExpression>
+#include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
 #include <csignal>
@@ -513,6 +514,38 @@ private Q_SLOTS:
             const QByteArray theirs = etcdctlReading({"txn", "-w", format}, compares + requests);
             QCOMPARE(withoutRevisions(ours->rawLines().join('\n')), withoutRevisions(theirs));
         }
+    }
+
+    // snapshot status reads etcdctl's four figures from the file alone: a store with enough keys
+    // for branch pages, a value larger than a page (overflow pages) and etcd's other buckets.
+    void snapshotStatusPrintsWhatEtcdctlPrints()
+    {
+        for (int batch = 0; batch < 24; ++batch) {
+            QByteArray puts = "\n";  // no compares
+            for (int i = 0; i < 128; ++i)
+                puts += "put /cc/snap/" + QByteArray::number(batch * 128 + i) + " value-" + QByteArray::number(i) + "\n";
+            QCOMPARE(etcdctlReading({"txn"}, puts + "\n\n").left(7), QByteArray("SUCCESS"));
+        }
+        m_cluster.etcdctl({"put", "/cc/snap/large", QString(20000, QLatin1Char('x'))});
+        QTemporaryDir directory;
+        const QString file = directory.filePath("snapshot.db");
+        int exitCode = -1;
+        m_cluster.etcdctl({"snapshot", "save", file}, &exitCode);
+        QCOMPARE(exitCode, 0);
+        for (const char *format : {"simple", "json", "fields", "table"}) {
+            QByteArray ours;
+            QCOMPARE(runToEnd({"snapshot", "status", file, "-w", format}, &ours), 0);
+            const QByteArray theirs = m_cluster.etcdctl({"snapshot", "status", file, "-w", format}).trimmed();
+            QVERIFY2(ours == theirs, qPrintable(QByteArray(format) + ":\n" + ours + "\nvs\n" + theirs));
+        }
+        // Not an etcd database: named, exit 3, nothing on stdout.
+        QFile text(directory.filePath("notes.txt"));
+        QVERIFY(text.open(QIODevice::WriteOnly) && text.write(QByteArray(9000, 'n')) == 9000);
+        text.close();
+        QByteArray out, err;
+        QCOMPARE(runToEnd({"snapshot", "status", text.fileName()}, &out, &err), 3);
+        QVERIFY(out.isEmpty());
+        QVERIFY2(isOneLine(err) && err.contains("not an etcd database file") && err.contains("notes.txt"), err.constData());
     }
 
     void hexIsEtcdctls()

@@ -7,6 +7,7 @@
 #include <globaloptions.h>
 #include <kvformat.h>
 #include <shutdownsignals.h>
+#include <snapshotstatus.h>
 
 #include <QtCore/QBuffer>
 #include <QtCore/QCommandLineParser>
@@ -481,6 +482,18 @@ private Q_SLOTS:
         QVERIFY2(error.contains("escape Go does not read at \\q"), qPrintable(error));
         QCOMPARE(read("bare", &error), std::nullopt);
         QVERIFY2(error.contains("a quoted string was expected"), qPrintable(error));
+    }
+
+    // go-humanize's Bytes, as etcdctl snapshot status prints a size.
+    void sizesAsEtcdctlPrintsThem()
+    {
+        QCOMPARE(humanBytes(0), QStringLiteral("0 B"));
+        QCOMPARE(humanBytes(82), QStringLiteral("82 B"));
+        QCOMPARE(humanBytes(1000), QStringLiteral("1.0 kB"));
+        QCOMPARE(humanBytes(20480), QStringLiteral("20 kB"));
+        QCOMPARE(humanBytes(25600), QStringLiteral("26 kB"));
+        QCOMPARE(humanBytes(1500000), QStringLiteral("1.5 MB"));
+        QCOMPARE(humanBytes(2147483648ULL), QStringLiteral("2.1 GB"));
     }
 
     void hexIsEtcdctls()
