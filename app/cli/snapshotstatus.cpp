@@ -6,6 +6,7 @@
 #include "snapshotstatus.h"
 
 #include <QtCore/QFile>
+#include <QtCore/QSet>
 #include <QtCore/QtEndian>
 
 #include <array>
@@ -140,15 +141,25 @@ private:
         return meta;
     }
 
+    // A page of a tree, once: a corrupt file whose pages point back, or many times at one page,
+    // would otherwise be walked for ever.
     const uchar *pageAt(quint64 id, qint64 *limit)
     {
-        const qint64 offset = qint64(id) * m_meta.pageSize;
-        if (id < 2 || id >= m_meta.highWater || offset + PageHeaderSize > m_size) {
-            fail(QStringLiteral("page %1 is outside the file's %2 pages").arg(id).arg(m_meta.highWater));
+        const quint64 pagesInFile = quint64(m_size / m_meta.pageSize);
+        if (id < 2 || id >= m_meta.highWater || id >= pagesInFile) {
+            fail(QStringLiteral("page %1 is outside the file's %2 pages").arg(id).arg(std::min(m_meta.highWater, pagesInFile)));
             return nullptr;
         }
+        if (m_visited.contains(id)) {
+            fail(QStringLiteral("page %1 is reached twice: the file's trees are damaged").arg(id));
+            return nullptr;
+        }
+        m_visited.insert(id);
+        const qint64 offset = qint64(id) * m_meta.pageSize;
         const uchar *page = m_data + offset;
-        *limit = std::min<qint64>((1 + qint64(read<quint32>(page + 12))) * m_meta.pageSize, m_size - offset);
+        const quint64 spans = 1 + quint64(read<quint32>(page + 12));
+        const qint64 left = m_size - offset;
+        *limit = spans > quint64(left / m_meta.pageSize) ? left : qint64(spans) * m_meta.pageSize;
         return page;
     }
 
@@ -189,6 +200,7 @@ private:
     qint64 m_size;
     QString *m_error;
     Meta m_meta;
+    QSet<quint64> m_visited;
 };
 } // namespace
 
@@ -233,7 +245,7 @@ std::optional<SnapshotStatus> snapshotStatus(const QString &path, QString *error
         return std::nullopt;
     }
     status.hash = crc.sum();
-    status.totalSize = qint64(bolt.meta().highWater) * bolt.meta().pageSize;
+    status.totalSize = qint64(bolt.meta().highWater * bolt.meta().pageSize);
     return status;
 }
 
