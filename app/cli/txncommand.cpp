@@ -201,18 +201,23 @@ std::optional<ReadTxn> readTxn(Invocation &invocation, QString *error)
         return std::nullopt;
     };
     ReadTxn read;
-    if (interactive)
-        invocation.print("compares:");
+    // On a terminal the prompt must show before the input is read: flushed at once.
+    const auto prompt = [&](const char *text) {
+        if (interactive) {
+            invocation.print(text);
+            invocation.flush();
+        }
+    };
+    prompt("compares:");
     while (const std::optional<QByteArray> line = input.next()) {
         const std::optional<Compare> compare = parseCompare(*line, error);
         if (!compare)
             return failed(*line, *error);
         read.txn.compares.append(*compare);
     }
-    for (auto [ops, requests, prompt] : {std::tuple{&read.txn.success, &read.success, "success requests (get, put, del):"},
+    for (auto [ops, requests, asked] : {std::tuple{&read.txn.success, &read.success, "success requests (get, put, del):"},
                                          std::tuple{&read.txn.failure, &read.failure, "failure requests (get, put, del):"}}) {
-        if (interactive)
-            invocation.print(prompt);
+        prompt(asked);
         while (const std::optional<QByteArray> line = input.next()) {
             const auto request = parseRequest(invocation, *line, error);
             if (!request)

@@ -839,6 +839,17 @@ private Q_SLOTS:
         QCOMPARE(run.rawLines(), (QList<QByteArray>{"qetcd version: " QETCD_VERSION_STR, theirs[1]}));
     }
 
+    // txn -i on a terminal: each part is asked for before it is read (the prompt is not left in
+    // a buffer until the end), and what is typed is the transaction.
+    void txnAsksForEachPartOnATerminal()
+    {
+        const TerminalRun run = runOnTerminal(QStringLiteral(QETCD_CLI_PATH), {"--endpoints", m_cluster.clientUrl(0), "txn", "-i"},
+                                              "compares:", "\nput /cc/tty typed\n\n");
+        QVERIFY2(run.exitCode == 0, run.screen.constData());
+        QVERIFY2(run.screen.contains("success requests (get, put, del):") && run.screen.contains("SUCCESS"), run.screen.constData());
+        QCOMPARE(m_cluster.etcdctl({"get", "/cc/tty", "--print-value-only"}), QByteArray("typed\n"));
+    }
+
     void passwordIsAskedOnTheTerminalWithoutEcho()
     {
         EtcdCluster secured;
