@@ -217,10 +217,11 @@ private:
         return std::make_unique<Qetcd>(m_cluster.clientUrl(0), arguments, variables);
     }
 
-    // Runs qetcd to its end; its exit code, stdout and stderr.
+    // Runs qetcd to its end; its exit code, stdout and stderr (text or JSON, whatever -w asks).
     int runToEnd(const QStringList &arguments, QByteArray *out = nullptr, QByteArray *err = nullptr)
     {
-        auto run = qetcd(arguments);
+        auto run = std::make_unique<Qetcd>(m_cluster.clientUrl(0), arguments, QList<std::pair<QString, QString>>{},
+                                           Printed::JsonAndPlainLines);
         const int code = run->waitForExit(scaledMs(30000));
         if (out)
             *out = run->rawLines().join('\n');
@@ -509,7 +510,8 @@ private Q_SLOTS:
                                     "\n";
         for (const QByteArray &compares : {QByteArray("val(\"/cc/t/k\") = \"v\\x20a\"\nc(\"/cc/t/j\") > \"0\"\n\n"),
                                            QByteArray("val(\"/cc/t/k\") != \"v a\"\n\n")}) {
-            auto ours = qetcd({"txn", "-w", format});
+            auto ours = std::make_unique<Qetcd>(m_cluster.clientUrl(0), QStringList{"txn", "-w", format},
+                                                QList<std::pair<QString, QString>>{}, Printed::JsonAndPlainLines);
             ours->feed(compares + requests);
             QCOMPARE(ours->waitForExit(scaledMs(30000)), 0);
             const QByteArray theirs = etcdctlReading({"txn", "-w", format}, compares + requests);
