@@ -15,7 +15,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -53,20 +52,6 @@ QByteArray jsonStrings(const QStringList &texts)
 QByteArray boolText(bool value)
 {
     return value ? "true" : "false";
-}
-
-// go-humanize's Bytes(), as etcdctl sizes a database: SI units, three significant digits at most.
-QString humanBytes(qint64 bytes)
-{
-    if (bytes < 10)
-        return QStringLiteral("%1 B").arg(bytes);
-    static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
-    const int exponent = int(std::floor(std::log(double(bytes)) / std::log(1000.0)));
-    const double value = std::floor(double(bytes) / std::pow(1000.0, exponent) * 10 + 0.5) / 10;
-    // printf rounds an exact half to even, as Go's fmt does ("20.5" is "20").
-    char text[32];
-    std::snprintf(text, sizeof text, value < 10 ? "%.1f %s" : "%.0f %s", value, units[exponent]);
-    return QString::fromLatin1(text);
 }
 
 QStringList memberRow(const Member &member)

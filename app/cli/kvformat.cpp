@@ -4,6 +4,8 @@
 #include <QtCore/QStringDecoder>
 
 #include <algorithm>
+#include <cmath>
+#include <cstdio>
 #include <utility>
 
 namespace QEtcd::Cli {
@@ -155,6 +157,19 @@ std::optional<QByteArray> goUnquoted(const QByteArray &text, qsizetype *at, QStr
     }
     *at = i + 1;
     return bytes;
+}
+
+QString humanBytes(qint64 bytes)
+{
+    if (bytes < 10)
+        return QStringLiteral("%1 B").arg(bytes);
+    static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
+    const int exponent = int(std::floor(std::log(double(bytes)) / std::log(1000.0)));
+    const double value = std::floor(double(bytes) / std::pow(1000.0, exponent) * 10 + 0.5) / 10;
+    // printf rounds an exact half to even, as Go's fmt does ("20.5" is "20").
+    char text[32];
+    std::snprintf(text, sizeof text, value < 10 ? "%.1f %s" : "%.0f %s", value, units[exponent]);
+    return QString::fromLatin1(text);
 }
 
 QByteArray hexBytes(const QByteArray &bytes)

@@ -32,6 +32,9 @@ QByteArray goQuoted(const QByteArray &bytes);
 // double quotes with Go's escapes (\n, \", \\, \x41, \101, \u00e9, \U0001f600), or in
 // backquotes taken as they are. *at then points past it; nullopt with *error saying what is wrong.
 std::optional<QByteArray> goUnquoted(const QByteArray &text, qsizetype *at, QString *error);
+// go-humanize's Bytes(), as etcdctl sizes a database: SI units, three significant digits at
+// most ("82 B", "20 kB", "1.5 MB").
+QString humanBytes(qint64 bytes);
 // etcdctl's --hex: every byte as \x and two hex digits ("ab" is \x61\x62).
 QByteArray hexBytes(const QByteArray &bytes);
 

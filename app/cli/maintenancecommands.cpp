@@ -3,7 +3,6 @@
 #include "interventions.h"
 #include "kvformat.h"
 #include "jobrun.h"
-#include "snapshotstatus.h"
 
 #include <QEtcd/clustermaintenance.h>
 #include <QEtcd/snapshotsave.h>
@@ -266,36 +265,38 @@ int runSnapshotSave(Invocation &invocation)
     return Success;
 }
 
-// etcdctl snapshot status: read from the file alone, no endpoint asked.
+// etcdctl snapshot status: read from the file alone, no endpoint asked. A large file takes as
+// long as reading it does: no --command-timeout.
 int runSnapshotStatus(Invocation &invocation)
 {
-    QString error;
-    const std::optional<SnapshotStatus> status = snapshotStatus(invocation.arguments().value(1), &error);
-    if (!status)
-        return invocation.failed(Status(StatusCode::InvalidArgument, error));
-    const QString hash = QString::number(status->hash, 16);
+    QFuture<SnapshotFileStatus> reading = snapshotFileStatus(invocation.arguments().value(1));
+    reading.waitForFinished();
+    const SnapshotFileStatus status = reading.result();
+    if (!status.status)
+        return invocation.failed(status.status);
+    const QString hash = QString::number(status.hash, 16);
     switch (invocation.output()) {
     case OutputFormat::Json:
         invocation.print(QStringLiteral("{\"hash\":%1,\"revision\":%2,\"totalKey\":%3,\"totalSize\":%4}")
-                             .arg(status->hash).arg(status->revision).arg(status->totalKeys).arg(status->totalSize).toUtf8());
+                             .arg(status.hash).arg(status.revision).arg(status.totalKeys).arg(status.totalSize).toUtf8());
         break;
     case OutputFormat::JsonLines:
-        invocation.print(QJsonObject{{QLatin1String("hash"), hash}, {QLatin1String("revision"), status->revision},
-                                     {QLatin1String("total_keys"), status->totalKeys}, {QLatin1String("total_size"), status->totalSize}});
+        invocation.print(QJsonObject{{QLatin1String("hash"), hash}, {QLatin1String("revision"), status.revision},
+                                     {QLatin1String("total_keys"), status.totalKeys}, {QLatin1String("total_size"), status.totalSize}});
         break;
     case OutputFormat::Fields:
-        invocation.print("\"Hash\" : " + QByteArray::number(status->hash));
-        invocation.print("\"Revision\" : " + QByteArray::number(status->revision));
-        invocation.print("\"Keys\" : " + QByteArray::number(status->totalKeys));
-        invocation.print("\"Size\" : " + QByteArray::number(status->totalSize));
+        invocation.print("\"Hash\" : " + QByteArray::number(status.hash));
+        invocation.print("\"Revision\" : " + QByteArray::number(status.revision));
+        invocation.print("\"Keys\" : " + QByteArray::number(status.totalKeys));
+        invocation.print("\"Size\" : " + QByteArray::number(status.totalSize));
         break;
     case OutputFormat::Table:
         printBoxTable(invocation, {QStringLiteral("HASH"), QStringLiteral("REVISION"), QStringLiteral("TOTAL KEYS"), QStringLiteral("TOTAL SIZE")},
-                      {{hash, QString::number(status->revision), QString::number(status->totalKeys), humanBytes(quint64(status->totalSize))}});
+                      {{hash, QString::number(status.revision), QString::number(status.totalKeys), humanBytes(status.totalSize)}});
         break;
     case OutputFormat::Simple:
-        invocation.print(QStringLiteral("%1, %2, %3, %4").arg(hash).arg(status->revision).arg(status->totalKeys)
-                             .arg(humanBytes(quint64(status->totalSize))).toUtf8());
+        invocation.print(QStringLiteral("%1, %2, %3, %4").arg(hash).arg(status.revision).arg(status.totalKeys)
+                             .arg(humanBytes(status.totalSize)).toUtf8());
         break;
     }
     return Success;

@@ -334,9 +334,15 @@ void ClusterActions::saveSnapshot(const QString &fileName, bool overwrite)
     });
     connect(save, &SnapshotSave::finished, this, [this, name, save](const SnapshotResult &result) {
         save->deleteLater();
-        end(name, result.status,
-            tr("saved a snapshot to %1 (%2 bytes, SHA-256 %3)")
-                .arg(result.fileName).arg(result.size).arg(QString::fromLatin1(result.sha256.toHex())));
+        const QString saved = tr("saved a snapshot to %1 (%2 bytes, SHA-256 %3)")
+                                  .arg(result.fileName).arg(result.size).arg(QString::fromLatin1(result.sha256.toHex()));
+        if (!result.status)
+            return end(name, result.status, saved);
+        // Read back as etcdctl snapshot status reads it: a backup that does not read is no backup.
+        Internal::thenOn(snapshotFileStatus(result.fileName), this, [this, name, saved](const SnapshotFileStatus &file) {
+            end(name, file.status.withContext(tr("the snapshot saved does not read back")),
+                saved + tr(": revision %1, %2 entries").arg(file.revision).arg(file.totalKeys));
+        });
     });
     save->start(path, overwrite);
 }

@@ -5,6 +5,7 @@
 #include <QEtcd/status.h>
 
 #include <QtCore/QByteArray>
+#include <QtCore/QFuture>
 #include <QtCore/QMetaType>
 #include <QtCore/QObject>
 #include <QtCore/QString>
@@ -24,6 +25,23 @@ struct QETCD_EXPORT SnapshotResult
     qint64 size = 0;    ///< Its size in bytes; when the save failed, the bytes received before.
     QByteArray sha256;  ///< The SHA-256 of its content, 32 bytes; empty when the save failed.
 };
+
+/// What `etcdctl snapshot status` reports of a snapshot file, read from the file alone: see
+/// snapshotFileStatus().
+struct QETCD_EXPORT SnapshotFileStatus
+{
+    Status status;         ///< Ok; NotFound when the file cannot be opened; InvalidArgument naming what is wrong in it.
+    quint32 hash = 0;      ///< CRC-32C of every bucket's name, keys and values, in order (etcdctl's hash).
+    qint64 revision = 0;   ///< The store's newest revision.
+    qint64 totalKeys = 0;  ///< The entries of every bucket.
+    qint64 totalSize = 0;  ///< The bytes bbolt uses: its pages up to the high-water mark.
+};
+
+/// Reads the status of the snapshot (an etcd database file) at \a fileName as etcdctl does, on a
+/// thread of the global pool: every page is read once, which takes a while for a large file.
+/// Every page and entry is bounds-checked and read at most once, so a damaged file ends in a
+/// status naming the damage, never a crash or a hang.
+QETCD_EXPORT QFuture<SnapshotFileStatus> snapshotFileStatus(const QString &fileName);
 
 /// Saves a member's snapshot of its database to a file (etcd's Maintenance.Snapshot stream), as
 /// `etcdctl snapshot save` does, for backups.

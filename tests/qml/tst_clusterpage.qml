@@ -471,6 +471,8 @@ Item {
                       qetcdTest.timeout(20000), loggedKinds().join("\n"))
             const banner = findChild(page, "maintenance")
             tryVerify(function() { return banner.text.indexOf("SHA-256") >= 0 }, qetcdTest.timeout(5000), banner.text)
+            // Read back as etcdctl snapshot status reads it.
+            verify(/SHA-256 [0-9a-f]{64}\): revision \d+, \d+ entries\.$/.test(banner.text), banner.text)
             verify(banner.good, banner.text)
             verify(qetcdTest.readFile(path).length > 0)
             compare(qetcdTest.readFile(path + ".part"), "")

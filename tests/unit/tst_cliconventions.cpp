@@ -7,7 +7,6 @@
 #include <globaloptions.h>
 #include <kvformat.h>
 #include <shutdownsignals.h>
-#include <snapshotstatus.h>
 
 #include <QtCore/QBuffer>
 #include <QtCore/QCommandLineParser>
@@ -493,7 +492,7 @@ private Q_SLOTS:
         QCOMPARE(humanBytes(20480), QStringLiteral("20 kB"));
         QCOMPARE(humanBytes(25600), QStringLiteral("26 kB"));
         QCOMPARE(humanBytes(1500000), QStringLiteral("1.5 MB"));
-        QCOMPARE(humanBytes(2147483648ULL), QStringLiteral("2.1 GB"));
+        QCOMPARE(humanBytes(2147483648LL), QStringLiteral("2.1 GB"));
     }
 
     void hexIsEtcdctls()

@@ -3,18 +3,19 @@
 // pages (the valid one with the newer transaction wins), branch and leaf pages, overflow pages,
 // and buckets inline in their parent's leaf. bbolt writes its integers in the machine's byte order;
 // etcd's snapshots come from little-endian machines, as this one is.
-#include "snapshotstatus.h"
+#include "snapshotsave.h"
 
 #include <QtCore/QFile>
+#include <QtCore/QPromise>
+#include <QtCore/QThreadPool>
 #include <QtCore/QSet>
 #include <QtCore/QtEndian>
 
 #include <array>
-#include <cmath>
 #include <cstring>
 #include <functional>
 
-namespace QEtcd::Cli {
+namespace QEtcd {
 
 namespace {
 constexpr quint32 Magic = 0xED0CDAED;
@@ -202,24 +203,24 @@ private:
     Meta m_meta;
     QSet<quint64> m_visited;
 };
-} // namespace
 
-std::optional<SnapshotStatus> snapshotStatus(const QString &path, QString *error)
+SnapshotFileStatus readStatus(const QString &path)
 {
+    SnapshotFileStatus status;
     QFile file(path);
     if (!file.open(QIODevice::ReadOnly)) {
-        *error = QStringLiteral("%1: %2").arg(path, file.errorString());
-        return std::nullopt;
+        status.status = Status(StatusCode::NotFound, QStringLiteral("%1: %2").arg(path, file.errorString()));
+        return status;
     }
     const qint64 size = file.size();
     const uchar *data = size > 0 ? file.map(0, size) : nullptr;
     if (!data) {
-        *error = QStringLiteral("%1: %2").arg(path, size > 0 ? file.errorString() : QStringLiteral("the file is empty"));
-        return std::nullopt;
+        status.status = Status(StatusCode::InvalidArgument,
+                               QStringLiteral("%1: %2").arg(path, size > 0 ? file.errorString() : QStringLiteral("the file is empty")));
+        return status;
     }
     QString problem;
     BoltFile bolt(data, size, &problem);
-    SnapshotStatus status;
     Crc32c crc;
     const bool read = bolt.open() && bolt.forEachIn(bolt.meta().root, [&](const uchar *name, quint32 nameSize, const uchar *value,
                                                                           quint32 valueSize, quint32 flags) {
@@ -241,24 +242,25 @@ std::optional<SnapshotStatus> snapshotStatus(const QString &path, QString *error
         });
     });
     if (!read) {
-        *error = QStringLiteral("%1: %2").arg(path, problem);
-        return std::nullopt;
+        status.status = Status(StatusCode::InvalidArgument, QStringLiteral("%1: %2").arg(path, problem));
+        return status;
     }
     status.hash = crc.sum();
     status.totalSize = qint64(bolt.meta().highWater * bolt.meta().pageSize);
     return status;
 }
+} // namespace
 
-QString humanBytes(quint64 bytes)
+QFuture<SnapshotFileStatus> snapshotFileStatus(const QString &fileName)
 {
-    if (bytes < 10)
-        return QStringLiteral("%1 B").arg(bytes);
-    static const char *const units[] = {"B", "kB", "MB", "GB", "TB", "PB", "EB"};
-    const int exponent = int(std::floor(std::log(double(bytes)) / std::log(1000.0)));
-    const double value = std::floor(double(bytes) / std::pow(1000.0, exponent) * 10 + 0.5) / 10;
-    // Go's %.0f rounds a half to the even neighbour (20.5 kB is "20 kB"); Qt's 'f' rounds it up.
-    const QString shown = value < 10 ? QString::number(value, 'f', 1) : QString::number(qint64(std::nearbyint(value)));
-    return shown + QLatin1Char(' ') + QLatin1String(units[exponent]);
+    auto promise = std::make_shared<QPromise<SnapshotFileStatus>>();
+    promise->start();
+    QFuture<SnapshotFileStatus> future = promise->future();
+    QThreadPool::globalInstance()->start([promise, fileName] {
+        promise->addResult(readStatus(fileName));
+        promise->finish();
+    });
+    return future;
 }
 
-} // namespace QEtcd::Cli
+} // namespace QEtcd
