@@ -120,12 +120,8 @@ void ClusterActions::compact(const QString &revision, bool physical)
     const QString name = QStringLiteral("compact");
     bool ok = false;
     const qint64 to = revision.toLongLong(&ok);
-    if (!ok || to < 1) {
-        const Status refused(StatusCode::InvalidArgument, tr("\"%1\" is not a revision").arg(revision));
-        QMetaObject::invokeMethod(this, [this, name, refused] { Q_EMIT finished(name, refused, refused.message()); },
-                                  Qt::QueuedConnection);
-        return;
-    }
+    if (!ok || to < 1)
+        return refuse(name, Status(StatusCode::InvalidArgument, tr("\"%1\" is not a revision").arg(revision)));
     if (!begin(name, tr("compacting to revision %1").arg(to)))
         return;
     Internal::thenOn(m_client->compact(to, physical), this, [this, name, to, physical](const Result &compacted) {
@@ -147,13 +143,9 @@ void ClusterActions::defragment(const QStringList &clientUrls)
     const QStringList endpoints = m_client->endpoints();
     const auto reached = std::find_if(clientUrls.begin(), clientUrls.end(),
                                       [&endpoints](const QString &url) { return endpoints.contains(url); });
-    if (reached == clientUrls.end()) {
-        const Status refused(StatusCode::InvalidArgument,
-                             tr("the console does not reach this member (%1 is none of its endpoints)").arg(clientUrls.join(QLatin1String(", "))));
-        QMetaObject::invokeMethod(this, [this, name, refused] { Q_EMIT finished(name, refused, refused.message()); },
-                                  Qt::QueuedConnection);
-        return;
-    }
+    if (reached == clientUrls.end())
+        return refuse(name, Status(StatusCode::InvalidArgument, tr("the console does not reach this member (%1 is none of its endpoints)")
+                                                                    .arg(clientUrls.join(QLatin1String(", ")))));
     if (begin(name, tr("defragmenting %1").arg(*reached)))
         defragmentInTurn({*reached}, name);
 }
@@ -314,12 +306,8 @@ void ClusterActions::saveSnapshot(const QString &fileName, bool overwrite)
 {
     const QString name = QStringLiteral("saveSnapshot");
     const QString path = Internal::localPath(fileName);
-    if (path.isEmpty()) {
-        const Status refused(StatusCode::InvalidArgument, tr("no file chosen"));
-        QMetaObject::invokeMethod(this, [this, name, refused] { Q_EMIT finished(name, refused, refused.message()); },
-                                  Qt::QueuedConnection);
-        return;
-    }
+    if (path.isEmpty())
+        return refuse(name, Status(StatusCode::InvalidArgument, tr("no file chosen")));
     if (!begin(name, tr("saving a snapshot to %1").arg(path)))
         return;
     auto *save = new SnapshotSave(m_client, this);

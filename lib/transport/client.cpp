@@ -403,7 +403,17 @@ public:
 private:
     void open(bool reauthenticated)
     {
-        std::lock_guard lock(m_mutex);
+        {
+            std::lock_guard lock(m_mutex);
+            if (openLocked(reauthenticated))
+                return;
+        }
+        settle(failure(Status(StatusCode::Cancelled, m_what + QStringLiteral(": the client is closing"))));
+    }
+
+    // False when the transport is closing: no stream, nothing sent.
+    bool openLocked(bool reauthenticated)
+    {
         const std::string token = m_transport->usesAuth() ? m_transport->token() : std::string();
         m_stream = Stream::open(
             m_transport,
@@ -415,15 +425,12 @@ private:
                                  self->onClosed(closed, token, reauthenticated);
                              }},
             m_deadline);
-        if (!m_stream) {
-            m_settled = true;
-            m_promise.addResult(failure(Status(StatusCode::Cancelled, m_what + QStringLiteral(": the client is closing"))));
-            m_promise.finish();
-            return;
-        }
+        if (!m_stream)
+            return false;
         etcdserverpb::LeaseKeepAliveRequest request;
         request.set_id(m_id);
         m_stream->write(request);
+        return true;
     }
 
     void onAnswer(const etcdserverpb::LeaseKeepAliveResponse &response)
