@@ -206,6 +206,8 @@ public:
         const auto delay = resilience.retryPolicy.nextDelay(attempt + 1, elapsed);
         if (!delay)
             return fail(lastCause);
+        qCDebug(lcLease).noquote() << "lease" << QString::number(leaseId.load(), 16) << "heal attempt" << attempt + 1
+                                   << "in" << delay->count() << "ms; last cause:" << lastCause.toString();
         healTimer.start(int(delay->count()), Qt::CoarseTimer, this);
         if (isConnectivity(lastCause)) {
             const quint64 generation = ++reachabilityGeneration;
@@ -298,6 +300,8 @@ public:
         thenOn(client->leaseTimeToLive(id, true, onceOnly()), this, [this, id, previous](const LeaseTimeToLiveResult &held) {
             if (closed)
                 return giveBackTurn();
+            qCDebug(lcLease).noquote() << "candidate lease" << QString::number(id, 16) << "asked about:" << held.status.toString()
+                                       << "ttl" << held.ttl << "keys" << held.keys.size() << "lost:" << candidateLost.toString();
             if (!held.status) {
                 giveBackTurn();
                 lastCause = held.status;
