@@ -271,8 +271,15 @@ public:
             renewFromGrant(grant, sentAt);
             thenOn(establish(grant.id, previous), this, [this, grant, previous](const Status &established) {
                 giveBackTurn();
-                if (closed)
+                if (closed) {
+                    // The owner may close on a consequence of this very establishment (a
+                    // barrier tripping on the key put back): there is nothing left to restore.
+                    qCDebug(lcLease).noquote() << QStringLiteral("closed while healing lease %1; its establishment on %2 "
+                                                                 "answered: %3")
+                                                      .arg(QString::number(previous, 16), QString::number(grant.id, 16),
+                                                           established.toString());
                     return;  // shutDown() let the candidate go
+                }
                 if (established.code() == StatusCode::OwnershipLost) {
                     countLease(report->metricsKind, LeaseCount::HealAttemptFailed);
                     dropCandidate();

@@ -15,11 +15,10 @@
 #include <QEtcd/faultproxy.h>
 #include <QEtcd/leaderlatch.h>
 #include <QEtcd/leaderobserver.h>
+#include <QEtcd/watcher.h>
 
-#include <QtCore/QLoggingCategory>
 #include <QtCore/QMutex>
 #include <QtCore/QRandomGenerator>
-#include <QtCore/QScopeGuard>
 #include <QtCore/QThread>
 #include <QtTest/QtTest>
 
@@ -271,10 +270,6 @@ private Q_SLOTS:
         Cut cut(m_cluster.clientPort(0));
         QVERIFY(cut.client);
         DistributedBarrierWithCount first(m_direct.get(), "/partitions/counted", 3, ttl(10));
-        // This test's Restored once came late (CI, 20 s after the barrier tripped): the heal's
-        // steps go to the log, so that a recurrence says which one stalled.
-        QLoggingCategory::setFilterRules(QStringLiteral("qetcd.lease.debug=true"));
-        const auto quiet = qScopeGuard([] { QLoggingCategory::setFilterRules(QString()); });
         DistributedBarrierWithCount cutOff(cut.client.get(), "/partitions/counted", 3, healingQuickly(2));
         DistributedBarrierWithCount third(m_direct.get(), "/partitions/counted", 3, ttl(10));
         QList<LeaseEventKind> leaseEvents;
@@ -283,15 +278,31 @@ private Q_SLOTS:
         const QFuture<Status> firstWaits = first.waitOnBarrierAsync();
         const QFuture<Status> cutOffWaits = cutOff.waitOnBarrierAsync();
         QTRY_COMPARE_WITH_TIMEOUT(keysByCreation(m_direct.get(), waiting).size(), 2, scaledMs(5000));
+        const QList<KeyValue> bothArrived = keysByCreation(m_direct.get(), waiting);
 
         cut.proxy.setMode(FaultProxy::Mode::Blackhole);
         QTRY_COMPARE_WITH_TIMEOUT(keysByCreation(m_direct.get(), waiting).size(), 1, scaledMs(10000));
+        const QList<KeyValue> firstAlone = keysByCreation(m_direct.get(), waiting);
+        QCOMPARE(bothArrived.size(), 2);
+        QCOMPARE(firstAlone.size(), 1);
+        const KeyValue expired = bothArrived.constFirst().key == firstAlone.constFirst().key ? bothArrived.constLast()
+                                                                                           : bothArrived.constFirst();
         const QFuture<Status> thirdWaits = third.waitOnBarrierAsync();
         QTRY_COMPARE_WITH_TIMEOUT(keysByCreation(m_direct.get(), waiting).size(), 2, scaledMs(5000));
         QVERIFY(!firstWaits.isFinished());
         QVERIFY(!thirdWaits.isFinished());
         const auto firstReleasedAt = finishedAt(firstWaits);
         const auto thirdReleasedAt = finishedAt(thirdWaits);
+        Watcher putBack(m_direct.get(), expired.key);
+        QList<KeyValue> puts;
+        connect(&putBack, &Watcher::eventsReceived, this, [&puts](const QList<WatchEvent> &events) {
+            for (const WatchEvent &event : events)
+                if (event.type == WatchEvent::Type::Put)
+                    puts.append(event.kv);
+        });
+        Status watching;
+        QETCD_AWAIT(putBack.start(), watching);
+        QCOMPARE(watching, Status());
 
         const qint64 healedAt = nowNs();
         cut.proxy.setMode(FaultProxy::Mode::Pass);
@@ -304,13 +315,20 @@ private Q_SLOTS:
         QCOMPARE(released, Status());
         QVERIFY2(firstReleasedAt.result() > healedAt && thirdReleasedAt.result() > healedAt,
                  "the barrier tripped while one of its three members was cut off and its key gone");
-        // Generous: on a loaded machine the barrier can trip on the re-established key before
-        // the heal hears its establishment answered (or while it finds out, after a lost answer,
-        // what its candidate lease holds); Restored follows that.
-        QTRY_COMPARE_WITH_TIMEOUT(leaseEvents,
-                                  (QList<LeaseEventKind>{LeaseEventKind::Suspended, LeaseEventKind::Expired,
-                                                         LeaseEventKind::Restored}),
-                                  scaledMs(20000));
+        // What it tripped on: the cut-off member's key, put back by the heal on a lease of its own.
+        QTRY_VERIFY_WITH_TIMEOUT(!puts.isEmpty(), scaledMs(5000));
+        QVERIFY2(puts.constFirst().lease > 0 && puts.constFirst().lease != expired.lease,
+                 qPrintable(QStringLiteral("put back on lease %1, expired %2")
+                                .arg(puts.constFirst().lease, 0, 16)
+                                .arg(expired.lease, 0, 16)));
+        // Restored is told only when the heal hears its establishment answered before the member
+        // sees the barrier trip on that very key: the wait is over then, its lease closed, and
+        // nothing is left to restore. On a loaded machine the trip comes first about once in
+        // twenty runs. Either way the loss was told, and nothing else.
+        const QList<LeaseEventKind> lost{LeaseEventKind::Suspended, LeaseEventKind::Expired};
+        QCOMPARE(leaseEvents.mid(0, 2), lost);
+        QVERIFY2(leaseEvents.size() == 2 || leaseEvents.mid(2) == QList<LeaseEventKind>{LeaseEventKind::Restored},
+                 qPrintable(QStringLiteral("%1 lease events").arg(leaseEvents.size())));
         QTRY_VERIFY_WITH_TIMEOUT(keysByCreation(m_direct.get(), "/partitions/counted/").isEmpty(), scaledMs(5000));
     }
 
