@@ -60,13 +60,6 @@ QString environmentName(const QString &option)
     return QLatin1String("ETCDCTL_") + option.toUpper().replace(QLatin1Char('-'), QLatin1Char('_'));
 }
 
-// A setting and where it came from, so an error can name the flag or variable to fix.
-struct Setting
-{
-    QString value;
-    QString source;
-};
-
 Setting setting(const QCommandLineParser &parser, const QProcessEnvironment &environment, const Spec &spec)
 {
     const QString name = QLatin1String(spec.name);
@@ -214,24 +207,6 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
     if (client.endpoints.isEmpty())
         return fail(QStringLiteral("%1: no endpoints given").arg(endpoints.source));
 
-    const Setting user = get("user");
-    const Setting password = get("password");
-    client.user = user.value;
-    client.password = password.value;
-    // etcdctl's "--user name:password" is still read. Nothing after the ':' is ever printed: it
-    // may be a password, even when a password is given separately too.
-    bool passwordMissing = false;
-    if (const qsizetype colon = user.value.indexOf(QLatin1Char(':')); colon >= 0) {
-        if (!password.value.isEmpty()) {
-            return fail(QStringLiteral("%1: user \"%2:…\" has a ':' and %3 gives a password too; give the password "
-                                       "once (ETCDCTL_PASSWORD, or type it when asked)")
-                            .arg(user.source, user.value.left(colon), password.source));
-        }
-        client.user = user.value.left(colon);
-        client.password = user.value.mid(colon + 1);
-    } else {
-        passwordMissing = !user.value.isEmpty() && password.value.isEmpty();
-    }
     client.keyNamespace = get("namespace").value.toUtf8();
 
     for (const auto &[name, target] : {std::pair{"dial-timeout", &client.dialTimeout},
@@ -269,15 +244,45 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
     if (const Status valid = client.validate(); !valid)
         return fail(valid.message());
 
+    options.insecureTransport = *insecureTransport;
+    if (const QString refused = applyCredentials(client, get("user"), get("password"), *insecureTransport,
+                                              QStringLiteral("ETCDCTL_PASSWORD"), askPassword);
+        !refused.isEmpty()) {
+        return fail(refused);
+    }
+    return options;
+}
+
+QString applyCredentials(ClientOptions &client, const Setting &user, const Setting &password, bool insecureTransport,
+                         const QString &preferredPasswordSetting, const PasswordPrompt &askPassword)
+{
+    client.user = user.value;
+    client.password = password.value;
+    // etcdctl's "--user name:password" is still read. Nothing after the ':' is ever printed: it
+    // may be a password, even when a password is given separately too.
+    bool passwordMissing = false;
+    if (const qsizetype colon = user.value.indexOf(QLatin1Char(':')); colon >= 0) {
+        if (!password.value.isEmpty()) {
+            return QStringLiteral("%1: user \"%2:…\" has a ':' and %3 gives a password too; give the password once "
+                                  "(through %4, or type it when asked)")
+                .arg(user.source, user.value.left(colon), password.source, preferredPasswordSetting);
+        }
+        client.user = user.value.left(colon);
+        client.password = user.value.mid(colon + 1);
+    } else if (user.value.isEmpty() && !password.value.isEmpty()) {
+        return QStringLiteral("%1: a password is given without a user (%2)").arg(password.source, user.source);
+    } else {
+        passwordMissing = !user.value.isEmpty() && password.value.isEmpty();
+    }
+
     // A password on the wire in clear text is readable by anyone on the way. Refused rather
     // than warned about: a warning scrolls by unseen in a script, and the flag that allows it
     // says in the script itself that it was meant.
-    if (!client.user.isEmpty() && !*insecureTransport) {
+    if (!client.user.isEmpty() && !insecureTransport) {
         if (const QString exposed = unencryptedRemoteEndpoint(client); !exposed.isEmpty()) {
-            return fail(QStringLiteral("%1: user \"%2\"'s password would travel unencrypted to %3; use an https:// "
-                                       "endpoint (with --cacert), or add --insecure-transport if the network is "
-                                       "trusted")
-                            .arg(user.source, client.user, exposed));
+            return QStringLiteral("%1: user \"%2\"'s password would travel unencrypted to %3; use an https:// "
+                                  "endpoint (with a CA bundle), or add --insecure-transport if the network is trusted")
+                .arg(user.source, client.user, exposed);
         }
     }
 
@@ -285,13 +290,13 @@ std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &pars
         QString why;
         const std::optional<QString> asked = askPassword ? askPassword(client.user, &why) : std::nullopt;
         if (!asked) {
-            return fail(QStringLiteral("%1: user \"%2\" needs a password: type it when asked on a terminal, or set "
-                                       "ETCDCTL_PASSWORD%3")
-                            .arg(user.source, client.user, why.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(why)));
+            return QStringLiteral("%1: user \"%2\" needs a password: type it when asked on a terminal, or give it through %3%4")
+                .arg(user.source, client.user, preferredPasswordSetting,
+                     why.isEmpty() ? QString() : QStringLiteral(" (%1)").arg(why));
         }
         client.password = *asked;
     }
-    return options;
+    return {};
 }
 
 QString unencryptedRemoteEndpoint(const ClientOptions &client)

@@ -30,6 +30,15 @@ struct GlobalOptions
     OutputFormat output = OutputFormat::Simple;
     // --hex: keys and values in text output as \x61\x62, etcdctl's way.
     bool hex = false;
+    // --insecure-transport: a password may travel unencrypted to another machine.
+    bool insecureTransport = false;
+};
+
+// A setting and where it came from, so an error can name the flag or variable to fix.
+struct Setting
+{
+    QString value;
+    QString source;
 };
 
 // --endpoints, --cacert, --cert, --key, --user, --password, --namespace, --dial-timeout,
@@ -53,6 +62,14 @@ QStringList endpointList(const QString &text, const TlsOptions &tls);
 std::optional<GlobalOptions> resolveGlobalOptions(const QCommandLineParser &parser,
                                                   const QProcessEnvironment &environment, QString *error,
                                                   const PasswordPrompt &askPassword = {});
+
+// Sets client's user and password from a --user-like and a --password-like setting, once its
+// endpoints and TLS are known: etcdctl's "name:password" is read; a password that would travel
+// unencrypted to another machine is refused unless insecureTransport; a missing one is asked
+// through askPassword. Empty when all is well, else the error naming the setting to fix, with
+// preferredPasswordSetting (ETCDCTL_PASSWORD) where a password should come from.
+QString applyCredentials(ClientOptions &client, const Setting &user, const Setting &password, bool insecureTransport,
+                         const QString &preferredPasswordSetting, const PasswordPrompt &askPassword);
 
 // The first of client's endpoints a secret would travel to in clear text (no TLS, and not this
 // machine), as a URL; empty when there is none.

@@ -3,7 +3,9 @@
 // revision, then every change after that revision applied there in order, as it happens.
 #include "commands.h"
 #include "eventsession.h"
+#include "globaloptions.h"
 #include "kvformat.h"
+#include "passwordprompt.h"
 
 #include <QEtcd/watcher.h>
 
@@ -49,8 +51,6 @@ std::optional<Destination> destinationOf(const Invocation &invocation, QString *
     options.tls.certFile = invocation.value(QStringLiteral("dest-cert"));
     options.tls.keyFile = invocation.value(QStringLiteral("dest-key"));
     // The destination is another cluster: the source's user, namespace and read-only do not go.
-    options.user.clear();
-    options.password.clear();
     options.keyNamespace.clear();
     options.readOnly = false;
     options.endpoints = endpointList(invocation.arguments().value(0), options.tls);
@@ -58,6 +58,14 @@ std::optional<Destination> destinationOf(const Invocation &invocation, QString *
         *error = QStringLiteral("DESTINATION names no endpoint");
         return std::nullopt;
     }
+    const auto given = [&invocation](const QString &name) {
+        return Setting{invocation.value(name), QLatin1String("--") + name};
+    };
+    *error = applyCredentials(options, given(QStringLiteral("dest-user")), given(QStringLiteral("dest-password")),
+                              invocation.options().insecureTransport, QStringLiteral("--dest-password"),
+                              askPasswordOnTerminal);
+    if (!error->isEmpty())
+        return std::nullopt;
     destination.client = std::make_unique<Client>(options);
     return destination;
 }
@@ -89,15 +97,18 @@ QList<Write> writesOf(const QList<WatchEvent> &events, const Destination &destin
 
 int runMakeMirror(Invocation &invocation)
 {
-    QString error;
-    std::optional<Destination> destination = destinationOf(invocation, &error);
-    std::optional<std::chrono::milliseconds> hold;
-    if (!destination || !parseHold(invocation, &hold, &error))
-        return invocation.usageError(error);
+    // Refused before DESTINATION's password is asked for.
     if (invocation.readOnly()) {
         return invocation.failed(Status(StatusCode::ReadOnly, QStringLiteral("make-mirror writes to %1: refused under --read-only")
                                                                   .arg(invocation.arguments().value(0))));
     }
+    QString error;
+    std::optional<std::chrono::milliseconds> hold;
+    if (!parseHold(invocation, &hold, &error))
+        return invocation.usageError(error);
+    std::optional<Destination> destination = destinationOf(invocation, &error);
+    if (!destination)
+        return invocation.usageError(error);
     const QByteArray prefix = destination->prefix;
     const QString into = QStringLiteral("mirroring to %1").arg(invocation.arguments().value(0));
     EventSession session(invocation, hold);
@@ -216,10 +227,13 @@ Command makeMirrorCommand()
         "is applied there in order as it happens, until SIGINT or SIGTERM, or until\n"
         "--hold has passed (exit 0). --dest-prefix puts them under another prefix there,\n"
         "--no-dest-prefix at the root; --dest-cacert, --dest-cert and --dest-key are\n"
-        "DESTINATION's TLS files (the source's connection flags are the global ones; the\n"
-        "source's user and --namespace do not apply to DESTINATION). Refused under\n"
-        "--read-only: it writes to DESTINATION. Refused when DESTINATION is this cluster\n"
-        "and the copies would fall under --prefix (they would be copied again forever).\n"
+        "DESTINATION's TLS files, --dest-user and --dest-password its user (asked for on\n"
+        "the terminal when only the user is given; \"USER:PASSWORD\" is read too, and a\n"
+        "password is refused over http:// to another machine unless --insecure-transport).\n"
+        "The source's connection flags are the global ones; the source's user and\n"
+        "--namespace do not apply to DESTINATION. Refused under --read-only: it writes\n"
+        "to DESTINATION. Refused when DESTINATION is this cluster and the copies would\n"
+        "fall under --prefix (they would be copied again forever).\n"
         "\n"
         "Output: JSON lines (whatever --json says), each starting with \"event\" and\n"
         "\"mono_ms\":\n"
@@ -228,7 +242,8 @@ Command makeMirrorCommand()
         "  progress  every 30 s, as etcdctl prints its count: \"keys\", \"revision\"\n"
         "  closed    \"reason\", \"keys\", \"revision\"\n"
         "A write DESTINATION refuses, or changes etcd compacted before the mirror had\n"
-        "them, end it (exit 1, or 3 for the compaction: run it again).");
+        "them, end it (exit 1; 3 for wrong credentials, or for the compaction: run it\n"
+        "again).");
     command.arguments = {{QStringLiteral("DESTINATION"), QStringLiteral("The other cluster's endpoints, comma-separated")}};
     command.options = {
         QCommandLineOption(QStringLiteral("prefix"), QStringLiteral("Mirror the keys under this prefix [default: every key]"),
@@ -240,6 +255,11 @@ Command makeMirrorCommand()
         QCommandLineOption(QStringLiteral("dest-cert"), QStringLiteral("The client certificate for DESTINATION"),
                            QStringLiteral("FILE")),
         QCommandLineOption(QStringLiteral("dest-key"), QStringLiteral("The key of --dest-cert"), QStringLiteral("FILE")),
+        QCommandLineOption(QStringLiteral("dest-user"), QStringLiteral("The user to write to DESTINATION as"),
+                           QStringLiteral("USER")),
+        QCommandLineOption(QStringLiteral("dest-password"),
+                           QStringLiteral("--dest-user's password (every user of the machine sees it in ps; prefer the prompt)"),
+                           QStringLiteral("PASSWORD")),
         holdOption(),
     };
     command.run = runMakeMirror;

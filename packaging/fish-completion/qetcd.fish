@@ -12,7 +12,7 @@ set -l global_options --endpoints --cacert --cert --key --user --password --name
 # Options whose value is the next word (or follows "=").
 set -g __qetcd_value_options --endpoints --cacert --cert --key --user --password --namespace \
     --dial-timeout --command-timeout --keepalive-time --keepalive-timeout --max-recv-bytes --order --sort-by \
-    --consistency --min-mod-revision --max-mod-revision --min-create-revision --max-create-revision --peer-urls --dest-prefix --dest-cacert --dest-cert --dest-key -w --write-out --limit --rev --lease --hold \
+    --consistency --min-mod-revision --max-mod-revision --min-create-revision --max-create-revision --peer-urls --dest-prefix --dest-cacert --dest-cert --dest-key --dest-user --dest-password -w --write-out --limit --rev --lease --hold \
     --ttl --permits --timeout --members --work --service-path --address --port --payload --repeat \
     --priority --count --entry --fence --id --layouts --since --until --map --interval --listen \
     --max-series --listen-cert --listen-key --interactive --new-user-password --keep -o --output \
@@ -23,7 +23,7 @@ set -l command_options \
     'put --lease --prev-kv --ignore-value --ignore-lease --fence' \
     'del --prefix --from-key --prev-kv --dry-run --in-batches' \
     'txn -i --interactive' \
-    'make-mirror --prefix --dest-prefix --no-dest-prefix --dest-cacert --dest-cert --dest-key --hold' \
+    'make-mirror --prefix --dest-prefix --no-dest-prefix --dest-cacert --dest-cert --dest-key --dest-user --dest-password --hold' \
     'watch --prefix --rev --prev-kv --hold' \
     'lease --ttl --hold --keys --once --yes' \
     'lock --ttl --hold --yes --entry' \

@@ -361,6 +361,54 @@ private Q_SLOTS:
         QVERIFY2(followsTheConvention(*run), run->transcript().constData());
     }
 
+    // A destination with auth on: make-mirror writes as --dest-user, which may write only there;
+    // a wrong password ends it before anything is written, and no password is ever printed.
+    void makeMirrorWritesAsTheDestinationsUser()
+    {
+        EtcdCluster other;
+        QVERIFY2(other.start(), qPrintable(other.errorString()));
+        for (const QStringList &step :
+             {QStringList{"user", "add", "root:rootpw"}, QStringList{"role", "add", "mirror-role"},
+              QStringList{"role", "grant-permission", "mirror-role", "readwrite", "/copy/", "--prefix=true"},
+              QStringList{"user", "add", "mirror:mirrorpw"}, QStringList{"user", "grant-role", "mirror", "mirror-role"},
+              QStringList{"auth", "enable"}}) {
+            int exitCode = -1;
+            QByteArray error;
+            other.etcdctl(step, &exitCode, &error);
+            QVERIFY2(exitCode == 0, qPrintable(step.join(' ') + ": " + QString::fromUtf8(error)));
+        }
+        ClientOptions asRoot = ClientOptions::fromEndpoints(other.clientUrls());
+        asRoot.user = QStringLiteral("root");
+        asRoot.password = QStringLiteral("rootpw");
+        Client there(asRoot);
+        const auto copies = [&there] {
+            RangeOptions options;
+            options.range = KeyRange::prefix();
+            const QFuture<RangeResult> future = there.get("/copy/", options);
+            return awaitFuture(future) && future.result().status ? future.result().kvs : QList<KeyValue>{{"unread", {}}};
+        };
+        QVERIFY(put("/cs/ma/a", "1") > 0);
+        QVERIFY(put("/cs/ma/b", "2") > 0);
+
+        auto wrong = qetcd({"make-mirror", other.clientUrl(0), "--prefix", "/cs/ma/", "--dest-prefix", "/copy/",
+                            "--dest-user", "mirror:not-it"});
+        QCOMPARE(wrong->waitForExit(), 3);
+        QVERIFY2(wrong->standardError().contains("authentication failed"), wrong->transcript().constData());
+        QVERIFY(!wrong->transcript().contains("not-it"));
+        QVERIFY(copies().isEmpty());
+
+        auto run = qetcd({"make-mirror", other.clientUrl(0), "--prefix", "/cs/ma/", "--dest-prefix", "/copy/",
+                          "--dest-user", "mirror", "--dest-password", "mirrorpw"});
+        QTRY_VERIFY_WITH_TIMEOUT(run->has("synced"), scaledMs(15000));
+        QCOMPARE(copies().size(), 2);
+        QVERIFY(put("/cs/ma/c", "3") > 0);
+        QTRY_COMPARE_WITH_TIMEOUT(copies().size(), 3, scaledMs(15000));
+        run->signal(SIGTERM);
+        QCOMPARE(run->waitForExit(), 0);
+        QVERIFY(!run->transcript().contains("mirrorpw"));
+        QVERIFY2(followsTheConvention(*run), run->transcript().constData());
+    }
+
     void makeMirrorRefusesWhatItCannotDo()
     {
         // It writes to the destination: refused under --read-only before connecting anywhere.
@@ -375,6 +423,20 @@ private Q_SLOTS:
         auto both = qetcd({"make-mirror", "127.0.0.1:9", "--dest-prefix", "/a/", "--no-dest-prefix"});
         QCOMPARE(both->waitForExit(), 128);
         QVERIFY2(both->standardError().contains("one of --dest-prefix and --no-dest-prefix"), both->standardError().constData());
+        // DESTINATION's credentials are read as the global ones are, before anything is sent.
+        for (const auto &[given, told] :
+             {std::pair{QStringList{"--dest-password", "pw"}, QByteArray("a password is given without a user")},
+              std::pair{QStringList{"--dest-user", "u:pw", "--dest-password", "pw"}, QByteArray("give the password once")},
+              std::pair{QStringList{"--dest-user", "u"}, QByteArray("needs a password")}}) {
+            auto credentials = qetcd(QStringList{"make-mirror", "127.0.0.1:9"} + given);
+            QCOMPARE(credentials->waitForExit(), 128);
+            QVERIFY2(isOneLine(credentials->standardError()) && credentials->standardError().contains(told),
+                     credentials->standardError().constData());
+        }
+        auto exposed = qetcd({"make-mirror", "http://192.0.2.1:2379", "--dest-user", "u", "--dest-password", "pw"});
+        QCOMPARE(exposed->waitForExit(), 128);
+        QVERIFY2(exposed->standardError().contains("would travel unencrypted to http://192.0.2.1:2379"),
+                 exposed->standardError().constData());
     }
 
     void leaseKeepOnAnExistingKeyFails()
