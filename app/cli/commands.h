@@ -34,6 +34,9 @@ Command exporterCommand();
 Command recordCommand();
 Command alarmCommand();
 Command defragCommand();
+// Defragments members one at a time in the order given, a line each as `defrag` prints them;
+// Success, or the exit code of the first failure.
+int defragmentMembers(Invocation &invocation, const QList<EndpointStatusResult> &members);
 Command checkCommand();
 Command compactionCommand();
 Command moveLeaderCommand();

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "commands.h"
 #include "eventsession.h"
+#include "pemfiles.h"
 
 #include <QEtcd/coordinationmetrics.h>
 #include <QEtcd/coordinationmonitor.h>
@@ -139,31 +140,12 @@ bool setUpListenerTls(Invocation &invocation, QHttpServer *server, QString *erro
     }
     if (!certificate)
         return true;
-    const auto read = [&](const QString &option, QByteArray *contents) {
-        QFile file(invocation.value(option));
-        if (!file.open(QIODevice::ReadOnly)) {
-            *error = QStringLiteral("--%1: cannot read \"%2\": %3").arg(option, file.fileName(), file.errorString());
-            return false;
-        }
-        *contents = file.readAll();
-        return true;
-    };
-    QByteArray certificatePem, keyPem;
-    if (!read(QStringLiteral("listen-cert"), &certificatePem) || !read(QStringLiteral("listen-key"), &keyPem))
+    QList<QSslCertificate> chain;
+    QSslKey key;
+    if (!readCertificateAndKey({invocation.value(QStringLiteral("listen-cert")), QStringLiteral("--listen-cert")},
+                               {invocation.value(QStringLiteral("listen-key")), QStringLiteral("--listen-key")}, &chain,
+                               &key, error))
         return false;
-    const QList<QSslCertificate> chain = QSslCertificate::fromData(certificatePem, QSsl::Pem);
-    if (chain.isEmpty()) {
-        *error = QStringLiteral("--listen-cert: \"%1\" holds no PEM certificate").arg(invocation.value(QStringLiteral("listen-cert")));
-        return false;
-    }
-    QSslKey key(keyPem, QSsl::Rsa, QSsl::Pem);
-    if (key.isNull())
-        key = QSslKey(keyPem, QSsl::Ec, QSsl::Pem);
-    if (key.isNull()) {
-        *error = QStringLiteral("--listen-key: \"%1\" holds no PEM RSA or EC private key (unencrypted)")
-                     .arg(invocation.value(QStringLiteral("listen-key")));
-        return false;
-    }
     QSslConfiguration configuration = QSslConfiguration::defaultConfiguration();
     configuration.setLocalCertificateChain(chain);
     configuration.setPrivateKey(key);

@@ -3,6 +3,7 @@
 #include "interventions.h"
 #include "kvformat.h"
 #include "jobrun.h"
+#include "loadcheck.h"
 
 #include <QEtcd/clustermaintenance.h>
 #include <QEtcd/snapshotsave.h>
@@ -98,30 +99,7 @@ int runDefrag(Invocation &invocation)
                              .arg(order.join(QLatin1String(", ")));
     if (const std::optional<int> declined = confirm(invocation, plan))
         return *declined;
-    for (const EndpointStatusResult &member : members.members) {
-        // Defragmenting a large database takes longer than a request: no --command-timeout here.
-        const Result done = invocation.await(invocation.client().defragment(member.endpoint),
-                                             QStringLiteral("defragment %1").arg(member.endpoint),
-                                             QDeadlineTimer(QDeadlineTimer::Forever));
-        if (!done.status)
-            return invocation.failed(done.status);
-        const EndpointStatusResult after =
-            invocation.await(invocation.client().endpointStatus(member.endpoint), QStringLiteral("endpoint status"));
-        if (invocation.json()) {
-            QJsonObject line{{QLatin1String("endpoint"), member.endpoint},
-                             {QLatin1String("defragmented"), true},
-                             {QLatin1String("db_size_before"), member.dbSize}};
-            if (after.status)
-                line.insert(QLatin1String("db_size_after"), after.dbSize);
-            invocation.print(line);
-        } else {
-            invocation.print(QStringLiteral("Finished defragmenting etcd member[%1]: %2 -> %3")
-                                 .arg(member.endpoint, bytes(member.dbSize),
-                                      after.status ? bytes(after.dbSize) : QStringLiteral("?"))
-                                 .toUtf8());
-        }
-    }
-    return Success;
+    return defragmentMembers(invocation, members.members);
 }
 
 // Every member's hash of its keys at one revision: a healthy cluster's are all the same.
@@ -158,7 +136,9 @@ int runCheckConsistency(Invocation &invocation)
 
 int runCheck(Invocation &invocation)
 {
-    return runAction(invocation, {{QStringLiteral("consistency"), {}, {}, runCheckConsistency}});
+    return runAction(invocation, {{QStringLiteral("consistency"), {}, {}, runCheckConsistency},
+                                  {QStringLiteral("perf"), {}, loadCheckOptionNames(), runCheckPerf},
+                                  {QStringLiteral("datascale"), {}, loadCheckOptionNames(), runCheckDatascale}});
 }
 
 int runMoveLeader(Invocation &invocation)
@@ -319,6 +299,34 @@ QString confirmationHelp()
 }
 } // namespace
 
+int defragmentMembers(Invocation &invocation, const QList<EndpointStatusResult> &members)
+{
+    for (const EndpointStatusResult &member : members) {
+        // Defragmenting a large database takes longer than a request: no --command-timeout here.
+        const Result done = invocation.await(invocation.client().defragment(member.endpoint),
+                                             QStringLiteral("defragment %1").arg(member.endpoint),
+                                             QDeadlineTimer(QDeadlineTimer::Forever));
+        if (!done.status)
+            return invocation.failed(done.status);
+        const EndpointStatusResult after =
+            invocation.await(invocation.client().endpointStatus(member.endpoint), QStringLiteral("endpoint status"));
+        if (invocation.json()) {
+            QJsonObject line{{QLatin1String("endpoint"), member.endpoint},
+                             {QLatin1String("defragmented"), true},
+                             {QLatin1String("db_size_before"), member.dbSize}};
+            if (after.status)
+                line.insert(QLatin1String("db_size_after"), after.dbSize);
+            invocation.print(line);
+        } else {
+            invocation.print(QStringLiteral("Finished defragmenting etcd member[%1]: %2 -> %3")
+                                 .arg(member.endpoint, bytes(member.dbSize),
+                                      after.status ? bytes(after.dbSize) : QStringLiteral("?"))
+                                 .toUtf8());
+        }
+    }
+    return Success;
+}
+
 Command alarmCommand()
 {
     Command command;
@@ -356,14 +364,16 @@ Command checkCommand()
 {
     Command command;
     command.name = QStringLiteral("check");
-    command.summary = QStringLiteral("Check that every member holds the same keys (check consistency)");
+    command.summary = QStringLiteral("Check that every member holds the same keys, how fast the cluster writes, or what keys cost its memory");
     command.details = QStringLiteral("Actions:\n"
                                      "  consistency  Asks every member of --endpoints for the hash of its keys at the\n"
                                      "               store's current revision (HashKV): a table (with --json one\n"
                                      "               {\"endpoint\", \"member_id\", \"revision\", \"hash\",\n"
                                      "               \"compact_revision\"} per member); exit 1 naming the members\n"
-                                     "               whose hash differs from the first one's.\n");
-    command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("consistency")}};
+                                     "               whose hash differs from the first one's.\n")
+        + loadCheckHelp();
+    command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("consistency, perf or datascale")}};
+    command.options = loadCheckOptions();
     command.run = runCheck;
     return command;
 }

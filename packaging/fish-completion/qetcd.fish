@@ -12,7 +12,7 @@ set -l global_options --endpoints --cacert --cert --key --user --password --name
 # Options whose value is the next word (or follows "=").
 set -g __qetcd_value_options --endpoints --cacert --cert --key --user --password --namespace \
     --dial-timeout --command-timeout --keepalive-time --keepalive-timeout --max-recv-bytes --order --sort-by \
-    --consistency --min-mod-revision --max-mod-revision --min-create-revision --max-create-revision --peer-urls --dest-prefix --dest-cacert --dest-cert --dest-key --dest-user --dest-password -w --write-out --limit --rev --lease --hold \
+    --consistency --min-mod-revision --max-mod-revision --min-create-revision --max-create-revision --peer-urls --dest-prefix --dest-cacert --dest-cert --dest-key --dest-user --dest-password --load --duration -w --write-out --limit --rev --lease --hold \
     --ttl --permits --timeout --members --work --service-path --address --port --payload --repeat \
     --priority --count --entry --fence --id --layouts --since --until --map --interval --listen \
     --max-series --listen-cert --listen-key --interactive --new-user-password --keep -o --output \
@@ -40,6 +40,7 @@ set -l command_options \
     'record --map --interval --hold' \
     'alarm --yes' 'defrag --yes' 'move-leader --yes' \
     'compaction --keep --physical --yes' \
+    'check --load --prefix --duration --auto-compact --auto-defrag --yes' \
     'user --interactive --new-user-password --yes' \
     'role --prefix --from-key --yes' \
     'auth --yes' \
@@ -53,7 +54,7 @@ set -l command_options \
 set -l command_actions \
     'lease keep grant revoke timetolive keep-alive list' 'member list add remove update promote' 'endpoint status health hashkv' 'lock break' 'semaphore break' 'elect force' \
     'barrier hold wait count lift release' 'service register list' \
-    'queue put take work requeue purge delete' 'alarm list disarm' 'check consistency' \
+    'queue put take work requeue purge delete' 'alarm list disarm' 'check consistency perf datascale' \
     'user add delete get list passwd grant-role revoke-role' \
     'role add delete get list grant-permission revoke-permission' \
     'auth enable disable status' 'snapshot save status'
@@ -121,6 +122,8 @@ function __qetcd_option --argument-names condition option
             set value -x -a 'CREATE KEY MODIFY VALUE VERSION'
         case --consistency
             set value -x -a 'l s'
+        case --load
+            set value -x -a 's m l xl'
         case '*'
             contains -- $option $__qetcd_value_options; and set value -x
     end

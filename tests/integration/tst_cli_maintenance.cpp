@@ -117,6 +117,143 @@ private Q_SLOTS:
         QCOMPARE(last.result().header.memberId, target);
     }
 
+    // check perf: refused before it writes (unconfirmed, read-only, a prefix that holds keys);
+    // otherwise it keeps to its rate, judges as etcdctl judges, and leaves no key behind, an
+    // interrupted run included; --auto-compact and --auto-defrag free what it wrote.
+    void perfCheckKeepsItsRateAndLeavesNothingBehind()
+    {
+        const QStringList urls = m_three->clientUrls();
+        Client client(ClientOptions::fromEndpoints(urls));
+        const QByteArray prefix = "/perf-check/";
+        const auto keysUnder = [&client, &prefix] {
+            RangeOptions counted;
+            counted.range = KeyRange::prefix();
+            counted.countOnly = true;
+            const QFuture<RangeResult> future = client.get(prefix, counted);
+            return awaitFuture(future) && future.result().status ? future.result().count : qint64(-1);
+        };
+        const QStringList check{"check", "perf", "--prefix", QString::fromUtf8(prefix), "--duration", "2s"};
+
+        auto unconfirmed = qetcd(urls, check);
+        QCOMPARE(unconfirmed->waitForExit(), 128);
+        QVERIFY2(unconfirmed->standardError().contains("--yes")
+                     && unconfirmed->standardError().contains("at most 150 puts a second, 50 at a time")
+                     && unconfirmed->standardError().contains("delete every key under \"/perf-check/\""),
+                 unconfirmed->standardError().constData());
+        auto readOnly = qetcd(urls, QStringList{"--read-only"} + check + QStringList{"--yes"});
+        QCOMPARE(readOnly->waitForExit(), 1);
+        QVERIFY2(readOnly->standardError().contains("read-only"), readOnly->standardError().constData());
+        QCOMPARE(keysUnder(), 0);
+        QVERIFY(awaitFuture(client.put(prefix + "theirs", "kept")));
+        auto occupied = qetcd(urls, check + QStringList{"--yes"});
+        QCOMPARE(occupied->waitForExit(), 3);
+        QVERIFY2(occupied->standardError().contains("has keys"), occupied->standardError().constData());
+        QCOMPARE(keysUnder(), 1);
+        QVERIFY(awaitFuture(client.remove(prefix + "theirs")));
+
+        // etcdctl's lines; whether this machine passes is not the test's business, but the exit
+        // status must say what the last line says.
+        auto plain = qetcd(urls, check + QStringList{"--yes"});
+        const int plainExit = plain->waitForExit();
+        const QList<QByteArray> lines = plain->standardOutput().trimmed().split('\n');
+        QCOMPARE(lines.size(), 4);
+        const QRegularExpression throughput("^(PASS: Throughput is|FAIL: Throughput too low:) \\d+ writes/s$");
+        const QRegularExpression slowest("^(PASS: Slowest request took|FAIL: Slowest request took too long:) \\d+\\.\\d{6}s$");
+        const QRegularExpression stddev("^(PASS: Stddev is|FAIL: Stddev too high:) \\d+\\.\\d{6}s$");
+        QVERIFY2(throughput.match(QString::fromUtf8(lines[0])).hasMatch(), lines[0].constData());
+        QVERIFY2(slowest.match(QString::fromUtf8(lines[1])).hasMatch(), lines[1].constData());
+        QVERIFY2(stddev.match(QString::fromUtf8(lines[2])).hasMatch(), lines[2].constData());
+        QCOMPARE(plainExit, lines[3] == "PASS" ? 0 : 1);
+        QCOMPARE(keysUnder(), 0);
+
+        auto json = qetcd(urls, QStringList{"--json"} + check + QStringList{"--yes", "--auto-compact", "--auto-defrag"});
+        const int jsonExit = json->waitForExit();
+        const QList<QJsonObject> events = json->events();
+        QCOMPARE(events.size(), 5);  // compacted, a defragmented member each, the verdict
+        const qint64 compacted = integer(events[0], "compacted_revision");
+        QVERIFY(compacted > 0);
+        for (int member = 1; member <= 3; ++member)
+            QVERIFY(events[member].value("defragmented").toBool());
+        const QJsonObject verdict = events[4];
+        QCOMPARE(jsonExit, verdict.value("pass").toBool() ? 0 : 1);
+        // 150 a second for 2 s, the first at once: never more.
+        QVERIFY2(integer(verdict, "puts") > 0 && integer(verdict, "puts") <= 301, json->transcript().constData());
+        QCOMPARE(keysUnder(), 0);
+        RangeOptions before;
+        before.revision = compacted - 1;
+        const QFuture<RangeResult> history = client.get(prefix, before);
+        QVERIFY(awaitFuture(history));
+        QCOMPARE(history.result().status.code(), StatusCode::OutOfRange);
+
+        // Interrupted: its keys go all the same.
+        auto interrupted = qetcd(urls, {"check", "perf", "--prefix", QString::fromUtf8(prefix), "--duration", "60s", "--yes"});
+        QTRY_VERIFY_WITH_TIMEOUT(keysUnder() > 0, scaledMs(10000));
+        interrupted->signal(SIGINT);
+        QCOMPARE(interrupted->waitForExit(), 5);
+        QVERIFY2(interrupted->standardError().contains("were deleted"), interrupted->standardError().constData());
+        QCOMPARE(keysUnder(), 0);
+    }
+
+    // check datascale: etcdctl's two lines, the memory read from the first member's metrics
+    // page, every key written (none failed) and gone afterwards.
+    void datascaleCheckReportsMemoryAndLeavesNothingBehind()
+    {
+        const QStringList urls = m_three->clientUrls();
+        Client client(ClientOptions::fromEndpoints(urls));
+        const QStringList check{"check", "datascale", "--prefix", "/datascale-check/", "--yes"};
+        auto plain = qetcd(urls, check);
+        QCOMPARE(plain->waitForExit(scaledMs(120000)), 0);
+        const QList<QByteArray> lines = plain->standardOutput().trimmed().split('\n');
+        QCOMPARE(lines.size(), 2);
+        QCOMPARE(lines[0], QByteArray("Start data scale check for work load [10000 key-value pairs, 1024 bytes per key-value, "
+                                      "50 concurrent clients]."));
+        QVERIFY2(QRegularExpression("^PASS: Approximate system memory used : -?\\d+\\.\\d\\d MB\\.$")
+                     .match(QString::fromUtf8(lines[1]))
+                     .hasMatch(),
+                 lines[1].constData());
+
+        auto json = qetcd(urls, QStringList{"--json"} + check);
+        QCOMPARE(json->waitForExit(scaledMs(120000)), 0);
+        const QJsonObject measured = json->events().value(0);
+        QCOMPARE(integer(measured, "puts"), 10000);
+        QVERIFY(measured.value("resident_bytes_before").toDouble() > 0);
+        QCOMPARE(text(measured, "endpoint"), urls.first());
+        QVERIFY(measured.value("pass").toBool());
+        RangeOptions counted;
+        counted.range = KeyRange::prefix();
+        counted.countOnly = true;
+        const QFuture<RangeResult> left = client.get("/datascale-check/", counted);
+        QVERIFY(awaitFuture(left) && left.result().status);
+        QCOMPARE(left.result().count, 0);
+    }
+
+    // What a check would write must fit in etcd's quota: refused before anything is written,
+    // where etcdctl would run the cluster into NOSPACE.
+    void loadChecksThatWouldNotFitTheQuotaAreRefused()
+    {
+        EtcdCluster::Options small;
+        small.extraArgs = {QStringLiteral("--quota-backend-bytes=8388608")};
+        EtcdCluster cluster(small);
+        QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
+        Client client(ClientOptions::fromEndpoints(cluster.clientUrls()));
+        const QFuture<RangeResult> before = client.get("/");
+        QVERIFY(awaitFuture(before) && before.result().status);
+        for (const QStringList &check : {QStringList{"check", "datascale", "--yes"},
+                                         QStringList{"check", "perf", "--duration", "60s", "--yes"}}) {
+            auto refused = qetcd(cluster.clientUrls(), check);
+            QCOMPARE(refused->waitForExit(), 1);
+            QVERIFY2(refused->standardError().contains("would not fit in etcd's quota")
+                         && refused->standardError().contains("of 8.0 MiB"),
+                     refused->standardError().constData());
+        }
+        const QFuture<RangeResult> after = client.get("/");
+        QVERIFY(awaitFuture(after) && after.result().status);
+        QCOMPARE(after.result().header.revision, before.result().header.revision);
+        // A short one fits.
+        auto fits = qetcd(cluster.clientUrls(), {"check", "perf", "--duration", "1s", "--yes"});
+        QVERIFY(fits->waitForExit() == 0 || fits->standardOutput().endsWith("FAIL\n"));
+    }
+
     // It finds how far etcd compacted before, says which revisions go, keeps the newest N with
     // --keep, and refuses what would discard nothing or is refused under --read-only.
     void compactionSaysWhatGoes()
