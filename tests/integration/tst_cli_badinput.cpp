@@ -197,6 +197,24 @@ private Q_SLOTS:
         QCOMPARE(run.out, QByteArray("v\n"));
     }
 
+    // check datascale reads etcd's metrics page over mutual TLS with the client's own files, and
+    // with --insecure-skip-tls-verify as the gRPC connection does: unverified, warned about.
+    void loadCheckReadsTheMetricsPageWithTheClientsTlsFiles()
+    {
+        const QStringList client{"--endpoints", tlsEndpoint(), "--cert", path("client.pem"), "--key", path("client.key")};
+        const QStringList check{"check", "datascale", "--prefix", "/datascale-tls/", "--yes", "--json"};
+        const Run measured = qetcd(QStringList{"--cacert", path("ca.pem")} + client + check);
+        QVERIFY2(measured.exitCode == 0, measured.err.constData());
+        const QJsonObject result = QJsonDocument::fromJson(measured.out).object();
+        QVERIFY2(result.value("resident_bytes_before").toDouble() > 0, measured.out.constData());
+        QCOMPARE(result.value("puts").toInt(), 10000);
+
+        const Run unverified = qetcd(QStringList{"--cacert", path("other-ca.pem"), "--insecure-skip-tls-verify"} + client + check);
+        QVERIFY2(unverified.exitCode == 0 && unverified.err.contains("not verified"), unverified.err.constData());
+        QVERIFY2(QJsonDocument::fromJson(unverified.out).object().value("resident_bytes_after").toDouble() > 0,
+                 unverified.out.constData());
+    }
+
     // Authentication mistakes: the key or endpoint named, and what to do.
     void authMistakes_data()
     {
