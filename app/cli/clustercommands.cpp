@@ -657,18 +657,21 @@ Command endpointCommand()
         "Prints what etcdctl's endpoint status, health and hashkv print, in -w simple,\n"
         "json, fields and table; -w jsonl (--json) prints one JSON object of qetcd's per\n"
         "endpoint, IDs in hex. For status and hashkv an endpoint that does not answer is\n"
-        "left out, and the command fails (exit 2) after printing the others. qetcd\n"
-        "status is qetcd's own shape of the status, with the members.");
+        "left out, and the command fails (exit 2) after printing the others. With\n"
+        "--cluster the endpoints are every member's client URLs, from the member list\n"
+        "--endpoints answers. qetcd status is qetcd's own shape of the status, with the\n"
+        "members.");
     command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("status, health or hashkv")}};
     command.options = {QCommandLineOption(QStringLiteral("rev"),
                                           QStringLiteral("hashkv: the revision to hash up to (0: each member's latest)"),
-                                          QStringLiteral("REVISION"))};
+                                          QStringLiteral("REVISION")),
+                       clusterOption()};
     command.printsFields = true;
     command.printsTable = true;
     command.run = [](Invocation &invocation) {
-        return runAction(invocation, {{QStringLiteral("status"), {}, {}, runEndpointStatus},
-                                      {QStringLiteral("health"), {}, {}, runEndpointHealth},
-                                      {QStringLiteral("hashkv"), {}, {QStringLiteral("rev")}, runEndpointHashKV}});
+        return runAction(invocation, {{QStringLiteral("status"), {}, {}, withClusterOption(runEndpointStatus)},
+                                      {QStringLiteral("health"), {}, {}, withClusterOption(runEndpointHealth)},
+                                      {QStringLiteral("hashkv"), {}, {QStringLiteral("rev")}, withClusterOption(runEndpointHashKV)}});
     };
     return command;
 }

@@ -143,6 +143,42 @@ std::unique_ptr<Client> Invocation::clientFor(const QString &endpoint) const
     return std::make_unique<Client>(options);
 }
 
+Status Invocation::useClusterEndpoints()
+{
+    const MemberListResult listed = await(client().memberList(), QStringLiteral("member list"));
+    if (!listed.status)
+        return listed.status.withContext(QStringLiteral("fetching the endpoints from the cluster's member list"));
+    QStringList urls;
+    for (const Member &member : listed.members)
+        urls += member.clientUrls;  // none for a member added but not started
+    if (urls.isEmpty())
+        return Status(StatusCode::NotFound, QStringLiteral("the cluster's member list names no client URL"));
+    ClientOptions options = m_options.client;
+    options.endpoints = urls;
+    if (const Status valid = options.validate(); !valid)
+        return valid.withContext(QStringLiteral("the member list's client URLs %1").arg(urls.join(QLatin1String(", "))));
+    m_options.client = options;
+    m_client.reset();
+    return {};
+}
+
+QCommandLineOption clusterOption()
+{
+    return QCommandLineOption(QStringLiteral("cluster"),
+                              QStringLiteral("Every member's client URLs, from the member list, instead of --endpoints"));
+}
+
+std::function<int(Invocation &)> withClusterOption(int (*run)(Invocation &))
+{
+    return [run](Invocation &invocation) {
+        if (invocation.isSet(QStringLiteral("cluster"))) {
+            if (const Status fetched = invocation.useClusterEndpoints(); !fetched)
+                return invocation.failed(fetched);
+        }
+        return run(invocation);
+    };
+}
+
 void Invocation::printToStderr(const QByteArray &line)
 {
     standardStream(1).flush();

@@ -58,6 +58,11 @@ struct Action
     std::function<int(Invocation &)> run;
 };
 
+// --cluster: every member's client URLs instead of --endpoints (Invocation::useClusterEndpoints).
+QCommandLineOption clusterOption();
+// run, against every member's client URLs when --cluster was given.
+std::function<int(Invocation &)> withClusterOption(int (*run)(Invocation &));
+
 // Runs the action the first argument names, once its arguments and options are right for it;
 // otherwise a usage error naming what was wrong (exit 3).
 int runAction(Invocation &invocation, const QList<Action> &actions);
@@ -88,6 +93,10 @@ public:
     // A client of its own for one endpoint of --endpoints, with every other option given: its
     // calls go to that member and never fail over to another.
     std::unique_ptr<Client> clientFor(const QString &endpoint) const;
+    // --cluster (etcdctl's, of endpoint and defrag): from now on the endpoints are every
+    // member's client URLs, as the member list that --endpoints answers gives them. A failure
+    // says what went wrong; the endpoints are then unchanged.
+    Status useClusterEndpoints();
 
     // Waits for a call's result until deadline, by default --command-timeout from now; what
     // names the request in the message of a timeout ("get \"k\""). Requests started together

@@ -136,7 +136,7 @@ int runCheckConsistency(Invocation &invocation)
 
 int runCheck(Invocation &invocation)
 {
-    return runAction(invocation, {{QStringLiteral("consistency"), {}, {}, runCheckConsistency},
+    return runAction(invocation, {{QStringLiteral("consistency"), {}, {QStringLiteral("cluster")}, withClusterOption(runCheckConsistency)},
                                   {QStringLiteral("perf"), {}, loadCheckOptionNames(), runCheckPerf},
                                   {QStringLiteral("datascale"), {}, loadCheckOptionNames(), runCheckDatascale}});
 }
@@ -353,10 +353,11 @@ Command defragCommand()
                                      "nothing while it defragments: members go one at a time, the leader last.\n"
                                      "Output: \"Finished defragmenting etcd member[URL]: BEFORE -> AFTER\" a member\n"
                                      "(with --json {\"endpoint\", \"defragmented\", \"db_size_before\",\n"
-                                     "\"db_size_after\"}).\n")
+                                     "\"db_size_after\"}). --cluster defragments every member the member list\n"
+                                     "names, not only those of --endpoints.\n")
         + confirmationHelp();
-    command.options = {yesOption()};
-    command.run = runDefrag;
+    command.options = {yesOption(), clusterOption()};
+    command.run = withClusterOption(runDefrag);
     return command;
 }
 
@@ -370,10 +371,11 @@ Command checkCommand()
                                      "               store's current revision (HashKV): a table (with --json one\n"
                                      "               {\"endpoint\", \"member_id\", \"revision\", \"hash\",\n"
                                      "               \"compact_revision\"} per member); exit 1 naming the members\n"
-                                     "               whose hash differs from the first one's.\n")
+                                     "               whose hash differs from the first one's. --cluster asks every\n"
+                                     "               member the member list names.\n")
         + loadCheckHelp();
     command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("consistency, perf or datascale")}};
-    command.options = loadCheckOptions();
+    command.options = loadCheckOptions() << clusterOption();
     command.run = runCheck;
     return command;
 }

@@ -38,9 +38,9 @@ set -l command_options \
     'history --since --until --map --follow --layouts' \
     'exporter --listen --prefix --layouts --no-holder-labels --max-series --listen-cert --listen-key' \
     'record --map --interval --hold' \
-    'alarm --yes' 'defrag --yes' 'move-leader --yes' \
+    'alarm --yes' 'defrag --yes --cluster' 'move-leader --yes' \
     'compaction --keep --physical --yes' \
-    'check --load --prefix --duration --auto-compact --auto-defrag --yes' \
+    'check --load --prefix --duration --auto-compact --auto-defrag --yes --cluster' \
     'user --interactive --new-user-password --yes' \
     'role --prefix --from-key --yes' \
     'auth --yes' \
@@ -48,7 +48,7 @@ set -l command_options \
     'export -o --output --format --rev --force' \
     'import --dry-run --prefix-rewrite --keep-leases' \
     'diff --side-by-side --width' \
-    'endpoint --rev' \
+    'endpoint --rev --cluster' \
     'member --peer-urls --learner --yes'
 # The word a command takes as its first argument, when that word is one of a few.
 set -l command_actions \

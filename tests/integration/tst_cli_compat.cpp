@@ -701,7 +701,10 @@ private Q_SLOTS:
             QTest::addRow("member list -w %s", format) << QStringList{"member", "list", "-w", format};
             QTest::addRow("endpoint status -w %s", format) << QStringList{"endpoint", "status", "-w", format};
             QTest::addRow("endpoint hashkv -w %s", format) << QStringList{"endpoint", "hashkv", "-w", format};
+            QTest::addRow("endpoint status --cluster -w %s", format)
+                << QStringList{"endpoint", "status", "--cluster", "-w", format};
         }
+        QTest::newRow("endpoint hashkv --cluster") << QStringList{"endpoint", "hashkv", "--cluster"};
         QTest::newRow("endpoint hashkv --rev") << QStringList{"endpoint", "hashkv", "--rev", "1"};
     }
 

@@ -117,6 +117,36 @@ private Q_SLOTS:
         QCOMPARE(last.result().header.memberId, target);
     }
 
+    // --cluster, given one member: endpoint status, health and hashkv, check consistency and
+    // defrag reach all three, as the member list names them.
+    void clusterOptionReachesEveryMember()
+    {
+        const QStringList one{m_three->clientUrls().first()};
+        QSet<QString> all;
+        for (const QString &url : m_three->clientUrls())
+            all.insert(url);
+        const auto endpointsOf = [](const QList<QJsonObject> &lines) {
+            QSet<QString> endpoints;
+            for (const QJsonObject &line : lines)
+                endpoints.insert(text(line, "endpoint"));
+            return endpoints;
+        };
+        QCOMPARE(endpointsOf(run(one, {"endpoint", "status", "--cluster"})), all);
+        QCOMPARE(endpointsOf(run(one, {"endpoint", "health", "--cluster"})), all);
+        QCOMPARE(endpointsOf(run(one, {"endpoint", "hashkv", "--cluster"})), all);
+        QCOMPARE(endpointsOf(run(one, {"check", "consistency", "--cluster"})), all);
+        QCOMPARE(endpointsOf(run(one, {"defrag", "--cluster", "--yes"})), all);
+        QCOMPARE(run(one, {"endpoint", "status"}).size(), 1);
+
+        auto misplaced = qetcd(one, {"check", "perf", "--cluster", "--yes"});
+        QCOMPARE(misplaced->waitForExit(), 128);
+        QVERIFY2(misplaced->standardError().contains("--cluster does not apply to perf"), misplaced->standardError().constData());
+        auto unreachable = qetcd({"127.0.0.1:9"}, {"endpoint", "status", "--cluster", "--dial-timeout", "1s",
+                                                   "--command-timeout", "2s"});
+        QCOMPARE(unreachable->waitForExit(), 2);
+        QVERIFY2(unreachable->standardError().contains("member list"), unreachable->standardError().constData());
+    }
+
     // check perf: refused before it writes (unconfirmed, read-only, a prefix that holds keys);
     // otherwise it keeps to its rate, judges as etcdctl judges, and leaves no key behind, an
     // interrupted run included; --auto-compact and --auto-defrag free what it wrote.
