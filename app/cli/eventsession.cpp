@@ -10,6 +10,17 @@
 
 namespace QEtcd::Cli {
 
+void stopChild(QProcess &process)
+{
+    if (process.state() == QProcess::NotRunning)
+        return;
+    process.terminate();
+    if (!process.waitForFinished(int(std::chrono::milliseconds(terminationGrace).count()))) {
+        process.kill();
+        process.waitForFinished();
+    }
+}
+
 QCommandLineOption holdOption()
 {
     return QCommandLineOption(QStringLiteral("hold"),

@@ -8,6 +8,7 @@
 #include <QEtcd/recipe.h>
 
 #include <QtCore/QMetaEnum>
+#include <QtCore/QProcess>
 
 #include <chrono>
 #include <functional>
@@ -17,6 +18,12 @@ namespace QEtcd::Cli {
 
 // --hold DURATION, which every long-running command takes.
 QCommandLineOption holdOption();
+
+// How long a child command (lock NAME COMMAND, watch KEY -- COMMAND) gets between SIGTERM and
+// SIGKILL when qetcd ends it.
+constexpr std::chrono::seconds terminationGrace{10};
+// Ends process that way, and waits for its end; nothing when it is not running.
+void stopChild(QProcess &process);
 // False with error when --hold is malformed; *hold stays nullopt when it was not given.
 bool parseHold(const Invocation &invocation, std::optional<std::chrono::milliseconds> *hold, QString *error);
 

@@ -18,9 +18,6 @@
 namespace QEtcd::Cli {
 
 namespace {
-// How long a command that outlived its lock gets between SIGTERM and SIGKILL.
-constexpr std::chrono::seconds terminationGrace{10};
-
 const QString lockOutputConventions = QStringLiteral(
     "Output: JSON lines (whatever --json says), each starting with \"event\" and\n"
     "\"mono_ms\" (CLOCK_MONOTONIC in milliseconds). Lease IDs are hex, as etcdctl\n"
@@ -109,16 +106,7 @@ public:
     }
 
     // SIGTERM, then SIGKILL when it is still running after the grace period; waits for the end.
-    void stop()
-    {
-        if (m_process.state() == QProcess::NotRunning)
-            return;
-        m_process.terminate();
-        if (!m_process.waitForFinished(int(std::chrono::milliseconds(terminationGrace).count()))) {
-            m_process.kill();
-            m_process.waitForFinished();
-        }
-    }
+    void stop() { stopChild(m_process); }
 
     // It exited by itself, rather than being stopped by stop().
     bool hasExited() const { return m_started && m_process.state() == QProcess::NotRunning; }

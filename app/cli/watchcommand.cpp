@@ -6,7 +6,11 @@
 
 #include <QEtcd/watcher.h>
 
+#include <QtCore/QCoreApplication>
+#include <QtCore/QProcess>
+
 #include <algorithm>
+#include <deque>
 #include <memory>
 #include <utility>
 
@@ -38,9 +42,88 @@ QJsonObject recoveryJson(const WatchRecoveryEvent &event)
     return object;
 }
 
+// `watch KEY -- COMMAND...`: COMMAND runs once for each change, one run at a time in etcd's
+// order, on this terminal, with etcdctl's variables (values quoted as Go's %q writes them), so
+// that a script written for `etcdctl watch` runs unchanged. A run that fails ends the watch, as
+// etcdctl's does; changes still waiting when the watch ends are counted, not run.
+class ChangeCommand : public QObject
+{
+public:
+    ChangeCommand(const QStringList &commandLine, EventSession &session) : m_commandLine(commandLine), m_session(session)
+    {
+        m_process.setProcessChannelMode(QProcess::ForwardedChannels);
+        connect(&m_process, &QProcess::finished, this, [this](int exitCode, QProcess::ExitStatus status) {
+            if (status == QProcess::CrashExit || exitCode != 0) {
+                const QString how = status == QProcess::CrashExit ? QStringLiteral("was killed by a signal")
+                                                                  : QStringLiteral("exited with %1").arg(exitCode);
+                return m_session.fail(Status(StatusCode::Aborted, QStringLiteral("command \"%1\" %2 on the change at "
+                                                                                 "revision %3")
+                                                                      .arg(m_commandLine.first(), how)
+                                                                      .arg(m_runningRevision)));
+            }
+            startNext();
+        });
+        connect(&m_process, &QProcess::errorOccurred, this, [this](QProcess::ProcessError error) {
+            if (error == QProcess::FailedToStart)
+                m_session.fail(Status(StatusCode::FailedPrecondition, QStringLiteral("command \"%1\": %2")
+                                                                          .arg(m_commandLine.first(), m_process.errorString())));
+        });
+    }
+
+    void enqueue(const WatchEvent &event, qint64 headerRevision)
+    {
+        QProcessEnvironment environment = withoutCredentials(QProcessEnvironment::systemEnvironment());
+        environment.insert(QStringLiteral("ETCD_WATCH_REVISION"), QString::number(headerRevision));
+        environment.insert(QStringLiteral("ETCD_WATCH_EVENT_TYPE"),
+                           event.type == WatchEvent::Type::Put ? QStringLiteral("\"PUT\"") : QStringLiteral("\"DELETE\""));
+        environment.insert(QStringLiteral("ETCD_WATCH_KEY"), QString::fromUtf8(goQuoted(event.kv.key)));
+        environment.insert(QStringLiteral("ETCD_WATCH_VALUE"), QString::fromUtf8(goQuoted(event.kv.value)));
+        m_waiting.push_back({environment, event.kv.modRevision});
+        if (m_process.state() == QProcess::NotRunning)
+            startNext();
+    }
+
+    // The run under way may finish (SIGTERM, then SIGKILL after the grace); returns the changes
+    // that were never run.
+    qsizetype stop()
+    {
+        disconnect(&m_process, nullptr, this, nullptr);  // ended by us: no failure of its own
+        stopChild(m_process);
+        return qsizetype(std::exchange(m_waiting, {}).size());
+    }
+
+private:
+    void startNext()
+    {
+        if (m_waiting.empty() || m_session.hasFailed())
+            return;
+        auto [environment, revision] = std::move(m_waiting.front());
+        m_waiting.pop_front();
+        m_runningRevision = revision;
+        m_process.setProcessEnvironment(environment);
+        m_process.start(m_commandLine.first(), m_commandLine.mid(1));
+    }
+
+    const QStringList m_commandLine;
+    EventSession &m_session;
+    QProcess m_process;
+    std::deque<std::pair<QProcessEnvironment, qint64>> m_waiting;
+    qint64 m_runningRevision = 0;
+};
+
 int runWatch(Invocation &invocation)
 {
-    const QStringList arguments = invocation.arguments();
+    // What follows "--" is the command to run on each change; before it, KEY and RANGE_END.
+    const QStringList raw = QCoreApplication::arguments();
+    const qsizetype dashes = raw.indexOf(QStringLiteral("--"));
+    const QStringList commandLine = dashes < 0 ? QStringList() : raw.mid(dashes + 1);
+    const QStringList arguments = invocation.arguments().mid(0, invocation.arguments().size() - commandLine.size());
+    if (dashes >= 0 && commandLine.isEmpty())
+        return invocation.usageError(QStringLiteral("no command after --"));
+    if (arguments.isEmpty())
+        return invocation.usageError(QStringLiteral("give the KEY to watch"));
+    if (arguments.size() > 2)
+        return invocation.usageError(QStringLiteral("watch takes KEY and RANGE_END; put -- before a command to run on each change"));
     const QByteArray key = arguments.value(0).toUtf8();
     WatchOptions options;
     if (invocation.isSet(QStringLiteral("prefix")) && arguments.size() > 1)
@@ -64,22 +147,31 @@ int runWatch(Invocation &invocation)
         return invocation.usageError(error);
 
     EventSession session(invocation, hold);
+    std::unique_ptr<ChangeCommand> changeCommand;
+    if (!commandLine.isEmpty())
+        changeCommand = std::make_unique<ChangeCommand>(commandLine, session);
     Watcher watcher(&invocation.client(), key, options);
     // The revision a new watch would go on from, after what this one printed: counted here
     // rather than read from the watcher, whose resumeRevision() may already include events that
     // are still on their way to this thread.
     qint64 nextRevision = 0;
     QObject::connect(&watcher, &Watcher::eventsReceived, &session,
-                     [&](const QList<WatchEvent> &events, qint64) {
+                     [&](const QList<WatchEvent> &events, qint64 headerRevision) {
                          for (const WatchEvent &event : events) {
                              session.write(event.type == WatchEvent::Type::Put ? QStringLiteral("put")
                                                                               : QStringLiteral("delete"),
                                            watchEventJson(event));
                              nextRevision = std::max(nextRevision, event.kv.modRevision + 1);
+                             if (changeCommand)
+                                 changeCommand->enqueue(event, headerRevision);
                          }
                      });
-    QObject::connect(&watcher, &Watcher::progressed, &session,
-                     [&](qint64 revision) { nextRevision = std::max(nextRevision, revision + 1); });
+    const bool printProgress = invocation.isSet(QStringLiteral("progress-notify"));
+    QObject::connect(&watcher, &Watcher::progressed, &session, [&](qint64 revision) {
+        nextRevision = std::max(nextRevision, revision + 1);
+        if (printProgress)
+            session.write(QStringLiteral("progress"), {{QLatin1String("revision"), revision}});
+    });
     // Trouble before the watch was first created is the start's business (it fails after
     // --command-timeout with the cause), so the outage and its recovery are not printed.
     bool outageBeforeStart = false;
@@ -117,6 +209,8 @@ int runWatch(Invocation &invocation)
     QJsonObject closed;
     if (session.isEstablished())
         closed.insert(QLatin1String("resume_revision"), nextRevision);
+    if (changeCommand)
+        closed.insert(QLatin1String("changes_not_run"), changeCommand->stop());
     return session.finish(closed);
 }
 } // namespace
@@ -152,9 +246,21 @@ Command watchCommand()
         "A start that fails exits 1 (2 when it got no answer within --command-timeout;\n"
         "see qetcd --help), with nothing on stdout; a signal before the start is done\n"
         "prints \"closed\", exit 5. Outages before the watch is first created are not\n"
-        "printed.");
+        "printed. With --progress-notify etcd's progress notifications (every change up\n"
+        "to a revision was sent) print as \"progress\" with \"revision\".\n"
+        "\n"
+        "watch KEY [RANGE_END] -- COMMAND [ARG...] runs COMMAND once for each change,\n"
+        "after its line, one run at a time in etcd's order, with etcdctl's variables:\n"
+        "ETCD_WATCH_REVISION, ETCD_WATCH_EVENT_TYPE (\"PUT\" or \"DELETE\"),\n"
+        "ETCD_WATCH_KEY and ETCD_WATCH_VALUE, the last three quoted as etcdctl quotes\n"
+        "them (Go's %q), and without ETCDCTL_USER or ETCDCTL_PASSWORD. A run that fails\n"
+        "ends the watch (exit 1, as etcdctl's); at the end the run under way finishes\n"
+        "(SIGTERM after a grace) and \"closed\" counts the changes not run as\n"
+        "\"changes_not_run\".");
     command.arguments = {{QStringLiteral("KEY"), QStringLiteral("The key, or the start of the range")},
-                         {QStringLiteral("RANGE_END"), QStringLiteral("End of the range (not included)"), true}};
+                         {QStringLiteral("RANGE_END"), QStringLiteral("End of the range (not included)"), true},
+                         {QStringLiteral("COMMAND"), QStringLiteral("After --: a command line to run on each change"), true,
+                          true}};
     command.options = {
         QCommandLineOption(QStringLiteral("prefix"), QStringLiteral("Watch every key that starts with KEY")),
         QCommandLineOption(QStringLiteral("rev"),
@@ -162,6 +268,7 @@ Command watchCommand()
                            QStringLiteral("REVISION")),
         QCommandLineOption(QStringLiteral("prev-kv"),
                            QStringLiteral("Print each changed key's previous key-value pair as \"prev_kv\"")),
+        QCommandLineOption(QStringLiteral("progress-notify"), QStringLiteral("Print etcd's progress notifications")),
         holdOption(),
     };
     command.run = runWatch;

@@ -24,7 +24,7 @@ set -l command_options \
     'del --prefix --from-key --prev-kv --dry-run --in-batches' \
     'txn -i --interactive' \
     'make-mirror --prefix --dest-prefix --no-dest-prefix --dest-cacert --dest-cert --dest-key --dest-user --dest-password --hold' \
-    'watch --prefix --rev --prev-kv --hold' \
+    'watch --prefix --rev --prev-kv --progress-notify --hold' \
     'lease --ttl --hold --keys --once --yes' \
     'lock --ttl --hold --yes --entry' \
     'elect -l --listen --observe --ttl --hold --yes --entry' \

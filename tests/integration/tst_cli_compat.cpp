@@ -17,6 +17,7 @@
 #include <QtCore/QProcess>
 #include <QtCore/QRandomGenerator>
 #include <QtCore/QRegularExpression>
+#include <QtCore/QStandardPaths>
 #include <QtCore/QTemporaryDir>
 #include <QtTest/QtTest>
 
@@ -521,6 +522,47 @@ private Q_SLOTS:
 
     // snapshot status reads etcdctl's four figures from the file alone: a store with enough keys
     // for branch pages, a value larger than a page (overflow pages) and etcd's other buckets.
+    // watch -- COMMAND runs the command on each change with the variables etcdctl gives it, byte
+    // for byte, so a script written for etcdctl's runs unchanged. The changes come first and
+    // both watches replay them from one revision, so both see them in one answer alike.
+    void watchRunsACommandOnEachChangeAsEtcdctlDoes()
+    {
+        QTemporaryDir directory;
+        QVERIFY(directory.isValid());
+        const QByteArray listed = m_cluster.etcdctl({"get", "/cc/w/", "-w", "json"});
+        const qint64 from = QJsonDocument::fromJson(listed).object()["header"].toObject()["revision"].toInteger() + 1;
+        m_cluster.etcdctl({"put", "/cc/w/a", "one"});
+        m_cluster.etcdctl({"put", "/cc/w/b", QString::fromUtf8("tab\there \"quoted\"\nh\xc3\xa9 \x01")});
+        m_cluster.etcdctl({"del", "/cc/w/a"});
+        const QString script = QStringLiteral("printf '%s|%s|%s|%s\\n' \"$ETCD_WATCH_REVISION\" \"$ETCD_WATCH_EVENT_TYPE\" "
+                                              "\"$ETCD_WATCH_KEY\" \"$ETCD_WATCH_VALUE\" >> \"$0\"");
+        const QStringList watch{"watch", "/cc/w/", "--prefix", "--rev", QString::number(from), "--", "sh", "-c", script};
+        const QString ours = directory.filePath("ours");
+        const QString theirs = directory.filePath("theirs");
+        auto watching = qetcd(watch + QStringList{ours});
+        QProcess etcdctl;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert("ETCDCTL_API", "3");
+        etcdctl.setProcessEnvironment(environment);
+        etcdctl.start(QStandardPaths::findExecutable("etcdctl"),
+                      QStringList{"--endpoints", m_cluster.clientUrl(0)} + watch + QStringList{theirs});
+        const auto lines = [](const QString &path) {
+            QFile file(path);
+            return file.open(QIODevice::ReadOnly) ? file.readAll() : QByteArray();
+        };
+        QTRY_COMPARE_WITH_TIMEOUT(lines(ours).count('\n'), 3, scaledMs(15000));
+        QTRY_COMPARE_WITH_TIMEOUT(lines(theirs).count('\n'), 3, scaledMs(15000));
+        etcdctl.kill();
+        etcdctl.waitForFinished();
+        QCOMPARE(lines(ours), lines(theirs));
+        QVERIFY2(lines(ours).contains(QString::fromUtf8("|\"PUT\"|\"/cc/w/b\"|\"tab\\there \\\"quoted\\\"\\nh\xc3\xa9 \\x01\"\n").toUtf8())
+                     && lines(ours).contains("|\"DELETE\"|\"/cc/w/a\"|\"\"\n"),
+                 lines(ours).constData());
+        watching->signal(SIGTERM);
+        QCOMPARE(watching->waitForExit(), 0);
+        QCOMPARE(watching->event("closed").value("changes_not_run").toInt(-1), 0);
+    }
+
     void snapshotStatusPrintsWhatEtcdctlPrints()
     {
         for (int batch = 0; batch < 24; ++batch) {

@@ -149,6 +149,53 @@ private Q_SLOTS:
         QVERIFY2(run->standardError().isEmpty(), run->standardError().constData());
     }
 
+    // watch -- COMMAND: a run that fails ends the watch (exit 1, naming the change); at SIGTERM
+    // the run under way is ended and the changes still waiting are counted, not run.
+    void watchCommandRunsOneChangeAtATime()
+    {
+        auto failing = qetcd({"watch", "/cs/wc/fail", "--", "sh", "-c", "exit 3"});
+        QTRY_VERIFY_WITH_TIMEOUT(failing->has("established"), scaledMs(15000));
+        const qint64 changed = put("/cs/wc/fail", "x");
+        QCOMPARE(failing->waitForExit(), 1);
+        QVERIFY2(failing->standardError().contains(
+                     QStringLiteral("command \"sh\" exited with 3 on the change at revision %1").arg(changed).toUtf8()),
+                 failing->standardError().constData());
+        QCOMPARE(text(failing->event("closed"), "reason"), QStringLiteral("failed"));
+
+        auto slow = qetcd({"watch", "/cs/wc/slow", "--", "sleep", "30"});
+        QTRY_VERIFY_WITH_TIMEOUT(slow->has("established"), scaledMs(15000));
+        for (const char *value : {"1", "2", "3"})
+            QVERIFY(put("/cs/wc/slow", value) > 0);
+        QTRY_COMPARE_WITH_TIMEOUT(slow->names().count("put"), 3, scaledMs(15000));
+        slow->terminate();
+        QCOMPARE(slow->waitForExit(), 0);
+        QCOMPARE(integer(slow->event("closed"), "changes_not_run"), 2);
+        QVERIFY2(followsTheConvention(*slow), slow->transcript().constData());
+
+        for (const auto &[arguments, told] :
+             {std::pair{QStringList{"watch", "/k", "a", "b"}, QByteArray("put -- before a command")},
+              std::pair{QStringList{"watch", "/k", "--"}, QByteArray("no command after --")}}) {
+            auto refused = qetcd(arguments);
+            QCOMPARE(refused->waitForExit(), 128);
+            QVERIFY2(refused->standardError().contains(told), refused->standardError().constData());
+        }
+    }
+
+    // --progress-notify prints etcd's progress notifications, here every second.
+    void watchPrintsProgressNotifications()
+    {
+        EtcdCluster::Options often;
+        often.extraArgs = {QStringLiteral("--experimental-watch-progress-notify-interval=1s")};
+        EtcdCluster cluster(often);
+        QVERIFY2(cluster.start(), qPrintable(cluster.errorString()));
+        auto run = std::make_unique<Qetcd>(cluster.clientUrl(0), QStringList{"watch", "/p", "--progress-notify"});
+        QTRY_VERIFY_WITH_TIMEOUT(run->has("progress"), scaledMs(15000));
+        QVERIFY(integer(run->event("progress"), "revision") > 0);
+        auto quiet = std::make_unique<Qetcd>(cluster.clientUrl(0), QStringList{"watch", "/p", "--hold", "3s"});
+        QCOMPARE(quiet->waitForExit(), 0);
+        QVERIFY(!quiet->has("progress"));
+    }
+
     void watchRevReplaysHistory()
     {
         const qint64 first = put("/cs/h/k", "v1");
