@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "../common/authsetup.h"
 #include "../common/awaitfuture.h"
 
 #include <QEtcd/client.h>
@@ -26,14 +27,6 @@ private:
         options.user = user;
         options.password = password;
         return options;
-    }
-
-    void etcdctlOk(const QStringList &args)
-    {
-        int exitCode = -1;
-        QByteArray error;
-        m_cluster->etcdctl(args, &exitCode, &error);
-        QVERIFY2(exitCode == 0, qPrintable(args.join(' ') + ": " + QString::fromUtf8(error)));
     }
 
     template <class R>
@@ -64,12 +57,8 @@ private Q_SLOTS:
         options.extraArgs = {QStringLiteral("--auth-token=simple"), QStringLiteral("--auth-token-ttl=1")};
         m_cluster = std::make_unique<EtcdCluster>(options);
         QVERIFY2(m_cluster->start(), qPrintable(m_cluster->errorString()));
-        etcdctlOk({"user", "add", "root:rootpw"});
-        etcdctlOk({"role", "add", "app-role"});
-        etcdctlOk({"role", "grant-permission", "app-role", "readwrite", "/app/", "--prefix=true"});
-        etcdctlOk({"user", "add", "app:apppw"});
-        etcdctlOk({"user", "grant-role", "app", "app-role"});
-        etcdctlOk({"auth", "enable"});
+        const QString authFailed = enableAuth(*m_cluster);
+        QVERIFY2(authFailed.isEmpty(), qPrintable(authFailed));
     }
 
     void permittedPrefixWorks()

@@ -4,6 +4,7 @@
 // flag and never show up in the output; destructive actions want --yes off a terminal;
 // --read-only refuses before anything is asked or sent; a user without rights is told so by name;
 // `auth enable` is refused on a cluster without a root user.
+#include "../common/authsetup.h"
 #include "../common/qetcdprocess.h"
 
 #include <QEtcd/etcdcluster.h>
@@ -50,15 +51,8 @@ private Q_SLOTS:
     {
         m_cluster = std::make_unique<EtcdCluster>();
         QVERIFY2(m_cluster->start(), qPrintable(m_cluster->errorString()));
-        for (const QStringList &step : {QStringList{"user", "add", "root:rootpw"}, QStringList{"role", "add", "app-role"},
-                                        QStringList{"role", "grant-permission", "app-role", "readwrite", "/app/", "--prefix=true"},
-                                        QStringList{"user", "add", "app:apppw"}, QStringList{"user", "grant-role", "app", "app-role"},
-                                        QStringList{"auth", "enable"}}) {
-            int exitCode = -1;
-            QByteArray error;
-            m_cluster->etcdctl(step, &exitCode, &error);
-            QVERIFY2(exitCode == 0, qPrintable(step.join(' ') + ": " + QString::fromUtf8(error)));
-        }
+        const QString authFailed = enableAuth(*m_cluster);
+        QVERIFY2(authFailed.isEmpty(), qPrintable(authFailed));
     }
 
     void cleanupTestCase() { m_cluster.reset(); }

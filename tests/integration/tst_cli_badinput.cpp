@@ -7,6 +7,7 @@
 #include <QEtcd/testcertificates.h>
 #include <QEtcd/testtimeouts.h>
 
+#include "../common/authsetup.h"
 #include "../common/qetcdprocess.h"
 
 #include <QtCore/QElapsedTimer>
@@ -113,16 +114,8 @@ private Q_SLOTS:
 
         m_auth = std::make_unique<EtcdCluster>();
         QVERIFY2(m_auth->start(), qPrintable(m_auth->errorString()));
-        for (const QStringList &arguments :
-             {QStringList{"user", "add", "root:rootpw"}, QStringList{"role", "add", "app-role"},
-              QStringList{"role", "grant-permission", "app-role", "readwrite", "/app/", "--prefix=true"},
-              QStringList{"user", "add", "app:apppw"}, QStringList{"user", "grant-role", "app", "app-role"},
-              QStringList{"auth", "enable"}}) {
-            int exitCode = -1;
-            QByteArray error;
-            m_auth->etcdctl(arguments, &exitCode, &error);
-            QVERIFY2(exitCode == 0, qPrintable(arguments.join(' ') + ": " + error));
-        }
+        const QString authFailed = enableAuth(*m_auth);
+        QVERIFY2(authFailed.isEmpty(), qPrintable(authFailed));
         QFile empty(m_scratch.filePath(QStringLiteral("empty.pem")));
         QVERIFY(empty.open(QIODevice::WriteOnly));
     }

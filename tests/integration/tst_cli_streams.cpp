@@ -2,6 +2,7 @@
 // The long-running qetcd commands (watch, lease keep, lease keep-alive) against a real etcd member: the binary is
 // run as an operator would run it, its JSON lines are read as they arrive, and it is stopped with
 // real signals.
+#include "../common/authsetup.h"
 #include "../common/awaitfuture.h"
 #include "../common/qetcdprocess.h"
 
@@ -414,16 +415,8 @@ private Q_SLOTS:
     {
         EtcdCluster other;
         QVERIFY2(other.start(), qPrintable(other.errorString()));
-        for (const QStringList &step :
-             {QStringList{"user", "add", "root:rootpw"}, QStringList{"role", "add", "mirror-role"},
-              QStringList{"role", "grant-permission", "mirror-role", "readwrite", "/copy/", "--prefix=true"},
-              QStringList{"user", "add", "mirror:mirrorpw"}, QStringList{"user", "grant-role", "mirror", "mirror-role"},
-              QStringList{"auth", "enable"}}) {
-            int exitCode = -1;
-            QByteArray error;
-            other.etcdctl(step, &exitCode, &error);
-            QVERIFY2(exitCode == 0, qPrintable(step.join(' ') + ": " + QString::fromUtf8(error)));
-        }
+        const QString authFailed = enableAuth(other, "mirror", "mirrorpw", "/copy/");
+        QVERIFY2(authFailed.isEmpty(), qPrintable(authFailed));
         ClientOptions asRoot = ClientOptions::fromEndpoints(other.clientUrls());
         asRoot.user = QStringLiteral("root");
         asRoot.password = QStringLiteral("rootpw");

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "qmltestsetup.h"
 
+#include "../common/authsetup.h"
 #include "../common/awaitfuture.h"
 #include "../common/fillquota.h"
 
@@ -113,17 +114,9 @@ QString QmlTestSetup::authEndpoint()
         return {};
     }
     // As tst_auth sets it up: root, and "app" confined to /app/.
-    for (const QStringList &arguments : {QStringList{"user", "add", "root:rootpw"}, QStringList{"role", "add", "app-role"},
-                                         QStringList{"role", "grant-permission", "app-role", "readwrite", "/app/", "--prefix=true"},
-                                         QStringList{"user", "add", "app:apppw"}, QStringList{"user", "grant-role", "app", "app-role"},
-                                         QStringList{"auth", "enable"}}) {
-        int exitCode = -1;
-        QByteArray error;
-        m_authCluster->etcdctl(arguments, &exitCode, &error);
-        if (exitCode != 0) {
-            qCritical("qetcdTest.authEndpoint: etcdctl %s: %s", qPrintable(arguments.join(QLatin1Char(' '))), error.constData());
-            return {};
-        }
+    if (const QString failed = QEtcd::Testing::enableAuth(*m_authCluster); !failed.isEmpty()) {
+        qCritical("qetcdTest.authEndpoint: etcdctl %s", qPrintable(failed));
+        return {};
     }
     return m_authCluster->clientUrl(0);
 }
