@@ -8,8 +8,11 @@
 
 #include <QEtcd/bulkdelete.h>
 
+#include <QtCore/QFile>
 #include <QtCore/QHash>
 #include <QtCore/QJsonArray>
+
+#include <unistd.h>
 
 namespace QEtcd::Cli {
 
@@ -307,16 +310,16 @@ int runGet(Invocation &invocation)
 
 } // namespace
 
-std::optional<PutRequest> putRequest(const Invocation &invocation, QString *error)
+std::optional<PutRequest> putRequest(const Invocation &invocation, QString *error, const std::optional<QByteArray> &piped)
 {
     PutRequest request;
     request.key = invocation.arguments().value(0).toUtf8();
-    request.value = invocation.arguments().value(1).toUtf8();
+    request.value = piped ? *piped : invocation.arguments().value(1).toUtf8();
     PutOptions &options = request.options;
     options.prevKv = invocation.isSet(QStringLiteral("prev-kv"));
     options.ignoreValue = invocation.isSet(QStringLiteral("ignore-value"));
     options.ignoreLease = invocation.isSet(QStringLiteral("ignore-lease"));
-    const bool valueGiven = invocation.arguments().size() > 1;
+    const bool valueGiven = invocation.arguments().size() > 1 || piped;
     if (options.ignoreValue && valueGiven)
         *error = QStringLiteral("--ignore-value keeps the key's value: give KEY alone");
     else if (!options.ignoreValue && !valueGiven)
@@ -365,8 +368,19 @@ void printPutAnswer(Invocation &invocation, const PutResult &result)
 namespace {
 int runPut(Invocation &invocation)
 {
+    // KEY alone: the value is stdin's, every byte of it (a trailing newline too), as etcdctl
+    // reads it. On a terminal that would wait for an end of input the user may not know to type.
+    std::optional<QByteArray> piped;
+    if (invocation.arguments().size() == 1 && !invocation.isSet(QStringLiteral("ignore-value"))) {
+        if (isatty(STDIN_FILENO))
+            return invocation.usageError(QStringLiteral("expects KEY VALUE, or KEY with the value piped on stdin"));
+        QFile input;
+        if (!input.open(stdin, QIODevice::ReadOnly))
+            return invocation.usageError(QStringLiteral("cannot read the value from stdin: %1").arg(input.errorString()));
+        piped = input.readAll();
+    }
     QString error;
-    const auto request = putRequest(invocation, &error);
+    const auto request = putRequest(invocation, &error, piped);
     if (!request)
         return invocation.usageError(error);
     const QByteArray &key = request->key;
@@ -578,12 +592,14 @@ Command putCommand()
         "TOKEN, the fencing token of a hold: inside `qetcd lock NAME -- COMMAND`, give\n"
         "--fence \"$QETCD_LOCK_KEY=$QETCD_FENCING_TOKEN\", and a hold that was lost or\n"
         "broken meanwhile writes nothing (exit 1, OwnershipLost).\n"
+        "Given KEY alone, the value is read from stdin, every byte (a trailing newline\n"
+        "too), as etcdctl reads it: `qetcd put KEY < FILE`; refused on a terminal.\n"
         "--ignore-value (KEY alone) moves an existing key onto --lease, or off its lease,\n"
         "keeping its value; --ignore-lease changes the value and keeps the key's lease.\n"
         "Either on a key that does not exist writes nothing (exit 3, etcd's \"key not\n"
         "found\").");
     command.arguments = {{QStringLiteral("KEY"), QStringLiteral("The key to write")},
-                         {QStringLiteral("VALUE"), QStringLiteral("The value; put -- before one that starts with -"), true}};
+                         {QStringLiteral("VALUE"), QStringLiteral("The value (else stdin's); put -- before one that starts with -"), true}};
     command.options = {
         valued(QStringLiteral("lease"), QStringLiteral("ID"), QStringLiteral("Attach the key to this lease (hex ID)")),
         flag(QStringLiteral("ignore-value"), QStringLiteral("Keep the key's value (give KEY alone)")),

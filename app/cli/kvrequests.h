@@ -30,7 +30,9 @@ struct PutRequest
     PutOptions options;
     std::optional<Compare> fence;
 };
-std::optional<PutRequest> putRequest(const Invocation &invocation, QString *error);
+// piped: the value read from stdin, for a put given KEY alone (etcdctl's way).
+std::optional<PutRequest> putRequest(const Invocation &invocation, QString *error,
+                                     const std::optional<QByteArray> &piped = std::nullopt);
 void printPutAnswer(Invocation &invocation, const PutResult &result);
 
 // del's KEY [RANGE_END], --prefix, --from-key and --prev-kv (its other options are del's own).

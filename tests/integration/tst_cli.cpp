@@ -290,7 +290,7 @@ private Q_SLOTS:
         QCOMPARE(absent.exitCode, 3);
         QVERIFY2(isOneLine(absent.err) && absent.err.contains("key not found"), absent.err.constData());
         QCOMPARE(qetcd({"get", "/cli/iv-none", "--count-only"}).out, QByteArray("0\n"));
-        for (const QStringList &bad : {QStringList{"put", "/cli/iv", "x", "--ignore-value"}, QStringList{"put", "/cli/iv"},
+        for (const QStringList &bad : {QStringList{"put", "/cli/iv", "x", "--ignore-value"},
                                        QStringList{"put", "/cli/iv", "x", "--ignore-lease", "--lease", lease}}) {
             const Run refused = qetcd(bad);
             QCOMPARE(refused.exitCode, 128);
@@ -655,7 +655,7 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("mentions");
         QTest::newRow("unknown command") << QStringList{"frobnicate"} << QByteArray("frobnicate");
         QTest::newRow("unknown option") << QStringList{"get", "k", "--bogus"} << QByteArray("bogus");
-        QTest::newRow("missing argument") << QStringList{"put", "k"} << QByteArray("KEY VALUE");
+        QTest::newRow("missing argument") << QStringList{"put"} << QByteArray("KEY [VALUE]");
         QTest::newRow("bad duration") << QStringList{"get", "k", "--command-timeout", "5x"}
                                       << QByteArray("--command-timeout");
         QTest::newRow("bad limit") << QStringList{"get", "k", "--limit", "-1"} << QByteArray("--limit");

@@ -254,7 +254,7 @@ private Q_SLOTS:
         QTest::newRow("bad flag: 128") << QStringList{"get", "/cc/k", "--no-such-flag"} << 128 << QByteArray("no-such-flag");
         QTest::newRow("bad value: 128") << QStringList{"--dial-timeout", "soon", "get", "/cc/k"} << 128
                                         << QByteArray("--dial-timeout");
-        QTest::newRow("missing argument: 128") << QStringList{"put", "/cc/k"} << 128 << QByteArray("KEY VALUE");
+        QTest::newRow("missing argument: 128") << QStringList{"put"} << 128 << QByteArray("KEY [VALUE]");
         QTest::newRow("empty key: 3") << QStringList{"put", "", "v"} << 3 << QByteArray("key is empty");
         QTest::newRow("future revision: 3") << QStringList{"get", "/cc/k", "--rev", "999999999"} << 3
                                             << QByteArray("future revision");
@@ -522,6 +522,39 @@ private Q_SLOTS:
 
     // snapshot status reads etcdctl's four figures from the file alone: a store with enough keys
     // for branch pages, a value larger than a page (overflow pages) and etcd's other buckets.
+    // put KEY with the value piped on stdin, every byte of it (newlines, a NUL, bytes that are
+    // not UTF-8), as etcdctl stores it; an empty stdin is an empty value.
+    void putReadsTheValueFromStdinAsEtcdctlDoes()
+    {
+        const QByteArray value("two\nlines\0\xff\xfe end\n", 20);
+        auto ours = qetcd({"put", "/cc/stdin/ours"});
+        ours->feed(value);
+        QCOMPARE(ours->waitForExit(), 0);
+        QProcess etcdctl;
+        QProcessEnvironment environment = QProcessEnvironment::systemEnvironment();
+        environment.insert("ETCDCTL_API", "3");
+        etcdctl.setProcessEnvironment(environment);
+        etcdctl.start(QStandardPaths::findExecutable("etcdctl"),
+                      {"--endpoints", m_cluster.clientUrl(0), "put", "/cc/stdin/theirs"});
+        etcdctl.write(value);
+        etcdctl.closeWriteChannel();
+        QVERIFY(etcdctl.waitForFinished(scaledMs(30000)) && etcdctl.exitCode() == 0);
+        const QByteArray theirs = m_cluster.etcdctl({"get", "/cc/stdin/theirs", "--print-value-only"});
+        QCOMPARE(m_cluster.etcdctl({"get", "/cc/stdin/ours", "--print-value-only"}), theirs);
+        QCOMPARE(theirs, value + '\n');  // etcdctl ends the value printed with a line break
+
+        auto empty = qetcd({"put", "/cc/stdin/empty"});
+        empty->feed({});
+        QCOMPARE(empty->waitForExit(), 0);
+        QCOMPARE(m_cluster.etcdctl({"get", "/cc/stdin/empty", "-w", "json"}).contains("\"count\":1"), true);
+
+        // On a terminal it would wait for an end of input nobody knows to type: refused.
+        const TerminalRun typed = runOnTerminal(QStringLiteral(QETCD_CLI_PATH),
+                                                {"--endpoints", m_cluster.clientUrl(0), "put", "/cc/stdin/tty"}, {}, {});
+        QVERIFY2(typed.exitCode == 128 && typed.screen.contains("piped on stdin"), typed.screen.constData());
+        QVERIFY(m_cluster.etcdctl({"get", "/cc/stdin/tty", "--print-value-only"}).isEmpty());
+    }
+
     // watch -- COMMAND runs the command on each change with the variables etcdctl gives it, byte
     // for byte, so a script written for etcdctl's runs unchanged. The changes come first and
     // both watches replay them from one revision, so both see them in one answer alike.
