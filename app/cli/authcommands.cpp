@@ -138,11 +138,63 @@ int runUserDelete(Invocation &invocation)
                 {{QLatin1String("user"), name}, {QLatin1String("deleted"), true}});
 }
 
+QJsonObject permissionJson(const Permission &permission)
+{
+    return {{QLatin1String("type"), permission.typeName()},
+            {QLatin1String("key"), QString::fromUtf8(permission.key)},
+            {QLatin1String("range_end"), QString::fromUtf8(permission.rangeEnd())},
+            {QLatin1String("keys"), permission.describeKeys()}};
+}
+
+// A role as role get prints it; with --json its object, or the object's fields into *into.
+void printRole(Invocation &invocation, const RoleResult &role, QJsonObject *into = nullptr)
+{
+    if (invocation.json()) {
+        QJsonArray permissions;
+        for (const Permission &permission : role.permissions)
+            permissions.append(permissionJson(permission));
+        const QJsonObject object{{QLatin1String("role"), role.name}, {QLatin1String("permissions"), permissions}};
+        if (into)
+            *into = object;
+        else
+            invocation.print(object);
+        return;
+    }
+    // etcdctl's layout: a readwrite permission is listed under both.
+    invocation.print(QStringLiteral("Role %1").arg(role.name).toUtf8());
+    for (const PermissionType listed : {PermissionType::Read, PermissionType::Write}) {
+        invocation.print(listed == PermissionType::Read ? "KV Read:" : "KV Write:");
+        for (const Permission &permission : role.permissions) {
+            if (permission.type == listed || permission.type == PermissionType::ReadWrite)
+                invocation.print('\t' + permission.describeKeys().toUtf8());
+        }
+    }
+}
+
 int runUserGet(Invocation &invocation)
 {
     const UserResult user = invocation.await(invocation.client().userGet(argument(invocation, 1)), QStringLiteral("user get"));
     if (!user.status)
         return invocation.failed(user.status);
+    // --detail: each role with its permissions, as etcdctl prints them.
+    if (invocation.isSet(QStringLiteral("detail"))) {
+        QJsonArray roles;
+        if (!invocation.json())
+            invocation.print(QStringLiteral("User: %1").arg(user.name).toUtf8());
+        for (const QString &name : user.roles) {
+            const RoleResult role = invocation.await(invocation.client().roleGet(name), QStringLiteral("role get"));
+            if (!role.status)
+                return invocation.failed(role.status);
+            QJsonObject object;
+            if (!invocation.json())
+                invocation.print(QByteArray());
+            printRole(invocation, role, &object);
+            roles.append(object);
+        }
+        if (invocation.json())
+            invocation.print(QJsonObject{{QLatin1String("user"), user.name}, {QLatin1String("roles"), roles}});
+        return Success;
+    }
     if (invocation.json()) {
         invocation.print(QJsonObject{{QLatin1String("user"), user.name},
                                      {QLatin1String("roles"), QJsonArray::fromStringList(user.roles)}});
@@ -240,35 +292,12 @@ int runRoleDelete(Invocation &invocation)
                 {{QLatin1String("role"), name}, {QLatin1String("deleted"), true}});
 }
 
-QJsonObject permissionJson(const Permission &permission)
-{
-    return {{QLatin1String("type"), permission.typeName()},
-            {QLatin1String("key"), QString::fromUtf8(permission.key)},
-            {QLatin1String("range_end"), QString::fromUtf8(permission.rangeEnd())},
-            {QLatin1String("keys"), permission.describeKeys()}};
-}
-
 int runRoleGet(Invocation &invocation)
 {
     const RoleResult role = invocation.await(invocation.client().roleGet(argument(invocation, 1)), QStringLiteral("role get"));
     if (!role.status)
         return invocation.failed(role.status);
-    if (invocation.json()) {
-        QJsonArray permissions;
-        for (const Permission &permission : role.permissions)
-            permissions.append(permissionJson(permission));
-        invocation.print(QJsonObject{{QLatin1String("role"), role.name}, {QLatin1String("permissions"), permissions}});
-        return Success;
-    }
-    // etcdctl's layout: a readwrite permission is listed under both.
-    invocation.print(QStringLiteral("Role %1").arg(role.name).toUtf8());
-    for (const PermissionType listed : {PermissionType::Read, PermissionType::Write}) {
-        invocation.print(listed == PermissionType::Read ? "KV Read:" : "KV Write:");
-        for (const Permission &permission : role.permissions) {
-            if (permission.type == listed || permission.type == PermissionType::ReadWrite)
-                invocation.print('\t' + permission.describeKeys().toUtf8());
-        }
-    }
+    printRole(invocation, role);
     return Success;
 }
 
@@ -421,7 +450,8 @@ Command userCommand()
     command.details = QStringLiteral("Actions, output as etcdctl's (with --json one object a line):\n"
                                      "  add NAME                   \"User NAME created\"\n"
                                      "  delete NAME                \"User NAME deleted\"\n"
-                                     "  get NAME                   \"User: NAME\" and \"Roles: ROLE...\"\n"
+                                     "  get NAME [--detail]        \"User: NAME\" and \"Roles: ROLE...\"; with --detail\n"
+                                     "                             each role as role get prints it\n"
                                      "  list                       one user a line\n"
                                      "  passwd NAME                \"Password updated\"\n"
                                      "  grant-role NAME ROLE       \"Role ROLE is granted to user NAME\"\n"
@@ -430,11 +460,12 @@ Command userCommand()
     command.arguments = {{QStringLiteral("ACTION"), QStringLiteral("add, delete, get, list, passwd, grant-role or revoke-role")},
                          {QStringLiteral("NAME"), QStringLiteral("The user"), true},
                          {QStringLiteral("ROLE"), QStringLiteral("The role to grant or revoke"), true}};
-    command.options = {interactiveOption(), newPasswordOption(), yesOption()};
+    command.options = {interactiveOption(), newPasswordOption(), yesOption(),
+                       QCommandLineOption(QStringLiteral("detail"), QStringLiteral("user get: each role's permissions too"))};
     command.run = [passwordOptions](Invocation &invocation) {
         return runAction(invocation, {{QStringLiteral("add"), {QStringLiteral("NAME")}, passwordOptions, runUserAdd},
                                       {QStringLiteral("delete"), {QStringLiteral("NAME")}, {QStringLiteral("yes")}, runUserDelete},
-                                      {QStringLiteral("get"), {QStringLiteral("NAME")}, {}, runUserGet},
+                                      {QStringLiteral("get"), {QStringLiteral("NAME")}, {QStringLiteral("detail")}, runUserGet},
                                       {QStringLiteral("list"), {}, {}, runUserList},
                                       {QStringLiteral("passwd"), {QStringLiteral("NAME")}, passwordOptions, runUserPasswd},
                                       {QStringLiteral("grant-role"), {QStringLiteral("NAME"), QStringLiteral("ROLE")}, {}, runUserGrantRole},

@@ -82,6 +82,15 @@ private Q_SLOTS:
         QCOMPARE(root({"user", "grant-role", "rita", "reader"}).value(0).value("granted").toBool(), true);
         QCOMPARE(root({"user", "get", "rita"}).value(0).value("roles").toArray(), QJsonArray{"reader"});
         QVERIFY(etcdctl({"user", "get", "rita"}).contains("Roles: reader"));
+        // --detail: each role's permissions, byte for byte etcdctl's text; as JSON, each role as
+        // role get prints it.
+        auto detail = std::make_unique<Qetcd>(endpoint(), QStringList{"--user", "root:rootpw", "user", "get", "rita", "--detail"},
+                                              QList<std::pair<QString, QString>>{}, Printed::JsonAndPlainLines);
+        QCOMPARE(detail->waitForExit(), 0);
+        QCOMPARE(detail->standardOutput(), etcdctl({"user", "get", "rita", "--detail"}));
+        const QJsonArray detailed = root({"user", "get", "rita", "--detail"}).value(0).value("roles").toArray();
+        QCOMPARE(detailed.size(), 1);
+        QCOMPARE(detailed[0].toObject(), root({"role", "get", "reader"}).value(0));
         QVERIFY(root({"user", "list"}).contains(QJsonObject{{"user", "rita"}}));
         QVERIFY(m_cluster->etcdctl({"--user", "rita:rita-secret", "get", "/data/x"}).isEmpty());
 
