@@ -114,11 +114,20 @@ int runUserAdd(Invocation &invocation)
     // Refused before the password is asked for: it would not be used.
     if (invocation.readOnly())
         return invocation.failed(Status(StatusCode::ReadOnly, QStringLiteral("user add: refused: the client is read-only (--read-only)")));
-    int exitCode = Success;
-    const std::optional<QString> password = newPassword(invocation, name, &exitCode);
-    if (!password)
-        return exitCode;
-    const Result added = invocation.await(invocation.client().userAdd(name, *password), QStringLiteral("user add"));
+    QFuture<Result> adding;
+    if (invocation.isSet(QStringLiteral("no-password"))) {
+        if (invocation.isSet(QStringLiteral("new-user-password")) || invocation.isSet(QStringLiteral("interactive")))
+            return invocation.usageError(QStringLiteral("--no-password: the user has none, so --new-user-password and "
+                                                        "--interactive do not apply"));
+        adding = invocation.client().userAddWithoutPassword(name);
+    } else {
+        int exitCode = Success;
+        const std::optional<QString> password = newPassword(invocation, name, &exitCode);
+        if (!password)
+            return exitCode;
+        adding = invocation.client().userAdd(name, *password);
+    }
+    const Result added = invocation.await(adding, QStringLiteral("user add"));
     if (!added.status)
         return invocation.failed(added.status);
     return done(invocation, QStringLiteral("User %1 created").arg(name),
@@ -419,7 +428,9 @@ QString passwordHelp()
 {
     return QStringLiteral("A new password is asked for twice on the terminal; --interactive=false reads\n"
                           "it from the first line of stdin instead; --new-user-password gives it on the\n"
-                          "command line (visible to every user of the machine). It is never printed.\n");
+                          "command line (visible to every user of the machine). It is never printed.\n"
+                          "user add --no-password makes a user without one, who can only be the common\n"
+                          "name of a TLS client certificate (etcd's --client-cert-auth).\n");
 }
 
 QString destructiveHelp()
@@ -461,9 +472,12 @@ Command userCommand()
                          {QStringLiteral("NAME"), QStringLiteral("The user"), true},
                          {QStringLiteral("ROLE"), QStringLiteral("The role to grant or revoke"), true}};
     command.options = {interactiveOption(), newPasswordOption(), yesOption(),
+                       QCommandLineOption(QStringLiteral("no-password"),
+                                          QStringLiteral("user add: a user without password, for certificate logins")),
                        QCommandLineOption(QStringLiteral("detail"), QStringLiteral("user get: each role's permissions too"))};
     command.run = [passwordOptions](Invocation &invocation) {
-        return runAction(invocation, {{QStringLiteral("add"), {QStringLiteral("NAME")}, passwordOptions, runUserAdd},
+        return runAction(invocation, {{QStringLiteral("add"), {QStringLiteral("NAME")},
+                                       passwordOptions + QStringList{QStringLiteral("no-password")}, runUserAdd},
                                       {QStringLiteral("delete"), {QStringLiteral("NAME")}, {QStringLiteral("yes")}, runUserDelete},
                                       {QStringLiteral("get"), {QStringLiteral("NAME")}, {QStringLiteral("detail")}, runUserGet},
                                       {QStringLiteral("list"), {}, {}, runUserList},

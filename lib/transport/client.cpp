@@ -836,15 +836,33 @@ void toHeader(const etcdserverpb::ResponseHeader &header, Result *result)
 }
 } // namespace
 
+namespace {
+// With a password or without one (a user that authenticates by its certificate alone).
+QFuture<Result> addUser(ClientPrivate *d, etcdserverpb::AuthUserAddRequest request, const Status &refused,
+                        const Client::Rpc &rpc)
+{
+    const QString name = QString::fromStdString(request.name());
+    return d->call<Result, etcdserverpb::AuthUserAddRequest, etcdserverpb::AuthUserAddResponse>(
+        writeSpec([name] { return QStringLiteral("user add ") + quotedName(name); }, d->resilience(rpc), false), refused,
+        std::move(request), QETCD_ISSUE(auth, UserAdd),
+        [](const auto &response, Result *result) { toHeader(response.header(), result); });
+}
+} // namespace
+
 QFuture<Result> Client::userAdd(const QString &name, const QString &password, const Rpc &rpc)
 {
     etcdserverpb::AuthUserAddRequest request;
     request.set_name(name.toStdString());
     request.set_password(password.toStdString());
-    return d->call<Result, etcdserverpb::AuthUserAddRequest, etcdserverpb::AuthUserAddResponse>(
-        writeSpec([name] { return QStringLiteral("user add ") + quotedName(name); }, d->resilience(rpc), false),
-        bothGiven(nameGiven(name, "user"), passwordGiven(password)), std::move(request), QETCD_ISSUE(auth, UserAdd),
-        [](const auto &response, Result *result) { toHeader(response.header(), result); });
+    return addUser(d.get(), std::move(request), bothGiven(nameGiven(name, "user"), passwordGiven(password)), rpc);
+}
+
+QFuture<Result> Client::userAddWithoutPassword(const QString &name, const Rpc &rpc)
+{
+    etcdserverpb::AuthUserAddRequest request;
+    request.set_name(name.toStdString());
+    request.mutable_options()->set_no_password(true);
+    return addUser(d.get(), std::move(request), nameGiven(name, "user"), rpc);
 }
 
 QFuture<Result> Client::userDelete(const QString &name, const Rpc &rpc)

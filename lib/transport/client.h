@@ -160,6 +160,9 @@ public:
 
     /// Adds user \a name with \a password (not empty).
     QFuture<Result> userAdd(const QString &name, const QString &password, const Rpc &rpc = {});
+    /// Adds user \a name without a password: it can be authenticated only by the common name of
+    /// its TLS client certificate (etcd with --client-cert-auth); a login with any password fails.
+    QFuture<Result> userAddWithoutPassword(const QString &name, const Rpc &rpc = {});
     /// Deletes user \a name.
     QFuture<Result> userDelete(const QString &name, const Rpc &rpc = {});
     /// User \a name and the roles granted to it.

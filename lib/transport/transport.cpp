@@ -279,7 +279,12 @@ void Transport::finishAuthentication(const Status &status, const std::string &to
         m_serverWithoutAuth = status.message().contains(QLatin1String("authentication is not enabled"));
         waiters.swap(m_authWaiters);
     }
-    const Status outcome = m_serverWithoutAuth ? Status() : status;
+    Status outcome = m_serverWithoutAuth ? Status() : status;
+    // etcd 3.4 answers a password given for a user that has none (one for certificate logins)
+    // with an error it maps to no gRPC code; it is the same mistake as a wrong password, which
+    // it answers with InvalidArgument.
+    if (outcome.code() == StatusCode::Unknown && outcome.message().contains(QLatin1String("authentication failed")))
+        outcome = Status(StatusCode::InvalidArgument, outcome.message());
     for (AuthWaiter &waiter : waiters)
         waiter(outcome);
 }

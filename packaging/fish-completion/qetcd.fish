@@ -41,7 +41,7 @@ set -l command_options \
     'alarm --yes' 'defrag --yes --cluster' 'move-leader --yes' \
     'compaction --keep --physical --yes' \
     'check --load --prefix --duration --auto-compact --auto-defrag --yes --cluster' \
-    'user --interactive --new-user-password --yes --detail' \
+    'user --interactive --new-user-password --yes --detail --no-password' \
     'role --prefix --from-key --yes' \
     'auth --yes' \
     'snapshot --force' \

@@ -57,6 +57,22 @@ private Q_SLOTS:
 
     void cleanupTestCase() { m_cluster.reset(); }
 
+    // user add --no-password: a user for certificate logins; a login by password as it fails,
+    // and a password given alongside is refused before anything is sent.
+    void userWithoutPassword()
+    {
+        QCOMPARE(root({"user", "add", "by-cert", "--no-password"}).value(0).value("created").toBool(), true);
+        QVERIFY(etcdctl({"user", "list"}).contains("by-cert"));
+        auto login = std::make_unique<Qetcd>(endpoint(), QStringList{"--user", "by-cert:guess", "get", "/app/k"});
+        const int loginExit = login->waitForExit();
+        QVERIFY2(loginExit == 3 && login->standardError().contains("authentication failed"),
+                 qPrintable(QString::number(loginExit) + ": " + login->standardError()));
+        auto both = asRoot({"user", "add", "other", "--no-password", "--new-user-password", "pw"});
+        QCOMPARE(both->waitForExit(), 128);
+        QVERIFY2(both->standardError().contains("--no-password"), both->standardError().constData());
+        QVERIFY(!etcdctl({"user", "list"}).contains("other"));
+    }
+
     // The whole life of a user and a role, each step checked against etcdctl.
     void userAndRoleLifeCycle()
     {
