@@ -237,6 +237,12 @@ void AccessControl::addUser(const QString &name, const QString &password)
            [name, password](Client *client) { return client->userAdd(name, password); });
 }
 
+void AccessControl::addUserWithoutPassword(const QString &name)
+{
+    change(QStringLiteral("addUser"), tr("adding user %1").arg(name), tr("added user %1, without a password").arg(name),
+           [name](Client *client) { return client->userAddWithoutPassword(name); });
+}
+
 void AccessControl::deleteUser(const QString &name)
 {
     change(QStringLiteral("deleteUser"), tr("deleting user %1").arg(name), tr("deleted user %1").arg(name),

@@ -88,6 +88,9 @@ public:
 
     /// Adds user \a name with \a password.
     Q_INVOKABLE void addUser(const QString &name, const QString &password);
+    /// Adds user \a name without a password: only a client presenting a TLS certificate whose
+    /// common name is \a name acts as it (etcd's --client-cert-auth).
+    Q_INVOKABLE void addUserWithoutPassword(const QString &name);
     /// Deletes user \a name.
     Q_INVOKABLE void deleteUser(const QString &name);
     /// Sets the password of user \a name.

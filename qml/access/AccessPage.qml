@@ -108,9 +108,11 @@ ConsolePage {
         switch (action) {
         case "addUser":
             title = qsTr("Add user %1?").arg(args.name);
-            message = qsTr("User %1 can log in with the password given, and do what the roles granted to it allow.").arg(args.name);
+            message = args.noPassword
+                    ? qsTr("User %1 has no password: only a client presenting a TLS certificate whose common name is %1 acts as it (etcd's --client-cert-auth), doing what the roles granted to it allow.").arg(args.name)
+                    : qsTr("User %1 can log in with the password given, and do what the roles granted to it allow.").arg(args.name);
             button = qsTr("Add");
-            run = () => access.addUser(args.name, args.password);
+            run = args.noPassword ? () => access.addUserWithoutPassword(args.name) : () => access.addUser(args.name, args.password);
             break;
         case "changePassword":
             title = qsTr("Change the password of %1?").arg(args.name);
@@ -199,7 +201,7 @@ ConsolePage {
         property string action
         property var subject: ({})
         readonly property bool needsName: action === "addUser" || action === "addRole"
-        readonly property bool needsPassword: action === "addUser" || action === "changePassword"
+        readonly property bool needsPassword: (action === "addUser" && !noPasswordBox.checked) || action === "changePassword"
         readonly property string range: access.describeKeys(keyField.text, kindBox.currentValue || "key", endField.text)
         readonly property bool acceptable: (!needsName || nameField.text.length > 0)
                                            && (!needsPassword || (passwordField.text.length > 0 && passwordField.text === repeatField.text))
@@ -214,13 +216,14 @@ ConsolePage {
         // data. The name is the form's first line instead.
         title: page.actionTitle(action)
         onAboutToShow: {
-            nameField.text = ""; passwordField.text = ""; repeatField.text = ""
+            nameField.text = ""; passwordField.text = ""; repeatField.text = ""; noPasswordBox.checked = false
             keyField.text = ""; endField.text = ""; kindBox.currentIndex = 1; typeBox.currentIndex = 0; roleBox.currentIndex = -1
         }
         onAccepted: {
             if (!acceptable)
                 return;
             const args = { name: needsName ? nameField.text : subject.name, password: passwordField.text,
+                           noPassword: action === "addUser" && noPasswordBox.checked,
                            role: roleBox.currentText, type: typeBox.currentText, key: keyField.text,
                            kind: kindBox.currentValue, rangeEnd: endField.text };
             passwordField.text = ""; repeatField.text = "";
@@ -241,6 +244,17 @@ ConsolePage {
             }
             Label { visible: form.needsName; text: qsTr("Name") }
             TextField { id: nameField; objectName: "nameField"; Accessible.name: qsTr("Name"); visible: form.needsName; Layout.fillWidth: true; selectByMouse: true }
+            Label { visible: form.action === "addUser"; text: qsTr("Login") }
+            CheckBox {
+                id: noPasswordBox
+                objectName: "noPasswordBox"
+                visible: form.action === "addUser"
+                Layout.fillWidth: true
+                text: qsTr("By TLS certificate only, no password")
+                ToolTip.visible: hovered
+                ToolTip.delay: 600
+                ToolTip.text: qsTr("The user is the common name of a TLS client certificate (etcd's --client-cert-auth); a login with any password fails.")
+            }
             Label { visible: form.needsPassword; text: qsTr("Password") }
             TextField {
                 id: passwordField; objectName: "passwordField"; Accessible.name: qsTr("Password"); visible: form.needsPassword; Layout.fillWidth: true

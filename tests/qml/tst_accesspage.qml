@@ -158,6 +158,27 @@ Item {
             verify(loggedText().indexOf("secret") < 0 && loggedText().indexOf("olga-second") < 0, loggedText())
         }
 
+        // A user for certificate logins: no password asked for, the confirmation says who can act
+        // as it, and etcd has the user.
+        function test_aUserWithoutPassword() {
+            const page = openPage()
+            settledClick(findChild(page, "addUser"))
+            const form = opened(page, "accessForm")
+            findChild(form, "nameField").text = "deployer"
+            const next = findChild(form.footer, "formNext")
+            verify(!next.enabled, "a password is needed unless the box is ticked")
+            findChild(form, "noPasswordBox").checked = true
+            verify(!findChild(form, "passwordField").visible)
+            verify(next.enabled)
+            settledClick(next)
+            const message = opened(page, "confirmChange").message
+            verify(message.indexOf("common name is deployer") >= 0, message)
+            confirmAndWait(page, "operator:intervention:added user deployer, without a password")
+            tryVerify(function() { return userNamed(page, "deployer") !== undefined }, qetcdTest.timeout(10000))
+            settledClick(inCard(page, "deployer", "deleteUser"))
+            confirmAndWait(page, "operator:intervention:deleted user deployer")
+        }
+
         // A role, a permission picked as a prefix (the form shows the range it means), revoked,
         // and the role deleted.
         function test_aRoleAndItsPermissions() {
