@@ -272,7 +272,7 @@ private Q_SLOTS:
                                          QStringList{"check", "perf", "--duration", "60s", "--yes"}}) {
             auto refused = qetcd(cluster.clientUrls(), check);
             QCOMPARE(refused->waitForExit(), 1);
-            QVERIFY2(refused->standardError().contains("would not fit in etcd's quota")
+            QVERIFY2(refused->standardError().contains("past its quota")
                          && refused->standardError().contains("of 8.0 MiB"),
                      refused->standardError().constData());
         }
