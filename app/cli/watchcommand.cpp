@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <utility>
 
 namespace QEtcd::Cli {
@@ -45,7 +46,8 @@ QJsonObject recoveryJson(const WatchRecoveryEvent &event)
 // `watch KEY -- COMMAND...`: COMMAND runs once for each change, one run at a time in etcd's
 // order, on this terminal, with etcdctl's variables (values quoted as Go's %q writes them), so
 // that a script written for `etcdctl watch` runs unchanged. A run that fails ends the watch, as
-// etcdctl's does; changes still waiting when the watch ends are counted, not run.
+// etcdctl's does. The changes whose run did not finish well (failed, cut short by the end, or
+// still waiting) are counted, and the watch resumes from the first of them.
 class ChangeCommand : public QObject
 {
 public:
@@ -53,13 +55,15 @@ public:
     {
         m_process.setProcessChannelMode(QProcess::ForwardedChannels);
         connect(&m_process, &QProcess::finished, this, [this](int exitCode, QProcess::ExitStatus status) {
+            if (status == QProcess::NormalExit && exitCode == 0)
+                m_unfinished.reset();
             if (status == QProcess::CrashExit || exitCode != 0) {
                 const QString how = status == QProcess::CrashExit ? QStringLiteral("was killed by a signal")
                                                                   : QStringLiteral("exited with %1").arg(exitCode);
                 return m_session.fail(Status(StatusCode::Aborted, QStringLiteral("command \"%1\" %2 on the change at "
                                                                                  "revision %3")
                                                                       .arg(m_commandLine.first(), how)
-                                                                      .arg(m_runningRevision)));
+                                                                      .arg(m_unfinished.value_or(0))));
             }
             startNext();
         });
@@ -83,13 +87,22 @@ public:
             startNext();
     }
 
-    // The run under way may finish (SIGTERM, then SIGKILL after the grace); returns the changes
-    // that were never run.
-    qsizetype stop()
+    struct NotRun
+    {
+        qsizetype changes = 0;
+        std::optional<qint64> firstRevision;  // where a new watch would have to resume
+    };
+    // Ends the run under way (SIGTERM, then SIGKILL after the grace); what was not run well.
+    NotRun stop()
     {
         disconnect(&m_process, nullptr, this, nullptr);  // ended by us: no failure of its own
         stopChild(m_process);
-        return qsizetype(std::exchange(m_waiting, {}).size());
+        NotRun notRun;
+        notRun.changes = qsizetype(m_waiting.size()) + (m_unfinished ? 1 : 0);
+        notRun.firstRevision = m_unfinished ? m_unfinished
+                                            : m_waiting.empty() ? std::nullopt : std::optional(m_waiting.front().second);
+        m_waiting.clear();
+        return notRun;
     }
 
 private:
@@ -99,7 +112,7 @@ private:
             return;
         auto [environment, revision] = std::move(m_waiting.front());
         m_waiting.pop_front();
-        m_runningRevision = revision;
+        m_unfinished = revision;
         m_process.setProcessEnvironment(environment);
         m_process.start(m_commandLine.first(), m_commandLine.mid(1));
     }
@@ -108,7 +121,7 @@ private:
     EventSession &m_session;
     QProcess m_process;
     std::deque<std::pair<QProcessEnvironment, qint64>> m_waiting;
-    qint64 m_runningRevision = 0;
+    std::optional<qint64> m_unfinished;  // the change of the run under way, or of the one that failed
 };
 
 int runWatch(Invocation &invocation)
@@ -209,8 +222,12 @@ int runWatch(Invocation &invocation)
     QJsonObject closed;
     if (session.isEstablished())
         closed.insert(QLatin1String("resume_revision"), nextRevision);
-    if (changeCommand)
-        closed.insert(QLatin1String("changes_not_run"), changeCommand->stop());
+    if (changeCommand) {
+        const ChangeCommand::NotRun notRun = changeCommand->stop();
+        closed.insert(QLatin1String("changes_not_run"), notRun.changes);
+        if (notRun.firstRevision && session.isEstablished())
+            closed.insert(QLatin1String("resume_revision"), std::min(nextRevision, *notRun.firstRevision));
+    }
     return session.finish(closed);
 }
 } // namespace
@@ -254,9 +271,10 @@ Command watchCommand()
         "ETCD_WATCH_REVISION, ETCD_WATCH_EVENT_TYPE (\"PUT\" or \"DELETE\"),\n"
         "ETCD_WATCH_KEY and ETCD_WATCH_VALUE, the last three quoted as etcdctl quotes\n"
         "them (Go's %q), and without ETCDCTL_USER or ETCDCTL_PASSWORD. A run that fails\n"
-        "ends the watch (exit 1, as etcdctl's); at the end the run under way finishes\n"
-        "(SIGTERM after a grace) and \"closed\" counts the changes not run as\n"
-        "\"changes_not_run\".");
+        "ends the watch (exit 1, as etcdctl's); at the end the run under way is ended\n"
+        "(SIGTERM, SIGKILL after a grace). \"closed\" counts the changes whose run did\n"
+        "not finish well (failed, cut short or still waiting) as \"changes_not_run\",\n"
+        "and its \"resume_revision\" is the first of them: --rev runs them again.");
     command.arguments = {{QStringLiteral("KEY"), QStringLiteral("The key, or the start of the range")},
                          {QStringLiteral("RANGE_END"), QStringLiteral("End of the range (not included)"), true},
                          {QStringLiteral("COMMAND"), QStringLiteral("After --: a command line to run on each change"), true,

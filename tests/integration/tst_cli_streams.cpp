@@ -161,16 +161,23 @@ private Q_SLOTS:
         QVERIFY2(failing->standardError().contains(
                      QStringLiteral("command \"sh\" exited with 3 on the change at revision %1").arg(changed).toUtf8()),
                  failing->standardError().constData());
-        QCOMPARE(text(failing->event("closed"), "reason"), QStringLiteral("failed"));
+        const QJsonObject failed = failing->event("closed");
+        QCOMPARE(text(failed, "reason"), QStringLiteral("failed"));
+        // The failed change is where a new watch resumes, to run it again.
+        QCOMPARE(integer(failed, "changes_not_run"), 1);
+        QCOMPARE(integer(failed, "resume_revision"), changed);
 
         auto slow = qetcd({"watch", "/cs/wc/slow", "--", "sleep", "30"});
         QTRY_VERIFY_WITH_TIMEOUT(slow->has("established"), scaledMs(15000));
-        for (const char *value : {"1", "2", "3"})
+        const qint64 first = put("/cs/wc/slow", "1");
+        for (const char *value : {"2", "3"})
             QVERIFY(put("/cs/wc/slow", value) > 0);
         QTRY_COMPARE_WITH_TIMEOUT(slow->names().count("put"), 3, scaledMs(15000));
         slow->terminate();
         QCOMPARE(slow->waitForExit(), 0);
-        QCOMPARE(integer(slow->event("closed"), "changes_not_run"), 2);
+        // The run cut short and the two waiting; a new watch resumes from the first.
+        QCOMPARE(integer(slow->event("closed"), "changes_not_run"), 3);
+        QCOMPARE(integer(slow->event("closed"), "resume_revision"), first);
         QVERIFY2(followsTheConvention(*slow), slow->transcript().constData());
 
         for (const auto &[arguments, told] :
