@@ -7,6 +7,7 @@
 #include <QEtcd/testcertificates.h>
 #include <QEtcd/testtimeouts.h>
 
+#include "../common/mutualtls.h"
 #include "../common/authsetup.h"
 #include "../common/qetcdprocess.h"
 
@@ -102,14 +103,7 @@ private Q_SLOTS:
                      && m_certificates.addCertificate("server", "ca", "IP:127.0.0.1,DNS:localhost")
                      && m_certificates.addCertificate("client", "ca", "DNS:client"),
                  qPrintable(m_certificates.errorString()));
-        EtcdCluster::Options tls;
-        tls.caFile = path("ca.pem");
-        tls.certFile = path("server.pem");
-        tls.keyFile = path("server.key");
-        tls.clientCertAuth = true;
-        tls.clientCertFile = path("client.pem");
-        tls.clientKeyFile = path("client.key");
-        m_tls = std::make_unique<EtcdCluster>(tls);
+        m_tls = std::make_unique<EtcdCluster>(mutualTlsOptions(m_certificates));
         QVERIFY2(m_tls->start(), qPrintable(m_tls->errorString()));
 
         m_auth = std::make_unique<EtcdCluster>();

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "../common/mutualtls.h"
 #include "../common/awaitfuture.h"
 
 #include <QEtcd/client.h>
@@ -42,14 +43,7 @@ private Q_SLOTS:
                      && m_certificates.addCertificate("deployer", "ca", "DNS:deployer"),
                  qPrintable(m_certificates.errorString()));
 
-        EtcdCluster::Options options;
-        options.caFile = path("ca.pem");
-        options.certFile = path("server.pem");
-        options.keyFile = path("server.key");
-        options.clientCertAuth = true;
-        options.clientCertFile = path("client.pem");
-        options.clientKeyFile = path("client.key");
-        m_cluster = std::make_unique<EtcdCluster>(options);
+        m_cluster = std::make_unique<EtcdCluster>(mutualTlsOptions(m_certificates));
         QVERIFY2(m_cluster->start(), qPrintable(m_cluster->errorString()));
         QVERIFY(m_cluster->clientUrl(0).startsWith("https://"));
     }
@@ -113,14 +107,7 @@ private Q_SLOTS:
     // password as that user fails. On a cluster of its own: auth is turned on.
     void userWithoutPasswordIsItsCertificatesCommonName()
     {
-        EtcdCluster::Options options;
-        options.caFile = path("ca.pem");
-        options.certFile = path("server.pem");
-        options.keyFile = path("server.key");
-        options.clientCertAuth = true;
-        options.clientCertFile = path("client.pem");
-        options.clientKeyFile = path("client.key");
-        EtcdCluster secured(options);
+        EtcdCluster secured(mutualTlsOptions(m_certificates));
         QVERIFY2(secured.start(), qPrintable(secured.errorString()));
         ClientOptions adminOptions = tlsOptions();
         adminOptions.endpoints = secured.clientUrls();
