@@ -365,7 +365,7 @@ Command checkCommand()
 {
     Command command;
     command.name = QStringLiteral("check");
-    command.summary = QStringLiteral("Check that every member holds the same keys, how fast the cluster writes, or what keys cost its memory");
+    command.summary = QStringLiteral("Check the members agree, or load the cluster (check consistency|perf|datascale)");
     command.details = QStringLiteral("Actions:\n"
                                      "  consistency  Asks every member of --endpoints for the hash of its keys at the\n"
                                      "               store's current revision (HashKV): a table (with --json one\n"
