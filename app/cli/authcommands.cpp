@@ -155,21 +155,17 @@ QJsonObject permissionJson(const Permission &permission)
             {QLatin1String("keys"), permission.describeKeys()}};
 }
 
-// A role as role get prints it; with --json its object, or the object's fields into *into.
-void printRole(Invocation &invocation, const RoleResult &role, QJsonObject *into = nullptr)
+QJsonObject roleJson(const RoleResult &role)
 {
-    if (invocation.json()) {
-        QJsonArray permissions;
-        for (const Permission &permission : role.permissions)
-            permissions.append(permissionJson(permission));
-        const QJsonObject object{{QLatin1String("role"), role.name}, {QLatin1String("permissions"), permissions}};
-        if (into)
-            *into = object;
-        else
-            invocation.print(object);
-        return;
-    }
-    // etcdctl's layout: a readwrite permission is listed under both.
+    QJsonArray permissions;
+    for (const Permission &permission : role.permissions)
+        permissions.append(permissionJson(permission));
+    return {{QLatin1String("role"), role.name}, {QLatin1String("permissions"), permissions}};
+}
+
+// etcdctl's layout: a readwrite permission is listed under both.
+void printRoleText(Invocation &invocation, const RoleResult &role)
+{
     invocation.print(QStringLiteral("Role %1").arg(role.name).toUtf8());
     for (const PermissionType listed : {PermissionType::Read, PermissionType::Write}) {
         invocation.print(listed == PermissionType::Read ? "KV Read:" : "KV Write:");
@@ -194,11 +190,12 @@ int runUserGet(Invocation &invocation)
             const RoleResult role = invocation.await(invocation.client().roleGet(name), QStringLiteral("role get"));
             if (!role.status)
                 return invocation.failed(role.status);
-            QJsonObject object;
-            if (!invocation.json())
+            if (invocation.json()) {
+                roles.append(roleJson(role));
+            } else {
                 invocation.print(QByteArray());
-            printRole(invocation, role, &object);
-            roles.append(object);
+                printRoleText(invocation, role);
+            }
         }
         if (invocation.json())
             invocation.print(QJsonObject{{QLatin1String("user"), user.name}, {QLatin1String("roles"), roles}});
@@ -306,7 +303,10 @@ int runRoleGet(Invocation &invocation)
     const RoleResult role = invocation.await(invocation.client().roleGet(argument(invocation, 1)), QStringLiteral("role get"));
     if (!role.status)
         return invocation.failed(role.status);
-    printRole(invocation, role);
+    if (invocation.json())
+        invocation.print(roleJson(role));
+    else
+        printRoleText(invocation, role);
     return Success;
 }
 

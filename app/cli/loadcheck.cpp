@@ -352,15 +352,6 @@ QString afterwards(const Invocation &invocation, const QByteArray &prefix, const
 
 // The checks' writes are their own: each put once, bounded by --command-timeout. A retry would
 // hide the latency perf measures, and datascale counts errors.
-PutLoad::Limits limitsOf(qint64 rate, qint64 count, qint64 durationNs)
-{
-    PutLoad::Limits limits;
-    limits.rate = rate;
-    limits.count = count;
-    limits.durationNs = durationNs;
-    return limits;
-}
-
 Outcome runLoad(Invocation &invocation, const Shape &shape, const PutLoad::Limits &limits)
 {
     RpcResilience once = invocation.client().options().rpc;
@@ -490,8 +481,8 @@ int runCheckPerf(Invocation &invocation)
     if (const std::optional<int> declined = confirm(invocation, plan))
         return *declined;
 
-    const Outcome outcome = runLoad(invocation, *shape, limitsOf(load.amount, std::numeric_limits<qint64>::max(),
-                                                                 qint64(duration->count()) * 1000000));
+    const Outcome outcome = runLoad(invocation, *shape, {load.amount, std::numeric_limits<qint64>::max(),
+                                                         qint64(duration->count()) * 1000000});
     if (const std::optional<int> failed = tidyUp(invocation, *shape, outcome))
         return *failed;
     const double rate = double(outcome.latencies.size()) / outcome.totalSeconds;
@@ -568,7 +559,7 @@ int runCheckDatascale(Invocation &invocation)
         invocation.flush();
     }
 
-    const Outcome outcome = runLoad(invocation, *shape, limitsOf(0, load.amount, std::numeric_limits<qint64>::max()));
+    const Outcome outcome = runLoad(invocation, *shape, {0, load.amount, std::numeric_limits<qint64>::max()});
     const std::optional<MetricsPage> after =
         outcome.interruptedBy.isEmpty() ? MetricsPage::read(invocation, measured, &unread) : std::nullopt;
     if (const std::optional<int> failed = tidyUp(invocation, *shape, outcome))
