@@ -55,14 +55,48 @@ QString synopsis(const Command &command)
     return parts.join(QLatin1Char(' '));
 }
 
+// Help reads in an 80-column terminal: text longer than its line goes on under its first word,
+// which starts at column `column`, with `indent` before each line after the first.
+QString wrapped(const QString &text, qsizetype column, const QString &indent)
+{
+    constexpr qsizetype helpWidth = 80;
+    QString help;
+    qsizetype lineWidth = column;
+    bool lineHasWords = false;
+    for (const QString &word : text.split(QLatin1Char(' '), Qt::SkipEmptyParts)) {
+        if (lineHasWords && lineWidth + 1 + word.size() > helpWidth) {
+            help += QLatin1Char('\n') + indent;
+            lineWidth = indent.size();
+            lineHasWords = false;
+        }
+        if (lineHasWords) {
+            help += QLatin1Char(' ');
+            ++lineWidth;
+        }
+        help += word;
+        lineWidth += word.size();
+        lineHasWords = true;
+    }
+    return help;
+}
+
+QString labelled(const QString &label, qsizetype labelWidth, const QString &text)
+{
+    const QString head = QStringLiteral("  ") + label.leftJustified(labelWidth) + QStringLiteral("  ");
+    return head + wrapped(text, head.size(), QString(2 + labelWidth + 2, QLatin1Char(' '))) + QLatin1Char('\n');
+}
+
 QString overviewHelp(const QList<Command> &commands)
 {
     QString text = QStringLiteral("Usage: qetcd [global options] COMMAND [options] [arguments]\n\n"
                                   "Reads and writes an etcd v3 cluster; flags and ETCDCTL_* variables\n"
                                   "as etcdctl has them.\n\n"
                                   "Commands:\n");
+    qsizetype nameWidth = 0;
     for (const Command &command : commands)
-        text += QStringLiteral("  %1  %2\n").arg(command.name.leftJustified(8), command.summary);
+        nameWidth = std::max(nameWidth, command.name.size());
+    for (const Command &command : commands)
+        text += labelled(command.name, nameWidth, command.summary);
     text += QStringLiteral("\nGlobal options:\n") + optionsHelp(globalOptions());
     text += QStringLiteral("\nRun \"qetcd COMMAND --help\" for a command's options, \"qetcd --version\" for\n"
                            "the version.\n\n")
@@ -72,14 +106,14 @@ QString overviewHelp(const QList<Command> &commands)
 
 QString commandHelp(const Command &command)
 {
-    QString text = QStringLiteral("Usage: qetcd %1 [options] %2\n\n%3\n").arg(command.name, synopsis(command),
-                                                                           command.summary);
+    QString text = QStringLiteral("Usage: qetcd %1 [options] %2\n\n%3\n")
+                       .arg(command.name, synopsis(command), wrapped(command.summary, 0, QString()));
     if (!command.details.isEmpty())
         text += QLatin1Char('\n') + command.details + QLatin1Char('\n');
     if (!command.arguments.isEmpty()) {
         text += QStringLiteral("\nArguments:\n");
         for (const Argument &argument : command.arguments)
-            text += QStringLiteral("  %1  %2\n").arg(argument.name.leftJustified(10), argument.description);
+            text += labelled(argument.name, 10, argument.description);
     }
     if (!command.options.isEmpty())
         text += QStringLiteral("\nOptions:\n") + optionsHelp(command.options);

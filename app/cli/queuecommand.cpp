@@ -164,8 +164,9 @@ Command queueCommand()
         "  put NAME VALUE  Appends VALUE (its UTF-8 bytes) to the queue NAME and exits 0\n"
         "                  once etcd has it. Without --priority the queue is FIFO: items\n"
         "                  leave in the order etcd committed them. With --priority P the\n"
-        "                  item goes on NAME's priority layout instead, with --work on its\n"
-        "                  work-queue layout. A VALUE that starts with - needs -- before it.\n"
+        "                  item goes on NAME's priority layout instead, with --work on\n"
+        "                  its work-queue layout. A VALUE that starts with - needs --\n"
+        "                  before it.\n"
         "  take NAME       Takes --count items (default 1) one after the other, waiting\n"
         "                  while the queue is empty: exit 0 once it has them all, 1 when\n"
         "                  --timeout ran out, 5 when a signal ended the wait.\n")

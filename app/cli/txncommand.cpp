@@ -328,8 +328,8 @@ Command txnCommand()
     command.name = QStringLiteral("txn");
     command.summary = QStringLiteral("Run requests in one transaction, if its compares hold");
     command.details = QStringLiteral(
-        "Reads the transaction from stdin, as etcdctl does, in three parts, each ended by a\n"
-        "blank line (or the end of the input):\n"
+        "Reads the transaction from stdin, as etcdctl does, in three parts, each ended\n"
+        "by a blank line (or the end of the input):\n"
         "  compares, one a line: TARGET(\"KEY\") OP \"VALUE\", TARGET one of ver (version),\n"
         "    c (create revision), m (mod revision), val (value) and lease (a hex lease\n"
         "    ID; \"0\": no lease), OP one of = != < >. A key that does not exist has\n"
@@ -337,7 +337,8 @@ Command txnCommand()
         "  the requests run when every compare holds, one a line: get, put or del with\n"
         "    their arguments and options, a word in double quotes taken as one;\n"
         "  the requests run when one does not.\n"
-        "KEY, VALUE and quoted words are Go strings (\\n, \\\", \\x41). -i asks for each part.\n"
+        "KEY, VALUE and quoted words are Go strings (\\n, \\\", \\x41). -i asks for each\n"
+        "part.\n"
         "Prints SUCCESS or FAILURE, then each answer after a blank line as its command\n"
         "prints it; -w json and -w fields print what etcdctl prints; -w jsonl (--json):\n"
         "{\"succeeded\": bool, \"revision\": N, \"responses\": [{\"get\": {\"kvs\": [...],\n"

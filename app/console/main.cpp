@@ -118,8 +118,9 @@ struct ConsoleOptions
     void addTo(QCommandLineParser *parser) const
     {
         parser->setApplicationDescription(QStringLiteral(
-            "Operator console for etcd: members, keys, leases, and who holds which lock, leads which election\n"
-            "or waits at which barrier, live. The connection flags and ETCDCTL_* variables are etcdctl's."));
+            "Operator console for etcd: members, keys, leases, and who holds which lock,\n"
+            "leads which election or waits at which barrier, live. The connection flags and\n"
+            "ETCDCTL_* variables are etcdctl's."));
         for (QCommandLineOption option : QEtcd::Cli::globalOptions()) {
             const QString name = option.names().constFirst();
             // The CLI's output formats, and its unverified TLS, which the console refuses.

@@ -97,6 +97,9 @@ private Q_SLOTS:
         QVERIFY2(!run.out.contains("--insecure-skip-tls-verify"), run.out.constData());
         // --scenario takes a story file too, and says where its format is.
         QVERIFY2(run.out.contains("--scenario <NAME|FILE>") && run.out.contains("docs/scenarios.md"), run.out.constData());
+        // It reads in an 80-column terminal.
+        for (const QString &line : QString::fromUtf8(run.out).split(QLatin1Char('\n')))
+            QVERIFY2(line.size() <= 80, qPrintable(line));
     }
 
     // --screenshot when nothing answers: exit 1 and one line naming the endpoint, no picture.

@@ -557,6 +557,35 @@ private Q_SLOTS:
             QVERIFY2(run.out.contains(mention.toUtf8()), qPrintable(mention + " missing in:\n" + run.out));
     }
 
+    // Read in an 80-column terminal, a longer line breaks wherever the terminal breaks it.
+    void everyHelpFitsEightyColumns()
+    {
+        const Run overview = qetcdWithEnvironment({"--help"}, {});
+        QCOMPARE(overview.exitCode, 0);
+        const QString text = QString::fromUtf8(overview.out);
+        const QString commandList = text.section(QStringLiteral("Commands:\n"), 1).section(QStringLiteral("\n\n"), 0, 0);
+        QStringList commands;
+        for (const QString &line : commandList.split(QLatin1Char('\n'))) {
+            if (line.startsWith(QLatin1String("  ")) && line.at(2) != QLatin1Char(' '))
+                commands.append(line.section(QLatin1Char(' '), 2, 2));
+        }
+        QVERIFY2(commands.size() > 30, qPrintable(commandList));
+        QStringList tooWide;
+        const auto check = [&](const QString &help, const QString &which) {
+            for (const QString &line : help.split(QLatin1Char('\n'))) {
+                if (line.size() > 80)
+                    tooWide.append(QStringLiteral("%1 (%2): %3").arg(which).arg(line.size()).arg(line));
+            }
+        };
+        check(text, QStringLiteral("qetcd --help"));
+        for (const QString &command : commands) {
+            const Run run = qetcdWithEnvironment({command, "--help"}, {});
+            QVERIFY2(run.exitCode == 0, qPrintable(command));
+            check(QString::fromUtf8(run.out), command + QStringLiteral(" --help"));
+        }
+        QVERIFY2(tooWide.isEmpty(), qPrintable(tooWide.join(QLatin1Char('\n'))));
+    }
+
     void unreachableEndpointFailsWithinTheTimeout()
     {
         const Run run =

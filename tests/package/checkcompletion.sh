@@ -140,7 +140,8 @@ help_options() {
 }
 
 overview=$("$qetcd" --help)
-commands=$(awk '/^Commands:$/ { listing = 1; next } /^$/ { listing = 0 } listing { print $1 }' <<<"$overview" | sort)
+# A command's line starts with two spaces; a summary too long for its line goes on under it.
+commands=$(awk '/^Commands:$/ { listing = 1; next } /^$/ { listing = 0 } listing && /^  [^ ]/ { print $1 }' <<<"$overview" | sort)
 if [ -z "$commands" ]; then
   fail "no commands found in qetcd --help"
 fi
