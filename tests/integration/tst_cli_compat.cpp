@@ -520,13 +520,12 @@ private Q_SLOTS:
         }
     }
 
-    // snapshot status reads etcdctl's four figures from the file alone: a store with enough keys
-    // for branch pages, a value larger than a page (overflow pages) and etcd's other buckets.
     // put KEY with the value piped on stdin, every byte of it (newlines, a NUL, bytes that are
     // not UTF-8), as etcdctl stores it; an empty stdin is an empty value.
     void putReadsTheValueFromStdinAsEtcdctlDoes()
     {
-        const QByteArray value("two\nlines\0\xff\xfe end\n", 20);
+        const char bytes[] = "two\nlines\0\xff\xfe end\n";
+        const QByteArray value(bytes, sizeof bytes - 1);
         auto ours = qetcd({"put", "/cc/stdin/ours"});
         ours->feed(value);
         QCOMPARE(ours->waitForExit(), 0);
@@ -596,6 +595,8 @@ private Q_SLOTS:
         QCOMPARE(watching->event("closed").value("changes_not_run").toInt(-1), 0);
     }
 
+    // snapshot status reads etcdctl's four figures from the file alone: a store with enough keys
+    // for branch pages, a value larger than a page (overflow pages) and etcd's other buckets.
     void snapshotStatusPrintsWhatEtcdctlPrints()
     {
         for (int batch = 0; batch < 24; ++batch) {
