@@ -130,11 +130,23 @@ int runWatch(Invocation &invocation)
     const QStringList raw = QCoreApplication::arguments();
     const qsizetype dashes = raw.indexOf(QStringLiteral("--"));
     const QStringList commandLine = dashes < 0 ? QStringList() : raw.mid(dashes + 1);
-    const QStringList arguments = invocation.arguments().mid(0, invocation.arguments().size() - commandLine.size());
+    QStringList arguments = invocation.arguments().mid(0, invocation.arguments().size() - commandLine.size());
     if (dashes >= 0 && commandLine.isEmpty())
         return invocation.usageError(QStringLiteral("no command after --"));
+    // etcdctl's variables for KEY and RANGE_END, which containers set where arguments are fixed.
+    const QString keyVariable = qEnvironmentVariable("ETCDCTL_WATCH_KEY");
+    const QString rangeEndVariable = qEnvironmentVariable("ETCDCTL_WATCH_RANGE_END");
+    if (keyVariable.isEmpty() && !rangeEndVariable.isEmpty())
+        return invocation.usageError(QStringLiteral("ETCDCTL_WATCH_RANGE_END is set but ETCDCTL_WATCH_KEY is empty"));
+    if (!keyVariable.isEmpty()) {
+        if (!arguments.isEmpty())
+            return invocation.usageError(QStringLiteral("ETCDCTL_WATCH_KEY is set: give no KEY or RANGE_END as well"));
+        arguments = {keyVariable};
+        if (!rangeEndVariable.isEmpty())
+            arguments.append(rangeEndVariable);
+    }
     if (arguments.isEmpty())
-        return invocation.usageError(QStringLiteral("give the KEY to watch"));
+        return invocation.usageError(QStringLiteral("give the KEY to watch (or ETCDCTL_WATCH_KEY)"));
     if (arguments.size() > 2)
         return invocation.usageError(QStringLiteral("watch takes KEY and RANGE_END; put -- before a command to run on each change"));
     const QByteArray key = arguments.value(0).toUtf8();
@@ -274,9 +286,14 @@ Command watchCommand()
         "ends the watch (exit 1, as etcdctl's); at the end the run under way is ended\n"
         "(SIGTERM, SIGKILL after a grace). \"closed\" counts the changes whose run did\n"
         "not finish well (failed, cut short or still waiting) as \"changes_not_run\",\n"
-        "and its \"resume_revision\" is the first of them: --rev runs them again.");
-    command.arguments = {{QStringLiteral("KEY"), QStringLiteral("The key, or the start of the range")},
-                         {QStringLiteral("RANGE_END"), QStringLiteral("End of the range (not included)"), true},
+        "and its \"resume_revision\" is the first of them: --rev runs them again.\n"
+        "\n"
+        "As with etcdctl, ETCDCTL_WATCH_KEY and ETCDCTL_WATCH_RANGE_END stand for KEY and\n"
+        "RANGE_END (watch -- COMMAND then runs COMMAND on KEY's changes); either is\n"
+        "refused when arguments give them too.");
+    command.arguments = {{QStringLiteral("KEY"), QStringLiteral("The key, or the start of the range (else ETCDCTL_WATCH_KEY)"), true},
+                         {QStringLiteral("RANGE_END"), QStringLiteral("End of the range (not included; else ETCDCTL_WATCH_RANGE_END)"),
+                          true},
                          {QStringLiteral("COMMAND"), QStringLiteral("After --: a command line to run on each change"), true,
                           true}};
     command.options = {

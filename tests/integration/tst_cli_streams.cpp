@@ -235,6 +235,34 @@ private Q_SLOTS:
         QCOMPARE(integer(run->event("closed"), "resume_revision"), live + 1);
     }
 
+    // etcdctl's ETCDCTL_WATCH_KEY and ETCDCTL_WATCH_RANGE_END stand for KEY and RANGE_END. With
+    // KEY given as well, or a range end without a key, the watch is refused before it starts.
+    void watchTakesItsRangeFromEtcdctlsVariables()
+    {
+        const QList<std::pair<QString, QString>> range{{"ETCDCTL_WATCH_KEY", "/cs/env/a"},
+                                                        {"ETCDCTL_WATCH_RANGE_END", "/cs/env/c"}};
+        Qetcd run(m_cluster.clientUrl(0), {"watch"}, range);
+        QTRY_VERIFY_WITH_TIMEOUT(run.has("established"), scaledMs(15000));
+        QCOMPARE(text(run.event("established"), "key"), QStringLiteral("/cs/env/a"));
+        QCOMPARE(text(run.event("established"), "range_end"), QStringLiteral("/cs/env/c"));
+        QVERIFY(put("/cs/env/b", "inside") > 0);
+        QVERIFY(put("/cs/env/c", "the end, outside") > 0);
+        QVERIFY(put("/cs/env/a", "inside too") > 0);
+        QTRY_COMPARE_WITH_TIMEOUT(run.count("put"), 2, scaledMs(15000));
+        QCOMPARE(text(run.event("put", 0), "key"), QStringLiteral("/cs/env/b"));
+        QCOMPARE(text(run.event("put", 1), "key"), QStringLiteral("/cs/env/a"));
+        run.signal(SIGINT);
+        QCOMPARE(run.waitForExit(), 0);
+
+        Qetcd both(m_cluster.clientUrl(0), {"watch", "/cs/env/a"}, range);
+        QCOMPARE(both.waitForExit(), 128);
+        QVERIFY2(isOneLine(both.standardError()) && both.standardError().contains("ETCDCTL_WATCH_KEY is set"),
+                 both.standardError().constData());
+        Qetcd endOnly(m_cluster.clientUrl(0), {"watch"}, {{"ETCDCTL_WATCH_RANGE_END", "/cs/env/c"}});
+        QCOMPARE(endOnly.waitForExit(), 128);
+        QVERIFY2(endOnly.standardError().contains("ETCDCTL_WATCH_KEY is empty"), endOnly.standardError().constData());
+    }
+
     void watchHoldExitsByItself()
     {
         QElapsedTimer timer;
