@@ -16,6 +16,7 @@
 #include <QEtcd/faultproxy.h>
 #include <QEtcd/selfhealingkeepalive.h>
 
+#include <QtCore/QPromise>
 #include <QtCore/QRandomGenerator>
 #include <QtCore/QSemaphore>
 
@@ -109,8 +110,13 @@ Sample measure(const EtcdCluster &cluster, Client &rival, int run, const Paramet
     for (;;) {
         sentNs = nowNs();
         // Stamped on the thread that completes the call, not when the main loop gets round to it.
-        answer = await(rival.txn(take).then([](const TxnResult &result) { return Answer{result, nowNs()}; }),
-                       QStringLiteral("rival's CAS"));
+        auto stamped = std::make_shared<QPromise<Answer>>();
+        stamped->start();
+        rival.txn(take, {}, [stamped](const TxnResult &result) {
+            stamped->addResult(Answer{result, nowNs()});
+            stamped->finish();
+        });
+        answer = await(stamped->future(), QStringLiteral("rival's CAS"));
         ++attempts;
         if (!answer.result.status)
             fail(QStringLiteral("rival's CAS: ") + answer.result.status.toString());

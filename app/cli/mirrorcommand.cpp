@@ -9,6 +9,7 @@
 
 #include <QEtcd/watcher.h>
 
+#include <QtCore/QFutureWatcher>
 #include <QtCore/QTimer>
 
 #include <optional>
@@ -124,7 +125,12 @@ int runMakeMirror(Invocation &invocation)
         writing = true;
         const Write next = pending.takeFirst();
         inFlight = destination->client->txn(next.txn);
-        inFlight.then(&session, [&, upTo = next.revision](const TxnResult &written) {
+        // Watched, not chained with QFuture::then(): Qt 6.4 can run a continuation twice when it
+        // is attached while another thread finishes the future.
+        auto *answer = new QFutureWatcher<TxnResult>(&session);
+        QObject::connect(answer, &QFutureWatcherBase::finished, &session, [&, answer, upTo = next.revision] {
+            answer->deleteLater();
+            const TxnResult written = answer->result();
             writing = false;
             if (!written.status)
                 return session.fail(written.status.withContext(into));
@@ -132,6 +138,7 @@ int runMakeMirror(Invocation &invocation)
             revision = std::max(revision, upTo);
             writeNext();
         });
+        answer->setFuture(inFlight);
     };
     const auto awaitWrites = [&] {
         while (!session.hasFailed() && (writing || !pending.isEmpty())) {

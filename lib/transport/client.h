@@ -23,9 +23,10 @@ class ClientPrivate;
 /// status tells success or names what went wrong; nothing blocks the calling thread and nothing
 /// throws. Any thread may start calls, the GUI thread included: the network work happens on the
 /// library's completion-queue thread, one for all clients of the process (so never block in a
-/// continuation that runs there). Attach a continuation right after the call, or watch the
-/// future with a QFutureWatcher: Qt 6.4's then(), attached while another thread finishes the
-/// future, can run the continuation twice.
+/// continuation that runs there). Watch the future with a QFutureWatcher, or take the answer
+/// through the call's onAnswer overload: Qt 6.4's then(), attached while another thread
+/// finishes the future (the library's threads finish every one it returns), can run the
+/// continuation twice and crash, however soon after the call it is attached.
 ///
 /// Bad input (an empty key, a TTL of 0) is refused before anything is sent, with a status that
 /// names it. With several endpoints a call that cannot reach its member moves to the next. TLS,

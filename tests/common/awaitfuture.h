@@ -8,9 +8,11 @@
 #include <QtCore/QEventLoop>
 #include <QtCore/QFuture>
 #include <QtCore/QFutureWatcher>
+#include <QtCore/QPromise>
 #include <QtCore/QTimer>
 
 #include <chrono>
+#include <memory>
 #include <type_traits>
 
 namespace QEtcd::Testing {
@@ -46,6 +48,42 @@ T awaited(const QFuture<T> &future)
         result.status = late;
         return result;
     }
+}
+
+// The tests' and benchmarks' continuations, none of them through QFuture::then(): attached while
+// another thread finishes the future (the library's threads finish every future it returns),
+// Qt 6.4's then() can run a continuation twice, and the process dies (lib/core/continuation_p.h).
+// A QFutureWatcher hears of the finish exactly once.
+
+// function(result) runs on context's thread, queued, once future has finished; call it on
+// context's thread. Nothing runs once context is gone.
+template <class T, class Function>
+void whenFinished(const QFuture<T> &future, QObject *context, Function function)
+{
+    auto *watcher = new QFutureWatcher<T>(context);
+    QObject::connect(watcher, &QFutureWatcherBase::finished, context, [watcher, function]() mutable {
+        watcher->deleteLater();
+        function(watcher->result());
+    });
+    watcher->setFuture(future);
+}
+
+// A future of function(result), settled on the calling thread once future has finished: await
+// it (awaitFuture, QETCD_AWAIT) rather than block in result(), which would keep the thread from
+// ever settling it.
+template <class T, class Function>
+auto mapped(const QFuture<T> &future, Function function) -> QFuture<std::invoke_result_t<Function, const T &>>
+{
+    auto promise = std::make_shared<QPromise<std::invoke_result_t<Function, const T &>>>();
+    promise->start();
+    auto *watcher = new QFutureWatcher<T>;
+    QObject::connect(watcher, &QFutureWatcherBase::finished, watcher, [watcher, promise, function]() mutable {
+        watcher->deleteLater();
+        promise->addResult(function(watcher->result()));
+        promise->finish();
+    });
+    watcher->setFuture(future);
+    return promise->future();
 }
 
 // How many keys start with prefix, as etcd says now; -1 when it did not say.

@@ -104,10 +104,11 @@ RecipeOptions healingQuickly(qint64 seconds)
 }
 
 // The moment a future finished, as a future of its own: a waiter on the original can see it
-// finished before its continuations have run, so read the moment only through this one.
+// finished before its continuations have run, so read the moment only through this one, and
+// await it: it is settled on this thread.
 QFuture<qint64> finishedAt(const QFuture<Status> &future)
 {
-    return QFuture<Status>(future).then([](const Status &) { return nowNs(); });
+    return mapped(future, [](const Status &) { return nowNs(); });
 }
 } // namespace
 
@@ -313,7 +314,11 @@ private Q_SLOTS:
         QCOMPARE(released, Status());
         QETCD_AWAIT(thirdWaits, released);
         QCOMPARE(released, Status());
-        QVERIFY2(firstReleasedAt.result() > healedAt && thirdReleasedAt.result() > healedAt,
+        qint64 firstReleased = 0;
+        qint64 thirdReleased = 0;
+        QETCD_AWAIT(firstReleasedAt, firstReleased);
+        QETCD_AWAIT(thirdReleasedAt, thirdReleased);
+        QVERIFY2(firstReleased > healedAt && thirdReleased > healedAt,
                  "the barrier tripped while one of its three members was cut off and its key gone");
         // What it tripped on: the cut-off member's key, put back by the heal on a lease of its own.
         QTRY_VERIFY_WITH_TIMEOUT(!puts.isEmpty(), scaledMs(5000));

@@ -161,7 +161,7 @@ private Q_SLOTS:
             ahead.append("ahead" + QByteArray::number(i));
             const QByteArray key = "/q/batch/9999999999999" + QByteArray::number(i).rightJustified(6, '0') + "-fut";
             Status put;
-            QETCD_AWAIT(m_client->put(key, ahead.last()).then([](const PutResult &r) { return r.status; }), put);
+            QETCD_AWAIT(mapped(m_client->put(key, ahead.last()), [](const PutResult &r) { return r.status; }), put);
             QCOMPARE(put, Status());
         }
         QList<QByteArray> values;
@@ -182,7 +182,7 @@ private Q_SLOTS:
     void prefixIsTerminated()
     {
         Status status;
-        QETCD_AWAIT(m_client->put("/q/iso2/x", "not ours").then([](const PutResult &r) { return r.status; }), status);
+        QETCD_AWAIT(mapped(m_client->put("/q/iso2/x", "not ours"), [](const PutResult &r) { return r.status; }), status);
         QCOMPARE(status, Status());
         DistributedQueue queue(m_client.get(), "/q/iso");
         QCOMPARE(awaitItem(queue.tryTake()).status.code(), StatusCode::NotFound);

@@ -76,7 +76,7 @@ private:
             client, ttl,
             [client, key, inFlight](qint64 lease, qint64 previous) {
                 inFlight->most = std::max(inFlight->most.load(), ++inFlight->now);
-                return casEstablish(client, key, "v", lease, previous).then([inFlight](const Status &done) {
+                return mapped(casEstablish(client, key, "v", lease, previous), [inFlight](const Status &done) {
                     --inFlight->now;
                     return done;
                 });
