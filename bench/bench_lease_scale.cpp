@@ -104,7 +104,7 @@ void startAll(const std::vector<std::unique_ptr<SelfHealingKeepAlive>> &keepers,
     QObject context;  // declared after the counters: its continuations die before them
     std::function<void()> launchMore = [&] {
         while (launched < int(keepers.size()) && launched - finished < concurrency) {
-            whenFinished(keepers[size_t(launched++)]->start(), &context, [&](const Status &started) {
+            whenFinishedOn(keepers[size_t(launched++)]->start(), &context, [&](const Status &started) {
                 ++finished;
                 if (!started && firstFailure.isOk())
                     firstFailure = started;

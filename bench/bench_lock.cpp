@@ -180,7 +180,7 @@ Contention contend(const QStringList &endpoints, int count, milliseconds window,
     // Everything runs on the main thread: the hold belongs to the thread that asked for it.
     std::function<void(Contender &)> cycle = [&](Contender &c) {
         c.busy = true;
-        QEtcd::Testing::whenFinished(c.mutex->lockAsync(), c.mutex.get(), [&](const Status &acquired) {
+        QEtcd::Testing::whenFinishedOn(c.mutex->lockAsync(), c.mutex.get(), [&](const Status &acquired) {
             if (!acquired)
                 fail(QStringLiteral("lock failed: ") + acquired.toString());
             if (lastUnlockNs)

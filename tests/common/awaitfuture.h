@@ -55,10 +55,11 @@ T awaited(const QFuture<T> &future)
 // Qt 6.4's then() can run a continuation twice, and the process dies (lib/core/continuation_p.h).
 // A QFutureWatcher hears of the finish exactly once.
 
-// function(result) runs on context's thread, queued, once future has finished; call it on
-// context's thread. Nothing runs once context is gone.
+// function(result) runs on context's thread, queued, once future has finished ("On" as in the
+// library's thenOn; its whenFinished runs on the futures thread instead). Call it on context's
+// thread; nothing runs once context is gone.
 template <class T, class Function>
-void whenFinished(const QFuture<T> &future, QObject *context, Function function)
+void whenFinishedOn(const QFuture<T> &future, QObject *context, Function function)
 {
     auto *watcher = new QFutureWatcher<T>(context);
     QObject::connect(watcher, &QFutureWatcherBase::finished, context, [watcher, function]() mutable {

@@ -49,7 +49,7 @@ private:
         // Short attempts, many of them: a put parked on a member that lost its leader should
         // move on rather than wait out etcd's own request timeout.
         const RpcResilience rpc{RetryPolicy::bounded(50, 100ms), 2000ms};
-        whenFinished(m_client->put(watchedKey, QByteArray::number(value), {}, rpc), this, [this](const PutResult &put) {
+        whenFinishedOn(m_client->put(watchedKey, QByteArray::number(value), {}, rpc), this, [this](const PutResult &put) {
             if (!put.status) {
                 ++m_failures;
                 QTimer::singleShot(50, this, [this] { next(); });

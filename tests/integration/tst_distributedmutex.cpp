@@ -279,7 +279,7 @@ private Q_SLOTS:
             int held = 0;
             int finished = 0;
             std::function<void(DistributedMutex *)> cycle = [&](DistributedMutex *mutex) {
-                whenFinished(mutex->lockAsync(), mutex, [&, mutex](const Status &taken) {
+                whenFinishedOn(mutex->lockAsync(), mutex, [&, mutex](const Status &taken) {
                     if (!taken.isOk() || holding) {
                         wrong = taken.isOk() ? QStringLiteral("two holders at once") : taken.toString();
                         return;
