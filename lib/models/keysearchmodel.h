@@ -59,8 +59,10 @@ class QETCD_QUICK_EXPORT KeySearchModel : public QAbstractListModel
     Q_PROPERTY(bool truncated READ isTruncated NOTIFY progressChanged)
 
 public:
-    /// How the pattern reads.
-    enum Mode {
+    /// How the pattern reads. Its underlying type is fixed so that any number QML assigns (a
+    /// ComboBox's index is -1 before its model is set) is a value setMode() can refuse, not
+    /// undefined behaviour.
+    enum Mode : int {
         Text,               ///< The key (or value) contains it.
         Glob,               ///< The whole key matches it, as a DeclaredLayout's path glob does.
         RegularExpression,  ///< It is found in the key (or value).

@@ -33,7 +33,8 @@ ColumnLayout {
         id: hits
         objectName: "searchModel"
         keys: search.keys
-        mode: modeBox.currentIndex
+        // The box's index is -1 until its model is set.
+        mode: modeBox.currentIndex >= 0 ? modeBox.currentIndex : KeySearchModel.Text
         inValues: valuesBox.checked
     }
 

@@ -105,6 +105,18 @@ private Q_SLOTS:
         QCOMPARE(search.rowCount(), 0);
     }
 
+    // A number that is no mode (a ComboBox's -1 bound from QML) is refused, naming it.
+    void aModeThatIsNoneIsRefused()
+    {
+        KeySearchModel search;
+        search.setMode(KeySearchModel::Glob);
+        QSignalSpy changed(&search, &KeySearchModel::modeChanged);
+        QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("mode -1 is none of .*kept 1")));
+        QVERIFY(search.setProperty("mode", -1));
+        QCOMPARE(search.mode(), KeySearchModel::Glob);
+        QCOMPARE(changed.size(), 0);
+    }
+
     // In values, the first valueLimit bytes of each, with where it matched.
     void valuesUpToTheirLimit()
     {
