@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Round trips per second and their latency for put, get and txn, with 1 and 16 callers sharing
 // one Client, each sending its next request when the previous one is answered. Ours takes its
-// answers in two ways, each measured: where an application with an event loop takes them (a
-// QFutureWatcher on the main thread, so the figures include the wake-up of the caller's thread),
-// and where they arrive (the Client overloads taking an onAnswer function, run on the
-// completion-queue thread, as etcd's Go client hands an answer to the goroutine that waits for it
-// without waking another thread). With --go-rtt (scripts/bench builds it from bench/gortt), etcd's
+// answers in three ways, each measured: where an application with an event loop takes them,
+// through a QFutureWatcher on the main thread or through the Client overloads taking a context
+// object and an onAnswer function (one posted event to the main thread), so the figures include
+// the wake-up of the caller's thread; and where they arrive (the overloads taking an onAnswer
+// function alone, run on the completion-queue thread, as etcd's Go client hands an answer to the
+// goroutine that waits for it without waking another thread). With --go-rtt (scripts/bench builds it from bench/gortt), etcd's
 // own Go client measures each row on the same server too, its callers goroutines sharing one
 // client. etcd's speed drifts on a shared machine, by half within seconds on a small VM, so a
 // row's window is cut into --rounds slices for each of the clients measured, which take turns
@@ -183,8 +184,9 @@ Sampled drive(int callers, const Window &window, const std::function<QFuture<T>(
     return tally.finish([&] { return std::any_of(all.begin(), all.end(), [](const auto &c) { return c->busy; }); });
 }
 
-// The same with the answer taken where it arrives, through the Client overloads that take an
-// onAnswer function: each next request is sent from the completion-queue thread.
+// The same with the answer taken through the Client overloads that take an onAnswer function:
+// where it arrives, each next request sent from the completion-queue thread, or, given a
+// context, on the main thread through one posted event.
 template <class T>
 Sampled driveDirect(int callers, const Window &window,
                     const std::function<void(int caller, qint64 turn, Client::OnAnswer<T>)> &issue)
@@ -228,11 +230,27 @@ Txn freshKeyTxn(const QByteArray &prefix, int caller, qint64 turn)
 }
 
 // How the callers take their answers, as --deliveries names them.
-enum class Delivery { Watcher, Direct };
+enum class Delivery { Watcher, Direct, Context };
 
 Delivery deliveryNamed(const QString &name)
 {
-    return name == QLatin1String("direct") ? Delivery::Direct : Delivery::Watcher;
+    if (name == QLatin1String("direct"))
+        return Delivery::Direct;
+    return name == QLatin1String("context") ? Delivery::Context : Delivery::Watcher;
+}
+
+// The name of a delivery's figures in the JSON.
+QString figuresNamed(Delivery delivery)
+{
+    switch (delivery) {
+    case Delivery::Direct:
+        return QStringLiteral("qetcd_direct");
+    case Delivery::Context:
+        return QStringLiteral("qetcd_context");
+    case Delivery::Watcher:
+        break;
+    }
+    return QStringLiteral("qetcd");
 }
 
 // Each row writes under a prefix of its own: a txn's keys must be new to the server.
@@ -244,16 +262,25 @@ Sampled measure(Client &client, const QByteArray &prefix, const QString &op, int
             fail(QStringLiteral("filling failed"));
     }
     const Client::Rpc rpc;
-    if (delivery == Delivery::Direct) {
+    if (delivery != Delivery::Watcher) {
+        // Answered where they arrive without a context, on the main thread with one.
+        QObject onMainThread;
+        QObject *context = delivery == Delivery::Context ? &onMainThread : nullptr;
         if (op == QLatin1String("put"))
             return driveDirect<PutResult>(callers, window, [&](int caller, qint64, Client::OnAnswer<PutResult> done) {
+                if (context)
+                    return client.put(ownKey(prefix, caller), value, {}, rpc, context, std::move(done));
                 client.put(ownKey(prefix, caller), value, {}, rpc, std::move(done));
             });
         if (op == QLatin1String("get"))
             return driveDirect<RangeResult>(callers, window, [&](int caller, qint64, Client::OnAnswer<RangeResult> done) {
+                if (context)
+                    return client.get(ownKey(prefix, caller), {}, rpc, context, std::move(done));
                 client.get(ownKey(prefix, caller), {}, rpc, std::move(done));
             });
         return driveDirect<TxnResult>(callers, window, [&](int caller, qint64 turn, Client::OnAnswer<TxnResult> done) {
+            if (context)
+                return client.txn(freshKeyTxn(prefix, caller, turn), rpc, context, std::move(done));
             client.txn(freshKeyTxn(prefix, caller, turn), rpc, std::move(done));
         });
     }
@@ -310,8 +337,9 @@ int main(int argc, char *argv[])
           QStringLiteral("path")},
          {QStringLiteral("deliveries"),
           QStringLiteral("How our callers take answers, comma-separated: watcher (a QFutureWatcher on the main "
-                         "thread), direct (the onAnswer overloads, on the completion-queue thread)."),
-          QStringLiteral("list"), QStringLiteral("watcher,direct")},
+                         "thread), direct (the onAnswer overloads, on the completion-queue thread), context (the "
+                         "overloads with a context object, on the main thread)."),
+          QStringLiteral("list"), QStringLiteral("watcher,direct,context")},
          {QStringLiteral("no-qetcd"), QStringLiteral("Measure only the Go client (for profiling).")},
          {QStringLiteral("no-go"), QStringLiteral("Skip the Go client even with --go-rtt (for profiling).")}});
     return run([&] {
@@ -325,7 +353,7 @@ int main(int argc, char *argv[])
         // What each slice measures: our deliveries, then etcd's Go client.
         QStringList clients = parser.isSet(QStringLiteral("no-qetcd"))
             ? QStringList()
-            : choiceList(parser, QStringLiteral("deliveries"), {"watcher", "direct"});
+            : choiceList(parser, QStringLiteral("deliveries"), {"watcher", "direct", "context"});
         if (withGo)
             clients.append(QStringLiteral("go"));
         Testing::EtcdCluster cluster;
@@ -353,8 +381,7 @@ int main(int argc, char *argv[])
                 for (const QString &who : std::as_const(clients)) {
                     if (who == QLatin1String("go"))
                         continue;
-                    const QString name = deliveryNamed(who) == Delivery::Direct ? QStringLiteral("qetcd_direct")
-                                                                                     : QStringLiteral("qetcd");
+                    const QString name = figuresNamed(deliveryNamed(who));
                     const QJsonObject ourFigures = figures(sampled.value(who));
                     row.insert(name, ourFigures);
                     if (withGo)

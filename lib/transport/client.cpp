@@ -275,6 +275,19 @@ QFuture<TxnResult> startTxn(ClientPrivate *d, const Txn &txn, const Client::Rpc 
         callSpec, built, std::move(request), QETCD_ISSUE(kv, Txn),
         [codec = d->codec](const auto &response, TxnResult *result) { codec.fromProto(response, result); }, std::move(onAnswer));
 }
+
+// Starts a call whose answer goes to onAnswer on context's thread. A null context starts nothing:
+// there is nowhere to tell the answer, nor the refusal.
+template <class Result, class Describe, class Start>
+void startAnsweringOn(QObject *context, Client::OnAnswer<Result> onAnswer, Describe what, Start start)
+{
+    if (!context) {
+        qCWarning(lcTransport).noquote() << what() << "was not sent: it names no context object to answer on";
+        return;
+    }
+    // An empty onAnswer asks for no answer, as the overload without a context takes it.
+    start(onAnswer ? answerOn<Result>(context, std::move(onAnswer)) : Client::OnAnswer<Result>([](const Result &) {}));
+}
 } // namespace
 
 QFuture<RangeResult> Client::get(const QByteArray &key, const RangeOptions &options, const Rpc &rpc)
@@ -317,6 +330,33 @@ QFuture<TxnResult> Client::txn(const Txn &txn, const Rpc &rpc)
 void Client::txn(const Txn &txn, const Rpc &rpc, OnAnswer<TxnResult> onAnswer)
 {
     startTxn(d.get(), txn, rpc, std::move(onAnswer));
+}
+
+void Client::get(const QByteArray &key, const RangeOptions &options, const Rpc &rpc, QObject *context,
+                 OnAnswer<RangeResult> onAnswer)
+{
+    startAnsweringOn(context, std::move(onAnswer), [&] { return describeRange("get", key, options.range); },
+                     [&](OnAnswer<RangeResult> answer) { startGet(d.get(), key, options, rpc, std::move(answer)); });
+}
+
+void Client::put(const QByteArray &key, const QByteArray &value, const PutOptions &options, const Rpc &rpc,
+                 QObject *context, OnAnswer<PutResult> onAnswer)
+{
+    startAnsweringOn(context, std::move(onAnswer), [&] { return QStringLiteral("put ") + describeKey(key); },
+                     [&](OnAnswer<PutResult> answer) { startPut(d.get(), key, value, options, rpc, std::move(answer)); });
+}
+
+void Client::remove(const QByteArray &key, const DeleteOptions &options, const Rpc &rpc, QObject *context,
+                    OnAnswer<DeleteResult> onAnswer)
+{
+    startAnsweringOn(context, std::move(onAnswer), [&] { return describeRange("delete", key, options.range); },
+                     [&](OnAnswer<DeleteResult> answer) { startRemove(d.get(), key, options, rpc, std::move(answer)); });
+}
+
+void Client::txn(const Txn &txn, const Rpc &rpc, QObject *context, OnAnswer<TxnResult> onAnswer)
+{
+    startAnsweringOn(context, std::move(onAnswer), [] { return QStringLiteral("txn"); },
+                     [&](OnAnswer<TxnResult> answer) { startTxn(d.get(), txn, rpc, std::move(answer)); });
 }
 
 QFuture<LeaseGrantResult> Client::leaseGrant(qint64 ttlSeconds, qint64 id, const Rpc &rpc)

@@ -667,6 +667,102 @@ private Q_SLOTS:
         QVERIFY(got.kvs.isEmpty());
     }
 
+    // The overloads with a context answer on the context's thread, once each, and never inside
+    // the call; a refusal comes the same way.
+    void aContextTakesItsAnswersOnItsOwnThread()
+    {
+        QThread worker;
+        worker.start();
+        auto context = std::make_unique<QObject>();
+        context->moveToThread(&worker);
+        const auto cleanup = qScopeGuard([&] {
+            QMetaObject::invokeMethod(context.release(), &QObject::deleteLater);
+            worker.quit();
+            worker.wait();
+        });
+        struct Answers
+        {
+            std::atomic<int> count{0};
+            std::atomic<int> elsewhere{0};  // not on the context's thread
+            QList<Status> statuses;
+            qint64 createRevision = 0;
+            QMutex mutex;
+        } answers;
+        const auto take = [&answers, &worker](const Status &status, qint64 createRevision = 0) {
+            QMutexLocker locked(&answers.mutex);
+            if (QThread::currentThread() != &worker)
+                ++answers.elsewhere;
+            answers.statuses.append(status);
+            if (createRevision)
+                answers.createRevision = createRevision;
+            ++answers.count;
+        };
+        const Client::Rpc rpc;
+        QObject *onWorker = context.get();
+        m_client->put("/context/k", "1", {}, rpc, onWorker, [&](const PutResult &answer) {
+            take(answer.status);
+            m_client->get("/context/k", {}, rpc, onWorker, [&](const RangeResult &got) {
+                take(got.status, got.kvs.value(0).createRevision);
+                Txn txn;
+                txn.compares = {Compare::value("/context/k", CompareResult::Equal, "1")};
+                txn.success = {TxnOp::put("/context/k", "2")};
+                m_client->txn(txn, rpc, onWorker, [&](const TxnResult &swapped) {
+                    take(swapped.succeeded ? swapped.status : Status(StatusCode::Unknown, QStringLiteral("not swapped")));
+                    m_client->remove("/context/k", {}, rpc, onWorker, [&](const DeleteResult &removed) {
+                        take(removed.deleted == 1 ? removed.status : Status(StatusCode::Unknown, QStringLiteral("not deleted")));
+                    });
+                });
+            });
+        });
+        m_client->get(QByteArray(), {}, rpc, onWorker, [&](const RangeResult &refused) { take(refused.status); });
+        QTRY_COMPARE_WITH_TIMEOUT(answers.count.load(), 5, scaledMs(10000));
+        // Each once: a later round trip through the same queue and thread finds no repeat.
+        std::atomic<bool> after{false};
+        m_client->get("/context/k", {}, rpc, onWorker, [&](const RangeResult &) { after = true; });
+        QTRY_VERIFY_WITH_TIMEOUT(after.load(), scaledMs(10000));
+        QMutexLocker locked(&answers.mutex);
+        QCOMPARE(answers.count.load(), 5);
+        QCOMPARE(answers.elsewhere.load(), 0);
+        QCOMPARE(answers.statuses.size(), 5);
+        int refusals = 0;
+        for (const Status &status : answers.statuses) {
+            if (status.code() == StatusCode::InvalidArgument)
+                ++refusals;
+            else
+                QVERIFY2(status.isOk(), qPrintable(status.toString()));
+        }
+        QCOMPARE(refusals, 1);
+        QVERIFY(answers.createRevision > 0);
+    }
+
+    // A context destroyed before its answer arrives never hears it, and what onAnswer captured
+    // goes with it; a null context sends nothing at all, and says so.
+    void aContextGoneDropsItsAnswerAndANullOneSendsNothing()
+    {
+        auto captured = std::make_shared<int>(0);
+        std::atomic<int> ran{0};
+        {
+            QObject context;
+            m_client->put("/context/gone", "v", {}, {}, &context, [captured, &ran](const PutResult &) { ++ran; });
+        }
+        PutResult written;
+        QETCD_AWAIT(m_client->put("/context/after", "v"), written);
+        QTRY_COMPARE_WITH_TIMEOUT(captured.use_count(), 1L, scaledMs(10000));
+        QCoreApplication::processEvents();
+        QCOMPARE(ran.load(), 0);
+        RangeResult got;
+        QETCD_AWAIT(m_client->get("/context/gone"), got);
+        QCOMPARE(got.kvs.size(), 1);  // sent: only the answer was dropped
+
+        QTest::ignoreMessage(QtWarningMsg,
+                             QRegularExpression(QStringLiteral("put .*/context/unsent.* was not sent: it names no context")));
+        m_client->put("/context/unsent", "v", {}, {}, nullptr, [&ran](const PutResult &) { ++ran; });
+        QETCD_AWAIT(m_client->get("/context/unsent"), got);
+        QVERIFY2(got.status.isOk(), qPrintable(got.status.toString()));
+        QVERIFY(got.kvs.isEmpty());
+        QCOMPARE(ran.load(), 0);
+    }
+
     void everyClientSharesOneCompletionThread()
     {
         // gRPC polls all connections of a process from one thread at a time: a thread per
