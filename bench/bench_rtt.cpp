@@ -6,11 +6,12 @@
 // object and an onAnswer function (one posted event to the main thread), so the figures include
 // the wake-up of the caller's thread; and where they arrive (the overloads taking an onAnswer
 // function alone, run on the completion-queue thread, as etcd's Go client hands an answer to the
-// goroutine that waits for it without waking another thread). With --go-rtt (scripts/bench builds it from bench/gortt), etcd's
-// own Go client measures each row on the same server too, its callers goroutines sharing one
-// client. etcd's speed drifts on a shared machine, by half within seconds on a small VM, so a
-// row's window is cut into --rounds slices for each of the clients measured, which take turns
-// (in an order that rotates from round to round); each figure counts all its slices together.
+// goroutine that waits for it without waking another thread). With --go-rtt (scripts/bench
+// builds it from bench/gortt), etcd's own Go client measures each row on the same server too, its
+// callers goroutines sharing one client. etcd's speed drifts on a shared machine, by half within
+// seconds on a small VM, so a row's window is cut into --rounds slices for each of the clients
+// measured, which take turns (in an order that rotates from round to round); each figure counts
+// all its slices together.
 //
 // The txn is a lock's acquisition: put the key if nobody created it, else read it. Each
 // request names a fresh key, so the put branch runs, as it does for every lock taken.

@@ -209,7 +209,8 @@ void KeySearchModel::setPattern(const QString &pattern)
 void KeySearchModel::setMode(Mode mode)
 {
     if (mode != Text && mode != Glob && mode != RegularExpression) {
-        qWarning("KeySearchModel: mode %d is none of Text, Glob and RegularExpression; kept %d", int(mode), int(m_mode));
+        qWarning("KeySearchModel: mode %d is none of Text, Glob and RegularExpression; kept %d", int(mode),
+                 int(m_mode));
         return;
     }
     if (mode == m_mode)
