@@ -157,13 +157,10 @@ QVariantMap QmlTestSetup::sshServer()
         return file.open(QIODevice::ReadOnly) ? file.readAll().trimmed() : QByteArray();
     };
     quint16 port = 0;
-    quint16 closedPort = 0;
     {
-        QTcpServer first, second;
-        if (first.listen(QHostAddress::LocalHost, 0) && second.listen(QHostAddress::LocalHost, 0)) {
-            port = first.serverPort();
-            closedPort = second.serverPort();
-        }
+        QTcpServer probe;
+        if (probe.listen(QHostAddress::LocalHost, 0))
+            port = probe.serverPort();
     }
     const QFileDevice::Permissions ownerOnly = QFileDevice::ReadOwner | QFileDevice::WriteOwner;
     const QFileDevice::Permissions script = ownerOnly | QFileDevice::ExeOwner;
@@ -176,7 +173,9 @@ QVariantMap QmlTestSetup::sshServer()
                                   .arg(dir.filePath(QStringLiteral("host_key")), dir.filePath(QStringLiteral("sshd.pid")),
                                        dir.filePath(QStringLiteral("authorized_keys")))
                                   .toUtf8();
-    if (port == 0 || !writeFile(dir.filePath(QStringLiteral("authorized_keys")), readAll(dir.filePath(QStringLiteral("client_key.pub"))), ownerOnly)
+    if (port == 0 || m_closedPort.port() == 0)
+        return fail(QStringLiteral("no free loopback port for sshd or none to hold closed"));
+    if (!writeFile(dir.filePath(QStringLiteral("authorized_keys")), readAll(dir.filePath(QStringLiteral("client_key.pub"))), ownerOnly)
         || !writeFile(dir.filePath(QStringLiteral("sshd_config")), config, ownerOnly))
         return fail(QStringLiteral("cannot write the server's files in ") + dir.path());
     // As root, sshd wants its privilege separation directory, which only its service makes.
@@ -217,7 +216,7 @@ QVariantMap QmlTestSetup::sshServer()
     };
     const passwd *account = ::getpwuid(::geteuid());
     m_ssh = {{QStringLiteral("port"), port},
-             {QStringLiteral("closedPort"), closedPort},
+             {QStringLiteral("closedPort"), m_closedPort.port()},
              {QStringLiteral("user"), account ? QString::fromLocal8Bit(account->pw_name) : QString()},
              {QStringLiteral("ssh"), program(QStringLiteral("ssh-known"), QStringLiteral("known_hosts"), true)},
              {QStringLiteral("unknownHost"), program(QStringLiteral("ssh-unknown-host"), QStringLiteral("no_known_hosts"), true)},

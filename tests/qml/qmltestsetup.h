@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 
+#include "../common/closedport.h"
+
 #include <QEtcd/etcdcluster.h>
 #include <QEtcd/faultproxy.h>
 #include <QEtcd/qetcdversion.h>
@@ -72,8 +74,8 @@ public:
     // A real OpenSSH server on loopback with host and client keys of its own, started at the
     // first call (Debian's openssh-server; no system service): { port, user, and three ssh
     // programs for QETCD_SSH: ssh (knows the host key, has the client key), unknownHost (knows no
-    // host key) and noKey (has no key the server accepts) }, and closedPort, where nothing
-    // listens. Empty (with the reason as a warning) when it cannot start.
+    // host key) and noKey (has no key the server accepts) }, and closedPort, which refuses every
+    // connection while the tests run. Empty (with the reason as a warning) when it cannot start.
     Q_INVOKABLE QVariantMap sshServer();
     // While on, every call of client (a QEtcd::Client) is answered as etcd answers with its
     // proposal queue full, "too many requests", without being sent.
@@ -102,6 +104,7 @@ private:
     std::unique_ptr<QEtcd::Testing::EtcdCluster> m_threeMembers;
     std::unique_ptr<QEtcd::Testing::FaultProxy> m_proxy;
     std::unique_ptr<QProcess> m_sshd;
+    QEtcd::Testing::ClosedPort m_closedPort;
     QVariantMap m_ssh;
     QTemporaryDir m_files;
     QString m_errorString;

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
+#include "../common/closedport.h"
+
 #include <QEtcd/faultproxy.h>
 #include <QEtcd/testtimeouts.h>
 
@@ -84,13 +86,6 @@ public:
     QByteArray received;
 };
 
-quint16 closedPort()
-{
-    QTcpServer server;
-    server.listen(QHostAddress::LocalHost, 0);
-    return server.serverPort();
-}
-
 } // namespace
 
 class tst_FaultProxy : public QObject
@@ -148,7 +143,8 @@ void tst_FaultProxy::forwardsWhileCallerBlocks()
 
 void tst_FaultProxy::modeChangeNotifies()
 {
-    FaultProxy proxy(QStringLiteral("127.0.0.1"), closedPort());
+    const QEtcd::Testing::ClosedPort upstream;
+    FaultProxy proxy(QStringLiteral("127.0.0.1"), upstream.port());
     QSignalSpy spy(&proxy, &FaultProxy::modeChanged);
     // Before start() the mode is only recorded; start() must pick it up.
     proxy.setMode(FaultProxy::Mode::Blackhole);
@@ -301,7 +297,8 @@ void tst_FaultProxy::jitterVariesDelaysButKeepsOrder()
 
 void tst_FaultProxy::refusedUpstreamClosesClient()
 {
-    FaultProxy proxy(QStringLiteral("127.0.0.1"), closedPort());
+    const QEtcd::Testing::ClosedPort upstream;
+    FaultProxy proxy(QStringLiteral("127.0.0.1"), upstream.port());
     QVERIFY(proxy.start());
     Client client(proxy.port());
     client.socket.write("anyone?");
@@ -313,9 +310,10 @@ void tst_FaultProxy::refusedUpstreamClosesClient()
 
 void tst_FaultProxy::startFailsOnTakenPort()
 {
-    FaultProxy first(QStringLiteral("127.0.0.1"), closedPort());
+    const QEtcd::Testing::ClosedPort upstream;
+    FaultProxy first(QStringLiteral("127.0.0.1"), upstream.port());
     QVERIFY(first.start());
-    FaultProxy second(QStringLiteral("127.0.0.1"), closedPort());
+    FaultProxy second(QStringLiteral("127.0.0.1"), upstream.port());
     QTest::ignoreMessage(QtWarningMsg, QRegularExpression(QStringLiteral("cannot listen")));
     QVERIFY(!second.start(first.port()));
     QVERIFY(second.errorString().contains(QString::number(first.port())));
