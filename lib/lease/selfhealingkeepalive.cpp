@@ -520,11 +520,15 @@ public:
     }
 
     // An operator's decision, honoured: nothing is put back, and the lease, its keys' only
-    // reason to be, goes.
+    // reason to be, goes. Not at once, but when its next renewal would have been due: whoever
+    // else saw the key go may ask whether its lease still lives, as a barrier's waiters do to
+    // tell a deletion from an expiry, and must hear that it does, as we did before deciding.
     void takeAway(const QByteArray &key, qint64 revision, const QString &what)
     {
         takenAway = true;
-        revokeUnawaited(stopRenewing());
+        const qint64 id = stopRenewing();
+        QTimer::singleShot(milliseconds(ttl * 1000 / 3), clientPrivate->dispatcherContext(),
+                           [lifeline = lifelineOf(client), id] { ClientLeases::revokeUnlessGone(lifeline, id); });
         setHealthy(false);
         const Status cause(StatusCode::OwnershipLost, what + QStringLiteral("; it is not put back"));
         qCInfo(lcLease).noquote() << cause.message();

@@ -38,9 +38,11 @@ struct LeaseReport;
 /// A healing lease puts its keys back after an expiry, which it cannot tell from a partition.
 /// A key deleted while the lease is alive, or put on another lease, is another client's doing
 /// (an operator removing a registration, `etcdctl del`): for every key given to followKey(),
-/// that is told (keyTakenAway()) and honoured: the lease is revoked, nothing is put back, and
-/// the keep-alive stops for good. The owner's own puts on its lease, and its own deletes after
-/// stopFollowingKeys(), never count.
+/// that is told (keyTakenAway()) and honoured: nothing is put back, the keep-alive stops for
+/// good, and the lease is revoked a third of its TTL later (when it would have been renewed), so
+/// that others asking whether it lived when the key went, as barrier waiters do, hear that it
+/// did. The owner's own puts on its lease, and its own deletes after stopFollowingKeys(), never
+/// count.
 ///
 /// Signals are emitted from the client's dispatcher thread; connect with the default
 /// AutoConnection. Getters are safe from any thread.
@@ -101,8 +103,8 @@ Q_SIGNALS:
     /// isHealthy() changed.
     void healthyChanged(bool healthy);
     /// Another client deleted \a key at \a revision while its lease was alive, or moved it to
-    /// another lease (\a cause says which, OwnershipLost). The lease is revoked, nothing is put
-    /// back, and no other signal follows.
+    /// another lease (\a cause says which, OwnershipLost). Nothing is put back, the lease is
+    /// revoked a third of its TTL later, and no other signal follows.
     void keyTakenAway(const QByteArray &key, qint64 revision, const QEtcd::Status &cause);
 
 private:

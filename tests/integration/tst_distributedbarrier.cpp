@@ -446,6 +446,34 @@ private Q_SLOTS:
         QCOMPARE(lifted.size(), 1);
     }
 
+    // Told of a lift by another, the owner keeps its lease a third of its TTL before revoking it:
+    // a waiter slow to ask whether the key's lease lived (its process loaded, say) still hears
+    // that it did, and reads Deleted, not a spurious LeaseExpired.
+    void anOwnerKeepsItsLeaseAWhileAfterALiftByAnother()
+    {
+        DistributedBarrier owner(m_observer.get(), "/barriers/slow-waiter", named("owner", 6));
+        QSignalSpy lifted(&owner, &DistributedBarrier::liftedByOther);
+        QVERIFY(owner.setBarrier());
+        const qint64 lease = read("/barriers/slow-waiter").lease;
+        QVERIFY(lease > 0);
+        const auto secondsLeft = [&] {
+            LeaseTimeToLiveResult left;
+            [&] { QETCD_AWAIT(m_observer->leaseTimeToLive(lease), left); }();
+            return left.status ? left.ttl : -2;
+        };
+
+        QElapsedTimer sinceDelete;
+        sinceDelete.start();
+        DeleteResult deleted;
+        QETCD_AWAIT(m_observer->remove("/barriers/slow-waiter"), deleted);
+        QCOMPARE(deleted.deleted, 1);
+        QTRY_VERIFY_WITH_TIMEOUT(!lifted.isEmpty(), scaledMs(3000));
+        QVERIFY(!owner.isOwner());
+        QVERIFY2(secondsLeft() >= 0, "the lease was revoked as the owner was told");
+        QTRY_COMPARE_WITH_TIMEOUT(secondsLeft(), qint64(-1), scaledMs(10000));
+        QVERIFY2(sinceDelete.elapsed() >= 1900, qPrintable(QString::number(sinceDelete.elapsed())));
+    }
+
     // Its own removal is not another client's, nor is its own marker before the delete.
     void ownRemovalIsNotALiftByAnother()
     {

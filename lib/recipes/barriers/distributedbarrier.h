@@ -42,10 +42,13 @@ class DistributedBarrierPrivate;
 /// Waiters learn how the barrier lifted, so they can wait again after a spurious lift:
 /// removeBarrier() and close() first rewrite the value to `<token>;removing`, then delete it,
 /// and a waiter reads the deleted key's last value from its watch. A key that went with its
-/// lease lifted with LeaseExpired. etcd-recipes writes no marker, so its removals read as
-/// LeaseExpired (it revokes first) or Deleted. Choose a TTL longer than any partition you
-/// expect to survive, and let released work re-check a condition that is authoritative on its
-/// own.
+/// lease lifted with LeaseExpired. An unmarked delete by someone else lifts with Deleted: the
+/// waiter asks whether the key's lease still lives, and a qetcd owner that sees its key go
+/// keeps the lease a third of its TTL before revoking it; a waiter that learns of the delete
+/// later than that (cut off meanwhile) reads LeaseExpired. etcd-recipes writes no marker, so
+/// its removals read as LeaseExpired (it revokes first) or Deleted. Choose a TTL longer than
+/// any partition you expect to survive, and let released work re-check a condition that is
+/// authoritative on its own.
 ///
 /// close() takes down a barrier this instance set, as removeBarrier() does, and, unlike the
 /// reference, wakes this instance's parked waiters with Cancelled. Every blocking call has a

@@ -19,9 +19,9 @@ class TransientKeyValuePrivate;
 ///
 /// Another client deleting the key while its lease is alive, or putting it on another lease,
 /// is an operator's decision, honoured and told, as for a service registration: removedByOther(),
-/// the lease is revoked, the key is not created again, and the state goes Lost. Putting the
-/// key back blindly would undo the one act an operator has to remove it; an expiry, which
-/// cannot be told from a partition, still heals.
+/// the key is not created again, the state goes Lost, and the lease is revoked a third of its
+/// TTL later. Putting the key back blindly would undo the one act an operator has to remove
+/// it; an expiry, which cannot be told from a partition, still heals.
 class QETCD_EXPORT TransientKeyValue : public Recipe
 {
     Q_OBJECT
