@@ -471,7 +471,8 @@ private Q_SLOTS:
         QVERIFY(!owner.isOwner());
         QVERIFY2(secondsLeft() >= 0, "the lease was revoked as the owner was told");
         QTRY_COMPARE_WITH_TIMEOUT(secondsLeft(), qint64(-1), scaledMs(10000));
-        QVERIFY2(sinceDelete.elapsed() >= 1900, qPrintable(QString::number(sinceDelete.elapsed())));
+        // 2 s after the owner was told; a coarse timer may fire up to 5 % early.
+        QVERIFY2(sinceDelete.elapsed() >= 1800, qPrintable(QString::number(sinceDelete.elapsed())));
     }
 
     // Its own removal is not another client's, nor is its own marker before the delete.
