@@ -584,7 +584,22 @@ private Q_SLOTS:
             QCOMPARE(holder.lock(), Status());
             const qint64 token = holder.fencingToken();
             QFuture<Status> waiting = waiter.lockAsync();
-            QTRY_COMPARE_WITH_TIMEOUT(queue("/locks/loss").size(), 2, scaledMs(5000));
+            const auto queued = [&] {
+                QStringList entries;
+                for (const KeyValue &entry : queue("/locks/loss"))
+                    entries.append(QStringLiteral("%1 (lease %2)").arg(QString::fromUtf8(entry.key)).arg(entry.lease, 0, 16));
+                return QStringLiteral("run %1: queue [%2]; holder lease %3, %4 loss(es) told, last lease event %5; "
+                                      "waiter %6")
+                    .arg(run)
+                    .arg(entries.join(QStringLiteral(", ")))
+                    .arg(holder.leaseId(), 0, 16)
+                    .arg(lost.size())
+                    .arg(leaseEvents.isEmpty() ? QStringLiteral("none")
+                                               : leaseEvents.last().at(1).value<LeaseEvent>().toString())
+                    .arg(waiting.isFinished() ? QStringLiteral("answered: ") + waiting.result().toString()
+                                              : QStringLiteral("still waiting"));
+            };
+            QTRY_VERIFY2_WITH_TIMEOUT(queue("/locks/loss").size() == 2, qPrintable(queued()), scaledMs(5000));
 
             proxy.setMode(FaultProxy::Mode::Blackhole);
             Status turn;
