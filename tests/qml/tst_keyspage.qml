@@ -163,7 +163,8 @@ Item {
             compare(tree.model.listing, false)
             compare(tree.model.stopped, true)
             tryCompare(bar, "visible", true)
-            compare(tree.rows, 0)
+            // The view takes the model's reset at its next polish, not at once.
+            tryCompare(tree, "rows", 0)
             compare(action.text, "Go on")
             verify(control(page, "listingText").value.indexOf("stopped") >= 0)
             click(action)
