@@ -52,12 +52,17 @@ Clock::time_point KeepAliveHub::deadlineAfter(const Registration &registration, 
     return sentAt + seconds(registration.ttlSeconds) - margin;
 }
 
-// A third of the TTL after the send, as etcd's own client does, but brought forward to the last
-// point of a grid a few ticks wide: every lease due within one step renews in the same batch.
-// Early, never late, and the deadline counts from the send, so no lease is held any less safely.
+milliseconds KeepAliveHub::renewalInterval(qint64 ttlSeconds)
+{
+    return milliseconds(ttlSeconds * 1000 / 3);
+}
+
+// The renewal interval after the send, but brought forward to the last point of a grid a few
+// ticks wide: every lease due within one step renews in the same batch. Early, never late, and
+// the deadline counts from the send, so no lease is held any less safely.
 Clock::time_point KeepAliveHub::renewalAfter(Clock::time_point sentAt, qint64 ttlSeconds)
 {
-    const milliseconds interval(ttlSeconds * 1000 / 3);
+    const milliseconds interval = renewalInterval(ttlSeconds);
     const Clock::duration step = std::clamp<milliseconds>(interval / 8, shortestRenewalStep, longestRenewalStep);
     const Clock::duration due = (sentAt + interval).time_since_epoch();
     return Clock::time_point(due - due % step);

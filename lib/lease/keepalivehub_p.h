@@ -61,6 +61,9 @@ public:
     static std::chrono::milliseconds safetyMargin(qint64 ttlSeconds);
     // How long a renewal may go unanswered before the lease counts as suspended.
     static std::chrono::milliseconds stallThreshold(qint64 ttlSeconds);
+    // How long after a renewal is sent the next is due: a third of the TTL, as etcd's own
+    // client renews (renewals are then brought forward to a shared grid).
+    static std::chrono::milliseconds renewalInterval(qint64 ttlSeconds);
 
     // grantSentAt: taken just before the grant request left, so the deadline errs early.
     void add(qint64 leaseId, qint64 ttlSeconds, Clock::time_point grantSentAt, LeaseKind kind, LeaseSink *sink);

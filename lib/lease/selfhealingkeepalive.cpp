@@ -527,7 +527,7 @@ public:
     {
         takenAway = true;
         const qint64 id = stopRenewing();
-        QTimer::singleShot(milliseconds(ttl * 1000 / 3), clientPrivate->dispatcherContext(),
+        QTimer::singleShot(KeepAliveHub::renewalInterval(ttl), clientPrivate->dispatcherContext(),
                            [lifeline = lifelineOf(client), id] { ClientLeases::revokeUnlessGone(lifeline, id); });
         setHealthy(false);
         const Status cause(StatusCode::OwnershipLost, what + QStringLiteral("; it is not put back"));

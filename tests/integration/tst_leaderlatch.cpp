@@ -62,7 +62,8 @@ private Q_SLOTS:
         QVERIFY2(status.isOk(), qPrintable(status.toString()));
         QCOMPARE(first.await(scaled(10s)), Status());
         QVERIFY(first.hasLeadership());
-        // await() returns once we lead; isLeader() is emitted on the dispatcher thread, maybe just after.
+        // await() returns once we lead; isLeader() is emitted on the dispatcher thread, maybe
+        // a moment after.
         QTRY_COMPARE_WITH_TIMEOUT(firstTransitions.list(), QStringList{"isLeader"}, scaledMs(5000));
         const QList<KeyValue> keys = queue("/latch/basic");
         QCOMPARE(keys.size(), 1);
