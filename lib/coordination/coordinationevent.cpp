@@ -81,7 +81,7 @@ QString CoordinationEvent::summary() const
 {
     // A candidate that wrote no name is known by its proposal as well as by its lease.
     const auto named = [this](const CoordinationEntry &each) {
-        return kind == Kind::Election && each.name.isEmpty() && !each.value.isEmpty()
+        return kind == CoordinationObject::Kind::Election && each.name.isEmpty() && !each.value.isEmpty()
             ? QStringLiteral("\"%1\" (%2)").arg(each.valueText(), each.displayName())
             : each.displayName();
     };
