@@ -16,6 +16,10 @@
 // The txn is a lock's acquisition: put the key if nobody created it, else read it. Each
 // request names a fresh key, so the put branch runs, as it does for every lock taken.
 //
+// Each figure says what the server spent on it too: etcd's CPU time and its read and write
+// calls per round trip, taken at the same moments as the client's, so that a gap between two
+// clients shows whether it lies in the client or in what the client has etcd do.
+//
 // A get on the local machine takes a fraction of a millisecond, so latencies here keep
 // microseconds, unlike the other benchmarks' tenths of a millisecond.
 
@@ -61,7 +65,24 @@ struct Window
 {
     milliseconds warmup;
     milliseconds measured;
+    qint64 serverPid = 0;
 };
+
+// What etcd has spent so far: CPU time, and read and write calls (on its sockets, nearly all:
+// its data file is mapped, and the WAL is the same for every client).
+struct ServerCost
+{
+    qint64 cpuUs = 0;
+    qint64 reads = 0;
+    qint64 writes = 0;
+};
+
+ServerCost serverCostOf(qint64 pid)
+{
+    const QString io = QStringLiteral("/proc/%1/io").arg(pid);
+    return {qint64(statCpuSeconds(QStringLiteral("/proc/%1/stat").arg(pid)) * 1e6),
+            procField("syscr:", io), procField("syscw:", io)};
+}
 
 // The answers one window counted, and the CPU time spent on them.
 struct Sampled
@@ -69,6 +90,7 @@ struct Sampled
     QList<double> latenciesMs;
     qint64 cpuUs = 0;
     milliseconds measured{0};
+    ServerCost server;  // spent over the same window
 };
 
 QJsonObject figures(const QList<Sampled> &parts)
@@ -76,11 +98,18 @@ QJsonObject figures(const QList<Sampled> &parts)
     QList<double> latencies;
     qint64 cpuUs = 0;
     milliseconds measured{0};
+    ServerCost server;
     for (const Sampled &part : parts) {
         latencies += part.latenciesMs;
         cpuUs += part.cpuUs;
         measured += part.measured;
+        server.cpuUs += part.server.cpuUs;
+        server.reads += part.server.reads;
+        server.writes += part.server.writes;
     }
+    const auto perOp = [&](qint64 spent, double scale) {
+        return latencies.isEmpty() ? 0.0 : std::round(double(spent) / double(latencies.size()) * scale) / scale;
+    };
     // What the client spends on one round trip, on all its threads: on a small machine shared
     // with the server, that is throughput taken from etcd.
     const double cpuPerOp = latencies.isEmpty() ? 0.0 : double(cpuUs) / double(latencies.size());
@@ -88,7 +117,10 @@ QJsonObject figures(const QList<Sampled> &parts)
             {"cpu_us_per_op", std::round(cpuPerOp * 10.0) / 10.0},
             {"ops_per_s", std::round(double(latencies.size()) / double(measured.count()) * 10000.0) / 10.0},
             {"latency_ms", QJsonObject{{"p50", microRounded(percentile(latencies, 50))},
-                                       {"p99", microRounded(percentile(latencies, 99))}}}};
+                                       {"p99", microRounded(percentile(latencies, 99))}}},
+            {"etcd", QJsonObject{{"cpu_us_per_op", perOp(server.cpuUs, 10.0)},
+                                 {"reads_per_op", perOp(server.reads, 100.0)},
+                                 {"writes_per_op", perOp(server.writes, 100.0)}}}};
 }
 
 QByteArray ownKey(const QByteArray &prefix, int caller)
@@ -104,7 +136,7 @@ public:
     explicit Tally(const Window &window)
         : m_startNs(nowNs() + duration_cast<nanoseconds>(window.warmup).count()),
           m_endNs(m_startNs + duration_cast<nanoseconds>(window.measured).count()), m_measured(window.measured),
-          m_windDownBound(window.warmup + window.measured + 60s)
+          m_windDownBound(window.warmup + window.measured + 60s), m_serverPid(window.serverPid)
     {
     }
 
@@ -118,11 +150,14 @@ public:
             return false;
         }
         if (answeredNs >= m_startNs && answeredNs < m_endNs) {
-            if (m_cpuAtStartUs < 0)
+            if (m_cpuAtStartUs < 0) {
                 m_cpuAtStartUs = qint64(processCpuSeconds() * 1e6);
+                m_serverAtStart = serverCostOf(m_serverPid);
+            }
             m_samples.append(nsToMs(answeredNs - sentNs));
         } else if (answeredNs >= m_endNs && m_cpuAtEndUs < 0) {
             m_cpuAtEndUs = qint64(processCpuSeconds() * 1e6);
+            m_serverAtEnd = serverCostOf(m_serverPid);
         }
         return answeredNs < m_endNs && !m_failure;
     }
@@ -135,7 +170,11 @@ public:
         std::lock_guard lock(m_mutex);
         if (m_failure)
             fail(*m_failure);
-        return {m_samples, m_samples.isEmpty() ? 0 : m_cpuAtEndUs - m_cpuAtStartUs, m_measured};
+        if (m_samples.isEmpty())
+            return {m_samples, 0, m_measured, {}};
+        return {m_samples, m_cpuAtEndUs - m_cpuAtStartUs, m_measured,
+                {m_serverAtEnd.cpuUs - m_serverAtStart.cpuUs, m_serverAtEnd.reads - m_serverAtStart.reads,
+                 m_serverAtEnd.writes - m_serverAtStart.writes}};
     }
 
 private:
@@ -143,11 +182,14 @@ private:
     const qint64 m_endNs;
     const milliseconds m_measured;
     const milliseconds m_windDownBound;
+    const qint64 m_serverPid;
     std::mutex m_mutex;
     QList<double> m_samples;
     std::optional<QString> m_failure;
     qint64 m_cpuAtStartUs = -1;
     qint64 m_cpuAtEndUs = -1;
+    ServerCost m_serverAtStart;
+    ServerCost m_serverAtEnd;
 };
 
 // callers requests outstanding at all times, each followed by the next as soon as it is
@@ -303,12 +345,16 @@ Sampled goRtt(const QString &program, const QStringList &endpoints, const QByteA
                           QString::fromLatin1(prefix), QStringLiteral("--op"), op, QStringLiteral("--callers"),
                           QString::number(callers), QStringLiteral("--window-ms"),
                           QString::number(window.measured.count()),
-                          QStringLiteral("--warmup-ms"), QString::number(window.warmup.count())},
+                          QStringLiteral("--warmup-ms"), QString::number(window.warmup.count()),
+                          QStringLiteral("--server-pid"), QString::number(window.serverPid)},
                          duration_cast<milliseconds>(window.warmup + window.measured + 60s));
     Sampled sampled;
     for (const QJsonValue &latency : slice.value(QStringLiteral("latencies_ms")).toArray())
         sampled.latenciesMs.append(latency.toDouble());
     sampled.cpuUs = slice.value(QStringLiteral("cpu_us")).toInteger();
+    const QJsonObject server = slice.value(QStringLiteral("server")).toObject();
+    sampled.server = {server.value(QStringLiteral("cpu_us")).toInteger(), server.value(QStringLiteral("reads")).toInteger(),
+                      server.value(QStringLiteral("writes")).toInteger()};
     sampled.measured = window.measured;
     return sampled;
 }
@@ -347,7 +393,6 @@ int main(int argc, char *argv[])
         const Window window{milliseconds(positiveOption(parser, QStringLiteral("warmup-ms"))),
                             seconds(positiveOption(parser, QStringLiteral("seconds")))};
         const int rounds = positiveOption(parser, QStringLiteral("rounds"));
-        const Window slice{window.warmup, window.measured / rounds};
         const QList<int> levels = positiveList(parser, QStringLiteral("callers"));
         const QStringList ops = choiceList(parser, QStringLiteral("ops"), {"put", "get", "txn"});
         const bool withGo = parser.isSet(QStringLiteral("go-rtt")) && !parser.isSet(QStringLiteral("no-go"));
@@ -359,6 +404,7 @@ int main(int argc, char *argv[])
             clients.append(QStringLiteral("go"));
         Testing::EtcdCluster cluster;
         startCluster(cluster);
+        const Window slice{window.warmup, window.measured / rounds, cluster.pid(0)};
         Client client(ClientOptions::fromEndpoints(cluster.clientUrls()));
         QJsonArray rows;
         for (const QString &op : ops) {

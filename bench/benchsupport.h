@@ -185,18 +185,25 @@ inline QJsonArray roundedList(const QList<double> &samples)
     return list;
 }
 
-// A field of a process's status file in KiB, e.g. statusFieldKiB("VmRSS:"); this process's
-// unless another's is named ("/proc/1234/status").
-inline qint64 statusFieldKiB(const char *field, const QString &statusPath = QStringLiteral("/proc/self/status"))
+// The number after a field of a /proc file of lines "Field: value [unit]", e.g. "syscr:" in
+// /proc/1234/io.
+inline qint64 procField(const char *field, const QString &path)
 {
-    QFile file(statusPath);
+    QFile file(path);
     if (!file.open(QIODevice::ReadOnly))
-        fail(QStringLiteral("cannot read %1").arg(statusPath));
+        fail(QStringLiteral("cannot read %1").arg(path));
     for (const QByteArray &line : file.readAll().split('\n')) {
         if (line.startsWith(field))
             return line.mid(qsizetype(qstrlen(field))).trimmed().split(' ').value(0).toLongLong();
     }
-    fail(QStringLiteral("no %1 in %2").arg(QLatin1String(field), statusPath));
+    fail(QStringLiteral("no %1 in %2").arg(QLatin1String(field), path));
+}
+
+// A field of a process's status file in KiB, e.g. statusFieldKiB("VmRSS:"); this process's
+// unless another's is named ("/proc/1234/status").
+inline qint64 statusFieldKiB(const char *field, const QString &statusPath = QStringLiteral("/proc/self/status"))
+{
+    return procField(field, statusPath);
 }
 
 // Starts VmHWM (the peak RSS) over from the current RSS, so a case's peak is its own.

@@ -60,6 +60,7 @@ func main() {
 	callers := flag.Int("callers", 1, "goroutines sharing the one client, each with one request outstanding")
 	windowMs := flag.Int("window-ms", 5000, "measuring window")
 	warmup := flag.Int("warmup-ms", 1000, "requests before the window opens, not counted")
+	serverPid := flag.Int("server-pid", 0, "etcd's process, whose CPU time and read and write calls are taken with the client's (0: none)")
 	prefix := flag.String("prefix", "", "key prefix, new to the server; caller i uses PREFIX/i (default: one of the moment)")
 	flag.Parse()
 	if *prefix == "" {
@@ -86,6 +87,13 @@ func main() {
 	end := start.Add(time.Duration(*windowMs) * time.Millisecond)
 	// Taken by the first answer inside the window and the first after it, as bench_rtt does.
 	var cpuAtStart, cpuAtEnd int64 = -1, -1
+	var serverAtStart, serverAtEnd benchreport.ServerCost
+	serverCost := func() benchreport.ServerCost {
+		if *serverPid <= 0 {
+			return benchreport.ServerCost{}
+		}
+		return benchreport.ServerCostOf(*serverPid)
+	}
 	var running sync.WaitGroup
 	for c := 0; c < *callers; c++ {
 		running.Add(1)
@@ -102,12 +110,14 @@ func main() {
 				}
 				answered := time.Now()
 				if !answered.Before(start) && answered.Before(end) {
-					if atomic.LoadInt64(&cpuAtStart) < 0 {
-						atomic.CompareAndSwapInt64(&cpuAtStart, -1, benchreport.ProcessCPUMicros())
+					if atomic.LoadInt64(&cpuAtStart) < 0 && atomic.CompareAndSwapInt64(&cpuAtStart, -1, -2) {
+						serverAtStart = serverCost()
+						atomic.StoreInt64(&cpuAtStart, benchreport.ProcessCPUMicros())
 					}
 					mine = append(mine, float64(answered.Sub(sent).Nanoseconds())/1e6)
-				} else if !answered.Before(end) && atomic.LoadInt64(&cpuAtEnd) < 0 {
-					atomic.CompareAndSwapInt64(&cpuAtEnd, -1, benchreport.ProcessCPUMicros())
+				} else if !answered.Before(end) && atomic.LoadInt64(&cpuAtEnd) < 0 && atomic.CompareAndSwapInt64(&cpuAtEnd, -1, -2) {
+					serverAtEnd = serverCost()
+					atomic.StoreInt64(&cpuAtEnd, benchreport.ProcessCPUMicros())
 				}
 			}
 			mutex.Lock()
@@ -118,8 +128,14 @@ func main() {
 	running.Wait()
 
 	cpuUs := int64(0)
+	var server benchreport.ServerCost
 	if len(samples) > 0 {
 		cpuUs = cpuAtEnd - cpuAtStart
+		server = benchreport.ServerCost{
+			CPUMicros: serverAtEnd.CPUMicros - serverAtStart.CPUMicros,
+			Reads:     serverAtEnd.Reads - serverAtStart.Reads,
+			Writes:    serverAtEnd.Writes - serverAtStart.Writes,
+		}
 	}
 	result := map[string]interface{}{
 		"client":       "go.etcd.io/etcd/clientv3",
@@ -127,6 +143,7 @@ func main() {
 		"callers":      *callers,
 		"window_ms":    *windowMs,
 		"cpu_us":       cpuUs,
+		"server":       server,
 		"latencies_ms": samples,
 	}
 	out, _ := json.Marshal(result)
