@@ -41,6 +41,7 @@ struct Parameters
     int ttlSeconds = 0;
     seconds idle{};
     int startConcurrency = 0;
+    int maxConcurrentHeals = 0;  // the client's option of that name
     milliseconds holdAfterExpiry{};
     QString goLease;  // the golease program, or empty
 };
@@ -161,9 +162,10 @@ qint64 heapInUse()
 // What RSS is made of, to say where growth that is not per lease comes from.
 struct MemoryKinds
 {
-    qint64 fileBackedKiB = 0;  // code and data of the binaries, paged in on first use
-    qint64 anonymousKiB = 0;   // the allocator's arenas and the threads' stacks
-    QStringList threads;       // each new thread brings a stack and, once it allocates, an arena
+    qint64 fileBackedKiB = 0;     // code and data of the binaries, paged in on first use
+    qint64 anonymousKiB = 0;      // the allocator's arenas and the threads' stacks
+    qint64 allocatorFreeKiB = 0;  // free chunks the allocator keeps in its arenas, resident or not
+    QStringList threads;          // each new thread brings a stack and, once it allocates, an arena
 };
 
 QStringList threadNames()
@@ -183,7 +185,7 @@ MemoryKinds memoryKinds()
 {
     const QString rollup = QStringLiteral("/proc/self/smaps_rollup");
     const qint64 anonymous = statusFieldKiB("Anonymous:", rollup);
-    return {statusFieldKiB("Rss:", rollup) - anonymous, anonymous, threadNames()};
+    return {statusFieldKiB("Rss:", rollup) - anonymous, anonymous, qint64(mallinfo2().fordblks / 1024), threadNames()};
 }
 
 QJsonObject growthByKind(const MemoryKinds &before, const MemoryKinds &after, qint64 heapGrowthBytes)
@@ -196,6 +198,7 @@ QJsonObject growthByKind(const MemoryKinds &before, const MemoryKinds &after, qi
         {"file_backed_kib", after.fileBackedKiB - before.fileBackedKiB},
         {"anonymous_kib", anonymousKiB},
         {"anonymous_kib_beyond_heap_in_use", anonymousKiB - heapGrowthBytes / 1024},
+        {"allocator_free_kib", after.allocatorFreeKiB - before.allocatorFreeKiB},
         {"threads_added", QJsonArray::fromStringList(added)},
     };
 }
@@ -221,7 +224,9 @@ QJsonObject benchmark(const Parameters &parameters)
     FaultProxy proxy(QStringLiteral("127.0.0.1"), cluster.clientPort(0));
     if (!proxy.start())
         fail(QStringLiteral("proxy: ") + proxy.errorString());
-    Client client(ClientOptions::fromEndpoints({proxy.url()}));
+    ClientOptions options = ClientOptions::fromEndpoints({proxy.url()});
+    options.maxConcurrentHeals = parameters.maxConcurrentHeals;
+    Client client(options);
     // The baseline is a client that has kept one lease and let it go: it holds the channel, the
     // threads a first lease starts and the code it pages in, which no later lease adds again.
     const QByteArray prefix = "/bench/scale/";
@@ -404,6 +409,7 @@ QJsonObject benchmark(const Parameters &parameters)
         {"ttl_s", parameters.ttlSeconds},
         {"retry_policy", LeaseResilience().retryPolicy.description()},
         {"start_concurrency", parameters.startConcurrency},
+        {"max_concurrent_heals", options.maxConcurrentHeals},
         {"hold_after_expiry_ms", qint64(parameters.holdAfterExpiry.count())},
         {"start_all_s", rounded(startSeconds)},
         {"memory",
@@ -557,7 +563,7 @@ QJsonObject curve(const QList<int> &sizes, const QCommandLineParser &parser)
     QJsonArray points;
     for (const int leases : sizes) {
         QStringList arguments{QStringLiteral("--leases"), QString::number(leases)};
-        for (const char *option : {"ttl", "idle", "concurrency", "hold", "go-lease"}) {
+        for (const char *option : {"ttl", "idle", "concurrency", "heals", "hold", "go-lease"}) {
             const QString name = QLatin1String(option);
             if (!parser.value(name).isEmpty())
                 arguments << QStringLiteral("--") + name << parser.value(name);
@@ -619,6 +625,8 @@ int main(int argc, char *argv[])
           QStringLiteral("30")},
          {"concurrency", QStringLiteral("start() calls in flight at once."), QStringLiteral("n"),
           QStringLiteral("100")},
+         {"heals", QStringLiteral("The client's maxConcurrentHeals: leases that start or heal at once."),
+          QStringLiteral("n"), QString::number(ClientOptions().maxConcurrentHeals)},
          {"hold", QStringLiteral("How long the partition is held after every lease reported Expired, in ms."),
           QStringLiteral("ms"), QStringLiteral("2000")},
          {"go-lease", QStringLiteral("The golease program (bench/golease): measure etcd's Go client beside ours."),
@@ -632,6 +640,7 @@ int main(int argc, char *argv[])
         parameters.ttlSeconds = positiveOption(parser, QStringLiteral("ttl"));
         parameters.idle = seconds(positiveOption(parser, QStringLiteral("idle")));
         parameters.startConcurrency = positiveOption(parser, QStringLiteral("concurrency"));
+        parameters.maxConcurrentHeals = positiveOption(parser, QStringLiteral("heals"));
         parameters.holdAfterExpiry = milliseconds(positiveOption(parser, QStringLiteral("hold")));
         parameters.goLease = parser.value(QStringLiteral("go-lease"));
         return benchmark(parameters);
