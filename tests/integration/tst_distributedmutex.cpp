@@ -561,7 +561,9 @@ private Q_SLOTS:
 
     // The seed's promise, checked over 20 partitions in a row: the partitioned holder hears of
     // its loss (signal, state, lease event) before the waiter is handed the lock, and its
-    // stale guarded write is refused while the new holder's lands.
+    // stale guarded write is refused while the new holder's lands. On a machine loaded hard
+    // enough, the holder's 2 s lease can lapse before the cut: that loss too must be told before
+    // the waiter gets in, but it is no partition, so the run is made again (a few times at most).
     void lossIsToldBeforeTheWaiterGetsInEveryTime()
     {
         FaultProxy proxy(QStringLiteral("127.0.0.1"), m_cluster.clientPort(0));
@@ -572,9 +574,12 @@ private Q_SLOTS:
         connect(&waiter, &DistributedMutex::acquired, this,
                 [&] { acquiredAt = steady_clock::now().time_since_epoch().count(); }, Qt::DirectConnection);
         constexpr int Runs = 20;
+        constexpr int MaxLossesBeforeTheCut = 5;
+        int lossesBeforeTheCut = 0;
         QList<qint64> marginsMs;
-        for (int run = 0; run < Runs; ++run) {
+        for (int run = 0; run < Runs;) {
             proxy.setMode(FaultProxy::Mode::Pass);
+            acquiredAt = 0;
             DistributedMutex holder(&cutOff, "/locks/loss", ttl(2));
             QSignalSpy lost(&holder, &DistributedMutex::lockLost);
             QSignalSpy leaseEvents(&holder, &Recipe::leaseEventOccurred);
@@ -599,10 +604,24 @@ private Q_SLOTS:
                     .arg(waiting.isFinished() ? QStringLiteral("answered: ") + waiting.result().toString()
                                               : QStringLiteral("still waiting"));
             };
-            QTRY_VERIFY2_WITH_TIMEOUT(queue("/locks/loss").size() == 2, qPrintable(queued()), scaledMs(5000));
+            QTRY_VERIFY2_WITH_TIMEOUT(queue("/locks/loss").size() == 2 || !lost.isEmpty(), qPrintable(queued()),
+                                      scaledMs(5000));
+            Status turn;
+            if (!lost.isEmpty()) {
+                QETCD_AWAIT(waiting, turn);
+                QVERIFY2(turn.isOk(), qPrintable(turn.toString()));
+                QVERIFY2(lostAt.load() > 0 && lostAt.load() < acquiredAt.load(),
+                         qPrintable(QStringLiteral("run %1, hold lost before the cut: lost at %2, waiter acquired at %3")
+                                        .arg(run)
+                                        .arg(lostAt.load())
+                                        .arg(acquiredAt.load())));
+                QVERIFY2(++lossesBeforeTheCut <= MaxLossesBeforeTheCut, qPrintable(queued()));
+                qInfo() << "run" << run << "lost its hold before the cut; made again";
+                QVERIFY(waiter.unlock());
+                continue;
+            }
 
             proxy.setMode(FaultProxy::Mode::Blackhole);
-            Status turn;
             QETCD_AWAIT(waiting, turn);
             QVERIFY2(turn.isOk(), qPrintable(turn.toString()));
             QCOMPARE(lost.size(), 1);
@@ -629,6 +648,7 @@ private Q_SLOTS:
             QVERIFY(!holder.unlock());
             QVERIFY(waiter.unlock());
             QCOMPARE(lost.size(), 1);
+            ++run;
         }
         std::sort(marginsMs.begin(), marginsMs.end());
         qInfo() << Runs << "runs; loss signal ahead of the next acquisition by (ms), min" << marginsMs.first()
