@@ -75,6 +75,18 @@ struct ServerCost
     qint64 cpuUs = 0;
     qint64 reads = 0;
     qint64 writes = 0;
+
+    ServerCost &operator+=(const ServerCost &more)
+    {
+        cpuUs += more.cpuUs;
+        reads += more.reads;
+        writes += more.writes;
+        return *this;
+    }
+    ServerCost since(const ServerCost &earlier) const
+    {
+        return {cpuUs - earlier.cpuUs, reads - earlier.reads, writes - earlier.writes};
+    }
 };
 
 ServerCost serverCostOf(qint64 pid)
@@ -103,18 +115,16 @@ QJsonObject figures(const QList<Sampled> &parts)
         latencies += part.latenciesMs;
         cpuUs += part.cpuUs;
         measured += part.measured;
-        server.cpuUs += part.server.cpuUs;
-        server.reads += part.server.reads;
-        server.writes += part.server.writes;
+        server += part.server;
     }
+    // Rounded to 1 / scale.
     const auto perOp = [&](qint64 spent, double scale) {
         return latencies.isEmpty() ? 0.0 : std::round(double(spent) / double(latencies.size()) * scale) / scale;
     };
     // What the client spends on one round trip, on all its threads: on a small machine shared
     // with the server, that is throughput taken from etcd.
-    const double cpuPerOp = latencies.isEmpty() ? 0.0 : double(cpuUs) / double(latencies.size());
     return {{"ops", latencies.size()},
-            {"cpu_us_per_op", std::round(cpuPerOp * 10.0) / 10.0},
+            {"cpu_us_per_op", perOp(cpuUs, 10.0)},
             {"ops_per_s", std::round(double(latencies.size()) / double(measured.count()) * 10000.0) / 10.0},
             {"latency_ms", QJsonObject{{"p50", microRounded(percentile(latencies, 50))},
                                        {"p99", microRounded(percentile(latencies, 99))}}},
@@ -172,9 +182,7 @@ public:
             fail(*m_failure);
         if (m_samples.isEmpty())
             return {m_samples, 0, m_measured, {}};
-        return {m_samples, m_cpuAtEndUs - m_cpuAtStartUs, m_measured,
-                {m_serverAtEnd.cpuUs - m_serverAtStart.cpuUs, m_serverAtEnd.reads - m_serverAtStart.reads,
-                 m_serverAtEnd.writes - m_serverAtStart.writes}};
+        return {m_samples, m_cpuAtEndUs - m_cpuAtStartUs, m_measured, m_serverAtEnd.since(m_serverAtStart)};
     }
 
 private:
