@@ -1,10 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "clientleases_p.h"
 
+#include "freedmemory_p.h"
+
 namespace QEtcd::Internal {
 
 ClientLeases::ClientLeases(ClientPrivate *client)
-    : m_healGate(std::max(1, client->options.maxConcurrentHeals)),  // refused options never heal
+    : m_healGate(std::max(1, client->options.maxConcurrentHeals),  // refused options never heal
+                 [] { giveBackFreedMemory(); }),  // a lambda: a function pointer's typeinfo would be exported
       m_establishments(client->lifeline()), m_revokes(client)
 {
     if (Transport *transport = client->transport())

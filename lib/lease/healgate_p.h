@@ -8,11 +8,16 @@
 // follows a heal (revoking the lease it replaced) takes turns too, once no heal waits or runs:
 // it only tidies up, and must not hold back a key that is still gone.
 //
+// A burst leaves memory behind: each grant in flight holds its gRPC call's (about 21 KiB), which
+// the allocator keeps once freed among the leases' lasting allocations, megabytes after a few
+// hundred at once. The gate says when it falls idle after one, for that memory to go back.
+//
 // Dispatcher thread only.
 
 #include <QtCore/QObject>
 #include <QtCore/QPointer>
 
+#include <algorithm>
 #include <deque>
 #include <functional>
 #include <utility>
@@ -23,7 +28,15 @@ class HealGate
 {
 public:
     // Not "slots": Qt defines that word away.
-    explicit HealGate(int capacity) : m_free(capacity) {}
+    // afterBurst runs once the gate falls idle (tidying done too) after BurstInFlight or more
+    // turns ran at once.
+    HealGate(int capacity, std::function<void()> afterBurst)
+        : m_capacity(capacity), m_free(capacity), m_afterBurst(std::move(afterBurst))
+    {
+    }
+
+    // Below this many at once, what a burst leaves is not worth the allocator's walk.
+    static constexpr int BurstInFlight = 16;
 
     // Runs turn now while a slot is free, else once one is, in arrival order. A turn whose
     // context is gone by then is skipped. A heal let in gives its slot back with leave().
@@ -45,11 +58,13 @@ public:
         --m_healing;
         ++m_free;
         admit();
+        endOfBurst();
     }
     void leaveTidying()
     {
         ++m_free;
         admit();
+        endOfBurst();
     }
 
 private:
@@ -74,8 +89,17 @@ private:
             } else {
                 break;
             }
+            m_mostInFlight = std::max(m_mostInFlight, m_capacity - m_free);
         }
         m_admitting = false;
+    }
+
+    void endOfBurst()
+    {
+        if (m_free < m_capacity || m_mostInFlight < BurstInFlight)
+            return;
+        m_mostInFlight = 0;
+        m_afterBurst();
     }
 
     static Turn takeLive(Queue &queue)
@@ -89,7 +113,10 @@ private:
         return {};
     }
 
+    const int m_capacity;
     int m_free;
+    const std::function<void()> m_afterBurst;
+    int m_mostInFlight = 0;
     int m_healing = 0;
     bool m_admitting = false;
     Queue m_heals;

@@ -11,11 +11,13 @@ class tst_HealGate : public QObject
 {
     Q_OBJECT
 
+    static HealGate gateOf(int capacity) { return HealGate(capacity, [] {}); }
+
 private Q_SLOTS:
     void healsTakeTurnsInArrivalOrder()
     {
         QObject context;
-        HealGate gate(2);
+        HealGate gate = gateOf(2);
         QList<int> ran;
         for (int i = 0; i < 4; ++i)
             gate.enter(&context, [&ran, i] { ran.append(i); });
@@ -32,7 +34,7 @@ private Q_SLOTS:
     void tidyingWaitsWhileAHealWaitsOrRuns()
     {
         QObject context;
-        HealGate gate(3);
+        HealGate gate = gateOf(3);
         int tidied = 0;
         gate.enter(&context, [] {});
         gate.enterAfterHeals(&context, [&] { ++tidied; });
@@ -54,7 +56,7 @@ private Q_SLOTS:
     void tidyingTakesTurnsToo()
     {
         QObject context;
-        HealGate gate(2);
+        HealGate gate = gateOf(2);
         int tidied = 0;
         for (int i = 0; i < 5; ++i)
             gate.enterAfterHeals(&context, [&] { ++tidied; });
@@ -67,7 +69,7 @@ private Q_SLOTS:
     {
         QObject stays;
         auto goes = std::make_unique<QObject>();
-        HealGate gate(1);
+        HealGate gate = gateOf(1);
         QList<QString> ran;
         gate.enter(&stays, [&] { ran.append(QStringLiteral("first")); });
         gate.enter(goes.get(), [&] { ran.append(QStringLiteral("gone")); });
@@ -82,7 +84,7 @@ private Q_SLOTS:
     void turnsThatLeaveAtOnceDoNotNest()
     {
         QObject context;
-        HealGate gate(1);
+        HealGate gate = gateOf(1);
         gate.enter(&context, [] {});
         int depth = 0;
         int deepest = 0;
@@ -99,6 +101,33 @@ private Q_SLOTS:
         gate.leave();
         QCOMPARE(ran, Waiting);
         QCOMPARE(deepest, 1);
+    }
+
+    // The memory a burst of grants leaves behind goes back once the gate is idle again, tidying
+    // done too; a trickle of turns, never more than a few at once, does not call for it.
+    void aBurstIsToldOnceTheGateFallsIdle()
+    {
+        QObject context;
+        int bursts = 0;
+        HealGate gate(HealGate::BurstInFlight * 2, [&] { ++bursts; });
+        for (int i = 0; i < 100; ++i) {
+            gate.enter(&context, [] {});
+            gate.leave();
+        }
+        QCOMPARE(bursts, 0);
+
+        for (int i = 0; i < HealGate::BurstInFlight * 3; ++i)
+            gate.enter(&context, [] {});
+        gate.enterAfterHeals(&context, [] {});
+        for (int i = 0; i < HealGate::BurstInFlight * 3; ++i)
+            gate.leave();
+        QCOMPARE(bursts, 0);  // the tidying runs still
+        gate.leaveTidying();
+        QCOMPARE(bursts, 1);
+
+        gate.enter(&context, [] {});
+        gate.leave();
+        QCOMPARE(bursts, 1);
     }
 };
 
